@@ -1,0 +1,15 @@
+/**
+ * @file cradle.h
+ * @brief Umbrella header of libcradle: multiple impacts in mechanics.
+ */
+#ifndef CRADLE_CRADLE_H
+#define CRADLE_CRADLE_H
+
+#include "cradle/common.h"
+#include "cradle/contact.h"
+#include "cradle/model.h"
+#include "cradle/modelfile.h"
+#include "cradle/sim.h"
+#include "cradle/store.h"
+
+#endif

@@ -1,0 +1,114 @@
+/**
+ * @file sim.h
+ * @brief Integration of a compliant model with SUNDIALS CVODES.
+ *
+ * Create, configure, run, query (as CVODE): cr_sim_create → cr_sim_set_* →
+ * cr_sim_run → cr_sim_get_*. Every contact closing, opening, maximum compression
+ * and (under the `force` convention) force release is located by CVODE's root
+ * finding; contact impulses and dissipated work are integrated as quadratures,
+ * never summed from output samples. The simulator writes no files: trajectories
+ * leave through the output callback.
+ */
+#ifndef CRADLE_SIM_H
+#define CRADLE_SIM_H
+
+#include "cradle/common.h"
+#include "cradle/model.h"
+
+typedef struct cr_sim cr_sim;
+
+/** What happened at an event located by root finding. */
+typedef enum {
+    CR_EVENT_CLOSE = 0,           /**< δ crosses 0 upwards */
+    CR_EVENT_OPEN = 1,            /**< δ crosses 0 downwards */
+    CR_EVENT_MAX_COMPRESSION = 2, /**< δ̇ crosses 0 downwards while δ > 0 */
+    CR_EVENT_MIN_COMPRESSION = 3, /**< δ̇ crosses 0 upwards while δ > 0 */
+    CR_EVENT_FORCE_RELEASE = 4,   /**< `force` convention: f reaches 0 while δ > 0 */
+    CR_EVENT_FORCE_REENGAGE = 5   /**< `force` convention: f turns positive again */
+} cr_event_kind;
+
+/** One located event. */
+typedef struct {
+    double t;           /**< time, s */
+    size_t contact;     /**< contact index */
+    cr_event_kind kind; /**< what happened */
+    double overlap;     /**< δ at the event, m */
+    double rate;        /**< δ̇ at the event, m/s */
+    double force;       /**< f at the event, N */
+} cr_event;
+
+/** Solver counters of the last run. */
+typedef struct {
+    long steps, rhs_evals, jac_evals, root_evals, restarts, events, outputs;
+} cr_sim_stats;
+
+/**
+ * Called at t = 0, at every output time and at the end of the run. Query the
+ * state with the cr_sim_get_* functions. A non-zero return stops the run with
+ * CR_ERR_INTERRUPTED (the state stays consistent).
+ */
+typedef int (*cr_sim_output_fn)(const cr_sim *sim, void *user);
+
+/**
+ * Validates @p model (cr_model_validate) and copies what the run needs.
+ * @return NULL on failure, with the reason in @p msg.
+ */
+CR_EXPORT cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen);
+/** Frees the simulator; accepts NULL. */
+CR_EXPORT void cr_sim_destroy(cr_sim *sim);
+
+/** Relative tolerance, and absolute tolerance on the scaled state (δ/δ*, v/V). */
+CR_EXPORT int cr_sim_set_tolerances(cr_sim *sim, double rtol, double atol);
+CR_EXPORT int cr_sim_set_method(cr_sim *sim, cr_method method);
+/** Output interval in s (≤ 0: a quarter of the characteristic time δ* / V) and callback. */
+CR_EXPORT int cr_sim_set_output(cr_sim *sim, double interval, cr_sim_output_fn fn, void *user);
+/**
+ * Floor, relative to δ*, below which δ is clamped in the unbounded damping term
+ * of the Jacobian (cr_contact_partials). Default 1e-6. Changes cost, not results.
+ */
+CR_EXPORT int cr_sim_set_jacobian_floor(cr_sim *sim, double rel_floor);
+
+/**
+ * Integrates from t = 0 to @p t_end (s). With t_end ≤ 0 the run ends at the first
+ * instant when no contact is loaded and no neighbouring pair approaches (nothing
+ * can happen any more in a free chain), or at a safety cap of
+ * 2·(largest initial gap)/V + 10⁶·δ* / V.
+ * A simulator runs once; create another for another run.
+ */
+CR_EXPORT int cr_sim_run(cr_sim *sim, double t_end);
+
+/** Async-signal-safe: asks a running cr_sim_run to stop at the next output time. */
+CR_EXPORT void cr_sim_request_stop(cr_sim *sim);
+
+CR_EXPORT const char *cr_sim_last_error(const cr_sim *sim);
+/** Why the run ended ("end time reached", "all contacts open and separating", ...). */
+CR_EXPORT const char *cr_sim_end_reason(const cr_sim *sim);
+
+CR_EXPORT size_t cr_sim_ball_count(const cr_sim *sim);
+CR_EXPORT size_t cr_sim_contact_count(const cr_sim *sim);
+CR_EXPORT double cr_sim_get_time(const cr_sim *sim);
+/** Each getter fills an array of ball_count (or contact_count) doubles, SI units. */
+CR_EXPORT void cr_sim_get_positions(const cr_sim *sim, double *x);
+CR_EXPORT void cr_sim_get_velocities(const cr_sim *sim, double *v);
+CR_EXPORT void cr_sim_get_overlaps(const cr_sim *sim, double *delta);
+CR_EXPORT void cr_sim_get_overlap_rates(const cr_sim *sim, double *delta_dot);
+CR_EXPORT void cr_sim_get_forces(const cr_sim *sim, double *f);
+/** Impulses Pᵢ = ∫ fᵢ dt since t = 0 (quadrature), N s. */
+CR_EXPORT void cr_sim_get_impulses(const cr_sim *sim, double *P);
+CR_EXPORT double cr_sim_kinetic_energy(const cr_sim *sim);
+/** Elastic energy stored in the contacts. */
+CR_EXPORT double cr_sim_potential_energy(const cr_sim *sim);
+/** Work dissipated by the dampers since t = 0 (quadrature). */
+CR_EXPORT double cr_sim_dissipated_work(const cr_sim *sim);
+CR_EXPORT double cr_sim_momentum(const cr_sim *sim);
+
+CR_EXPORT size_t cr_sim_event_count(const cr_sim *sim);
+CR_EXPORT const cr_event *cr_sim_events(const cr_sim *sim);
+CR_EXPORT cr_sim_stats cr_sim_get_stats(const cr_sim *sim);
+/** Internal scales: overlap δ* (m), speed V (m/s), time δ* / V (s). */
+CR_EXPORT void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double *time);
+
+/** @return "close", "open", "max-compression", ... */
+CR_EXPORT const char *cr_event_kind_name(cr_event_kind kind);
+
+#endif

@@ -1,0 +1,44 @@
+/**
+ * @file store.h
+ * @brief HDF5 output of a compliant run (layout in docs/hdf5-layout.md).
+ *
+ * The file is written under a temporary name beside the target and renamed
+ * into place by cr_store_commit, so an interrupted or failed run never leaves
+ * a half-written file under the requested name.
+ */
+#ifndef CRADLE_STORE_H
+#define CRADLE_STORE_H
+
+#include "cradle/common.h"
+#include "cradle/model.h"
+#include "cradle/sim.h"
+
+typedef struct cr_store cr_store;
+
+/**
+ * Opens a new output for @p sim's model. @p model_text (may be NULL) and
+ * @p model_path are archived as attributes so the file explains itself.
+ * @return NULL on failure with the reason in @p msg.
+ */
+CR_EXPORT cr_store *cr_store_create(const char *path, const cr_model *model,
+                                    const char *model_path, const char *model_text,
+                                    char *msg, size_t msglen);
+
+/** Appends the simulator's current state to /trajectory (use it as the output callback body). */
+CR_EXPORT int cr_store_append_frame(cr_store *store, const cr_sim *sim);
+
+/** cr_sim_output_fn adapter: @p user is the cr_store. */
+CR_EXPORT int cr_store_output_callback(const cr_sim *sim, void *user);
+
+/**
+ * Writes /events, the run's statistics and @p status ("complete", "interrupted")
+ * as attributes, closes the file and renames it into place.
+ */
+CR_EXPORT int cr_store_commit(cr_store *store, const cr_sim *sim, const char *status);
+
+/** Frees the store; when not committed, the temporary file is removed. Accepts NULL. */
+CR_EXPORT void cr_store_destroy(cr_store *store);
+
+CR_EXPORT const char *cr_store_last_error(const cr_store *store);
+
+#endif

@@ -1,0 +1,222 @@
+#include "cradle/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "priv.h"
+
+typedef struct {
+    double mass, radius, x, v;
+    /* law of the contact to the right neighbour, when set explicitly */
+    cr_contact_params right;
+    int has_right;
+} ball;
+
+struct cr_model {
+    char *name;
+    ball *balls;
+    size_t n, cap;
+    cr_contact_params def;
+    cr_settings settings;
+};
+
+cr_settings cr_settings_default(void)
+{
+    cr_settings s = {.t_end = 0.0,
+                     .rtol = 1e-10,
+                     .atol = 1e-12,
+                     .output_interval = 0.0,
+                     .method = CR_METHOD_BDF};
+    return s;
+}
+
+cr_model *cr_model_create(void)
+{
+    cr_model *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    /* steel-like Hertz contact so that a model without a contact section runs */
+    cr_contact_params_init(&m->def, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
+    m->settings = cr_settings_default();
+    return m;
+}
+
+void cr_model_destroy(cr_model *model)
+{
+    if (!model)
+        return;
+    free(model->name);
+    free(model->balls);
+    free(model);
+}
+
+int cr_model_add_ball(cr_model *model, double mass, double radius, double x, double v)
+{
+    if (!model)
+        return CR_ERR_INVALID;
+    if (model->n == model->cap) {
+        size_t cap = model->cap ? 2 * model->cap : 16;
+        ball *b = realloc(model->balls, cap * sizeof(*b));
+        if (!b)
+            return CR_ERR_NOMEM;
+        model->balls = b;
+        model->cap = cap;
+    }
+    ball *b = &model->balls[model->n];
+    memset(b, 0, sizeof(*b));
+    b->mass = mass;
+    b->radius = radius;
+    b->x = x;
+    b->v = v;
+    return (int)model->n++;
+}
+
+int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p)
+{
+    if (!model || !p)
+        return CR_ERR_INVALID;
+    model->def = *p;
+    return CR_OK;
+}
+
+int cr_model_set_contact(cr_model *model, size_t c, const cr_contact_params *p)
+{
+    if (!model || !p || c + 1 >= model->n)
+        return CR_ERR_INVALID;
+    model->balls[c].right = *p;
+    model->balls[c].has_right = 1;
+    return CR_OK;
+}
+
+int cr_model_set_name(cr_model *model, const char *name)
+{
+    if (!model || !name)
+        return CR_ERR_INVALID;
+    char *copy = strdup(name);
+    if (!copy)
+        return CR_ERR_NOMEM;
+    free(model->name);
+    model->name = copy;
+    return CR_OK;
+}
+
+void cr_model_set_settings(cr_model *model, const cr_settings *s)
+{
+    if (model && s)
+        model->settings = *s;
+}
+
+const char *cr_model_name(const cr_model *model)
+{
+    return model->name ? model->name : "unnamed";
+}
+
+const cr_settings *cr_model_settings(const cr_model *model)
+{
+    return &model->settings;
+}
+
+size_t cr_model_ball_count(const cr_model *model)
+{
+    return model->n;
+}
+
+size_t cr_model_contact_count(const cr_model *model)
+{
+    return model->n > 0 ? model->n - 1 : 0;
+}
+
+double cr_model_mass(const cr_model *model, size_t i)
+{
+    return model->balls[i].mass;
+}
+
+double cr_model_radius(const cr_model *model, size_t i)
+{
+    return model->balls[i].radius;
+}
+
+double cr_model_position(const cr_model *model, size_t i)
+{
+    return model->balls[i].x;
+}
+
+double cr_model_velocity(const cr_model *model, size_t i)
+{
+    return model->balls[i].v;
+}
+
+const cr_contact_params *cr_model_contact(const cr_model *model, size_t c)
+{
+    return model->balls[c].has_right ? &model->balls[c].right : &model->def;
+}
+
+double cr_model_initial_overlap(const cr_model *model, size_t c)
+{
+    const ball *a = &model->balls[c], *b = &model->balls[c + 1];
+    double delta = a->radius + b->radius - (b->x - a->x);
+    double rmin = a->radius < b->radius ? a->radius : b->radius;
+    return fabs(delta) <= CR_GEOM_TOL * rmin ? 0.0 : delta;
+}
+
+int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model)
+        return CR_ERR_INVALID;
+    if (model->n == 0) {
+        cr_set_msg(msg, msglen, "the model has no bodies");
+        return CR_ERR_MODEL;
+    }
+    for (size_t i = 0; i < model->n; i++) {
+        const ball *b = &model->balls[i];
+        if (!isfinite(b->mass) || b->mass <= 0.0) {
+            cr_set_msg(msg, msglen, "ball %zu: mass must be positive and finite (got %g)", i,
+                       b->mass);
+            return CR_ERR_MODEL;
+        }
+        if (!isfinite(b->radius) || b->radius <= 0.0) {
+            cr_set_msg(msg, msglen, "ball %zu: radius must be positive and finite (got %g)", i,
+                       b->radius);
+            return CR_ERR_MODEL;
+        }
+        if (!isfinite(b->x) || !isfinite(b->v)) {
+            cr_set_msg(msg, msglen, "ball %zu: position and velocity must be finite", i);
+            return CR_ERR_MODEL;
+        }
+    }
+    for (size_t c = 0; c + 1 < model->n; c++) {
+        const ball *a = &model->balls[c], *b = &model->balls[c + 1];
+        if (b->x <= a->x) {
+            cr_set_msg(msg, msglen,
+                       "balls %zu and %zu: positions must increase along the chain "
+                       "(x = %g, %g)",
+                       c, c + 1, a->x, b->x);
+            return CR_ERR_MODEL;
+        }
+        double delta = cr_model_initial_overlap(model, c);
+        if (delta > 0.0) {
+            cr_set_msg(msg, msglen,
+                       "balls %zu and %zu interpenetrate at start by %g m "
+                       "(touching tolerance %g m)",
+                       c, c + 1, delta,
+                       CR_GEOM_TOL * (a->radius < b->radius ? a->radius : b->radius));
+            return CR_ERR_MODEL;
+        }
+        if (cr_contact_params_check(cr_model_contact(model, c)) != CR_OK) {
+            const cr_contact_params *p = cr_model_contact(model, c);
+            cr_set_msg(msg, msglen,
+                       "contact %zu: need K > 0, n >= 1, C >= 0, damping exponent >= 0 "
+                       "(got K = %g, n = %g, C = %g, m = %g)",
+                       c, p->K, p->n, p->C, p->m);
+            return CR_ERR_MODEL;
+        }
+    }
+    const cr_settings *s = &model->settings;
+    if (!(s->rtol > 0.0 && s->rtol < 1.0) || !(s->atol > 0.0) || !isfinite(s->t_end) ||
+        !isfinite(s->output_interval)) {
+        cr_set_msg(msg, msglen, "integration settings: need 0 < rtol < 1, atol > 0, finite times");
+        return CR_ERR_MODEL;
+    }
+    return CR_OK;
+}

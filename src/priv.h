@@ -1,0 +1,36 @@
+/* Private helpers shared by the library's modules. */
+#ifndef CRADLE_PRIV_H
+#define CRADLE_PRIV_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cradle/common.h"
+
+#define CR_ERRMSG_LEN 512
+
+/* Writes a formatted message into a fixed buffer (never fails, truncates). */
+static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
+{
+    if (!buf || len == 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* Argument check in pixman's return_val_if_fail style: records the failed
+ * condition in the object's message buffer and returns the code. */
+#define CR_CHECK(cond, msgbuf, code)                                           \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            cr_set_msg((msgbuf), CR_ERRMSG_LEN, "%s: check failed: %s",        \
+                       __func__, #cond);                                       \
+            return (code);                                                     \
+        }                                                                      \
+    } while (0)
+
+#endif

@@ -1,0 +1,739 @@
+/*
+ * CVODES integration of a 1-D chain.
+ *
+ * State (scaled, interleaved so the Jacobian is banded with mu = ml = 2):
+ *   y[0]        displacement of ball 0 from its start, / δ*
+ *   y[2i + 1]   velocity of ball i, / V
+ *   y[2c + 2]   overlap of contact c (balls c, c + 1), / δ*
+ * Overlaps are states rather than differences of positions so that the relative
+ * tolerance applies to δ itself: no cancellation between positions of order of
+ * the radii and overlaps of order 10⁻⁵ of them.
+ *
+ * Scales: V is the largest initial relative speed, δ* = min over contacts of
+ * (μ V² / K)^(1/(n+1)) (the overlap at which the contact has absorbed the
+ * relative kinetic energy, up to a factor of order one), time δ* / V. With them a
+ * steel cradle (K ≈ 10¹⁰) and a unit model give the same digits.
+ */
+#include "cradle/sim.h"
+
+#include <cvodes/cvodes.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_types.h>
+#include <sunlinsol/sunlinsol_band.h>
+#include <sunmatrix/sunmatrix_band.h>
+
+#include "priv.h"
+
+_Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
+
+#define EVENT_MIN_CAP 64
+
+struct cr_sim {
+    /* model copy */
+    size_t nb, nc;
+    double *mass, *radius, *x0, *v0, *delta0;
+    cr_contact_params *law;
+
+    /* scales */
+    double L, V, T, Pscale, Escale;
+    double *accel; /* T / (V m_i): scaled acceleration per unit force */
+
+    /* settings */
+    double rtol, atol, out_interval, jac_floor_rel;
+    cr_method method;
+    cr_sim_output_fn out_fn;
+    void *out_user;
+
+    /* CVODES */
+    SUNContext ctx;
+    void *cvode;
+    N_Vector y, yQ;
+    SUNMatrix A;
+    SUNLinearSolver LS;
+    int nroots;
+    int *rootsfound;
+    size_t *force_root_contact; /* contact of each `force` release root */
+    size_t n_force_roots;
+
+    /* state after the last return */
+    double t;
+    int ran;
+    volatile sig_atomic_t stop_requested;
+
+    cr_event *events;
+    size_t nev, evcap;
+    cr_sim_stats stats;
+    char end_reason[128];
+    char err[CR_ERRMSG_LEN];
+};
+
+/* ---- state access ---------------------------------------------------------- */
+
+static inline double vel_s(const double *y, size_t i)
+{
+    return y[2 * i + 1];
+}
+
+static inline double ovl_s(const double *y, size_t c)
+{
+    return y[2 * c + 2];
+}
+
+/* dimensional overlap, rate and force of contact c from a scaled state */
+static inline void contact_state(const cr_sim *s, const double *y, size_t c, double *delta,
+                                 double *rate)
+{
+    *delta = s->L * ovl_s(y, c);
+    *rate = s->V * (vel_s(y, c) - vel_s(y, c + 1));
+}
+
+/* ---- CVODE callbacks ------------------------------------------------------- */
+
+static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
+{
+    (void)t;
+    const cr_sim *s = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *yd = N_VGetArrayPointer(ydotv);
+
+    yd[0] = vel_s(y, 0);
+    for (size_t i = 0; i < s->nb; i++)
+        yd[2 * i + 1] = 0.0;
+    for (size_t c = 0; c < s->nc; c++) {
+        double delta, rate;
+        contact_state(s, y, c, &delta, &rate);
+        double f = cr_contact_force(&s->law[c], delta, rate);
+        if (!isfinite(f))
+            return -1;
+        yd[2 * c + 2] = vel_s(y, c) - vel_s(y, c + 1);
+        yd[2 * c + 1] -= s->accel[c] * f;
+        yd[2 * c + 3] += s->accel[c + 1] * f;
+    }
+    return 0;
+}
+
+static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+               N_Vector t2, N_Vector t3)
+{
+    (void)t, (void)fy, (void)t1, (void)t2, (void)t3;
+    const cr_sim *s = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double floor = s->jac_floor_rel * s->L;
+
+    SUNMatZero(J);
+    SM_ELEMENT_B(J, 0, 1) = 1.0;
+    for (size_t c = 0; c < s->nc; c++) {
+        sunindextype row_d = (sunindextype)(2 * c + 2);
+        sunindextype va = (sunindextype)(2 * c + 1), vb = (sunindextype)(2 * c + 3);
+        SM_ELEMENT_B(J, row_d, va) = 1.0;
+        SM_ELEMENT_B(J, row_d, vb) = -1.0;
+
+        double delta, rate, fd, fv;
+        contact_state(s, y, c, &delta, &rate);
+        cr_contact_partials(&s->law[c], delta, rate, floor, &fd, &fv);
+        /* scaled: ∂f/∂δ̃ = fd·L, ∂f/∂ṽ_a = fv·V, ∂f/∂ṽ_b = −fv·V */
+        double gd = fd * s->L, gv = fv * s->V;
+        double aa = s->accel[c], ab = s->accel[c + 1];
+        SM_ELEMENT_B(J, va, row_d) -= aa * gd;
+        SM_ELEMENT_B(J, va, va) -= aa * gv;
+        SM_ELEMENT_B(J, va, vb) += aa * gv;
+        SM_ELEMENT_B(J, vb, row_d) += ab * gd;
+        SM_ELEMENT_B(J, vb, va) += ab * gv;
+        SM_ELEMENT_B(J, vb, vb) -= ab * gv;
+    }
+    return 0;
+}
+
+/* Quadratures: the impulse of every contact, then the dissipated work. */
+static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
+{
+    (void)t;
+    const cr_sim *s = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *q = N_VGetArrayPointer(qdot);
+    double diss = 0.0;
+    for (size_t c = 0; c < s->nc; c++) {
+        double delta, rate;
+        contact_state(s, y, c, &delta, &rate);
+        q[c] = cr_contact_force(&s->law[c], delta, rate) * s->T / s->Pscale;
+        diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+    }
+    q[s->nc] = diss * s->T / s->Escale;
+    return 0;
+}
+
+/* Roots: [δ_c for all c] [δ̇_c for all c] [raw force of `force`-release contacts]. */
+static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
+{
+    (void)t;
+    const cr_sim *s = user;
+    const double *y = N_VGetArrayPointer(yv);
+    for (size_t c = 0; c < s->nc; c++) {
+        g[c] = ovl_s(y, c);
+        g[s->nc + c] = vel_s(y, c) - vel_s(y, c + 1);
+    }
+    for (size_t k = 0; k < s->n_force_roots; k++) {
+        size_t c = s->force_root_contact[k];
+        double delta, rate;
+        contact_state(s, y, c, &delta, &rate);
+        const cr_contact_params *p = &s->law[c];
+        /* the un-clipped law, scaled by K δ*ⁿ so it is of order one */
+        double d = delta > 0.0 ? delta : 0.0;
+        double raw = p->K * pow(d, p->n) + (p->C > 0.0 ? p->C * pow(d, p->m) * rate : 0.0);
+        g[2 * s->nc + k] = raw / (p->K * pow(s->L, p->n));
+    }
+    return 0;
+}
+
+static void error_handler(int code, const char *module, const char *function, char *msg,
+                          void *user)
+{
+    cr_sim *s = user;
+    cr_set_msg(s->err, sizeof s->err, "%s %s (flag %d): %s", module, function, code, msg);
+}
+
+/* ---- create / destroy ------------------------------------------------------ */
+
+void cr_sim_destroy(cr_sim *s)
+{
+    if (!s)
+        return;
+    if (s->cvode)
+        CVodeFree(&s->cvode);
+    if (s->LS)
+        SUNLinSolFree(s->LS);
+    if (s->A)
+        SUNMatDestroy(s->A);
+    if (s->y)
+        N_VDestroy(s->y);
+    if (s->yQ)
+        N_VDestroy(s->yQ);
+    if (s->ctx)
+        SUNContext_Free(&s->ctx);
+    free(s->mass);
+    free(s->radius);
+    free(s->x0);
+    free(s->v0);
+    free(s->delta0);
+    free(s->law);
+    free(s->accel);
+    free(s->rootsfound);
+    free(s->force_root_contact);
+    free(s->events);
+    free(s);
+}
+
+static void choose_scales(cr_sim *s)
+{
+    double vmin = s->v0[0], vmax = s->v0[0], mmin = s->mass[0], rmin = s->radius[0];
+    for (size_t i = 1; i < s->nb; i++) {
+        vmin = fmin(vmin, s->v0[i]);
+        vmax = fmax(vmax, s->v0[i]);
+        mmin = fmin(mmin, s->mass[i]);
+        rmin = fmin(rmin, s->radius[i]);
+    }
+    /* no relative motion at all: fall back to 1 m/s so the scales stay finite */
+    s->V = vmax > vmin ? vmax - vmin : 1.0;
+    s->L = s->nc > 0 ? INFINITY : rmin;
+    for (size_t c = 0; c < s->nc; c++) {
+        double mu = s->mass[c] * s->mass[c + 1] / (s->mass[c] + s->mass[c + 1]);
+        const cr_contact_params *p = &s->law[c];
+        s->L = fmin(s->L, pow(mu * s->V * s->V / p->K, 1.0 / (p->n + 1.0)));
+    }
+    s->T = s->L / s->V;
+    s->Pscale = mmin * s->V;
+    s->Escale = mmin * s->V * s->V;
+    for (size_t i = 0; i < s->nb; i++)
+        s->accel[i] = s->T / (s->V * s->mass[i]);
+}
+
+cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "no model");
+        return NULL;
+    }
+    if (cr_model_validate(model, msg, msglen) != CR_OK)
+        return NULL;
+    cr_sim *s = calloc(1, sizeof(*s));
+    if (!s)
+        goto nomem;
+    s->nb = cr_model_ball_count(model);
+    s->nc = cr_model_contact_count(model);
+    size_t nb = s->nb, nc = s->nc ? s->nc : 1;
+    s->mass = malloc(nb * sizeof(double));
+    s->radius = malloc(nb * sizeof(double));
+    s->x0 = malloc(nb * sizeof(double));
+    s->v0 = malloc(nb * sizeof(double));
+    s->accel = malloc(nb * sizeof(double));
+    s->delta0 = malloc(nc * sizeof(double));
+    s->law = malloc(nc * sizeof(cr_contact_params));
+    s->force_root_contact = malloc(nc * sizeof(size_t));
+    s->rootsfound = malloc((3 * nc) * sizeof(int));
+    if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->delta0 || !s->law ||
+        !s->force_root_contact || !s->rootsfound)
+        goto nomem;
+    for (size_t i = 0; i < nb; i++) {
+        s->mass[i] = cr_model_mass(model, i);
+        s->radius[i] = cr_model_radius(model, i);
+        s->x0[i] = cr_model_position(model, i);
+        s->v0[i] = cr_model_velocity(model, i);
+    }
+    for (size_t c = 0; c < s->nc; c++) {
+        s->delta0[c] = cr_model_initial_overlap(model, c);
+        s->law[c] = *cr_model_contact(model, c);
+        if (s->law[c].release == CR_RELEASE_FORCE)
+            s->force_root_contact[s->n_force_roots++] = c;
+    }
+    choose_scales(s);
+    const cr_settings *set = cr_model_settings(model);
+    s->rtol = set->rtol;
+    s->atol = set->atol;
+    s->method = set->method;
+    s->out_interval = set->output_interval;
+    s->jac_floor_rel = 1e-6;
+    snprintf(s->end_reason, sizeof s->end_reason, "not run");
+    return s;
+nomem:
+    cr_set_msg(msg, msglen, "out of memory");
+    cr_sim_destroy(s);
+    return NULL;
+}
+
+int cr_sim_set_tolerances(cr_sim *s, double rtol, double atol)
+{
+    CR_CHECK(s && rtol > 0.0 && rtol < 1.0 && atol > 0.0, s ? s->err : NULL, CR_ERR_INVALID);
+    s->rtol = rtol;
+    s->atol = atol;
+    return CR_OK;
+}
+
+int cr_sim_set_method(cr_sim *s, cr_method method)
+{
+    CR_CHECK(s && (method == CR_METHOD_BDF || method == CR_METHOD_ADAMS), s ? s->err : NULL,
+             CR_ERR_INVALID);
+    s->method = method;
+    return CR_OK;
+}
+
+int cr_sim_set_output(cr_sim *s, double interval, cr_sim_output_fn fn, void *user)
+{
+    CR_CHECK(s && isfinite(interval), s ? s->err : NULL, CR_ERR_INVALID);
+    s->out_interval = interval;
+    s->out_fn = fn;
+    s->out_user = user;
+    return CR_OK;
+}
+
+int cr_sim_set_jacobian_floor(cr_sim *s, double rel_floor)
+{
+    CR_CHECK(s && rel_floor > 0.0 && isfinite(rel_floor), s ? s->err : NULL, CR_ERR_INVALID);
+    s->jac_floor_rel = rel_floor;
+    return CR_OK;
+}
+
+void cr_sim_request_stop(cr_sim *s)
+{
+    if (s)
+        s->stop_requested = 1;
+}
+
+/* ---- integration ----------------------------------------------------------- */
+
+static int cvode_fail(cr_sim *s, const char *what, int flag)
+{
+    char *name = CVodeGetReturnFlagName(flag);
+    char detail[CR_ERRMSG_LEN];
+    snprintf(detail, sizeof detail, "%s", s->err);
+    cr_set_msg(s->err, sizeof s->err, "%s failed at t = %.9g s with %s%s%s", what, s->t,
+               name ? name : "unknown flag", detail[0] ? ": " : "", detail);
+    free(name);
+    return CR_ERR_SOLVER;
+}
+
+static int setup_cvode(cr_sim *s)
+{
+    sunindextype ny = (sunindextype)(2 * s->nb);
+    if (SUNContext_Create(NULL, &s->ctx) != 0)
+        return CR_ERR_NOMEM;
+    s->y = N_VNew_Serial(ny, s->ctx);
+    s->yQ = N_VNew_Serial((sunindextype)(s->nc + 1), s->ctx);
+    if (!s->y || !s->yQ)
+        return CR_ERR_NOMEM;
+    double *y = N_VGetArrayPointer(s->y);
+    y[0] = 0.0;
+    for (size_t i = 0; i < s->nb; i++)
+        y[2 * i + 1] = s->v0[i] / s->V;
+    for (size_t c = 0; c < s->nc; c++)
+        y[2 * c + 2] = s->delta0[c] / s->L;
+    N_VConst(0.0, s->yQ);
+
+    s->cvode = CVodeCreate(s->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, s->ctx);
+    if (!s->cvode)
+        return CR_ERR_NOMEM;
+    CVodeSetErrHandlerFn(s->cvode, error_handler, s);
+    int flag = CVodeInit(s->cvode, rhs, 0.0, s->y);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetUserData(s->cvode, s);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSStolerances(s->cvode, s->rtol, s->atol);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetMaxNumSteps(s->cvode, 1000000);
+    if (flag != CV_SUCCESS)
+        return cvode_fail(s, "CVODE setup", flag);
+
+    sunindextype bw = ny > 2 ? 2 : ny - 1;
+    s->A = SUNBandMatrix(ny, bw, bw, s->ctx);
+    s->LS = s->A ? SUNLinSol_Band(s->y, s->A, s->ctx) : NULL;
+    if (!s->A || !s->LS)
+        return CR_ERR_NOMEM;
+    flag = CVodeSetLinearSolver(s->cvode, s->LS, s->A);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetJacFn(s->cvode, jac);
+    if (flag == CV_SUCCESS && s->nc > 0) {
+        s->nroots = (int)(2 * s->nc + s->n_force_roots);
+        flag = CVodeRootInit(s->cvode, s->nroots, roots);
+    }
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadInit(s->cvode, quad_rhs, s->yQ);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetQuadErrCon(s->cvode, SUNTRUE);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerances(s->cvode, s->rtol, s->atol);
+    if (flag != CV_SUCCESS)
+        return cvode_fail(s, "CVODE setup", flag);
+    return CR_OK;
+}
+
+static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
+{
+    if (s->nev == s->evcap) {
+        size_t cap = s->evcap ? 2 * s->evcap : EVENT_MIN_CAP;
+        cr_event *e = realloc(s->events, cap * sizeof(*e));
+        if (!e)
+            return CR_ERR_NOMEM;
+        s->events = e;
+        s->evcap = cap;
+    }
+    const double *y = N_VGetArrayPointer(s->y);
+    cr_event *e = &s->events[s->nev++];
+    e->t = s->t;
+    e->contact = c;
+    e->kind = kind;
+    contact_state(s, y, c, &e->overlap, &e->rate);
+    e->force = cr_contact_force(&s->law[c], e->overlap, e->rate);
+    s->stats.events++;
+    return CR_OK;
+}
+
+/* The force jumps when δ crosses 0 only for a damper without overlap factor
+ * (m = 0, C > 0): f = C δ̇ ≠ 0 at δ = 0. Only there does the integrator restart. */
+static int jumps_at_zero_overlap(const cr_contact_params *p)
+{
+    return p->C > 0.0 && p->m == 0.0;
+}
+
+static int handle_roots(cr_sim *s)
+{
+    int flag = CVodeGetRootInfo(s->cvode, s->rootsfound);
+    if (flag != CV_SUCCESS)
+        return cvode_fail(s, "CVodeGetRootInfo", flag);
+    const double *y = N_VGetArrayPointer(s->y);
+    int restart = 0, rc = CR_OK;
+    for (size_t c = 0; c < s->nc && rc == CR_OK; c++) {
+        int r = s->rootsfound[c];
+        if (r != 0) {
+            rc = push_event(s, c, r > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
+            if (jumps_at_zero_overlap(&s->law[c]) &&
+                (r > 0 || s->law[c].release == CR_RELEASE_GAP))
+                restart = 1;
+        }
+        r = s->rootsfound[s->nc + c];
+        if (r != 0 && rc == CR_OK && ovl_s(y, c) > 0.0)
+            rc = push_event(s, c, r < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
+    }
+    for (size_t k = 0; k < s->n_force_roots && rc == CR_OK; k++) {
+        size_t c = s->force_root_contact[k];
+        int r = s->rootsfound[2 * s->nc + k];
+        if (r != 0 && ovl_s(y, c) > 0.0)
+            rc = push_event(s, c, r < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+    }
+    if (rc != CR_OK || !restart)
+        return rc;
+    /* Restart the multistep history across the jump; the quadratures carry on. */
+    flag = CVodeReInit(s->cvode, s->t / s->T, s->y);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadReInit(s->cvode, s->yQ);
+    if (flag != CV_SUCCESS)
+        return cvode_fail(s, "CVodeReInit", flag);
+    s->stats.restarts++;
+    return CR_OK;
+}
+
+/* Nothing can happen any more in a free chain: no contact loaded, no pair approaching. */
+static int chain_at_rest(const cr_sim *s)
+{
+    const double *y = N_VGetArrayPointer(s->y);
+    for (size_t c = 0; c < s->nc; c++) {
+        double delta, rate;
+        contact_state(s, y, c, &delta, &rate);
+        if (cr_contact_force(&s->law[c], delta, rate) > 0.0 || rate > 0.0)
+            return 0;
+    }
+    return 1;
+}
+
+static void collect_stats(cr_sim *s)
+{
+    long v = 0;
+    CVodeGetNumSteps(s->cvode, &v);
+    s->stats.steps = v;
+    CVodeGetNumRhsEvals(s->cvode, &v);
+    s->stats.rhs_evals = v;
+    CVodeGetNumJacEvals(s->cvode, &v);
+    s->stats.jac_evals = v;
+    CVodeGetNumGEvals(s->cvode, &v);
+    s->stats.root_evals = v;
+}
+
+static int emit(cr_sim *s)
+{
+    s->stats.outputs++;
+    if (s->out_fn && s->out_fn(s, s->out_user) != 0)
+        return CR_ERR_INTERRUPTED;
+    return CR_OK;
+}
+
+static double safety_cap(const cr_sim *s)
+{
+    double gap = 0.0;
+    for (size_t c = 0; c < s->nc; c++)
+        gap = fmax(gap, -s->delta0[c]);
+    return 2.0 * gap / s->V + 1e6 * s->T;
+}
+
+int cr_sim_run(cr_sim *s, double t_end)
+{
+    CR_CHECK(s && isfinite(t_end), s ? s->err : NULL, CR_ERR_INVALID);
+    CR_CHECK(!s->ran, s->err, CR_ERR_INVALID);
+    s->ran = 1;
+    s->err[0] = '\0';
+    int rc = setup_cvode(s);
+    if (rc != CR_OK) {
+        if (rc == CR_ERR_NOMEM)
+            cr_set_msg(s->err, sizeof s->err, "out of memory setting up CVODES");
+        return rc;
+    }
+    int automatic = t_end <= 0.0;
+    double t_stop = automatic ? safety_cap(s) : t_end;
+    double dt = s->out_interval > 0.0 ? s->out_interval : 0.25 * s->T;
+    CVodeSetStopTime(s->cvode, t_stop / s->T);
+
+    s->t = 0.0;
+    if ((rc = emit(s)) != CR_OK)
+        goto interrupted;
+    if (automatic && chain_at_rest(s)) {
+        snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
+        collect_stats(s);
+        return CR_OK;
+    }
+    for (long k = 1;;) {
+        double tout = fmin(k * dt, t_stop);
+        sunrealtype tret;
+        int flag = CVode(s->cvode, tout / s->T, s->y, &tret, CV_NORMAL);
+        s->t = tret * s->T;
+        if (flag < 0) {
+            collect_stats(s);
+            return cvode_fail(s, "CVode", flag);
+        }
+        CVodeGetQuad(s->cvode, &tret, s->yQ);
+        if (flag == CV_ROOT_RETURN) {
+            if ((rc = handle_roots(s)) != CR_OK)
+                return rc;
+            if (automatic && chain_at_rest(s)) {
+                snprintf(s->end_reason, sizeof s->end_reason,
+                         "all contacts open and separating");
+                if ((rc = emit(s)) != CR_OK)
+                    goto interrupted;
+                break;
+            }
+            continue;
+        }
+        if ((rc = emit(s)) != CR_OK)
+            goto interrupted;
+        if (flag == CV_TSTOP_RETURN || tout >= t_stop) {
+            snprintf(s->end_reason, sizeof s->end_reason,
+                     automatic ? "safety cap reached before the chain came apart"
+                               : "end time reached");
+            break;
+        }
+        if (s->stop_requested) {
+            rc = CR_ERR_INTERRUPTED;
+            goto interrupted;
+        }
+        k++;
+    }
+    collect_stats(s);
+    return CR_OK;
+interrupted:
+    collect_stats(s);
+    snprintf(s->end_reason, sizeof s->end_reason, "interrupted");
+    cr_set_msg(s->err, sizeof s->err, "run interrupted at t = %.9g s", s->t);
+    return rc;
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+const char *cr_sim_last_error(const cr_sim *s)
+{
+    return s ? s->err : "no simulator";
+}
+
+const char *cr_sim_end_reason(const cr_sim *s)
+{
+    return s->end_reason;
+}
+
+size_t cr_sim_ball_count(const cr_sim *s)
+{
+    return s->nb;
+}
+
+size_t cr_sim_contact_count(const cr_sim *s)
+{
+    return s->nc;
+}
+
+double cr_sim_get_time(const cr_sim *s)
+{
+    return s->t;
+}
+
+/* Before the run the CVODE vectors do not exist: answer from the model copy. */
+static const double *state(const cr_sim *s)
+{
+    return s->y ? N_VGetArrayPointer(s->y) : NULL;
+}
+
+void cr_sim_get_positions(const cr_sim *s, double *x)
+{
+    const double *y = state(s);
+    x[0] = s->x0[0] + (y ? s->L * y[0] : 0.0);
+    for (size_t c = 0; c < s->nc; c++) {
+        double delta = y ? s->L * ovl_s(y, c) : s->delta0[c];
+        x[c + 1] = x[c] + s->radius[c] + s->radius[c + 1] - delta;
+    }
+}
+
+void cr_sim_get_velocities(const cr_sim *s, double *v)
+{
+    const double *y = state(s);
+    for (size_t i = 0; i < s->nb; i++)
+        v[i] = y ? s->V * vel_s(y, i) : s->v0[i];
+}
+
+void cr_sim_get_overlaps(const cr_sim *s, double *delta)
+{
+    const double *y = state(s);
+    for (size_t c = 0; c < s->nc; c++)
+        delta[c] = y ? s->L * ovl_s(y, c) : s->delta0[c];
+}
+
+void cr_sim_get_overlap_rates(const cr_sim *s, double *rate)
+{
+    const double *y = state(s);
+    for (size_t c = 0; c < s->nc; c++)
+        rate[c] = y ? s->V * (vel_s(y, c) - vel_s(y, c + 1)) : s->v0[c] - s->v0[c + 1];
+}
+
+void cr_sim_get_forces(const cr_sim *s, double *f)
+{
+    const double *y = state(s);
+    for (size_t c = 0; c < s->nc; c++) {
+        double delta, rate;
+        if (y) {
+            contact_state(s, y, c, &delta, &rate);
+        } else {
+            delta = s->delta0[c];
+            rate = s->v0[c] - s->v0[c + 1];
+        }
+        f[c] = cr_contact_force(&s->law[c], delta, rate);
+    }
+}
+
+void cr_sim_get_impulses(const cr_sim *s, double *P)
+{
+    const double *q = s->yQ ? N_VGetArrayPointer(s->yQ) : NULL;
+    for (size_t c = 0; c < s->nc; c++)
+        P[c] = q ? s->Pscale * q[c] : 0.0;
+}
+
+double cr_sim_dissipated_work(const cr_sim *s)
+{
+    return s->yQ ? s->Escale * N_VGetArrayPointer(s->yQ)[s->nc] : 0.0;
+}
+
+double cr_sim_kinetic_energy(const cr_sim *s)
+{
+    const double *y = state(s);
+    double T = 0.0;
+    for (size_t i = 0; i < s->nb; i++) {
+        double v = y ? s->V * vel_s(y, i) : s->v0[i];
+        T += 0.5 * s->mass[i] * v * v;
+    }
+    return T;
+}
+
+double cr_sim_potential_energy(const cr_sim *s)
+{
+    const double *y = state(s);
+    double U = 0.0;
+    for (size_t c = 0; c < s->nc; c++)
+        U += cr_contact_energy(&s->law[c], y ? s->L * ovl_s(y, c) : s->delta0[c]);
+    return U;
+}
+
+double cr_sim_momentum(const cr_sim *s)
+{
+    const double *y = state(s);
+    double p = 0.0;
+    for (size_t i = 0; i < s->nb; i++)
+        p += s->mass[i] * (y ? s->V * vel_s(y, i) : s->v0[i]);
+    return p;
+}
+
+size_t cr_sim_event_count(const cr_sim *s)
+{
+    return s->nev;
+}
+
+const cr_event *cr_sim_events(const cr_sim *s)
+{
+    return s->events;
+}
+
+cr_sim_stats cr_sim_get_stats(const cr_sim *s)
+{
+    return s->stats;
+}
+
+void cr_sim_get_scales(const cr_sim *s, double *length, double *speed, double *time)
+{
+    if (length)
+        *length = s->L;
+    if (speed)
+        *speed = s->V;
+    if (time)
+        *time = s->T;
+}
+
+const char *cr_event_kind_name(cr_event_kind kind)
+{
+    static const char *const names[] = {"close",           "open",          "max-compression",
+                                        "min-compression", "force-release", "force-reengage"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}

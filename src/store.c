@@ -1,0 +1,396 @@
+/*
+ * HDF5 writer. Rows of the trajectory are buffered and written in blocks into
+ * chunked, deflate-compressed datasets whose first dimension grows.
+ */
+#include "cradle/store.h"
+
+#include <hdf5.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "priv.h"
+
+#define ROW_BLOCK 256
+
+/* An extendible (rows × cols) double dataset fed one row at a time. */
+typedef struct {
+    hid_t dset;
+    size_t cols, rows, buffered;
+    double *buf;
+} series;
+
+enum { S_TIME, S_POS, S_VEL, S_OVL, S_FORCE, S_IMPULSE, S_KIN, S_POT, S_DISS, S_COUNT };
+
+struct cr_store {
+    char *path, *tmp;
+    hid_t file, traj;
+    series s[S_COUNT];
+    double *row;
+    size_t nb, nc;
+    int committed;
+    char err[CR_ERRMSG_LEN];
+};
+
+static int h5fail(cr_store *st, const char *what)
+{
+    cr_set_msg(st->err, sizeof st->err, "%s: HDF5 error while %s", st->tmp ? st->tmp : "?",
+               what);
+    return CR_ERR_HDF5;
+}
+
+static int attr_string(hid_t obj, const char *name, const char *value)
+{
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, strlen(value) + 1);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = a < 0 ? -1 : H5Awrite(a, type, value);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+    return e < 0 ? -1 : 0;
+}
+
+static int attr_double(hid_t obj, const char *name, double value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_DOUBLE, &value);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    return e < 0 ? -1 : 0;
+}
+
+static int attr_long(hid_t obj, const char *name, long value)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_LONG, &value);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    return e < 0 ? -1 : 0;
+}
+
+static int write_vector(hid_t loc, const char *name, const double *v, size_t n,
+                        const char *units)
+{
+    hsize_t dim = n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    herr_t e = d < 0 ? -1 : (n ? H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0);
+    if (d >= 0 && units)
+        e |= attr_string(d, "units", units);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(space);
+    return e < 0 ? -1 : 0;
+}
+
+static int series_open(series *s, hid_t loc, const char *name, size_t cols, const char *units)
+{
+    s->cols = cols;
+    int rank = cols == 0 ? 1 : 2;
+    hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols};
+    size_t per_row = cols ? cols : 1;
+    hsize_t chunk_rows = 65536 / (per_row * sizeof(double));
+    if (chunk_rows < 1)
+        chunk_rows = 1;
+    if (chunk_rows > 4096)
+        chunk_rows = 4096;
+    hsize_t chunk[2] = {chunk_rows, cols ? cols : 1};
+    hid_t space = H5Screate_simple(rank, dims, maxd);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, rank, chunk);
+    H5Pset_shuffle(dcpl);
+    H5Pset_deflate(dcpl, 4);
+    s->dset = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (s->dset < 0)
+        return -1;
+    s->buf = malloc(ROW_BLOCK * per_row * sizeof(double));
+    if (!s->buf)
+        return -1;
+    return attr_string(s->dset, "units", units);
+}
+
+static int series_flush(series *s)
+{
+    if (s->buffered == 0)
+        return 0;
+    int rank = s->cols == 0 ? 1 : 2;
+    hsize_t newdims[2] = {s->rows + s->buffered, s->cols};
+    if (H5Dset_extent(s->dset, newdims) < 0)
+        return -1;
+    hid_t fspace = H5Dget_space(s->dset);
+    hsize_t start[2] = {s->rows, 0}, count[2] = {s->buffered, s->cols};
+    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t mspace = H5Screate_simple(rank, count, NULL);
+    herr_t e = H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, s->buf);
+    H5Sclose(mspace);
+    H5Sclose(fspace);
+    s->rows += s->buffered;
+    s->buffered = 0;
+    return e < 0 ? -1 : 0;
+}
+
+static int series_push(series *s, const double *row)
+{
+    size_t per_row = s->cols ? s->cols : 1;
+    memcpy(s->buf + s->buffered * per_row, row, per_row * sizeof(double));
+    if (++s->buffered == ROW_BLOCK)
+        return series_flush(s);
+    return 0;
+}
+
+static void close_all(cr_store *st)
+{
+    for (int k = 0; k < S_COUNT; k++) {
+        if (st->s[k].dset > 0)
+            H5Dclose(st->s[k].dset);
+        st->s[k].dset = 0;
+    }
+    if (st->traj > 0)
+        H5Gclose(st->traj);
+    if (st->file > 0)
+        H5Fclose(st->file);
+    st->traj = st->file = 0;
+}
+
+void cr_store_destroy(cr_store *st)
+{
+    if (!st)
+        return;
+    close_all(st);
+    if (!st->committed && st->tmp)
+        unlink(st->tmp);
+    for (int k = 0; k < S_COUNT; k++)
+        free(st->s[k].buf);
+    free(st->row);
+    free(st->path);
+    free(st->tmp);
+    free(st);
+}
+
+const char *cr_store_last_error(const cr_store *st)
+{
+    return st ? st->err : "no store";
+}
+
+static int write_model(cr_store *st, const cr_model *model)
+{
+    hid_t g = H5Gcreate2(st->file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    size_t nb = st->nb, nc = st->nc;
+    size_t n = nb > nc ? nb : nc;
+    double *v = malloc((n ? n : 1) * sizeof(double));
+    int e = v ? 0 : -1;
+    struct {
+        const char *name, *units;
+        int per_ball;
+        int what;
+    } cols[] = {{"mass", "kg", 1, 0},          {"radius", "m", 1, 1},
+                {"position0", "m", 1, 2},      {"velocity0", "m/s", 1, 3},
+                {"contact_K", "N/m^n", 0, 4},  {"contact_n", "1", 0, 5},
+                {"contact_C", "N s/m^(m+1)", 0, 6}, {"contact_m", "1", 0, 7},
+                {"contact_release_force", "1 = force, 0 = gap", 0, 8},
+                {"initial_overlap", "m", 0, 9}};
+    for (size_t k = 0; e == 0 && k < sizeof cols / sizeof cols[0]; k++) {
+        size_t count = cols[k].per_ball ? nb : nc;
+        for (size_t i = 0; i < count; i++) {
+            const cr_contact_params *p = cols[k].per_ball ? NULL : cr_model_contact(model, i);
+            switch (cols[k].what) {
+            case 0: v[i] = cr_model_mass(model, i); break;
+            case 1: v[i] = cr_model_radius(model, i); break;
+            case 2: v[i] = cr_model_position(model, i); break;
+            case 3: v[i] = cr_model_velocity(model, i); break;
+            case 4: v[i] = p->K; break;
+            case 5: v[i] = p->n; break;
+            case 6: v[i] = p->C; break;
+            case 7: v[i] = p->m; break;
+            case 8: v[i] = p->release == CR_RELEASE_FORCE; break;
+            default: v[i] = cr_model_initial_overlap(model, i); break;
+            }
+        }
+        e |= write_vector(g, cols[k].name, v, count, cols[k].units);
+    }
+    free(v);
+    e |= attr_string(g, "kind", "chain-1d");
+    H5Gclose(g);
+    return e;
+}
+
+cr_store *cr_store_create(const char *path, const cr_model *model, const char *model_path,
+                          const char *model_text, char *msg, size_t msglen)
+{
+    if (!path || !model) {
+        cr_set_msg(msg, msglen, "cr_store_create: no path or model");
+        return NULL;
+    }
+    /* The library never prints: silence HDF5's automatic error stack dump. */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    cr_store *st = calloc(1, sizeof(*st));
+    if (!st) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    st->nb = cr_model_ball_count(model);
+    st->nc = cr_model_contact_count(model);
+    st->path = strdup(path);
+    size_t tl = strlen(path) + 32;
+    st->tmp = malloc(tl);
+    size_t rl = st->nb > st->nc ? st->nb : st->nc;
+    st->row = malloc((rl ? rl : 1) * sizeof(double));
+    if (!st->path || !st->tmp || !st->row) {
+        cr_set_msg(msg, msglen, "out of memory");
+        cr_store_destroy(st);
+        return NULL;
+    }
+    snprintf(st->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (st->file < 0) {
+        cr_set_msg(msg, msglen, "%s: cannot create output file (is the folder writable?)",
+                   path);
+        free(st->tmp);
+        st->tmp = NULL;
+        cr_store_destroy(st);
+        return NULL;
+    }
+    int e = attr_string(st->file, "cradle_version", cr_version());
+    e |= attr_string(st->file, "model_name", cr_model_name(model));
+    e |= attr_string(st->file, "model_file", model_path ? model_path : "");
+    e |= attr_string(st->file, "model_text", model_text ? model_text : "");
+    e |= attr_string(st->file, "status", "running");
+    e |= write_model(st, model);
+    st->traj = H5Gcreate2(st->file, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (st->traj < 0)
+        e = -1;
+    static const struct {
+        const char *name, *units;
+        int per; /* 0 scalar, 1 ball, 2 contact */
+    } sd[S_COUNT] = {{"time", "s", 0},        {"position", "m", 1},
+                     {"velocity", "m/s", 1},  {"overlap", "m", 2},
+                     {"force", "N", 2},       {"impulse", "N s", 2},
+                     {"kinetic_energy", "J", 0}, {"potential_energy", "J", 0},
+                     {"dissipated_work", "J", 0}};
+    for (int k = 0; e == 0 && k < S_COUNT; k++)
+        e |= series_open(&st->s[k], st->traj, sd[k].name,
+                         sd[k].per == 0 ? 0 : (sd[k].per == 1 ? st->nb : st->nc), sd[k].units);
+    if (e) {
+        cr_set_msg(msg, msglen, "%s: HDF5 error while creating the layout", path);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+int cr_store_append_frame(cr_store *st, const cr_sim *sim)
+{
+    double t = cr_sim_get_time(sim);
+    int e = series_push(&st->s[S_TIME], &t);
+    cr_sim_get_positions(sim, st->row);
+    e |= series_push(&st->s[S_POS], st->row);
+    cr_sim_get_velocities(sim, st->row);
+    e |= series_push(&st->s[S_VEL], st->row);
+    if (st->nc) {
+        cr_sim_get_overlaps(sim, st->row);
+        e |= series_push(&st->s[S_OVL], st->row);
+        cr_sim_get_forces(sim, st->row);
+        e |= series_push(&st->s[S_FORCE], st->row);
+        cr_sim_get_impulses(sim, st->row);
+        e |= series_push(&st->s[S_IMPULSE], st->row);
+    }
+    double en[3] = {cr_sim_kinetic_energy(sim), cr_sim_potential_energy(sim),
+                    cr_sim_dissipated_work(sim)};
+    e |= series_push(&st->s[S_KIN], &en[0]);
+    e |= series_push(&st->s[S_POT], &en[1]);
+    e |= series_push(&st->s[S_DISS], &en[2]);
+    return e ? h5fail(st, "appending a trajectory row") : CR_OK;
+}
+
+int cr_store_output_callback(const cr_sim *sim, void *user)
+{
+    return cr_store_append_frame(user, sim);
+}
+
+static int write_events(cr_store *st, const cr_sim *sim)
+{
+    hid_t kind = H5Tenum_create(H5T_NATIVE_INT);
+    for (int k = CR_EVENT_CLOSE; k <= CR_EVENT_FORCE_REENGAGE; k++)
+        H5Tenum_insert(kind, cr_event_kind_name((cr_event_kind)k), &k);
+    typedef struct {
+        double t;
+        long contact;
+        int kind;
+        double overlap, rate, force;
+    } row;
+    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(row));
+    H5Tinsert(type, "time", HOFFSET(row, t), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "contact", HOFFSET(row, contact), H5T_NATIVE_LONG);
+    H5Tinsert(type, "kind", HOFFSET(row, kind), kind);
+    H5Tinsert(type, "overlap", HOFFSET(row, overlap), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "rate", HOFFSET(row, rate), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "force", HOFFSET(row, force), H5T_NATIVE_DOUBLE);
+    size_t n = cr_sim_event_count(sim);
+    const cr_event *ev = cr_sim_events(sim);
+    row *rows = malloc((n ? n : 1) * sizeof(row));
+    int e = rows ? 0 : -1;
+    for (size_t i = 0; rows && i < n; i++)
+        rows[i] = (row){ev[i].t, (long)ev[i].contact, (int)ev[i].kind,
+                        ev[i].overlap, ev[i].rate, ev[i].force};
+    hsize_t dim = n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d = e ? -1 : H5Dcreate2(st->file, "events", type, space, H5P_DEFAULT, H5P_DEFAULT,
+                                  H5P_DEFAULT);
+    if (d < 0 || (n && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
+        e = -1;
+    if (d >= 0) {
+        e |= attr_string(d, "description",
+                         "contact events located by CVODE root finding; SI units");
+        H5Dclose(d);
+    }
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Tclose(kind);
+    free(rows);
+    return e;
+}
+
+int cr_store_commit(cr_store *st, const cr_sim *sim, const char *status)
+{
+    CR_CHECK(st && sim && status, st ? st->err : NULL, CR_ERR_INVALID);
+    int e = 0;
+    for (int k = 0; k < S_COUNT; k++)
+        e |= series_flush(&st->s[k]);
+    e |= write_events(st, sim);
+    cr_sim_stats stats = cr_sim_get_stats(sim);
+    double L, V, T;
+    cr_sim_get_scales(sim, &L, &V, &T);
+    H5Adelete(st->file, "status");
+    e |= attr_string(st->file, "status", status);
+    e |= attr_string(st->file, "end_reason", cr_sim_end_reason(sim));
+    e |= attr_double(st->file, "length_scale", L);
+    e |= attr_double(st->file, "speed_scale", V);
+    e |= attr_double(st->file, "time_scale", T);
+    e |= attr_long(st->file, "steps", stats.steps);
+    e |= attr_long(st->file, "rhs_evals", stats.rhs_evals);
+    e |= attr_long(st->file, "jac_evals", stats.jac_evals);
+    e |= attr_long(st->file, "restarts", stats.restarts);
+    if (e)
+        return h5fail(st, "writing the run summary");
+    close_all(st);
+    if (rename(st->tmp, st->path) != 0) {
+        cr_set_msg(st->err, sizeof st->err, "%s: cannot move the finished file into place",
+                   st->path);
+        return CR_ERR_IO;
+    }
+    st->committed = 1;
+    return CR_OK;
+}

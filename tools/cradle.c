@@ -1,0 +1,206 @@
+/* cradle: command-line tool over the public libcradle API. */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cradle/cradle.h"
+#include "tools-common.h"
+
+static cr_sim *volatile running_sim;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    if (running_sim)
+        cr_sim_request_stop(running_sim);
+}
+
+static void usage_main(FILE *out)
+{
+    fputs("usage: cradle <command> [options]\n"
+          "\n"
+          "Multiple impacts in mechanics: compliant chains, impact episodes, rigid laws.\n"
+          "\n"
+          "commands:\n"
+          "  run [MODEL] [-o FILE]   integrate a model file (default: a 5-ball Newton's\n"
+          "                          cradle) and write the trajectory to HDF5\n"
+          "  help [COMMAND]          show help\n"
+          "\n"
+          "options:\n"
+          "  --version               print the version\n"
+          "  -h, --help              show this help\n",
+          out);
+}
+
+static void usage_run(FILE *out)
+{
+    fprintf(out,
+            "usage: cradle run [MODEL] [-o FILE] [-q]\n"
+            "\n"
+            "Integrates the compliant model in MODEL (YAML, see docs/model-format.md)\n"
+            "with CVODES, locating every contact closing, maximum compression and\n"
+            "release, prints a summary and writes FILE (HDF5, docs/hdf5-layout.md).\n"
+            "\n"
+            "  MODEL               model file (default: %s)\n"
+            "  -o, --output FILE   output file (default: cradle-out.h5)\n"
+            "  -q, --quiet         print nothing but errors\n"
+            "  -h, --help          show this help\n"
+            "\n"
+            "Ctrl-C stops the run at the next output time and keeps a valid file\n"
+            "whose 'status' attribute says \"interrupted\".\n",
+            tools_default_model());
+}
+
+static void print_summary(const cr_model *model, const char *path, const cr_sim *sim,
+                          double T0, double p0, double wall, const char *out)
+{
+    size_t nb = cr_sim_ball_count(sim), nc = cr_sim_contact_count(sim);
+    cr_sim_stats st = cr_sim_get_stats(sim);
+    printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(model), path);
+    if (nc > 0) {
+        const cr_contact_params *p = cr_model_contact(model, 0);
+        printf("  %zu balls, %zu contacts; contact 0: K = %.4g, n = %g, C = %g, release %s\n",
+               nb, nc, p->K, p->n, p->C, cr_release_name(p->release));
+    } else {
+        printf("  %zu ball, no contacts\n", nb);
+    }
+    printf("  integrated 0 -> %.6g s (%s)\n", cr_sim_get_time(sim), cr_sim_end_reason(sim));
+    printf("  %ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts, %.3f s wall\n",
+           st.steps, st.rhs_evals, st.jac_evals, st.events, st.restarts, wall);
+    double *v = malloc(nb * sizeof(double));
+    if (v) {
+        cr_sim_get_velocities(sim, v);
+        printf("  final velocities (m/s):");
+        for (size_t i = 0; i < nb && i < 12; i++)
+            printf(" %.6f", v[i]);
+        printf(nb > 12 ? " ...\n" : "\n");
+        free(v);
+    }
+    double T = cr_sim_kinetic_energy(sim), U = cr_sim_potential_energy(sim);
+    double W = cr_sim_dissipated_work(sim), p = cr_sim_momentum(sim);
+    printf("  energy: T0 = %.9g J; T + U + dissipated = %.9g + %.3g + %.3g J; "
+           "balance %.2e (relative)\n",
+           T0, T, U, W, T0 > 0 ? fabs(T + U + W - T0) / T0 : 0.0);
+    printf("  momentum: p0 = %.9g, p = %.9g N s; balance %.2e (relative)\n", p0, p,
+           fabs(p0) > 0 ? fabs(p - p0) / fabs(p0) : fabs(p - p0));
+    printf("  wrote %s\n", out);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = "cradle-out.h5";
+    int quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            out = optarg;
+            break;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            usage_run(stdout);
+            return 0;
+        default:
+            usage_run(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        tools_error("run takes one model file, got %d arguments", argc - optind);
+        return EXIT_USAGE;
+    }
+    const char *path = optind < argc ? argv[optind] : tools_default_model();
+
+    char msg[1024];
+    cr_model *model = NULL;
+    char *text = NULL;
+    if (cr_modelfile_load(path, &model, &text, msg, sizeof msg) != CR_OK) {
+        tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    cr_sim *sim = cr_sim_create(model, msg, sizeof msg);
+    if (!sim) {
+        tools_error("%s: %s", path, msg);
+        cr_model_destroy(model);
+        free(text);
+        return EXIT_INPUT;
+    }
+    cr_store *store = cr_store_create(out, model, path, text, msg, sizeof msg);
+    free(text);
+    if (!store) {
+        tools_error("%s", msg);
+        cr_sim_destroy(sim);
+        cr_model_destroy(model);
+        return EXIT_RUN;
+    }
+    cr_sim_set_output(sim, cr_model_settings(model)->output_interval, cr_store_output_callback,
+                      store);
+    double T0 = cr_sim_kinetic_energy(sim), p0 = cr_sim_momentum(sim);
+
+    running_sim = sim;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    double t0 = tools_now();
+    int rc = cr_sim_run(sim, cr_model_settings(model)->t_end);
+    double wall = tools_now() - t0;
+    running_sim = NULL;
+
+    int status = 0;
+    if (rc == CR_OK || rc == CR_ERR_INTERRUPTED) {
+        if (cr_store_commit(store, sim, rc == CR_OK ? "complete" : "interrupted") != CR_OK) {
+            tools_error("%s", cr_store_last_error(store));
+            status = EXIT_RUN;
+        } else if (rc == CR_ERR_INTERRUPTED) {
+            tools_error("%s; partial results kept in %s", cr_sim_last_error(sim), out);
+            status = 130;
+        } else if (!quiet) {
+            print_summary(model, path, sim, T0, p0, wall, out);
+        }
+    } else {
+        tools_error("%s: %s", path, cr_sim_last_error(sim));
+        status = EXIT_RUN;
+    }
+    cr_store_destroy(store);
+    cr_sim_destroy(sim);
+    cr_model_destroy(model);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("cradle %s\n", cr_version());
+        return 0;
+    }
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        if (argc > 2 && strcmp(argv[2], "run") == 0)
+            usage_run(stdout);
+        else
+            usage_main(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    tools_error("unknown command '%s' (try 'cradle help')", cmd);
+    return EXIT_USAGE;
+}

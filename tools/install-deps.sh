@@ -1,0 +1,42 @@
+#!/bin/sh
+# Installs the Debian packages cradle needs to build, test and run.
+# Idempotent: skips what is present, runs `apt-get update` once only when
+# something is missing, and uses sudo when not root.
+set -eu
+
+PACKAGES="
+build-essential
+meson
+ninja-build
+pkg-config
+cmake
+libsundials-dev
+libhdf5-dev
+hdf5-tools
+libfyaml-dev
+liblapacke-dev
+libopenblas-dev
+libsiconos-numerics-dev
+"
+
+missing=""
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+
+if [ -z "$missing" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO="sudo"
+fi
+
+echo "install-deps: installing$missing"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
