@@ -1,0 +1,59 @@
+#!/bin/sh
+# The command-line tool end to end: the default run writes a readable HDF5 file;
+# every bad input gives a one-line error naming file, line and field, a non-zero
+# exit status, and no output file.
+set -u
+CRADLE=$1
+DATA=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+# --version, help
+"$CRADLE" --version | grep -q "^cradle [0-9]" && ok "--version" || bad "--version"
+"$CRADLE" help run | grep -q "usage: cradle run" && ok "help run" || bad "help run"
+"$CRADLE" run --help | grep -q "MODEL" && ok "run --help" || bad "run --help"
+"$CRADLE" frobnicate 2>/dev/null; [ $? -eq 2 ] && ok "unknown command: exit 2" || bad "unknown command"
+
+# default run: the 5-ball Newton's cradle
+if "$CRADLE" run > run.txt 2>&1; then ok "default run exits 0"; else bad "default run: $(cat run.txt)"; fi
+grep -q "final velocities" run.txt && ok "summary printed" || bad "summary missing"
+if h5dump -a /status cradle-out.h5 2>/dev/null | grep -q '"complete"'; then
+    ok "h5dump reads cradle-out.h5, status complete"
+else
+    bad "h5dump cannot read cradle-out.h5"
+fi
+h5dump -H -d /trajectory/velocity cradle-out.h5 2>/dev/null | grep -q "DATASPACE  SIMPLE { ( [0-9]*, 5 )" \
+    && ok "trajectory velocity has 5 columns" || bad "trajectory layout"
+ls ./*.tmp.* >/dev/null 2>&1 && bad "temporary file left" || ok "no temporary left"
+
+# -o
+"$CRADLE" run -q -o other.h5 "$DATA/two-balls.yaml" && [ -f other.h5 ] && ok "-o FILE" || bad "-o FILE"
+
+# bad input: message names file, line (when there is one) and field; no file
+check_bad() { # file expected-substring...
+    f=$1
+    shift
+    rm -f out.h5
+    "$CRADLE" run -o out.h5 "$f" > stdout.txt 2> stderr.txt
+    status=$?
+    if [ $status -eq 0 ]; then bad "$f: exit status 0"; return; fi
+    if [ -e out.h5 ] || ls out.h5.tmp.* >/dev/null 2>&1; then bad "$f: output file written"; return; fi
+    if [ "$(wc -l < stderr.txt)" -ne 1 ]; then bad "$f: not one line: $(cat stderr.txt)"; return; fi
+    for s in "$@"; do
+        grep -qF -- "$s" stderr.txt || { bad "$f: '$s' not in: $(cat stderr.txt)"; return; }
+    done
+    ok "$f refused (status $status): $(cat stderr.txt)"
+}
+check_bad "$DATA/nope.yaml" "nope.yaml" "cannot open"
+check_bad "$DATA/bad-syntax.yaml" "bad-syntax.yaml:4:" "syntax"
+check_bad "$DATA/negative-mass.yaml" "negative-mass.yaml:4:" "balls[1].mass"
+check_bad "$DATA/missing-field.yaml" "missing-field.yaml:7:" "balls[1].radius" "missing"
+check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
+
+echo "test-cli: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,113 @@
+/* Model files: the schema of docs/model-format.md, and one-line errors that
+ * name file, line and field for every kind of bad input. */
+#include <string.h>
+
+#include "cradle/cradle.h"
+#include "testutil.h"
+
+static char msg[1024];
+
+static cr_model *load(const char *name, int expect_rc)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", CR_TEST_DATA, name);
+    cr_model *model = NULL;
+    msg[0] = '\0';
+    int rc = cr_modelfile_load(path, &model, NULL, msg, sizeof msg);
+    CHECK(rc == expect_rc, "%s: rc %d (%s), expected %d; message: %s", name, rc,
+          cr_strerror(rc), expect_rc, msg);
+    if (expect_rc != CR_OK)
+        CHECK(model == NULL, "%s: no model on failure", name);
+    return model;
+}
+
+/* The message is one line, names the file, the line and the field. */
+static void expect_message(const char *file, const char *line_tag, const char *field)
+{
+    printf("     %s\n", msg);
+    CHECK(strchr(msg, '\n') == NULL, "one line");
+    CHECK(strstr(msg, file) != NULL, "names the file %s: %s", file, msg);
+    if (line_tag)
+        CHECK(strstr(msg, line_tag) != NULL, "names the line '%s': %s", line_tag, msg);
+    if (field)
+        CHECK(strstr(msg, field) != NULL, "names the field '%s': %s", field, msg);
+}
+
+int main(void)
+{
+    /* good files */
+    cr_model *m = load("two-balls.yaml", CR_OK);
+    if (m) {
+        CHECK(cr_model_ball_count(m) == 2, "2 balls");
+        const cr_contact_params *p = cr_model_contact(m, 0);
+        CHECK(p->K == 1e6 && p->n == 1.0 && p->C == 20.0 && p->m == 0.0, "law parsed");
+        CHECK(p->release == CR_RELEASE_FORCE, "release parsed");
+        const cr_settings *s = cr_model_settings(m);
+        CHECK(s->t_end == 0.01 && s->rtol == 1e-11 && s->atol == 1e-13, "settings parsed");
+        CHECK(s->method == CR_METHOD_ADAMS && s->output_interval == 1e-4, "method, output");
+        CHECK(strcmp(cr_model_name(m), "two-balls") == 0, "name");
+        CHECK_REL(cr_model_initial_overlap(m, 0), -1e-4, 1e-9, "gap 0.1 mm from positions");
+    }
+    cr_model_destroy(m);
+
+    m = load("chain-pairs.yaml", CR_OK);
+    if (m) {
+        CHECK(cr_model_ball_count(m) == 4, "chain generator count");
+        CHECK(cr_model_velocity(m, 0) == 0.5 && cr_model_velocity(m, 1) == 0.5 &&
+                  cr_model_velocity(m, 2) == 0.0,
+              "two strikers");
+        CHECK(cr_model_initial_overlap(m, 0) == 0.0, "strikers touch each other exactly");
+        CHECK_REL(cr_model_initial_overlap(m, 1), -0.001, 1e-9, "striker gap");
+        CHECK(cr_model_initial_overlap(m, 2) == 0.0, "resting balls touch exactly");
+        CHECK(cr_model_position(m, 0) == 0.1, "x0");
+        /* Hertz K from the material, R = 5 mm: 4/3 E/(2(1-nu^2)) sqrt(2.5 mm) */
+        CHECK_REL(cr_model_contact(m, 0)->K, 4.0 / 3.0 * 2.1e11 / 1.82 * sqrt(0.0025), 1e-12,
+                  "Hertz K from material");
+        CHECK(cr_model_contact(m, 0)->n == 1.5, "material implies n = 3/2");
+        const cr_contact_params *p = cr_model_contact(m, 1);
+        CHECK(p->K == 1e8 && p->C == 5.0 && p->m == 0.5, "per-pair override");
+    }
+    cr_model_destroy(m);
+
+    /* the default model ships with the sources */
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../models/newton-cradle-5.yaml", CR_TEST_DATA);
+    cr_model *def = NULL;
+    CHECK(cr_modelfile_load(path, &def, NULL, msg, sizeof msg) == CR_OK, "default: %s", msg);
+    CHECK(def && cr_model_ball_count(def) == 5, "5 balls");
+    cr_model_destroy(def);
+
+    /* bad input */
+    load("does-not-exist.yaml", CR_ERR_IO);
+    expect_message("does-not-exist.yaml", NULL, "cannot open");
+
+    load("bad-syntax.yaml", CR_ERR_SYNTAX);
+    expect_message("bad-syntax.yaml", ":4:", "syntax");
+
+    load("negative-mass.yaml", CR_ERR_MODEL);
+    expect_message("negative-mass.yaml", ":4:", "balls[1].mass");
+
+    load("missing-field.yaml", CR_ERR_MODEL);
+    expect_message("missing-field.yaml", ":7:", "balls[1].radius");
+
+    load("overlap.yaml", CR_ERR_MODEL);
+    expect_message("overlap.yaml", ":4:", "balls[1].x");
+    CHECK(strstr(msg, "interpenetrates") != NULL, "says why: %s", msg);
+
+    load("unknown-field.yaml", CR_ERR_MODEL);
+    expect_message("unknown-field.yaml", ":3:", "contact.damping");
+
+    /* inline text: syntax errors carry the line too */
+    static const char bad_number[] = "chain:\n  count: 3\n  mass: heavy\n  radius: 0.01\n";
+    cr_model *x = NULL;
+    CHECK(cr_modelfile_parse(bad_number, strlen(bad_number), "inline.yaml", &x, msg,
+                             sizeof msg) == CR_ERR_MODEL,
+          "non-number refused");
+    expect_message("inline.yaml", ":3:", "chain.mass");
+    static const char zero_radius[] = "chain: {count: 2, mass: 1, radius: 0}\n";
+    CHECK(cr_modelfile_parse(zero_radius, strlen(zero_radius), "inline.yaml", &x, msg,
+                             sizeof msg) == CR_ERR_MODEL,
+          "zero radius refused");
+    expect_message("inline.yaml", ":1:", "radius");
+    return tu_finish("test-modelfile");
+}

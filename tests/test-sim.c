@@ -1,0 +1,206 @@
+/*
+ * Compliant integration against analytic single-contact results and the
+ * conservation laws of an undamped chain. Tolerances of each run are stated.
+ */
+#include <string.h>
+
+#include "cradle/cradle.h"
+#include "testutil.h"
+
+static cr_model *two_balls(double m, double v, double gap, const cr_contact_params *law)
+{
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, m, 0.01, 0.0, v);
+    cr_model_add_ball(model, m, 0.01, 0.02 + gap, 0.0);
+    cr_model_set_default_contact(model, law);
+    return model;
+}
+
+static const cr_event *find_event(const cr_sim *sim, size_t contact, cr_event_kind kind)
+{
+    for (size_t k = 0; k < cr_sim_event_count(sim); k++)
+        if (cr_sim_events(sim)[k].contact == contact && cr_sim_events(sim)[k].kind == kind)
+            return &cr_sim_events(sim)[k];
+    return NULL;
+}
+
+static cr_sim *run(cr_model *model, double rtol, double atol)
+{
+    char msg[512];
+    cr_sim *sim = cr_sim_create(model, msg, sizeof msg);
+    if (!sim) {
+        printf("FAIL: cr_sim_create: %s\n", msg);
+        exit(1);
+    }
+    cr_sim_set_tolerances(sim, rtol, atol);
+    int rc = cr_sim_run(sim, 0.0);
+    CHECK(rc == CR_OK, "run failed: %s", cr_sim_last_error(sim));
+    return sim;
+}
+
+/* Hertz impact of two equal balls, C = 0 (classical Hertz theory):
+ * δmax = (5 μ v² / (4 K))^(2/5),
+ * t_c = 2√π Γ(7/5) / Γ(9/10) · δmax / v  (≈ 2.9432752 δmax / v). */
+static void hertz_single_contact(void)
+{
+    double m = 0.0329, v = 1.0, K = 1.0878565e10, mu = m / 2;
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model *model = two_balls(m, v, 1e-6, &law);
+    cr_sim *sim = run(model, 1e-12, 1e-14); /* rtol 1e-12, atol 1e-14 (scaled) */
+
+    double dmax = pow(5.0 * mu * v * v / (4.0 * K), 0.4);
+    double ratio = 2.0 * sqrt(M_PI) * tgamma(1.4) / tgamma(0.9);
+    CHECK_REL(ratio, 2.9432752, 1e-7, "Gamma-function constant quoted in issue 2");
+    const cr_event *close = find_event(sim, 0, CR_EVENT_CLOSE);
+    const cr_event *peak = find_event(sim, 0, CR_EVENT_MAX_COMPRESSION);
+    const cr_event *open = find_event(sim, 0, CR_EVENT_OPEN);
+    CHECK(close && peak && open, "close, max-compression and open events located");
+    if (close && peak && open) {
+        CHECK_REL(close->t, 1e-6 / v, 1e-10, "closing time = gap / v");
+        CHECK_REL(peak->overlap, dmax, 1e-8, "Hertz dmax");
+        CHECK_REL(open->t - close->t, ratio * dmax / v, 1e-8, "Hertz contact duration");
+    }
+    double vel[2];
+    cr_sim_get_velocities(sim, vel);
+    /* elastic exchange of velocities between equal masses */
+    CHECK_REL(vel[1], v, 1e-9, "elastic exchange");
+    CHECK(fabs(vel[0]) < 1e-9 * v, "striker at rest after, got %g", vel[0]);
+    cr_sim_destroy(sim);
+    cr_model_destroy(model);
+}
+
+/* Linear spring-dashpot, gap release: e = exp(−π ζ / √(1 − ζ²)), ζ = C / (2√(K μ))
+ * (the damped oscillator δ = v/ω_d e^(−ζω t) sin ω_d t returns to δ = 0 at π/ω_d). */
+static void linear_dashpot(double zeta)
+{
+    double m = 2.0, v = 3.0, K = 1e6, mu = m / 2;
+    double C = zeta * 2.0 * sqrt(K * mu);
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.0, C, CR_RELEASE_GAP);
+    cr_model *model = two_balls(m, v, 1e-4, &law);
+    cr_sim *sim = run(model, 1e-12, 1e-14);
+    double vel[2];
+    cr_sim_get_velocities(sim, vel);
+    double e = -(vel[0] - vel[1]) / v;
+    char ref[96];
+    snprintf(ref, sizeof ref, "exp(-pi z/sqrt(1-z^2)), zeta = %g", zeta);
+    CHECK_REL(e, exp(-M_PI * zeta / sqrt(1 - zeta * zeta)), 1e-8, ref);
+    /* the force jumps at closing and opening: the integrator restarts at both */
+    CHECK(cr_sim_get_stats(sim).restarts == 2, "restarts = %ld, expected 2",
+          cr_sim_get_stats(sim).restarts);
+    /* energy balance with the dissipated work integrated as a quadrature */
+    double T0 = 0.5 * m * v * v;
+    CHECK_REL(cr_sim_kinetic_energy(sim) + cr_sim_dissipated_work(sim), T0, 1e-9,
+              "T + W_diss = T0");
+    /* impulse of the contact = momentum transferred to ball 2 */
+    double P;
+    cr_sim_get_impulses(sim, &P);
+    CHECK_REL(P, m * vel[1], 1e-9, "impulse = m (v2+ - v2-)");
+    cr_sim_destroy(sim);
+    cr_model_destroy(model);
+}
+
+/* Undamped Hertz cradle of 5 steel balls: T and p are invariants of the
+ * compliant model; over a whole impact T + U is conserved (1e-9) and p (1e-12). */
+static void cradle_conservation(int nballs, double rtol, double atol)
+{
+    cr_model *model = cr_model_create();
+    double m = 0.0329, r = 0.01;
+    cr_model_add_ball(model, m, r, 0.0, 1.0);
+    for (int i = 1; i < nballs; i++)
+        cr_model_add_ball(model, m, r, 0.02 + 1e-5 + 0.02 * (i - 1), 0.0);
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1.0878565e10, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model_set_default_contact(model, &law);
+    cr_sim *sim = run(model, rtol, atol);
+    double T0 = 0.5 * m, p0 = m;
+    printf("     %d-ball cradle, rtol %g atol %g: %ld steps, end: %s\n", nballs, rtol, atol,
+           cr_sim_get_stats(sim).steps, cr_sim_end_reason(sim));
+    CHECK(strcmp(cr_sim_end_reason(sim), "all contacts open and separating") == 0,
+          "automatic end, got '%s'", cr_sim_end_reason(sim));
+    CHECK_REL(cr_sim_kinetic_energy(sim) + cr_sim_potential_energy(sim), T0, 1e-9,
+              "energy conservation, undamped");
+    CHECK_REL(cr_sim_momentum(sim), p0, 1e-12, "momentum conservation");
+    /* nothing may be left to happen: velocities non-decreasing along the chain */
+    double v[16];
+    cr_sim_get_velocities(sim, v);
+    int ordered = 1;
+    for (int i = 0; i + 1 < nballs; i++)
+        ordered &= v[i] <= v[i + 1];
+    CHECK(ordered, "final velocities must not approach each other");
+    cr_sim_destroy(sim);
+    cr_model_destroy(model);
+}
+
+/* The Jacobian bound changes the cost only: damped Hertz runs with floors
+ * 1e-3 and 1e-9 agree to 1e-9 (same rtol 1e-12). */
+static void jacobian_floor_independence(void)
+{
+    double post[2][3];
+    for (int k = 0; k < 2; k++) {
+        cr_model *model = cr_model_create();
+        for (int i = 0; i < 3; i++)
+            cr_model_add_ball(model, 0.0329, 0.01, 0.02 * i, i == 0 ? 1.0 : 0.0);
+        cr_contact_params law;
+        cr_contact_params_init(&law, 1.0878565e10, 1.5, 2.0e3, CR_RELEASE_GAP);
+        cr_model_set_default_contact(model, &law);
+        char msg[256];
+        cr_sim *sim = cr_sim_create(model, msg, sizeof msg);
+        cr_sim_set_tolerances(sim, 1e-12, 1e-14);
+        cr_sim_set_jacobian_floor(sim, k == 0 ? 1e-3 : 1e-9);
+        CHECK(cr_sim_run(sim, 0.0) == CR_OK, "run: %s", cr_sim_last_error(sim));
+        cr_sim_get_velocities(sim, post[k]);
+        cr_sim_destroy(sim);
+        cr_model_destroy(model);
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK(fabs(post[0][i] - post[1][i]) <= 1e-9, "ball %d: %.15g vs %.15g", i, post[0][i],
+              post[1][i]);
+}
+
+/* Invalid physics is refused before integrating. */
+static void refuses_bad_physics(void)
+{
+    char msg[512];
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, 1.0, 0.01, 0.0, 1.0);
+    cr_model_add_ball(model, -1.0, 0.01, 0.05, 0.0);
+    CHECK(cr_sim_create(model, msg, sizeof msg) == NULL, "negative mass accepted");
+    CHECK(strstr(msg, "mass") != NULL, "message names the field: %s", msg);
+    cr_model_destroy(model);
+
+    model = cr_model_create();
+    cr_model_add_ball(model, 1.0, 0.01, 0.0, 1.0);
+    cr_model_add_ball(model, 1.0, 0.01, 0.015, 0.0); /* overlap 5 mm */
+    CHECK(cr_sim_create(model, msg, sizeof msg) == NULL, "interpenetration accepted");
+    CHECK(strstr(msg, "interpenetrate") != NULL, "message: %s", msg);
+    cr_model_destroy(model);
+
+    model = cr_model_create();
+    cr_model_add_ball(model, 1.0, 0.01, 0.0, NAN);
+    CHECK(cr_sim_create(model, msg, sizeof msg) == NULL, "NaN velocity accepted");
+    cr_model_destroy(model);
+
+    /* touching within the tolerance is touching, not an overlap */
+    model = cr_model_create();
+    cr_model_add_ball(model, 1.0, 0.01, 0.0, 1.0);
+    cr_model_add_ball(model, 1.0, 0.01, 0.02 - 1e-13, 0.0);
+    CHECK(cr_model_initial_overlap(model, 0) == 0.0, "snapped to touching");
+    cr_sim *sim = cr_sim_create(model, msg, sizeof msg);
+    CHECK(sim != NULL, "touching balls refused: %s", msg);
+    cr_sim_destroy(sim);
+    cr_model_destroy(model);
+}
+
+int main(void)
+{
+    hertz_single_contact();
+    linear_dashpot(0.05);
+    linear_dashpot(0.3);
+    cradle_conservation(5, 1e-12, 1e-14);
+    cradle_conservation(3, 1e-12, 1e-14);
+    jacobian_floor_independence();
+    refuses_bad_physics();
+    return tu_finish("test-sim");
+}

@@ -1,0 +1,142 @@
+/* HDF5 output: what is written reads back bit for bit with the plain HDF5 API
+ * (no cradle needed), and no half-written file is ever left under the name. */
+#include <hdf5.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cradle/cradle.h"
+#include "testutil.h"
+
+static cr_model *cradle3(void)
+{
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, 0.0329, 0.01, 0.0, 1.0);
+    cr_model_add_ball(model, 0.0329, 0.01, 0.02 + 1e-6, 0.0);
+    cr_model_add_ball(model, 0.0329, 0.01, 0.04 + 1e-6, 0.0);
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1.0878565e10, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model_set_default_contact(model, &law);
+    cr_model_set_name(model, "store-test");
+    return model;
+}
+
+static hsize_t rows_of(hid_t file, const char *name, hsize_t *cols)
+{
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    if (d < 0)
+        return 0;
+    hid_t s = H5Dget_space(d);
+    hsize_t dims[2] = {0, 0};
+    int rank = H5Sget_simple_extent_dims(s, dims, NULL);
+    if (cols)
+        *cols = rank == 2 ? dims[1] : 1;
+    H5Sclose(s);
+    H5Dclose(d);
+    return dims[0];
+}
+
+static void read_string_attr(hid_t file, const char *name, char *out, size_t len)
+{
+    out[0] = '\0';
+    hid_t a = H5Aopen(file, name, H5P_DEFAULT);
+    if (a < 0)
+        return;
+    hid_t t = H5Aget_type(a);
+    size_t n = H5Tget_size(t);
+    char *buf = malloc(n + 1);
+    H5Aread(a, t, buf);
+    buf[n] = '\0';
+    snprintf(out, len, "%s", buf);
+    free(buf);
+    H5Tclose(t);
+    H5Aclose(a);
+}
+
+static int stop_after;
+static int limited_callback(const cr_sim *sim, void *user)
+{
+    int rc = cr_store_append_frame(user, sim);
+    return rc != CR_OK || --stop_after <= 0;
+}
+
+int main(void)
+{
+    const char *path = "test-store-out.h5";
+    const char *text = "# archived model text\nname: store-test\n";
+    char msg[512], s[256];
+    unlink(path);
+
+    /* a complete run */
+    cr_model *model = cradle3();
+    cr_sim *sim = cr_sim_create(model, msg, sizeof msg);
+    cr_store *st = cr_store_create(path, model, "inline", text, msg, sizeof msg);
+    CHECK(st != NULL, "create: %s", msg);
+    CHECK(access(path, F_OK) != 0, "nothing under the final name while running");
+    cr_sim_set_output(sim, 0.0, cr_store_output_callback, st);
+    CHECK(cr_sim_run(sim, 0.0) == CR_OK, "run: %s", cr_sim_last_error(sim));
+    CHECK(cr_store_commit(st, sim, "complete") == CR_OK, "commit: %s", cr_store_last_error(st));
+    cr_store_destroy(st);
+
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "file opens with the plain HDF5 API");
+    hsize_t cols;
+    hsize_t n = rows_of(f, "/trajectory/time", NULL);
+    CHECK(n == (hsize_t)cr_sim_get_stats(sim).outputs, "one row per output: %llu vs %ld",
+          (unsigned long long)n, cr_sim_get_stats(sim).outputs);
+    CHECK(rows_of(f, "/trajectory/velocity", &cols) == n && cols == 3, "velocity n x 3");
+    CHECK(rows_of(f, "/trajectory/overlap", &cols) == n && cols == 2, "overlap n x 2");
+    CHECK(rows_of(f, "/events", NULL) == cr_sim_event_count(sim), "all events stored");
+    CHECK(rows_of(f, "/model/mass", NULL) == 3, "model masses");
+
+    /* last velocity row = the simulator's final state, exactly */
+    double *vel = malloc(n * 3 * sizeof(double)), vfinal[3];
+    hid_t d = H5Dopen2(f, "/trajectory/velocity", H5P_DEFAULT);
+    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vel);
+    H5Dclose(d);
+    cr_sim_get_velocities(sim, vfinal);
+    for (int i = 0; i < 3; i++)
+        CHECK(vel[(n - 1) * 3 + i] == vfinal[i], "final velocity %d stored exactly", i);
+    CHECK(vel[0] == 1.0 && vel[1] == 0.0, "first row = initial state");
+    free(vel);
+
+    read_string_attr(f, "status", s, sizeof s);
+    CHECK(strcmp(s, "complete") == 0, "status = '%s'", s);
+    read_string_attr(f, "model_text", s, sizeof s);
+    CHECK(strcmp(s, text) == 0, "model text archived");
+    read_string_attr(f, "cradle_version", s, sizeof s);
+    CHECK(strcmp(s, cr_version()) == 0, "version archived");
+    H5Fclose(f);
+    cr_sim_destroy(sim);
+
+    /* an interrupted run keeps a valid file that says so */
+    sim = cr_sim_create(model, msg, sizeof msg);
+    st = cr_store_create(path, model, "inline", text, msg, sizeof msg);
+    stop_after = 5;
+    cr_sim_set_output(sim, 0.0, limited_callback, st);
+    CHECK(cr_sim_run(sim, 0.0) == CR_ERR_INTERRUPTED, "callback stops the run");
+    CHECK(cr_store_commit(st, sim, "interrupted") == CR_OK, "commit interrupted");
+    cr_store_destroy(st);
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0 && rows_of(f, "/trajectory/time", NULL) == 5, "5 rows kept");
+    read_string_attr(f, "status", s, sizeof s);
+    CHECK(strcmp(s, "interrupted") == 0, "status = '%s'", s);
+    H5Fclose(f);
+    cr_sim_destroy(sim);
+
+    /* a store destroyed before commit leaves neither the file nor its temporary */
+    unlink(path);
+    st = cr_store_create(path, model, NULL, NULL, msg, sizeof msg);
+    cr_store_destroy(st);
+    CHECK(access(path, F_OK) != 0, "no file after an abandoned store");
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    CHECK(access(tmp, F_OK) != 0, "no temporary left");
+
+    /* an unwritable place is a clear error */
+    CHECK(cr_store_create("/nonexistent-dir/x.h5", model, NULL, NULL, msg, sizeof msg) == NULL,
+          "unwritable path refused");
+    CHECK(strstr(msg, "/nonexistent-dir/x.h5") != NULL, "message names the path: %s", msg);
+    cr_model_destroy(model);
+    unlink(path);
+    return tu_finish("test-store");
+}
