@@ -1,0 +1,14 @@
+#!/bin/sh
+# Quickstart: install what is missing, configure, build, and run the main job
+# (a 5-ball Newton's cradle) writing cradle-out.h5. Extra arguments go to
+# `cradle run` (a model file, -o FILE).
+set -eu
+cd "$(dirname "$0")/.."
+sh tools/install-deps.sh
+[ -f build/build.ninja ] || meson setup build --buildtype=release -Dwerror=true >/dev/null
+if ! ninja -C build > build/ninja.log 2>&1; then
+    cat build/ninja.log >&2
+    echo "quickstart: build failed" >&2
+    exit 1
+fi
+exec ./build/tools/cradle run "$@"
