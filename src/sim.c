@@ -181,10 +181,20 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         double delta, rate;
         contact_state(s, y, c, &delta, &rate);
         const cr_contact_params *p = &s->law[c];
-        /* the un-clipped law, scaled by K δ*ⁿ so it is of order one */
-        double d = delta > 0.0 ? delta : 0.0;
-        double raw = p->K * pow(d, p->n) + (p->C > 0.0 ? p->C * pow(d, p->m) * rate : 0.0);
-        g[2 * s->nc + k] = raw / (p->K * pow(s->L, p->n));
+        if (delta <= 0.0) {
+            /* Open: the overlap itself, negative. A function that stays exactly
+             * zero over an interval makes CVODE stop with CV_CLOSERT. */
+            g[2 * s->nc + k] = ovl_s(y, c);
+            continue;
+        }
+        /* The sign of the un-clipped law K δⁿ + C δᵐ δ̇, with δ^min(n, m) divided
+         * out: δⁿ alone underflows to exactly 0 for the tiny overlaps at a wave
+         * front, and an exact zero is again CV_CLOSERT. */
+        double q = fmin(p->n, p->m);
+        double e_k = p->n - q, e_c = p->m - q;
+        double raw = p->K * (e_k == 0.0 ? 1.0 : pow(delta, e_k)) +
+                     p->C * (e_c == 0.0 ? 1.0 : pow(delta, e_c)) * rate;
+        g[2 * s->nc + k] = raw / (p->K * (e_k == 0.0 ? 1.0 : pow(s->L, e_k)));
     }
     return 0;
 }
@@ -286,7 +296,8 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     for (size_t c = 0; c < s->nc; c++) {
         s->delta0[c] = cr_model_initial_overlap(model, c);
         s->law[c] = *cr_model_contact(model, c);
-        if (s->law[c].release == CR_RELEASE_FORCE)
+        /* without damping the law never pulls: `force` release changes nothing */
+        if (s->law[c].release == CR_RELEASE_FORCE && s->law[c].C > 0.0)
             s->force_root_contact[s->n_force_roots++] = c;
     }
     choose_scales(s);
@@ -459,7 +470,9 @@ static int handle_roots(cr_sim *s)
     for (size_t k = 0; k < s->n_force_roots && rc == CR_OK; k++) {
         size_t c = s->force_root_contact[k];
         int r = s->rootsfound[2 * s->nc + k];
-        if (r != 0 && ovl_s(y, c) > 0.0)
+        /* the root function jumps from the overlap to the law at closing:
+         * that crossing is the closing event, not a re-engagement */
+        if (r != 0 && ovl_s(y, c) > 0.0 && s->rootsfound[c] == 0)
             rc = push_event(s, c, r < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
     }
     if (rc != CR_OK || !restart)
