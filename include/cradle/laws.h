@@ -1,0 +1,123 @@
+/**
+ * @file laws.h
+ * @brief Rigid impact laws on one general interface.
+ *
+ * An impact configuration holds, in the coordinates of the model: the mass
+ * matrix M (n × n, symmetric positive definite), the constraint gradients W
+ * (n × m, one column wᵢ per closed contact, gᵢ ≥ 0 admissible), optional
+ * kinematic excitation terms ŵ (../shared/seeds/003_eec1a2ecbe7b58dc.txt eq. 4:
+ * γᵢ = wᵢᵀu + ŵᵢ) and the pre-impact velocity u⁻. A law maps it to u⁺ and
+ * the contact impulses P with M(u⁺ − u⁻) = W P. The module knows nothing about
+ * compliant contacts.
+ */
+#ifndef CRADLE_LAWS_H
+#define CRADLE_LAWS_H
+
+#include "cradle/common.h"
+
+typedef struct cr_impact cr_impact;
+typedef struct cr_law_result cr_law_result;
+
+/** The laws. */
+typedef enum {
+    CR_LAW_NEWTON = 0,       /**< Newton inequality law, per-contact εᵢ (003 eq. 6-8), LCP */
+    CR_LAW_GLOBAL_DISSIPATION, /**< global dissipation index (000 eq. 56-60; 003 eq. 26-31) */
+    CR_LAW_MAX_DISSIPATION,  /**< maximal dissipation, u⁺ = prox_T(u⁻) (000 eq. 52-53) */
+    CR_LAW_POISSON,          /**< Poisson, compression LCP then expansion (002 eq. 10-17) */
+    CR_LAW_ENERGETIC,        /**< energetic coefficient κ + impulse ratios α (001 eq. 17-19, 38) */
+    CR_LAW_SEQUENTIAL,       /**< sequential impacts (Han & Gilmore; 001 sect. 3.2) */
+    CR_LAW_COUNT
+} cr_law_id;
+
+/** Parameters of every law (a plain input struct); fill with cr_law_params_init. */
+typedef struct {
+    double restitution;         /**< ε of every contact (default 1) */
+    const double *restitutions; /**< per-contact εᵢ (Newton, Poisson, sequential), or NULL */
+    double kappa;               /**< energetic law: κ = T⁺/T⁻ */
+    const double *alpha;        /**< energetic law: αⱼ = Pⱼ / P_ref, m values (α_ref is 1) */
+    size_t reference;           /**< energetic law: the reference contact */
+    int max_stages;             /**< sequential law: cap on the stages of one branch (64) */
+    int max_outcomes;           /**< sequential law: cap on the branches explored (4096) */
+} cr_law_params;
+
+/** What a law found. */
+typedef enum {
+    CR_LAW_OK = 0,          /**< one solution satisfying the law's conditions */
+    CR_LAW_INFEASIBLE,      /**< no admissible solution (e.g. (α, κ) outside 001 eq. 19/28) */
+    CR_LAW_MULTIPLE,        /**< several outcomes (sequential law), all reported */
+    CR_LAW_NOT_TERMINATED,  /**< a branch hit the stage cap; the outcomes found are reported */
+    CR_LAW_SOLVER_FAILED    /**< the LCP / NNLS solver did not converge */
+} cr_law_status;
+
+CR_EXPORT void cr_law_params_init(cr_law_params *p);
+
+/** @return a configuration with n dofs and m contacts (M = I, W = 0, u⁻ = 0), or NULL. */
+CR_EXPORT cr_impact *cr_impact_create(size_t ndof, size_t ncontacts);
+CR_EXPORT void cr_impact_destroy(cr_impact *imp);
+/** Full mass matrix, row-major n × n (must be symmetric positive definite). */
+CR_EXPORT int cr_impact_set_mass(cr_impact *imp, const double *M);
+CR_EXPORT int cr_impact_set_mass_diagonal(cr_impact *imp, const double *m);
+/** Column wᵢ of W (length n): γᵢ = wᵢᵀu + ŵᵢ. */
+CR_EXPORT int cr_impact_set_gradient(cr_impact *imp, size_t contact, const double *w);
+CR_EXPORT int cr_impact_set_excitation(cr_impact *imp, const double *what);
+CR_EXPORT int cr_impact_set_velocity(cr_impact *imp, const double *u_minus);
+
+/**
+ * Builder for a 1-D chain of N balls: n = N, m = N − 1, contact c between balls
+ * c and c + 1 with γ_c = u_{c+1} − u_c. Creates the configuration.
+ */
+CR_EXPORT cr_impact *cr_impact_create_chain(size_t nballs, const double *masses,
+                                            const double *u_minus);
+/**
+ * Builder for planar discs (no rotation, frictionless): n = 2N with
+ * u = (ẋ₁, ẏ₁, ẋ₂, …); contact k joins discs pairs[2k], pairs[2k+1] at centres
+ * xy, with wᵢ along the unit line of centres from the first to the second disc
+ * (γ = relative normal velocity, positive separating).
+ */
+CR_EXPORT cr_impact *cr_impact_create_discs(size_t ndiscs, const double *masses,
+                                            const double *xy, size_t ncontacts,
+                                            const size_t *pairs, const double *u_minus);
+
+CR_EXPORT size_t cr_impact_dof_count(const cr_impact *imp);
+CR_EXPORT size_t cr_impact_contact_count(const cr_impact *imp);
+CR_EXPORT const char *cr_impact_last_error(const cr_impact *imp);
+/** Pre-impact relative velocities γᵢ⁻ = wᵢᵀu⁻ + ŵᵢ. */
+CR_EXPORT int cr_impact_get_gamma(cr_impact *imp, double *gamma);
+/** Delassus matrix G = WᵀM⁻¹W, row-major m × m. */
+CR_EXPORT int cr_impact_get_delassus(cr_impact *imp, double *G);
+/**
+ * Cosine of the kinetic angle between contacts i and j (001 eq. 39-40):
+ * nᵢ·nⱼ in the kinetic metric = Gᵢⱼ / √(Gᵢᵢ Gⱼⱼ). Contacts are coupled when it
+ * is negative (001 eq. 43). @return NAN on bad indices.
+ */
+CR_EXPORT double cr_impact_kinetic_cosine(cr_impact *imp, size_t i, size_t j);
+
+CR_EXPORT cr_law_result *cr_law_result_create(void);
+CR_EXPORT void cr_law_result_destroy(cr_law_result *r);
+
+/**
+ * Applies law @p law to the configuration. @return CR_OK when the law ran (its
+ * physical verdict is cr_law_result_status), a negative code on invalid input
+ * (message in cr_impact_last_error).
+ */
+CR_EXPORT int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p,
+                           cr_law_result *r);
+
+CR_EXPORT cr_law_status cr_law_result_status(const cr_law_result *r);
+CR_EXPORT const char *cr_law_result_message(const cr_law_result *r);
+/** Number of outcomes: 1, or several for the sequential law, 0 when infeasible. */
+CR_EXPORT size_t cr_law_result_outcome_count(const cr_law_result *r);
+/** u⁺ of outcome k (n values). */
+CR_EXPORT const double *cr_law_result_velocity(const cr_law_result *r, size_t k);
+/** Total contact impulses P of outcome k (m values). */
+CR_EXPORT const double *cr_law_result_impulse(const cr_law_result *r, size_t k);
+/** T⁺/T⁻ of outcome k. */
+CR_EXPORT double cr_law_result_energy_ratio(const cr_law_result *r, size_t k);
+/** Largest violation of the law's own conditions found by the residual check. */
+CR_EXPORT double cr_law_result_residual(const cr_law_result *r);
+
+CR_EXPORT const char *cr_law_name(cr_law_id law);
+CR_EXPORT int cr_law_from_name(const char *name, cr_law_id *out);
+CR_EXPORT const char *cr_law_status_name(cr_law_status s);
+
+#endif

@@ -1,0 +1,925 @@
+/*
+ * Rigid impact laws. Every law returns P and u⁺ = u⁻ + M⁻¹ W P, so the impulse
+ * balance M(u⁺ − u⁻) = W P holds by construction; what differs is how P is
+ * chosen. Each law checks its own conditions on the answer (residual) and says
+ * so in the status instead of returning numbers that violate them.
+ */
+#include "cradle/laws.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lapacke.h>
+
+#include "dense-priv.h"
+#include "lcp-priv.h"
+#include "priv.h"
+
+/* Relative tolerance of the checks on velocities and impulses. */
+#define LAW_TOL 1e-9
+
+struct cr_impact {
+    size_t n, m;
+    double *M, *L, *W, *MiW, *G, *what, *u, *gamma;
+    double T; /* pre-impact kinetic energy */
+    double vscale;
+    int prepared;
+    char err[CR_ERRMSG_LEN];
+};
+
+struct cr_law_result {
+    size_t n, m, count, cap;
+    double *u, *P, *ratio;
+    cr_law_status status;
+    double residual;
+    char msg[256];
+};
+
+/* ---- configuration --------------------------------------------------------- */
+
+cr_impact *cr_impact_create(size_t n, size_t m)
+{
+    if (n == 0)
+        return NULL;
+    cr_impact *imp = calloc(1, sizeof(*imp));
+    if (!imp)
+        return NULL;
+    imp->n = n;
+    imp->m = m;
+    size_t mm = m ? m : 1;
+    imp->M = calloc(n * n, sizeof(double));
+    imp->L = calloc(n * n, sizeof(double));
+    imp->W = calloc(n * mm, sizeof(double));
+    imp->MiW = calloc(n * mm, sizeof(double));
+    imp->G = calloc(mm * mm, sizeof(double));
+    imp->what = calloc(mm, sizeof(double));
+    imp->gamma = calloc(mm, sizeof(double));
+    imp->u = calloc(n, sizeof(double));
+    if (!imp->M || !imp->L || !imp->W || !imp->MiW || !imp->G || !imp->what || !imp->gamma ||
+        !imp->u) {
+        cr_impact_destroy(imp);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        CR_AT(imp->M, n, i, i) = 1.0;
+    return imp;
+}
+
+void cr_impact_destroy(cr_impact *imp)
+{
+    if (!imp)
+        return;
+    free(imp->M);
+    free(imp->L);
+    free(imp->W);
+    free(imp->MiW);
+    free(imp->G);
+    free(imp->what);
+    free(imp->gamma);
+    free(imp->u);
+    free(imp);
+}
+
+static int all_finite(const double *v, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+
+int cr_impact_set_mass(cr_impact *imp, const double *M)
+{
+    CR_CHECK(imp && M && all_finite(M, imp->n * imp->n), imp ? imp->err : NULL,
+             CR_ERR_INVALID);
+    for (size_t i = 0; i < imp->n; i++)
+        for (size_t j = 0; j < imp->n; j++) {
+            if (fabs(M[i * imp->n + j] - M[j * imp->n + i]) >
+                1e-12 * (fabs(M[i * imp->n + j]) + fabs(M[j * imp->n + i]))) {
+                cr_set_msg(imp->err, sizeof imp->err, "mass matrix is not symmetric at (%zu, %zu)",
+                           i, j);
+                return CR_ERR_INVALID;
+            }
+            CR_AT(imp->M, imp->n, i, j) = M[i * imp->n + j];
+        }
+    imp->prepared = 0;
+    return CR_OK;
+}
+
+int cr_impact_set_mass_diagonal(cr_impact *imp, const double *m)
+{
+    CR_CHECK(imp && m && all_finite(m, imp->n), imp ? imp->err : NULL, CR_ERR_INVALID);
+    memset(imp->M, 0, imp->n * imp->n * sizeof(double));
+    for (size_t i = 0; i < imp->n; i++)
+        CR_AT(imp->M, imp->n, i, i) = m[i];
+    imp->prepared = 0;
+    return CR_OK;
+}
+
+int cr_impact_set_gradient(cr_impact *imp, size_t c, const double *w)
+{
+    CR_CHECK(imp && w && c < imp->m && all_finite(w, imp->n), imp ? imp->err : NULL,
+             CR_ERR_INVALID);
+    memcpy(imp->W + c * imp->n, w, imp->n * sizeof(double));
+    imp->prepared = 0;
+    return CR_OK;
+}
+
+int cr_impact_set_excitation(cr_impact *imp, const double *what)
+{
+    CR_CHECK(imp && what && all_finite(what, imp->m), imp ? imp->err : NULL, CR_ERR_INVALID);
+    memcpy(imp->what, what, imp->m * sizeof(double));
+    imp->prepared = 0;
+    return CR_OK;
+}
+
+int cr_impact_set_velocity(cr_impact *imp, const double *u)
+{
+    CR_CHECK(imp && u && all_finite(u, imp->n), imp ? imp->err : NULL, CR_ERR_INVALID);
+    memcpy(imp->u, u, imp->n * sizeof(double));
+    imp->prepared = 0;
+    return CR_OK;
+}
+
+cr_impact *cr_impact_create_chain(size_t nb, const double *masses, const double *u)
+{
+    if (nb == 0 || !masses || !u)
+        return NULL;
+    cr_impact *imp = cr_impact_create(nb, nb - 1);
+    if (!imp)
+        return NULL;
+    cr_impact_set_mass_diagonal(imp, masses);
+    cr_impact_set_velocity(imp, u);
+    for (size_t c = 0; c + 1 < nb; c++) {
+        CR_AT(imp->W, nb, c, c) = -1.0;
+        CR_AT(imp->W, nb, c + 1, c) = 1.0;
+    }
+    return imp;
+}
+
+cr_impact *cr_impact_create_discs(size_t nd, const double *masses, const double *xy, size_t nc,
+                                  const size_t *pairs, const double *u)
+{
+    if (nd == 0 || !masses || !xy || !u || (nc && !pairs))
+        return NULL;
+    cr_impact *imp = cr_impact_create(2 * nd, nc);
+    if (!imp)
+        return NULL;
+    for (size_t i = 0; i < nd; i++)
+        CR_AT(imp->M, 2 * nd, 2 * i, 2 * i) = CR_AT(imp->M, 2 * nd, 2 * i + 1, 2 * i + 1) =
+            masses[i];
+    cr_impact_set_velocity(imp, u);
+    for (size_t k = 0; k < nc; k++) {
+        size_t a = pairs[2 * k], b = pairs[2 * k + 1];
+        if (a >= nd || b >= nd || a == b) {
+            cr_impact_destroy(imp);
+            return NULL;
+        }
+        double dx = xy[2 * b] - xy[2 * a], dy = xy[2 * b + 1] - xy[2 * a + 1];
+        double d = hypot(dx, dy);
+        /* γ = n·(u_b − u_a): the normal relative velocity, positive separating */
+        double *w = imp->W + k * 2 * nd;
+        w[2 * a] = -dx / d;
+        w[2 * a + 1] = -dy / d;
+        w[2 * b] = dx / d;
+        w[2 * b + 1] = dy / d;
+    }
+    return imp;
+}
+
+size_t cr_impact_dof_count(const cr_impact *imp)
+{
+    return imp->n;
+}
+
+size_t cr_impact_contact_count(const cr_impact *imp)
+{
+    return imp->m;
+}
+
+const char *cr_impact_last_error(const cr_impact *imp)
+{
+    return imp ? imp->err : "no impact configuration";
+}
+
+static double kinetic(const cr_impact *imp, const double *v)
+{
+    double T = 0.0;
+    for (size_t i = 0; i < imp->n; i++)
+        for (size_t j = 0; j < imp->n; j++)
+            T += 0.5 * v[i] * CR_AT(imp->M, imp->n, i, j) * v[j];
+    return T;
+}
+
+/* Cholesky of M, M⁻¹W, the Delassus matrix G = WᵀM⁻¹W and γ⁻. */
+static int prepare(cr_impact *imp)
+{
+    if (imp->prepared)
+        return CR_OK;
+    size_t n = imp->n, m = imp->m;
+    memcpy(imp->L, imp->M, n * n * sizeof(double));
+    if (cr_dense_cholesky(imp->L, n) != 0) {
+        cr_set_msg(imp->err, sizeof imp->err, "mass matrix is not positive definite");
+        return CR_ERR_INVALID;
+    }
+    memcpy(imp->MiW, imp->W, n * m * sizeof(double));
+    if (m)
+        cr_dense_cholesky_solve(imp->L, n, imp->MiW, m);
+    if (m)
+        cr_dense_atb(imp->W, imp->MiW, n, m, m, imp->G);
+    imp->vscale = 0.0;
+    for (size_t i = 0; i < n; i++)
+        imp->vscale = fmax(imp->vscale, fabs(imp->u[i]));
+    for (size_t c = 0; c < m; c++) {
+        double g = imp->what[c];
+        for (size_t i = 0; i < n; i++)
+            g += CR_AT(imp->W, n, i, c) * imp->u[i];
+        imp->gamma[c] = g;
+        imp->vscale = fmax(imp->vscale, fabs(g));
+        if (CR_AT(imp->G, m, c, c) <= 0.0) {
+            cr_set_msg(imp->err, sizeof imp->err, "contact %zu has a zero gradient", c);
+            return CR_ERR_INVALID;
+        }
+    }
+    if (imp->vscale == 0.0)
+        imp->vscale = 1.0;
+    imp->T = kinetic(imp, imp->u);
+    imp->prepared = 1;
+    return CR_OK;
+}
+
+int cr_impact_get_gamma(cr_impact *imp, double *gamma)
+{
+    int rc = imp && gamma ? prepare(imp) : CR_ERR_INVALID;
+    if (rc == CR_OK)
+        memcpy(gamma, imp->gamma, imp->m * sizeof(double));
+    return rc;
+}
+
+int cr_impact_get_delassus(cr_impact *imp, double *G)
+{
+    int rc = imp && G ? prepare(imp) : CR_ERR_INVALID;
+    if (rc == CR_OK)
+        for (size_t i = 0; i < imp->m; i++)
+            for (size_t j = 0; j < imp->m; j++)
+                G[i * imp->m + j] = CR_AT(imp->G, imp->m, i, j);
+    return rc;
+}
+
+double cr_impact_kinetic_cosine(cr_impact *imp, size_t i, size_t j)
+{
+    if (!imp || i >= imp->m || j >= imp->m || prepare(imp) != CR_OK)
+        return NAN;
+    const double *G = imp->G;
+    size_t m = imp->m;
+    return CR_AT(G, m, i, j) / sqrt(CR_AT(G, m, i, i) * CR_AT(G, m, j, j));
+}
+
+/* ---- results --------------------------------------------------------------- */
+
+cr_law_result *cr_law_result_create(void)
+{
+    return calloc(1, sizeof(cr_law_result));
+}
+
+void cr_law_result_destroy(cr_law_result *r)
+{
+    if (!r)
+        return;
+    free(r->u);
+    free(r->P);
+    free(r->ratio);
+    free(r);
+}
+
+static void result_reset(cr_law_result *r, size_t n, size_t m)
+{
+    r->n = n;
+    r->m = m;
+    r->count = 0;
+    r->status = CR_LAW_OK;
+    r->residual = 0.0;
+    r->msg[0] = '\0';
+}
+
+static int result_push(cr_law_result *r, const cr_impact *imp, const double *u, const double *P)
+{
+    if (r->count == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 4;
+        double *nu = realloc(r->u, cap * r->n * sizeof(double));
+        if (!nu)
+            return CR_ERR_NOMEM;
+        r->u = nu;
+        double *nP = realloc(r->P, cap * (r->m ? r->m : 1) * sizeof(double));
+        if (!nP)
+            return CR_ERR_NOMEM;
+        r->P = nP;
+        double *nr = realloc(r->ratio, cap * sizeof(double));
+        if (!nr)
+            return CR_ERR_NOMEM;
+        r->ratio = nr;
+        r->cap = cap;
+    }
+    memcpy(r->u + r->count * r->n, u, r->n * sizeof(double));
+    memcpy(r->P + r->count * r->m, P, r->m * sizeof(double));
+    r->ratio[r->count] = imp->T > 0.0 ? kinetic(imp, u) / imp->T : NAN;
+    r->count++;
+    return CR_OK;
+}
+
+cr_law_status cr_law_result_status(const cr_law_result *r)
+{
+    return r->status;
+}
+
+const char *cr_law_result_message(const cr_law_result *r)
+{
+    return r->msg;
+}
+
+size_t cr_law_result_outcome_count(const cr_law_result *r)
+{
+    return r->count;
+}
+
+const double *cr_law_result_velocity(const cr_law_result *r, size_t k)
+{
+    return k < r->count ? r->u + k * r->n : NULL;
+}
+
+const double *cr_law_result_impulse(const cr_law_result *r, size_t k)
+{
+    return k < r->count ? r->P + k * r->m : NULL;
+}
+
+double cr_law_result_energy_ratio(const cr_law_result *r, size_t k)
+{
+    return k < r->count ? r->ratio[k] : NAN;
+}
+
+double cr_law_result_residual(const cr_law_result *r)
+{
+    return r->residual;
+}
+
+/* ---- shared pieces of the laws --------------------------------------------- */
+
+/* u⁺ = u⁻ + M⁻¹ W P */
+static void apply_impulse(const cr_impact *imp, const double *u0, const double *P, double *u)
+{
+    memcpy(u, u0, imp->n * sizeof(double));
+    for (size_t c = 0; c < imp->m; c++)
+        if (P[c] != 0.0)
+            for (size_t i = 0; i < imp->n; i++)
+                u[i] += CR_AT(imp->MiW, imp->n, i, c) * P[c];
+}
+
+/* γ = Wᵀu + ŵ */
+static void relative_velocity(const cr_impact *imp, const double *u, double *g)
+{
+    for (size_t c = 0; c < imp->m; c++) {
+        g[c] = imp->what[c];
+        for (size_t i = 0; i < imp->n; i++)
+            g[c] += CR_AT(imp->W, imp->n, i, c) * u[i];
+    }
+}
+
+static double eps_of(const cr_law_params *p, size_t c)
+{
+    return p->restitutions ? p->restitutions[c] : p->restitution;
+}
+
+static int check_restitutions(cr_impact *imp, const cr_law_params *p)
+{
+    for (size_t c = 0; c < imp->m; c++) {
+        double e = eps_of(p, c);
+        if (!(e >= 0.0 && e <= 1.0)) {
+            cr_set_msg(imp->err, sizeof imp->err,
+                       "restitution of contact %zu must lie in [0, 1] (got %g)", c, e);
+            return CR_ERR_INVALID;
+        }
+    }
+    return CR_OK;
+}
+
+/* Verdict of the complementarity checks: a violation beyond LAW_TOL is a failure. */
+static void judge(cr_law_result *r, double violation, const char *what)
+{
+    r->residual = fmax(r->residual, violation);
+    if (violation > 1e-7 && r->status == CR_LAW_OK) {
+        r->status = CR_LAW_SOLVER_FAILED;
+        snprintf(r->msg, sizeof r->msg, "%s violated by %.3g (relative)", what, violation);
+    }
+}
+
+/* max over contacts of the violation of  a ≥ 0, b ≥ 0, a·b = 0, relative to scale */
+static double complementarity_violation(size_t m, const double *a, const double *b,
+                                        double scale_a, double scale_b)
+{
+    double v = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        double x = a[i] / scale_a, y = b[i] / scale_b;
+        v = fmax(v, fmax(-x, -y));
+        v = fmax(v, fabs(fmin(x, y)));
+    }
+    return v;
+}
+
+static double impulse_scale(const cr_impact *imp)
+{
+    /* an impulse that changes γ by the velocity scale */
+    double gmax = 0.0;
+    for (size_t c = 0; c < imp->m; c++)
+        gmax = fmax(gmax, CR_AT(imp->G, imp->m, c, c));
+    return imp->vscale / gmax;
+}
+
+/* ---- 1. Newton inequality law (003 eq. 6-8; 001 eq. 10) --------------------- */
+
+static int solve_lcp(cr_impact *imp, const double *q, double *z, cr_law_result *r)
+{
+    double res;
+    if (cr_lcp_solve(imp->m, imp->G, q, z, &res) != 0) {
+        r->status = CR_LAW_SOLVER_FAILED;
+        snprintf(r->msg, sizeof r->msg, "Siconos LCP solver failed (residual %.3g)", res);
+        return -1;
+    }
+    r->residual = fmax(r->residual, res);
+    return 0;
+}
+
+/*
+ * Closed contacts obey (γᵢ⁺ + εᵢγᵢ⁻) ≥ 0, Λᵢ ≥ 0, (γᵢ⁺ + εᵢγᵢ⁻)Λᵢ = 0 with
+ * γ⁺ = γ⁻ + GΛ: the LCP  w = GΛ + (1 + E)γ⁻.
+ */
+static int law_newton(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    size_t m = imp->m;
+    int rc = check_restitutions(imp, p);
+    if (rc != CR_OK)
+        return rc;
+    double *q = malloc((m + 1) * sizeof(double)), *z = malloc((m + 1) * sizeof(double));
+    double *u = malloc(imp->n * sizeof(double)), *g = malloc((m + 1) * sizeof(double));
+    if (!q || !z || !u || !g) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t c = 0; c < m; c++)
+        q[c] = (1.0 + eps_of(p, c)) * imp->gamma[c];
+    if (solve_lcp(imp, q, z, r) != 0)
+        goto done;
+    apply_impulse(imp, imp->u, z, u);
+    relative_velocity(imp, u, g);
+    for (size_t c = 0; c < m; c++)
+        g[c] += eps_of(p, c) * imp->gamma[c];
+    judge(r, complementarity_violation(m, g, z, imp->vscale, impulse_scale(imp)),
+          "Newton complementarity");
+    rc = result_push(r, imp, u, z);
+done:
+    free(q);
+    free(z);
+    free(u);
+    free(g);
+    return rc;
+}
+
+/* ---- 2, 3. Global dissipation index and maximal dissipation ---------------- */
+
+/*
+ * Moreau decomposition in the kinetic metric (000 eq. 56-60, 003 eq. 26-31),
+ * computed independently of the LCP: with M = L Lᵀ, x = Lᵀ(u⁻ − b) and B = L⁻¹W
+ * the tangent cone is {x : Bᵀx ≥ 0} and its polar {−Bλ : λ ≥ 0}, so the normal
+ * component is −Bλ with λ = argmin_{λ≥0} ‖x + Bλ‖ (non-negative least squares).
+ * Then u⁺ = u⁻ + (1 + ε) M⁻¹ W λ. The excitation b only needs Wᵀb = −ŵ; the
+ * minimum-norm x-correction c with Bᵀc = ŵ is used (003 eq. 26 with b).
+ */
+static int law_global_dissipation_eps(cr_impact *imp, double eps, cr_law_result *r)
+{
+    size_t n = imp->n, m = imp->m;
+    int rc = CR_OK;
+    double *B = malloc(n * m * sizeof(double) + 8), *x = malloc(n * sizeof(double));
+    double *lam = malloc((m + 1) * sizeof(double)), *u = malloc(n * sizeof(double));
+    double *c = malloc((n > m ? n : m) * sizeof(double) + 8), *Bt = malloc(n * m * sizeof(double) + 8);
+    double *g = malloc((m + 1) * sizeof(double)), *sv = malloc((m + n) * sizeof(double));
+    if (!B || !x || !lam || !u || !c || !Bt || !g || !sv) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    memcpy(B, imp->W, n * m * sizeof(double));
+    cr_dense_lower_solve(imp->L, n, B, m);
+    /* x = Lᵀ u⁻ */
+    for (size_t i = 0; i < n; i++) {
+        x[i] = 0.0;
+        for (size_t k = i; k < n; k++)
+            x[i] += CR_AT(imp->L, n, k, i) * imp->u[k];
+    }
+    int excited = 0;
+    for (size_t k = 0; k < m; k++)
+        excited |= imp->what[k] != 0.0;
+    if (excited) {
+        /* c = argmin ‖c‖ with Bᵀ c = ŵ  (LAPACK dgelsd on the m × n system) */
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                CR_AT(Bt, m, i, j) = CR_AT(B, n, j, i);
+        memset(c, 0, (n > m ? n : m) * sizeof(double));
+        memcpy(c, imp->what, m * sizeof(double));
+        lapack_int rank;
+        if (LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, 1, Bt, (lapack_int)m,
+                           c, (lapack_int)(n > m ? n : m), sv, 1e-13, &rank) != 0) {
+            r->status = CR_LAW_SOLVER_FAILED;
+            snprintf(r->msg, sizeof r->msg, "excitation: least squares failed");
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++)
+            x[i] += c[i];
+    }
+    /* NNLS: min ‖B λ − (−x)‖ */
+    for (size_t i = 0; i < n; i++)
+        x[i] = -x[i];
+    if (cr_dense_nnls(B, n, m, x, lam) != 0) {
+        r->status = CR_LAW_SOLVER_FAILED;
+        snprintf(r->msg, sizeof r->msg, "non-negative least squares did not converge");
+        goto done;
+    }
+    /* check the decomposition: z = prox_T has γ_T = γ⁻ + Gλ ≥ 0, λ ≥ 0, λ·γ_T = 0 */
+    for (size_t k = 0; k < m; k++) {
+        g[k] = imp->gamma[k];
+        for (size_t j = 0; j < m; j++)
+            g[k] += CR_AT(imp->G, m, k, j) * lam[j];
+    }
+    judge(r, complementarity_violation(m, g, lam, imp->vscale, impulse_scale(imp)),
+          "tangent-cone decomposition");
+    for (size_t k = 0; k < m; k++)
+        lam[k] *= 1.0 + eps;
+    apply_impulse(imp, imp->u, lam, u);
+    rc = result_push(r, imp, u, lam);
+done:
+    free(B);
+    free(x);
+    free(lam);
+    free(u);
+    free(c);
+    free(Bt);
+    free(g);
+    free(sv);
+    return rc;
+}
+
+static int law_global_dissipation(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    int rc = check_restitutions(imp, p);
+    if (rc != CR_OK)
+        return rc;
+    for (size_t c = 1; c < imp->m; c++)
+        if (eps_of(p, c) != eps_of(p, 0)) {
+            cr_set_msg(imp->err, sizeof imp->err,
+                       "the global dissipation index law takes one restitution for all "
+                       "contacts (contact 0: %g, contact %zu: %g)",
+                       eps_of(p, 0), c, eps_of(p, c));
+            return CR_ERR_INVALID;
+        }
+    return law_global_dissipation_eps(imp, imp->m ? eps_of(p, 0) : p->restitution, r);
+}
+
+/* Maximal dissipation: minimise T⁺ over u⁺ ∈ u⁻ − T⊥ (000 eq. 52); its unique
+ * solution is the proximation onto the tangent cone (eq. 53), ε = 0 above. */
+static int law_max_dissipation(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    (void)p;
+    return law_global_dissipation_eps(imp, 0.0, r);
+}
+
+/* ---- 4. Poisson (002 eq. 10-17) ------------------------------------------- */
+
+/*
+ * Compression: γ_C = γ⁻ + GΛ_C ≥ 0, Λ_C ≥ 0, complementary (an LCP).
+ * Expansion: Λ_E − EΛ_C ≥ 0, γ⁺ ≥ 0 and (Λ_E − EΛ_C)·γ⁺ = 0 (the
+ * complementarity 002 eq. 17 only states as a product; see seeds/README):
+ * with μ = Λ_E − EΛ_C, γ⁺ = γ_C + G E Λ_C + G μ, again an LCP in μ.
+ */
+static int law_poisson(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    size_t m = imp->m, n = imp->n;
+    int rc = check_restitutions(imp, p);
+    if (rc != CR_OK)
+        return rc;
+    double *lc = calloc(m + 1, sizeof(double)), *mu = calloc(m + 1, sizeof(double));
+    double *q = calloc(m + 1, sizeof(double)), *P = calloc(m + 1, sizeof(double));
+    double *u = malloc(n * sizeof(double)), *g = calloc(m + 1, sizeof(double));
+    if (!lc || !mu || !q || !P || !u || !g) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    if (solve_lcp(imp, imp->gamma, lc, r) != 0)
+        goto done;
+    for (size_t k = 0; k < m; k++) {
+        double s = imp->gamma[k];
+        for (size_t j = 0; j < m; j++)
+            s += CR_AT(imp->G, m, k, j) * (1.0 + eps_of(p, j)) * lc[j];
+        q[k] = s; /* γ_C + G E Λ_C */
+    }
+    if (solve_lcp(imp, q, mu, r) != 0)
+        goto done;
+    for (size_t k = 0; k < m; k++)
+        P[k] = lc[k] + eps_of(p, k) * lc[k] + mu[k];
+    apply_impulse(imp, imp->u, P, u);
+    relative_velocity(imp, u, g);
+    judge(r, complementarity_violation(m, g, mu, imp->vscale, impulse_scale(imp)),
+          "Poisson expansion complementarity");
+    rc = result_push(r, imp, u, P);
+done:
+    free(lc);
+    free(mu);
+    free(q);
+    free(P);
+    free(u);
+    free(g);
+    return rc;
+}
+
+/* ---- 5. Energetic coefficient + impulse ratios (001 eq. 17-19, 38) --------- */
+
+/*
+ * P = p·a with a_ref = 1, aⱼ = αⱼ. T⁺ = κT⁻ is the quadratic
+ *   ½(aᵀGa) p² + (aᵀWᵀu⁻) p + (1 − κ)T⁻ = 0,
+ * whose larger root is 001 eq. 18's (1 + √Δ) branch. (α, κ) is infeasible
+ * when Δ < 0, p ≤ 0, or a contact ends approaching (001 eq. 19, 28).
+ */
+static int law_energetic(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    size_t m = imp->m, n = imp->n;
+    if (m == 0 || !p->alpha || p->reference >= m || !(p->kappa >= 0.0) || !isfinite(p->kappa)) {
+        cr_set_msg(imp->err, sizeof imp->err,
+                   "the energetic law needs kappa >= 0, alpha (one per contact) and a "
+                   "reference contact < %zu",
+                   m);
+        return CR_ERR_INVALID;
+    }
+    double *a = malloc(m * sizeof(double)), *P = malloc(m * sizeof(double));
+    double *u = malloc(n * sizeof(double)), *g = malloc(m * sizeof(double));
+    int rc = CR_OK;
+    if (!a || !P || !u || !g) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    for (size_t k = 0; k < m; k++) {
+        a[k] = k == p->reference ? 1.0 : p->alpha[k];
+        if (!(a[k] >= 0.0) || !isfinite(a[k])) {
+            cr_set_msg(imp->err, sizeof imp->err, "alpha[%zu] must be >= 0 (got %g)", k, a[k]);
+            rc = CR_ERR_INVALID;
+            goto done;
+        }
+    }
+    double A = 0.0, Bq = 0.0, C = (1.0 - p->kappa) * imp->T;
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < m; j++)
+            A += 0.5 * a[i] * CR_AT(imp->G, m, i, j) * a[j];
+        Bq += a[i] * (imp->gamma[i] - imp->what[i]);
+    }
+    double disc = Bq * Bq - 4.0 * A * C;
+    double root = disc >= 0.0 ? (-Bq + sqrt(disc)) / (2.0 * A) : NAN;
+    if (!(disc >= 0.0) || !(root > 0.0)) {
+        r->status = CR_LAW_INFEASIBLE;
+        snprintf(r->msg, sizeof r->msg,
+                 disc < 0.0 ? "(alpha, kappa) infeasible: the energy balance has no real "
+                              "impulse (discriminant %.3g < 0)"
+                            : "(alpha, kappa) infeasible: no positive impulse (root %.3g)",
+                 disc < 0.0 ? disc : root);
+        goto done;
+    }
+    for (size_t k = 0; k < m; k++)
+        P[k] = root * a[k];
+    apply_impulse(imp, imp->u, P, u);
+    relative_velocity(imp, u, g);
+    double worst = 0.0;
+    size_t wc = 0;
+    for (size_t k = 0; k < m; k++)
+        if (-g[k] / imp->vscale > worst) {
+            worst = -g[k] / imp->vscale;
+            wc = k;
+        }
+    if (worst > LAW_TOL) {
+        r->status = CR_LAW_INFEASIBLE;
+        snprintf(r->msg, sizeof r->msg,
+                 "(alpha, kappa) infeasible: contact %zu would still approach after impact "
+                 "(gamma+ = %.6g)",
+                 wc, g[wc]);
+        goto done;
+    }
+    rc = result_push(r, imp, u, P);
+done:
+    free(a);
+    free(P);
+    free(u);
+    free(g);
+    return rc;
+}
+
+/* ---- 6. Sequential impacts (Han & Gilmore; 001 sect. 3.2) ------------------ */
+
+typedef struct {
+    double *u, *P;
+    int depth;
+} seq_node;
+
+/* Newton's law on the contacts of `subset` only (bit mask over `cand`). */
+static int newton_on_subset(cr_impact *imp, const cr_law_params *p, const size_t *cand,
+                            size_t nc, unsigned mask, const double *u, double *lam,
+                            cr_law_result *r)
+{
+    size_t k = 0, idx[32];
+    for (size_t i = 0; i < nc; i++)
+        if (mask & (1u << i))
+            idx[k++] = cand[i];
+    double Gs[32 * 32], q[32], z[32], g[32], res;
+    relative_velocity(imp, u, g);
+    for (size_t i = 0; i < k; i++) {
+        q[i] = (1.0 + eps_of(p, idx[i])) * g[idx[i]];
+        for (size_t j = 0; j < k; j++)
+            Gs[j * k + i] = CR_AT(imp->G, imp->m, idx[i], idx[j]);
+    }
+    if (cr_lcp_solve(k, Gs, q, z, &res) != 0)
+        return -1;
+    r->residual = fmax(r->residual, res);
+    memset(lam, 0, imp->m * sizeof(double));
+    for (size_t i = 0; i < k; i++)
+        lam[idx[i]] = z[i];
+    return 0;
+}
+
+static int same_velocity(const double *a, const double *b, size_t n, double scale)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fabs(a[i] - b[i]) > 1e-9 * scale)
+            return 0;
+    return 1;
+}
+
+static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    size_t n = imp->n, m = imp->m;
+    int rc = check_restitutions(imp, p);
+    if (rc != CR_OK)
+        return rc;
+    if (m > 20) {
+        cr_set_msg(imp->err, sizeof imp->err,
+                   "the sequential law enumerates contact subsets: at most 20 contacts (got %zu)",
+                   m);
+        return CR_ERR_INVALID;
+    }
+    size_t stack_cap = 256, top = 0, explored = 0;
+    int capped = 0;
+    seq_node *stack = malloc(stack_cap * sizeof(seq_node));
+    double *g = malloc((m + 1) * sizeof(double)), *lam = malloc((m + 1) * sizeof(double));
+    if (!stack || !g || !lam) {
+        free(stack);
+        free(g);
+        free(lam);
+        return CR_ERR_NOMEM;
+    }
+    stack[top].u = malloc(n * sizeof(double));
+    stack[top].P = calloc(m + 1, sizeof(double));
+    memcpy(stack[top].u, imp->u, n * sizeof(double));
+    stack[top++].depth = 0;
+    double tol = LAW_TOL * imp->vscale;
+    while (top > 0 && rc == CR_OK) {
+        seq_node node = stack[--top];
+        relative_velocity(imp, node.u, g);
+        size_t cand[32], nc = 0;
+        int approaching = 0;
+        for (size_t c = 0; c < m; c++)
+            if (g[c] <= tol) { /* closed and not separating */
+                cand[nc++] = c;
+                approaching |= g[c] < -tol;
+            }
+        if (!approaching) {
+            int dup = 0;
+            for (size_t k = 0; k < r->count && !dup; k++)
+                dup = same_velocity(r->u + k * n, node.u, n, imp->vscale);
+            if (!dup)
+                rc = result_push(r, imp, node.u, node.P);
+        } else if (node.depth >= p->max_stages || (int)explored >= p->max_outcomes) {
+            capped = 1;
+        } else {
+            /* every subset of the closed contacts holding an approaching one */
+            for (unsigned mask = 1; mask < (1u << nc) && rc == CR_OK; mask++) {
+                int has_approaching = 0;
+                for (size_t i = 0; i < nc; i++)
+                    if ((mask & (1u << i)) && g[cand[i]] < -tol)
+                        has_approaching = 1;
+                if (!has_approaching)
+                    continue;
+                if (newton_on_subset(imp, p, cand, nc, mask, node.u, lam, r) != 0) {
+                    r->status = CR_LAW_SOLVER_FAILED;
+                    snprintf(r->msg, sizeof r->msg, "LCP failed on a contact subset");
+                    continue;
+                }
+                explored++;
+                if (top == stack_cap) {
+                    seq_node *s = realloc(stack, 2 * stack_cap * sizeof(seq_node));
+                    if (!s) {
+                        rc = CR_ERR_NOMEM;
+                        break;
+                    }
+                    stack = s;
+                    stack_cap *= 2;
+                }
+                seq_node child = {malloc(n * sizeof(double)), malloc((m + 1) * sizeof(double)),
+                                  node.depth + 1};
+                if (!child.u || !child.P) {
+                    free(child.u);
+                    free(child.P);
+                    rc = CR_ERR_NOMEM;
+                    break;
+                }
+                apply_impulse(imp, node.u, lam, child.u);
+                for (size_t c = 0; c < m; c++)
+                    child.P[c] = node.P[c] + lam[c];
+                stack[top++] = child;
+            }
+        }
+        free(node.u);
+        free(node.P);
+    }
+    while (top > 0) {
+        free(stack[top - 1].u);
+        free(stack[top - 1].P);
+        top--;
+    }
+    free(stack);
+    free(g);
+    free(lam);
+    if (rc != CR_OK)
+        return rc;
+    if (capped) {
+        r->status = CR_LAW_NOT_TERMINATED;
+        snprintf(r->msg, sizeof r->msg,
+                 "some branches were still impacting after %d stages (or %d branches); "
+                 "%zu finished outcomes reported",
+                 p->max_stages, p->max_outcomes, r->count);
+    } else if (r->status == CR_LAW_OK && r->count > 1) {
+        r->status = CR_LAW_MULTIPLE;
+        snprintf(r->msg, sizeof r->msg, "%zu distinct outcomes", r->count);
+    }
+    return CR_OK;
+}
+
+/* ---- dispatch -------------------------------------------------------------- */
+
+typedef int (*law_fn)(cr_impact *, const cr_law_params *, cr_law_result *);
+
+static const struct {
+    const char *name;
+    law_fn solve;
+} LAWS[CR_LAW_COUNT] = {
+    [CR_LAW_NEWTON] = {"newton", law_newton},
+    [CR_LAW_GLOBAL_DISSIPATION] = {"global-dissipation", law_global_dissipation},
+    [CR_LAW_MAX_DISSIPATION] = {"max-dissipation", law_max_dissipation},
+    [CR_LAW_POISSON] = {"poisson", law_poisson},
+    [CR_LAW_ENERGETIC] = {"energetic", law_energetic},
+    [CR_LAW_SEQUENTIAL] = {"sequential", law_sequential},
+};
+
+void cr_law_params_init(cr_law_params *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->restitution = 1.0;
+    p->kappa = 1.0;
+    p->max_stages = 64;
+    p->max_outcomes = 4096;
+}
+
+int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_result *r)
+{
+    CR_CHECK(imp && p && r && (unsigned)law < CR_LAW_COUNT, imp ? imp->err : NULL,
+             CR_ERR_INVALID);
+    int rc = prepare(imp);
+    if (rc != CR_OK)
+        return rc;
+    result_reset(r, imp->n, imp->m);
+    imp->err[0] = '\0';
+    return LAWS[law].solve(imp, p, r);
+}
+
+const char *cr_law_name(cr_law_id law)
+{
+    return (unsigned)law < CR_LAW_COUNT ? LAWS[law].name : "unknown";
+}
+
+int cr_law_from_name(const char *name, cr_law_id *out)
+{
+    for (int k = 0; k < CR_LAW_COUNT; k++)
+        if (name && strcmp(name, LAWS[k].name) == 0) {
+            *out = (cr_law_id)k;
+            return CR_OK;
+        }
+    return CR_ERR_INVALID;
+}
+
+const char *cr_law_status_name(cr_law_status s)
+{
+    static const char *const names[] = {"ok", "infeasible", "multiple", "not-terminated",
+                                        "solver-failed"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
+}

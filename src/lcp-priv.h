@@ -1,0 +1,16 @@
+/* The linear complementarity problems of the rigid laws, solved by Siconos
+ * Numerics: find z ≥ 0 with w = G z + q ≥ 0 and zᵀw = 0. */
+#ifndef CRADLE_LCP_PRIV_H
+#define CRADLE_LCP_PRIV_H
+
+#include <stddef.h>
+
+/*
+ * G is m × m column-major (not modified), q of length m. Lexicographic Lemke
+ * first (exact pivoting; handles the degenerate problems of touching contacts),
+ * enumeration as a fallback. Returns 0 on success and the natural residual
+ * max |min(zᵢ, wᵢ)| relative to max |qᵢ| in *residual.
+ */
+int cr_lcp_solve(size_t m, const double *G, const double *q, double *z, double *residual);
+
+#endif

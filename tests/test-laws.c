@@ -1,0 +1,447 @@
+/*
+ * Rigid impact laws against what the papers' equations determine (with the
+ * misprints of ../shared/seeds/README.md corrected), and property tests on
+ * random configurations.
+ */
+#include <string.h>
+
+#include "cradle/laws.h"
+#include "testutil.h"
+
+static cr_law_result *res;
+
+static const double *solve(cr_impact *imp, cr_law_id law, const cr_law_params *p)
+{
+    int rc = cr_law_solve(imp, law, p, res);
+    CHECK(rc == CR_OK, "%s: rc %d: %s", cr_law_name(law), rc, cr_impact_last_error(imp));
+    return cr_law_result_outcome_count(res) ? cr_law_result_velocity(res, 0) : NULL;
+}
+
+static void check_vec(const double *got, const double *want, size_t n, double tol,
+                      const char *ref)
+{
+    for (size_t i = 0; i < n; i++)
+        CHECK_REL(got ? got[i] : NAN, want[i], tol, ref);
+}
+
+/* 001 sect. 3.2: ball 1 (v = 1) strikes balls 2, 3 touching at rest, m = 1, e = 1. */
+static void three_ball_chain(void)
+{
+    const double m[3] = {1, 1, 1}, u[3] = {1, 0, 0};
+    const double newton[3] = {-1.0 / 3, 2.0 / 3, 2.0 / 3}, P[2] = {4.0 / 3, 2.0 / 3};
+    cr_impact *imp = cr_impact_create_chain(3, m, u);
+    cr_law_params p;
+    cr_law_params_init(&p);
+    static const cr_law_id same[] = {CR_LAW_NEWTON, CR_LAW_POISSON, CR_LAW_GLOBAL_DISSIPATION};
+    for (size_t k = 0; k < 3; k++) {
+        const double *v = solve(imp, same[k], &p);
+        CHECK(cr_law_result_status(res) == CR_LAW_OK, "%s status %s", cr_law_name(same[k]),
+              cr_law_status_name(cr_law_result_status(res)));
+        check_vec(v, newton, 3, 1e-12, "001 sect. 3.2: (-1/3, 2/3, 2/3)");
+        check_vec(cr_law_result_impulse(res, 0), P, 2, 1e-12, "001 sect. 3.2: P = (4/3, 2/3)");
+    }
+    /* sequential (Han & Gilmore): exactly (-1/3, 2/3, 2/3) and (0, 0, 1), eq. 15-16 */
+    solve(imp, CR_LAW_SEQUENTIAL, &p);
+    CHECK(cr_law_result_status(res) == CR_LAW_MULTIPLE, "status %s",
+          cr_law_status_name(cr_law_result_status(res)));
+    CHECK(cr_law_result_outcome_count(res) == 2, "outcomes: %zu",
+          cr_law_result_outcome_count(res));
+    int seen15 = 0, seen16 = 0;
+    const double eq16[3] = {0, 0, 1};
+    for (size_t k = 0; k < cr_law_result_outcome_count(res); k++) {
+        const double *v = cr_law_result_velocity(res, k);
+        int a = 1, b = 1;
+        for (int i = 0; i < 3; i++) {
+            a &= fabs(v[i] - newton[i]) < 1e-12;
+            b &= fabs(v[i] - eq16[i]) < 1e-12;
+        }
+        seen15 |= a;
+        seen16 |= b;
+        CHECK_REL(cr_law_result_energy_ratio(res, k), 1.0, 1e-12, "elastic: T+ = T-");
+    }
+    CHECK(seen15 && seen16, "outcomes are 001 eq. 15 and eq. 16");
+
+    /* maximal dissipation: the three balls move together at 1/3 (000 eq. 53) */
+    const double plastic[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+    check_vec(solve(imp, CR_LAW_MAX_DISSIPATION, &p), plastic, 3, 1e-12,
+              "000 eq. 53: common velocity 1/3");
+    CHECK_REL(cr_law_result_energy_ratio(res, 0), 1.0 / 3, 1e-12, "T+/T- = 1/3");
+    cr_impact_destroy(imp);
+}
+
+/* 001 eq. 18 with the corrected sign of q̇₃⁺ (seeds/README): for (e, α) in the
+ * domain of eq. 19. Δ = −1 + 2e − 2αe + 2α + 2α²e − 2α². */
+static void eq18(double e, double a, double *v)
+{
+    double D = -1 + 2 * e - 2 * a * e + 2 * a + 2 * a * a * e - 2 * a * a;
+    double s = (1 + sqrt(D)) / (2 * (1 - a + a * a));
+    v[0] = 1 - s;
+    v[1] = -s * (a - 1);
+    v[2] = s * a; /* printed with a spurious minus sign */
+}
+
+static double eq19_alpha_max(double e)
+{
+    return (2 * e - 2 - sqrt(6 * e - 2)) / (e - 3);
+}
+
+static void energetic_chain(void)
+{
+    const double m[3] = {1, 1, 1}, u[3] = {1, 0, 0};
+    cr_impact *imp = cr_impact_create_chain(3, m, u);
+    cr_law_params p;
+    cr_law_params_init(&p);
+    double alpha[2] = {1.0, 0.0};
+    p.alpha = alpha;
+    p.reference = 0;
+
+    /* the worked value of 001 sect. 3.3, printed rounded as (-0.05, 0.05, 0.99) */
+    p.kappa = 1.0;
+    alpha[1] = 0.95;
+    const double worked[3] = {-0.04987, 0.05249, 0.99738};
+    check_vec(solve(imp, CR_LAW_ENERGETIC, &p), worked, 3, 2e-4,
+              "seeds/README: e = 1, alpha = 0.95 (5 digits)");
+
+    int grid = 0, bad = 0;
+    for (double e = 1.0 / 3 + 0.01; e <= 1.0; e += 0.06) {
+        double amax = eq19_alpha_max(e);
+        for (int k = 0; k <= 8; k++) {
+            double a = 0.5 + (amax - 0.5) * k / 8.0;
+            p.kappa = e;
+            alpha[1] = a;
+            const double *v = solve(imp, CR_LAW_ENERGETIC, &p);
+            double want[3];
+            eq18(e, a, want);
+            grid++;
+            if (cr_law_result_status(res) != CR_LAW_OK || !v)
+                bad++;
+            else
+                for (int i = 0; i < 3; i++)
+                    if (fabs(v[i] - want[i]) > 1e-9)
+                        bad++;
+        }
+    }
+    CHECK(bad == 0, "%d of %d grid points differ from 001 eq. 18 by more than 1e-9", bad, grid);
+    printf("ok   energetic law = 001 eq. 18 on %d (e, alpha) points of eq. 19's domain "
+           "(abs 1e-9)\n", grid);
+
+    /* outside eq. 19's domain: infeasible, no numbers */
+    const double outside[][2] = {{1.0, 0.3}, {0.2, 0.8}, {0.7, eq19_alpha_max(0.7) + 0.2}};
+    for (int k = 0; k < 3; k++) {
+        p.kappa = outside[k][0];
+        alpha[1] = outside[k][1];
+        solve(imp, CR_LAW_ENERGETIC, &p);
+        CHECK(cr_law_result_status(res) == CR_LAW_INFEASIBLE &&
+                  cr_law_result_outcome_count(res) == 0,
+              "(e, alpha) = (%g, %g) outside eq. 19 must be infeasible, got %s", outside[k][0],
+              outside[k][1], cr_law_status_name(cr_law_result_status(res)));
+    }
+    cr_impact_destroy(imp);
+}
+
+/* 001 sect. 4: planar pool of three unit-mass discs. Ball 2 at the origin, ball 3
+ * on the x-axis beyond it, ball 1 at −(cos θ, sin θ); ball 1 moves with
+ * (cos(θ−τ), sin(θ−τ)) (corrected initial velocity, seeds/README). */
+static cr_impact *pool(double theta, double tau)
+{
+    const double m[3] = {1, 1, 1};
+    const double xy[6] = {-2 * cos(theta), -2 * sin(theta), 0, 0, 2, 0};
+    const size_t pairs[4] = {0, 1, 1, 2};
+    const double u[6] = {cos(theta - tau), sin(theta - tau), 0, 0, 0, 0};
+    return cr_impact_create_discs(3, m, xy, 2, pairs, u);
+}
+
+static void pool_cases(void)
+{
+    cr_law_params p;
+    cr_law_params_init(&p);
+    double alpha[2] = {1.0, 0.0};
+    p.alpha = alpha;
+    int checked = 0;
+    /* eq. 27 (τ = 0), any θ in [0, π/2), printed form */
+    const double thetas[] = {0.0, 0.3, M_PI / 6, M_PI / 3, 1.2};
+    const double es[] = {1.0, 0.9, 0.75};
+    const double as[] = {0.6, 0.9, 1.3};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) {
+                double th = thetas[i], e = es[j], a = as[k];
+                cr_impact *imp = pool(th, 0.0);
+                p.kappa = e;
+                alpha[1] = a;
+                const double *v = solve(imp, CR_LAW_ENERGETIC, &p);
+                double D = 2 * (e - 1) * (a * a - a * cos(th) + 1) + 1;
+                double s = (1 + sqrt(D)) / (-2 * a * cos(th) + 2 * a * a + 2);
+                double want[6] = {cos(th) * (1 - s), sin(th) * (1 - s), (cos(th) - a) * s,
+                                  sin(th) * s, a * s, 0};
+                if (cr_law_result_status(res) == CR_LAW_OK) {
+                    for (int c = 0; c < 6; c++)
+                        CHECK(fabs(v[c] - want[c]) < 1e-10, "eq. 27 theta %g e %g a %g: %d", th,
+                              e, a, c);
+                    checked++;
+                }
+                cr_impact_destroy(imp);
+            }
+    printf("ok   energetic law = 001 eq. 27 on %d feasible (theta, e, alpha) (abs 1e-10)\n",
+           checked);
+    CHECK(checked >= 25, "enough feasible cases (%d of 45)", checked);
+
+    /* eq. 35 (θ = 0) and eq. 36 (θ = π/2) with τ ≠ 0; ε = √(1 − 2(1−e)A / cos²τ),
+     * A = 1 − α cos θ + α²; eq. 35's ẋ₂⁺ carries (1 − α₁₂) (seeds/README). */
+    for (int k = 0; k < 3; k++) {
+        double tau = 0.2 * (k + 1), e = 0.95, a = 0.8;
+        p.kappa = e;
+        alpha[1] = a;
+        double A0 = 1 - a + a * a, A1 = 1 + a * a, c = cos(tau), sn = sin(tau);
+        double ep0 = sqrt(1 - 2 * (1 - e) * A0 / (c * c));
+        double ep1 = sqrt(1 - 2 * (1 - e) * A1 / (c * c));
+        double want35[6] = {-c * (-1 + 2 * a - 2 * a * a + ep0) / (2 * A0), -sn,
+                            c * (1 + ep0) * (1 - a) / (2 * A0), 0, a * c * (1 + ep0) / (2 * A0), 0};
+        double want36[6] = {sn, c * (1 + 2 * a * a - ep1) / (2 * A1), -a * c * (1 + ep1) / (2 * A1),
+                            c * (1 + ep1) / (2 * A1), a * c * (1 + ep1) / (2 * A1), 0};
+        cr_impact *imp = pool(0.0, tau);
+        check_vec(solve(imp, CR_LAW_ENERGETIC, &p), want35, 6, 1e-10, "001 eq. 35 (corrected)");
+        cr_impact_destroy(imp);
+        imp = pool(M_PI / 2, tau);
+        check_vec(solve(imp, CR_LAW_ENERGETIC, &p), want36, 6, 1e-10, "001 eq. 36");
+        cr_impact_destroy(imp);
+    }
+
+    /* eq. 33 is the θ = π/3, e = 1 case (labelled π/2), ẋ₂⁺ sign corrected */
+    /* α ≤ 1 here: for α > 1 contact 12 would still approach (γ₁₂⁺ ∝ 2 − 2α²) */
+    const double a33[] = {0.5, 0.8, 1.0};
+    for (int k = 0; k < 3; k++) {
+        double a = a33[k], D = 2 * a * a - a + 2;
+        double want[6] = {0.5 * (-a + 2 * a * a) / D, 0.5 * sqrt(3) * (-a + 2 * a * a) / D,
+                          (1 - 2 * a) / D, sqrt(3) / D, 2 * a / D, 0};
+        p.kappa = 1.0;
+        alpha[1] = a;
+        cr_impact *imp = pool(M_PI / 3, 0.0);
+        check_vec(solve(imp, CR_LAW_ENERGETIC, &p), want, 6, 1e-12, "001 eq. 33 (theta = pi/3)");
+        /* kinetic angle: n1·n2 = −½ cos θ (001 eq. 42) */
+        CHECK_REL(cr_impact_kinetic_cosine(imp, 0, 1), -0.5 * cos(M_PI / 3), 1e-12,
+                  "001 eq. 42");
+        cr_impact_destroy(imp);
+    }
+}
+
+/* 002 sect. 2 with the seeds/README corrections: ε²³ = 1. */
+static void poisson_three_bodies(void)
+{
+    const double m[3] = {1, 1, 1}, u[3] = {1, 0, 0};
+    cr_impact *imp = cr_impact_create_chain(3, m, u);
+    cr_law_params p;
+    cr_law_params_init(&p);
+    double eps[2];
+    p.restitutions = eps;
+    const double e12s[] = {0.0, 0.1, 0.2};
+    for (int k = 0; k < 3; k++) {
+        eps[0] = e12s[k];
+        eps[1] = 1.0;
+        const double want[3] = {1.0 / 6, 1.0 / 6, 2.0 / 3}, P[2] = {5.0 / 6, 2.0 / 3};
+        check_vec(solve(imp, CR_LAW_POISSON, &p), want, 3, 1e-12,
+                  "002 eq. 18 corrected: (1/6, 1/6, 2/3) for e12 < 1/4");
+        check_vec(cr_law_result_impulse(res, 0), P, 2, 1e-12, "002: P = (5/6, 2/3)");
+    }
+    const double e12b[] = {0.25, 0.5, 0.9};
+    for (int k = 0; k < 3; k++) {
+        double e = e12b[k];
+        eps[0] = e;
+        eps[1] = 1.0;
+        const double want[3] = {(1 - 2 * e) / 3, 2 * e / 3, 2.0 / 3};
+        check_vec(solve(imp, CR_LAW_POISSON, &p), want, 3, 1e-12,
+                  "002: ((1-2e)/3, 2e/3, 2/3) for e12 >= 1/4");
+    }
+    cr_impact_destroy(imp);
+}
+
+/* ---- property tests ----------------------------------------------------------- */
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* A random case: SPD M = AAᵀ + (n/4) I, random W, u⁻ with Wᵀu⁻ ≤ 0 (rejection).
+ * M row-major n × n, W as m columns of n, kept for the independent checks. */
+typedef struct {
+    size_t n, m;
+    double M[64], W[8][8], u[8];
+} random_case;
+
+static cr_impact *make_random(random_case *rc)
+{
+    size_t n = 2 + (size_t)(urand() * 6), m = 1 + (size_t)(urand() * (n < 4 ? n : 4));
+    double A[64];
+    rc->n = n;
+    rc->m = m;
+    for (size_t i = 0; i < n * n; i++)
+        A[i] = urand() - 0.5;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            double s = i == j ? 0.25 * (double)n : 0.0;
+            for (size_t k = 0; k < n; k++)
+                s += A[i * n + k] * A[j * n + k];
+            rc->M[i * n + j] = s;
+        }
+    cr_impact *imp = cr_impact_create(n, m);
+    cr_impact_set_mass(imp, rc->M);
+    for (size_t c = 0; c < m; c++) {
+        for (size_t i = 0; i < n; i++)
+            rc->W[c][i] = urand() - 0.5;
+        cr_impact_set_gradient(imp, c, rc->W[c]);
+    }
+    for (int attempt = 0; attempt < 1000000; attempt++) {
+        for (size_t i = 0; i < n; i++)
+            rc->u[i] = 2 * urand() - 1;
+        int ok = 1;
+        for (size_t c = 0; c < m && ok; c++) {
+            double g = 0;
+            for (size_t i = 0; i < n; i++)
+                g += rc->W[c][i] * rc->u[i];
+            ok = g <= 0;
+        }
+        if (ok)
+            break;
+    }
+    cr_impact_set_velocity(imp, rc->u);
+    return imp;
+}
+
+/* Independent checks of one outcome: ‖M(u⁺ − u⁻) − W P‖ / ‖M u⁻‖, the smallest
+ * γ⁺ = Wᵀu⁺ relative to max |γ⁻|, the smallest P relative to max |P|, and T⁺/T⁻. */
+static void outcome_checks(const random_case *rc, const double *u1, const double *P,
+                           double *balance, double *gmin, double *pmin, double *ratio)
+{
+    size_t n = rc->n, m = rc->m;
+    double worst = 0, scale = 0, T0 = 0, T1 = 0, gs = 0, ps = 0;
+    for (size_t i = 0; i < n; i++) {
+        double lhs = 0, mu = 0, rhs = 0;
+        for (size_t j = 0; j < n; j++) {
+            lhs += rc->M[i * n + j] * (u1[j] - rc->u[j]);
+            mu += rc->M[i * n + j] * rc->u[j];
+            T0 += 0.5 * rc->u[i] * rc->M[i * n + j] * rc->u[j];
+            T1 += 0.5 * u1[i] * rc->M[i * n + j] * u1[j];
+        }
+        for (size_t c = 0; c < m; c++)
+            rhs += rc->W[c][i] * P[c];
+        worst = fmax(worst, fabs(lhs - rhs));
+        scale = fmax(scale, fabs(mu));
+    }
+    *balance = worst / scale;
+    *gmin = 0;
+    *pmin = 0;
+    for (size_t c = 0; c < m; c++) {
+        double g0 = 0, g1 = 0;
+        for (size_t i = 0; i < n; i++) {
+            g0 += rc->W[c][i] * rc->u[i];
+            g1 += rc->W[c][i] * u1[i];
+        }
+        gs = fmax(gs, fabs(g0));
+        ps = fmax(ps, fabs(P[c]));
+        *gmin = fmin(*gmin, g1);
+        *pmin = fmin(*pmin, P[c]);
+    }
+    *gmin /= gs > 0 ? gs : 1;
+    *pmin /= ps > 0 ? ps : 1;
+    *ratio = T1 / T0;
+}
+
+static void properties(void)
+{
+    static const cr_law_id laws[] = {CR_LAW_NEWTON, CR_LAW_GLOBAL_DISSIPATION,
+                                     CR_LAW_MAX_DISSIPATION, CR_LAW_POISSON};
+    enum { CASES = 400 };
+    int fail_status = 0, fail_balance = 0, fail_cone = 0, fail_energy = 0, newton_vs_gdi = 0;
+    int newton_gain = 0, poisson_gain = 0, energetic_runs = 0, energetic_bad = 0;
+    double worst_balance = 0;
+    for (int t = 0; t < CASES; t++) {
+        random_case rc;
+        cr_impact *imp = make_random(&rc);
+        cr_law_params p;
+        cr_law_params_init(&p);
+        p.restitution = urand();
+        double un[8];
+        for (size_t k = 0; k < 4; k++) {
+            if (cr_law_solve(imp, laws[k], &p, res) != CR_OK ||
+                cr_law_result_status(res) != CR_LAW_OK) {
+                fail_status++;
+                continue;
+            }
+            double bal, gmin, pmin, ratio;
+            outcome_checks(&rc, cr_law_result_velocity(res, 0), cr_law_result_impulse(res, 0),
+                           &bal, &gmin, &pmin, &ratio);
+            worst_balance = fmax(worst_balance, bal);
+            fail_balance += bal > 1e-10;
+            fail_cone += gmin < -1e-9 || pmin < -1e-12;
+            /* one ε: all four guarantee T⁺ ≤ T⁻ */
+            fail_energy += ratio > 1 + 1e-12;
+            if (k == 0)
+                memcpy(un, cr_law_result_velocity(res, 0), rc.n * sizeof(double));
+            if (k == 1) /* 003 Prop. 3.1: GDI = Newton with all εᵢ equal */
+                for (size_t i = 0; i < rc.n; i++)
+                    newton_vs_gdi += fabs(cr_law_result_velocity(res, 0)[i] - un[i]) >
+                                     1e-9 * (1 + fabs(un[i]));
+        }
+        /* per-contact ε: Newton and Poisson do not guarantee T⁺ ≤ T⁻; report */
+        double eps[8];
+        for (size_t c = 0; c < rc.m; c++)
+            eps[c] = urand();
+        p.restitutions = eps;
+        if (cr_law_solve(imp, CR_LAW_NEWTON, &p, res) == CR_OK &&
+            cr_law_result_outcome_count(res) && cr_law_result_energy_ratio(res, 0) > 1 + 1e-12)
+            newton_gain++;
+        if (cr_law_solve(imp, CR_LAW_POISSON, &p, res) == CR_OK &&
+            cr_law_result_outcome_count(res) && cr_law_result_energy_ratio(res, 0) > 1 + 1e-12)
+            poisson_gain++;
+        /* energetic + α, κ ≤ 1: when feasible, T⁺ = κT⁻ and the balance holds */
+        double alpha[8];
+        for (size_t c = 0; c < rc.m; c++)
+            alpha[c] = 2 * urand();
+        p.alpha = alpha;
+        p.kappa = urand();
+        if (cr_law_solve(imp, CR_LAW_ENERGETIC, &p, res) == CR_OK &&
+            cr_law_result_status(res) == CR_LAW_OK) {
+            double bal, gmin, pmin, ratio;
+            outcome_checks(&rc, cr_law_result_velocity(res, 0), cr_law_result_impulse(res, 0),
+                           &bal, &gmin, &pmin, &ratio);
+            energetic_runs++;
+            energetic_bad += bal > 1e-10 || fabs(ratio - p.kappa) > 1e-10 || gmin < -1e-9 ||
+                             pmin < 0;
+        }
+        cr_impact_destroy(imp);
+    }
+    CHECK(fail_status == 0, "%d law runs failed", fail_status);
+    CHECK(fail_balance == 0, "%d impulse-balance residuals > 1e-10 (worst %.3g)", fail_balance,
+          worst_balance);
+    CHECK(fail_cone == 0, "%d violations of gamma+ >= 0 or P >= 0", fail_cone);
+    CHECK(fail_energy == 0, "%d energy gains with one epsilon", fail_energy);
+    CHECK(newton_vs_gdi == 0, "%d components where GDI != Newton (003 Prop. 3.1)",
+          newton_vs_gdi);
+    CHECK(energetic_bad == 0, "%d energetic runs off T+ = kappa T- or the balance",
+          energetic_bad);
+    printf("ok   %d random cases x 4 laws: M(u+ - u-) = W P (worst %.2e <= 1e-10), gamma+ >= 0,"
+           " P >= 0, T+ <= T-; GDI = Newton (003 Prop. 3.1, 1e-9)\n",
+           CASES, worst_balance);
+    printf("ok   energetic law feasible in %d cases: T+ = kappa T- (1e-10), balance, gamma+ >= 0\n",
+           energetic_runs);
+    printf("     report (not asserted): energy grows in %d/%d Newton and %d/%d Poisson runs "
+           "with per-contact restitution\n",
+           newton_gain, CASES, poisson_gain, CASES);
+}
+
+int main(void)
+{
+    res = cr_law_result_create();
+    three_ball_chain();
+    energetic_chain();
+    pool_cases();
+    poisson_three_bodies();
+    properties();
+    cr_law_result_destroy(res);
+    return tu_finish("test-laws");
+}
