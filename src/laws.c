@@ -34,6 +34,7 @@ struct cr_law_result {
     cr_law_status status;
     double residual;
     char msg[256];
+    char trace[1024];
 };
 
 /* ---- configuration --------------------------------------------------------- */
@@ -188,6 +189,56 @@ cr_impact *cr_impact_create_discs(size_t nd, const double *masses, const double 
     return imp;
 }
 
+static void cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+cr_impact *cr_impact_create_rigid(size_t nb, const cr_rigid_body *bodies, size_t nc,
+                                  const cr_rigid_contact *contacts)
+{
+    if (nb == 0 || !bodies || (nc && !contacts))
+        return NULL;
+    size_t n = 6 * nb;
+    cr_impact *imp = cr_impact_create(n, nc);
+    if (!imp)
+        return NULL;
+    for (size_t b = 0; b < nb; b++) {
+        for (int k = 0; k < 3; k++) {
+            CR_AT(imp->M, n, 6 * b + k, 6 * b + k) = bodies[b].mass;
+            CR_AT(imp->M, n, 6 * b + 3 + k, 6 * b + 3 + k) = bodies[b].inertia[k];
+            imp->u[6 * b + k] = bodies[b].v[k];
+            imp->u[6 * b + 3 + k] = bodies[b].omega[k];
+        }
+    }
+    for (size_t k = 0; k < nc; k++) {
+        const cr_rigid_contact *c = &contacts[k];
+        if (c->body_a >= (int)nb || c->body_b >= (int)nb || c->body_a < -1 || c->body_b < -1 ||
+            c->body_a == c->body_b) {
+            cr_impact_destroy(imp);
+            return NULL;
+        }
+        double *w = imp->W + k * n, rn[3];
+        if (c->body_b >= 0) {
+            cross(c->r_b, c->normal, rn);
+            for (int j = 0; j < 3; j++) {
+                w[6 * c->body_b + j] += c->normal[j];
+                w[6 * c->body_b + 3 + j] += rn[j];
+            }
+        }
+        if (c->body_a >= 0) {
+            cross(c->r_a, c->normal, rn);
+            for (int j = 0; j < 3; j++) {
+                w[6 * c->body_a + j] -= c->normal[j];
+                w[6 * c->body_a + 3 + j] -= rn[j];
+            }
+        }
+    }
+    return imp;
+}
+
 size_t cr_impact_dof_count(const cr_impact *imp)
 {
     return imp->n;
@@ -301,6 +352,7 @@ static void result_reset(cr_law_result *r, size_t n, size_t m)
     r->status = CR_LAW_OK;
     r->residual = 0.0;
     r->msg[0] = '\0';
+    r->trace[0] = '\0';
 }
 
 static int result_push(cr_law_result *r, const cr_impact *imp, const double *u, const double *P)
@@ -356,6 +408,11 @@ const double *cr_law_result_impulse(const cr_law_result *r, size_t k)
 double cr_law_result_energy_ratio(const cr_law_result *r, size_t k)
 {
     return k < r->count ? r->ratio[k] : NAN;
+}
+
+const char *cr_law_result_trace(const cr_law_result *r)
+{
+    return r->trace;
 }
 
 double cr_law_result_residual(const cr_law_result *r)
@@ -865,6 +922,238 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
     return CR_OK;
 }
 
+/* ---- 7. Mosterman's pre-collision rule (002 eq. 23-29) --------------------- */
+
+/*
+ * Solves for the impulses Λ on the contacts of `set` (kind[c]: 'N' Newton
+ * equality 002 eq. 26, 'P' pre-collision eq. 25 in the form (1−η)Λ + η m_s ġ_E = 0
+ * with m_s = 1/(wᵀM⁻¹w) (seeds/README)), starting from velocities u_in with
+ * γ_A taken at u_ref: Newton rows  (GΛ)_c = −γ_in,c − ε_c γ_ref,c,
+ * pre-collision rows  (1−η)Λ_c + η m_s (γ_in,c + (GΛ)_c) = 0.
+ */
+static int mosterman_step(cr_impact *imp, const cr_law_params *p, const char *kind,
+                          const double *g_in, const double *g_ref, double *lam)
+{
+    size_t m = imp->m, k = 0, idx[64];
+    for (size_t c = 0; c < m; c++)
+        if (kind[c] && k < 64)
+            idx[k++] = c;
+    memset(lam, 0, m * sizeof(double));
+    if (k == 0)
+        return 0;
+    double A[64 * 64], b[64];
+    lapack_int piv[64];
+    for (size_t i = 0; i < k; i++) {
+        size_t c = idx[i];
+        double eps = eps_of(p, c);
+        double eta = p->eta ? p->eta[c] : 1.0 - eps;
+        double ms = 1.0 / CR_AT(imp->G, m, c, c);
+        for (size_t j = 0; j < k; j++) {
+            double Gcj = CR_AT(imp->G, m, c, idx[j]);
+            A[j * k + i] = kind[c] == 'N' ? Gcj : eta * ms * Gcj + (i == j ? 1.0 - eta : 0.0);
+        }
+        b[i] = kind[c] == 'N' ? -g_in[c] - eps * g_ref[c] : -eta * ms * g_in[c];
+    }
+    if (LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, A, (lapack_int)k, piv, b,
+                      (lapack_int)k) != 0)
+        return -1;
+    for (size_t i = 0; i < k; i++)
+        lam[idx[i]] = b[i];
+    return 0;
+}
+
+static void append_set(char *buf, size_t len, const char *name, const char *mark, size_t m,
+                       char which)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, " %s={", name);
+    int first = 1;
+    for (size_t c = 0; c < m; c++)
+        if (mark[c] == which) {
+            used = strlen(buf);
+            snprintf(buf + used, len - used, first ? "%zu" : ",%zu", c);
+            first = 0;
+        }
+    used = strlen(buf);
+    snprintf(buf + used, len - used, "}");
+}
+
+/*
+ * Iterations k = 1, 2, ... (002 sect. 3): N1 = closed contacts approaching whose
+ * bodies did not change velocity in the last update (eq. 27); N2 = last step's
+ * pre-collisions still approaching (eq. 28); the intermediate velocities of
+ * Newton's rule on N give the pre-collision set P = {ġ_P < 0} (eq. 29); then
+ * Newton on N and the pre-collision law on P act together. When nothing is
+ * left, u_A = u_E and N1 is looked for again; the run ends when that is empty.
+ * Strict "< 0" is used where the paper prints "≤ 0": its own Table 2 and the
+ * ε²³ = 0 example exclude touching contacts at equal velocity.
+ */
+static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    size_t n = imp->n, m = imp->m;
+    int rc = check_restitutions(imp, p);
+    if (rc != CR_OK)
+        return rc;
+    if (m > 64) {
+        cr_set_msg(imp->err, sizeof imp->err, "Mosterman's rule: at most 64 contacts");
+        return CR_ERR_INVALID;
+    }
+    double *uA = malloc(n * sizeof(double)), *uE = malloc(n * sizeof(double));
+    double *uP = malloc(n * sizeof(double)), *gA = malloc(m * sizeof(double));
+    double *gE = malloc(m * sizeof(double)), *gP = malloc(m * sizeof(double));
+    double *lam = malloc(m * sizeof(double)), *Ptot = calloc(m, sizeof(double));
+    char *kind = calloc(m, 1), *prev_pre = calloc(m, 1), *mark = calloc(m, 1);
+    int *changed = calloc(n, sizeof(int));
+    if (!uA || !uE || !uP || !gA || !gE || !gP || !lam || !Ptot || !kind || !prev_pre ||
+        !mark || !changed) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    memcpy(uA, imp->u, n * sizeof(double));
+    memcpy(uE, imp->u, n * sizeof(double));
+    double tol = LAW_TOL * imp->vscale;
+    int step = 0, iter;
+    for (iter = 0; iter < 10 * p->max_stages; iter++) {
+        relative_velocity(imp, uE, gE);
+        relative_velocity(imp, uA, gA);
+        for (size_t i = 0; i < n; i++)
+            changed[i] = fabs(uE[i] - uA[i]) > tol;
+        memset(kind, 0, m);
+        int any_N = 0, any_prev = 0;
+        for (size_t c = 0; c < m; c++) {
+            int touched = 0; /* a body of contact c changed velocity */
+            for (size_t i = 0; i < n; i++)
+                if (changed[i] && CR_AT(imp->W, n, i, c) != 0.0)
+                    touched = 1;
+            if (gE[c] < -tol && !touched)
+                kind[c] = '1'; /* N1 */
+            else if (prev_pre[c] && gE[c] < -tol)
+                kind[c] = '2'; /* N2 */
+            any_N |= kind[c] != 0;
+            any_prev |= prev_pre[c];
+        }
+        if (!any_N) {
+            int any_change = 0;
+            for (size_t i = 0; i < n; i++)
+                any_change |= changed[i];
+            if (!any_change && !any_prev)
+                break; /* nothing approaches any more */
+            memcpy(uA, uE, n * sizeof(double));
+            memset(prev_pre, 0, m);
+            continue;
+        }
+        step++;
+        /* intermediate velocities: Newton on N from u_E */
+        for (size_t c = 0; c < m; c++)
+            mark[c] = kind[c] ? 'N' : 0;
+        if (mosterman_step(imp, p, mark, gE, gE, lam) != 0)
+            goto singular;
+        apply_impulse(imp, uE, lam, uP);
+        relative_velocity(imp, uP, gP);
+        for (size_t c = 0; c < m; c++)
+            if (!kind[c] && gP[c] < -tol)
+                mark[c] = 'P';
+        size_t used = strlen(r->trace);
+        snprintf(r->trace + used, sizeof r->trace - used, "%sk=%d", step > 1 ? "; " : "", step);
+        for (size_t c = 0; c < m; c++)
+            kind[c] = kind[c] == '1' ? '1' : (kind[c] == '2' ? '2' : 0);
+        append_set(r->trace, sizeof r->trace, "N1", kind, m, '1');
+        append_set(r->trace, sizeof r->trace, "N2", kind, m, '2');
+        append_set(r->trace, sizeof r->trace, "P", mark, m, 'P');
+        /* the update: Newton on N (γ_A = γ at u_E), pre-collision on P */
+        memcpy(uA, uE, n * sizeof(double));
+        if (mosterman_step(imp, p, mark, gE, gE, lam) != 0)
+            goto singular;
+        apply_impulse(imp, uA, lam, uE);
+        for (size_t c = 0; c < m; c++) {
+            Ptot[c] += lam[c];
+            prev_pre[c] = mark[c] == 'P';
+        }
+    }
+    if (iter >= 10 * p->max_stages) {
+        r->status = CR_LAW_NOT_TERMINATED;
+        snprintf(r->msg, sizeof r->msg, "still colliding after %d iterations", iter);
+    }
+    rc = result_push(r, imp, uE, Ptot);
+    goto done;
+singular:
+    r->status = CR_LAW_SOLVER_FAILED;
+    snprintf(r->msg, sizeof r->msg, "singular system in a collision step");
+done:
+    free(uA);
+    free(uE);
+    free(uP);
+    free(gA);
+    free(gE);
+    free(gP);
+    free(lam);
+    free(Ptot);
+    free(kind);
+    free(prev_pre);
+    free(mark);
+    free(changed);
+    return rc;
+}
+
+/* ---- 8. Pandrea: Newton's law as equalities (004 eq. 1-14) ----------------- */
+
+/*
+ * {P} = −[G]⁻¹([I] + [K]){v_n⁰} (004 eq. 4; eq. 7 and 14 are the same formula
+ * with the reduced and the summed G). Nothing keeps P ≥ 0: a pulling contact is
+ * reported as CR_LAW_NEGATIVE_IMPULSE. A singular G is the undetermined case of
+ * 004 Fig. 2 b, d.
+ */
+static int law_pandrea(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
+{
+    size_t m = imp->m, n = imp->n;
+    int rc = check_restitutions(imp, p);
+    if (rc != CR_OK)
+        return rc;
+    double *G = malloc((m * m + 1) * sizeof(double)), *P = malloc((m + 1) * sizeof(double));
+    double *u = malloc(n * sizeof(double));
+    if (!G || !P || !u) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    memcpy(G, imp->G, m * m * sizeof(double));
+    for (size_t c = 0; c < m; c++)
+        P[c] = -(1.0 + eps_of(p, c)) * imp->gamma[c];
+    /* condition check: a nearly singular G means undetermined impulses */
+    double gmax = 0.0;
+    for (size_t c = 0; c < m; c++)
+        gmax = fmax(gmax, CR_AT(G, m, c, c));
+    if (cr_dense_cholesky(G, m) != 0) {
+        r->status = CR_LAW_INFEASIBLE;
+        snprintf(r->msg, sizeof r->msg,
+                 "impulses undetermined: the impulse lines are dependent (004 Fig. 2 b, d)");
+        goto done;
+    }
+    for (size_t c = 0; c < m; c++)
+        if (CR_AT(G, m, c, c) * CR_AT(G, m, c, c) < 1e-12 * gmax) {
+            r->status = CR_LAW_INFEASIBLE;
+            snprintf(r->msg, sizeof r->msg,
+                     "impulses undetermined: G is singular (004 Fig. 2 b, d)");
+            goto done;
+        }
+    cr_dense_cholesky_solve(G, m, P, 1);
+    apply_impulse(imp, imp->u, P, u);
+    for (size_t c = 0; c < m; c++)
+        if (P[c] < 0.0) {
+            r->status = CR_LAW_NEGATIVE_IMPULSE;
+            snprintf(r->msg, sizeof r->msg,
+                     "contact %zu takes a negative impulse %.6g: Newton's equalities make it "
+                     "pull",
+                     c, P[c]);
+            break;
+        }
+    rc = result_push(r, imp, u, P);
+done:
+    free(G);
+    free(P);
+    free(u);
+    return rc;
+}
+
 /* ---- dispatch -------------------------------------------------------------- */
 
 typedef int (*law_fn)(cr_impact *, const cr_law_params *, cr_law_result *);
@@ -879,6 +1168,8 @@ static const struct {
     [CR_LAW_POISSON] = {"poisson", law_poisson},
     [CR_LAW_ENERGETIC] = {"energetic", law_energetic},
     [CR_LAW_SEQUENTIAL] = {"sequential", law_sequential},
+    [CR_LAW_MOSTERMAN] = {"mosterman", law_mosterman},
+    [CR_LAW_PANDREA] = {"pandrea", law_pandrea},
 };
 
 void cr_law_params_init(cr_law_params *p)
@@ -919,7 +1210,7 @@ int cr_law_from_name(const char *name, cr_law_id *out)
 
 const char *cr_law_status_name(cr_law_status s)
 {
-    static const char *const names[] = {"ok", "infeasible", "multiple", "not-terminated",
-                                        "solver-failed"};
+    static const char *const names[] = {"ok",           "infeasible",   "multiple",
+                                        "not-terminated", "solver-failed", "negative-impulse"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }

@@ -255,6 +255,177 @@ static void poisson_three_bodies(void)
     cr_impact_destroy(imp);
 }
 
+/* 002 sect. 3-4: Mosterman's pre-collision rule, η = 1 − ε. */
+static void mosterman(void)
+{
+    cr_law_params p;
+    cr_law_params_init(&p);
+    double eps[3];
+    p.restitutions = eps;
+    const double m3[3] = {1, 1, 1}, u3[3] = {1, 0, 0};
+    cr_impact *imp = cr_impact_create_chain(3, m3, u3);
+    eps[0] = 1.0;
+    eps[1] = 1.0;
+    const double transfer[3] = {0, 0, 1};
+    check_vec(solve(imp, CR_LAW_MOSTERMAN, &p), transfer, 3, 1e-12,
+              "002 sect. 3: e23 = 1 transfers the momentum to m3");
+    eps[1] = 0.0;
+    const double stick[3] = {-1.0 / 3, 2.0 / 3, 2.0 / 3};
+    check_vec(solve(imp, CR_LAW_MOSTERMAN, &p), stick, 3, 1e-12,
+              "002 sect. 3: e23 = 0 gives m2, m3 equal velocities");
+    cr_impact_destroy(imp);
+
+    /* 4 bodies, e12 = e34 = 1, e23 = 0.5: Table 2's collision sets and the
+     * re-derived final velocities of eq. 30 (seeds/README) */
+    const double m4[4] = {1, 1, 1, 1}, u4[4] = {1, 0, 0, 0};
+    imp = cr_impact_create_chain(4, m4, u4);
+    eps[0] = 1.0;
+    eps[1] = 0.5;
+    eps[2] = 1.0;
+    const double t2[4] = {-1.0 / 7, 6.0 / 49, 12.0 / 49, 38.0 / 49};
+    check_vec(solve(imp, CR_LAW_MOSTERMAN, &p), t2, 4, 1e-12,
+              "002 eq. 30 re-derived: (-1/7, 6/49, 12/49, 38/49)");
+    /* Table 2 numbers contacts from 1; the trace from 0 */
+    const char *table2 = "k=1 N1={0} N2={} P={1}; k=2 N1={} N2={1} P={2}; "
+                         "k=3 N1={} N2={2} P={1}; k=4 N1={} N2={1} P={}";
+    CHECK(strcmp(cr_law_result_trace(res), table2) == 0, "002 Table 2 sets: got '%s'",
+          cr_law_result_trace(res));
+    printf("ok   Mosterman collision sets = 002 Table 2: %s\n", cr_law_result_trace(res));
+    cr_impact_destroy(imp);
+
+    /* Table 3: m2 = 0.1, e23 = 0.6 (e12 = e34 = 1) */
+    const double m4b[4] = {1, 0.1, 1, 1};
+    imp = cr_impact_create_chain(4, m4b, u4);
+    eps[1] = 0.6;
+    solve(imp, CR_LAW_MOSTERMAN, &p);
+    const char *table3 = "k=1 N1={0} N2={} P={1}; k=2 N1={} N2={1} P={0,2}; "
+                         "k=3 N1={} N2={0,2} P={1}; k=4 N1={} N2={1} P={0}; "
+                         "k=5 N1={} N2={0} P={1}; k=6 N1={} N2={1} P={0,2}; "
+                         "k=7 N1={} N2={0,2} P={}";
+    CHECK(strcmp(cr_law_result_trace(res), table3) == 0, "002 Table 3 sets: got '%s'",
+          cr_law_result_trace(res));
+    cr_impact_destroy(imp);
+}
+
+/* 004 sect. 3 bar: m = 12 kg, J_z = 4 kg m², v⁰ = −10 m/s, ω⁰ = 2 rad/s, k = 0.7,
+ * contacts at x = ∓0.5 m with the floor. With the pre-impact normal velocities the
+ * paper's own data give, (−11, −9) m/s (seeds/README): P = (115.6, 88.4) N s,
+ * ω_z = −1.4 rad/s, V_y = 7 m/s, and Newton holds at both points. */
+static void pandrea(void)
+{
+    cr_law_params p;
+    cr_law_params_init(&p);
+    p.restitution = 0.7;
+    cr_rigid_body bar = {.mass = 12, .inertia = {0.01, 4, 4}, .v = {0, -10, 0},
+                         .omega = {0, 0, 2}};
+    cr_rigid_contact feet[2] = {
+        {.body_a = -1, .body_b = 0, .r_b = {-0.5, 0, 0}, .normal = {0, 1, 0}},
+        {.body_a = -1, .body_b = 0, .r_b = {0.5, 0, 0}, .normal = {0, 1, 0}},
+    };
+    cr_impact *imp = cr_impact_create_rigid(1, &bar, 2, feet);
+    double g[2];
+    cr_impact_get_gamma(imp, g);
+    CHECK_REL(g[0], -11.0, 1e-14, "004: v_A1 = -11 m/s (paper's later line)");
+    CHECK_REL(g[1], -9.0, 1e-14, "004: v_A2 = -9 m/s");
+    const double *u = solve(imp, CR_LAW_PANDREA, &p);
+    const double *P = cr_law_result_impulse(res, 0);
+    CHECK_REL(P[0], 115.6, 1e-12, "004 bar, consistent data: P1 = 115.6 N s");
+    CHECK_REL(P[1], 88.4, 1e-12, "004 bar: P2 = 88.4 N s");
+    CHECK_REL(u[5], -1.4, 1e-12, "004 bar: omega_z = -1.4 rad/s");
+    CHECK_REL(u[1], 7.0, 1e-12, "004 bar: V_y = 7 m/s");
+    double Gd[4];
+    cr_impact_get_delassus(imp, Gd);
+    CHECK_REL(Gd[0], 7.0 / 48, 1e-14, "004: G = (1/48)[7 1; 1 7]");
+    CHECK_REL(Gd[1], 1.0 / 48, 1e-14, "004: G12 = 1/48");
+    CHECK(cr_law_result_status(res) == CR_LAW_OK, "positive impulses");
+    cr_impact_destroy(imp);
+
+    /* two free bodies of my own (004 eq. 9-14): momentum, angular momentum about
+     * the origin, and Newton's law γᵢ⁺ = −kᵢγᵢ⁻ at each point */
+    const double ca[3] = {0, 0, 0}, cb[3] = {0.1, -0.2, 1.0};
+    cr_rigid_body two[2] = {
+        {.mass = 5, .inertia = {2, 3, 4}, .v = {0, 0, 1}, .omega = {0.5, -0.3, 0.2}},
+        {.mass = 3, .inertia = {1, 1.5, 2}, .v = {0.1, 0, -1}, .omega = {0, 0.4, -0.1}},
+    };
+    const double pts[2][3] = {{0.3, 0.2, 0.5}, {-0.4, 0.1, 0.5}};
+    const double nz = 1.0 / sqrt(1.04);
+    const double nrm[2][3] = {{0, 0, 1}, {0.2 * nz, 0, nz}};
+    cr_rigid_contact cc[2];
+    for (int k = 0; k < 2; k++) {
+        cc[k].body_a = 0;
+        cc[k].body_b = 1;
+        for (int j = 0; j < 3; j++) {
+            cc[k].r_a[j] = pts[k][j] - ca[j];
+            cc[k].r_b[j] = pts[k][j] - cb[j];
+            cc[k].normal[j] = nrm[k][j];
+        }
+    }
+    imp = cr_impact_create_rigid(2, two, 2, cc);
+    double kk[2] = {0.5, 0.8};
+    p.restitutions = kk;
+    double g0[2], g1[2];
+    cr_impact_get_gamma(imp, g0);
+    CHECK(g0[0] < 0 && g0[1] < 0, "both points approach (%g, %g)", g0[0], g0[1]);
+    u = solve(imp, CR_LAW_PANDREA, &p);
+    /* γ⁺ from the post-impact velocities, computed here from the geometry */
+    for (int k = 0; k < 2; k++) {
+        double va[3], vb[3], wa[3] = {u[3], u[4], u[5]}, wb[3] = {u[9], u[10], u[11]};
+        double ra[3] = {cc[k].r_a[0], cc[k].r_a[1], cc[k].r_a[2]};
+        double rb[3] = {cc[k].r_b[0], cc[k].r_b[1], cc[k].r_b[2]};
+        va[0] = u[0] + wa[1] * ra[2] - wa[2] * ra[1];
+        va[1] = u[1] + wa[2] * ra[0] - wa[0] * ra[2];
+        va[2] = u[2] + wa[0] * ra[1] - wa[1] * ra[0];
+        vb[0] = u[6] + wb[1] * rb[2] - wb[2] * rb[1];
+        vb[1] = u[7] + wb[2] * rb[0] - wb[0] * rb[2];
+        vb[2] = u[8] + wb[0] * rb[1] - wb[1] * rb[0];
+        g1[k] = 0;
+        for (int j = 0; j < 3; j++)
+            g1[k] += nrm[k][j] * (vb[j] - va[j]);
+        CHECK_REL(g1[k], -kk[k] * g0[k], 1e-12, "004 eq. 13: Newton at each point");
+    }
+    /* linear momentum and angular momentum about the origin are conserved */
+    for (int j = 0; j < 3; j++) {
+        double p0 = two[0].mass * two[0].v[j] + two[1].mass * two[1].v[j];
+        double p1 = two[0].mass * u[j] + two[1].mass * u[6 + j];
+        CHECK_REL(p1, p0, 1e-12, "total momentum");
+    }
+    double L0[3], L1[3];
+    for (int j = 0; j < 3; j++) {
+        int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+        L0[j] = two[0].inertia[j] * two[0].omega[j] + two[1].inertia[j] * two[1].omega[j] +
+                two[0].mass * (ca[j1] * two[0].v[j2] - ca[j2] * two[0].v[j1]) +
+                two[1].mass * (cb[j1] * two[1].v[j2] - cb[j2] * two[1].v[j1]);
+        L1[j] = two[0].inertia[j] * u[3 + j] + two[1].inertia[j] * u[9 + j] +
+                two[0].mass * (ca[j1] * u[j2] - ca[j2] * u[j1]) +
+                two[1].mass * (cb[j1] * u[6 + j2] - cb[j2] * u[6 + j1]);
+        CHECK(fabs(L1[j] - L0[j]) <= 1e-12 * (1 + fabs(L0[j])), "angular momentum %d: %.15g vs %.15g",
+              j, L1[j], L0[j]);
+    }
+    printf("ok   two-body screw case: P = (%.6g, %.6g), status %s\n",
+           cr_law_result_impulse(res, 0)[0], cr_law_result_impulse(res, 0)[1],
+           cr_law_status_name(cr_law_result_status(res)));
+    cr_impact_destroy(imp);
+
+    /* a table with four parallel legs is undetermined (004 Fig. 2 b) */
+    cr_rigid_body table = {.mass = 10, .inertia = {1, 1, 1}, .v = {0, 0, -1}};
+    cr_rigid_contact legs[4];
+    const double xy[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
+    for (int k = 0; k < 4; k++)
+        legs[k] = (cr_rigid_contact){.body_a = -1, .body_b = 0,
+                                     .r_b = {xy[k][0], xy[k][1], -0.5}, .normal = {0, 0, 1}};
+    imp = cr_impact_create_rigid(1, &table, 4, legs);
+    p.restitutions = NULL;
+    solve(imp, CR_LAW_PANDREA, &p);
+    CHECK(cr_law_result_status(res) == CR_LAW_INFEASIBLE, "four legs: undetermined, got %s",
+          cr_law_status_name(cr_law_result_status(res)));
+    /* the complementarity laws still answer: Newton takes the minimum-energy split */
+    solve(imp, CR_LAW_NEWTON, &p);
+    CHECK(cr_law_result_status(res) == CR_LAW_OK, "Newton LCP on the table: %s",
+          cr_law_result_message(res));
+    CHECK_REL(cr_law_result_velocity(res, 0)[2], 0.7, 1e-9, "table bounces at e = 0.7");
+    cr_impact_destroy(imp);
+}
+
 /* ---- property tests ----------------------------------------------------------- */
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
@@ -441,6 +612,8 @@ int main(void)
     energetic_chain();
     pool_cases();
     poisson_three_bodies();
+    mosterman();
+    pandrea();
     properties();
     cr_law_result_destroy(res);
     return tu_finish("test-laws");

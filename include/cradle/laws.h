@@ -26,6 +26,8 @@ typedef enum {
     CR_LAW_POISSON,          /**< Poisson, compression LCP then expansion (002 eq. 10-17) */
     CR_LAW_ENERGETIC,        /**< energetic coefficient κ + impulse ratios α (001 eq. 17-19, 38) */
     CR_LAW_SEQUENTIAL,       /**< sequential impacts (Han & Gilmore; 001 sect. 3.2) */
+    CR_LAW_MOSTERMAN,        /**< Newton with Mosterman's pre-collision rule (002 eq. 23-29) */
+    CR_LAW_PANDREA,          /**< Newton as equalities, P = −G⁻¹(I + K)γ⁻ (004 eq. 4, 7, 14) */
     CR_LAW_COUNT
 } cr_law_id;
 
@@ -38,6 +40,7 @@ typedef struct {
     size_t reference;           /**< energetic law: the reference contact */
     int max_stages;             /**< sequential law: cap on the stages of one branch (64) */
     int max_outcomes;           /**< sequential law: cap on the branches explored (4096) */
+    const double *eta;          /**< Mosterman: per-contact η, or NULL for η = 1 − εᵢ */
 } cr_law_params;
 
 /** What a law found. */
@@ -46,7 +49,8 @@ typedef enum {
     CR_LAW_INFEASIBLE,      /**< no admissible solution (e.g. (α, κ) outside 001 eq. 19/28) */
     CR_LAW_MULTIPLE,        /**< several outcomes (sequential law), all reported */
     CR_LAW_NOT_TERMINATED,  /**< a branch hit the stage cap; the outcomes found are reported */
-    CR_LAW_SOLVER_FAILED    /**< the LCP / NNLS solver did not converge */
+    CR_LAW_SOLVER_FAILED,   /**< the LCP / NNLS solver did not converge */
+    CR_LAW_NEGATIVE_IMPULSE /**< an equality law returned Pᵢ < 0 (a pulling contact); reported */
 } cr_law_status;
 
 CR_EXPORT void cr_law_params_init(cr_law_params *p);
@@ -77,6 +81,32 @@ CR_EXPORT cr_impact *cr_impact_create_chain(size_t nballs, const double *masses,
 CR_EXPORT cr_impact *cr_impact_create_discs(size_t ndiscs, const double *masses,
                                             const double *xy, size_t ncontacts,
                                             const size_t *pairs, const double *u_minus);
+
+/** A rigid body for cr_impact_create_rigid (principal axes parallel to the world axes). */
+typedef struct {
+    double mass;       /**< kg */
+    double inertia[3]; /**< principal moments Jx, Jy, Jz about the centre of mass, kg m² */
+    double v[3];       /**< velocity of the centre of mass before impact, m/s */
+    double omega[3];   /**< angular velocity before impact, rad/s */
+} cr_rigid_body;
+
+/** A contact point of cr_impact_create_rigid. */
+typedef struct {
+    int body_a, body_b; /**< bodies (index, or −1 for the fixed ground); impulse +P n acts on b */
+    double r_a[3];      /**< contact point relative to the centre of body a, m */
+    double r_b[3];      /**< contact point relative to the centre of body b, m */
+    double normal[3];   /**< unit normal from a to b */
+} cr_rigid_contact;
+
+/**
+ * Builder for rigid bodies in screw coordinates (004): each body has
+ * u = (v, ω) (6 dofs), M = diag(m, m, m, Jx, Jy, Jz), and contact k the column
+ * (n, r_b × n) on body b and −(n, r_a × n) on body a, so γ = n·(v_b + ω_b × r_b
+ * − v_a − ω_a × r_a). Pandrea's screw {U} = (n, r × n) with velocity screw
+ * (ω, v) and the swap matrix η is the same product wᵀu.
+ */
+CR_EXPORT cr_impact *cr_impact_create_rigid(size_t nbodies, const cr_rigid_body *bodies,
+                                            size_t ncontacts, const cr_rigid_contact *contacts);
 
 CR_EXPORT size_t cr_impact_dof_count(const cr_impact *imp);
 CR_EXPORT size_t cr_impact_contact_count(const cr_impact *imp);
@@ -113,6 +143,11 @@ CR_EXPORT const double *cr_law_result_velocity(const cr_law_result *r, size_t k)
 CR_EXPORT const double *cr_law_result_impulse(const cr_law_result *r, size_t k);
 /** T⁺/T⁻ of outcome k. */
 CR_EXPORT double cr_law_result_energy_ratio(const cr_law_result *r, size_t k);
+/**
+ * The law's own account of how it got there: Mosterman's collision sets per step
+ * ("k=1 N1={0} N2={} P={1}; ..."), contacts numbered from 0. Empty for the others.
+ */
+CR_EXPORT const char *cr_law_result_trace(const cr_law_result *r);
 /** Largest violation of the law's own conditions found by the residual check. */
 CR_EXPORT double cr_law_result_residual(const cr_law_result *r);
 
