@@ -14,140 +14,7 @@
 #include <string.h>
 
 #include "priv.h"
-
-typedef struct {
-    const char *file;
-    char *msg;
-    size_t msglen;
-    int rc;
-} parser;
-
-static int node_line(struct fy_node *n)
-{
-    if (!n)
-        return 0;
-    switch (fy_node_get_type(n)) {
-    case FYNT_SCALAR: {
-        struct fy_token *t = fy_node_get_scalar_token(n);
-        const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
-        return m ? m->line + 1 : 0;
-    }
-    case FYNT_MAPPING: {
-        void *it = NULL;
-        struct fy_node_pair *p = fy_node_mapping_iterate(n, &it);
-        return p ? node_line(fy_node_pair_key(p)) : 0;
-    }
-    case FYNT_SEQUENCE:
-        return node_line(fy_node_sequence_get_by_index(n, 0));
-    }
-    return 0;
-}
-
-static int fail(parser *ps, int line, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(parser *ps, int line, const char *field, const char *fmt, ...)
-{
-    if (ps->rc != CR_OK)
-        return ps->rc; /* keep the first error */
-    char reason[CR_ERRMSG_LEN];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(reason, sizeof reason, fmt, ap);
-    va_end(ap);
-    if (line > 0)
-        cr_set_msg(ps->msg, ps->msglen, "%s:%d: %s: %s", ps->file, line, field, reason);
-    else
-        cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, field, reason);
-    ps->rc = CR_ERR_MODEL;
-    return ps->rc;
-}
-
-/* Rejects keys the schema does not know: a typo must not silently become a default. */
-static int check_keys(parser *ps, struct fy_node *map, const char *where,
-                      const char *const *allowed)
-{
-    void *it = NULL;
-    struct fy_node_pair *p;
-    while ((p = fy_node_mapping_iterate(map, &it))) {
-        const char *key = fy_node_get_scalar0(fy_node_pair_key(p));
-        int ok = 0;
-        for (const char *const *a = allowed; *a && key; a++)
-            ok |= strcmp(key, *a) == 0;
-        if (!ok) {
-            char field[256];
-            snprintf(field, sizeof field, "%s%s%s", where, where[0] ? "." : "",
-                     key ? key : "?");
-            return fail(ps, node_line(fy_node_pair_key(p)), field, "unknown field");
-        }
-    }
-    return CR_OK;
-}
-
-static struct fy_node *child(struct fy_node *map, const char *key)
-{
-    return map ? fy_node_mapping_lookup_by_string(map, key, FY_NT) : NULL;
-}
-
-static int need_map(parser *ps, struct fy_node *n, int line, const char *field)
-{
-    if (!n || !fy_node_is_mapping(n))
-        return fail(ps, n ? node_line(n) : line, field, "must be a mapping (key: value)");
-    return CR_OK;
-}
-
-/* A number field. `required` → missing is an error; otherwise *out keeps its default.
- * `allow_auto` → the word "auto" stores 0. */
-static int get_number(parser *ps, struct fy_node *map, int map_line, const char *where,
-                      const char *key, int required, int allow_auto, double *out)
-{
-    char field[256];
-    snprintf(field, sizeof field, "%s%s%s", where, where[0] ? "." : "", key);
-    struct fy_node *n = child(map, key);
-    if (!n) {
-        if (required)
-            return fail(ps, map_line, field, "missing required field");
-        return CR_OK;
-    }
-    const char *s = fy_node_is_scalar(n) ? fy_node_get_scalar0(n) : NULL;
-    if (!s)
-        return fail(ps, node_line(n), field, "must be a number");
-    if (allow_auto && strcmp(s, "auto") == 0) {
-        *out = 0.0;
-        return CR_OK;
-    }
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE)
-        return fail(ps, node_line(n), field, "must be a number (got '%s')", s);
-    if (!isfinite(v))
-        return fail(ps, node_line(n), field, "must be finite (got '%s')", s);
-    *out = v;
-    return CR_OK;
-}
-
-static int get_count(parser *ps, struct fy_node *map, int map_line, const char *where,
-                     const char *key, int required, long minimum, long *out)
-{
-    double v = (double)*out;
-    if (get_number(ps, map, map_line, where, key, required, 0, &v) != CR_OK)
-        return ps->rc;
-    if (v != floor(v) || v < (double)minimum || v > 1e8)
-        return fail(ps, node_line(child(map, key)), key,
-                    "must be a whole number >= %ld (got %g)", minimum, v);
-    *out = (long)v;
-    return CR_OK;
-}
-
-static int check_positive(parser *ps, struct fy_node *map, const char *where, const char *key,
-                          double v)
-{
-    if (v > 0.0)
-        return CR_OK;
-    char field[256];
-    snprintf(field, sizeof field, "%s.%s", where, key);
-    return fail(ps, node_line(child(map, key)), field, "must be positive (got %g)", v);
-}
+#include "yaml-priv.h"
 
 /* ---- contact laws ---------------------------------------------------------- */
 
@@ -158,21 +25,21 @@ typedef struct {
     int m_given;
 } law_spec;
 
-static int parse_law(parser *ps, struct fy_node *map, const char *where, law_spec *law,
+static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, law_spec *law,
                      int allow_between)
 {
     static const char *const keys[] = {"K", "n", "C", "m", "release", "material", "between",
                                        NULL};
     static const char *const keys_default[] = {"K", "n", "C", "m", "release", "material",
                                                "pairs", NULL};
-    int line = node_line(map);
-    if (check_keys(ps, map, where, allow_between ? keys : keys_default) != CR_OK)
+    int line = cr_yaml_line(map);
+    if (cr_yaml_check_keys(ps, map, where, allow_between ? keys : keys_default) != CR_OK)
         return ps->rc;
     double m = NAN;
-    get_number(ps, map, line, where, "K", 0, 0, &law->p.K);
-    get_number(ps, map, line, where, "n", 0, 0, &law->p.n);
-    get_number(ps, map, line, where, "C", 0, 0, &law->p.C);
-    get_number(ps, map, line, where, "m", 0, 0, &m);
+    cr_yaml_number(ps, map, line, where, "K", 0, 0, &law->p.K);
+    cr_yaml_number(ps, map, line, where, "n", 0, 0, &law->p.n);
+    cr_yaml_number(ps, map, line, where, "C", 0, 0, &law->p.C);
+    cr_yaml_number(ps, map, line, where, "m", 0, 0, &m);
     if (ps->rc != CR_OK)
         return ps->rc;
     if (!isnan(m)) {
@@ -181,32 +48,32 @@ static int parse_law(parser *ps, struct fy_node *map, const char *where, law_spe
     } else if (!law->m_given) {
         law->p.m = law->p.n - 1.0;
     }
-    struct fy_node *rel = child(map, "release");
+    struct fy_node *rel = cr_yaml_child(map, "release");
     if (rel) {
         char field[256];
         snprintf(field, sizeof field, "%s.release", where);
         const char *s = fy_node_is_scalar(rel) ? fy_node_get_scalar0(rel) : NULL;
         if (cr_release_from_name(s, &law->p.release) != CR_OK)
-            return fail(ps, node_line(rel), field, "must be 'gap' or 'force' (got '%s')",
+            return cr_yaml_fail(ps, cr_yaml_line(rel), field, "must be 'gap' or 'force' (got '%s')",
                         s ? s : "?");
     }
-    struct fy_node *mat = child(map, "material");
+    struct fy_node *mat = cr_yaml_child(map, "material");
     if (mat) {
         char mw[256];
         snprintf(mw, sizeof mw, "%s.material", where);
         static const char *const mkeys[] = {"E", "nu", NULL};
-        if (need_map(ps, mat, line, mw) != CR_OK || check_keys(ps, mat, mw, mkeys) != CR_OK)
+        if (cr_yaml_need_map(ps, mat, line, mw) != CR_OK || cr_yaml_check_keys(ps, mat, mw, mkeys) != CR_OK)
             return ps->rc;
-        int ml = node_line(mat);
-        if (get_number(ps, mat, ml, mw, "E", 1, 0, &law->E) != CR_OK ||
-            get_number(ps, mat, ml, mw, "nu", 1, 0, &law->nu) != CR_OK ||
-            check_positive(ps, mat, mw, "E", law->E) != CR_OK)
+        int ml = cr_yaml_line(mat);
+        if (cr_yaml_number(ps, mat, ml, mw, "E", 1, 0, &law->E) != CR_OK ||
+            cr_yaml_number(ps, mat, ml, mw, "nu", 1, 0, &law->nu) != CR_OK ||
+            cr_yaml_positive(ps, mat, mw, "E", law->E) != CR_OK)
             return ps->rc;
         if (!(law->nu > -1.0 && law->nu < 0.5))
-            return fail(ps, node_line(child(mat, "nu")), "nu",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(mat, "nu")), "nu",
                         "Poisson's ratio must lie in (-1, 0.5) (got %g)", law->nu);
-        if (child(map, "K"))
-            return fail(ps, node_line(child(map, "K")), where,
+        if (cr_yaml_child(map, "K"))
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "K")), where,
                         "give either K or material, not both");
         law->has_material = 1;
         law->p.n = 1.5; /* Hertz */
@@ -216,16 +83,16 @@ static int parse_law(parser *ps, struct fy_node *map, const char *where, law_spe
     char field[256];
     snprintf(field, sizeof field, "%s", where);
     if (!(law->p.n >= 1.0))
-        return fail(ps, node_line(child(map, "n")), field, "n must be >= 1 (got %g)",
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "n")), field, "n must be >= 1 (got %g)",
                     law->p.n);
     if (!law->has_material && !(law->p.K > 0.0))
-        return fail(ps, node_line(child(map, "K")), field, "K must be positive (got %g)",
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "K")), field, "K must be positive (got %g)",
                     law->p.K);
     if (law->p.C < 0.0)
-        return fail(ps, node_line(child(map, "C")), field, "C must be >= 0 (got %g)",
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "C")), field, "C must be >= 0 (got %g)",
                     law->p.C);
     if (law->p.m < 0.0)
-        return fail(ps, node_line(child(map, "m")), field,
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "m")), field,
                     "damping exponent m must be >= 0 (got %g)", law->p.m);
     return CR_OK;
 }
@@ -242,23 +109,23 @@ static cr_contact_params law_for_pair(const law_spec *law, const cr_model *model
 
 /* ---- bodies ---------------------------------------------------------------- */
 
-static int add_ball_checked(parser *ps, cr_model *model, struct fy_node *at, const char *field,
+static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at, const char *field,
                             double mass, double radius, double x, double v)
 {
     if (!(mass > 0.0))
-        return fail(ps, node_line(at), field, "mass must be positive (got %g)", mass);
+        return cr_yaml_fail(ps, cr_yaml_line(at), field, "mass must be positive (got %g)", mass);
     if (!(radius > 0.0))
-        return fail(ps, node_line(at), field, "radius must be positive (got %g)", radius);
+        return cr_yaml_fail(ps, cr_yaml_line(at), field, "radius must be positive (got %g)", radius);
     size_t n = cr_model_ball_count(model);
     if (n > 0) {
         double xp = cr_model_position(model, n - 1), rp = cr_model_radius(model, n - 1);
         if (!(x > xp))
-            return fail(ps, node_line(at), field,
+            return cr_yaml_fail(ps, cr_yaml_line(at), field,
                         "balls must be listed in increasing x (x = %g after %g)", x, xp);
         double delta = rp + radius - (x - xp);
         double tol = CR_GEOM_TOL * (rp < radius ? rp : radius);
         if (delta > tol)
-            return fail(ps, node_line(at), field,
+            return cr_yaml_fail(ps, cr_yaml_line(at), field,
                         "interpenetrates ball %zu at start by %g m (touching tolerance %g m)",
                         n - 1, delta, tol);
     }
@@ -271,40 +138,40 @@ static int add_ball_checked(parser *ps, cr_model *model, struct fy_node *at, con
     return CR_OK;
 }
 
-static int parse_balls(parser *ps, struct fy_node *seq, cr_model *model)
+static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
 {
     static const char *const keys[] = {"mass", "radius", "x", "v", NULL};
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
-        return fail(ps, node_line(seq), "balls", "must be a non-empty list of balls");
+        return cr_yaml_fail(ps, cr_yaml_line(seq), "balls", "must be a non-empty list of balls");
     void *it = NULL;
     struct fy_node *b;
     int i = 0;
     while ((b = fy_node_sequence_iterate(seq, &it))) {
         char where[64];
         snprintf(where, sizeof where, "balls[%d]", i++);
-        if (need_map(ps, b, node_line(seq), where) != CR_OK ||
-            check_keys(ps, b, where, keys) != CR_OK)
+        if (cr_yaml_need_map(ps, b, cr_yaml_line(seq), where) != CR_OK ||
+            cr_yaml_check_keys(ps, b, where, keys) != CR_OK)
             return ps->rc;
-        int line = node_line(b);
+        int line = cr_yaml_line(b);
         double mass = 0, radius = 0, x = 0, v = 0;
-        if (get_number(ps, b, line, where, "mass", 1, 0, &mass) != CR_OK ||
-            get_number(ps, b, line, where, "radius", 1, 0, &radius) != CR_OK ||
-            get_number(ps, b, line, where, "x", 1, 0, &x) != CR_OK ||
-            get_number(ps, b, line, where, "v", 0, 0, &v) != CR_OK)
+        if (cr_yaml_number(ps, b, line, where, "mass", 1, 0, &mass) != CR_OK ||
+            cr_yaml_number(ps, b, line, where, "radius", 1, 0, &radius) != CR_OK ||
+            cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) != CR_OK ||
+            cr_yaml_number(ps, b, line, where, "v", 0, 0, &v) != CR_OK)
             return ps->rc;
         char field[96];
         if (!(mass > 0.0)) {
             snprintf(field, sizeof field, "%s.mass", where);
-            return fail(ps, node_line(child(b, "mass")), field, "must be positive (got %g)",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "mass")), field, "must be positive (got %g)",
                         mass);
         }
         if (!(radius > 0.0)) {
             snprintf(field, sizeof field, "%s.radius", where);
-            return fail(ps, node_line(child(b, "radius")), field, "must be positive (got %g)",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "radius")), field, "must be positive (got %g)",
                         radius);
         }
         snprintf(field, sizeof field, "%s.x", where);
-        if (add_ball_checked(ps, model, child(b, "x"), field, mass, radius, x, v) != CR_OK)
+        if (add_ball_checked(ps, model, cr_yaml_child(b, "x"), field, mass, radius, x, v) != CR_OK)
             return ps->rc;
     }
     return CR_OK;
@@ -314,46 +181,46 @@ static int parse_balls(parser *ps, struct fy_node *seq, cr_model *model)
  * chain: count equal balls; the first striker.count of them move at
  * striker.velocity and stand striker.gap (surface to surface) before the rest.
  */
-static int parse_chain(parser *ps, struct fy_node *map, cr_model *model)
+static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
 {
     static const char *const keys[] = {"count", "mass", "radius", "x0", "spacing", "velocity",
                                        "striker", NULL};
     static const char *const skeys[] = {"count", "velocity", "gap", NULL};
-    if (need_map(ps, map, 0, "chain") != CR_OK || check_keys(ps, map, "chain", keys) != CR_OK)
+    if (cr_yaml_need_map(ps, map, 0, "chain") != CR_OK || cr_yaml_check_keys(ps, map, "chain", keys) != CR_OK)
         return ps->rc;
-    int line = node_line(map);
+    int line = cr_yaml_line(map);
     long count = 0, scount = 1;
     double mass = 0, radius = 0, x0 = 0, spacing = NAN, vrest = 0, vstrike = 0, gap = 0;
-    if (get_count(ps, map, line, "chain", "count", 1, 1, &count) != CR_OK ||
-        get_number(ps, map, line, "chain", "mass", 1, 0, &mass) != CR_OK ||
-        get_number(ps, map, line, "chain", "radius", 1, 0, &radius) != CR_OK ||
-        get_number(ps, map, line, "chain", "x0", 0, 0, &x0) != CR_OK ||
-        get_number(ps, map, line, "chain", "spacing", 0, 0, &spacing) != CR_OK ||
-        get_number(ps, map, line, "chain", "velocity", 0, 0, &vrest) != CR_OK ||
-        check_positive(ps, map, "chain", "mass", mass) != CR_OK ||
-        check_positive(ps, map, "chain", "radius", radius) != CR_OK)
+    if (cr_yaml_count(ps, map, line, "chain", "count", 1, 1, &count) != CR_OK ||
+        cr_yaml_number(ps, map, line, "chain", "mass", 1, 0, &mass) != CR_OK ||
+        cr_yaml_number(ps, map, line, "chain", "radius", 1, 0, &radius) != CR_OK ||
+        cr_yaml_number(ps, map, line, "chain", "x0", 0, 0, &x0) != CR_OK ||
+        cr_yaml_number(ps, map, line, "chain", "spacing", 0, 0, &spacing) != CR_OK ||
+        cr_yaml_number(ps, map, line, "chain", "velocity", 0, 0, &vrest) != CR_OK ||
+        cr_yaml_positive(ps, map, "chain", "mass", mass) != CR_OK ||
+        cr_yaml_positive(ps, map, "chain", "radius", radius) != CR_OK)
         return ps->rc;
     if (isnan(spacing))
         spacing = 2.0 * radius;
     if (spacing < 2.0 * radius * (1.0 - CR_GEOM_TOL))
-        return fail(ps, node_line(child(map, "spacing")), "chain.spacing",
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "spacing")), "chain.spacing",
                     "balls interpenetrate at start: spacing %g < 2 radius = %g", spacing,
                     2.0 * radius);
-    struct fy_node *st = child(map, "striker");
+    struct fy_node *st = cr_yaml_child(map, "striker");
     if (st) {
-        if (need_map(ps, st, line, "chain.striker") != CR_OK ||
-            check_keys(ps, st, "chain.striker", skeys) != CR_OK)
+        if (cr_yaml_need_map(ps, st, line, "chain.striker") != CR_OK ||
+            cr_yaml_check_keys(ps, st, "chain.striker", skeys) != CR_OK)
             return ps->rc;
-        int sl = node_line(st);
-        if (get_count(ps, st, sl, "chain.striker", "count", 0, 1, &scount) != CR_OK ||
-            get_number(ps, st, sl, "chain.striker", "velocity", 1, 0, &vstrike) != CR_OK ||
-            get_number(ps, st, sl, "chain.striker", "gap", 0, 0, &gap) != CR_OK)
+        int sl = cr_yaml_line(st);
+        if (cr_yaml_count(ps, st, sl, "chain.striker", "count", 0, 1, &scount) != CR_OK ||
+            cr_yaml_number(ps, st, sl, "chain.striker", "velocity", 1, 0, &vstrike) != CR_OK ||
+            cr_yaml_number(ps, st, sl, "chain.striker", "gap", 0, 0, &gap) != CR_OK)
             return ps->rc;
         if (scount > count)
-            return fail(ps, node_line(child(st, "count")), "chain.striker.count",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "count")), "chain.striker.count",
                         "more strikers (%ld) than balls (%ld)", scount, count);
         if (gap < 0.0)
-            return fail(ps, node_line(child(st, "gap")), "chain.striker.gap",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "gap")), "chain.striker.gap",
                         "must be >= 0 (got %g)", gap);
     } else {
         scount = 0;
@@ -371,17 +238,17 @@ static int parse_chain(parser *ps, struct fy_node *map, cr_model *model)
     return CR_OK;
 }
 
-static int parse_contact(parser *ps, struct fy_node *map, cr_model *model)
+static int parse_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
 {
     law_spec def;
     memset(&def, 0, sizeof def);
     cr_contact_params_init(&def.p, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
     if (map) {
-        if (need_map(ps, map, 0, "contact") != CR_OK ||
+        if (cr_yaml_need_map(ps, map, 0, "contact") != CR_OK ||
             parse_law(ps, map, "contact", &def, 0) != CR_OK)
             return ps->rc;
-        if (!def.has_material && !child(map, "K"))
-            return fail(ps, node_line(map), "contact.K",
+        if (!def.has_material && !cr_yaml_child(map, "K"))
+            return cr_yaml_fail(ps, cr_yaml_line(map), "contact.K",
                         "missing required field (or give contact.material)");
     }
     size_t nc = cr_model_contact_count(model);
@@ -389,24 +256,24 @@ static int parse_contact(parser *ps, struct fy_node *map, cr_model *model)
         cr_contact_params p = law_for_pair(&def, model, c);
         cr_model_set_contact(model, c, &p);
     }
-    struct fy_node *pairs = child(map, "pairs");
+    struct fy_node *pairs = cr_yaml_child(map, "pairs");
     if (!pairs)
         return CR_OK;
     if (!fy_node_is_sequence(pairs))
-        return fail(ps, node_line(pairs), "contact.pairs", "must be a list");
+        return cr_yaml_fail(ps, cr_yaml_line(pairs), "contact.pairs", "must be a list");
     void *it = NULL;
     struct fy_node *pm;
     int k = 0;
     while ((pm = fy_node_sequence_iterate(pairs, &it))) {
         char where[64];
         snprintf(where, sizeof where, "contact.pairs[%d]", k++);
-        if (need_map(ps, pm, node_line(pairs), where) != CR_OK)
+        if (cr_yaml_need_map(ps, pm, cr_yaml_line(pairs), where) != CR_OK)
             return ps->rc;
-        struct fy_node *bt = child(pm, "between");
+        struct fy_node *bt = cr_yaml_child(pm, "between");
         char field[96];
         snprintf(field, sizeof field, "%s.between", where);
         if (!bt)
-            return fail(ps, node_line(pm), field, "missing required field");
+            return cr_yaml_fail(ps, cr_yaml_line(pm), field, "missing required field");
         long a = -1, b = -1;
         if (fy_node_is_sequence(bt) && fy_node_sequence_item_count(bt) == 2) {
             const char *sa = fy_node_get_scalar0(fy_node_sequence_get_by_index(bt, 0));
@@ -415,13 +282,13 @@ static int parse_contact(parser *ps, struct fy_node *map, cr_model *model)
             b = sb ? strtol(sb, NULL, 10) : -1;
         }
         if (a < 0 || b != a + 1 || (size_t)b >= cr_model_ball_count(model))
-            return fail(ps, node_line(bt), field,
+            return cr_yaml_fail(ps, cr_yaml_line(bt), field,
                         "must name two neighbouring balls [i, i+1] of the chain");
         law_spec law = def;
         law.m_given = 0;
         if (parse_law(ps, pm, where, &law, 1) != CR_OK)
             return ps->rc;
-        if (child(pm, "K"))
+        if (cr_yaml_child(pm, "K"))
             law.has_material = 0;
         cr_contact_params p = law_for_pair(&law, model, (size_t)a);
         cr_model_set_contact(model, (size_t)a, &p);
@@ -429,31 +296,31 @@ static int parse_contact(parser *ps, struct fy_node *map, cr_model *model)
     return CR_OK;
 }
 
-static int parse_settings(parser *ps, struct fy_node *integ, struct fy_node *out,
+static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node *out,
                           cr_model *model)
 {
     static const char *const ikeys[] = {"t_end", "rtol", "atol", "method", NULL};
     static const char *const okeys[] = {"interval", NULL};
     cr_settings s = cr_settings_default();
     if (integ) {
-        if (need_map(ps, integ, 0, "integration") != CR_OK ||
-            check_keys(ps, integ, "integration", ikeys) != CR_OK)
+        if (cr_yaml_need_map(ps, integ, 0, "integration") != CR_OK ||
+            cr_yaml_check_keys(ps, integ, "integration", ikeys) != CR_OK)
             return ps->rc;
-        int l = node_line(integ);
-        if (get_number(ps, integ, l, "integration", "t_end", 0, 1, &s.t_end) != CR_OK ||
-            get_number(ps, integ, l, "integration", "rtol", 0, 0, &s.rtol) != CR_OK ||
-            get_number(ps, integ, l, "integration", "atol", 0, 0, &s.atol) != CR_OK)
+        int l = cr_yaml_line(integ);
+        if (cr_yaml_number(ps, integ, l, "integration", "t_end", 0, 1, &s.t_end) != CR_OK ||
+            cr_yaml_number(ps, integ, l, "integration", "rtol", 0, 0, &s.rtol) != CR_OK ||
+            cr_yaml_number(ps, integ, l, "integration", "atol", 0, 0, &s.atol) != CR_OK)
             return ps->rc;
         if (!(s.rtol > 0.0 && s.rtol < 1.0))
-            return fail(ps, node_line(child(integ, "rtol")), "integration.rtol",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "rtol")), "integration.rtol",
                         "must lie in (0, 1) (got %g)", s.rtol);
         if (!(s.atol > 0.0))
-            return fail(ps, node_line(child(integ, "atol")), "integration.atol",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "atol")), "integration.atol",
                         "must be positive (got %g)", s.atol);
         if (s.t_end < 0.0)
-            return fail(ps, node_line(child(integ, "t_end")), "integration.t_end",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "t_end")), "integration.t_end",
                         "must be positive or 'auto' (got %g)", s.t_end);
-        struct fy_node *m = child(integ, "method");
+        struct fy_node *m = cr_yaml_child(integ, "method");
         if (m) {
             const char *v = fy_node_get_scalar0(m);
             if (v && strcmp(v, "bdf") == 0)
@@ -461,37 +328,22 @@ static int parse_settings(parser *ps, struct fy_node *integ, struct fy_node *out
             else if (v && strcmp(v, "adams") == 0)
                 s.method = CR_METHOD_ADAMS;
             else
-                return fail(ps, node_line(m), "integration.method",
+                return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
                             "must be 'bdf' or 'adams' (got '%s')", v ? v : "?");
         }
     }
     if (out) {
-        if (need_map(ps, out, 0, "output") != CR_OK ||
-            check_keys(ps, out, "output", okeys) != CR_OK ||
-            get_number(ps, out, node_line(out), "output", "interval", 0, 1,
+        if (cr_yaml_need_map(ps, out, 0, "output") != CR_OK ||
+            cr_yaml_check_keys(ps, out, "output", okeys) != CR_OK ||
+            cr_yaml_number(ps, out, cr_yaml_line(out), "output", "interval", 0, 1,
                        &s.output_interval) != CR_OK)
             return ps->rc;
         if (s.output_interval < 0.0)
-            return fail(ps, node_line(child(out, "interval")), "output.interval",
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(out, "interval")), "output.interval",
                         "must be positive or 'auto'");
     }
     cr_model_set_settings(model, &s);
     return CR_OK;
-}
-
-static int syntax_error(parser *ps, struct fy_diag *diag)
-{
-    void *it = NULL;
-    struct fy_diag_error *e;
-    while ((e = fy_diag_errors_iterate(diag, &it))) {
-        if (e->type < FYET_ERROR)
-            continue;
-        cr_set_msg(ps->msg, ps->msglen, "%s:%d:%d: YAML syntax error: %s", ps->file,
-                   e->line + 1, e->column + 1, e->msg ? e->msg : "?");
-        return ps->rc = CR_ERR_SYNTAX;
-    }
-    cr_set_msg(ps->msg, ps->msglen, "%s: YAML syntax error", ps->file);
-    return ps->rc = CR_ERR_SYNTAX;
 }
 
 int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_model **out,
@@ -499,37 +351,24 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
 {
     static const char *const top_keys[] = {"name",  "description", "balls",  "chain",
                                            "contact", "integration", "output", NULL};
-    parser ps = {.file = filename ? filename : "<model>", .msg = msg, .msglen = msglen};
+    cr_yaml_ctx ps = {.file = filename ? filename : "<model>", .msg = msg, .msglen = msglen};
     if (!text || !out) {
         cr_set_msg(msg, msglen, "cr_modelfile_parse: no text or output");
         return CR_ERR_INVALID;
     }
     *out = NULL;
 
-    struct fy_diag_cfg dcfg;
-    fy_diag_cfg_default(&dcfg);
-    dcfg.fp = NULL;
-    dcfg.colorize = false;
-    struct fy_diag *diag = fy_diag_create(&dcfg);
-    if (!diag) {
-        cr_set_msg(msg, msglen, "%s: out of memory", ps.file);
-        return CR_ERR_NOMEM;
-    }
-    fy_diag_set_collect_errors(diag, true);
-    struct fy_parse_cfg cfg = {.flags = FYPCF_QUIET | FYPCF_COLLECT_DIAG, .diag = diag};
-    struct fy_document *doc = fy_document_build_from_string(&cfg, text, len);
     cr_model *model = NULL;
-    if (!doc) {
-        syntax_error(&ps, diag);
+    struct fy_document *doc = cr_yaml_parse(&ps, text, len);
+    if (!doc)
         goto done;
-    }
     struct fy_node *root = fy_document_root(doc);
     if (!root || !fy_node_is_mapping(root)) {
-        fail(&ps, node_line(root), "(top level)", "a model file is a mapping with 'balls' or "
+        cr_yaml_fail(&ps, cr_yaml_line(root), "(top level)", "a model file is a mapping with 'balls' or "
                                                   "'chain', 'contact', ...");
         goto done;
     }
-    if (check_keys(&ps, root, "", top_keys) != CR_OK)
+    if (cr_yaml_check_keys(&ps, root, "", top_keys) != CR_OK)
         goto done;
     model = cr_model_create();
     if (!model) {
@@ -537,23 +376,23 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
         ps.rc = CR_ERR_NOMEM;
         goto done;
     }
-    struct fy_node *name = child(root, "name");
+    struct fy_node *name = cr_yaml_child(root, "name");
     cr_model_set_name(model, name && fy_node_get_scalar0(name) ? fy_node_get_scalar0(name)
                                                                : ps.file);
-    struct fy_node *balls = child(root, "balls"), *chain = child(root, "chain");
+    struct fy_node *balls = cr_yaml_child(root, "balls"), *chain = cr_yaml_child(root, "chain");
     if (balls && chain) {
-        fail(&ps, node_line(chain), "chain", "give either 'balls' or 'chain', not both");
+        cr_yaml_fail(&ps, cr_yaml_line(chain), "chain", "give either 'balls' or 'chain', not both");
         goto done;
     }
     if (!balls && !chain) {
-        fail(&ps, 1, "balls", "missing required field (a list of balls, or a 'chain')");
+        cr_yaml_fail(&ps, 1, "balls", "missing required field (a list of balls, or a 'chain')");
         goto done;
     }
     if ((balls ? parse_balls(&ps, balls, model) : parse_chain(&ps, chain, model)) != CR_OK)
         goto done;
-    if (parse_contact(&ps, child(root, "contact"), model) != CR_OK)
+    if (parse_contact(&ps, cr_yaml_child(root, "contact"), model) != CR_OK)
         goto done;
-    if (parse_settings(&ps, child(root, "integration"), child(root, "output"), model) != CR_OK)
+    if (parse_settings(&ps, cr_yaml_child(root, "integration"), cr_yaml_child(root, "output"), model) != CR_OK)
         goto done;
     char why[CR_ERRMSG_LEN];
     if (cr_model_validate(model, why, sizeof why) != CR_OK) {
@@ -563,7 +402,6 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
 done:
     if (doc)
         fy_document_destroy(doc);
-    fy_diag_destroy(diag);
     if (ps.rc != CR_OK) {
         cr_model_destroy(model);
         return ps.rc;
@@ -581,39 +419,12 @@ int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *m
         cr_set_msg(msg, msglen, "cr_modelfile_load: no path or output");
         return CR_ERR_INVALID;
     }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        cr_set_msg(msg, msglen, "%s: cannot open model file: %s", path, strerror(errno));
-        return CR_ERR_IO;
-    }
-    size_t cap = 4096, len = 0;
-    char *text = malloc(cap);
-    while (text) {
-        len += fread(text + len, 1, cap - 1 - len, fp);
-        if (len < cap - 1)
-            break;
-        char *t = realloc(text, cap * 2);
-        if (!t) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = t;
-        cap *= 2;
-    }
-    int read_error = ferror(fp);
-    fclose(fp);
-    if (!text) {
-        cr_set_msg(msg, msglen, "%s: out of memory", path);
-        return CR_ERR_NOMEM;
-    }
-    if (read_error) {
-        free(text);
-        cr_set_msg(msg, msglen, "%s: read error", path);
-        return CR_ERR_IO;
-    }
-    text[len] = '\0';
-    int rc = cr_modelfile_parse(text, len, path, out, msg, msglen);
+    size_t len;
+    int rc;
+    char *text = cr_yaml_read_file(path, &len, msg, msglen, &rc);
+    if (!text)
+        return rc;
+    rc = cr_modelfile_parse(text, len, path, out, msg, msglen);
     if (rc == CR_OK && text_out)
         *text_out = text;
     else
