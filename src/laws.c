@@ -346,6 +346,14 @@ void cr_law_result_destroy(cr_law_result *r)
 
 static void result_reset(cr_law_result *r, size_t n, size_t m)
 {
+    if (n != r->n || m != r->m) {
+        /* the buffers are sized for (n, m): a result reused on another case starts over */
+        free(r->u);
+        free(r->P);
+        free(r->ratio);
+        r->u = r->P = r->ratio = NULL;
+        r->cap = 0;
+    }
     r->n = n;
     r->m = m;
     r->count = 0;

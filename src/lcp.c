@@ -43,6 +43,8 @@ static int run_solver(int solver_id, size_t m, const double *G, const double *q,
     SolverOptions *opt = solver_options_create(solver_id);
     int info = linearComplementarity_driver(&prob, z, w, opt);
     solver_options_delete(opt);
+    /* Siconos 4.4 clears the members but does not release the struct itself */
+    free(opt);
     NM_clear_not_dense(M);
     free(M);
     free(Gc);

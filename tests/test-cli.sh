@@ -55,5 +55,21 @@ check_bad "$DATA/negative-mass.yaml" "negative-mass.yaml:4:" "balls[1].mass"
 check_bad "$DATA/missing-field.yaml" "missing-field.yaml:7:" "balls[1].radius" "missing"
 check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
 
+# cradle law: the 3-ball chain of 001 sect. 3.2, Newton e = 1 -> (-1/3, 2/3, 2/3)
+CASES=$DATA/../../cases
+out=$("$CRADLE" law newton --input "$CASES/three-ball-chain.yaml" --json)
+vel=$(echo "$out" | sed -n 's/.*"velocity": \[\([^]]*\)\].*/\1/p')
+echo "$vel" | awk -F', ' '{ e = 1e-12; exit !(($1 + 1/3)^2 < e*e && ($2 - 2/3)^2 < e*e && ($3 - 2/3)^2 < e*e) }' \
+    && ok "law newton --json: u+ = (-1/3, 2/3, 2/3) to 1e-12 (001 sect. 3.2)" || bad "law newton --json: $out"
+"$CRADLE" law sequential -i "$CASES/three-ball-chain.yaml" | grep -q "multiple: 2 distinct outcomes" \
+    && ok "law sequential: two outcomes" || bad "law sequential"
+"$CRADLE" law pandrea -i "$CASES/pandrea-bar.yaml" | grep -q "P       115.6 88.4" \
+    && ok "law pandrea: P = (115.6, 88.4) N s (004 bar, consistent data)" || bad "law pandrea"
+"$CRADLE" law --list | grep -qx mosterman && ok "law --list" || bad "law --list"
+"$CRADLE" law frobnicate -i "$CASES/three-ball-chain.yaml" 2>/dev/null; [ $? -eq 2 ] && ok "unknown law: exit 2" || bad "unknown law"
+printf 'chain:\n  masses: [1, -1]\n  velocities: [1, 0]\n' > badcase.yaml
+"$CRADLE" law newton -i badcase.yaml 2> err.txt; st=$?
+if [ $st -ne 0 ] && grep -q "badcase.yaml:2: chain.masses" err.txt; then ok "bad case: $(cat err.txt)"; else bad "bad case: $(cat err.txt)"; fi
+
 echo "test-cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -26,6 +26,8 @@ static void usage_main(FILE *out)
           "commands:\n"
           "  run [MODEL] [-o FILE]   integrate a model file (default: a 5-ball Newton's\n"
           "                          cradle) and write the trajectory to HDF5\n"
+          "  law NAME --input CASE   apply a rigid impact law (newton, poisson, ...)\n"
+          "                          to an impact configuration\n"
           "  help [COMMAND]          show help\n"
           "\n"
           "options:\n"
@@ -195,12 +197,16 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "help") == 0) {
         if (argc > 2 && strcmp(argv[2], "run") == 0)
             usage_run(stdout);
+        else if (argc > 2 && strcmp(argv[2], "law") == 0)
+            usage_law(stdout);
         else
             usage_main(stdout);
         return 0;
     }
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "law") == 0)
+        return cmd_law(argc - 1, argv + 1);
     tools_error("unknown command '%s' (try 'cradle help')", cmd);
     return EXIT_USAGE;
 }

@@ -13,6 +13,7 @@ cmake
 libsundials-dev
 libhdf5-dev
 hdf5-tools
+valgrind
 libfyaml-dev
 liblapacke-dev
 libopenblas-dev

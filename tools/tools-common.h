@@ -16,4 +16,8 @@ void tools_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Path of the default model: the installed copy, else the source tree's. */
 const char *tools_default_model(void);
 
+/* Subcommands. */
+int cmd_law(int argc, char **argv);
+void usage_law(FILE *out);
+
 #endif

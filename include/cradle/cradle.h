@@ -8,6 +8,7 @@
 #include "cradle/common.h"
 #include "cradle/contact.h"
 #include "cradle/laws.h"
+#include "cradle/lawcase.h"
 #include "cradle/model.h"
 #include "cradle/modelfile.h"
 #include "cradle/sim.h"
