@@ -76,11 +76,14 @@ double cr_contact_energy(const cr_contact_params *p, double delta)
 
 double cr_contact_dissipation_rate(const cr_contact_params *p, double delta, double delta_dot)
 {
-    if (delta <= 0.0 || p->C == 0.0)
+    if (delta <= 0.0)
         return 0.0;
-    if (p->release == CR_RELEASE_FORCE && raw_force(p, delta, delta_dot) < 0.0)
-        return 0.0;
-    return p->C * pow_overlap(delta, p->m) * delta_dot * delta_dot;
+    /* Power into the contact minus the rate of stored elastic energy:
+     * f δ̇ − K δⁿ δ̇. Loaded, that is the damper's C δᵐ δ̇²; released under the
+     * `force` convention (f = 0 while δ > 0) it is the elastic energy the
+     * contact abandons, so that T + U + W stays constant in both conventions. */
+    double f = cr_contact_force(p, delta, delta_dot);
+    return (f - p->K * pow_overlap(delta, p->n)) * delta_dot;
 }
 
 double cr_contact_hertz_stiffness(double E1, double nu1, double R1, double E2, double nu2,

@@ -47,6 +47,8 @@ struct cr_sim {
     cr_method method;
     cr_sim_output_fn out_fn;
     void *out_user;
+    cr_sim_event_fn ev_fn;
+    void *ev_user;
 
     /* CVODES */
     SUNContext ctx;
@@ -340,6 +342,14 @@ int cr_sim_set_output(cr_sim *s, double interval, cr_sim_output_fn fn, void *use
     return CR_OK;
 }
 
+int cr_sim_set_event_callback(cr_sim *s, cr_sim_event_fn fn, void *user)
+{
+    CR_CHECK(s, NULL, CR_ERR_INVALID);
+    s->ev_fn = fn;
+    s->ev_user = user;
+    return CR_OK;
+}
+
 int cr_sim_set_jacobian_floor(cr_sim *s, double rel_floor)
 {
     CR_CHECK(s && rel_floor > 0.0 && isfinite(rel_floor), s ? s->err : NULL, CR_ERR_INVALID);
@@ -437,6 +447,7 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
     e->kind = kind;
     contact_state(s, y, c, &e->overlap, &e->rate);
     e->force = cr_contact_force(&s->law[c], e->overlap, e->rate);
+    e->impulse = s->Pscale * N_VGetArrayPointer(s->yQ)[c];
     s->stats.events++;
     return CR_OK;
 }
@@ -565,8 +576,13 @@ int cr_sim_run(cr_sim *s, double t_end)
         }
         CVodeGetQuad(s->cvode, &tret, s->yQ);
         if (flag == CV_ROOT_RETURN) {
+            size_t first = s->nev;
             if ((rc = handle_roots(s)) != CR_OK)
                 return rc;
+            if (s->ev_fn && s->nev > first && s->ev_fn(s, first, s->ev_user) != 0) {
+                rc = CR_ERR_INTERRUPTED;
+                goto interrupted;
+            }
             if (automatic && chain_at_rest(s)) {
                 snprintf(s->end_reason, sizeof s->end_reason,
                          "all contacts open and separating");
@@ -624,6 +640,11 @@ size_t cr_sim_contact_count(const cr_sim *s)
 double cr_sim_get_time(const cr_sim *s)
 {
     return s->t;
+}
+
+void cr_sim_get_masses(const cr_sim *s, double *m)
+{
+    memcpy(m, s->mass, s->nb * sizeof(double));
 }
 
 /* Before the run the CVODE vectors do not exist: answer from the model copy. */

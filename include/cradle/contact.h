@@ -51,7 +51,11 @@ CR_EXPORT void cr_contact_partials(const cr_contact_params *p, double delta, dou
 /** Elastic energy stored in the contact, K δⁿ⁺¹ / (n + 1) for δ > 0. */
 CR_EXPORT double cr_contact_energy(const cr_contact_params *p, double delta);
 
-/** Rate of dissipation by the damper, C δᵐ δ̇² (≥ 0), while the contact is loaded. */
+/**
+ * Rate of energy loss in the contact, f δ̇ − K δⁿ δ̇ (≥ 0): the damper's C δᵐ δ̇²
+ * while loaded, and under the `force` convention, while released with δ > 0,
+ * the elastic energy left behind (−K δⁿ δ̇).
+ */
 CR_EXPORT double cr_contact_dissipation_rate(const cr_contact_params *p, double delta,
                                              double delta_dot);
 

@@ -11,6 +11,7 @@
 #include "cradle/lawcase.h"
 #include "cradle/model.h"
 #include "cradle/modelfile.h"
+#include "cradle/monitor.h"
 #include "cradle/sim.h"
 #include "cradle/store.h"
 

@@ -35,6 +35,7 @@ typedef struct {
     double overlap;     /**< δ at the event, m */
     double rate;        /**< δ̇ at the event, m/s */
     double force;       /**< f at the event, N */
+    double impulse;     /**< ∫ f dt of this contact from t = 0 to the event (quadrature), N s */
 } cr_event;
 
 /** Solver counters of the last run. */
@@ -50,6 +51,14 @@ typedef struct {
 typedef int (*cr_sim_output_fn)(const cr_sim *sim, void *user);
 
 /**
+ * Called after every root return, once the events of that instant are recorded
+ * (cr_sim_events: indices @p first to cr_sim_event_count − 1). The state
+ * getters give the state at the event. Non-zero return stops the run with
+ * CR_ERR_INTERRUPTED. This is how the monitor follows a run without dense output.
+ */
+typedef int (*cr_sim_event_fn)(const cr_sim *sim, size_t first, void *user);
+
+/**
  * Validates @p model (cr_model_validate) and copies what the run needs.
  * @return NULL on failure, with the reason in @p msg.
  */
@@ -62,6 +71,8 @@ CR_EXPORT int cr_sim_set_tolerances(cr_sim *sim, double rtol, double atol);
 CR_EXPORT int cr_sim_set_method(cr_sim *sim, cr_method method);
 /** Output interval in s (≤ 0: a quarter of the characteristic time δ* / V) and callback. */
 CR_EXPORT int cr_sim_set_output(cr_sim *sim, double interval, cr_sim_output_fn fn, void *user);
+/** Sets the event callback (one; NULL removes it). */
+CR_EXPORT int cr_sim_set_event_callback(cr_sim *sim, cr_sim_event_fn fn, void *user);
 /**
  * Floor, relative to δ*, below which δ is clamped in the unbounded damping term
  * of the Jacobian (cr_contact_partials). Default 1e-6. Changes cost, not results.
@@ -87,6 +98,7 @@ CR_EXPORT const char *cr_sim_end_reason(const cr_sim *sim);
 CR_EXPORT size_t cr_sim_ball_count(const cr_sim *sim);
 CR_EXPORT size_t cr_sim_contact_count(const cr_sim *sim);
 CR_EXPORT double cr_sim_get_time(const cr_sim *sim);
+CR_EXPORT void cr_sim_get_masses(const cr_sim *sim, double *m);
 /** Each getter fills an array of ball_count (or contact_count) doubles, SI units. */
 CR_EXPORT void cr_sim_get_positions(const cr_sim *sim, double *x);
 CR_EXPORT void cr_sim_get_velocities(const cr_sim *sim, double *v);
