@@ -242,6 +242,12 @@ static int finalize(cr_monitor *m, episode *e, double t, int complete)
     e->info.dissipated = cr_sim_dissipated_work(m->sim) - e->W0 +
                          cr_sim_potential_energy(m->sim) - e->U0;
     double Pref = m->Q[e->info.reference] - e->q0[e->info.reference];
+    /* γ⁻ of a touching contact at rest is zero up to the root location's
+     * roundoff (~1e-12 of the speeds): below this it counts as zero */
+    double vmax = 0.0;
+    for (size_t i = 0; i < nbg; i++)
+        vmax = fmax(vmax, fmax(fabs(e->u_before[i]), fabs(e->u_after[i])));
+    double gamma_zero = 1e-9 * vmax;
     for (size_t k = 0; k < ncg; k++) {
         size_t c = e->info.first_contact + k;
         cr_contact_record *r = &e->rec[k];
@@ -256,7 +262,7 @@ static int finalize(cr_monitor *m, episode *e, double t, int complete)
         r->expansion = e->exp_[c];
         r->gamma_minus = e->u0[c + 1] - e->u0[c];
         r->gamma_plus = m->v[c + 1] - m->v[c];
-        r->newton = nan_div(-r->gamma_plus, r->gamma_minus);
+        r->newton = fabs(r->gamma_minus) > gamma_zero ? -r->gamma_plus / r->gamma_minus : NAN;
         r->poisson = r->compression > 0.0 ? r->expansion / r->compression : NAN;
         r->alpha = nan_div(r->impulse, Pref);
         r->peak_overlap = e->peak_d[c];

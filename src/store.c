@@ -5,6 +5,7 @@
 #include "cradle/store.h"
 
 #include <hdf5.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -361,6 +362,179 @@ static int write_events(cr_store *st, const cr_sim *sim)
     H5Tclose(kind);
     free(rows);
     return e;
+}
+
+static int write_matrix(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
+                        const char *units)
+{
+    hsize_t dims[2] = {rows, cols};
+    hid_t space = H5Screate_simple(2, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    herr_t e = d < 0 ? -1
+                     : (rows > 0 && cols > 0 ? H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
+                                               H5P_DEFAULT, v)
+                                    : 0);
+    if (d >= 0 && units)
+        e |= attr_string(d, "units", units);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(space);
+    return e < 0 ? -1 : 0;
+}
+
+static int write_episode_table(cr_store *st, const cr_monitor *mon)
+{
+    size_t n = cr_monitor_episode_count(mon);
+    typedef struct {
+        long index;
+        double t_start, t_end;
+        long first_ball, last_ball, first_contact, last_contact, reference;
+        double T_minus, T_plus, kappa, dissipated;
+        int complete;
+        long events;
+    } row;
+    row *rows = calloc(n ? n : 1, sizeof(row));
+    if (!rows)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        cr_episode_info in;
+        cr_monitor_get_episode(mon, k, &in);
+        rows[k] = (row){(long)k,          in.t_start,         in.t_end,
+                        (long)in.first_ball, (long)in.last_ball, (long)in.first_contact,
+                        (long)in.last_contact, (long)in.reference, in.T_minus,
+                        in.T_plus,        in.kappa,           in.dissipated,
+                        in.complete,      (long)in.event_count};
+    }
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(row));
+    H5Tinsert(t, "index", HOFFSET(row, index), H5T_NATIVE_LONG);
+    H5Tinsert(t, "t_start", HOFFSET(row, t_start), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "t_end", HOFFSET(row, t_end), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "first_ball", HOFFSET(row, first_ball), H5T_NATIVE_LONG);
+    H5Tinsert(t, "last_ball", HOFFSET(row, last_ball), H5T_NATIVE_LONG);
+    H5Tinsert(t, "first_contact", HOFFSET(row, first_contact), H5T_NATIVE_LONG);
+    H5Tinsert(t, "last_contact", HOFFSET(row, last_contact), H5T_NATIVE_LONG);
+    H5Tinsert(t, "reference", HOFFSET(row, reference), H5T_NATIVE_LONG);
+    H5Tinsert(t, "T_minus", HOFFSET(row, T_minus), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "T_plus", HOFFSET(row, T_plus), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "kappa", HOFFSET(row, kappa), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "dissipated", HOFFSET(row, dissipated), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "complete", HOFFSET(row, complete), H5T_NATIVE_INT);
+    H5Tinsert(t, "events", HOFFSET(row, events), H5T_NATIVE_LONG);
+    hsize_t dim = n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d = H5Dcreate2(st->file, "episodes", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
+    if (d >= 0) {
+        e |= attr_string(d, "description",
+                         "impact episodes; details in /episode/NNNN; SI units; kappa = T+/T-");
+        H5Dclose(d);
+    }
+    H5Sclose(space);
+    H5Tclose(t);
+    free(rows);
+    return e;
+}
+
+static int write_contact_records(hid_t g, const cr_contact_record *rec, size_t nc)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(cr_contact_record));
+    H5Tinsert(t, "contact", HOFFSET(cr_contact_record, contact), H5T_NATIVE_ULONG);
+    H5Tinsert(t, "impulse", HOFFSET(cr_contact_record, impulse), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "compression", HOFFSET(cr_contact_record, compression), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "expansion", HOFFSET(cr_contact_record, expansion), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "gamma_minus", HOFFSET(cr_contact_record, gamma_minus), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "gamma_plus", HOFFSET(cr_contact_record, gamma_plus), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "newton", HOFFSET(cr_contact_record, newton), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "poisson", HOFFSET(cr_contact_record, poisson), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "alpha", HOFFSET(cr_contact_record, alpha), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "peak_overlap", HOFFSET(cr_contact_record, peak_overlap), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "peak_force", HOFFSET(cr_contact_record, peak_force), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "closings", HOFFSET(cr_contact_record, closings), H5T_NATIVE_INT);
+    H5Tinsert(t, "openings", HOFFSET(cr_contact_record, openings), H5T_NATIVE_INT);
+    hsize_t dim = nc;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d = H5Dcreate2(g, "contacts", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int e = d < 0 || (nc && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rec) < 0) ? -1 : 0;
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(t);
+    return e;
+}
+
+int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
+{
+    CR_CHECK(st && mon, st ? st->err : NULL, CR_ERR_INVALID);
+    int e = write_episode_table(st, mon);
+    hid_t top = H5Gcreate2(st->file, "episode", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (top < 0)
+        return h5fail(st, "creating /episode");
+    size_t n = cr_monitor_episode_count(mon);
+    for (size_t k = 0; k < n && e == 0; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "%04zu", k);
+        hid_t g = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (g < 0) {
+            e = -1;
+            break;
+        }
+        size_t nb, nc, nev;
+        const double *u0 = cr_monitor_velocities(mon, k, 0, &nb);
+        const double *u1 = cr_monitor_velocities(mon, k, 1, &nb);
+        const double *m = cr_monitor_masses(mon, k, &nb);
+        const cr_contact_record *rec = cr_monitor_contacts(mon, k, &nc);
+        const size_t *ev = cr_monitor_events(mon, k, &nev);
+        e |= write_vector(g, "velocity_before", u0, nb, "m/s");
+        e |= write_vector(g, "velocity_after", u1, nb, "m/s");
+        e |= write_vector(g, "mass", m, nb, "kg");
+        e |= write_contact_records(g, rec, nc);
+        double *buf = malloc((nc * nc + nb * nc + nev + 1) * sizeof(double));
+        cr_impact *imp = cr_monitor_impact(mon, k);
+        if (!buf || !imp) {
+            e = -1;
+        } else {
+            /* α_ij = P_j / P_i (001 eq. 26's order), row i, column j */
+            for (size_t i = 0; i < nc; i++)
+                for (size_t j = 0; j < nc; j++)
+                    buf[i * nc + j] = rec[i].impulse != 0.0 ? rec[j].impulse / rec[i].impulse
+                                                            : NAN;
+            e |= write_matrix(g, "alpha_matrix", buf, nc, nc, "alpha_ij = P_j / P_i");
+            for (size_t i = 0; i < nc; i++)
+                for (size_t j = 0; j < nc; j++)
+                    buf[i * nc + j] = cr_impact_kinetic_cosine(imp, i, j);
+            e |= write_matrix(g, "kinetic_cosine", buf, nc, nc,
+                              "cos of the kinetic angle, 001 eq. 39-40");
+            /* W (nb × nc) of the chain group: contact c pushes ball c back, c+1 on */
+            for (size_t i = 0; i < nb; i++)
+                for (size_t c = 0; c < nc; c++)
+                    buf[i * nc + c] = i == c ? -1.0 : (i == c + 1 ? 1.0 : 0.0);
+            e |= write_matrix(g, "W", buf, nb, nc, "gamma = W^T u; M = diag(mass)");
+            for (size_t i = 0; i < nev; i++)
+                buf[i] = (double)ev[i];
+            hsize_t dim = nev;
+            hid_t space = H5Screate_simple(1, &dim, NULL);
+            hid_t d = H5Dcreate2(g, "events", H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT,
+                                 H5P_DEFAULT);
+            long *li = malloc((nev ? nev : 1) * sizeof(long));
+            for (size_t i = 0; li && i < nev; i++)
+                li[i] = (long)ev[i];
+            if (d < 0 || !li || (nev && H5Dwrite(d, H5T_NATIVE_LONG, H5S_ALL, H5S_ALL,
+                                                 H5P_DEFAULT, li) < 0))
+                e = -1;
+            if (d >= 0) {
+                e |= attr_string(d, "description", "rows of /events, in time order");
+                H5Dclose(d);
+            }
+            H5Sclose(space);
+            free(li);
+        }
+        cr_impact_destroy(imp);
+        free(buf);
+        H5Gclose(g);
+    }
+    H5Gclose(top);
+    return e ? h5fail(st, "writing the episodes") : CR_OK;
 }
 
 int cr_store_commit(cr_store *st, const cr_sim *sim, const char *status)

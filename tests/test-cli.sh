@@ -31,6 +31,11 @@ h5dump -H -d /trajectory/velocity cradle-out.h5 2>/dev/null | grep -q "DATASPACE
     && ok "trajectory velocity has 5 columns" || bad "trajectory layout"
 ls ./*.tmp.* >/dev/null 2>&1 && bad "temporary file left" || ok "no temporary left"
 
+# --json: the episode summary for scripts
+"$CRADLE" run --json -o j.h5 > run.json && grep -q '"episodes": \[{"t_start"' run.json \
+    && ok "run --json lists the episodes" || bad "run --json: $(head -c 300 run.json)"
+h5dump -H -d /episodes j.h5 >/dev/null 2>&1 && ok "/episodes in the HDF5 file" || bad "/episodes missing"
+
 # -o
 "$CRADLE" run -q -o other.h5 "$DATA/two-balls.yaml" && [ -f other.h5 ] && ok "-o FILE" || bad "-o FILE"
 

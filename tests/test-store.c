@@ -73,7 +73,10 @@ int main(void)
     CHECK(st != NULL, "create: %s", msg);
     CHECK(access(path, F_OK) != 0, "nothing under the final name while running");
     cr_sim_set_output(sim, 0.0, cr_store_output_callback, st);
+    cr_monitor *mon = cr_monitor_create(sim);
     CHECK(cr_sim_run(sim, 0.0) == CR_OK, "run: %s", cr_sim_last_error(sim));
+    cr_monitor_finish(mon);
+    CHECK(cr_store_write_episodes(st, mon) == CR_OK, "episodes: %s", cr_store_last_error(st));
     CHECK(cr_store_commit(st, sim, "complete") == CR_OK, "commit: %s", cr_store_last_error(st));
     cr_store_destroy(st);
 
@@ -87,6 +90,22 @@ int main(void)
     CHECK(rows_of(f, "/trajectory/overlap", &cols) == n && cols == 2, "overlap n x 2");
     CHECK(rows_of(f, "/events", NULL) == cr_sim_event_count(sim), "all events stored");
     CHECK(rows_of(f, "/model/mass", NULL) == 3, "model masses");
+    CHECK(rows_of(f, "/episodes", NULL) == cr_monitor_episode_count(mon) &&
+              cr_monitor_episode_count(mon) == 1,
+          "one episode stored");
+    CHECK(rows_of(f, "/episode/0000/contacts", NULL) == 2, "two contact records");
+    CHECK(rows_of(f, "/episode/0000/alpha_matrix", &cols) == 2 && cols == 2, "alpha matrix");
+    {
+        /* the stored impulses are the monitor's, exactly */
+        size_t nc;
+        const cr_contact_record *rec = cr_monitor_contacts(mon, 0, &nc);
+        double Pm[4];
+        hid_t dm = H5Dopen2(f, "/episode/0000/alpha_matrix", H5P_DEFAULT);
+        H5Dread(dm, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, Pm);
+        H5Dclose(dm);
+        CHECK(Pm[1] == rec[1].impulse / rec[0].impulse, "alpha_01 = P1/P0 stored");
+    }
+    cr_monitor_destroy(mon);
 
     /* last velocity row = the simulator's final state, exactly */
     double *vel = malloc(n * 3 * sizeof(double)), vfinal[3];

@@ -17,6 +17,111 @@ static void on_interrupt(int sig)
         cr_sim_request_stop(running_sim);
 }
 
+/* What the output callback feeds: the HDF5 store and the monitor's peak-force sampling. */
+typedef struct {
+    cr_store *store;
+    cr_monitor *mon;
+} run_sinks;
+
+static int on_output(const cr_sim *sim, void *user)
+{
+    run_sinks *k = user;
+    cr_monitor_sample(k->mon);
+    return cr_store_append_frame(k->store, sim);
+}
+
+static void print_episodes(const cr_monitor *mon)
+{
+    size_t n = cr_monitor_episode_count(mon);
+    printf("  %zu impact episode%s\n", n, n == 1 ? "" : "s");
+    for (size_t k = 0; k < n && k < 20; k++) {
+        cr_episode_info in;
+        cr_monitor_get_episode(mon, k, &in);
+        printf("  episode %zu: t = %.6g .. %.6g s, balls %zu-%zu, reference contact %zu, "
+               "kappa = T+/T- = %.9f%s\n",
+               k + 1, in.t_start, in.t_end, in.first_ball, in.last_ball, in.reference, in.kappa,
+               in.complete ? "" : " (still running at the end)");
+        size_t nc;
+        const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
+        printf("    %7s %12s %10s %10s %10s %11s %11s\n", "contact", "P [N s]", "alpha", "e_N",
+               "e_P", "gamma- m/s", "gamma+ m/s");
+        for (size_t c = 0; c < nc && c < 12; c++)
+            printf("    %7zu %12.6g %10.6f %10.6f %10.6f %11.6f %11.6f\n", r[c].contact,
+                   r[c].impulse, r[c].alpha, r[c].newton, r[c].poisson, r[c].gamma_minus,
+                   r[c].gamma_plus);
+        if (nc > 12)
+            printf("    ... %zu contacts in all (see the HDF5 file)\n", nc);
+    }
+    if (n > 20)
+        printf("  ... %zu episodes in all (see the HDF5 file)\n", n);
+}
+
+static void json_num(double v)
+{
+    printf(isfinite(v) ? "%.17g" : "null", v);
+}
+
+static void json_vec(const double *v, size_t n)
+{
+    putchar('[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            printf(", ");
+        json_num(v[i]);
+    }
+    putchar(']');
+}
+
+static void print_json(const cr_model *model, const cr_sim *sim, const cr_monitor *mon,
+                       double wall, const char *out)
+{
+    size_t nb = cr_sim_ball_count(sim);
+    double *v = malloc(nb * sizeof(double));
+    cr_sim_get_velocities(sim, v);
+    printf("{\"model\": \"%s\", \"output\": \"%s\", \"t_end\": ", cr_model_name(model), out);
+    json_num(cr_sim_get_time(sim));
+    printf(", \"end_reason\": \"%s\", \"wall_time\": %.6f, \"final_velocities\": ",
+           cr_sim_end_reason(sim), wall);
+    json_vec(v, nb);
+    free(v);
+    printf(", \"episodes\": [");
+    for (size_t k = 0; k < cr_monitor_episode_count(mon); k++) {
+        cr_episode_info in;
+        cr_monitor_get_episode(mon, k, &in);
+        size_t nc, nbg;
+        const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
+        printf("%s{\"t_start\": %.17g, \"t_end\": %.17g, \"first_ball\": %zu, "
+               "\"last_ball\": %zu, \"reference\": %zu, \"complete\": %s, \"kappa\": ",
+               k ? ", " : "", in.t_start, in.t_end, in.first_ball, in.last_ball, in.reference,
+               in.complete ? "true" : "false");
+        json_num(in.kappa);
+        printf(", \"dissipated\": ");
+        json_num(in.dissipated);
+        printf(", \"velocity_before\": ");
+        json_vec(cr_monitor_velocities(mon, k, 0, &nbg), nbg);
+        printf(", \"velocity_after\": ");
+        json_vec(cr_monitor_velocities(mon, k, 1, &nbg), nbg);
+        printf(", \"contacts\": [");
+        for (size_t c = 0; c < nc; c++) {
+            printf("%s{\"contact\": %zu, \"impulse\": ", c ? ", " : "", r[c].contact);
+            json_num(r[c].impulse);
+            printf(", \"alpha\": ");
+            json_num(r[c].alpha);
+            printf(", \"newton\": ");
+            json_num(r[c].newton);
+            printf(", \"poisson\": ");
+            json_num(r[c].poisson);
+            printf(", \"gamma_minus\": ");
+            json_num(r[c].gamma_minus);
+            printf(", \"gamma_plus\": ");
+            json_num(r[c].gamma_plus);
+            printf("}");
+        }
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
 static void usage_main(FILE *out)
 {
     fputs("usage: cradle <command> [options]\n"
@@ -39,7 +144,7 @@ static void usage_main(FILE *out)
 static void usage_run(FILE *out)
 {
     fprintf(out,
-            "usage: cradle run [MODEL] [-o FILE] [-q]\n"
+            "usage: cradle run [MODEL] [-o FILE] [-q] [--json]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md)\n"
             "with CVODES, locating every contact closing, maximum compression and\n"
@@ -48,6 +153,7 @@ static void usage_run(FILE *out)
             "  MODEL               model file (default: %s)\n"
             "  -o, --output FILE   output file (default: cradle-out.h5)\n"
             "  -q, --quiet         print nothing but errors\n"
+            "  -j, --json          print the summary and the impact episodes as JSON\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C stops the run at the next output time and keeps a valid file\n"
@@ -88,24 +194,29 @@ static void print_summary(const cr_model *model, const char *path, const cr_sim 
     printf("  momentum: p0 = %.9g, p = %.9g N s; balance %.2e (relative)\n", p0, p,
            fabs(p0) > 0 ? fabs(p - p0) / fabs(p0) : fabs(p - p0));
     printf("  wrote %s\n", out);
+    (void)0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out = "cradle-out.h5";
-    int quiet = 0, c;
+    int quiet = 0, json = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qjh", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
             break;
         case 'q':
             quiet = 1;
+            break;
+        case 'j':
+            json = 1;
             break;
         case 'h':
             usage_run(stdout);
@@ -143,8 +254,15 @@ static int cmd_run(int argc, char **argv)
         cr_model_destroy(model);
         return EXIT_RUN;
     }
-    cr_sim_set_output(sim, cr_model_settings(model)->output_interval, cr_store_output_callback,
-                      store);
+    run_sinks sinks = {store, cr_monitor_create(sim)};
+    if (!sinks.mon) {
+        tools_error("out of memory");
+        cr_store_destroy(store);
+        cr_sim_destroy(sim);
+        cr_model_destroy(model);
+        return EXIT_RUN;
+    }
+    cr_sim_set_output(sim, cr_model_settings(model)->output_interval, on_output, &sinks);
     double T0 = cr_sim_kinetic_energy(sim), p0 = cr_sim_momentum(sim);
 
     running_sim = sim;
@@ -160,19 +278,25 @@ static int cmd_run(int argc, char **argv)
 
     int status = 0;
     if (rc == CR_OK || rc == CR_ERR_INTERRUPTED) {
-        if (cr_store_commit(store, sim, rc == CR_OK ? "complete" : "interrupted") != CR_OK) {
+        cr_monitor_finish(sinks.mon);
+        if (cr_store_write_episodes(store, sinks.mon) != CR_OK ||
+            cr_store_commit(store, sim, rc == CR_OK ? "complete" : "interrupted") != CR_OK) {
             tools_error("%s", cr_store_last_error(store));
             status = EXIT_RUN;
         } else if (rc == CR_ERR_INTERRUPTED) {
             tools_error("%s; partial results kept in %s", cr_sim_last_error(sim), out);
             status = 130;
+        } else if (json) {
+            print_json(model, sim, sinks.mon, wall, out);
         } else if (!quiet) {
             print_summary(model, path, sim, T0, p0, wall, out);
+            print_episodes(sinks.mon);
         }
     } else {
         tools_error("%s: %s", path, cr_sim_last_error(sim));
         status = EXIT_RUN;
     }
+    cr_monitor_destroy(sinks.mon);
     cr_store_destroy(store);
     cr_sim_destroy(sim);
     cr_model_destroy(model);

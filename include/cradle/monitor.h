@@ -46,7 +46,7 @@ typedef struct {
     double expansion;          /**< impulse while δ̇ < 0 */
     double gamma_minus;        /**< γᵢ⁻ = −δ̇ at the start (γ < 0 approaching), m/s */
     double gamma_plus;         /**< γᵢ⁺ at the end */
-    double newton;             /**< eᴺ = −γ⁺/γ⁻ (NaN where γ⁻ = 0) */
+    double newton;             /**< eᴺ = −γ⁺/γ⁻ (NaN where |γ⁻| ≤ 1e-9 of the group's speeds) */
     double poisson;            /**< eᴾ = expansion / compression (NaN where no compression) */
     double alpha;              /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
     double peak_overlap;       /**< largest δ at a maximum-compression event, m */

@@ -11,6 +11,7 @@
 
 #include "cradle/common.h"
 #include "cradle/model.h"
+#include "cradle/monitor.h"
 #include "cradle/sim.h"
 
 typedef struct cr_store cr_store;
@@ -29,6 +30,13 @@ CR_EXPORT int cr_store_append_frame(cr_store *store, const cr_sim *sim);
 
 /** cr_sim_output_fn adapter: @p user is the cr_store. */
 CR_EXPORT int cr_store_output_callback(const cr_sim *sim, void *user);
+
+/**
+ * Writes /episodes (a table) and /episode/NNNN groups (per-contact records,
+ * velocities, α matrix, kinetic angles, M and W, event indices); see
+ * docs/hdf5-layout.md. Call after cr_monitor_finish, before cr_store_commit.
+ */
+CR_EXPORT int cr_store_write_episodes(cr_store *store, const cr_monitor *mon);
 
 /**
  * Writes /events, the run's statistics and @p status ("complete", "interrupted")
