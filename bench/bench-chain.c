@@ -39,6 +39,8 @@ typedef struct {
     double v_last;
 } result;
 
+static int with_monitor;
+
 static result run(cr_model *m, double t_end_in_T, double rtol, cr_method method)
 {
     char msg[256];
@@ -53,8 +55,11 @@ static result run(cr_model *m, double t_end_in_T, double rtol, cr_method method)
     double T;
     cr_sim_get_scales(s, NULL, NULL, &T);
     double t0 = now();
+    cr_monitor *mon = with_monitor ? cr_monitor_create(s) : NULL;
     int rc = cr_sim_run(s, t_end_in_T > 0 ? t_end_in_T * T : 0.0);
+    cr_monitor_finish(mon);
     r.wall = now() - t0;
+    cr_monitor_destroy(mon);
     r.st = cr_sim_get_stats(s);
     double v[8];
     if (cr_sim_ball_count(s) <= 8) {
@@ -109,5 +114,23 @@ int main(int argc, char **argv)
         }
     (void)ref;
     cr_model_destroy(m);
+
+    printf("\n# monitoring overhead (issue 4 budget: <= 10%%), best of 5 runs each\n");
+    printf("%-28s %12s %12s %8s\n", "case", "plain [s]", "monitor [s]", "ratio");
+    const int sizes[] = {5, 100, 1000};
+    for (int k = 0; k < 3; k++) {
+        cr_model *mm = chain(sizes[k], 1e-5);
+        double best[2] = {1e30, 1e30};
+        for (int rep = 0; rep < 5; rep++)
+            for (with_monitor = 0; with_monitor < 2; with_monitor++) {
+                double w = run(mm, sizes[k] <= 5 ? 0.0 : 60.0, 1e-10, CR_METHOD_BDF).wall;
+                if (w < best[with_monitor])
+                    best[with_monitor] = w;
+            }
+        with_monitor = 0;
+        printf("chain of %-5d %14s %12.5f %12.5f %8.3f\n", sizes[k], "", best[0], best[1],
+               best[1] / best[0]);
+        cr_model_destroy(mm);
+    }
     return 0;
 }
