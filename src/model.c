@@ -8,9 +8,16 @@
 
 typedef struct {
     double mass, radius, x, v;
-    /* law of the contact to the right neighbour, when set explicitly */
+    int fixed;
+    /* the pair to the right neighbour: its own law, link, contact switch */
     cr_contact_params right;
     int has_right;
+    cr_link link;
+    int has_link;
+    int contact_off;
+    /* pendulum suspension */
+    double pivot, plength, pg;
+    int has_pendulum;
 } ball;
 
 struct cr_model {
@@ -19,6 +26,7 @@ struct cr_model {
     size_t n, cap;
     cr_contact_params def;
     cr_settings settings;
+    double gravity;
 };
 
 cr_settings cr_settings_default(void)
@@ -70,6 +78,94 @@ int cr_model_add_ball(cr_model *model, double mass, double radius, double x, dou
     b->x = x;
     b->v = v;
     return (int)model->n++;
+}
+
+int cr_model_add_wall(cr_model *model, double x)
+{
+    /* the mass is never used: 1 keeps every finite-mass check simple */
+    int i = cr_model_add_ball(model, 1.0, 0.0, x, 0.0);
+    if (i >= 0)
+        model->balls[i].fixed = 1;
+    return i;
+}
+
+int cr_model_set_link(cr_model *model, size_t c, const cr_link *link)
+{
+    if (!model || !link || c + 1 >= model->n)
+        return CR_ERR_INVALID;
+    model->balls[c].link = *link;
+    model->balls[c].has_link = 1;
+    model->balls[c].contact_off = 1;
+    return CR_OK;
+}
+
+int cr_model_set_contact_enabled(cr_model *model, size_t c, int enabled)
+{
+    if (!model || c + 1 >= model->n)
+        return CR_ERR_INVALID;
+    model->balls[c].contact_off = !enabled;
+    return CR_OK;
+}
+
+int cr_model_set_gravity(cr_model *model, double g)
+{
+    if (!model || !isfinite(g))
+        return CR_ERR_INVALID;
+    model->gravity = g;
+    return CR_OK;
+}
+
+int cr_model_set_pendulum(cr_model *model, size_t i, double pivot, double length, double g)
+{
+    if (!model || i >= model->n)
+        return CR_ERR_INVALID;
+    ball *b = &model->balls[i];
+    b->pivot = pivot;
+    b->plength = length;
+    b->pg = g;
+    b->has_pendulum = 1;
+    return CR_OK;
+}
+
+int cr_model_is_fixed(const cr_model *model, size_t i)
+{
+    return model->balls[i].fixed;
+}
+
+const cr_link *cr_model_link(const cr_model *model, size_t c)
+{
+    return model->balls[c].has_link ? &model->balls[c].link : NULL;
+}
+
+int cr_model_contact_enabled(const cr_model *model, size_t c)
+{
+    return !model->balls[c].contact_off;
+}
+
+double cr_model_gravity(const cr_model *model)
+{
+    return model->gravity;
+}
+
+int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, double *length, double *g)
+{
+    const ball *b = &model->balls[i];
+    if (!b->has_pendulum)
+        return 0;
+    *pivot = b->pivot;
+    *length = b->plength;
+    *g = b->pg;
+    return 1;
+}
+
+int cr_model_has_fields(const cr_model *model)
+{
+    if (model->gravity != 0.0)
+        return 1;
+    for (size_t i = 0; i < model->n; i++)
+        if (model->balls[i].has_pendulum)
+            return 1;
+    return 0;
 }
 
 int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p)
@@ -156,7 +252,8 @@ double cr_model_initial_overlap(const cr_model *model, size_t c)
 {
     const ball *a = &model->balls[c], *b = &model->balls[c + 1];
     double delta = a->radius + b->radius - (b->x - a->x);
-    double rmin = a->radius < b->radius ? a->radius : b->radius;
+    /* a wall has no radius: the ball's sets the tolerance */
+    double rmin = a->fixed ? b->radius : (b->fixed ? a->radius : fmin(a->radius, b->radius));
     return fabs(delta) <= CR_GEOM_TOL * rmin ? 0.0 : delta;
 }
 
@@ -174,6 +271,13 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
             cr_set_msg(msg, msglen, "ball %zu: mass must be positive and finite (got %g)", i,
                        b->mass);
             return CR_ERR_MODEL;
+        }
+        if (b->fixed) {
+            if (!isfinite(b->x)) {
+                cr_set_msg(msg, msglen, "wall %zu: position must be finite", i);
+                return CR_ERR_MODEL;
+            }
+            continue;
         }
         if (!isfinite(b->radius) || b->radius <= 0.0) {
             cr_set_msg(msg, msglen, "ball %zu: radius must be positive and finite (got %g)", i,
@@ -194,6 +298,23 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
                        c, c + 1, a->x, b->x);
             return CR_ERR_MODEL;
         }
+        if (a->fixed && b->fixed) {
+            cr_set_msg(msg, msglen, "bodies %zu and %zu: two walls next to each other", c,
+                       c + 1);
+            return CR_ERR_MODEL;
+        }
+        if (a->has_link) {
+            const cr_link *l = &a->link;
+            if (!(l->k > 0.0) || !(l->length > 0.0) || !(l->c >= 0.0) || !isfinite(l->k) ||
+                !isfinite(l->length) || !isfinite(l->c)) {
+                cr_set_msg(msg, msglen,
+                           "link %zu: need k > 0, length > 0, c >= 0 (got %g, %g, %g)", c,
+                           l->k, l->length, l->c);
+                return CR_ERR_MODEL;
+            }
+        }
+        if (a->contact_off)
+            continue; /* linked mass points: no unilateral contact, overlap allowed */
         double delta = cr_model_initial_overlap(model, c);
         if (delta > 0.0) {
             cr_set_msg(msg, msglen,
@@ -209,6 +330,19 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
                        "contact %zu: need K > 0, n >= 1, C >= 0, damping exponent >= 0 "
                        "(got K = %g, n = %g, C = %g, m = %g)",
                        c, p->K, p->n, p->C, p->m);
+            return CR_ERR_MODEL;
+        }
+    }
+    for (size_t i = 0; i < model->n; i++) {
+        const ball *b = &model->balls[i];
+        if (b->has_pendulum && (!(b->plength > 0.0) || !(b->pg > 0.0) || !isfinite(b->pivot) ||
+                                !isfinite(b->plength) || !isfinite(b->pg))) {
+            cr_set_msg(msg, msglen, "ball %zu: pendulum needs length > 0, g > 0 (got %g, %g)",
+                       i, b->plength, b->pg);
+            return CR_ERR_MODEL;
+        }
+        if (b->has_pendulum && b->fixed) {
+            cr_set_msg(msg, msglen, "wall %zu cannot hang on a pendulum", i);
             return CR_ERR_MODEL;
         }
     }

@@ -1,18 +1,24 @@
 /*
  * CVODES integration of a 1-D chain.
  *
- * State (scaled, interleaved so the Jacobian is banded with mu = ml = 2):
- *   y[0]        displacement of ball 0 from its start, / δ*
- *   y[2i + 1]   velocity of ball i, / V
- *   y[2c + 2]   overlap of contact c (balls c, c + 1), / δ*
- * Overlaps are states rather than differences of positions so that the relative
- * tolerance applies to δ itself: no cancellation between positions of order of
- * the radii and overlaps of order 10⁻⁵ of them.
+ * State (scaled), three entries per body, interleaved so the Jacobian is banded
+ * with mu = ml = 3:
+ *   y[3i]       displacement of body i from its start, / δ*
+ *   y[3i + 1]   velocity of body i, / V
+ *   y[3i + 2]   overlap of pair i (bodies i, i + 1), / δ*   (i < N − 1)
+ * Overlaps are states of their own rather than differences of positions so that
+ * the relative tolerance applies to δ itself: no cancellation between positions
+ * of order of the radii and overlaps of order 10⁻⁵ of them. Displacements are
+ * states too because fields (gravity, pendulums) act on positions; the linear
+ * invariant δ_c − δ_c(0) = d_c − d_{c+1} is kept by the linear multistep method
+ * and the exact Jacobian.
  *
  * Scales: V is the largest initial relative speed, δ* = min over contacts of
  * (μ V² / K)^(1/(n+1)) (the overlap at which the contact has absorbed the
  * relative kinetic energy, up to a factor of order one), time δ* / V. With them a
  * steel cradle (K ≈ 10¹⁰) and a unit model give the same digits.
+ *
+ * Walls are fixed bodies: their acceleration factor is 0, so d and v stay 0.
  */
 #include "cradle/sim.h"
 
@@ -36,11 +42,19 @@ struct cr_sim {
     /* model copy */
     size_t nb, nc;
     double *mass, *radius, *x0, *v0, *delta0;
+    int *fixed;
     cr_contact_params *law;
+    int *contact_on;
+    cr_link *link;
+    int *has_link;
+    double gravity;
+    double *pivot, *plength, *pg; /* plength 0: no pendulum */
+    int has_fields;
+    size_t *cluster;              /* link-connected cluster of each body */
 
     /* scales */
     double L, V, T, Pscale, Escale;
-    double *accel; /* T / (V m_i): scaled acceleration per unit force */
+    double *accel; /* T / (V m_i), 0 for walls: scaled acceleration per unit force */
 
     /* settings */
     double rtol, atol, out_interval, jac_floor_rel;
@@ -58,8 +72,9 @@ struct cr_sim {
     SUNLinearSolver LS;
     int nroots;
     int *rootsfound;
-    size_t *force_root_contact; /* contact of each `force` release root */
-    size_t n_force_roots;
+    size_t *root_contact; /* pair of each root; kinds by block */
+    size_t n_contact_roots, n_force_roots;
+    size_t *force_root_contact;
 
     /* state after the last return */
     double t;
@@ -75,22 +90,52 @@ struct cr_sim {
 
 /* ---- state access ---------------------------------------------------------- */
 
+static inline double dis_s(const double *y, size_t i)
+{
+    return y[3 * i];
+}
+
 static inline double vel_s(const double *y, size_t i)
 {
-    return y[2 * i + 1];
+    return y[3 * i + 1];
 }
 
 static inline double ovl_s(const double *y, size_t c)
 {
-    return y[2 * c + 2];
+    return y[3 * c + 2];
 }
 
-/* dimensional overlap, rate and force of contact c from a scaled state */
+/* dimensional overlap and rate of pair c from a scaled state */
 static inline void contact_state(const cr_sim *s, const double *y, size_t c, double *delta,
                                  double *rate)
 {
     *delta = s->L * ovl_s(y, c);
     *rate = s->V * (vel_s(y, c) - vel_s(y, c + 1));
+}
+
+/* unilateral contact force of pair c (0 when the pair has no contact) */
+static inline double contact_force(const cr_sim *s, size_t c, double delta, double rate)
+{
+    return s->contact_on[c] ? cr_contact_force(&s->law[c], delta, rate) : 0.0;
+}
+
+/* link tension of pair c (pulls the bodies together when positive) */
+static inline double link_tension(const cr_sim *s, size_t c, double delta, double rate)
+{
+    if (!s->has_link[c])
+        return 0.0;
+    const cr_link *l = &s->link[c];
+    double ext = s->radius[c] + s->radius[c + 1] - delta - l->length;
+    return l->k * ext - l->c * rate; /* ė = −δ̇ */
+}
+
+/* field acceleration of body i at scaled displacement d (m/s²) */
+static inline double field_accel(const cr_sim *s, size_t i, double d)
+{
+    double a = s->gravity;
+    if (s->plength[i] > 0.0)
+        a -= s->pg[i] * sin((s->x0[i] + s->L * d - s->pivot[i]) / s->plength[i]);
+    return a;
 }
 
 /* ---- CVODE callbacks ------------------------------------------------------- */
@@ -101,19 +146,22 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     const cr_sim *s = user;
     const double *y = N_VGetArrayPointer(yv);
     double *yd = N_VGetArrayPointer(ydotv);
+    double fscale = s->T / s->V;
 
-    yd[0] = vel_s(y, 0);
-    for (size_t i = 0; i < s->nb; i++)
-        yd[2 * i + 1] = 0.0;
+    for (size_t i = 0; i < s->nb; i++) {
+        yd[3 * i] = vel_s(y, i);
+        yd[3 * i + 1] = s->fixed[i] || !s->has_fields ? 0.0 : fscale * field_accel(s, i, dis_s(y, i));
+    }
     for (size_t c = 0; c < s->nc; c++) {
         double delta, rate;
         contact_state(s, y, c, &delta, &rate);
-        double f = cr_contact_force(&s->law[c], delta, rate);
+        /* compression-positive pair force: contact push minus link pull */
+        double f = contact_force(s, c, delta, rate) - link_tension(s, c, delta, rate);
         if (!isfinite(f))
             return -1;
-        yd[2 * c + 2] = vel_s(y, c) - vel_s(y, c + 1);
-        yd[2 * c + 1] -= s->accel[c] * f;
-        yd[2 * c + 3] += s->accel[c + 1] * f;
+        yd[3 * c + 2] = vel_s(y, c) - vel_s(y, c + 1);
+        yd[3 * c + 1] -= s->accel[c] * f;
+        yd[3 * c + 4] += s->accel[c + 1] * f;
     }
     return 0;
 }
@@ -125,18 +173,31 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
     const cr_sim *s = user;
     const double *y = N_VGetArrayPointer(yv);
     double floor = s->jac_floor_rel * s->L;
+    double fscale = s->T / s->V;
 
     SUNMatZero(J);
-    SM_ELEMENT_B(J, 0, 1) = 1.0;
+    for (size_t i = 0; i < s->nb; i++) {
+        sunindextype d = (sunindextype)(3 * i), v = d + 1;
+        SM_ELEMENT_B(J, d, v) = 1.0;
+        if (!s->fixed[i] && s->plength[i] > 0.0) {
+            double th = (s->x0[i] + s->L * dis_s(y, i) - s->pivot[i]) / s->plength[i];
+            SM_ELEMENT_B(J, v, d) = -fscale * s->pg[i] * cos(th) * s->L / s->plength[i];
+        }
+    }
     for (size_t c = 0; c < s->nc; c++) {
-        sunindextype row_d = (sunindextype)(2 * c + 2);
-        sunindextype va = (sunindextype)(2 * c + 1), vb = (sunindextype)(2 * c + 3);
+        sunindextype row_d = (sunindextype)(3 * c + 2);
+        sunindextype va = (sunindextype)(3 * c + 1), vb = (sunindextype)(3 * c + 4);
         SM_ELEMENT_B(J, row_d, va) = 1.0;
         SM_ELEMENT_B(J, row_d, vb) = -1.0;
 
-        double delta, rate, fd, fv;
+        double delta, rate, fd = 0.0, fv = 0.0;
         contact_state(s, y, c, &delta, &rate);
-        cr_contact_partials(&s->law[c], delta, rate, floor, &fd, &fv);
+        if (s->contact_on[c])
+            cr_contact_partials(&s->law[c], delta, rate, floor, &fd, &fv);
+        if (s->has_link[c]) { /* −T = −k(r_a + r_b − δ − ℓ) + c δ̇ */
+            fd += s->link[c].k;
+            fv += s->link[c].c;
+        }
         /* scaled: ∂f/∂δ̃ = fd·L, ∂f/∂ṽ_a = fv·V, ∂f/∂ṽ_b = −fv·V */
         double gd = fd * s->L, gv = fv * s->V;
         double aa = s->accel[c], ab = s->accel[c + 1];
@@ -161,22 +222,28 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
     for (size_t c = 0; c < s->nc; c++) {
         double delta, rate;
         contact_state(s, y, c, &delta, &rate);
-        q[c] = cr_contact_force(&s->law[c], delta, rate) * s->T / s->Pscale;
-        diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+        q[c] = contact_force(s, c, delta, rate) * s->T / s->Pscale;
+        if (s->contact_on[c])
+            diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+        if (s->has_link[c])
+            diss += s->link[c].c * rate * rate;
     }
     q[s->nc] = diss * s->T / s->Escale;
     return 0;
 }
 
-/* Roots: [δ_c for all c] [δ̇_c for all c] [raw force of `force`-release contacts]. */
+/* Roots: [δ_c] [δ̇_c] for the pairs with a contact (root_contact), then the sign of
+ * the raw law for `force`-release contacts with damping. */
 static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
 {
     (void)t;
     const cr_sim *s = user;
     const double *y = N_VGetArrayPointer(yv);
-    for (size_t c = 0; c < s->nc; c++) {
-        g[c] = ovl_s(y, c);
-        g[s->nc + c] = vel_s(y, c) - vel_s(y, c + 1);
+    size_t nr = s->n_contact_roots;
+    for (size_t k = 0; k < nr; k++) {
+        size_t c = s->root_contact[k];
+        g[k] = ovl_s(y, c);
+        g[nr + k] = vel_s(y, c) - vel_s(y, c + 1);
     }
     for (size_t k = 0; k < s->n_force_roots; k++) {
         size_t c = s->force_root_contact[k];
@@ -186,7 +253,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         if (delta <= 0.0) {
             /* Open: the overlap itself, negative. A function that stays exactly
              * zero over an interval makes CVODE stop with CV_CLOSERT. */
-            g[2 * s->nc + k] = ovl_s(y, c);
+            g[2 * nr + k] = ovl_s(y, c);
             continue;
         }
         /* The sign of the un-clipped law K δⁿ + C δᵐ δ̇, with δ^min(n, m) divided
@@ -196,7 +263,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         double e_k = p->n - q, e_c = p->m - q;
         double raw = p->K * (e_k == 0.0 ? 1.0 : pow(delta, e_k)) +
                      p->C * (e_c == 0.0 ? 1.0 : pow(delta, e_c)) * rate;
-        g[2 * s->nc + k] = raw / (p->K * (e_k == 0.0 ? 1.0 : pow(s->L, e_k)));
+        g[2 * nr + k] = raw / (p->K * (e_k == 0.0 ? 1.0 : pow(s->L, e_k)));
     }
     return 0;
 }
@@ -231,9 +298,18 @@ void cr_sim_destroy(cr_sim *s)
     free(s->x0);
     free(s->v0);
     free(s->delta0);
+    free(s->fixed);
     free(s->law);
+    free(s->contact_on);
+    free(s->link);
+    free(s->has_link);
+    free(s->pivot);
+    free(s->plength);
+    free(s->pg);
+    free(s->cluster);
     free(s->accel);
     free(s->rootsfound);
+    free(s->root_contact);
     free(s->force_root_contact);
     free(s->events);
     free(s);
@@ -241,26 +317,47 @@ void cr_sim_destroy(cr_sim *s)
 
 static void choose_scales(cr_sim *s)
 {
-    double vmin = s->v0[0], vmax = s->v0[0], mmin = s->mass[0], rmin = s->radius[0];
-    for (size_t i = 1; i < s->nb; i++) {
+    double vmin = INFINITY, vmax = -INFINITY, mmin = INFINITY, rmin = INFINITY;
+    double gmax = fabs(s->gravity), lmax = 0.0;
+    for (size_t i = 0; i < s->nb; i++) {
+        /* a wall is a body at rest: it counts for the relative speeds */
         vmin = fmin(vmin, s->v0[i]);
         vmax = fmax(vmax, s->v0[i]);
+        if (s->fixed[i])
+            continue;
         mmin = fmin(mmin, s->mass[i]);
         rmin = fmin(rmin, s->radius[i]);
+        if (s->plength[i] > 0.0) {
+            gmax = fmax(gmax, s->pg[i]);
+            lmax = fmax(lmax, s->plength[i]);
+        }
     }
-    /* no relative motion at all: fall back to 1 m/s so the scales stay finite */
-    s->V = vmax > vmin ? vmax - vmin : 1.0;
-    s->L = s->nc > 0 ? INFINITY : rmin;
+    if (!isfinite(mmin)) { /* only walls: nothing moves */
+        mmin = 1.0;
+        rmin = 1.0;
+    }
+    if (vmax > vmin)
+        s->V = vmax - vmin;
+    else if (gmax > 0.0) /* released from rest in a field: the speed it will gain */
+        s->V = sqrt(gmax * fmax(lmax, rmin));
+    else
+        s->V = 1.0;
+    s->L = INFINITY;
     for (size_t c = 0; c < s->nc; c++) {
-        double mu = s->mass[c] * s->mass[c + 1] / (s->mass[c] + s->mass[c + 1]);
+        if (!s->contact_on[c])
+            continue;
+        double ma = s->mass[c], mb = s->mass[c + 1];
+        double mu = s->fixed[c] ? mb : (s->fixed[c + 1] ? ma : ma * mb / (ma + mb));
         const cr_contact_params *p = &s->law[c];
         s->L = fmin(s->L, pow(mu * s->V * s->V / p->K, 1.0 / (p->n + 1.0)));
     }
+    if (!isfinite(s->L))
+        s->L = rmin;
     s->T = s->L / s->V;
     s->Pscale = mmin * s->V;
     s->Escale = mmin * s->V * s->V;
     for (size_t i = 0; i < s->nb; i++)
-        s->accel[i] = s->T / (s->V * s->mass[i]);
+        s->accel[i] = s->fixed[i] ? 0.0 : s->T / (s->V * s->mass[i]);
 }
 
 cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
@@ -282,25 +379,50 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->x0 = malloc(nb * sizeof(double));
     s->v0 = malloc(nb * sizeof(double));
     s->accel = malloc(nb * sizeof(double));
+    s->fixed = calloc(nb, sizeof(int));
+    s->pivot = calloc(nb, sizeof(double));
+    s->plength = calloc(nb, sizeof(double));
+    s->pg = calloc(nb, sizeof(double));
+    s->cluster = calloc(nb, sizeof(size_t));
     s->delta0 = malloc(nc * sizeof(double));
-    s->law = malloc(nc * sizeof(cr_contact_params));
+    s->law = calloc(nc, sizeof(cr_contact_params));
+    s->contact_on = calloc(nc, sizeof(int));
+    s->link = calloc(nc, sizeof(cr_link));
+    s->has_link = calloc(nc, sizeof(int));
+    s->root_contact = malloc(nc * sizeof(size_t));
     s->force_root_contact = malloc(nc * sizeof(size_t));
     s->rootsfound = malloc((3 * nc) * sizeof(int));
-    if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->delta0 || !s->law ||
-        !s->force_root_contact || !s->rootsfound)
+    if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
+        !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
+        !s->link || !s->has_link || !s->root_contact || !s->force_root_contact ||
+        !s->rootsfound)
         goto nomem;
+    s->gravity = cr_model_gravity(model);
+    s->has_fields = cr_model_has_fields(model);
     for (size_t i = 0; i < nb; i++) {
         s->mass[i] = cr_model_mass(model, i);
         s->radius[i] = cr_model_radius(model, i);
         s->x0[i] = cr_model_position(model, i);
-        s->v0[i] = cr_model_velocity(model, i);
+        s->v0[i] = cr_model_is_fixed(model, i) ? 0.0 : cr_model_velocity(model, i);
+        s->fixed[i] = cr_model_is_fixed(model, i);
+        cr_model_pendulum(model, i, &s->pivot[i], &s->plength[i], &s->pg[i]);
     }
     for (size_t c = 0; c < s->nc; c++) {
         s->delta0[c] = cr_model_initial_overlap(model, c);
+        s->contact_on[c] = cr_model_contact_enabled(model, c);
         s->law[c] = *cr_model_contact(model, c);
-        /* without damping the law never pulls: `force` release changes nothing */
-        if (s->law[c].release == CR_RELEASE_FORCE && s->law[c].C > 0.0)
-            s->force_root_contact[s->n_force_roots++] = c;
+        const cr_link *l = cr_model_link(model, c);
+        if (l) {
+            s->link[c] = *l;
+            s->has_link[c] = 1;
+        }
+        if (s->contact_on[c]) {
+            s->root_contact[s->n_contact_roots++] = c;
+            /* without damping the law never pulls: `force` release changes nothing */
+            if (s->law[c].release == CR_RELEASE_FORCE && s->law[c].C > 0.0)
+                s->force_root_contact[s->n_force_roots++] = c;
+        }
+        s->cluster[c + 1] = s->has_link[c] ? s->cluster[c] : c + 1;
     }
     choose_scales(s);
     const cr_settings *set = cr_model_settings(model);
@@ -378,7 +500,7 @@ static int cvode_fail(cr_sim *s, const char *what, int flag)
 
 static int setup_cvode(cr_sim *s)
 {
-    sunindextype ny = (sunindextype)(2 * s->nb);
+    sunindextype ny = (sunindextype)(3 * s->nb - 1);
     if (SUNContext_Create(NULL, &s->ctx) != 0)
         return CR_ERR_NOMEM;
     s->y = N_VNew_Serial(ny, s->ctx);
@@ -386,11 +508,12 @@ static int setup_cvode(cr_sim *s)
     if (!s->y || !s->yQ)
         return CR_ERR_NOMEM;
     double *y = N_VGetArrayPointer(s->y);
-    y[0] = 0.0;
-    for (size_t i = 0; i < s->nb; i++)
-        y[2 * i + 1] = s->v0[i] / s->V;
+    for (size_t i = 0; i < s->nb; i++) {
+        y[3 * i] = 0.0;
+        y[3 * i + 1] = s->v0[i] / s->V;
+    }
     for (size_t c = 0; c < s->nc; c++)
-        y[2 * c + 2] = s->delta0[c] / s->L;
+        y[3 * c + 2] = s->delta0[c] / s->L;
     N_VConst(0.0, s->yQ);
 
     s->cvode = CVodeCreate(s->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, s->ctx);
@@ -407,7 +530,7 @@ static int setup_cvode(cr_sim *s)
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVODE setup", flag);
 
-    sunindextype bw = ny > 2 ? 2 : ny - 1;
+    sunindextype bw = ny > 3 ? 3 : ny - 1;
     s->A = SUNBandMatrix(ny, bw, bw, s->ctx);
     s->LS = s->A ? SUNLinSol_Band(s->y, s->A, s->ctx) : NULL;
     if (!s->A || !s->LS)
@@ -415,8 +538,8 @@ static int setup_cvode(cr_sim *s)
     flag = CVodeSetLinearSolver(s->cvode, s->LS, s->A);
     if (flag == CV_SUCCESS)
         flag = CVodeSetJacFn(s->cvode, jac);
-    if (flag == CV_SUCCESS && s->nc > 0) {
-        s->nroots = (int)(2 * s->nc + s->n_force_roots);
+    if (flag == CV_SUCCESS && s->n_contact_roots > 0) {
+        s->nroots = (int)(2 * s->n_contact_roots + s->n_force_roots);
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
     if (flag == CV_SUCCESS)
@@ -446,7 +569,7 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
     e->contact = c;
     e->kind = kind;
     contact_state(s, y, c, &e->overlap, &e->rate);
-    e->force = cr_contact_force(&s->law[c], e->overlap, e->rate);
+    e->force = contact_force(s, c, e->overlap, e->rate);
     e->impulse = s->Pscale * N_VGetArrayPointer(s->yQ)[c];
     s->stats.events++;
     return CR_OK;
@@ -465,25 +588,31 @@ static int handle_roots(cr_sim *s)
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVodeGetRootInfo", flag);
     const double *y = N_VGetArrayPointer(s->y);
+    size_t nr = s->n_contact_roots;
     int restart = 0, rc = CR_OK;
-    for (size_t c = 0; c < s->nc && rc == CR_OK; c++) {
-        int r = s->rootsfound[c];
+    for (size_t k = 0; k < nr && rc == CR_OK; k++) {
+        size_t c = s->root_contact[k];
+        int r = s->rootsfound[k];
         if (r != 0) {
             rc = push_event(s, c, r > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
             if (jumps_at_zero_overlap(&s->law[c]) &&
                 (r > 0 || s->law[c].release == CR_RELEASE_GAP))
                 restart = 1;
         }
-        r = s->rootsfound[s->nc + c];
+        r = s->rootsfound[nr + k];
         if (r != 0 && rc == CR_OK && ovl_s(y, c) > 0.0)
             rc = push_event(s, c, r < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
     }
     for (size_t k = 0; k < s->n_force_roots && rc == CR_OK; k++) {
         size_t c = s->force_root_contact[k];
-        int r = s->rootsfound[2 * s->nc + k];
+        int r = s->rootsfound[2 * nr + k];
         /* the root function jumps from the overlap to the law at closing:
          * that crossing is the closing event, not a re-engagement */
-        if (r != 0 && ovl_s(y, c) > 0.0 && s->rootsfound[c] == 0)
+        int closing = 0;
+        for (size_t j = 0; j < nr; j++)
+            if (s->root_contact[j] == c && s->rootsfound[j] != 0)
+                closing = 1;
+        if (r != 0 && ovl_s(y, c) > 0.0 && !closing)
             rc = push_event(s, c, r < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
     }
     if (rc != CR_OK || !restart)
@@ -498,14 +627,36 @@ static int handle_roots(cr_sim *s)
     return CR_OK;
 }
 
-/* Nothing can happen any more in a free chain: no contact loaded, no pair approaching. */
+/* Velocity of the centre of mass of the link-connected cluster holding body i
+ * (0 when the cluster holds a wall). */
+static double cluster_velocity(const cr_sim *s, const double *y, size_t i)
+{
+    size_t id = s->cluster[i];
+    double p = 0.0, m = 0.0;
+    for (size_t j = id; j < s->nb && s->cluster[j] == id; j++) {
+        if (s->fixed[j])
+            return 0.0;
+        p += s->mass[j] * s->V * vel_s(y, j);
+        m += s->mass[j];
+    }
+    return p / m;
+}
+
+/* Nothing can happen any more in a free chain: no contact loaded, and across every
+ * contact the link-connected clusters on either side do not approach. */
 static int chain_at_rest(const cr_sim *s)
 {
     const double *y = N_VGetArrayPointer(s->y);
     for (size_t c = 0; c < s->nc; c++) {
+        if (!s->contact_on[c])
+            continue;
         double delta, rate;
         contact_state(s, y, c, &delta, &rate);
-        if (cr_contact_force(&s->law[c], delta, rate) > 0.0 || rate > 0.0)
+        if (contact_force(s, c, delta, rate) > 0.0)
+            return 0;
+        double va = s->has_link[c] ? s->V * vel_s(y, c) : cluster_velocity(s, y, c);
+        double vb = s->has_link[c] ? s->V * vel_s(y, c + 1) : cluster_velocity(s, y, c + 1);
+        if (va > vb)
             return 0;
     }
     return 1;
@@ -544,6 +695,12 @@ int cr_sim_run(cr_sim *s, double t_end)
 {
     CR_CHECK(s && isfinite(t_end), s ? s->err : NULL, CR_ERR_INVALID);
     CR_CHECK(!s->ran, s->err, CR_ERR_INVALID);
+    if (t_end <= 0.0 && s->has_fields) {
+        cr_set_msg(s->err, sizeof s->err,
+                   "an automatic end needs a free chain: with gravity or pendulums give an "
+                   "end time");
+        return CR_ERR_INVALID;
+    }
     s->ran = 1;
     s->err[0] = '\0';
     int rc = setup_cvode(s);
@@ -656,11 +813,8 @@ static const double *state(const cr_sim *s)
 void cr_sim_get_positions(const cr_sim *s, double *x)
 {
     const double *y = state(s);
-    x[0] = s->x0[0] + (y ? s->L * y[0] : 0.0);
-    for (size_t c = 0; c < s->nc; c++) {
-        double delta = y ? s->L * ovl_s(y, c) : s->delta0[c];
-        x[c + 1] = x[c] + s->radius[c] + s->radius[c + 1] - delta;
-    }
+    for (size_t i = 0; i < s->nb; i++)
+        x[i] = s->x0[i] + (y ? s->L * dis_s(y, i) : 0.0);
 }
 
 void cr_sim_get_velocities(const cr_sim *s, double *v)
@@ -695,7 +849,7 @@ void cr_sim_get_forces(const cr_sim *s, double *f)
             delta = s->delta0[c];
             rate = s->v0[c] - s->v0[c + 1];
         }
-        f[c] = cr_contact_force(&s->law[c], delta, rate);
+        f[c] = contact_force(s, c, delta, rate);
     }
 }
 
@@ -716,6 +870,8 @@ double cr_sim_kinetic_energy(const cr_sim *s)
     const double *y = state(s);
     double T = 0.0;
     for (size_t i = 0; i < s->nb; i++) {
+        if (s->fixed[i])
+            continue;
         double v = y ? s->V * vel_s(y, i) : s->v0[i];
         T += 0.5 * s->mass[i] * v * v;
     }
@@ -726,8 +882,24 @@ double cr_sim_potential_energy(const cr_sim *s)
 {
     const double *y = state(s);
     double U = 0.0;
-    for (size_t c = 0; c < s->nc; c++)
-        U += cr_contact_energy(&s->law[c], y ? s->L * ovl_s(y, c) : s->delta0[c]);
+    for (size_t c = 0; c < s->nc; c++) {
+        double delta = y ? s->L * ovl_s(y, c) : s->delta0[c];
+        if (s->contact_on[c])
+            U += cr_contact_energy(&s->law[c], delta);
+        if (s->has_link[c]) {
+            double ext = s->radius[c] + s->radius[c + 1] - delta - s->link[c].length;
+            U += 0.5 * s->link[c].k * ext * ext;
+        }
+    }
+    for (size_t i = 0; i < s->nb; i++) {
+        if (s->fixed[i])
+            continue;
+        double x = s->x0[i] + (y ? s->L * dis_s(y, i) : 0.0);
+        U -= s->mass[i] * s->gravity * x;
+        if (s->plength[i] > 0.0)
+            U += s->mass[i] * s->pg[i] * s->plength[i] *
+                 (1.0 - cos((x - s->pivot[i]) / s->plength[i]));
+    }
     return U;
 }
 
@@ -736,7 +908,8 @@ double cr_sim_momentum(const cr_sim *s)
     const double *y = state(s);
     double p = 0.0;
     for (size_t i = 0; i < s->nb; i++)
-        p += s->mass[i] * (y ? s->V * vel_s(y, i) : s->v0[i]);
+        if (!s->fixed[i])
+            p += s->mass[i] * (y ? s->V * vel_s(y, i) : s->v0[i]);
     return p;
 }
 

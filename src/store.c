@@ -341,7 +341,7 @@ static int write_events(cr_store *st, const cr_sim *sim)
     H5Tinsert(type, "force", HOFFSET(row, force), H5T_NATIVE_DOUBLE);
     size_t n = cr_sim_event_count(sim);
     const cr_event *ev = cr_sim_events(sim);
-    row *rows = malloc((n ? n : 1) * sizeof(row));
+    row *rows = calloc(n ? n : 1, sizeof(row)); /* zeroed padding: no uninitialised bytes on disk */
     int e = rows ? 0 : -1;
     for (size_t i = 0; rows && i < n; i++)
         rows[i] = (row){ev[i].t, (long)ev[i].contact, (int)ev[i].kind,

@@ -36,6 +36,13 @@ ls ./*.tmp.* >/dev/null 2>&1 && bad "temporary file left" || ok "no temporary le
     && ok "run --json lists the episodes" || bad "run --json: $(head -c 300 run.json)"
 h5dump -H -d /episodes j.h5 >/dev/null 2>&1 && ok "/episodes in the HDF5 file" || bad "/episodes missing"
 
+# memcheck of a whole run with episodes and JSON (uninitialised reads once
+# printed garbage here)
+if command -v valgrind >/dev/null 2>&1; then
+    valgrind -q --error-exitcode=9 "$CRADLE" run --json -o v.h5 > /dev/null 2> vg.txt
+    [ $? -eq 0 ] && ok "valgrind: cradle run --json is clean" || bad "valgrind: $(head -5 vg.txt)"
+fi
+
 # -o
 "$CRADLE" run -q -o other.h5 "$DATA/two-balls.yaml" && [ -f other.h5 ] && ok "-o FILE" || bad "-o FILE"
 

@@ -97,10 +97,13 @@ static void print_json(const cr_model *model, const cr_sim *sim, const cr_monito
         json_num(in.kappa);
         printf(", \"dissipated\": ");
         json_num(in.dissipated);
+        /* the count comes back through the pointer: fetch before use */
+        const double *ub = cr_monitor_velocities(mon, k, 0, &nbg);
         printf(", \"velocity_before\": ");
-        json_vec(cr_monitor_velocities(mon, k, 0, &nbg), nbg);
+        json_vec(ub, nbg);
+        const double *ua = cr_monitor_velocities(mon, k, 1, &nbg);
         printf(", \"velocity_after\": ");
-        json_vec(cr_monitor_velocities(mon, k, 1, &nbg), nbg);
+        json_vec(ua, nbg);
         printf(", \"contacts\": [");
         for (size_t c = 0; c < nc; c++) {
             printf("%s{\"contact\": %zu, \"impulse\": ", c ? ", " : "", r[c].contact);

@@ -1,9 +1,14 @@
 /**
  * @file model.h
- * @brief A compliant multibody model: balls on a line (a 1-D chain), the contact
- * law of each neighbouring pair, and the run settings a model file carries.
+ * @brief A compliant multibody model: bodies on a line (a 1-D chain), what joins
+ * each neighbouring pair (a unilateral contact law, a bilateral link, or both),
+ * external fields, and the run settings a model file carries.
  *
- * Balls are given in increasing position; contact c joins balls c and c + 1.
+ * Bodies are given in increasing position; pair c joins bodies c and c + 1.
+ * A wall is a fixed body of zero radius (a floor, the wall a bead column hits):
+ * it never moves and its mass does not enter any sum. The coordinate along the
+ * line is the arc length for pendulum-suspended balls (contacts act along it:
+ * exact when impacts happen at the bottom of the swing, as in a cradle).
  * The module knows nothing about CVODE or HDF5.
  */
 #ifndef CRADLE_MODEL_H
@@ -43,6 +48,43 @@ CR_EXPORT void cr_model_destroy(cr_model *model);
  */
 CR_EXPORT int cr_model_add_ball(cr_model *model, double mass, double radius, double x, double v);
 
+/**
+ * Appends a fixed wall at @p x (a body of zero radius that never moves).
+ * @return its index (≥ 0), or a negative error code.
+ */
+CR_EXPORT int cr_model_add_wall(cr_model *model, double x);
+
+/** A linear bilateral link (spring-dashpot) between the bodies of a pair. */
+typedef struct {
+    double k;      /**< stiffness, N/m (> 0) */
+    double length; /**< rest distance between the centres, m */
+    double c;      /**< damping, N s/m (≥ 0) */
+} cr_link;
+
+/** Links pair @p c; the pair's unilateral contact is switched off unless re-enabled. */
+CR_EXPORT int cr_model_set_link(cr_model *model, size_t c, const cr_link *link);
+/** Switches the unilateral contact of pair @p c on or off (on by default). */
+CR_EXPORT int cr_model_set_contact_enabled(cr_model *model, size_t c, int enabled);
+/** Uniform acceleration along +x (e.g. −9.81 for a column with x up), m/s². */
+CR_EXPORT int cr_model_set_gravity(cr_model *model, double g);
+/**
+ * Hangs body @p i on a string of @p length from a pivot at arc coordinate
+ * @p pivot, in a field @p g (> 0): acceleration −g sin((x − pivot)/length).
+ */
+CR_EXPORT int cr_model_set_pendulum(cr_model *model, size_t i, double pivot, double length,
+                                    double g);
+
+CR_EXPORT int cr_model_is_fixed(const cr_model *model, size_t i);
+/** @return the link of pair @p c, or NULL. */
+CR_EXPORT const cr_link *cr_model_link(const cr_model *model, size_t c);
+CR_EXPORT int cr_model_contact_enabled(const cr_model *model, size_t c);
+CR_EXPORT double cr_model_gravity(const cr_model *model);
+/** @return 1 and the pendulum of body @p i, or 0 when it hangs on nothing. */
+CR_EXPORT int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, double *length,
+                                double *g);
+/** @return 1 when any external field acts (then runs need an end time). */
+CR_EXPORT int cr_model_has_fields(const cr_model *model);
+
 /** Sets the contact law used by every pair without its own. */
 CR_EXPORT int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p);
 /** Sets the law of contact @p c (between balls c and c + 1); the balls must exist. */
@@ -54,7 +96,7 @@ CR_EXPORT void cr_model_set_settings(cr_model *model, const cr_settings *s);
 CR_EXPORT const char *cr_model_name(const cr_model *model);
 CR_EXPORT const cr_settings *cr_model_settings(const cr_model *model);
 CR_EXPORT size_t cr_model_ball_count(const cr_model *model);
-/** Number of contacts, ball_count − 1 (0 for an empty model). */
+/** Number of pairs (contacts), ball_count − 1 (0 for an empty model). */
 CR_EXPORT size_t cr_model_contact_count(const cr_model *model);
 CR_EXPORT double cr_model_mass(const cr_model *model, size_t i);
 CR_EXPORT double cr_model_radius(const cr_model *model, size_t i);
