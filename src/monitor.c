@@ -27,11 +27,17 @@ typedef struct {
     size_t *ev;
     size_t nev, evcap;
     int active;
+    /* end rule met with links present: the state then, kept for the settling time */
+    int pending;
+    double pend_t, pend_W, pend_U;
+    double *pend_v, *pend_Q;
 } episode;
 
 struct cr_monitor {
     cr_sim *sim;
     size_t nb, nc;
+    double settle;
+    int *fixed, *linked, *contact_on;
     double *mass, *v, *delta, *rate, *force, *Q;
     episode **ep;
     size_t nep, epcap;
@@ -65,12 +71,16 @@ static void free_episode(episode *e)
     free(e->mass);
     free(e->rec);
     free(e->ev);
+    free(e->pend_v);
+    free(e->pend_Q);
     free(e);
 }
 
+/* Pairs that belong to an impact configuration from the start: touching
+ * (δ = 0 exactly for bodies at rest, snapped by the model), loaded, or linked. */
 static int touching(const cr_monitor *m, size_t c)
 {
-    return m->delta[c] >= 0.0;
+    return m->linked[c] || (m->contact_on[c] && m->delta[c] >= 0.0);
 }
 
 /* A contact takes part in the impact configuration: touching (δ = 0 exactly for
@@ -211,10 +221,18 @@ static double nan_div(double a, double b)
     return b != 0.0 ? a / b : NAN;
 }
 
-static int finalize(cr_monitor *m, episode *e, double t, int complete)
+/* The state an episode ends on: the current one, or the one kept while pending. */
+typedef struct {
+    double t, W, U;
+    const double *v, *Q;
+} end_state;
+
+static int finalize(cr_monitor *m, episode *e, const end_state *st, int complete)
 {
     size_t b0 = e->info.first_contact, b1 = e->info.last_contact + 1;
     size_t nbg = b1 - b0 + 1, ncg = b1 - b0;
+    double t = st->t;
+    const double *V = st->v, *Q = st->Q;
     e->info.first_ball = b0;
     e->info.last_ball = b1;
     e->info.t_end = t;
@@ -229,7 +247,11 @@ static int finalize(cr_monitor *m, episode *e, double t, int complete)
     double T0 = 0, T1 = 0;
     for (size_t i = 0; i < nbg; i++) {
         e->u_before[i] = e->u0[b0 + i];
-        e->u_after[i] = m->v[b0 + i];
+        e->u_after[i] = V[b0 + i];
+        if (m->fixed[b0 + i]) {
+            e->mass[i] = INFINITY; /* a wall */
+            continue;
+        }
         e->mass[i] = m->mass[b0 + i];
         T0 += 0.5 * e->mass[i] * e->u_before[i] * e->u_before[i];
         T1 += 0.5 * e->mass[i] * e->u_after[i] * e->u_after[i];
@@ -239,9 +261,8 @@ static int finalize(cr_monitor *m, episode *e, double t, int complete)
     e->info.kappa = nan_div(T1, T0);
     /* elastic energy still stored when the group lets go (`force` release ends
      * with δ > 0) is abandoned for good: it counts as lost */
-    e->info.dissipated = cr_sim_dissipated_work(m->sim) - e->W0 +
-                         cr_sim_potential_energy(m->sim) - e->U0;
-    double Pref = m->Q[e->info.reference] - e->q0[e->info.reference];
+    e->info.dissipated = st->W - e->W0 + st->U - e->U0;
+    double Pref = Q[e->info.reference] - e->q0[e->info.reference];
     /* γ⁻ of a touching contact at rest is zero up to the root location's
      * roundoff (~1e-12 of the speeds): below this it counts as zero */
     double vmax = 0.0;
@@ -253,15 +274,15 @@ static int finalize(cr_monitor *m, episode *e, double t, int complete)
         cr_contact_record *r = &e->rec[k];
         /* a phase still open at the end closes here */
         if (e->phase[c] == PHASE_COMP)
-            e->comp[c] += m->Q[c] - e->qs[c];
+            e->comp[c] += Q[c] - e->qs[c];
         else if (e->phase[c] == PHASE_EXP)
-            e->exp_[c] += m->Q[c] - e->qs[c];
+            e->exp_[c] += Q[c] - e->qs[c];
         r->contact = c;
-        r->impulse = m->Q[c] - e->q0[c];
+        r->impulse = Q[c] - e->q0[c];
         r->compression = e->comp[c];
         r->expansion = e->exp_[c];
         r->gamma_minus = e->u0[c + 1] - e->u0[c];
-        r->gamma_plus = m->v[c + 1] - m->v[c];
+        r->gamma_plus = V[c + 1] - V[c];
         r->newton = fabs(r->gamma_minus) > gamma_zero ? -r->gamma_plus / r->gamma_minus : NAN;
         r->poisson = r->compression > 0.0 ? r->expansion / r->compression : NAN;
         r->alpha = nan_div(r->impulse, Pref);
@@ -296,13 +317,77 @@ static void close_phase(episode *e, size_t c, double q)
     e->qs[c] = q;
 }
 
-/* End rule (ARCHITECTURE.md): nothing loaded and nothing approaching in the group. */
+/* Velocity of the centre of mass of the link-connected cluster holding body i,
+ * walls counting as immobile. */
+static double cluster_velocity(const cr_monitor *m, size_t i)
+{
+    size_t lo = i, hi = i;
+    while (lo > 0 && m->linked[lo - 1])
+        lo--;
+    while (hi + 1 < m->nb && m->linked[hi])
+        hi++;
+    double p = 0.0, mass = 0.0;
+    for (size_t j = lo; j <= hi; j++) {
+        if (m->fixed[j])
+            return 0.0;
+        p += m->mass[j] * m->v[j];
+        mass += m->mass[j];
+    }
+    return p / mass;
+}
+
+/* End rule (ARCHITECTURE.md): no contact of the group loaded and, across every
+ * contact, the link-connected clusters it joins not approaching. */
 static int group_done(const cr_monitor *m, const episode *e)
 {
-    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++)
-        if (m->force[c] > 0.0 || m->rate[c] > 0.0)
+    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++) {
+        if (!m->contact_on[c])
+            continue;
+        if (cr_sim_contact_loaded(m->sim, c))
             return 0;
+        double va = m->linked[c] ? m->v[c] : cluster_velocity(m, c);
+        double vb = m->linked[c] ? m->v[c + 1] : cluster_velocity(m, c + 1);
+        if (va > vb)
+            return 0;
+    }
     return 1;
+}
+
+static end_state current(const cr_monitor *m)
+{
+    end_state st = {cr_sim_get_time(m->sim), cr_sim_dissipated_work(m->sim),
+                    cr_sim_potential_energy(m->sim), m->v, m->Q};
+    return st;
+}
+
+static int finalize_pending(cr_monitor *m, episode *e)
+{
+    end_state st = {e->pend_t, e->pend_W, e->pend_U, e->pend_v, e->pend_Q};
+    return finalize(m, e, &st, 1);
+}
+
+/* The end rule holds: end now, or with links wait for the settling time. */
+static int rule_met(cr_monitor *m, episode *e)
+{
+    if (m->settle == 0.0) {
+        end_state st = current(m);
+        return finalize(m, e, &st, 1);
+    }
+    if (e->pending)
+        return CR_OK;
+    if (!e->pend_v)
+        e->pend_v = malloc(m->nb * sizeof(double));
+    if (!e->pend_Q)
+        e->pend_Q = malloc((m->nc ? m->nc : 1) * sizeof(double));
+    if (!e->pend_v || !e->pend_Q)
+        return CR_ERR_NOMEM;
+    memcpy(e->pend_v, m->v, m->nb * sizeof(double));
+    memcpy(e->pend_Q, m->Q, m->nc * sizeof(double));
+    e->pend_t = cr_sim_get_time(m->sim);
+    e->pend_W = cr_sim_dissipated_work(m->sim);
+    e->pend_U = cr_sim_potential_energy(m->sim);
+    e->pending = 1;
+    return CR_OK;
 }
 
 static int on_events(const cr_sim *sim, size_t first, void *user)
@@ -313,6 +398,13 @@ static int on_events(const cr_sim *sim, size_t first, void *user)
     const cr_event *ev = cr_sim_events(m->sim);
     size_t n = cr_sim_event_count(m->sim);
     double t = cr_sim_get_time(m->sim);
+    /* pending episodes whose settling time passed quietly end where the rule held */
+    for (size_t k = 0; k < m->nep; k++) {
+        episode *e = m->ep[k];
+        if (e->active && e->pending && t > e->pend_t + m->settle &&
+            finalize_pending(m, e) != CR_OK)
+            return 1;
+    }
     for (size_t k = first; k < n; k++) {
         const cr_event *e = &ev[k];
         size_t c = e->contact;
@@ -326,6 +418,8 @@ static int on_events(const cr_sim *sim, size_t first, void *user)
         }
         if (!ep)
             continue;
+        if (e->kind == CR_EVENT_CLOSE)
+            ep->pending = 0; /* touched again within the settling time: same episode */
         if (push_event(ep, k) != CR_OK)
             return 1;
         switch (e->kind) {
@@ -361,7 +455,7 @@ static int on_events(const cr_sim *sim, size_t first, void *user)
     }
     for (size_t k = 0; k < m->nep; k++) {
         episode *e = m->ep[k];
-        if (e->active && group_done(m, e) && finalize(m, e, t, 1) != CR_OK)
+        if (e->active && !e->pending && group_done(m, e) && rule_met(m, e) != CR_OK)
             return 1;
     }
     return 0;
@@ -390,6 +484,9 @@ void cr_monitor_destroy(cr_monitor *m)
         free_episode(m->ep[k]);
     free(m->ep);
     free(m->mass);
+    free(m->fixed);
+    free(m->linked);
+    free(m->contact_on);
     free(m->v);
     free(m->delta);
     free(m->rate);
@@ -410,16 +507,27 @@ cr_monitor *cr_monitor_create(cr_sim *sim)
     m->nc = cr_sim_contact_count(sim);
     size_t nc = m->nc ? m->nc : 1;
     m->mass = malloc(m->nb * sizeof(double));
+    m->fixed = calloc(m->nb, sizeof(int));
+    m->linked = calloc(nc, sizeof(int));
+    m->contact_on = calloc(nc, sizeof(int));
     m->v = malloc(m->nb * sizeof(double));
     m->delta = malloc(nc * sizeof(double));
     m->rate = malloc(nc * sizeof(double));
     m->force = malloc(nc * sizeof(double));
     m->Q = malloc(nc * sizeof(double));
-    if (!m->mass || !m->v || !m->delta || !m->rate || !m->force || !m->Q) {
+    if (!m->mass || !m->fixed || !m->linked || !m->contact_on || !m->v || !m->delta ||
+        !m->rate || !m->force || !m->Q) {
         cr_monitor_destroy(m);
         return NULL;
     }
     cr_sim_get_masses(sim, m->mass);
+    m->settle = cr_sim_settle_time(sim);
+    for (size_t i = 0; i < m->nb; i++)
+        m->fixed[i] = cr_sim_body_is_fixed(sim, i);
+    for (size_t c = 0; c < m->nc; c++) {
+        m->linked[c] = cr_sim_pair_is_linked(sim, c);
+        m->contact_on[c] = cr_sim_pair_has_contact(sim, c);
+    }
     read_state(m);
     /* touching contacts already approaching: the impact starts at t = 0 */
     for (size_t c = 0; c < m->nc; c++)
@@ -437,12 +545,15 @@ int cr_monitor_finish(cr_monitor *m)
     if (!m)
         return CR_ERR_INVALID;
     read_state(m);
-    for (size_t k = 0; k < m->nep; k++)
-        if (m->ep[k]->active) {
-            int rc = finalize(m, m->ep[k], cr_sim_get_time(m->sim), 0);
-            if (rc != CR_OK)
-                return rc;
-        }
+    end_state st = current(m);
+    for (size_t k = 0; k < m->nep; k++) {
+        episode *e = m->ep[k];
+        if (!e->active)
+            continue;
+        int rc = e->pending ? finalize_pending(m, e) : finalize(m, e, &st, 0);
+        if (rc != CR_OK)
+            return rc;
+    }
     return CR_OK;
 }
 
@@ -498,6 +609,44 @@ cr_impact *cr_monitor_impact(const cr_monitor *m, size_t k)
     const episode *e = done_episode(m, k);
     if (!e)
         return NULL;
-    return cr_impact_create_chain(e->info.last_ball - e->info.first_ball + 1, e->mass,
-                                  e->u_before);
+    /* dofs: the moving balls of the group; columns: its unilateral contacts */
+    size_t b0 = e->info.first_ball, nbg = e->info.last_ball - b0 + 1;
+    size_t *dof = malloc(nbg * sizeof(size_t)), n = 0, ncol = 0;
+    double *mass = malloc(nbg * sizeof(double)), *u = malloc(nbg * sizeof(double));
+    double *w = calloc(nbg, sizeof(double));
+    cr_impact *imp = NULL;
+    if (!dof || !mass || !u || !w)
+        goto done;
+    for (size_t i = 0; i < nbg; i++) {
+        dof[i] = m->fixed[b0 + i] ? (size_t)-1 : n;
+        if (!m->fixed[b0 + i]) {
+            mass[n] = e->mass[i];
+            u[n++] = e->u_before[i];
+        }
+    }
+    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++)
+        ncol += m->contact_on[c];
+    imp = n ? cr_impact_create(n, ncol) : NULL;
+    if (!imp)
+        goto done;
+    cr_impact_set_mass_diagonal(imp, mass);
+    cr_impact_set_velocity(imp, u);
+    size_t col = 0;
+    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++) {
+        if (!m->contact_on[c])
+            continue;
+        memset(w, 0, n * sizeof(double));
+        size_t a = dof[c - b0], b = dof[c + 1 - b0];
+        if (a != (size_t)-1)
+            w[a] = -1.0;
+        if (b != (size_t)-1)
+            w[b] = 1.0;
+        cr_impact_set_gradient(imp, col++, w);
+    }
+done:
+    free(dof);
+    free(mass);
+    free(u);
+    free(w);
+    return imp;
 }

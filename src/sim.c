@@ -38,6 +38,14 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
 
 #define EVENT_MIN_CAP 64
 
+/* Closing and opening are located where δ crosses ETA·δ*, not 0. Bodies that
+ * touch at rest carry δ = 0 exactly, and once a field or a wave reaches them
+ * roundoff makes δ flicker around 0 at the 1e-40 level: crossing 0 would be noise,
+ * and a root function sitting at an exact 0 stops CVODE (CV_CLOSERT). A margin of
+ * 1e-12 δ* is far below every tolerance, and it also makes touching contacts
+ * report their closing when a wave arrives. */
+#define ETA 1e-12
+
 struct cr_sim {
     /* model copy */
     size_t nb, nc;
@@ -51,6 +59,7 @@ struct cr_sim {
     double *pivot, *plength, *pg; /* plength 0: no pendulum */
     int has_fields;
     size_t *cluster;              /* link-connected cluster of each body */
+    double settle;                /* cr_sim_settle_time */
 
     /* scales */
     double L, V, T, Pscale, Escale;
@@ -242,18 +251,21 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
     size_t nr = s->n_contact_roots;
     for (size_t k = 0; k < nr; k++) {
         size_t c = s->root_contact[k];
-        g[k] = ovl_s(y, c);
-        g[nr + k] = vel_s(y, c) - vel_s(y, c + 1);
+        double d = ovl_s(y, c);
+        g[k] = d - ETA;
+        /* compression rate only matters while loaded; elsewhere a constant keeps
+         * bitwise-equal velocities of untouched bodies from an exact zero */
+        g[nr + k] = d > ETA ? vel_s(y, c) - vel_s(y, c + 1) : 1.0;
     }
     for (size_t k = 0; k < s->n_force_roots; k++) {
         size_t c = s->force_root_contact[k];
         double delta, rate;
         contact_state(s, y, c, &delta, &rate);
         const cr_contact_params *p = &s->law[c];
-        if (delta <= 0.0) {
-            /* Open: the overlap itself, negative. A function that stays exactly
-             * zero over an interval makes CVODE stop with CV_CLOSERT. */
-            g[2 * nr + k] = ovl_s(y, c);
+        if (ovl_s(y, c) <= ETA) {
+            /* Open: the overlap itself, below the margin. A function that stays
+             * exactly zero over an interval makes CVODE stop with CV_CLOSERT. */
+            g[2 * nr + k] = ovl_s(y, c) - ETA;
             continue;
         }
         /* The sign of the un-clipped law K δⁿ + C δᵐ δ̇, with δ^min(n, m) divided
@@ -425,6 +437,13 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
         s->cluster[c + 1] = s->has_link[c] ? s->cluster[c] : c + 1;
     }
     choose_scales(s);
+    for (size_t c = 0; c < s->nc; c++)
+        if (s->has_link[c]) {
+            double m = s->fixed[c] ? s->mass[c + 1]
+                                   : (s->fixed[c + 1] ? s->mass[c]
+                                                      : 0.5 * (s->mass[c] + s->mass[c + 1]));
+            s->settle += 2.0 * sqrt(m / s->link[c].k);
+        }
     const cr_settings *set = cr_model_settings(model);
     s->rtol = set->rtol;
     s->atol = set->atol;
@@ -486,6 +505,8 @@ void cr_sim_request_stop(cr_sim *s)
 }
 
 /* ---- integration ----------------------------------------------------------- */
+
+static const double *state(const cr_sim *s);
 
 static int cvode_fail(cr_sim *s, const char *what, int flag)
 {
@@ -600,7 +621,7 @@ static int handle_roots(cr_sim *s)
                 restart = 1;
         }
         r = s->rootsfound[nr + k];
-        if (r != 0 && rc == CR_OK && ovl_s(y, c) > 0.0)
+        if (r != 0 && rc == CR_OK && ovl_s(y, c) > ETA)
             rc = push_event(s, c, r < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
     }
     for (size_t k = 0; k < s->n_force_roots && rc == CR_OK; k++) {
@@ -612,7 +633,7 @@ static int handle_roots(cr_sim *s)
         for (size_t j = 0; j < nr; j++)
             if (s->root_contact[j] == c && s->rootsfound[j] != 0)
                 closing = 1;
-        if (r != 0 && ovl_s(y, c) > 0.0 && !closing)
+        if (r != 0 && ovl_s(y, c) > ETA && !closing)
             rc = push_event(s, c, r < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
     }
     if (rc != CR_OK || !restart)
@@ -652,7 +673,7 @@ static int chain_at_rest(const cr_sim *s)
             continue;
         double delta, rate;
         contact_state(s, y, c, &delta, &rate);
-        if (contact_force(s, c, delta, rate) > 0.0)
+        if (delta > ETA * s->L && contact_force(s, c, delta, rate) > 0.0)
             return 0;
         double va = s->has_link[c] ? s->V * vel_s(y, c) : cluster_velocity(s, y, c);
         double vb = s->has_link[c] ? s->V * vel_s(y, c + 1) : cluster_velocity(s, y, c + 1);
@@ -688,7 +709,7 @@ static double safety_cap(const cr_sim *s)
     double gap = 0.0;
     for (size_t c = 0; c < s->nc; c++)
         gap = fmax(gap, -s->delta0[c]);
-    return 2.0 * gap / s->V + 1e6 * s->T;
+    return 2.0 * gap / s->V + 1e6 * s->T + s->settle;
 }
 
 int cr_sim_run(cr_sim *s, double t_end)
@@ -722,8 +743,11 @@ int cr_sim_run(cr_sim *s, double t_end)
         collect_stats(s);
         return CR_OK;
     }
+    /* with links the chain must stay at rest for the settling time: rods whose
+     * centres of mass separate can still touch again while their waves ring */
+    double pending = INFINITY;
     for (long k = 1;;) {
-        double tout = fmin(k * dt, t_stop);
+        double tout = fmin(fmin(k * dt, t_stop), pending);
         sunrealtype tret;
         int flag = CVode(s->cvode, tout / s->T, s->y, &tret, CV_NORMAL);
         s->t = tret * s->T;
@@ -740,13 +764,31 @@ int cr_sim_run(cr_sim *s, double t_end)
                 rc = CR_ERR_INTERRUPTED;
                 goto interrupted;
             }
-            if (automatic && chain_at_rest(s)) {
+            if (automatic) {
+                int rest = chain_at_rest(s);
+                if (rest && s->settle == 0.0) {
+                    snprintf(s->end_reason, sizeof s->end_reason,
+                             "all contacts open and separating");
+                    if ((rc = emit(s)) != CR_OK)
+                        goto interrupted;
+                    break;
+                }
+                if (rest && !isfinite(pending))
+                    pending = s->t + s->settle;
+                else if (!rest)
+                    pending = INFINITY;
+            }
+            continue;
+        }
+        if (s->t >= pending) {
+            if (chain_at_rest(s)) {
                 snprintf(s->end_reason, sizeof s->end_reason,
-                         "all contacts open and separating");
+                         "all contacts open and separating for the settling time");
                 if ((rc = emit(s)) != CR_OK)
                     goto interrupted;
                 break;
             }
+            pending = INFINITY;
             continue;
         }
         if ((rc = emit(s)) != CR_OK)
@@ -804,6 +846,41 @@ void cr_sim_get_masses(const cr_sim *s, double *m)
     memcpy(m, s->mass, s->nb * sizeof(double));
 }
 
+int cr_sim_body_is_fixed(const cr_sim *s, size_t i)
+{
+    return i < s->nb && s->fixed[i];
+}
+
+int cr_sim_pair_has_contact(const cr_sim *s, size_t c)
+{
+    return c < s->nc && s->contact_on[c];
+}
+
+int cr_sim_pair_is_linked(const cr_sim *s, size_t c)
+{
+    return c < s->nc && s->has_link[c];
+}
+
+double cr_sim_settle_time(const cr_sim *s)
+{
+    return s->settle;
+}
+
+int cr_sim_contact_loaded(const cr_sim *s, size_t c)
+{
+    const double *y = state(s);
+    if (c >= s->nc || !s->contact_on[c])
+        return 0;
+    double delta, rate;
+    if (y) {
+        contact_state(s, y, c, &delta, &rate);
+    } else {
+        delta = s->delta0[c];
+        rate = s->v0[c] - s->v0[c + 1];
+    }
+    return delta > ETA * s->L && contact_force(s, c, delta, rate) > 0.0;
+}
+
 /* Before the run the CVODE vectors do not exist: answer from the model copy. */
 static const double *state(const cr_sim *s)
 {
@@ -813,15 +890,16 @@ static const double *state(const cr_sim *s)
 void cr_sim_get_positions(const cr_sim *s, double *x)
 {
     const double *y = state(s);
+    /* a wall is where it was; its states carry only the linear solver's roundoff */
     for (size_t i = 0; i < s->nb; i++)
-        x[i] = s->x0[i] + (y ? s->L * dis_s(y, i) : 0.0);
+        x[i] = s->x0[i] + (y && !s->fixed[i] ? s->L * dis_s(y, i) : 0.0);
 }
 
 void cr_sim_get_velocities(const cr_sim *s, double *v)
 {
     const double *y = state(s);
     for (size_t i = 0; i < s->nb; i++)
-        v[i] = y ? s->V * vel_s(y, i) : s->v0[i];
+        v[i] = s->fixed[i] ? 0.0 : (y ? s->V * vel_s(y, i) : s->v0[i]);
 }
 
 void cr_sim_get_overlaps(const cr_sim *s, double *delta)

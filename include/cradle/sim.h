@@ -99,6 +99,23 @@ CR_EXPORT size_t cr_sim_ball_count(const cr_sim *sim);
 CR_EXPORT size_t cr_sim_contact_count(const cr_sim *sim);
 CR_EXPORT double cr_sim_get_time(const cr_sim *sim);
 CR_EXPORT void cr_sim_get_masses(const cr_sim *sim, double *m);
+/** 1 for a wall (a fixed body). */
+CR_EXPORT int cr_sim_body_is_fixed(const cr_sim *sim, size_t i);
+/** 1 when pair @p c has a unilateral contact / a bilateral link. */
+CR_EXPORT int cr_sim_pair_has_contact(const cr_sim *sim, size_t c);
+CR_EXPORT int cr_sim_pair_is_linked(const cr_sim *sim, size_t c);
+/**
+ * Settling time of the links: twice the sum over links of √(m/k), an upper bound
+ * on a wave's round trip through the link-connected clusters; 0 without links.
+ * A contact between linked clusters (rods) can re-close within this time after
+ * their centres of mass separate, so end rules wait for it.
+ */
+CR_EXPORT double cr_sim_settle_time(const cr_sim *sim);
+/**
+ * 1 when contact @p c is loaded: f > 0 with an overlap above the event margin
+ * (10⁻¹² δ*; touching bodies reached by roundoff alone are not loaded).
+ */
+CR_EXPORT int cr_sim_contact_loaded(const cr_sim *sim, size_t c);
 /** Each getter fills an array of ball_count (or contact_count) doubles, SI units. */
 CR_EXPORT void cr_sim_get_positions(const cr_sim *sim, double *x);
 CR_EXPORT void cr_sim_get_velocities(const cr_sim *sim, double *v);
