@@ -300,6 +300,25 @@ static int prepare(cr_impact *imp)
     return CR_OK;
 }
 
+void cr_impact_get_mass(const cr_impact *imp, double *M)
+{
+    for (size_t i = 0; i < imp->n; i++)
+        for (size_t j = 0; j < imp->n; j++)
+            M[i * imp->n + j] = CR_AT(imp->M, imp->n, i, j);
+}
+
+void cr_impact_get_gradients(const cr_impact *imp, double *W)
+{
+    for (size_t i = 0; i < imp->n; i++)
+        for (size_t c = 0; c < imp->m; c++)
+            W[i * imp->m + c] = CR_AT(imp->W, imp->n, i, c);
+}
+
+void cr_impact_get_velocity(const cr_impact *imp, double *u)
+{
+    memcpy(u, imp->u, imp->n * sizeof(double));
+}
+
 int cr_impact_get_gamma(cr_impact *imp, double *gamma)
 {
     int rc = imp && gamma ? prepare(imp) : CR_ERR_INVALID;

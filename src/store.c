@@ -500,16 +500,25 @@ int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
                     buf[i * nc + j] = rec[i].impulse != 0.0 ? rec[j].impulse / rec[i].impulse
                                                             : NAN;
             e |= write_matrix(g, "alpha_matrix", buf, nc, nc, "alpha_ij = P_j / P_i");
-            for (size_t i = 0; i < nc; i++)
-                for (size_t j = 0; j < nc; j++)
-                    buf[i * nc + j] = cr_impact_kinetic_cosine(imp, i, j);
-            e |= write_matrix(g, "kinetic_cosine", buf, nc, nc,
-                              "cos of the kinetic angle, 001 eq. 39-40");
-            /* W (nb × nc) of the chain group: contact c pushes ball c back, c+1 on */
-            for (size_t i = 0; i < nb; i++)
-                for (size_t c = 0; c < nc; c++)
-                    buf[i * nc + c] = i == c ? -1.0 : (i == c + 1 ? 1.0 : 0.0);
-            e |= write_matrix(g, "W", buf, nb, nc, "gamma = W^T u; M = diag(mass)");
+            size_t nu = cr_impact_contact_count(imp);
+            for (size_t i = 0; i < nu; i++)
+                for (size_t j = 0; j < nu; j++)
+                    buf[i * nu + j] = cr_impact_kinetic_cosine(imp, i, j);
+            e |= write_matrix(g, "kinetic_cosine", buf, nu, nu,
+                              "cos of the kinetic angle, 001 eq. 39-40; unilateral contacts");
+            /* the rigid-law configuration: moving balls × unilateral contacts */
+            size_t nd = cr_impact_dof_count(imp), nw = cr_impact_contact_count(imp);
+            double *mw = malloc((nd * nd + nd * nw + 1) * sizeof(double));
+            if (!mw) {
+                e = -1;
+            } else {
+                cr_impact_get_mass(imp, mw);
+                e |= write_matrix(g, "M", mw, nd, nd, "kg; rows/columns: the moving balls");
+                cr_impact_get_gradients(imp, mw);
+                e |= write_matrix(g, "W", mw, nd, nw,
+                                  "gamma = W^T u; columns: the unilateral contacts");
+                free(mw);
+            }
             for (size_t i = 0; i < nev; i++)
                 buf[i] = (double)ev[i];
             hsize_t dim = nev;

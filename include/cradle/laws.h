@@ -111,6 +111,12 @@ CR_EXPORT cr_impact *cr_impact_create_rigid(size_t nbodies, const cr_rigid_body 
 CR_EXPORT size_t cr_impact_dof_count(const cr_impact *imp);
 CR_EXPORT size_t cr_impact_contact_count(const cr_impact *imp);
 CR_EXPORT const char *cr_impact_last_error(const cr_impact *imp);
+/** Mass matrix, row-major n × n. */
+CR_EXPORT void cr_impact_get_mass(const cr_impact *imp, double *M);
+/** Constraint gradients W, row-major n × m (column i is wᵢ). */
+CR_EXPORT void cr_impact_get_gradients(const cr_impact *imp, double *W);
+/** Pre-impact velocity u⁻ (n values). */
+CR_EXPORT void cr_impact_get_velocity(const cr_impact *imp, double *u);
 /** Pre-impact relative velocities γᵢ⁻ = wᵢᵀu⁻ + ŵᵢ. */
 CR_EXPORT int cr_impact_get_gamma(cr_impact *imp, double *gamma);
 /** Delassus matrix G = WᵀM⁻¹W, row-major m × m. */
