@@ -101,13 +101,92 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
 static cr_contact_params law_for_pair(const law_spec *law, const cr_model *model, size_t c)
 {
     cr_contact_params p = law->p;
-    if (law->has_material)
-        p.K = cr_contact_hertz_stiffness(law->E, law->nu, cr_model_radius(model, c), law->E,
-                                         law->nu, cr_model_radius(model, c + 1));
+    if (law->has_material) {
+        /* a wall (radius 0) is a flat: R = ∞ in 1/R* = Σ 1/Rᵢ */
+        double ra = cr_model_radius(model, c), rb = cr_model_radius(model, c + 1);
+        p.K = cr_contact_hertz_stiffness(law->E, law->nu, ra > 0 ? ra : INFINITY, law->E,
+                                         law->nu, rb > 0 ? rb : INFINITY);
+    }
     return p;
 }
 
+/* ---- fields ---------------------------------------------------------------- */
+
+/* External fields, read before the bodies: pendulum strikers are placed by angle. */
+typedef struct {
+    double gravity;
+    int pendulum;
+    double length, g;
+    double *pivot; /* per body: the pivot (NAN: none / not yet known) */
+    size_t cap;
+} field_spec;
+
+static int parse_fields(cr_yaml_ctx *ps, struct fy_node *map, field_spec *f)
+{
+    static const char *const keys[] = {"gravity", "pendulum", NULL};
+    static const char *const pkeys[] = {"length", "g", NULL};
+    if (!map)
+        return CR_OK;
+    if (cr_yaml_need_map(ps, map, 0, "fields") || cr_yaml_check_keys(ps, map, "fields", keys) ||
+        cr_yaml_number(ps, map, cr_yaml_line(map), "fields", "gravity", 0, 0, &f->gravity))
+        return ps->rc;
+    struct fy_node *pm = cr_yaml_child(map, "pendulum");
+    if (pm) {
+        f->g = 9.81;
+        if (cr_yaml_need_map(ps, pm, cr_yaml_line(map), "fields.pendulum") ||
+            cr_yaml_check_keys(ps, pm, "fields.pendulum", pkeys) ||
+            cr_yaml_number(ps, pm, cr_yaml_line(pm), "fields.pendulum", "length", 1, 0,
+                           &f->length) ||
+            cr_yaml_number(ps, pm, cr_yaml_line(pm), "fields.pendulum", "g", 0, 0, &f->g) ||
+            cr_yaml_positive(ps, pm, "fields.pendulum", "length", f->length) ||
+            cr_yaml_positive(ps, pm, "fields.pendulum", "g", f->g))
+            return ps->rc;
+        f->pendulum = 1;
+    }
+    return CR_OK;
+}
+
+/* Remembers the pivot of the body just added (NAN for none). */
+static int note_pivot(cr_yaml_ctx *ps, field_spec *f, size_t i, double pivot)
+{
+    if (i >= f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 64;
+        while (cap <= i)
+            cap *= 2;
+        double *p = realloc(f->pivot, cap * sizeof(double));
+        if (!p) {
+            ps->rc = CR_ERR_NOMEM;
+            cr_set_msg(ps->msg, ps->msglen, "%s: out of memory", ps->file);
+            return ps->rc;
+        }
+        for (size_t k = f->cap; k < cap; k++)
+            p[k] = NAN;
+        f->pivot = p;
+        f->cap = cap;
+    }
+    f->pivot[i] = pivot;
+    return CR_OK;
+}
+
 /* ---- bodies ---------------------------------------------------------------- */
+
+static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at,
+                            const char *field, double x)
+{
+    size_t n = cr_model_ball_count(model);
+    if (n > 0) {
+        double xp = cr_model_position(model, n - 1), rp = cr_model_radius(model, n - 1);
+        if (!(x >= xp + rp * (1.0 - CR_GEOM_TOL)))
+            return cr_yaml_fail(ps, cr_yaml_line(at), field,
+                                "wall at x = %g cuts the body before it (surface at %g)", x,
+                                xp + rp);
+    }
+    int rc = cr_model_add_wall(model, x);
+    if (rc < 0)
+        return cr_yaml_fail(ps, cr_yaml_line(at), field, "%s", cr_strerror(rc));
+    return CR_OK;
+}
+
 
 static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at, const char *field,
                             double mass, double radius, double x, double v)
@@ -123,7 +202,7 @@ static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
             return cr_yaml_fail(ps, cr_yaml_line(at), field,
                         "balls must be listed in increasing x (x = %g after %g)", x, xp);
         double delta = rp + radius - (x - xp);
-        double tol = CR_GEOM_TOL * (rp < radius ? rp : radius);
+        double tol = CR_GEOM_TOL * (rp > 0 && rp < radius ? rp : radius);
         if (delta > tol)
             return cr_yaml_fail(ps, cr_yaml_line(at), field,
                         "interpenetrates ball %zu at start by %g m (touching tolerance %g m)",
@@ -138,9 +217,9 @@ static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
     return CR_OK;
 }
 
-static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
+static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, field_spec *f)
 {
-    static const char *const keys[] = {"mass", "radius", "x", "v", NULL};
+    static const char *const keys[] = {"mass", "radius", "x", "v", "pivot", "wall", NULL};
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
         return cr_yaml_fail(ps, cr_yaml_line(seq), "balls", "must be a non-empty list of balls");
     void *it = NULL;
@@ -153,7 +232,26 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
             cr_yaml_check_keys(ps, b, where, keys) != CR_OK)
             return ps->rc;
         int line = cr_yaml_line(b);
-        double mass = 0, radius = 0, x = 0, v = 0;
+        double mass = 0, radius = 0, x = 0, v = 0, pivot = NAN;
+        struct fy_node *wall = cr_yaml_child(b, "wall");
+        if (wall) {
+            const char *w = fy_node_get_scalar0(wall);
+            char field[96];
+            snprintf(field, sizeof field, "%s.wall", where);
+            if (!w || strcmp(w, "true") != 0)
+                return cr_yaml_fail(ps, cr_yaml_line(wall), field, "must be true (or left out)");
+            if (cr_yaml_child(b, "mass") || cr_yaml_child(b, "radius") || cr_yaml_child(b, "v"))
+                return cr_yaml_fail(ps, cr_yaml_line(b), field,
+                                    "a wall has only a position x (no mass, radius, v)");
+            snprintf(field, sizeof field, "%s.x", where);
+            if (cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) ||
+                add_wall_checked(ps, model, cr_yaml_child(b, "x"), field, x) ||
+                note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+                return ps->rc;
+            continue;
+        }
+        if (cr_yaml_number(ps, b, line, where, "pivot", 0, 0, &pivot) != CR_OK)
+            return ps->rc;
         if (cr_yaml_number(ps, b, line, where, "mass", 1, 0, &mass) != CR_OK ||
             cr_yaml_number(ps, b, line, where, "radius", 1, 0, &radius) != CR_OK ||
             cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) != CR_OK ||
@@ -173,6 +271,9 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
         snprintf(field, sizeof field, "%s.x", where);
         if (add_ball_checked(ps, model, cr_yaml_child(b, "x"), field, mass, radius, x, v) != CR_OK)
             return ps->rc;
+        /* a pendulum ball hangs above its given position unless a pivot is named */
+        if (note_pivot(ps, f, cr_model_ball_count(model) - 1, isnan(pivot) ? x : pivot))
+            return ps->rc;
     }
     return CR_OK;
 }
@@ -181,16 +282,20 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
  * chain: count equal balls; the first striker.count of them move at
  * striker.velocity and stand striker.gap (surface to surface) before the rest.
  */
-static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
+static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, field_spec *f)
 {
-    static const char *const keys[] = {"count", "mass", "radius", "x0", "spacing", "velocity",
-                                       "striker", NULL};
-    static const char *const skeys[] = {"count", "velocity", "gap", NULL};
+    static const char *const keys[] = {"count", "mass",    "radius", "x0",       "spacing",
+                                       "velocity", "striker", "walls", "wall_gap", "link",
+                                       NULL};
+    static const char *const skeys[] = {"count", "velocity", "gap", "angle", NULL};
+    static const char *const lkeys[] = {"k", "c", NULL};
     if (cr_yaml_need_map(ps, map, 0, "chain") != CR_OK || cr_yaml_check_keys(ps, map, "chain", keys) != CR_OK)
         return ps->rc;
     int line = cr_yaml_line(map);
     long count = 0, scount = 1;
     double mass = 0, radius = 0, x0 = 0, spacing = NAN, vrest = 0, vstrike = 0, gap = 0;
+    double angle = NAN, wall_gap = 0;
+    int wall_left = 0, wall_right = 0;
     if (cr_yaml_count(ps, map, line, "chain", "count", 1, 1, &count) != CR_OK ||
         cr_yaml_number(ps, map, line, "chain", "mass", 1, 0, &mass) != CR_OK ||
         cr_yaml_number(ps, map, line, "chain", "radius", 1, 0, &radius) != CR_OK ||
@@ -213,9 +318,17 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
             return ps->rc;
         int sl = cr_yaml_line(st);
         if (cr_yaml_count(ps, st, sl, "chain.striker", "count", 0, 1, &scount) != CR_OK ||
-            cr_yaml_number(ps, st, sl, "chain.striker", "velocity", 1, 0, &vstrike) != CR_OK ||
+            cr_yaml_number(ps, st, sl, "chain.striker", "angle", 0, 0, &angle) != CR_OK ||
+            cr_yaml_number(ps, st, sl, "chain.striker", "velocity", isnan(angle), 0,
+                           &vstrike) != CR_OK ||
             cr_yaml_number(ps, st, sl, "chain.striker", "gap", 0, 0, &gap) != CR_OK)
             return ps->rc;
+        if (!isnan(angle) && !f->pendulum)
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "angle")),
+                                "chain.striker.angle", "needs fields.pendulum");
+        if (!isnan(angle) && cr_yaml_child(st, "gap"))
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "gap")), "chain.striker.gap",
+                                "give either angle (a lifted pendulum) or gap");
         if (scount > count)
             return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "count")), "chain.striker.count",
                         "more strikers (%ld) than balls (%ld)", scount, count);
@@ -225,15 +338,197 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
     } else {
         scount = 0;
     }
-    for (long i = 0; i < count; i++) {
-        /* touching neighbours are placed from the previous ball so that the
-         * overlap is exactly zero, not zero up to rounding */
-        double x = i == 0 ? x0 : cr_model_position(model, (size_t)i - 1) + spacing;
-        if (i == scount && i > 0)
-            x += gap;
-        double v = i < scount ? vstrike : vrest;
-        if (add_ball_checked(ps, model, map, "chain", mass, radius, x, v) != CR_OK)
+    struct fy_node *wl = cr_yaml_child(map, "walls");
+    if (wl) {
+        void *it = NULL;
+        struct fy_node *w;
+        if (!fy_node_is_sequence(wl))
+            return cr_yaml_fail(ps, cr_yaml_line(wl), "chain.walls", "a list: [left], [right] or [left, right]");
+        while ((w = fy_node_sequence_iterate(wl, &it))) {
+            const char *side = fy_node_get_scalar0(w);
+            if (side && strcmp(side, "left") == 0)
+                wall_left = 1;
+            else if (side && strcmp(side, "right") == 0)
+                wall_right = 1;
+            else
+                return cr_yaml_fail(ps, cr_yaml_line(w), "chain.walls",
+                                    "'left' or 'right' (got '%s')", side ? side : "?");
+        }
+        if (cr_yaml_number(ps, map, line, "chain", "wall_gap", 0, 0, &wall_gap))
             return ps->rc;
+        if (wall_gap < 0)
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "wall_gap")),
+                                "chain.wall_gap", "must be >= 0 (got %g)", wall_gap);
+    }
+    cr_link link = {0};
+    struct fy_node *ln = cr_yaml_child(map, "link");
+    if (ln) {
+        if (cr_yaml_need_map(ps, ln, line, "chain.link") ||
+            cr_yaml_check_keys(ps, ln, "chain.link", lkeys) ||
+            cr_yaml_number(ps, ln, cr_yaml_line(ln), "chain.link", "k", 1, 0, &link.k) ||
+            cr_yaml_number(ps, ln, cr_yaml_line(ln), "chain.link", "c", 0, 0, &link.c) ||
+            cr_yaml_positive(ps, ln, "chain.link", "k", link.k))
+            return ps->rc;
+        link.length = spacing;
+    }
+    if (wall_left) {
+        if (add_wall_checked(ps, model, wl, "chain.walls", x0 - radius - wall_gap) ||
+            note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+            return ps->rc;
+    }
+    size_t first = cr_model_ball_count(model);
+    double rest = x0, shift = 0.0;
+    for (long i = 0; i < count; i++) {
+        /* touching neighbours are placed from the previous one so that the
+         * overlap is exactly zero, not zero up to rounding; `rest` is the
+         * position at rest (the pendulum pivot), `shift` the gap behind the
+         * strikers */
+        if (i > 0)
+            rest += spacing;
+        if (i == scount && i > 0 && isnan(angle))
+            shift = gap;
+        double x = rest + shift;
+        double v = i < scount ? vstrike : vrest;
+        if (i < scount && !isnan(angle)) {
+            /* lifted strikers: arc coordinate pivot − L·angle, released at v */
+            x = rest - f->length * angle;
+            v = isnan(vstrike) ? 0.0 : vstrike;
+        }
+        if (add_ball_checked(ps, model, map, "chain", mass, radius, x, v) != CR_OK ||
+            note_pivot(ps, f, cr_model_ball_count(model) - 1, rest))
+            return ps->rc;
+    }
+    if (wall_right) {
+        double xl = cr_model_position(model, cr_model_ball_count(model) - 1);
+        if (add_wall_checked(ps, model, wl, "chain.walls", xl + radius + wall_gap) ||
+            note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+            return ps->rc;
+    }
+    if (ln)
+        for (long i = 0; i + 1 < count; i++)
+            cr_model_set_link(model, first + (size_t)i, &link);
+    return CR_OK;
+}
+
+/*
+ * rods: elastic rods end to end, each discretised into `elements` lumped masses
+ * joined by links k = EA/Δx (Glocker's rods, 000 sect. 3). Contacts act only
+ * between rods.
+ */
+static int parse_rods(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, field_spec *f)
+{
+    static const char *const keys[] = {"elements", "length", "mass", "EA", "velocity", "gap",
+                                       NULL};
+    if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
+        return cr_yaml_fail(ps, cr_yaml_line(seq), "rods", "must be a non-empty list of rods");
+    void *it = NULL;
+    struct fy_node *r;
+    int k = 0;
+    double end = 0.0; /* surface of the previous rod */
+    while ((r = fy_node_sequence_iterate(seq, &it))) {
+        char w[64];
+        snprintf(w, sizeof w, "rods[%d]", k);
+        long ne = 0;
+        double len = 0, mass = 0, EA = 0, v = 0, gap = 0;
+        int line = cr_yaml_line(r);
+        if (cr_yaml_need_map(ps, r, cr_yaml_line(seq), w) || cr_yaml_check_keys(ps, r, w, keys) ||
+            cr_yaml_count(ps, r, line, w, "elements", 1, 1, &ne) ||
+            cr_yaml_number(ps, r, line, w, "length", 1, 0, &len) ||
+            cr_yaml_number(ps, r, line, w, "mass", 1, 0, &mass) ||
+            cr_yaml_number(ps, r, line, w, "EA", 1, 0, &EA) ||
+            cr_yaml_number(ps, r, line, w, "velocity", 0, 0, &v) ||
+            cr_yaml_number(ps, r, line, w, "gap", 0, 0, &gap) ||
+            cr_yaml_positive(ps, r, w, "length", len) || cr_yaml_positive(ps, r, w, "mass", mass) ||
+            cr_yaml_positive(ps, r, w, "EA", EA))
+            return ps->rc;
+        if (gap < 0)
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(r, "gap")), w, "gap must be >= 0");
+        double dx = len / (double)ne;
+        cr_link link = {.k = EA / dx, .length = dx, .c = 0.0};
+        size_t first = cr_model_ball_count(model);
+        for (long i = 0; i < ne; i++) {
+            double x = i == 0 ? end + (k ? gap : 0.0) + 0.5 * dx
+                              : cr_model_position(model, first + (size_t)i - 1) + dx;
+            if (add_ball_checked(ps, model, r, w, mass / (double)ne, 0.5 * dx, x, v) ||
+                note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+                return ps->rc;
+        }
+        for (long i = 0; i + 1 < ne; i++)
+            cr_model_set_link(model, first + (size_t)i, &link);
+        end = cr_model_position(model, cr_model_ball_count(model) - 1) + 0.5 * dx;
+        k++;
+    }
+    return CR_OK;
+}
+
+/* links: [{between: [i, i+1], k, length, c, contact}] */
+static int parse_links(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
+{
+    static const char *const keys[] = {"between", "k", "length", "c", "contact", NULL};
+    if (!seq)
+        return CR_OK;
+    if (!fy_node_is_sequence(seq))
+        return cr_yaml_fail(ps, cr_yaml_line(seq), "links", "must be a list");
+    void *it = NULL;
+    struct fy_node *l;
+    int k = 0;
+    while ((l = fy_node_sequence_iterate(seq, &it))) {
+        char w[64], field[96];
+        snprintf(w, sizeof w, "links[%d]", k++);
+        snprintf(field, sizeof field, "%s.between", w);
+        if (cr_yaml_need_map(ps, l, cr_yaml_line(seq), w) || cr_yaml_check_keys(ps, l, w, keys))
+            return ps->rc;
+        double pair[2];
+        size_t got = 0;
+        struct fy_node *bt = cr_yaml_child(l, "between");
+        if (!bt)
+            return cr_yaml_fail(ps, cr_yaml_line(l), field, "missing required field");
+        if (cr_yaml_numbers(ps, bt, field, pair, 2, &got))
+            return ps->rc;
+        size_t n = cr_model_ball_count(model);
+        if (got != 2 || pair[1] != pair[0] + 1 || pair[0] < 0 || pair[1] >= (double)n ||
+            pair[0] != floor(pair[0]))
+            return cr_yaml_fail(ps, cr_yaml_line(bt), field,
+                                "must name two neighbouring bodies [i, i+1] that exist "
+                                "(there are %zu)",
+                                n);
+        size_t c = (size_t)pair[0];
+        cr_link link = {.length = cr_model_position(model, c + 1) - cr_model_position(model, c)};
+        int line = cr_yaml_line(l);
+        if (cr_yaml_number(ps, l, line, w, "k", 1, 0, &link.k) ||
+            cr_yaml_number(ps, l, line, w, "length", 0, 0, &link.length) ||
+            cr_yaml_number(ps, l, line, w, "c", 0, 0, &link.c) ||
+            cr_yaml_positive(ps, l, w, "k", link.k) ||
+            cr_yaml_positive(ps, l, w, "length", link.length))
+            return ps->rc;
+        if (link.c < 0)
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(l, "c")), w, "c must be >= 0");
+        cr_model_set_link(model, c, &link);
+        struct fy_node *ct = cr_yaml_child(l, "contact");
+        if (ct) {
+            const char *v = fy_node_get_scalar0(ct);
+            if (!v || (strcmp(v, "true") && strcmp(v, "false")))
+                return cr_yaml_fail(ps, cr_yaml_line(ct), w, "contact: true or false");
+            cr_model_set_contact_enabled(model, c, strcmp(v, "true") == 0);
+        }
+    }
+    return CR_OK;
+}
+
+/* Hangs every moving body on its pendulum and sets gravity. */
+static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
+{
+    cr_model_set_gravity(model, f->gravity);
+    if (!f->pendulum)
+        return CR_OK;
+    for (size_t i = 0; i < cr_model_ball_count(model); i++) {
+        if (cr_model_is_fixed(model, i))
+            continue;
+        double pivot = i < f->cap ? f->pivot[i] : NAN;
+        if (isnan(pivot))
+            return cr_yaml_fail(ps, 0, "fields.pendulum", "body %zu has no pivot (rods cannot hang)",
+                                i);
+        cr_model_set_pendulum(model, i, pivot, f->length, f->g);
     }
     return CR_OK;
 }
@@ -349,8 +644,9 @@ static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node
 int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_model **out,
                        char *msg, size_t msglen)
 {
-    static const char *const top_keys[] = {"name",  "description", "balls",  "chain",
-                                           "contact", "integration", "output", NULL};
+    static const char *const top_keys[] = {"name",   "description", "balls",  "chain",
+                                           "rods",   "links",       "fields", "contact",
+                                           "integration", "output", NULL};
     cr_yaml_ctx ps = {.file = filename ? filename : "<model>", .msg = msg, .msglen = msglen};
     if (!text || !out) {
         cr_set_msg(msg, msglen, "cr_modelfile_parse: no text or output");
@@ -359,6 +655,7 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
     *out = NULL;
 
     cr_model *model = NULL;
+    field_spec fields = {0};
     struct fy_document *doc = cr_yaml_parse(&ps, text, len);
     if (!doc)
         goto done;
@@ -380,20 +677,37 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
     cr_model_set_name(model, name && fy_node_get_scalar0(name) ? fy_node_get_scalar0(name)
                                                                : ps.file);
     struct fy_node *balls = cr_yaml_child(root, "balls"), *chain = cr_yaml_child(root, "chain");
-    if (balls && chain) {
-        cr_yaml_fail(&ps, cr_yaml_line(chain), "chain", "give either 'balls' or 'chain', not both");
+    struct fy_node *rods = cr_yaml_child(root, "rods");
+    if ((balls != NULL) + (chain != NULL) + (rods != NULL) > 1) {
+        cr_yaml_fail(&ps, cr_yaml_line(chain ? chain : rods), chain ? "chain" : "rods",
+                     "give one of 'balls', 'chain', 'rods'");
         goto done;
     }
-    if (!balls && !chain) {
-        cr_yaml_fail(&ps, 1, "balls", "missing required field (a list of balls, or a 'chain')");
+    if (!balls && !chain && !rods) {
+        cr_yaml_fail(&ps, 1, "balls", "missing required field (a list of balls, a 'chain' or 'rods')");
         goto done;
     }
-    if ((balls ? parse_balls(&ps, balls, model) : parse_chain(&ps, chain, model)) != CR_OK)
+    if (parse_fields(&ps, cr_yaml_child(root, "fields"), &fields) != CR_OK)
+        goto done;
+    if ((balls ? parse_balls(&ps, balls, model, &fields)
+               : chain ? parse_chain(&ps, chain, model, &fields)
+                       : parse_rods(&ps, rods, model, &fields)) != CR_OK)
+        goto done;
+    if (parse_links(&ps, cr_yaml_child(root, "links"), model) != CR_OK)
+        goto done;
+    if (apply_fields(&ps, &fields, model) != CR_OK)
         goto done;
     if (parse_contact(&ps, cr_yaml_child(root, "contact"), model) != CR_OK)
         goto done;
     if (parse_settings(&ps, cr_yaml_child(root, "integration"), cr_yaml_child(root, "output"), model) != CR_OK)
         goto done;
+    if (cr_model_has_fields(model) && cr_model_settings(model)->t_end <= 0.0) {
+        struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
+        cr_yaml_fail(&ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
+                     "integration.t_end",
+                     "with gravity or pendulums nothing comes to rest: give an end time");
+        goto done;
+    }
     char why[CR_ERRMSG_LEN];
     if (cr_model_validate(model, why, sizeof why) != CR_OK) {
         cr_set_msg(msg, msglen, "%s: %s", ps.file, why);
@@ -402,6 +716,7 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
 done:
     if (doc)
         fy_document_destroy(doc);
+    free(fields.pivot);
     if (ps.rc != CR_OK) {
         cr_model_destroy(model);
         return ps.rc;

@@ -77,6 +77,47 @@ int main(void)
     CHECK(def && cr_model_ball_count(def) == 5, "5 balls");
     cr_model_destroy(def);
 
+    /* walls, gravity, rods and pendulums from the example models */
+    cr_model *mm = NULL;
+    snprintf(path, sizeof path, "%s/../../models/bead-column.yaml", CR_TEST_DATA);
+    CHECK(cr_modelfile_load(path, &mm, NULL, msg, sizeof msg) == CR_OK, "bead column: %s", msg);
+    if (mm) {
+        CHECK(cr_model_ball_count(mm) == 11 && cr_model_is_fixed(mm, 0) && !cr_model_is_fixed(mm, 1),
+              "a floor wall and 10 beads");
+        CHECK(cr_model_gravity(mm) == -9.81, "gravity");
+        CHECK_REL(cr_model_initial_overlap(mm, 0), -1e-4, 1e-9, "wall gap 0.1 mm");
+        /* Hertz with a flat: R* = R */
+        CHECK_REL(cr_model_contact(mm, 0)->K, 4.0 / 3.0 * 2.1e11 / 1.82 * sqrt(0.005), 1e-12,
+                  "Hertz K against a wall: R* = R");
+    }
+    cr_model_destroy(mm);
+    snprintf(path, sizeof path, "%s/../../models/glocker-rods.yaml", CR_TEST_DATA);
+    CHECK(cr_modelfile_load(path, &mm, NULL, msg, sizeof msg) == CR_OK, "rods: %s", msg);
+    if (mm) {
+        int links = 0;
+        for (size_t c = 0; c < cr_model_contact_count(mm); c++)
+            links += cr_model_link(mm, c) != NULL;
+        CHECK(cr_model_ball_count(mm) == 48 && links == 46, "16 + 32 elements, 46 links");
+        CHECK(!cr_model_link(mm, 15) && cr_model_contact_enabled(mm, 15) &&
+                  !cr_model_contact_enabled(mm, 14),
+              "contact only between the rods");
+        CHECK_REL(cr_model_link(mm, 0)->k, 16.0, 1e-12, "k = EA/dx");
+        CHECK(cr_model_initial_overlap(mm, 15) == 0.0, "rods touch");
+    }
+    cr_model_destroy(mm);
+    snprintf(path, sizeof path, "%s/../../models/pendulum-cradle.yaml", CR_TEST_DATA);
+    CHECK(cr_modelfile_load(path, &mm, NULL, msg, sizeof msg) == CR_OK, "pendulums: %s", msg);
+    if (mm) {
+        double pivot, length, g;
+        CHECK(cr_model_pendulum(mm, 0, &pivot, &length, &g) && pivot == 0.0 && length == 0.2,
+              "striker pivot and length");
+        CHECK_REL(cr_model_position(mm, 0), -0.2 * 0.2, 1e-12, "lifted by 0.2 rad (arc)");
+        CHECK(cr_model_pendulum(mm, 3, &pivot, &length, &g) && pivot == cr_model_position(mm, 3),
+              "resting balls hang at their pivots");
+        CHECK(cr_model_initial_overlap(mm, 1) == 0.0, "resting balls touch");
+    }
+    cr_model_destroy(mm);
+
     /* bad input */
     load("does-not-exist.yaml", CR_ERR_IO);
     expect_message("does-not-exist.yaml", NULL, "cannot open");
@@ -96,6 +137,15 @@ int main(void)
 
     load("unknown-field.yaml", CR_ERR_MODEL);
     expect_message("unknown-field.yaml", ":3:", "contact.damping");
+
+    load("link-missing.yaml", CR_ERR_MODEL);
+    expect_message("link-missing.yaml", ":6:", "links[0].between");
+
+    load("fields-no-end.yaml", CR_ERR_MODEL);
+    expect_message("fields-no-end.yaml", ":5:", "integration.t_end");
+
+    load("wall-cuts.yaml", CR_ERR_MODEL);
+    expect_message("wall-cuts.yaml", ":4:", "balls[1].x");
 
     /* inline text: syntax errors carry the line too */
     static const char bad_number[] = "chain:\n  count: 3\n  mass: heavy\n  radius: 0.01\n";

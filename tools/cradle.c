@@ -165,7 +165,7 @@ static void usage_run(FILE *out)
 }
 
 static void print_summary(const cr_model *model, const char *path, const cr_sim *sim,
-                          double T0, double p0, double wall, const char *out)
+                          double E0, double p0, double wall, const char *out)
 {
     size_t nb = cr_sim_ball_count(sim), nc = cr_sim_contact_count(sim);
     cr_sim_stats st = cr_sim_get_stats(sim);
@@ -191,11 +191,18 @@ static void print_summary(const cr_model *model, const char *path, const cr_sim 
     }
     double T = cr_sim_kinetic_energy(sim), U = cr_sim_potential_energy(sim);
     double W = cr_sim_dissipated_work(sim), p = cr_sim_momentum(sim);
-    printf("  energy: T0 = %.9g J; T + U + dissipated = %.9g + %.3g + %.3g J; "
+    /* U holds contact, link and field energy, so T + U + W is conserved */
+    printf("  energy: E0 = %.9g J; T + U + dissipated = %.9g + %.3g + %.3g J; "
            "balance %.2e (relative)\n",
-           T0, T, U, W, T0 > 0 ? fabs(T + U + W - T0) / T0 : 0.0);
-    printf("  momentum: p0 = %.9g, p = %.9g N s; balance %.2e (relative)\n", p0, p,
-           fabs(p0) > 0 ? fabs(p - p0) / fabs(p0) : fabs(p - p0));
+           E0, T, U, W, E0 != 0 ? fabs(T + U + W - E0) / fabs(E0) : fabs(T + U + W));
+    int closed = !cr_model_has_fields(model);
+    for (size_t i = 0; i < nb; i++)
+        closed &= !cr_model_is_fixed(model, i);
+    if (closed)
+        printf("  momentum: p0 = %.9g, p = %.9g N s; balance %.2e (relative)\n", p0, p,
+               fabs(p0) > 0 ? fabs(p - p0) / fabs(p0) : fabs(p - p0));
+    else
+        printf("  momentum: p0 = %.9g, p = %.9g N s (walls or fields: not conserved)\n", p0, p);
     printf("  wrote %s\n", out);
     (void)0;
 }
@@ -266,7 +273,8 @@ static int cmd_run(int argc, char **argv)
         return EXIT_RUN;
     }
     cr_sim_set_output(sim, cr_model_settings(model)->output_interval, on_output, &sinks);
-    double T0 = cr_sim_kinetic_energy(sim), p0 = cr_sim_momentum(sim);
+    double E0 = cr_sim_kinetic_energy(sim) + cr_sim_potential_energy(sim);
+    double p0 = cr_sim_momentum(sim);
 
     running_sim = sim;
     struct sigaction sa;
@@ -292,7 +300,7 @@ static int cmd_run(int argc, char **argv)
         } else if (json) {
             print_json(model, sim, sinks.mon, wall, out);
         } else if (!quiet) {
-            print_summary(model, path, sim, T0, p0, wall, out);
+            print_summary(model, path, sim, E0, p0, wall, out);
             print_episodes(sinks.mon);
         }
     } else {
