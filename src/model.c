@@ -15,6 +15,9 @@ typedef struct {
     cr_link link;
     int has_link;
     int contact_off;
+    /* restitution target of the pair (C to be calibrated) */
+    double target_e, target_v;
+    int has_target;
     /* pendulum suspension */
     double pivot, plength, pg;
     int has_pendulum;
@@ -97,6 +100,26 @@ int cr_model_set_link(cr_model *model, size_t c, const cr_link *link)
     model->balls[c].has_link = 1;
     model->balls[c].contact_off = 1;
     return CR_OK;
+}
+
+int cr_model_set_contact_target(cr_model *model, size_t c, double e, double v)
+{
+    if (!model || c + 1 >= model->n || !(e > 0.0 && e <= 1.0) || !(v > 0.0) || !isfinite(v))
+        return CR_ERR_INVALID;
+    model->balls[c].target_e = e;
+    model->balls[c].target_v = v;
+    model->balls[c].has_target = 1;
+    return CR_OK;
+}
+
+int cr_model_contact_target(const cr_model *model, size_t c, double *e, double *v)
+{
+    const ball *b = &model->balls[c];
+    if (!b->has_target)
+        return 0;
+    *e = b->target_e;
+    *v = b->target_v;
+    return 1;
 }
 
 int cr_model_set_contact_enabled(cr_model *model, size_t c, int enabled)
@@ -322,6 +345,13 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
                        "(touching tolerance %g m)",
                        c, c + 1, delta,
                        CR_GEOM_TOL * (a->radius < b->radius ? a->radius : b->radius));
+            return CR_ERR_MODEL;
+        }
+        if (a->has_target && a->target_e < 1.0 && cr_model_contact(model, c)->C == 0.0) {
+            cr_set_msg(msg, msglen,
+                       "contact %zu: its damping is to be solved from restitution %g; call "
+                       "cr_calibrate_model first (cradle run does)",
+                       c, a->target_e);
             return CR_ERR_MODEL;
         }
         if (cr_contact_params_check(cr_model_contact(model, c)) != CR_OK) {

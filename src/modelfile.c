@@ -23,15 +23,18 @@ typedef struct {
     int has_material;
     double E, nu;
     int m_given;
+    double target_e, target_v; /* restitution target (C solved later), 0: none */
 } law_spec;
 
 static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, law_spec *law,
                      int allow_between)
 {
-    static const char *const keys[] = {"K", "n", "C", "m", "release", "material", "between",
-                                       NULL};
-    static const char *const keys_default[] = {"K", "n", "C", "m", "release", "material",
-                                               "pairs", NULL};
+    static const char *const keys[] = {"K",       "n",           "C",       "m",
+                                       "release", "material",    "between", "restitution",
+                                       "reference_speed", NULL};
+    static const char *const keys_default[] = {"K",       "n",        "C",     "m",
+                                               "release", "material", "pairs", "restitution",
+                                               "reference_speed", NULL};
     int line = cr_yaml_line(map);
     if (cr_yaml_check_keys(ps, map, where, allow_between ? keys : keys_default) != CR_OK)
         return ps->rc;
@@ -47,6 +50,27 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
         law->m_given = 1;
     } else if (!law->m_given) {
         law->p.m = law->p.n - 1.0;
+    }
+    struct fy_node *tn = cr_yaml_child(map, "restitution");
+    if (tn) {
+        law->target_v = 1.0;
+        if (cr_yaml_number(ps, map, line, where, "restitution", 0, 0, &law->target_e) ||
+            cr_yaml_number(ps, map, line, where, "reference_speed", 0, 0, &law->target_v))
+            return ps->rc;
+        char field[256];
+        snprintf(field, sizeof field, "%s.restitution", where);
+        if (!(law->target_e > 0.0 && law->target_e <= 1.0))
+            return cr_yaml_fail(ps, cr_yaml_line(tn), field, "must lie in (0, 1] (got %g)",
+                                law->target_e);
+        if (!(law->target_v > 0.0))
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "reference_speed")), field,
+                                "reference_speed must be positive");
+        if (cr_yaml_child(map, "C"))
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "C")), field,
+                                "give either C or restitution (C is then solved)");
+    } else if (cr_yaml_child(map, "reference_speed")) {
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "reference_speed")), where,
+                            "reference_speed goes with restitution");
     }
     struct fy_node *rel = cr_yaml_child(map, "release");
     if (rel) {
@@ -550,6 +574,8 @@ static int parse_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
     for (size_t c = 0; c < nc; c++) {
         cr_contact_params p = law_for_pair(&def, model, c);
         cr_model_set_contact(model, c, &p);
+        if (def.target_e > 0.0)
+            cr_model_set_contact_target(model, c, def.target_e, def.target_v);
     }
     struct fy_node *pairs = cr_yaml_child(map, "pairs");
     if (!pairs)
@@ -581,12 +607,16 @@ static int parse_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
                         "must name two neighbouring balls [i, i+1] of the chain");
         law_spec law = def;
         law.m_given = 0;
+        if (cr_yaml_child(pm, "C"))
+            law.target_e = 0.0; /* the pair's own C replaces the default's target */
         if (parse_law(ps, pm, where, &law, 1) != CR_OK)
             return ps->rc;
         if (cr_yaml_child(pm, "K"))
             law.has_material = 0;
         cr_contact_params p = law_for_pair(&law, model, (size_t)a);
         cr_model_set_contact(model, (size_t)a, &p);
+        if (law.target_e > 0.0)
+            cr_model_set_contact_target(model, (size_t)a, law.target_e, law.target_v);
     }
     return CR_OK;
 }
@@ -709,7 +739,13 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
         goto done;
     }
     char why[CR_ERRMSG_LEN];
-    if (cr_model_validate(model, why, sizeof why) != CR_OK) {
+    /* a restitution target leaves C to cr_calibrate_model: validate without it */
+    int targets = 0;
+    for (size_t c = 0; c < cr_model_contact_count(model); c++) {
+        double e, v;
+        targets |= cr_model_contact_target(model, c, &e, &v) && e < 1.0;
+    }
+    if (!targets && cr_model_validate(model, why, sizeof why) != CR_OK) {
         cr_set_msg(msg, msglen, "%s: %s", ps.file, why);
         ps.rc = CR_ERR_MODEL;
     }

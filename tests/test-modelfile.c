@@ -118,6 +118,20 @@ int main(void)
     }
     cr_model_destroy(mm);
 
+    /* a restitution target: C is solved by cr_calibrate_model, not before */
+    snprintf(path, sizeof path, "%s/../../models/damped-cradle.yaml", CR_TEST_DATA);
+    CHECK(cr_modelfile_load(path, &mm, NULL, msg, sizeof msg) == CR_OK, "damped cradle: %s", msg);
+    if (mm) {
+        double e, v;
+        CHECK(cr_model_contact_target(mm, 2, &e, &v) && e == 0.9 && v == 1.0, "target read");
+        CHECK(cr_model_validate(mm, msg, sizeof msg) == CR_ERR_MODEL, "uncalibrated refused");
+        CHECK(cr_calibrate_model(mm, msg, sizeof msg) == CR_OK, "%s", msg);
+        CHECK(cr_model_contact(mm, 2)->C > 0 &&
+                  cr_model_validate(mm, msg, sizeof msg) == CR_OK,
+              "calibrated: C = %g", cr_model_contact(mm, 2)->C);
+    }
+    cr_model_destroy(mm);
+
     /* bad input */
     load("does-not-exist.yaml", CR_ERR_IO);
     expect_message("does-not-exist.yaml", NULL, "cannot open");

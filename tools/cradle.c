@@ -172,8 +172,11 @@ static void print_summary(const cr_model *model, const char *path, const cr_sim 
     printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(model), path);
     if (nc > 0) {
         const cr_contact_params *p = cr_model_contact(model, 0);
-        printf("  %zu balls, %zu contacts; contact 0: K = %.4g, n = %g, C = %g, release %s\n",
+        printf("  %zu bodies, %zu pairs; contact 0: K = %.4g, n = %g, C = %.6g, release %s\n",
                nb, nc, p->K, p->n, p->C, cr_release_name(p->release));
+        double e, v;
+        if (cr_model_contact_target(model, 0, &e, &v))
+            printf("  (C solved for restitution %g at %g m/s)\n", e, v);
     } else {
         printf("  %zu ball, no contacts\n", nb);
     }
@@ -247,6 +250,12 @@ static int cmd_run(int argc, char **argv)
     char *text = NULL;
     if (cr_modelfile_load(path, &model, &text, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s: calibration: %s", path, msg);
+        cr_model_destroy(model);
+        free(text);
         return EXIT_INPUT;
     }
     cr_sim *sim = cr_sim_create(model, msg, sizeof msg);

@@ -85,6 +85,14 @@ CR_EXPORT int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, 
 /** @return 1 when any external field acts (then runs need an end time). */
 CR_EXPORT int cr_model_has_fields(const cr_model *model);
 
+/**
+ * Asks for the damping C of pair @p c to be solved so that the pair's contact has
+ * restitution @p e at impact speed @p v (cr_calibrate_model does it).
+ */
+CR_EXPORT int cr_model_set_contact_target(cr_model *model, size_t c, double e, double v);
+/** @return 1 and the target of pair @p c, or 0. */
+CR_EXPORT int cr_model_contact_target(const cr_model *model, size_t c, double *e, double *v);
+
 /** Sets the contact law used by every pair without its own. */
 CR_EXPORT int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p);
 /** Sets the law of contact @p c (between balls c and c + 1); the balls must exist. */
