@@ -52,10 +52,9 @@ static void read_state(cr_monitor *m)
     cr_sim_get_impulses(m->sim, m->Q);
 }
 
-static void free_episode(episode *e)
+/* The working arrays over the whole chain, needed only while the episode runs. */
+static void free_work(episode *e)
 {
-    if (!e)
-        return;
     free(e->u0);
     free(e->q0);
     free(e->phase);
@@ -66,6 +65,15 @@ static void free_episode(episode *e)
     free(e->peak_f);
     free(e->closings);
     free(e->openings);
+    e->u0 = e->q0 = e->qs = e->comp = e->exp_ = e->peak_d = e->peak_f = NULL;
+    e->phase = e->closings = e->openings = NULL;
+}
+
+static void free_episode(episode *e)
+{
+    if (!e)
+        return;
+    free_work(e);
     free(e->u_before);
     free(e->u_after);
     free(e->mass);
@@ -292,19 +300,7 @@ static int finalize(cr_monitor *m, episode *e, const end_state *st, int complete
         r->openings = e->openings[c];
     }
     e->active = 0;
-    /* the working arrays over the whole chain are no longer needed */
-    free(e->u0);
-    free(e->q0);
-    free(e->phase);
-    free(e->qs);
-    free(e->comp);
-    free(e->exp_);
-    free(e->peak_d);
-    free(e->peak_f);
-    free(e->closings);
-    free(e->openings);
-    e->u0 = e->q0 = e->qs = e->comp = e->exp_ = e->peak_d = e->peak_f = NULL;
-    e->phase = e->closings = e->openings = NULL;
+    free_work(e);
     return CR_OK;
 }
 

@@ -506,7 +506,24 @@ void cr_sim_request_stop(cr_sim *s)
 
 /* ---- integration ----------------------------------------------------------- */
 
-static const double *state(const cr_sim *s);
+/* Before the run the CVODE vectors do not exist: answer from the model copy. */
+static const double *state(const cr_sim *s)
+{
+    return s->y ? N_VGetArrayPointer(s->y) : NULL;
+}
+
+/* Overlap and rate of pair c now (or as the model starts). */
+static void pair_now(const cr_sim *s, size_t c, double *delta, double *rate)
+{
+    const double *y = state(s);
+    if (y) {
+        contact_state(s, y, c, delta, rate);
+    } else {
+        *delta = s->delta0[c];
+        *rate = s->v0[c] - s->v0[c + 1];
+    }
+}
+
 
 static int cvode_fail(cr_sim *s, const char *what, int flag)
 {
@@ -868,23 +885,11 @@ double cr_sim_settle_time(const cr_sim *s)
 
 int cr_sim_contact_loaded(const cr_sim *s, size_t c)
 {
-    const double *y = state(s);
     if (c >= s->nc || !s->contact_on[c])
         return 0;
     double delta, rate;
-    if (y) {
-        contact_state(s, y, c, &delta, &rate);
-    } else {
-        delta = s->delta0[c];
-        rate = s->v0[c] - s->v0[c + 1];
-    }
+    pair_now(s, c, &delta, &rate);
     return delta > ETA * s->L && contact_force(s, c, delta, rate) > 0.0;
-}
-
-/* Before the run the CVODE vectors do not exist: answer from the model copy. */
-static const double *state(const cr_sim *s)
-{
-    return s->y ? N_VGetArrayPointer(s->y) : NULL;
 }
 
 void cr_sim_get_positions(const cr_sim *s, double *x)
@@ -904,29 +909,23 @@ void cr_sim_get_velocities(const cr_sim *s, double *v)
 
 void cr_sim_get_overlaps(const cr_sim *s, double *delta)
 {
-    const double *y = state(s);
+    double rate;
     for (size_t c = 0; c < s->nc; c++)
-        delta[c] = y ? s->L * ovl_s(y, c) : s->delta0[c];
+        pair_now(s, c, &delta[c], &rate);
 }
 
 void cr_sim_get_overlap_rates(const cr_sim *s, double *rate)
 {
-    const double *y = state(s);
+    double delta;
     for (size_t c = 0; c < s->nc; c++)
-        rate[c] = y ? s->V * (vel_s(y, c) - vel_s(y, c + 1)) : s->v0[c] - s->v0[c + 1];
+        pair_now(s, c, &delta, &rate[c]);
 }
 
 void cr_sim_get_forces(const cr_sim *s, double *f)
 {
-    const double *y = state(s);
     for (size_t c = 0; c < s->nc; c++) {
         double delta, rate;
-        if (y) {
-            contact_state(s, y, c, &delta, &rate);
-        } else {
-            delta = s->delta0[c];
-            rate = s->v0[c] - s->v0[c + 1];
-        }
+        pair_now(s, c, &delta, &rate);
         f[c] = contact_force(s, c, delta, rate);
     }
 }

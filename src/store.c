@@ -55,26 +55,26 @@ static int attr_string(hid_t obj, const char *name, const char *value)
     return e < 0 ? -1 : 0;
 }
 
-static int attr_double(hid_t obj, const char *name, double value)
+/* A scalar attribute of a native numeric type. */
+static int attr_scalar(hid_t obj, const char *name, hid_t type, const void *value)
 {
     hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t e = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_DOUBLE, &value);
+    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t e = a < 0 ? -1 : H5Awrite(a, type, value);
     if (a >= 0)
         H5Aclose(a);
     H5Sclose(space);
     return e < 0 ? -1 : 0;
 }
 
+static int attr_double(hid_t obj, const char *name, double value)
+{
+    return attr_scalar(obj, name, H5T_NATIVE_DOUBLE, &value);
+}
+
 static int attr_long(hid_t obj, const char *name, long value)
 {
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t e = a < 0 ? -1 : H5Awrite(a, H5T_NATIVE_LONG, &value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return e < 0 ? -1 : 0;
+    return attr_scalar(obj, name, H5T_NATIVE_LONG, &value);
 }
 
 static int write_vector(hid_t loc, const char *name, const double *v, size_t n,
@@ -91,6 +91,22 @@ static int write_vector(hid_t loc, const char *name, const double *v, size_t n,
         H5Dclose(d);
     H5Sclose(space);
     return e < 0 ? -1 : 0;
+}
+
+/* A 1-D table of n compound rows, with an optional description attribute. */
+static int write_table(hid_t loc, const char *name, hid_t type, const void *rows, size_t n,
+                       const char *description)
+{
+    hsize_t dim = n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int e = d < 0 || (n && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
+    if (d >= 0 && description)
+        e |= attr_string(d, "description", description);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(space);
+    return e;
 }
 
 static int series_open(series *s, hid_t loc, const char *name, size_t cols, const char *units)
@@ -346,18 +362,9 @@ static int write_events(cr_store *st, const cr_sim *sim)
     for (size_t i = 0; rows && i < n; i++)
         rows[i] = (row){ev[i].t, (long)ev[i].contact, (int)ev[i].kind,
                         ev[i].overlap, ev[i].rate, ev[i].force};
-    hsize_t dim = n;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = e ? -1 : H5Dcreate2(st->file, "events", type, space, H5P_DEFAULT, H5P_DEFAULT,
-                                  H5P_DEFAULT);
-    if (d < 0 || (n && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0))
-        e = -1;
-    if (d >= 0) {
-        e |= attr_string(d, "description",
-                         "contact events located by CVODE root finding; SI units");
-        H5Dclose(d);
-    }
-    H5Sclose(space);
+    if (!e)
+        e = write_table(st->file, "events", type, rows, n,
+                        "contact events located by CVODE root finding; SI units");
     H5Tclose(type);
     H5Tclose(kind);
     free(rows);
@@ -421,16 +428,8 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon)
     H5Tinsert(t, "dissipated", HOFFSET(row, dissipated), H5T_NATIVE_DOUBLE);
     H5Tinsert(t, "complete", HOFFSET(row, complete), H5T_NATIVE_INT);
     H5Tinsert(t, "events", HOFFSET(row, events), H5T_NATIVE_LONG);
-    hsize_t dim = n;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = H5Dcreate2(st->file, "episodes", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
-    if (d >= 0) {
-        e |= attr_string(d, "description",
-                         "impact episodes; details in /episode/NNNN; SI units; kappa = T+/T-");
-        H5Dclose(d);
-    }
-    H5Sclose(space);
+    int e = write_table(st->file, "episodes", t, rows, n,
+                        "impact episodes; details in /episode/NNNN; SI units; kappa = T+/T-");
     H5Tclose(t);
     free(rows);
     return e;
@@ -452,13 +451,7 @@ static int write_contact_records(hid_t g, const cr_contact_record *rec, size_t n
     H5Tinsert(t, "peak_force", HOFFSET(cr_contact_record, peak_force), H5T_NATIVE_DOUBLE);
     H5Tinsert(t, "closings", HOFFSET(cr_contact_record, closings), H5T_NATIVE_INT);
     H5Tinsert(t, "openings", HOFFSET(cr_contact_record, openings), H5T_NATIVE_INT);
-    hsize_t dim = nc;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = H5Dcreate2(g, "contacts", t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = d < 0 || (nc && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rec) < 0) ? -1 : 0;
-    if (d >= 0)
-        H5Dclose(d);
-    H5Sclose(space);
+    int e = write_table(g, "contacts", t, rec, nc, NULL);
     H5Tclose(t);
     return e;
 }
