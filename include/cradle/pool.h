@@ -1,0 +1,81 @@
+/**
+ * @file pool.h
+ * @brief Planar ball pools: discs in a plane, contacts between any pair found
+ * by a cell-list neighbour search with a skin, fixed walls (half-planes),
+ * integrated with CVODES and a sparse (KLU) Jacobian.
+ *
+ * Same contact law and conventions as chains (contact.h, ARCHITECTURE.md):
+ * overlap δ = rᵢ + rⱼ − |pⱼ − pᵢ|, normal n from i to j, force f n on j and
+ * −f n on i. Every contact closing, maximum compression and release is located
+ * by root finding; scalar impulses ∫ f dt and vector impulses ∫ f n dt are
+ * quadratures.
+ */
+#ifndef CRADLE_POOL_H
+#define CRADLE_POOL_H
+
+#include "cradle/common.h"
+#include "cradle/contact.h"
+#include "cradle/sim.h"
+
+typedef struct cr_pool cr_pool;
+
+/** One disc (a plain input struct). */
+typedef struct {
+    double mass, radius; /**< kg, m */
+    double x, y;         /**< centre, m */
+    double vx, vy;       /**< velocity, m/s */
+} cr_disc;
+
+/**
+ * Validates and copies the discs (positive mass and radius, finite numbers).
+ * Overlaps beyond CR_GEOM_TOL of the smaller radius are found by the first
+ * neighbour search: cr_pool_run refuses them with CR_ERR_MODEL before it
+ * integrates anything. @return NULL with the reason.
+ */
+CR_EXPORT cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params *law,
+                                  char *msg, size_t msglen);
+CR_EXPORT void cr_pool_destroy(cr_pool *p);
+
+/**
+ * Adds a fixed wall: the half-plane n·p ≥ offset is free space for the disc
+ * surfaces (disc i overlaps the wall by offset + rᵢ − n·pᵢ). @p nx, @p ny need not
+ * be unit. Every disc must start inside every wall (CR_ERR_MODEL otherwise).
+ */
+CR_EXPORT int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
+CR_EXPORT int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
+/** Neighbour-list skin relative to the largest radius (default 0.2). */
+CR_EXPORT int cr_pool_set_skin(cr_pool *p, double rel_skin);
+/**
+ * Integrates to @p t_end (s). With t_end ≤ 0 the run ends when no contact is
+ * loaded and no pair of discs (nor disc and wall) approaches on a collision
+ * course; that check is O(N²) and limited to N ≤ 2000.
+ */
+CR_EXPORT int cr_pool_run(cr_pool *p, double t_end);
+CR_EXPORT const char *cr_pool_last_error(const cr_pool *p);
+
+CR_EXPORT size_t cr_pool_disc_count(const cr_pool *p);
+CR_EXPORT double cr_pool_get_time(const cr_pool *p);
+/** Positions and velocities, 2N values each (x₀, y₀, x₁, …). */
+CR_EXPORT void cr_pool_get_positions(const cr_pool *p, double *xy);
+CR_EXPORT void cr_pool_get_velocities(const cr_pool *p, double *vxy);
+CR_EXPORT double cr_pool_kinetic_energy(const cr_pool *p);
+CR_EXPORT double cr_pool_potential_energy(const cr_pool *p);
+CR_EXPORT double cr_pool_dissipated_work(const cr_pool *p);
+CR_EXPORT void cr_pool_momentum(const cr_pool *p, double *px, double *py);
+
+/**
+ * Contacts that have ever been candidates, numbered in order of appearance:
+ * disc pairs (i, j) with i < j, or disc i and wall w (j = −1 − w).
+ */
+CR_EXPORT size_t cr_pool_contact_count(const cr_pool *p);
+CR_EXPORT void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j);
+/** ∫ f dt (N s) and ∫ f n dt (2 values) of contact k since t = 0. */
+CR_EXPORT double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vector);
+/** Events (their `contact` field indexes the contacts above). */
+CR_EXPORT size_t cr_pool_event_count(const cr_pool *p);
+CR_EXPORT const cr_event *cr_pool_events(const cr_pool *p);
+CR_EXPORT cr_sim_stats cr_pool_get_stats(const cr_pool *p);
+/** Neighbour-list rebuilds so far (each restarts the integrator). */
+CR_EXPORT long cr_pool_rebuilds(const cr_pool *p);
+
+#endif

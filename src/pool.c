@@ -1,0 +1,1145 @@
+/*
+ * Planar pools: CVODES with a sparse (KLU) Jacobian over discs.
+ *
+ * State (scaled): per disc (dx, dy)/δ* displacement from the start and (vx, vy)/V.
+ * The overlap of a pair is computed without cancellation from the initial
+ * relative position a₀ and the relative displacement b:
+ *   δ = R − |a₀ + b| = (R² − |a₀|² − 2a₀·b − |b|²) / (R + |a₀ + b|),
+ * with R² − |a₀|² = (R − |a₀|)(R + |a₀|) formed once; positions of order 10⁻²
+ * and overlaps of order 10⁻⁵ then keep all their digits.
+ *
+ * Candidate contacts (pairs closer than R + skin, discs within the skin of a
+ * wall) come from a cell list; each occupies a slot with three root functions
+ * (closing, compression rate, force release) and three quadratures (∫f, ∫f n).
+ * A disc that has moved half the skin since the last rebuild is a root too: the
+ * list is rebuilt exactly then, and the integrator restarts with the new
+ * Jacobian pattern (rebuilds are rare; each is counted).
+ */
+#include "cradle/pool.h"
+
+#include <cvodes/cvodes.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include "priv.h"
+
+#define ETA 1e-12 /* event margin in units of δ*, as in sim.c */
+
+typedef struct {
+    long i, j;              /* discs, or j = −1 − wall */
+    double a0x, a0y, R, c0; /* pair geometry at t = 0; walls: c0 = initial overlap */
+    double P, Px, Py;       /* impulses saved while out of the candidate list */
+    long slot;              /* −1 when not a candidate */
+} contact;
+
+struct cr_pool {
+    size_t n, nw;
+    double *m, *r, *x0, *y0, *vx0, *vy0, *accel;
+    double *wnx, *wny, *woff;
+    cr_contact_params law;
+    double L, V, T, Pscale, Escale, rmax, skin_rel, skin;
+    double rtol, atol;
+
+    contact *c;
+    size_t nc, ccap;
+    uint64_t *hkey; /* open-addressing map pair key → contact id + 1 */
+    size_t *hval;
+    size_t hcap;
+
+    size_t nslots;
+    long *slot_contact; /* contact id of each slot, −1 free */
+    double *dref;       /* displacements at the last rebuild (scaled) */
+    size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
+    size_t *nnbr, *nbrcap;
+
+    SUNContext ctx;
+    void *cvode;
+    N_Vector y, yQ;
+    SUNMatrix A;
+    SUNLinearSolver LS;
+    int *rootsfound;
+
+    double t;
+    int ran;
+    long rebuilds;
+    cr_event *events;
+    size_t nev, evcap;
+    cr_sim_stats stats;
+    char err[CR_ERRMSG_LEN];
+};
+
+/* ---- geometry -------------------------------------------------------------- */
+
+static inline int is_wall(const contact *k)
+{
+    return k->j < 0;
+}
+
+/* Overlap, rate δ̇, unit normal (from i towards j, or the wall normal) and
+ * centre distance (walls: unused) of contact k in the scaled state y. */
+static void geom(const cr_pool *p, const double *y, const contact *k, double *delta,
+                 double *rate, double *nx, double *ny, double *dist)
+{
+    size_t i = (size_t)k->i;
+    if (is_wall(k)) {
+        size_t w = (size_t)(-1 - k->j);
+        double mx = p->wnx[w], my = p->wny[w];
+        *delta = k->c0 - p->L * (mx * y[4 * i] + my * y[4 * i + 1]);
+        *rate = -p->V * (mx * y[4 * i + 2] + my * y[4 * i + 3]);
+        *nx = mx;
+        *ny = my;
+        *dist = 1.0;
+        return;
+    }
+    size_t j = (size_t)k->j;
+    double bx = p->L * (y[4 * j] - y[4 * i]), by = p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    double ax = k->a0x + bx, ay = k->a0y + by;
+    double d = hypot(ax, ay);
+    double num = k->c0 - 2.0 * (k->a0x * bx + k->a0y * by) - (bx * bx + by * by);
+    *delta = num / (k->R + d);
+    *nx = ax / d;
+    *ny = ay / d;
+    *dist = d;
+    double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
+    *rate = -(*nx * wx + *ny * wy);
+}
+
+/* ---- CVODE callbacks ------------------------------------------------------- */
+
+static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
+{
+    (void)t;
+    const cr_pool *p = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *yd = N_VGetArrayPointer(ydv);
+    for (size_t i = 0; i < p->n; i++) {
+        yd[4 * i] = y[4 * i + 2];
+        yd[4 * i + 1] = y[4 * i + 3];
+        yd[4 * i + 2] = yd[4 * i + 3] = 0.0;
+    }
+    for (size_t s = 0; s < p->nslots; s++) {
+        if (p->slot_contact[s] < 0)
+            continue;
+        const contact *k = &p->c[p->slot_contact[s]];
+        double delta, rate, nx, ny, dist;
+        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        double f = cr_contact_force(&p->law, delta, rate);
+        if (!isfinite(f))
+            return -1;
+        if (f == 0.0)
+            continue;
+        size_t i = (size_t)k->i;
+        if (is_wall(k)) {
+            yd[4 * i + 2] += p->accel[i] * f * nx;
+            yd[4 * i + 3] += p->accel[i] * f * ny;
+        } else {
+            size_t j = (size_t)k->j;
+            yd[4 * j + 2] += p->accel[j] * f * nx;
+            yd[4 * j + 3] += p->accel[j] * f * ny;
+            yd[4 * i + 2] -= p->accel[i] * f * nx;
+            yd[4 * i + 3] -= p->accel[i] * f * ny;
+        }
+    }
+    return 0;
+}
+
+static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
+{
+    (void)t;
+    const cr_pool *p = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *q = N_VGetArrayPointer(qd);
+    double diss = 0.0, sc = p->T / p->Pscale;
+    for (size_t s = 0; s < p->nslots; s++) {
+        q[3 * s] = q[3 * s + 1] = q[3 * s + 2] = 0.0;
+        if (p->slot_contact[s] < 0)
+            continue;
+        double delta, rate, nx, ny, dist;
+        geom(p, y, &p->c[p->slot_contact[s]], &delta, &rate, &nx, &ny, &dist);
+        double f = cr_contact_force(&p->law, delta, rate);
+        q[3 * s] = f * sc;
+        q[3 * s + 1] = f * nx * sc;
+        q[3 * s + 2] = f * ny * sc;
+        diss += cr_contact_dissipation_rate(&p->law, delta, rate);
+    }
+    q[3 * p->nslots] = diss * p->T / p->Escale;
+    return 0;
+}
+
+/* [closing, compression rate, force release] per slot, then one per disc:
+ * (skin/2)² − |d − d_ref|² (scaled), which asks for a rebuild at zero. */
+static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
+{
+    (void)t;
+    const cr_pool *p = user;
+    const double *y = N_VGetArrayPointer(yv);
+    for (size_t s = 0; s < p->nslots; s++) {
+        double *gs = g + 3 * s;
+        if (p->slot_contact[s] < 0) {
+            /* the signs an open contact has: no spurious crossing when a slot fills */
+            gs[0] = -1.0;
+            gs[1] = 1.0;
+            gs[2] = -1.0;
+            continue;
+        }
+        double delta, rate, nx, ny, dist;
+        geom(p, y, &p->c[p->slot_contact[s]], &delta, &rate, &nx, &ny, &dist);
+        double d = delta / p->L;
+        gs[0] = d - ETA;
+        gs[1] = d > ETA ? rate / p->V : 1.0;
+        if (p->law.release == CR_RELEASE_FORCE && p->law.C > 0.0 && d > ETA) {
+            double q = fmin(p->law.n, p->law.m), ek = p->law.n - q, ec = p->law.m - q;
+            gs[2] = (p->law.K * (ek == 0 ? 1 : pow(delta, ek)) +
+                     p->law.C * (ec == 0 ? 1 : pow(delta, ec)) * rate) /
+                    (p->law.K * (ek == 0 ? 1 : pow(p->L, ek)));
+        } else {
+            gs[2] = d - ETA;
+        }
+    }
+    double h = 0.5 * p->skin / p->L;
+    for (size_t i = 0; i < p->n; i++) {
+        double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
+        g[3 * p->nslots + i] = h * h - (dx * dx + dy * dy);
+    }
+    return 0;
+}
+
+/* Position of entry (row, col) in the CSC pattern (binary search in the column). */
+static sunindextype slot_of(SUNMatrix J, sunindextype row, sunindextype col)
+{
+    sunindextype *ptr = SM_INDEXPTRS_S(J), *idx = SM_INDEXVALS_S(J);
+    sunindextype lo = ptr[col], hi = ptr[col + 1] - 1;
+    while (lo <= hi) {
+        sunindextype mid = (lo + hi) / 2;
+        if (idx[mid] == row)
+            return mid;
+        if (idx[mid] < row)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static void add(SUNMatrix J, size_t row, size_t col, double v)
+{
+    sunindextype k = slot_of(J, (sunindextype)row, (sunindextype)col);
+    if (k >= 0)
+        SM_DATA_S(J)[k] += v;
+}
+
+/* adds s·G (2×2, row-major) to rows of body `rb` (velocity rows) and columns
+ * `cb` + off (off 0: displacement columns, 2: velocity columns) */
+static void add_block(SUNMatrix J, size_t rb, size_t cb, size_t off, double s, const double *G)
+{
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
+}
+
+static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+               N_Vector t2, N_Vector t3)
+{
+    (void)t, (void)fy, (void)t1, (void)t2, (void)t3;
+    const cr_pool *p = user;
+    const double *y = N_VGetArrayPointer(yv);
+    SUNMatZero(J);
+    for (size_t i = 0; i < p->n; i++) {
+        add(J, 4 * i, 4 * i + 2, 1.0);
+        add(J, 4 * i + 1, 4 * i + 3, 1.0);
+    }
+    double floor = 1e-6 * p->L;
+    for (size_t s = 0; s < p->nslots; s++) {
+        if (p->slot_contact[s] < 0)
+            continue;
+        const contact *k = &p->c[p->slot_contact[s]];
+        double delta, rate, nx, ny, dist, fd, fv;
+        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        double f = cr_contact_force(&p->law, delta, rate);
+        cr_contact_partials(&p->law, delta, rate, floor, &fd, &fv);
+        if (f == 0.0 && fd == 0.0 && fv == 0.0)
+            continue;
+        size_t i = (size_t)k->i;
+        double nn[4] = {nx * nx, nx * ny, ny * nx, ny * ny};
+        if (is_wall(k)) {
+            /* F = f m, ∂F/∂d = −f_δ m mᵀ, ∂F/∂v = −f_δ̇ m mᵀ */
+            double Gb[4], Gw[4];
+            for (int q = 0; q < 4; q++) {
+                Gb[q] = -fd * nn[q];
+                Gw[q] = -fv * nn[q];
+            }
+            add_block(J, i, i, 0, p->accel[i] * p->L, Gb);
+            add_block(J, i, i, 2, p->accel[i] * p->V, Gw);
+            continue;
+        }
+        size_t j = (size_t)k->j;
+        /* F = f n on j: ∂F/∂b = −f_δ n nᵀ − f_δ̇ n wᵀ(I − nnᵀ)/|a| + f (I − nnᵀ)/|a|,
+         * ∂F/∂w = −f_δ̇ n nᵀ, with b, w the relative displacement and velocity */
+        double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
+        double P[4] = {1 - nn[0], -nn[1], -nn[2], 1 - nn[3]};
+        double wP[2] = {wx * P[0] + wy * P[2], wx * P[1] + wy * P[3]};
+        double Gb[4], Gw[4];
+        double nv[2] = {nx, ny};
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++) {
+                Gb[2 * a + b] = -fd * nn[2 * a + b] - fv * nv[a] * wP[b] / dist +
+                                f * P[2 * a + b] / dist;
+                Gw[2 * a + b] = -fv * nn[2 * a + b];
+            }
+        double aj = p->accel[j], ai = p->accel[i];
+        add_block(J, j, j, 0, aj * p->L, Gb);
+        add_block(J, j, i, 0, -aj * p->L, Gb);
+        add_block(J, j, j, 2, aj * p->V, Gw);
+        add_block(J, j, i, 2, -aj * p->V, Gw);
+        add_block(J, i, j, 0, -ai * p->L, Gb);
+        add_block(J, i, i, 0, ai * p->L, Gb);
+        add_block(J, i, j, 2, -ai * p->V, Gw);
+        add_block(J, i, i, 2, ai * p->V, Gw);
+    }
+    return 0;
+}
+
+static void error_handler(int code, const char *module, const char *function, char *msg,
+                          void *user)
+{
+    cr_pool *p = user;
+    cr_set_msg(p->err, sizeof p->err, "%s %s (flag %d): %s", module, function, code, msg);
+}
+
+/* ---- contacts registry ----------------------------------------------------- */
+
+static uint64_t pair_key(const cr_pool *p, long i, long j)
+{
+    return j >= 0 ? (uint64_t)i * (uint64_t)p->n + (uint64_t)j
+                  : (uint64_t)p->n * p->n + (uint64_t)i * (p->nw + 1) + (uint64_t)(-1 - j);
+}
+
+static size_t hash(uint64_t k, size_t cap)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)(k & (cap - 1));
+}
+
+static int map_grow(cr_pool *p)
+{
+    size_t cap = p->hcap ? 2 * p->hcap : 1024;
+    uint64_t *keys = malloc(cap * sizeof(uint64_t));
+    size_t *vals = calloc(cap, sizeof(size_t));
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return CR_ERR_NOMEM;
+    }
+    for (size_t q = 0; q < p->hcap; q++)
+        if (p->hval[q]) {
+            size_t h = hash(p->hkey[q], cap);
+            while (vals[h])
+                h = (h + 1) & (cap - 1);
+            keys[h] = p->hkey[q];
+            vals[h] = p->hval[q];
+        }
+    free(p->hkey);
+    free(p->hval);
+    p->hkey = keys;
+    p->hval = vals;
+    p->hcap = cap;
+    return CR_OK;
+}
+
+/* The contact id of a pair, created on first sight. */
+static long contact_id(cr_pool *p, long i, long j)
+{
+    if (2 * (p->nc + 1) > p->hcap && map_grow(p) != CR_OK)
+        return -1;
+    uint64_t key = pair_key(p, i, j);
+    size_t h = hash(key, p->hcap);
+    while (p->hval[h]) {
+        if (p->hkey[h] == key)
+            return (long)p->hval[h] - 1;
+        h = (h + 1) & (p->hcap - 1);
+    }
+    if (p->nc == p->ccap) {
+        size_t cap = p->ccap ? 2 * p->ccap : 256;
+        contact *c = realloc(p->c, cap * sizeof(contact));
+        if (!c)
+            return -1;
+        p->c = c;
+        p->ccap = cap;
+    }
+    contact *k = &p->c[p->nc];
+    memset(k, 0, sizeof(*k));
+    k->i = i;
+    k->j = j;
+    k->slot = -1;
+    if (j >= 0) {
+        k->a0x = p->x0[j] - p->x0[i];
+        k->a0y = p->y0[j] - p->y0[i];
+        k->R = p->r[i] + p->r[j];
+        double d0 = hypot(k->a0x, k->a0y);
+        k->c0 = (k->R - d0) * (k->R + d0);
+        /* touching within the tolerance is exactly touching, as in chains */
+        if (fabs(k->R - d0) <= CR_GEOM_TOL * fmin(p->r[i], p->r[j]))
+            k->c0 = 0.0;
+    } else {
+        size_t w = (size_t)(-1 - j);
+        double ov = p->woff[w] + p->r[i] - (p->wnx[w] * p->x0[i] + p->wny[w] * p->y0[i]);
+        k->c0 = fabs(ov) <= CR_GEOM_TOL * p->r[i] ? 0.0 : ov;
+    }
+    p->hkey[h] = key;
+    p->hval[h] = p->nc + 1;
+    return (long)p->nc++;
+}
+
+/* ---- create / destroy ------------------------------------------------------ */
+
+void cr_pool_destroy(cr_pool *p)
+{
+    if (!p)
+        return;
+    if (p->cvode)
+        CVodeFree(&p->cvode);
+    if (p->LS)
+        SUNLinSolFree(p->LS);
+    if (p->A)
+        SUNMatDestroy(p->A);
+    if (p->y)
+        N_VDestroy(p->y);
+    if (p->yQ)
+        N_VDestroy(p->yQ);
+    if (p->ctx)
+        SUNContext_Free(&p->ctx);
+    free(p->m);
+    free(p->r);
+    free(p->x0);
+    free(p->y0);
+    free(p->vx0);
+    free(p->vy0);
+    free(p->accel);
+    free(p->wnx);
+    free(p->wny);
+    free(p->woff);
+    free(p->c);
+    free(p->hkey);
+    free(p->hval);
+    free(p->slot_contact);
+    free(p->dref);
+    free(p->rootsfound);
+    if (p->nbr)
+        for (size_t i = 0; i < p->n; i++)
+            free(p->nbr[i]);
+    free(p->nbr);
+    free(p->nnbr);
+    free(p->nbrcap);
+    free(p->events);
+    free(p);
+}
+
+cr_pool *cr_pool_create(size_t n, const cr_disc *d, const cr_contact_params *law, char *msg,
+                        size_t msglen)
+{
+    if (n == 0 || !d || !law) {
+        cr_set_msg(msg, msglen, "a pool needs discs and a contact law");
+        return NULL;
+    }
+    if (cr_contact_params_check(law) != CR_OK) {
+        cr_set_msg(msg, msglen, "contact law: need K > 0, n >= 1, C >= 0, m >= 0");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(d[i].mass > 0) || !isfinite(d[i].mass)) {
+            cr_set_msg(msg, msglen, "disc %zu: mass must be positive (got %g)", i, d[i].mass);
+            return NULL;
+        }
+        if (!(d[i].radius > 0) || !isfinite(d[i].radius)) {
+            cr_set_msg(msg, msglen, "disc %zu: radius must be positive (got %g)", i,
+                       d[i].radius);
+            return NULL;
+        }
+        if (!isfinite(d[i].x) || !isfinite(d[i].y) || !isfinite(d[i].vx) || !isfinite(d[i].vy)) {
+            cr_set_msg(msg, msglen, "disc %zu: position and velocity must be finite", i);
+            return NULL;
+        }
+    }
+    cr_pool *p = calloc(1, sizeof(*p));
+    if (!p)
+        goto nomem;
+    p->n = n;
+    p->law = *law;
+    p->m = malloc(n * sizeof(double));
+    p->r = malloc(n * sizeof(double));
+    p->x0 = malloc(n * sizeof(double));
+    p->y0 = malloc(n * sizeof(double));
+    p->vx0 = malloc(n * sizeof(double));
+    p->vy0 = malloc(n * sizeof(double));
+    p->accel = malloc(n * sizeof(double));
+    p->dref = calloc(2 * n, sizeof(double));
+    if (!p->m || !p->r || !p->x0 || !p->y0 || !p->vx0 || !p->vy0 || !p->accel || !p->dref)
+        goto nomem;
+    double mmin = INFINITY, vmax = 0.0, vxm = 0, vym = 0;
+    for (size_t i = 0; i < n; i++) {
+        p->m[i] = d[i].mass;
+        p->r[i] = d[i].radius;
+        p->x0[i] = d[i].x;
+        p->y0[i] = d[i].y;
+        p->vx0[i] = d[i].vx;
+        p->vy0[i] = d[i].vy;
+        mmin = fmin(mmin, d[i].mass);
+        p->rmax = fmax(p->rmax, d[i].radius);
+        vxm += d[i].vx / (double)n;
+        vym += d[i].vy / (double)n;
+    }
+    for (size_t i = 0; i < n; i++)
+        vmax = fmax(vmax, hypot(d[i].vx - vxm, d[i].vy - vym));
+    /* scales as for chains: V bounds the relative speeds (walls are at rest) */
+    p->V = 2.0 * fmax(vmax, hypot(vxm, vym));
+    if (!(p->V > 0.0))
+        p->V = 1.0;
+    p->L = pow(0.5 * mmin * p->V * p->V / law->K, 1.0 / (law->n + 1.0));
+    p->T = p->L / p->V;
+    p->Pscale = mmin * p->V;
+    p->Escale = mmin * p->V * p->V;
+    for (size_t i = 0; i < n; i++)
+        p->accel[i] = p->T / (p->V * p->m[i]);
+    p->skin_rel = 0.2;
+    p->rtol = 1e-10;
+    p->atol = 1e-12;
+    return p;
+nomem:
+    cr_set_msg(msg, msglen, "out of memory");
+    cr_pool_destroy(p);
+    return NULL;
+}
+
+int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset)
+{
+    CR_CHECK(p && !p->ran && isfinite(nx) && isfinite(ny) && isfinite(offset) &&
+                 hypot(nx, ny) > 0.0,
+             p ? p->err : NULL, CR_ERR_INVALID);
+    double len = hypot(nx, ny);
+    nx /= len;
+    ny /= len;
+    offset /= len;
+    for (size_t i = 0; i < p->n; i++) {
+        double ov = offset + p->r[i] - (nx * p->x0[i] + ny * p->y0[i]);
+        if (ov > CR_GEOM_TOL * p->r[i]) {
+            cr_set_msg(p->err, sizeof p->err,
+                       "disc %zu lies outside the wall n = (%g, %g), offset %g (overlap %g m)",
+                       i, nx, ny, offset, ov);
+            return CR_ERR_MODEL;
+        }
+    }
+    double *a = realloc(p->wnx, (p->nw + 1) * sizeof(double));
+    if (!a)
+        return CR_ERR_NOMEM;
+    p->wnx = a;
+    a = realloc(p->wny, (p->nw + 1) * sizeof(double));
+    if (!a)
+        return CR_ERR_NOMEM;
+    p->wny = a;
+    a = realloc(p->woff, (p->nw + 1) * sizeof(double));
+    if (!a)
+        return CR_ERR_NOMEM;
+    p->woff = a;
+    p->wnx[p->nw] = nx;
+    p->wny[p->nw] = ny;
+    p->woff[p->nw] = offset;
+    p->nw++;
+    return CR_OK;
+}
+
+int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
+{
+    CR_CHECK(p && rtol > 0 && rtol < 1 && atol > 0, p ? p->err : NULL, CR_ERR_INVALID);
+    p->rtol = rtol;
+    p->atol = atol;
+    return CR_OK;
+}
+
+int cr_pool_set_skin(cr_pool *p, double rel)
+{
+    CR_CHECK(p && rel > 0 && isfinite(rel), p ? p->err : NULL, CR_ERR_INVALID);
+    p->skin_rel = rel;
+    return CR_OK;
+}
+
+/* ---- neighbour search and rebuilds ---------------------------------------- */
+
+typedef struct {
+    int64_t key;
+    size_t i;
+} cell_entry;
+
+static int cmp_cell(const void *a, const void *b)
+{
+    int64_t x = ((const cell_entry *)a)->key, y = ((const cell_entry *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int64_t cell_key(int64_t cx, int64_t cy)
+{
+    return cx * 4294967311LL + cy; /* a prime stride: distinct for |cy| < 2³¹ */
+}
+
+static int nbr_push(cr_pool *p, size_t i, size_t j)
+{
+    if (p->nnbr[i] == p->nbrcap[i]) {
+        size_t cap = p->nbrcap[i] ? 2 * p->nbrcap[i] : 8;
+        size_t *a = realloc(p->nbr[i], cap * sizeof(size_t));
+        if (!a)
+            return CR_ERR_NOMEM;
+        p->nbr[i] = a;
+        p->nbrcap[i] = cap;
+    }
+    p->nbr[i][p->nnbr[i]++] = j;
+    return CR_OK;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
+ * meets its candidates in the 3 × 3 cells around it), slots kept for contacts
+ * that stay, the Jacobian pattern, and (after the first time) a restart. */
+static int rebuild(cr_pool *p)
+{
+    size_t n = p->n;
+    double *y = N_VGetArrayPointer(p->y), *q = N_VGetArrayPointer(p->yQ);
+    double h = 2.0 * p->rmax + p->skin;
+    cell_entry *cells = malloc(n * sizeof(cell_entry));
+    char *keep = calloc(p->nc + 16 * n + 16, 1);
+    long *fresh = malloc((16 * n + n * p->nw + 16) * sizeof(long));
+    size_t nfresh = 0, keepcap = p->nc + 16 * n + 16;
+    if (!cells || !keep || !fresh) {
+        free(cells);
+        free(keep);
+        free(fresh);
+        return CR_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x = p->x0[i] + p->L * y[4 * i], yy = p->y0[i] + p->L * y[4 * i + 1];
+        cells[i].key = cell_key((int64_t)floor(x / h), (int64_t)floor(yy / h));
+        cells[i].i = i;
+        p->nnbr[i] = 0;
+    }
+    qsort(cells, n, sizeof(cell_entry), cmp_cell);
+    int rc = CR_OK;
+    for (size_t a = 0; a < n && rc == CR_OK; a++) {
+        size_t i = cells[a].i;
+        double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
+        int64_t cx = (int64_t)floor(xi / h), cy = (int64_t)floor(yi / h);
+        for (int64_t dx = -1; dx <= 1; dx++)
+            for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
+                cell_entry probe = {cell_key(cx + dx, cy + dy), 0};
+                /* first entry with this key */
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                    size_t mid = (lo + hi) / 2;
+                    if (cells[mid].key < probe.key)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (size_t b = lo; b < n && cells[b].key == probe.key; b++) {
+                    size_t j = cells[b].i;
+                    if (j <= i)
+                        continue;
+                    double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
+                    if (hypot(xj - xi, yj - yi) >= p->r[i] + p->r[j] + p->skin)
+                        continue;
+                    long id = contact_id(p, (long)i, (long)j);
+                    if (id < 0 || (size_t)id >= keepcap) {
+                        rc = CR_ERR_NOMEM;
+                        break;
+                    }
+                    if (!p->ran && p->c[id].c0 > 0.0) {
+                        /* invalid physics is refused before integrating */
+                        const contact *k = &p->c[id];
+                        cr_set_msg(p->err, sizeof p->err,
+                                   "discs %zu and %zu interpenetrate at start by %g m "
+                                   "(touching tolerance %g m)",
+                                   i, j, k->c0 / (k->R + hypot(k->a0x, k->a0y)),
+                                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
+                        rc = CR_ERR_MODEL;
+                        break;
+                    }
+                    if (p->c[id].slot >= 0)
+                        keep[id] = 1;
+                    else
+                        fresh[nfresh++] = id;
+                    if (nbr_push(p, i, j) != CR_OK || nbr_push(p, j, i) != CR_OK)
+                        rc = CR_ERR_NOMEM;
+                }
+            }
+        for (size_t w = 0; w < p->nw && rc == CR_OK; w++) {
+            double ov = p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi);
+            if (ov <= -p->skin)
+                continue;
+            long id = contact_id(p, (long)i, -1 - (long)w);
+            if (id < 0 || (size_t)id >= keepcap) {
+                rc = CR_ERR_NOMEM;
+                break;
+            }
+            if (p->c[id].slot >= 0)
+                keep[id] = 1;
+            else
+                fresh[nfresh++] = id;
+        }
+    }
+    free(cells);
+    /* contacts that leave the list keep their impulses in their record */
+    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0 || keep[id])
+            continue;
+        p->c[id].P = q[3 * s];
+        p->c[id].Px = q[3 * s + 1];
+        p->c[id].Py = q[3 * s + 2];
+        p->c[id].slot = -1;
+        p->slot_contact[s] = -1;
+    }
+    size_t s = 0;
+    for (size_t k = 0; k < nfresh && rc == CR_OK; k++) {
+        while (s < p->nslots && p->slot_contact[s] >= 0)
+            s++;
+        if (s == p->nslots) {
+            cr_set_msg(p->err, sizeof p->err,
+                       "more than %zu candidate contacts: lower the skin", p->nslots);
+            rc = CR_ERR_SOLVER;
+            break;
+        }
+        contact *c = &p->c[fresh[k]];
+        c->slot = (long)s;
+        p->slot_contact[s] = fresh[k];
+        q[3 * s] = c->P;
+        q[3 * s + 1] = c->Px;
+        q[3 * s + 2] = c->Py;
+    }
+    free(keep);
+    free(fresh);
+    if (rc != CR_OK)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        p->dref[2 * i] = y[4 * i];
+        p->dref[2 * i + 1] = y[4 * i + 1];
+    }
+
+    /* CSC pattern: column block of disc i holds its own 4 rows and the velocity
+     * rows of its neighbours */
+    size_t nnz = 0;
+    for (size_t i = 0; i < n; i++) {
+        qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
+        nnz += 4 * (4 + 2 * p->nnbr[i]);
+    }
+    sunindextype ny = (sunindextype)(4 * n);
+    SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)nnz, CSC_MAT, p->ctx);
+    if (!A)
+        return CR_ERR_NOMEM;
+    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A);
+    sunindextype at = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int col = 0; col < 4; col++) {
+            ptr[4 * i + (size_t)col] = at;
+            size_t a = 0;
+            /* merge own rows 4i..4i+3 with neighbours' 4j+2, 4j+3 in order */
+            for (size_t k = 0; k <= p->nnbr[i]; k++) {
+                size_t j = k < p->nnbr[i] ? p->nbr[i][k] : (size_t)-1;
+                if (a == 0 && (j == (size_t)-1 || j > i)) {
+                    for (int rr = 0; rr < 4; rr++)
+                        idx[at++] = (sunindextype)(4 * i + (size_t)rr);
+                    a = 1;
+                }
+                if (j != (size_t)-1) {
+                    idx[at++] = (sunindextype)(4 * j + 2);
+                    idx[at++] = (sunindextype)(4 * j + 3);
+                }
+            }
+        }
+    }
+    ptr[4 * n] = at;
+    SUNLinearSolver LS = SUNLinSol_KLU(p->y, A, p->ctx);
+    if (!LS) {
+        SUNMatDestroy(A);
+        return CR_ERR_NOMEM;
+    }
+    int flag = CV_SUCCESS;
+    if (p->ran) { /* a rebuild during the run: restart on the new pattern */
+        flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
+        if (flag == CV_SUCCESS)
+            flag = CVodeQuadReInit(p->cvode, p->yQ);
+        p->rebuilds++;
+    }
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetLinearSolver(p->cvode, LS, A);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetJacFn(p->cvode, jac);
+    if (p->LS)
+        SUNLinSolFree(p->LS);
+    if (p->A)
+        SUNMatDestroy(p->A);
+    p->A = A;
+    p->LS = LS;
+    if (flag != CV_SUCCESS) {
+        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+        return CR_ERR_SOLVER;
+    }
+    return CR_OK;
+}
+
+/* ---- run ------------------------------------------------------------------- */
+
+static int push_event(cr_pool *p, long id, cr_event_kind kind)
+{
+    if (p->nev == p->evcap) {
+        size_t cap = p->evcap ? 2 * p->evcap : 64;
+        cr_event *e = realloc(p->events, cap * sizeof(*e));
+        if (!e)
+            return CR_ERR_NOMEM;
+        p->events = e;
+        p->evcap = cap;
+    }
+    const double *y = N_VGetArrayPointer(p->y);
+    const contact *k = &p->c[id];
+    cr_event *e = &p->events[p->nev++];
+    double nx, ny, dist;
+    e->t = p->t;
+    e->contact = (size_t)id;
+    e->kind = kind;
+    geom(p, y, k, &e->overlap, &e->rate, &nx, &ny, &dist);
+    e->force = cr_contact_force(&p->law, e->overlap, e->rate);
+    e->impulse = p->Pscale * N_VGetArrayPointer(p->yQ)[3 * k->slot];
+    p->stats.events++;
+    return CR_OK;
+}
+
+static int loaded(const cr_pool *p, const double *y, const contact *k)
+{
+    double delta, rate, nx, ny, dist;
+    geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    return delta > ETA * p->L && cr_contact_force(&p->law, delta, rate) > 0.0;
+}
+
+/* Nothing can happen any more: no contact loaded, no disc moving towards a wall,
+ * and no pair of discs on a collision course (closest approach below R). */
+static int pool_at_rest(const cr_pool *p)
+{
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t s = 0; s < p->nslots; s++)
+        if (p->slot_contact[s] >= 0 && loaded(p, y, &p->c[p->slot_contact[s]]))
+            return 0;
+    for (size_t i = 0; i < p->n; i++) {
+        double vxi = p->V * y[4 * i + 2], vyi = p->V * y[4 * i + 3];
+        for (size_t w = 0; w < p->nw; w++)
+            if (p->wnx[w] * vxi + p->wny[w] * vyi < 0.0)
+                return 0;
+        double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
+        for (size_t j = i + 1; j < p->n; j++) {
+            double ax = p->x0[j] + p->L * y[4 * j] - xi, ay = p->y0[j] + p->L * y[4 * j + 1] - yi;
+            double wx = p->V * y[4 * j + 2] - vxi, wy = p->V * y[4 * j + 3] - vyi;
+            double aw = ax * wx + ay * wy, ww = wx * wx + wy * wy;
+            if (aw >= 0.0 || ww == 0.0)
+                continue; /* not approaching */
+            double R = p->r[i] + p->r[j];
+            if (ax * ax + ay * ay - aw * aw / ww < R * R)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static int cvfail(cr_pool *p, const char *what, int flag)
+{
+    char *name = CVodeGetReturnFlagName(flag);
+    char detail[CR_ERRMSG_LEN];
+    snprintf(detail, sizeof detail, "%s", p->err);
+    cr_set_msg(p->err, sizeof p->err, "%s failed at t = %.9g s with %s: %s", what, p->t,
+               name ? name : "?", detail);
+    free(name);
+    return CR_ERR_SOLVER;
+}
+
+static int setup(cr_pool *p)
+{
+    size_t n = p->n;
+    p->nslots = 8 * n + n * p->nw + 16;
+    p->skin = p->skin_rel * p->rmax;
+    if (SUNContext_Create(NULL, &p->ctx) != 0)
+        return CR_ERR_NOMEM;
+    p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
+    p->yQ = N_VNew_Serial((sunindextype)(3 * p->nslots + 1), p->ctx);
+    p->slot_contact = malloc(p->nslots * sizeof(long));
+    p->rootsfound = malloc((3 * p->nslots + n) * sizeof(int));
+    p->nbr = calloc(n, sizeof(size_t *));
+    p->nnbr = calloc(n, sizeof(size_t));
+    p->nbrcap = calloc(n, sizeof(size_t));
+    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr ||
+        !p->nbrcap)
+        return CR_ERR_NOMEM;
+    for (size_t s = 0; s < p->nslots; s++)
+        p->slot_contact[s] = -1;
+    double *y = N_VGetArrayPointer(p->y);
+    for (size_t i = 0; i < n; i++) {
+        y[4 * i] = y[4 * i + 1] = 0.0;
+        y[4 * i + 2] = p->vx0[i] / p->V;
+        y[4 * i + 3] = p->vy0[i] / p->V;
+    }
+    N_VConst(0.0, p->yQ);
+    p->cvode = CVodeCreate(CV_BDF, p->ctx);
+    if (!p->cvode)
+        return CR_ERR_NOMEM;
+    CVodeSetErrHandlerFn(p->cvode, error_handler, p);
+    int flag = CVodeInit(p->cvode, rhs, 0.0, p->y);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetUserData(p->cvode, p);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSStolerances(p->cvode, p->rtol, p->atol);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetMaxNumSteps(p->cvode, 1000000);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadInit(p->cvode, quad_rhs, p->yQ);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetQuadErrCon(p->cvode, SUNTRUE);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerances(p->cvode, p->rtol, p->atol);
+    if (flag == CV_SUCCESS)
+        flag = CVodeRootInit(p->cvode, (int)(3 * p->nslots + n), roots);
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "CVODE setup", flag);
+    return rebuild(p);
+}
+
+static int handle_roots(cr_pool *p, int *need_rebuild)
+{
+    int flag = CVodeGetRootInfo(p->cvode, p->rootsfound);
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "CVodeGetRootInfo", flag);
+    const double *y = N_VGetArrayPointer(p->y);
+    int rc = CR_OK, restart = 0;
+    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0)
+            continue;
+        const int *r = p->rootsfound + 3 * s;
+        double delta, rate, nx, ny, dist;
+        geom(p, y, &p->c[id], &delta, &rate, &nx, &ny, &dist);
+        int above = delta > ETA * p->L;
+        if (r[0]) {
+            rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
+            if (p->law.C > 0.0 && p->law.m == 0.0 &&
+                (r[0] > 0 || p->law.release == CR_RELEASE_GAP))
+                restart = 1;
+        }
+        if (r[1] && rc == CR_OK && above)
+            rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
+        if (r[2] && rc == CR_OK && above && !r[0] && p->law.release == CR_RELEASE_FORCE &&
+            p->law.C > 0.0)
+            rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (p->rootsfound[3 * p->nslots + i])
+            *need_rebuild = 1;
+    if (rc == CR_OK && restart && !*need_rebuild) {
+        flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
+        if (flag == CV_SUCCESS)
+            flag = CVodeQuadReInit(p->cvode, p->yQ);
+        if (flag != CV_SUCCESS)
+            return cvfail(p, "CVodeReInit", flag);
+        p->stats.restarts++;
+    }
+    return rc;
+}
+
+int cr_pool_run(cr_pool *p, double t_end)
+{
+    CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
+    int automatic = t_end <= 0.0;
+    if (automatic && p->n > 2000) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "automatic end checks every pair (O(N^2)): give an end time for N > 2000");
+        return CR_ERR_INVALID;
+    }
+    int rc = setup(p);
+    p->ran = 1;
+    if (rc != CR_OK) {
+        if (rc == CR_ERR_NOMEM)
+            cr_set_msg(p->err, sizeof p->err, "out of memory setting up the pool");
+        return rc;
+    }
+    double extent = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
+    double t_stop = automatic ? 4.0 * extent / p->V + 1e6 * p->T : t_end;
+    CVodeSetStopTime(p->cvode, t_stop / p->T);
+    p->t = 0.0;
+    if (automatic && pool_at_rest(p))
+        return CR_OK;
+    for (;;) {
+        sunrealtype tret;
+        int flag = CVode(p->cvode, t_stop / p->T, p->y, &tret, CV_NORMAL);
+        p->t = tret * p->T;
+        if (flag < 0)
+            return cvfail(p, "CVode", flag);
+        CVodeGetQuad(p->cvode, &tret, p->yQ);
+        if (flag == CV_ROOT_RETURN) {
+            int need = 0;
+            if ((rc = handle_roots(p, &need)) != CR_OK)
+                return rc;
+            if (need && (rc = rebuild(p)) != CR_OK)
+                return rc;
+            if (need)
+                CVodeSetStopTime(p->cvode, t_stop / p->T);
+            if (automatic && pool_at_rest(p))
+                break;
+            continue;
+        }
+        break; /* reached t_stop */
+    }
+    long v;
+    CVodeGetNumSteps(p->cvode, &v);
+    p->stats.steps += v;
+    CVodeGetNumRhsEvals(p->cvode, &v);
+    p->stats.rhs_evals += v;
+    CVodeGetNumJacEvals(p->cvode, &v);
+    p->stats.jac_evals += v;
+    return CR_OK;
+}
+
+/* ---- queries --------------------------------------------------------------- */
+
+const char *cr_pool_last_error(const cr_pool *p)
+{
+    return p ? p->err : "no pool";
+}
+
+size_t cr_pool_disc_count(const cr_pool *p)
+{
+    return p->n;
+}
+
+double cr_pool_get_time(const cr_pool *p)
+{
+    return p->t;
+}
+
+void cr_pool_get_positions(const cr_pool *p, double *xy)
+{
+    const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        xy[2 * i] = p->x0[i] + (y ? p->L * y[4 * i] : 0.0);
+        xy[2 * i + 1] = p->y0[i] + (y ? p->L * y[4 * i + 1] : 0.0);
+    }
+}
+
+void cr_pool_get_velocities(const cr_pool *p, double *v)
+{
+    const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
+    for (size_t i = 0; i < p->n; i++) {
+        v[2 * i] = y ? p->V * y[4 * i + 2] : p->vx0[i];
+        v[2 * i + 1] = y ? p->V * y[4 * i + 3] : p->vy0[i];
+    }
+}
+
+double cr_pool_kinetic_energy(const cr_pool *p)
+{
+    double T = 0.0, *v = malloc(2 * p->n * sizeof(double));
+    if (!v)
+        return NAN;
+    cr_pool_get_velocities(p, v);
+    for (size_t i = 0; i < p->n; i++)
+        T += 0.5 * p->m[i] * (v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]);
+    free(v);
+    return T;
+}
+
+double cr_pool_potential_energy(const cr_pool *p)
+{
+    if (!p->y)
+        return 0.0;
+    const double *y = N_VGetArrayPointer(p->y);
+    double U = 0.0;
+    for (size_t s = 0; s < p->nslots; s++) {
+        if (p->slot_contact[s] < 0)
+            continue;
+        double delta, rate, nx, ny, dist;
+        geom(p, y, &p->c[p->slot_contact[s]], &delta, &rate, &nx, &ny, &dist);
+        U += cr_contact_energy(&p->law, delta);
+    }
+    return U;
+}
+
+double cr_pool_dissipated_work(const cr_pool *p)
+{
+    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[3 * p->nslots] : 0.0;
+}
+
+void cr_pool_momentum(const cr_pool *p, double *px, double *py)
+{
+    double *v = malloc(2 * p->n * sizeof(double));
+    *px = *py = 0.0;
+    if (!v)
+        return;
+    cr_pool_get_velocities(p, v);
+    for (size_t i = 0; i < p->n; i++) {
+        *px += p->m[i] * v[2 * i];
+        *py += p->m[i] * v[2 * i + 1];
+    }
+    free(v);
+}
+
+size_t cr_pool_contact_count(const cr_pool *p)
+{
+    return p->nc;
+}
+
+void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j)
+{
+    *i = p->c[k].i;
+    *j = p->c[k].j;
+}
+
+double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vec)
+{
+    const contact *c = &p->c[k];
+    if (c->slot >= 0) {
+        const double *q = N_VGetArrayPointer(p->yQ) + 3 * c->slot;
+        if (vec) {
+            vec[0] = p->Pscale * q[1];
+            vec[1] = p->Pscale * q[2];
+        }
+        return p->Pscale * q[0];
+    }
+    if (vec) {
+        vec[0] = p->Pscale * c->Px;
+        vec[1] = p->Pscale * c->Py;
+    }
+    return p->Pscale * c->P;
+}
+
+size_t cr_pool_event_count(const cr_pool *p)
+{
+    return p->nev;
+}
+
+const cr_event *cr_pool_events(const cr_pool *p)
+{
+    return p->events;
+}
+
+cr_sim_stats cr_pool_get_stats(const cr_pool *p)
+{
+    return p->stats;
+}
+
+long cr_pool_rebuilds(const cr_pool *p)
+{
+    return p->rebuilds;
+}
