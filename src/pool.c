@@ -63,6 +63,8 @@ struct cr_pool {
     SUNMatrix A;
     SUNLinearSolver LS;
     int *rootsfound;
+    sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
+    size_t pat_nnz;
 
     double t;
     int ran;
@@ -248,7 +250,11 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
     (void)t, (void)fy, (void)t1, (void)t2, (void)t3;
     const cr_pool *p = user;
     const double *y = N_VGetArrayPointer(yv);
-    SUNMatZero(J);
+    /* SUNMatZero_Sparse (which CVODE calls first) wipes the index arrays too: the
+     * pattern is laid down again before the values */
+    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->n + 1) * sizeof(sunindextype));
+    memcpy(SM_INDEXVALS_S(J), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
+    memset(SM_DATA_S(J), 0, p->pat_nnz * sizeof(double));
     for (size_t i = 0; i < p->n; i++) {
         add(J, 4 * i, 4 * i + 2, 1.0);
         add(J, 4 * i + 1, 4 * i + 3, 1.0);
@@ -431,6 +437,8 @@ void cr_pool_destroy(cr_pool *p)
     free(p->slot_contact);
     free(p->dref);
     free(p->rootsfound);
+    free(p->pat_ptr);
+    free(p->pat_idx);
     if (p->nbr)
         for (size_t i = 0; i < p->n; i++)
             free(p->nbr[i]);
@@ -766,6 +774,18 @@ static int rebuild(cr_pool *p)
         }
     }
     ptr[4 * n] = at;
+    sunindextype *pp = realloc(p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
+    if (pp)
+        p->pat_ptr = pp;
+    sunindextype *pi = pp ? realloc(p->pat_idx, (nnz ? nnz : 1) * sizeof(sunindextype)) : NULL;
+    if (!pp || !pi) {
+        SUNMatDestroy(A);
+        return CR_ERR_NOMEM;
+    }
+    p->pat_idx = pi;
+    memcpy(p->pat_ptr, ptr, (size_t)(ny + 1) * sizeof(sunindextype));
+    memcpy(p->pat_idx, idx, nnz * sizeof(sunindextype));
+    p->pat_nnz = nnz;
     SUNLinearSolver LS = SUNLinSol_KLU(p->y, A, p->ctx);
     if (!LS) {
         SUNMatDestroy(A);

@@ -146,6 +146,8 @@ static void walls(void)
     long i, j;
     cr_pool_contact_bodies(p, 0, &i, &j);
     CHECK(i == 0 && j < 0, "wall contact listed");
+    /* 5 cm of travel against a skin of 2 mm: the neighbour list was rebuilt */
+    CHECK(cr_pool_rebuilds(p) > 0, "neighbour rebuilds happened (%ld)", cr_pool_rebuilds(p));
     cr_pool_destroy(p);
     /* a disc outside a wall is refused */
     p = cr_pool_create(1, &d, &law, msg, sizeof msg);
