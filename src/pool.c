@@ -1030,6 +1030,8 @@ int cr_pool_run(cr_pool *p, double t_end)
     p->stats.rhs_evals += v;
     CVodeGetNumJacEvals(p->cvode, &v);
     p->stats.jac_evals += v;
+    CVodeGetNumNonlinSolvIters(p->cvode, &v);
+    p->stats.nonlin_iters += v;
     return CR_OK;
 }
 
@@ -1162,4 +1164,50 @@ cr_sim_stats cr_pool_get_stats(const cr_pool *p)
 long cr_pool_rebuilds(const cr_pool *p)
 {
     return p->rebuilds;
+}
+
+int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
+{
+    CR_CHECK(p && max_rel && p->ran && p->A, p ? p->err : NULL, CR_ERR_INVALID);
+    size_t ny = 4 * p->n;
+    SUNMatrix J = SUNMatClone(p->A);
+    N_Vector y = N_VClone(p->y), fp = N_VClone(p->y), fm = N_VClone(p->y);
+    double *dense = calloc(ny * ny, sizeof(double));
+    int rc = CR_OK;
+    if (!J || !y || !fp || !fm || !dense) {
+        rc = CR_ERR_NOMEM;
+        goto done;
+    }
+    jac(p->t / p->T, p->y, NULL, J, p, NULL, NULL, NULL);
+    sunindextype *ptr = SM_INDEXPTRS_S(J), *idx = SM_INDEXVALS_S(J);
+    for (size_t c = 0; c < ny; c++)
+        for (sunindextype q = ptr[c]; q < ptr[c + 1]; q++)
+            dense[(size_t)idx[q] * ny + c] += SM_DATA_S(J)[q];
+    double worst = 0.0, scale = 0.0;
+    for (size_t k = 0; k < ny * ny; k++)
+        scale = fmax(scale, fabs(dense[k]));
+    for (size_t c = 0; c < ny; c++) {
+        N_VScale(1.0, p->y, y);
+        double *yd = N_VGetArrayPointer(y), h = 1e-7 * fmax(1.0, fabs(yd[c]));
+        double y0 = yd[c];
+        yd[c] = y0 + h;
+        rhs(p->t / p->T, y, fp, p);
+        yd[c] = y0 - h;
+        rhs(p->t / p->T, y, fm, p);
+        const double *a = N_VGetArrayPointer(fp), *b = N_VGetArrayPointer(fm);
+        for (size_t r = 0; r < ny; r++)
+            worst = fmax(worst, fabs((a[r] - b[r]) / (2 * h) - dense[r * ny + c]));
+    }
+    *max_rel = scale > 0 ? worst / scale : worst;
+done:
+    if (J)
+        SUNMatDestroy(J);
+    if (y)
+        N_VDestroy(y);
+    if (fp)
+        N_VDestroy(fp);
+    if (fm)
+        N_VDestroy(fm);
+    free(dense);
+    return rc;
 }

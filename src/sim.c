@@ -711,6 +711,8 @@ static void collect_stats(cr_sim *s)
     s->stats.jac_evals = v;
     CVodeGetNumGEvals(s->cvode, &v);
     s->stats.root_evals = v;
+    CVodeGetNumNonlinSolvIters(s->cvode, &v);
+    s->stats.nonlin_iters = v;
 }
 
 static int emit(cr_sim *s)

@@ -77,5 +77,12 @@ CR_EXPORT const cr_event *cr_pool_events(const cr_pool *p);
 CR_EXPORT cr_sim_stats cr_pool_get_stats(const cr_pool *p);
 /** Neighbour-list rebuilds so far (each restarts the integrator). */
 CR_EXPORT long cr_pool_rebuilds(const cr_pool *p);
+/**
+ * Diagnostic: compares the analytic sparse Jacobian at the current state with
+ * central differences of the right-hand side (dense, O(N²): small pools) and
+ * returns in @p max_rel the largest difference relative to the largest entry.
+ * Call after cr_pool_run.
+ */
+CR_EXPORT int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 
 #endif

@@ -41,6 +41,7 @@ typedef struct {
 /** Solver counters of the last run. */
 typedef struct {
     long steps, rhs_evals, jac_evals, root_evals, restarts, events, outputs;
+    long nonlin_iters; /**< Newton iterations: about one per step with a right Jacobian */
 } cr_sim_stats;
 
 /**
