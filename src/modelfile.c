@@ -782,3 +782,162 @@ int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *m
         free(text);
     return rc;
 }
+
+/* ---- pools ----------------------------------------------------------------- */
+
+int cr_modelfile_is_pool(const char *text, size_t len)
+{
+    char msg[64];
+    cr_yaml_ctx ps = {.file = "", .msg = msg, .msglen = sizeof msg};
+    struct fy_document *doc = cr_yaml_parse(&ps, text, len);
+    if (!doc)
+        return 0;
+    struct fy_node *root = fy_document_root(doc);
+    int yes = root && fy_node_is_mapping(root) && cr_yaml_child(root, "discs") != NULL;
+    fy_document_destroy(doc);
+    return yes;
+}
+
+int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename, cr_pool **out,
+                            cr_pool_settings *set, char *msg, size_t msglen)
+{
+    static const char *const top[] = {"name", "description", "discs", "walls",
+                                      "contact", "integration", NULL};
+    static const char *const dkeys[] = {"mass", "radius", "x", "y", "vx", "vy", NULL};
+    static const char *const wkeys[] = {"normal", "offset", NULL};
+    static const char *const ikeys[] = {"t_end", "rtol", "atol", "skin", NULL};
+    cr_yaml_ctx ps = {.file = filename ? filename : "<pool>", .msg = msg, .msglen = msglen};
+    *out = NULL;
+    set->t_end = 0.0;
+    set->rtol = 1e-10;
+    set->atol = 1e-12;
+    double skin = 0.5;
+    cr_disc *d = NULL;
+    cr_pool *pool = NULL;
+    struct fy_document *doc = cr_yaml_parse(&ps, text, len);
+    struct fy_node *root = doc ? fy_document_root(doc) : NULL;
+    if (!doc)
+        goto done;
+    if (!root || !fy_node_is_mapping(root) || cr_yaml_check_keys(&ps, root, "", top))
+        goto done;
+    struct fy_node *dl = cr_yaml_child(root, "discs");
+    if (!fy_node_is_sequence(dl) || fy_node_sequence_item_count(dl) == 0) {
+        cr_yaml_fail(&ps, cr_yaml_line(dl), "discs", "must be a non-empty list of discs");
+        goto done;
+    }
+    size_t n = (size_t)fy_node_sequence_item_count(dl);
+    d = calloc(n, sizeof(cr_disc));
+    if (!d) {
+        cr_yaml_fail(&ps, 0, "discs", "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct fy_node *b = fy_node_sequence_get_by_index(dl, (int)i);
+        char w[48];
+        snprintf(w, sizeof w, "discs[%zu]", i);
+        int l = cr_yaml_line(b);
+        if (cr_yaml_need_map(&ps, b, cr_yaml_line(dl), w) || cr_yaml_check_keys(&ps, b, w, dkeys) ||
+            cr_yaml_number(&ps, b, l, w, "mass", 1, 0, &d[i].mass) ||
+            cr_yaml_number(&ps, b, l, w, "radius", 1, 0, &d[i].radius) ||
+            cr_yaml_number(&ps, b, l, w, "x", 1, 0, &d[i].x) ||
+            cr_yaml_number(&ps, b, l, w, "y", 1, 0, &d[i].y) ||
+            cr_yaml_number(&ps, b, l, w, "vx", 0, 0, &d[i].vx) ||
+            cr_yaml_number(&ps, b, l, w, "vy", 0, 0, &d[i].vy) ||
+            cr_yaml_positive(&ps, b, w, "mass", d[i].mass) ||
+            cr_yaml_positive(&ps, b, w, "radius", d[i].radius))
+            goto done;
+    }
+    /* overlaps at start, with the line of the disc (larger pools: the first
+     * neighbour search refuses them, without a line) */
+    for (size_t j = 1; n <= 2000 && j < n; j++)
+        for (size_t i = 0; i < j; i++) {
+            double gap = hypot(d[j].x - d[i].x, d[j].y - d[i].y) - d[i].radius - d[j].radius;
+            double tol = CR_GEOM_TOL * fmin(d[i].radius, d[j].radius);
+            if (gap < -tol) {
+                char w[48];
+                snprintf(w, sizeof w, "discs[%zu]", j);
+                cr_yaml_fail(&ps, cr_yaml_line(fy_node_sequence_get_by_index(dl, (int)j)), w,
+                             "interpenetrates disc %zu at start by %g m (touching tolerance %g m)",
+                             i, -gap, tol);
+                goto done;
+            }
+        }
+    law_spec law;
+    memset(&law, 0, sizeof law);
+    cr_contact_params_init(&law.p, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
+    struct fy_node *cm = cr_yaml_child(root, "contact");
+    if (cm && (cr_yaml_need_map(&ps, cm, 0, "contact") || parse_law(&ps, cm, "contact", &law, 0)))
+        goto done;
+    if (cm && (cr_yaml_child(cm, "pairs") || law.target_e > 0.0)) {
+        cr_yaml_fail(&ps, cr_yaml_line(cm), "contact",
+                     "pools take one contact law (no pairs, no restitution target yet)");
+        goto done;
+    }
+    if (law.has_material) {
+        for (size_t i = 1; i < n; i++)
+            if (d[i].radius != d[0].radius) {
+                cr_yaml_fail(&ps, cr_yaml_line(cr_yaml_child(cm, "material")),
+                             "contact.material", "needs equal radii in a pool; give K");
+                goto done;
+            }
+        law.p.K = cr_contact_hertz_stiffness(law.E, law.nu, d[0].radius, law.E, law.nu,
+                                             d[0].radius);
+    }
+    struct fy_node *in = cr_yaml_child(root, "integration");
+    if (in) {
+        int l = cr_yaml_line(in);
+        if (cr_yaml_need_map(&ps, in, 0, "integration") ||
+            cr_yaml_check_keys(&ps, in, "integration", ikeys) ||
+            cr_yaml_number(&ps, in, l, "integration", "t_end", 0, 1, &set->t_end) ||
+            cr_yaml_number(&ps, in, l, "integration", "rtol", 0, 0, &set->rtol) ||
+            cr_yaml_number(&ps, in, l, "integration", "atol", 0, 0, &set->atol) ||
+            cr_yaml_number(&ps, in, l, "integration", "skin", 0, 0, &skin))
+            goto done;
+    }
+    pool = cr_pool_create(n, d, &law.p, msg, msglen);
+    if (!pool) {
+        char why[CR_ERRMSG_LEN];
+        snprintf(why, sizeof why, "%s", msg);
+        cr_yaml_fail(&ps, cr_yaml_line(dl), "discs", "%s", why);
+        goto done;
+    }
+    if (cr_pool_set_tolerances(pool, set->rtol, set->atol) != CR_OK ||
+        cr_pool_set_skin(pool, skin) != CR_OK) {
+        cr_yaml_fail(&ps, cr_yaml_line(in), "integration",
+                     "need 0 < rtol < 1, atol > 0, skin > 0");
+        goto done;
+    }
+    struct fy_node *wl = cr_yaml_child(root, "walls");
+    if (wl && !fy_node_is_sequence(wl)) {
+        cr_yaml_fail(&ps, cr_yaml_line(wl), "walls", "must be a list");
+        goto done;
+    }
+    for (int k = 0; wl && k < fy_node_sequence_item_count(wl); k++) {
+        struct fy_node *w = fy_node_sequence_get_by_index(wl, k);
+        char where[48];
+        snprintf(where, sizeof where, "walls[%d]", k);
+        double nrm[2], off = 0.0;
+        size_t got = 0;
+        if (cr_yaml_need_map(&ps, w, cr_yaml_line(wl), where) ||
+            cr_yaml_check_keys(&ps, w, where, wkeys) ||
+            cr_yaml_numbers(&ps, cr_yaml_child(w, "normal"), "normal", nrm, 2, &got) ||
+            cr_yaml_number(&ps, w, cr_yaml_line(w), where, "offset", 1, 0, &off))
+            goto done;
+        int rc = got == 2 ? cr_pool_add_wall(pool, nrm[0], nrm[1], off) : CR_ERR_INVALID;
+        if (rc != CR_OK) {
+            cr_yaml_fail(&ps, cr_yaml_line(w), where, "%s",
+                         got == 2 ? cr_pool_last_error(pool) : "normal needs two numbers");
+            goto done;
+        }
+    }
+done:
+    if (doc)
+        fy_document_destroy(doc);
+    free(d);
+    if (ps.rc != CR_OK) {
+        cr_pool_destroy(pool);
+        return ps.rc;
+    }
+    *out = pool;
+    return CR_OK;
+}

@@ -515,7 +515,7 @@ cr_pool *cr_pool_create(size_t n, const cr_disc *d, const cr_contact_params *law
     p->Escale = mmin * p->V * p->V;
     for (size_t i = 0; i < n; i++)
         p->accel[i] = p->T / (p->V * p->m[i]);
-    p->skin_rel = 0.2;
+    p->skin_rel = 0.5;
     p->rtol = 1e-10;
     p->atol = 1e-12;
     return p;
@@ -578,6 +578,8 @@ int cr_pool_set_skin(cr_pool *p, double rel)
 }
 
 /* ---- neighbour search and rebuilds ---------------------------------------- */
+
+static void bank_stats(cr_pool *p);
 
 typedef struct {
     int64_t key;
@@ -793,6 +795,7 @@ static int rebuild(cr_pool *p)
     }
     int flag = CV_SUCCESS;
     if (p->ran) { /* a rebuild during the run: restart on the new pattern */
+        bank_stats(p);
         flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
         if (flag == CV_SUCCESS)
             flag = CVodeQuadReInit(p->cvode, p->yQ);
@@ -816,6 +819,20 @@ static int rebuild(cr_pool *p)
 }
 
 /* ---- run ------------------------------------------------------------------- */
+
+/* CVODE's counters restart at CVodeReInit: bank them first. */
+static void bank_stats(cr_pool *p)
+{
+    long v;
+    CVodeGetNumSteps(p->cvode, &v);
+    p->stats.steps += v;
+    CVodeGetNumRhsEvals(p->cvode, &v);
+    p->stats.rhs_evals += v;
+    CVodeGetNumJacEvals(p->cvode, &v);
+    p->stats.jac_evals += v;
+    CVodeGetNumNonlinSolvIters(p->cvode, &v);
+    p->stats.nonlin_iters += v;
+}
 
 static int push_event(cr_pool *p, long id, cr_event_kind kind)
 {
@@ -968,6 +985,7 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
         if (p->rootsfound[3 * p->nslots + i])
             *need_rebuild = 1;
     if (rc == CR_OK && restart && !*need_rebuild) {
+        bank_stats(p);
         flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
         if (flag == CV_SUCCESS)
             flag = CVodeQuadReInit(p->cvode, p->yQ);
@@ -1023,15 +1041,7 @@ int cr_pool_run(cr_pool *p, double t_end)
         }
         break; /* reached t_stop */
     }
-    long v;
-    CVodeGetNumSteps(p->cvode, &v);
-    p->stats.steps += v;
-    CVodeGetNumRhsEvals(p->cvode, &v);
-    p->stats.rhs_evals += v;
-    CVodeGetNumJacEvals(p->cvode, &v);
-    p->stats.jac_evals += v;
-    CVodeGetNumNonlinSolvIters(p->cvode, &v);
-    p->stats.nonlin_iters += v;
+    bank_stats(p);
     return CR_OK;
 }
 

@@ -337,38 +337,11 @@ int cr_store_output_callback(const cr_sim *sim, void *user)
     return cr_store_append_frame(user, sim);
 }
 
+static int write_event_table(hid_t loc, const cr_event *ev, size_t n);
+
 static int write_events(cr_store *st, const cr_sim *sim)
 {
-    hid_t kind = H5Tenum_create(H5T_NATIVE_INT);
-    for (int k = CR_EVENT_CLOSE; k <= CR_EVENT_FORCE_REENGAGE; k++)
-        H5Tenum_insert(kind, cr_event_kind_name((cr_event_kind)k), &k);
-    typedef struct {
-        double t;
-        long contact;
-        int kind;
-        double overlap, rate, force;
-    } row;
-    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(row));
-    H5Tinsert(type, "time", HOFFSET(row, t), H5T_NATIVE_DOUBLE);
-    H5Tinsert(type, "contact", HOFFSET(row, contact), H5T_NATIVE_LONG);
-    H5Tinsert(type, "kind", HOFFSET(row, kind), kind);
-    H5Tinsert(type, "overlap", HOFFSET(row, overlap), H5T_NATIVE_DOUBLE);
-    H5Tinsert(type, "rate", HOFFSET(row, rate), H5T_NATIVE_DOUBLE);
-    H5Tinsert(type, "force", HOFFSET(row, force), H5T_NATIVE_DOUBLE);
-    size_t n = cr_sim_event_count(sim);
-    const cr_event *ev = cr_sim_events(sim);
-    row *rows = calloc(n ? n : 1, sizeof(row)); /* zeroed padding: no uninitialised bytes on disk */
-    int e = rows ? 0 : -1;
-    for (size_t i = 0; rows && i < n; i++)
-        rows[i] = (row){ev[i].t, (long)ev[i].contact, (int)ev[i].kind,
-                        ev[i].overlap, ev[i].rate, ev[i].force};
-    if (!e)
-        e = write_table(st->file, "events", type, rows, n,
-                        "contact events located by CVODE root finding; SI units");
-    H5Tclose(type);
-    H5Tclose(kind);
-    free(rows);
-    return e;
+    return write_event_table(st->file, cr_sim_events(sim), cr_sim_event_count(sim));
 }
 
 static int write_matrix(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
@@ -569,4 +542,108 @@ int cr_store_commit(cr_store *st, const cr_sim *sim, const char *status)
     }
     st->committed = 1;
     return CR_OK;
+}
+
+/* An events table from any simulator's event array. */
+static int write_event_table(hid_t loc, const cr_event *ev, size_t n)
+{
+    hid_t kind = H5Tenum_create(H5T_NATIVE_INT);
+    for (int k = CR_EVENT_CLOSE; k <= CR_EVENT_FORCE_REENGAGE; k++)
+        H5Tenum_insert(kind, cr_event_kind_name((cr_event_kind)k), &k);
+    typedef struct {
+        double t;
+        long contact;
+        int kind;
+        double overlap, rate, force;
+    } row;
+    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(row));
+    H5Tinsert(type, "time", HOFFSET(row, t), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "contact", HOFFSET(row, contact), H5T_NATIVE_LONG);
+    H5Tinsert(type, "kind", HOFFSET(row, kind), kind);
+    H5Tinsert(type, "overlap", HOFFSET(row, overlap), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "rate", HOFFSET(row, rate), H5T_NATIVE_DOUBLE);
+    H5Tinsert(type, "force", HOFFSET(row, force), H5T_NATIVE_DOUBLE);
+    row *rows = calloc(n ? n : 1, sizeof(row)); /* zeroed padding: no uninitialised bytes on disk */
+    int e = rows ? 0 : -1;
+    for (size_t i = 0; rows && i < n; i++)
+        rows[i] = (row){ev[i].t, (long)ev[i].contact, (int)ev[i].kind,
+                        ev[i].overlap, ev[i].rate, ev[i].force};
+    if (!e)
+        e = write_table(loc, "events", type, rows, n,
+                        "contact events located by CVODE root finding; SI units");
+    H5Tclose(type);
+    H5Tclose(kind);
+    free(rows);
+    return e;
+}
+
+int cr_store_write_pool(const char *path, const cr_pool *pool, const char *model_path,
+                        const char *model_text, const char *status, char *msg, size_t msglen)
+{
+    if (!path || !pool || !status) {
+        cr_set_msg(msg, msglen, "cr_store_write_pool: no path, pool or status");
+        return CR_ERR_INVALID;
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    size_t tl = strlen(path) + 32, n = cr_pool_disc_count(pool), nc = cr_pool_contact_count(pool);
+    char *tmp = malloc(tl);
+    double *buf = malloc((2 * n + 1) * sizeof(double));
+    typedef struct {
+        long i, j;
+        double impulse, impulse_x, impulse_y;
+    } crow;
+    crow *rows = calloc(nc ? nc : 1, sizeof(crow));
+    int e = tmp && buf && rows ? 0 : -1;
+    hid_t f = -1;
+    if (!e) {
+        snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+        f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        e = f < 0 ? -1 : 0;
+    }
+    if (!e) {
+        e |= attr_string(f, "cradle_version", cr_version());
+        e |= attr_string(f, "model_kind", "pool-2d");
+        e |= attr_string(f, "model_file", model_path ? model_path : "");
+        e |= attr_string(f, "model_text", model_text ? model_text : "");
+        e |= attr_string(f, "status", status);
+        e |= attr_double(f, "t_end", cr_pool_get_time(pool));
+        e |= attr_long(f, "rebuilds", cr_pool_rebuilds(pool));
+        hid_t g = H5Gcreate2(f, "final", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        cr_pool_get_positions(pool, buf);
+        e |= write_matrix(g, "position", buf, n, 2, "m");
+        cr_pool_get_velocities(pool, buf);
+        e |= write_matrix(g, "velocity", buf, n, 2, "m/s");
+        H5Gclose(g);
+        for (size_t k = 0; k < nc; k++) {
+            double v[2];
+            cr_pool_contact_bodies(pool, k, &rows[k].i, &rows[k].j);
+            rows[k].impulse = cr_pool_contact_impulse(pool, k, v);
+            rows[k].impulse_x = v[0];
+            rows[k].impulse_y = v[1];
+        }
+        hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(crow));
+        H5Tinsert(t, "i", HOFFSET(crow, i), H5T_NATIVE_LONG);
+        H5Tinsert(t, "j", HOFFSET(crow, j), H5T_NATIVE_LONG);
+        H5Tinsert(t, "impulse", HOFFSET(crow, impulse), H5T_NATIVE_DOUBLE);
+        H5Tinsert(t, "impulse_x", HOFFSET(crow, impulse_x), H5T_NATIVE_DOUBLE);
+        H5Tinsert(t, "impulse_y", HOFFSET(crow, impulse_y), H5T_NATIVE_DOUBLE);
+        e |= write_table(f, "contacts", t, rows, nc,
+                         "candidate contacts: discs i < j, or disc i and wall -1 - j; impulses "
+                         "from t = 0 (N s), vector impulse = integral of f n dt");
+        H5Tclose(t);
+        e |= write_event_table(f, cr_pool_events(pool), cr_pool_event_count(pool));
+        if (H5Fclose(f) < 0)
+            e = -1;
+    }
+    if (!e && rename(tmp, path) != 0)
+        e = -1;
+    if (e) {
+        cr_set_msg(msg, msglen, "%s: cannot write the pool results", path);
+        if (tmp)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(buf);
+    free(rows);
+    return e ? CR_ERR_HDF5 : CR_OK;
 }

@@ -67,6 +67,15 @@ check_bad "$DATA/negative-mass.yaml" "negative-mass.yaml:4:" "balls[1].mass"
 check_bad "$DATA/missing-field.yaml" "missing-field.yaml:7:" "balls[1].radius" "missing"
 check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
 
+# a planar pool model: symmetric Bernoulli impact, results in HDF5
+"$CRADLE" run -o pool.h5 "$DATA/../../models/pool-bernoulli.yaml" > pool.txt 2>&1 \
+    && grep -q "pool of 3 discs" pool.txt && h5dump -d /contacts pool.h5 >/dev/null 2>&1 \
+    && ok "pool model runs and writes /contacts" || bad "pool run: $(cat pool.txt)"
+printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
+check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
+printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml
+check_bad outside-pool.yaml "outside-pool.yaml:4:" "walls[0]" "outside"
+
 # cradle law: the 3-ball chain of 001 sect. 3.2, Newton e = 1 -> (-1/3, 2/3, 2/3)
 CASES=$DATA/../../cases
 out=$("$CRADLE" law newton --input "$CASES/three-ball-chain.yaml" --json)

@@ -1,4 +1,5 @@
 /* cradle: command-line tool over the public libcradle API. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -210,6 +211,61 @@ static void print_summary(const cr_model *model, const char *path, const cr_sim 
     (void)0;
 }
 
+/* A planar pool: integrate, summarise, write the results. */
+static int run_pool(const char *path, const char *text, size_t len, const char *out, int quiet)
+{
+    char msg[1024];
+    cr_pool *pool = NULL;
+    cr_pool_settings set;
+    if (cr_modelfile_parse_pool(text, len, path, &pool, &set, msg, sizeof msg) != CR_OK) {
+        tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    double E0 = cr_pool_kinetic_energy(pool), px0, py0;
+    cr_pool_momentum(pool, &px0, &py0);
+    double t0 = tools_now();
+    int rc = cr_pool_run(pool, set.t_end);
+    double wall = tools_now() - t0;
+    if (rc != CR_OK) {
+        tools_error("%s: %s", path, cr_pool_last_error(pool));
+        cr_pool_destroy(pool);
+        return rc == CR_ERR_MODEL || rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
+    }
+    if (cr_store_write_pool(out, pool, path, text, "complete", msg, sizeof msg) != CR_OK) {
+        tools_error("%s", msg);
+        cr_pool_destroy(pool);
+        return EXIT_RUN;
+    }
+    if (!quiet) {
+        size_t n = cr_pool_disc_count(pool);
+        cr_sim_stats st = cr_pool_get_stats(pool);
+        double px, py, *v = malloc(2 * n * sizeof(double));
+        cr_pool_momentum(pool, &px, &py);
+        printf("cradle %s: pool of %zu discs (%s)\n", cr_version(), n, path);
+        printf("  integrated 0 -> %.6g s; %ld steps, %zu events, %zu contacts seen, %ld "
+               "neighbour rebuilds, %.3f s wall\n",
+               cr_pool_get_time(pool), st.steps, cr_pool_event_count(pool),
+               cr_pool_contact_count(pool), cr_pool_rebuilds(pool), wall);
+        if (v) {
+            cr_pool_get_velocities(pool, v);
+            printf("  final velocities (m/s):");
+            for (size_t i = 0; i < n && i < 6; i++)
+                printf(" (%.6f, %.6f)", v[2 * i], v[2 * i + 1]);
+            printf(n > 6 ? " ...\n" : "\n");
+            free(v);
+        }
+        double T = cr_pool_kinetic_energy(pool), U = cr_pool_potential_energy(pool);
+        double W = cr_pool_dissipated_work(pool);
+        printf("  energy: E0 = %.9g J; T + U + dissipated = %.9g J; balance %.2e (relative)\n",
+               E0, T + U + W, E0 > 0 ? fabs(T + U + W - E0) / E0 : 0.0);
+        printf("  momentum: (%.9g, %.9g) -> (%.9g, %.9g) N s%s\n", px0, py0, px, py,
+               "  (walls take momentum)");
+        printf("  wrote %s\n", out);
+    }
+    cr_pool_destroy(pool);
+    return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
@@ -247,9 +303,20 @@ static int cmd_run(int argc, char **argv)
 
     char msg[1024];
     cr_model *model = NULL;
-    char *text = NULL;
-    if (cr_modelfile_load(path, &model, &text, msg, sizeof msg) != CR_OK) {
+    size_t len = 0;
+    char *text = tools_read_file(path, &len);
+    if (!text) {
+        tools_error("%s: cannot open: %s", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    if (cr_modelfile_is_pool(text, len)) {
+        int st = run_pool(path, text, len, out, quiet || json);
+        free(text);
+        return st;
+    }
+    if (cr_modelfile_parse(text, len, path, &model, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
+        free(text);
         return EXIT_INPUT;
     }
     if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {

@@ -43,7 +43,7 @@ CR_EXPORT void cr_pool_destroy(cr_pool *p);
  */
 CR_EXPORT int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
 CR_EXPORT int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
-/** Neighbour-list skin relative to the largest radius (default 0.2). */
+/** Neighbour-list skin relative to the largest radius (default 0.5). */
 CR_EXPORT int cr_pool_set_skin(cr_pool *p, double rel_skin);
 /**
  * Integrates to @p t_end (s). With t_end ≤ 0 the run ends when no contact is

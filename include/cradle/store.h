@@ -12,6 +12,7 @@
 #include "cradle/common.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
+#include "cradle/pool.h"
 #include "cradle/sim.h"
 
 typedef struct cr_store cr_store;
@@ -48,5 +49,15 @@ CR_EXPORT int cr_store_commit(cr_store *store, const cr_sim *sim, const char *st
 CR_EXPORT void cr_store_destroy(cr_store *store);
 
 CR_EXPORT const char *cr_store_last_error(const cr_store *store);
+
+/**
+ * Writes the result of a pool run to @p path (atomically: temporary file and
+ * rename): /final/position and /final/velocity (N × 2), /contacts (pairs with
+ * their scalar and vector impulses; j < 0 is wall −1 − j), /events, and the
+ * model text. Layout in docs/hdf5-layout.md ("Pools").
+ */
+CR_EXPORT int cr_store_write_pool(const char *path, const cr_pool *pool, const char *model_path,
+                                  const char *model_text, const char *status, char *msg,
+                                  size_t msglen);
 
 #endif
