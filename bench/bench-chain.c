@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "cradle/cradle.h"
@@ -77,8 +78,8 @@ int main(int argc, char **argv)
 {
     int nmax = argc > 1 ? atoi(argv[1]) : 10000;
     printf("# chain scaling: Hertz steel beads, 40 characteristic times, rtol 1e-10, BDF\n");
-    printf("%8s %10s %8s %8s %6s %12s %14s\n", "N", "wall [s]", "steps", "RHS", "Jac",
-           "us/step", "per-step ratio");
+    printf("%8s %10s %8s %8s %6s %12s %14s %12s\n", "N", "wall [s]", "steps", "RHS", "Jac",
+           "us/step", "per-step ratio", "peak RSS MB");
     double base = 0.0;
     for (int n = 100; n <= nmax; n *= 10) {
         cr_model *m = chain(n, 0.0);
@@ -86,8 +87,11 @@ int main(int argc, char **argv)
         double per = r.wall / (double)(r.st.steps ? r.st.steps : 1);
         if (base == 0.0)
             base = per;
-        printf("%8d %10.4f %8ld %8ld %6ld %12.2f %14.2f\n", n, r.wall, r.st.steps,
-               r.st.rhs_evals, r.st.jac_evals, 1e6 * per, per / base);
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        /* peak resident set of the process so far: grows with the largest N run */
+        printf("%8d %10.4f %8ld %8ld %6ld %12.2f %14.2f %12.1f\n", n, r.wall, r.st.steps,
+               r.st.rhs_evals, r.st.jac_evals, 1e6 * per, per / base, ru.ru_maxrss / 1024.0);
         cr_model_destroy(m);
     }
     printf("# (linear cost per step means the ratio grows ~10x per decade of N)\n\n");
