@@ -69,6 +69,8 @@ struct cr_pool {
     double t;
     int ran;
     long rebuilds;
+    cr_pool_event_fn ev_fn;
+    void *ev_user;
     cr_event *events;
     size_t nev, evcap;
     cr_sim_stats stats;
@@ -1029,8 +1031,13 @@ int cr_pool_run(cr_pool *p, double t_end)
         CVodeGetQuad(p->cvode, &tret, p->yQ);
         if (flag == CV_ROOT_RETURN) {
             int need = 0;
+            size_t first = p->nev;
             if ((rc = handle_roots(p, &need)) != CR_OK)
                 return rc;
+            if (p->ev_fn && p->nev > first && p->ev_fn(p, first, p->ev_user) != 0) {
+                cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
+                return CR_ERR_INTERRUPTED;
+            }
             if (need && (rc = rebuild(p)) != CR_OK)
                 return rc;
             if (need)
@@ -1220,4 +1227,58 @@ done:
         N_VDestroy(fm);
     free(dense);
     return rc;
+}
+
+void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate,
+                           double *force, int *loaded)
+{
+    const contact *c = &p->c[k];
+    *delta = -INFINITY;
+    *rate = 0.0;
+    *force = 0.0;
+    *loaded = 0;
+    if (c->slot < 0 || !p->y)
+        return;
+    const double *y = N_VGetArrayPointer(p->y);
+    double nx, ny, dist;
+    geom(p, y, c, delta, rate, &nx, &ny, &dist);
+    *force = cr_contact_force(&p->law, *delta, *rate);
+    *loaded = *delta > ETA * p->L && *force > 0.0;
+}
+
+void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius)
+{
+    if (mass)
+        memcpy(mass, p->m, p->n * sizeof(double));
+    if (radius)
+        memcpy(radius, p->r, p->n * sizeof(double));
+}
+
+int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *user)
+{
+    CR_CHECK(p, NULL, CR_ERR_INVALID);
+    p->ev_fn = fn;
+    p->ev_user = user;
+    return CR_OK;
+}
+
+void cr_pool_contact_normal(const cr_pool *p, size_t k, double *nrm)
+{
+    const contact *c = &p->c[k];
+    if (c->j < 0) {
+        size_t w = (size_t)(-1 - c->j);
+        nrm[0] = p->wnx[w];
+        nrm[1] = p->wny[w];
+        return;
+    }
+    double xy[4];
+    const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
+    size_t i = (size_t)c->i, j = (size_t)c->j;
+    xy[0] = p->x0[i] + (y ? p->L * y[4 * i] : 0.0);
+    xy[1] = p->y0[i] + (y ? p->L * y[4 * i + 1] : 0.0);
+    xy[2] = p->x0[j] + (y ? p->L * y[4 * j] : 0.0);
+    xy[3] = p->y0[j] + (y ? p->L * y[4 * j + 1] : 0.0);
+    double d = hypot(xy[2] - xy[0], xy[3] - xy[1]);
+    nrm[0] = (xy[2] - xy[0]) / d;
+    nrm[1] = (xy[3] - xy[1]) / d;
 }

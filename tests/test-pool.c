@@ -262,6 +262,73 @@ static void impulse_balance(void)
     }
 }
 
+/* Pool episodes (issue 4): the 001 sect. 4 pool is one episode; per episode
+ * m (u⁺ − u⁻) = Σ ± ∫ f n dt exactly; undamped κ = 1; two collisions far
+ * apart are two episodes; a disc on a wall has eᴺ = eᴾ = 1 and P = 2 m vₙ. */
+static void pool_episodes(void)
+{
+    double g = 1e-5, th = M_PI / 3;
+    cr_disc d[5] = {
+        {M, R, -(2 * R + g) * cos(th), -(2 * R + g) * sin(th), cos(th), sin(th)},
+        {M, R, 0.0, 0.0, 0.0, 0.0},
+        {M, R, 2 * R, 0.0, 0.0, 0.0},
+        /* a second, separate collision far away, later */
+        {M, R, 1.0, 0.0, 0.0, 0.0},
+        {M, R, 1.0 + 2 * R + 2e-3, 0.0, -1.0, 0.0},
+    };
+    char msg[256];
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_pool *p = cr_pool_create(5, d, &law, msg, sizeof msg);
+    cr_pool_set_tolerances(p, 1e-12, 1e-14);
+    cr_pool_monitor *mon = cr_pool_monitor_create(p);
+    CHECK(cr_pool_run(p, 3e-3) == CR_OK, "run: %s", cr_pool_last_error(p));
+    cr_pool_monitor_finish(mon);
+    CHECK(cr_pool_monitor_episode_count(mon) == 2, "two episodes, got %zu",
+          cr_pool_monitor_episode_count(mon));
+    for (size_t k = 0; k < cr_pool_monitor_episode_count(mon); k++) {
+        cr_episode_info in;
+        cr_pool_monitor_get_episode(mon, k, &in);
+        size_t nd, nc, nv;
+        const size_t *disc = cr_pool_monitor_discs(mon, k, &nd);
+        const double *u0 = cr_pool_monitor_velocities(mon, k, 0, &nv);
+        const double *u1 = cr_pool_monitor_velocities(mon, k, 1, &nv);
+        const cr_contact_record *rec = cr_pool_monitor_contacts(mon, k, &nc);
+        const double *vec = cr_pool_monitor_vector_impulses(mon, k, &nc);
+        double worst = 0;
+        for (size_t q = 0; q < nd; q++) {
+            double px = 0, py = 0;
+            for (size_t c = 0; c < nc; c++) {
+                long i, j;
+                cr_pool_contact_bodies(p, rec[c].contact, &i, &j);
+                double sgn = (size_t)j == disc[q] ? 1.0 : ((size_t)i == disc[q] ? -1.0 : 0.0);
+                if (j < 0 && (size_t)i == disc[q])
+                    sgn = 1.0; /* a wall pushes the disc along its normal */
+                px += sgn * vec[2 * c];
+                py += sgn * vec[2 * c + 1];
+            }
+            worst = fmax(worst, fabs(M * (u1[2 * q] - u0[2 * q]) - px) / M);
+            worst = fmax(worst, fabs(M * (u1[2 * q + 1] - u0[2 * q + 1]) - py) / M);
+        }
+        CHECK(worst <= 1e-10, "episode %zu: vector impulse balance %.3g", k, worst);
+        CHECK_REL(in.kappa, 1.0, 1e-9, "undamped pool episode: kappa = 1");
+        CHECK(in.complete, "ended by the rule");
+        if (k == 0)
+            CHECK(nd == 3 && disc[0] == 0 && disc[2] == 2, "first episode: discs 0, 1, 2");
+        if (k == 1) {
+            CHECK(nd == 2 && disc[0] == 3, "second episode: discs 3, 4");
+            /* one contact between equal discs: eN = eP = 1, P = m v */
+            CHECK_REL(rec[0].newton, 1.0, 1e-9, "single contact: eN = 1 (undamped)");
+            CHECK_REL(rec[0].poisson, rec[0].newton, 1e-9, "single contact: eP = eN");
+            CHECK_REL(rec[0].impulse, M * 1.0, 1e-9, "P = mu (1 + e) v = m v");
+        }
+    }
+    printf("ok   pool episodes: %zu, vector impulse balance <= 1e-10, kappa = 1\n",
+           cr_pool_monitor_episode_count(mon));
+    cr_pool_monitor_destroy(mon);
+    cr_pool_destroy(p);
+}
+
 int main(void)
 {
     pool_equals_chain();
@@ -271,6 +338,7 @@ int main(void)
     bernoulli();
     jacobian_check();
     impulse_balance();
+    pool_episodes();
     walls();
     bad_input();
     return tu_finish("test-pool");

@@ -20,6 +20,7 @@
 
 #include "cradle/common.h"
 #include "cradle/laws.h"
+#include "cradle/pool.h"
 #include "cradle/sim.h"
 
 typedef struct cr_monitor cr_monitor;
@@ -84,5 +85,43 @@ CR_EXPORT const double *cr_monitor_masses(const cr_monitor *mon, size_t k, size_
  * contacts in the engine's coordinates (ball velocities) and u⁻. Caller destroys.
  */
 CR_EXPORT cr_impact *cr_monitor_impact(const cr_monitor *mon, size_t k);
+
+/* ---- pools ------------------------------------------------------------------ */
+
+/**
+ * Impact episodes of a planar pool. A group is a connected set of discs joined
+ * by loaded or touching contacts (and walls); it starts when a contact closes
+ * with γ < 0 outside every active group, grows and merges as contacts close,
+ * and ends at the first event after which no contact of the group is loaded and
+ * none approaches. Per contact: scalar and vector impulses (∫ f dt, ∫ f n dt),
+ * the compression/expansion split, γ± along the contact normal, eᴺ, eᴾ, α.
+ */
+typedef struct cr_pool_monitor cr_pool_monitor;
+
+/** Attaches to @p pool (takes its event callback); create before cr_pool_run. */
+CR_EXPORT cr_pool_monitor *cr_pool_monitor_create(cr_pool *pool);
+CR_EXPORT void cr_pool_monitor_destroy(cr_pool_monitor *mon);
+/** After the run: closes episodes still running (complete = 0). */
+CR_EXPORT int cr_pool_monitor_finish(cr_pool_monitor *mon);
+CR_EXPORT size_t cr_pool_monitor_episode_count(const cr_pool_monitor *mon);
+/** Scalars of episode k; first_ball/last_ball are the smallest and largest disc index. */
+CR_EXPORT int cr_pool_monitor_get_episode(const cr_pool_monitor *mon, size_t k,
+                                          cr_episode_info *info);
+/** Discs of episode k, increasing; count in *n. */
+CR_EXPORT const size_t *cr_pool_monitor_discs(const cr_pool_monitor *mon, size_t k, size_t *n);
+/** Velocities (vx, vy per disc of cr_pool_monitor_discs) before / after; count of discs in *n. */
+CR_EXPORT const double *cr_pool_monitor_velocities(const cr_pool_monitor *mon, size_t k,
+                                                   int after, size_t *n);
+/** Contact records (`contact` indexes cr_pool contacts); count in *n. */
+CR_EXPORT const cr_contact_record *cr_pool_monitor_contacts(const cr_pool_monitor *mon,
+                                                            size_t k, size_t *n);
+/** Vector impulses ∫ f n dt over the episode, two per contact record. */
+CR_EXPORT const double *cr_pool_monitor_vector_impulses(const cr_pool_monitor *mon, size_t k,
+                                                        size_t *n);
+/**
+ * Unit normals (from i towards j, or the wall normal) of the episode's contacts
+ * at its start, two per contact record: the impact configuration's W.
+ */
+CR_EXPORT const double *cr_pool_monitor_normals(const cr_pool_monitor *mon, size_t k, size_t *n);
 
 #endif

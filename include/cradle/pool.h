@@ -77,6 +77,26 @@ CR_EXPORT const cr_event *cr_pool_events(const cr_pool *p);
 CR_EXPORT cr_sim_stats cr_pool_get_stats(const cr_pool *p);
 /** Neighbour-list rebuilds so far (each restarts the integrator). */
 CR_EXPORT long cr_pool_rebuilds(const cr_pool *p);
+
+/**
+ * Overlap δ, rate δ̇, force and whether contact @p k is loaded (f > 0 with δ above
+ * the event margin), at the current state. Contacts out of the candidate list are
+ * open: δ < 0, f = 0.
+ */
+CR_EXPORT void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate,
+                                     double *force, int *loaded);
+/** Current unit normal of contact @p k: from disc i towards j, or the wall's. */
+CR_EXPORT void cr_pool_contact_normal(const cr_pool *p, size_t k, double *n);
+/** Masses and radii of the discs (N values each; either may be NULL). */
+CR_EXPORT void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius);
+
+/**
+ * Called after every root return, once its events are recorded (indices
+ * @p first … cr_pool_event_count − 1); non-zero stops the run. See
+ * cr_sim_event_fn.
+ */
+typedef int (*cr_pool_event_fn)(const cr_pool *pool, size_t first, void *user);
+CR_EXPORT int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *user);
 /**
  * Diagnostic: compares the analytic sparse Jacobian at the current state with
  * central differences of the right-hand side (dense, O(N²): small pools) and
