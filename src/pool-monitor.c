@@ -42,7 +42,7 @@ typedef struct {
 struct cr_pool_monitor {
     cr_pool *pool;
     size_t n;
-    double *mass, *v;
+    double *mass, *radius, *v;
     long *owner; /* active episode index of each disc, −1 */
     pepisode **ep;
     size_t nep, epcap;
@@ -157,7 +157,12 @@ static int close_over_touching(cr_pool_monitor *m, pepisode *e, long index)
             double delta, rate, f;
             int loaded;
             cr_pool_contact_state(m->pool, id, &delta, &rate, &f, &loaded);
-            if (delta < 0.0)
+            /* touching up to the geometric tolerance: the first instants of the
+             * impact may already have pushed bodies at rest apart by roundoff */
+            double r = m->radius[i];
+            if (j >= 0)
+                r = fmin(r, m->radius[j]);
+            if (delta < -CR_GEOM_TOL * r)
                 continue;
             size_t before = e->nmem;
             if (add_member(m, e, id) != CR_OK)
@@ -430,15 +435,16 @@ cr_pool_monitor *cr_pool_monitor_create(cr_pool *pool)
     m->pool = pool;
     m->n = cr_pool_disc_count(pool);
     m->mass = malloc(m->n * sizeof(double));
+    m->radius = malloc(m->n * sizeof(double));
     m->v = malloc(2 * m->n * sizeof(double));
     m->owner = malloc(m->n * sizeof(long));
-    if (!m->mass || !m->v || !m->owner) {
+    if (!m->mass || !m->radius || !m->v || !m->owner) {
         cr_pool_monitor_destroy(m);
         return NULL;
     }
     for (size_t i = 0; i < m->n; i++)
         m->owner[i] = -1;
-    cr_pool_get_discs(pool, m->mass, NULL);
+    cr_pool_get_discs(pool, m->mass, m->radius);
     cr_pool_set_event_callback(pool, on_events, m);
     return m;
 }
@@ -452,6 +458,7 @@ void cr_pool_monitor_destroy(cr_pool_monitor *m)
         free_ep(m->ep[k]);
     free(m->ep);
     free(m->mass);
+    free(m->radius);
     free(m->v);
     free(m->owner);
     free(m);

@@ -363,9 +363,9 @@ static int write_matrix(hid_t loc, const char *name, const double *v, size_t row
     return e < 0 ? -1 : 0;
 }
 
-static int write_episode_table(cr_store *st, const cr_monitor *mon)
+/* The /episodes table from episode scalars (chains and pools alike). */
+static int write_episode_rows(hid_t loc, const cr_episode_info *in, size_t n)
 {
-    size_t n = cr_monitor_episode_count(mon);
     typedef struct {
         long index;
         double t_start, t_end;
@@ -377,15 +377,13 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon)
     row *rows = calloc(n ? n : 1, sizeof(row));
     if (!rows)
         return -1;
-    for (size_t k = 0; k < n; k++) {
-        cr_episode_info in;
-        cr_monitor_get_episode(mon, k, &in);
-        rows[k] = (row){(long)k,          in.t_start,         in.t_end,
-                        (long)in.first_ball, (long)in.last_ball, (long)in.first_contact,
-                        (long)in.last_contact, (long)in.reference, in.T_minus,
-                        in.T_plus,        in.kappa,           in.dissipated,
-                        in.complete,      (long)in.event_count};
-    }
+    for (size_t k = 0; k < n; k++)
+        rows[k] = (row){(long)k,          in[k].t_start,         in[k].t_end,
+                        (long)in[k].first_ball, (long)in[k].last_ball,
+                        (long)in[k].first_contact, (long)in[k].last_contact,
+                        (long)in[k].reference, in[k].T_minus,   in[k].T_plus,
+                        in[k].kappa,      in[k].dissipated,      in[k].complete,
+                        (long)in[k].event_count};
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(row));
     H5Tinsert(t, "index", HOFFSET(row, index), H5T_NATIVE_LONG);
     H5Tinsert(t, "t_start", HOFFSET(row, t_start), H5T_NATIVE_DOUBLE);
@@ -401,10 +399,23 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon)
     H5Tinsert(t, "dissipated", HOFFSET(row, dissipated), H5T_NATIVE_DOUBLE);
     H5Tinsert(t, "complete", HOFFSET(row, complete), H5T_NATIVE_INT);
     H5Tinsert(t, "events", HOFFSET(row, events), H5T_NATIVE_LONG);
-    int e = write_table(st->file, "episodes", t, rows, n,
+    int e = write_table(loc, "episodes", t, rows, n,
                         "impact episodes; details in /episode/NNNN; SI units; kappa = T+/T-");
     H5Tclose(t);
     free(rows);
+    return e;
+}
+
+static int write_episode_table(cr_store *st, const cr_monitor *mon)
+{
+    size_t n = cr_monitor_episode_count(mon);
+    cr_episode_info *in = calloc(n ? n : 1, sizeof(*in));
+    if (!in)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        cr_monitor_get_episode(mon, k, &in[k]);
+    int e = write_episode_rows(st->file, in, n);
+    free(in);
     return e;
 }
 
@@ -577,8 +588,48 @@ static int write_event_table(hid_t loc, const cr_event *ev, size_t n)
     return e;
 }
 
-int cr_store_write_pool(const char *path, const cr_pool *pool, const char *model_path,
-                        const char *model_text, const char *status, char *msg, size_t msglen)
+/* /episodes and /episode/NNNN of a pool run. */
+static int write_pool_episodes(hid_t f, const cr_pool_monitor *mon)
+{
+    size_t n = cr_pool_monitor_episode_count(mon);
+    cr_episode_info *in = calloc(n ? n : 1, sizeof(*in));
+    if (!in)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        cr_pool_monitor_get_episode(mon, k, &in[k]);
+    int e = write_episode_rows(f, in, n);
+    free(in);
+    hid_t top = H5Gcreate2(f, "episode", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    for (size_t k = 0; k < n && e == 0; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "%04zu", k);
+        hid_t g = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        size_t nd, nc;
+        const size_t *disc = cr_pool_monitor_discs(mon, k, &nd);
+        double *dv = malloc((nd ? nd : 1) * sizeof(double));
+        for (size_t i = 0; dv && i < nd; i++)
+            dv[i] = (double)disc[i];
+        e |= dv ? write_vector(g, "discs", dv, nd, "disc indices") : -1;
+        free(dv);
+        e |= write_matrix(g, "velocity_before", cr_pool_monitor_velocities(mon, k, 0, &nd), nd, 2,
+                          "m/s");
+        e |= write_matrix(g, "velocity_after", cr_pool_monitor_velocities(mon, k, 1, &nd), nd, 2,
+                          "m/s");
+        const cr_contact_record *rec = cr_pool_monitor_contacts(mon, k, &nc);
+        e |= write_contact_records(g, rec, nc);
+        e |= write_matrix(g, "vector_impulse", cr_pool_monitor_vector_impulses(mon, k, &nc), nc,
+                          2, "N s: integral of f n dt over the episode");
+        e |= write_matrix(g, "normal", cr_pool_monitor_normals(mon, k, &nc), nc, 2,
+                          "unit normal when the contact joined the episode (W column)");
+        H5Gclose(g);
+    }
+    H5Gclose(top);
+    return e;
+}
+
+int cr_store_write_pool(const char *path, const cr_pool *pool, const cr_pool_monitor *mon,
+                        const char *model_path, const char *model_text, const char *status,
+                        char *msg, size_t msglen)
 {
     if (!path || !pool || !status) {
         cr_set_msg(msg, msglen, "cr_store_write_pool: no path, pool or status");
@@ -632,6 +683,8 @@ int cr_store_write_pool(const char *path, const cr_pool *pool, const char *model
                          "from t = 0 (N s), vector impulse = integral of f n dt");
         H5Tclose(t);
         e |= write_event_table(f, cr_pool_events(pool), cr_pool_event_count(pool));
+        if (mon)
+            e |= write_pool_episodes(f, mon);
         if (H5Fclose(f) < 0)
             e = -1;
     }

@@ -71,6 +71,8 @@ check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
 "$CRADLE" run -o pool.h5 "$DATA/../../models/pool-bernoulli.yaml" > pool.txt 2>&1 \
     && grep -q "pool of 3 discs" pool.txt && h5dump -d /contacts pool.h5 >/dev/null 2>&1 \
     && ok "pool model runs and writes /contacts" || bad "pool run: $(cat pool.txt)"
+grep -q "3 impact episodes" pool.txt && h5dump -d /episodes pool.h5 >/dev/null 2>&1 \
+    && ok "pool episodes printed and stored" || bad "pool episodes: $(cat pool.txt)"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
 check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml

@@ -223,16 +223,20 @@ static int run_pool(const char *path, const char *text, size_t len, const char *
     }
     double E0 = cr_pool_kinetic_energy(pool), px0, py0;
     cr_pool_momentum(pool, &px0, &py0);
+    cr_pool_monitor *mon = cr_pool_monitor_create(pool);
     double t0 = tools_now();
     int rc = cr_pool_run(pool, set.t_end);
     double wall = tools_now() - t0;
     if (rc != CR_OK) {
         tools_error("%s: %s", path, cr_pool_last_error(pool));
+        cr_pool_monitor_destroy(mon);
         cr_pool_destroy(pool);
         return rc == CR_ERR_MODEL || rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
     }
-    if (cr_store_write_pool(out, pool, path, text, "complete", msg, sizeof msg) != CR_OK) {
+    cr_pool_monitor_finish(mon);
+    if (cr_store_write_pool(out, pool, mon, path, text, "complete", msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
+        cr_pool_monitor_destroy(mon);
         cr_pool_destroy(pool);
         return EXIT_RUN;
     }
@@ -261,7 +265,33 @@ static int run_pool(const char *path, const char *text, size_t len, const char *
         printf("  momentum: (%.9g, %.9g) -> (%.9g, %.9g) N s%s\n", px0, py0, px, py,
                "  (walls take momentum)");
         printf("  wrote %s\n", out);
+        size_t ne = cr_pool_monitor_episode_count(mon);
+        printf("  %zu impact episode%s\n", ne, ne == 1 ? "" : "s");
+        for (size_t k = 0; k < ne && k < 20; k++) {
+            cr_episode_info in;
+            cr_pool_monitor_get_episode(mon, k, &in);
+            size_t nd, nc;
+            cr_pool_monitor_discs(mon, k, &nd);
+            const cr_contact_record *r = cr_pool_monitor_contacts(mon, k, &nc);
+            printf("  episode %zu: t = %.6g .. %.6g s, %zu discs, reference contact %zu, "
+                   "kappa = %.9f\n",
+                   k + 1, in.t_start, in.t_end, nd, in.reference, in.kappa);
+            printf("    %7s %6s %12s %10s %10s %10s\n", "contact", "with", "P [N s]", "alpha",
+                   "e_N", "e_P");
+            for (size_t c = 0; c < nc && c < 12; c++) {
+                long i, j;
+                cr_pool_contact_bodies(pool, r[c].contact, &i, &j);
+                char with[32];
+                if (j >= 0)
+                    snprintf(with, sizeof with, "%ld-%ld", i, j);
+                else
+                    snprintf(with, sizeof with, "%ld|w%ld", i, -1 - j);
+                printf("    %7zu %6s %12.6g %10.6f %10.6f %10.6f\n", r[c].contact, with,
+                       r[c].impulse, r[c].alpha, r[c].newton, r[c].poisson);
+            }
+        }
     }
+    cr_pool_monitor_destroy(mon);
     cr_pool_destroy(pool);
     return 0;
 }

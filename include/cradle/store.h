@@ -53,10 +53,11 @@ CR_EXPORT const char *cr_store_last_error(const cr_store *store);
 /**
  * Writes the result of a pool run to @p path (atomically: temporary file and
  * rename): /final/position and /final/velocity (N × 2), /contacts (pairs with
- * their scalar and vector impulses; j < 0 is wall −1 − j), /events, and the
- * model text. Layout in docs/hdf5-layout.md ("Pools").
+ * their scalar and vector impulses; j < 0 is wall −1 − j), /events, the model
+ * text, and with a monitor /episodes and /episode/NNNN. Layout in docs/hdf5-layout.md ("Pools").
  */
-CR_EXPORT int cr_store_write_pool(const char *path, const cr_pool *pool, const char *model_path,
+CR_EXPORT int cr_store_write_pool(const char *path, const cr_pool *pool,
+                                  const cr_pool_monitor *mon, const char *model_path,
                                   const char *model_text, const char *status, char *msg,
                                   size_t msglen);
 
