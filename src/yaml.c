@@ -214,37 +214,5 @@ int cr_yaml_numbers(cr_yaml_ctx *ps, struct fy_node *node, const char *field, do
 
 char *cr_yaml_read_file(const char *path, size_t *len_out, char *msg, size_t msglen, int *rc)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        cr_set_msg(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
-        *rc = CR_ERR_IO;
-        return NULL;
-    }
-    size_t cap = 4096, len = 0;
-    char *text = malloc(cap);
-    while (text) {
-        len += fread(text + len, 1, cap - 1 - len, fp);
-        if (len < cap - 1)
-            break;
-        char *t = realloc(text, cap * 2);
-        if (!t) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = t;
-        cap *= 2;
-    }
-    int read_error = ferror(fp);
-    fclose(fp);
-    if (!text || read_error) {
-        free(text);
-        cr_set_msg(msg, msglen, "%s: %s", path, read_error ? "read error" : "out of memory");
-        *rc = read_error ? CR_ERR_IO : CR_ERR_NOMEM;
-        return NULL;
-    }
-    text[len] = '\0';
-    *len_out = len;
-    *rc = CR_OK;
-    return text;
+    return cr_file_read(path, len_out, msg, msglen, rc);
 }

@@ -334,9 +334,9 @@ static int cmd_run(int argc, char **argv)
     char msg[1024];
     cr_model *model = NULL;
     size_t len = 0;
-    char *text = tools_read_file(path, &len);
+    char *text = cr_file_read(path, &len, msg, sizeof msg, NULL);
     if (!text) {
-        tools_error("%s: cannot open: %s", path, strerror(errno));
+        tools_error("%s", msg);
         return EXIT_INPUT;
     }
     if (cr_modelfile_is_pool(text, len)) {

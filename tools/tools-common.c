@@ -36,30 +36,3 @@ const char *tools_default_model(void)
     return candidates[1];
 }
 
-char *tools_read_file(const char *path, size_t *len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *text = malloc(cap);
-    while (text) {
-        n += fread(text + n, 1, cap - 1 - n, fp);
-        if (n < cap - 1)
-            break;
-        char *t = realloc(text, 2 * cap);
-        if (!t) {
-            free(text);
-            text = NULL;
-            break;
-        }
-        text = t;
-        cap *= 2;
-    }
-    fclose(fp);
-    if (text) {
-        text[n] = '\0';
-        *len = n;
-    }
-    return text;
-}

@@ -16,9 +16,6 @@ void tools_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Path of the default model: the installed copy, else the source tree's. */
 const char *tools_default_model(void);
 
-/* Reads a whole file (NUL-terminated, free() it); NULL with errno set on failure. */
-char *tools_read_file(const char *path, size_t *len);
-
 /* Subcommands. */
 int cmd_law(int argc, char **argv);
 void usage_law(FILE *out);

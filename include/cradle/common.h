@@ -40,6 +40,12 @@ typedef enum {
 /** @return a static, human readable text for an error code. */
 CR_EXPORT const char *cr_strerror(int code);
 
+/**
+ * Reads a whole file into a new NUL-terminated buffer (free() it); its length in
+ * @p len. @return NULL with "path: reason" in @p msg (rc in @p rc if not NULL).
+ */
+CR_EXPORT char *cr_file_read(const char *path, size_t *len, char *msg, size_t msglen, int *rc);
+
 /** @return the library version string, e.g. "0.1.0". */
 CR_EXPORT const char *cr_version(void);
 
