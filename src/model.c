@@ -384,3 +384,41 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
     }
     return CR_OK;
 }
+
+cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last, const double *x,
+                            const double *v)
+{
+    if (!model || first > last || last >= model->n)
+        return NULL;
+    cr_model *sub = cr_model_create();
+    if (!sub)
+        return NULL;
+    sub->def = model->def;
+    sub->settings = model->settings;
+    sub->gravity = model->gravity;
+    if (model->name && cr_model_set_name(sub, model->name) != CR_OK) {
+        cr_model_destroy(sub);
+        return NULL;
+    }
+    for (size_t i = first; i <= last; i++) {
+        const ball *b = &model->balls[i];
+        int k = cr_model_add_ball(sub, b->mass, b->radius, x ? x[i - first] : b->x,
+                                  v ? v[i - first] : b->v);
+        if (k < 0) {
+            cr_model_destroy(sub);
+            return NULL;
+        }
+        /* everything a body carries, including the pair to its right; the last
+         * body's right pair is outside the sub-chain */
+        ball *nb = &sub->balls[k];
+        double xi = nb->x, vi = nb->v;
+        *nb = *b;
+        nb->x = xi;
+        nb->v = vi;
+        if (i == last) {
+            nb->has_right = nb->has_link = nb->has_target = 0;
+            nb->contact_off = 0;
+        }
+    }
+    return sub;
+}

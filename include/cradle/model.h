@@ -119,6 +119,17 @@ CR_EXPORT const cr_contact_params *cr_model_contact(const cr_model *model, size_
 CR_EXPORT double cr_model_initial_overlap(const cr_model *model, size_t c);
 
 /**
+ * A new model holding bodies @p first … @p last of @p model, with their pair laws,
+ * links, targets, pendulums, gravity and settings; positions and velocities from
+ * @p x and @p v (last − first + 1 values each) or, when NULL, the originals.
+ * The building block for advancing one contact cluster while the rest of a long
+ * chain moves freely: a cluster's simulator is cr_sim_create of its sub-chain.
+ * @return NULL on bad indices or out of memory.
+ */
+CR_EXPORT cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last,
+                                      const double *x, const double *v);
+
+/**
  * Checks the physics before anything is integrated: finite numbers, positive
  * masses and radii, increasing positions, no initial interpenetration beyond
  * CR_GEOM_TOL, valid contact laws and settings.
