@@ -529,3 +529,41 @@ const double *cr_pool_monitor_normals(const cr_pool_monitor *m, size_t k, size_t
     *n = e ? e->nmem : 0;
     return e ? e->nrm : NULL;
 }
+
+cr_impact *cr_pool_monitor_impact(const cr_pool_monitor *m, size_t k)
+{
+    const pepisode *e = done(m, k);
+    if (!e || e->ndisc == 0)
+        return NULL;
+    size_t nd = e->ndisc, n = 2 * nd;
+    cr_impact *imp = cr_impact_create(n, e->nmem);
+    double *mass = malloc(n * sizeof(double)), *w = malloc(n * sizeof(double));
+    if (!imp || !mass || !w) {
+        cr_impact_destroy(imp);
+        imp = NULL;
+        goto done;
+    }
+    for (size_t q = 0; q < nd; q++)
+        mass[2 * q] = mass[2 * q + 1] = m->mass[e->disc[q]];
+    cr_impact_set_mass_diagonal(imp, mass);
+    cr_impact_set_velocity(imp, e->ub);
+    for (size_t c = 0; c < e->nmem; c++) {
+        long i, j;
+        cr_pool_contact_bodies(m->pool, e->mem[c].id, &i, &j);
+        memset(w, 0, n * sizeof(double));
+        for (size_t q = 0; q < nd; q++) {
+            double s = 0.0;
+            if ((long)e->disc[q] == j || (j < 0 && (long)e->disc[q] == i))
+                s = 1.0;
+            else if ((long)e->disc[q] == i)
+                s = -1.0;
+            w[2 * q] = s * e->nrm[2 * c];
+            w[2 * q + 1] = s * e->nrm[2 * c + 1];
+        }
+        cr_impact_set_gradient(imp, c, w);
+    }
+done:
+    free(mass);
+    free(w);
+    return imp;
+}

@@ -619,8 +619,23 @@ static int write_pool_episodes(hid_t f, const cr_pool_monitor *mon)
         e |= write_contact_records(g, rec, nc);
         e |= write_matrix(g, "vector_impulse", cr_pool_monitor_vector_impulses(mon, k, &nc), nc,
                           2, "N s: integral of f n dt over the episode");
-        e |= write_matrix(g, "normal", cr_pool_monitor_normals(mon, k, &nc), nc, 2,
+        const double *nrm = cr_pool_monitor_normals(mon, k, &nc);
+        e |= write_matrix(g, "normal", nrm, nc, 2,
                           "unit normal when the contact joined the episode (W column)");
+        /* kinetic angles (001 eq. 39-40) in the impact configuration */
+        cr_impact *imp = cr_pool_monitor_impact(mon, k);
+        double *cosm = malloc((nc ? nc * nc : 1) * sizeof(double));
+        if (!imp || !cosm) {
+            e = -1;
+        } else {
+            for (size_t a = 0; a < nc; a++)
+                for (size_t b = 0; b < nc; b++)
+                    cosm[a * nc + b] = cr_impact_kinetic_cosine(imp, a, b);
+            e |= write_matrix(g, "kinetic_cosine", cosm, nc, nc,
+                              "cos of the kinetic angle, 001 eq. 39-40");
+        }
+        cr_impact_destroy(imp);
+        free(cosm);
         H5Gclose(g);
     }
     H5Gclose(top);

@@ -73,6 +73,9 @@ check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
     && ok "pool model runs and writes /contacts" || bad "pool run: $(cat pool.txt)"
 grep -q "3 impact episodes" pool.txt && h5dump -d /episodes pool.h5 >/dev/null 2>&1 \
     && ok "pool episodes printed and stored" || bad "pool episodes: $(cat pool.txt)"
+"$CRADLE" run --json -o pool2.h5 "$DATA/../../models/pool-bernoulli.yaml" > pool.json \
+    && grep -q '"model_kind": "pool-2d"' pool.json && grep -q '"vector_impulse": \[' pool.json \
+    && ok "pool --json" || bad "pool --json: $(head -c 300 pool.json)"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
 check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml

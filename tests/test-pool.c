@@ -313,8 +313,26 @@ static void pool_episodes(void)
         CHECK(worst <= 1e-10, "episode %zu: vector impulse balance %.3g", k, worst);
         CHECK_REL(in.kappa, 1.0, 1e-9, "undamped pool episode: kappa = 1");
         CHECK(in.complete, "ended by the rule");
-        if (k == 0)
+        if (k == 0) {
             CHECK(nd == 3 && disc[0] == 0 && disc[2] == 2, "first episode: discs 0, 1, 2");
+            /* kinetic angle of contacts 0-1 and 1-2 at θ = π/3: n₁·n₂ = −½ cos θ
+             * (001 eq. 42), from the episode's impact configuration */
+            cr_impact *imp = cr_pool_monitor_impact(mon, k);
+            size_t a = nc, b = nc;
+            for (size_t c = 0; c < nc; c++) {
+                long i, j;
+                cr_pool_contact_bodies(p, rec[c].contact, &i, &j);
+                if (i == 0 && j == 1)
+                    a = c;
+                if (i == 1 && j == 2)
+                    b = c;
+            }
+            CHECK(imp && a < nc && b < nc, "contacts 0-1 and 1-2 in the episode");
+            if (imp && a < nc && b < nc)
+                CHECK_REL(cr_impact_kinetic_cosine(imp, a, b), -0.5 * cos(th), 1e-6,
+                          "001 eq. 42 from the pool episode (normals at first touch)");
+            cr_impact_destroy(imp);
+        }
         if (k == 1) {
             CHECK(nd == 2 && disc[0] == 3, "second episode: discs 3, 4");
             /* one contact between equal discs: eN = eP = 1, P = m v */

@@ -212,7 +212,57 @@ static void print_summary(const cr_model *model, const char *path, const cr_sim 
 }
 
 /* A planar pool: integrate, summarise, write the results. */
-static int run_pool(const char *path, const char *text, size_t len, const char *out, int quiet)
+static void print_pool_json(const cr_pool *pool, const cr_pool_monitor *mon, double wall,
+                            const char *out)
+{
+    size_t n = cr_pool_disc_count(pool);
+    double *v = malloc(2 * n * sizeof(double));
+    if (!v)
+        return;
+    cr_pool_get_velocities(pool, v);
+    printf("{\"model_kind\": \"pool-2d\", \"output\": \"%s\", \"t_end\": ", out);
+    json_num(cr_pool_get_time(pool));
+    printf(", \"wall_time\": %.6f, \"final_velocities\": ", wall);
+    json_vec(v, 2 * n);
+    free(v);
+    printf(", \"episodes\": [");
+    for (size_t k = 0; k < cr_pool_monitor_episode_count(mon); k++) {
+        cr_episode_info in;
+        cr_pool_monitor_get_episode(mon, k, &in);
+        size_t nd, nc;
+        const size_t *disc = cr_pool_monitor_discs(mon, k, &nd);
+        const cr_contact_record *r = cr_pool_monitor_contacts(mon, k, &nc);
+        const double *vec = cr_pool_monitor_vector_impulses(mon, k, &nc);
+        printf("%s{\"t_start\": %.17g, \"t_end\": %.17g, \"reference\": %zu, \"kappa\": ",
+               k ? ", " : "", in.t_start, in.t_end, in.reference);
+        json_num(in.kappa);
+        printf(", \"discs\": [");
+        for (size_t q = 0; q < nd; q++)
+            printf("%s%zu", q ? ", " : "", disc[q]);
+        printf("], \"contacts\": [");
+        for (size_t c = 0; c < nc; c++) {
+            long i, j;
+            cr_pool_contact_bodies(pool, r[c].contact, &i, &j);
+            printf("%s{\"contact\": %zu, \"i\": %ld, \"j\": %ld, \"impulse\": ", c ? ", " : "",
+                   r[c].contact, i, j);
+            json_num(r[c].impulse);
+            printf(", \"vector_impulse\": ");
+            json_vec(vec + 2 * c, 2);
+            printf(", \"alpha\": ");
+            json_num(r[c].alpha);
+            printf(", \"newton\": ");
+            json_num(r[c].newton);
+            printf(", \"poisson\": ");
+            json_num(r[c].poisson);
+            printf("}");
+        }
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
+static int run_pool(const char *path, const char *text, size_t len, const char *out, int quiet,
+                    int json)
 {
     char msg[1024];
     cr_pool *pool = NULL;
@@ -240,6 +290,8 @@ static int run_pool(const char *path, const char *text, size_t len, const char *
         cr_pool_destroy(pool);
         return EXIT_RUN;
     }
+    if (json)
+        print_pool_json(pool, mon, wall, out);
     if (!quiet) {
         size_t n = cr_pool_disc_count(pool);
         cr_sim_stats st = cr_pool_get_stats(pool);
@@ -340,7 +392,7 @@ static int cmd_run(int argc, char **argv)
         return EXIT_INPUT;
     }
     if (cr_modelfile_is_pool(text, len)) {
-        int st = run_pool(path, text, len, out, quiet || json);
+        int st = run_pool(path, text, len, out, quiet || json, json);
         free(text);
         return st;
     }

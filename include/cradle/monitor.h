@@ -123,5 +123,12 @@ CR_EXPORT const double *cr_pool_monitor_vector_impulses(const cr_pool_monitor *m
  * at its start, two per contact record: the impact configuration's W.
  */
 CR_EXPORT const double *cr_pool_monitor_normals(const cr_pool_monitor *mon, size_t k, size_t *n);
+/**
+ * The impact configuration of pool episode k for the rigid laws: 2 dofs per disc
+ * of cr_pool_monitor_discs (vx, vy), M = diag of the masses, one column per
+ * contact record from the normals at joining (+n on disc j and on the disc of a
+ * wall contact, −n on disc i), u⁻. Caller destroys.
+ */
+CR_EXPORT cr_impact *cr_pool_monitor_impact(const cr_pool_monitor *mon, size_t k);
 
 #endif
