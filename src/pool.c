@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sunlinsol/sunlinsol_klu.h>
+#include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "priv.h"
@@ -65,6 +66,8 @@ struct cr_pool {
     int *rootsfound;
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
+    cr_pool_solver solver;
+    double *pblock; /* GMRES: per disc, the inverse of the 4×4 block of I − γJ */
 
     double t;
     int ran;
@@ -213,6 +216,143 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
     return 0;
 }
 
+/*
+ * ∂F/∂b (Gb) and ∂F/∂w (Gw) of contact k, with F the force on j (pairs: F = f n,
+ * b and w the relative displacement and velocity of j with respect to i) or on
+ * the disc (walls: F = f m, b and w its own). 2×2 row-major.
+ *   pairs: Gb = −f_δ n nᵀ − f_δ̇ n wᵀ(I − nnᵀ)/|a| + f (I − nnᵀ)/|a|, Gw = −f_δ̇ n nᵀ
+ *   walls: Gb = −f_δ m mᵀ, Gw = −f_δ̇ m mᵀ
+ * @return 0 when the contact exerts nothing (both zero).
+ */
+static int contact_blocks(const cr_pool *p, const double *y, const contact *k, double *Gb,
+                          double *Gw)
+{
+    double delta, rate, nx, ny, dist, fd, fv;
+    geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double f = cr_contact_force(&p->law, delta, rate);
+    cr_contact_partials(&p->law, delta, rate, 1e-6 * p->L, &fd, &fv);
+    if (f == 0.0 && fd == 0.0 && fv == 0.0)
+        return 0;
+    double nn[4] = {nx * nx, nx * ny, ny * nx, ny * ny};
+    if (is_wall(k)) {
+        for (int q = 0; q < 4; q++) {
+            Gb[q] = -fd * nn[q];
+            Gw[q] = -fv * nn[q];
+        }
+        return 1;
+    }
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
+    double P[4] = {1 - nn[0], -nn[1], -nn[2], 1 - nn[3]};
+    double wP[2] = {wx * P[0] + wy * P[2], wx * P[1] + wy * P[3]};
+    double nv[2] = {nx, ny};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            Gb[2 * a + b] =
+                -fd * nn[2 * a + b] - fv * nv[a] * wP[b] / dist + f * P[2 * a + b] / dist;
+            Gw[2 * a + b] = -fv * nn[2 * a + b];
+        }
+    return 1;
+}
+
+/* Inverse of a 4×4 matrix by Gauss–Jordan with partial pivoting; 0 if singular. */
+static int invert4(const double *A, double *inv)
+{
+    double M[4][8];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 8; c++)
+            M[r][c] = c < 4 ? A[4 * r + c] : (c - 4 == r);
+    for (int c = 0; c < 4; c++) {
+        int piv = c;
+        for (int r = c + 1; r < 4; r++)
+            if (fabs(M[r][c]) > fabs(M[piv][c]))
+                piv = r;
+        if (M[piv][c] == 0.0)
+            return 0;
+        for (int q = 0; q < 8; q++) {
+            double t = M[c][q];
+            M[c][q] = M[piv][q];
+            M[piv][q] = t;
+        }
+        double d = M[c][c];
+        for (int q = 0; q < 8; q++)
+            M[c][q] /= d;
+        for (int r = 0; r < 4; r++)
+            if (r != c) {
+                double f = M[r][c];
+                for (int q = 0; q < 8; q++)
+                    M[r][q] -= f * M[c][q];
+            }
+    }
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            inv[4 * r + c] = M[r][c + 4];
+    return 1;
+}
+
+/* GMRES preconditioner: per disc, the 4×4 diagonal block of I − γJ (its own
+ * displacement and velocity coupling through every contact it has), inverted. */
+static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok,
+                  sunbooleantype *jcur, sunrealtype gamma, void *user)
+{
+    (void)t, (void)fy, (void)jok;
+    cr_pool *p = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *B = p->pblock;
+    /* start from J's own part: ḋ = v */
+    for (size_t i = 0; i < p->n; i++) {
+        double *b = B + 16 * i;
+        memset(b, 0, 16 * sizeof(double));
+        b[0 * 4 + 2] = 1.0;
+        b[1 * 4 + 3] = 1.0;
+    }
+    for (size_t s = 0; s < p->nslots; s++) {
+        if (p->slot_contact[s] < 0)
+            continue;
+        const contact *k = &p->c[p->slot_contact[s]];
+        double Gb[4], Gw[4];
+        if (!contact_blocks(p, y, k, Gb, Gw))
+            continue;
+        size_t ends[2] = {(size_t)k->i, is_wall(k) ? (size_t)-1 : (size_t)k->j};
+        for (int e = 0; e < 2; e++) {
+            size_t d = ends[e];
+            if (d == (size_t)-1)
+                continue;
+            double *b = B + 16 * d;
+            for (int a = 0; a < 2; a++)
+                for (int c = 0; c < 2; c++) {
+                    b[(2 + a) * 4 + c] += p->accel[d] * p->L * Gb[2 * a + c];
+                    b[(2 + a) * 4 + 2 + c] += p->accel[d] * p->V * Gw[2 * a + c];
+                }
+        }
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        double *b = B + 16 * i, M[16];
+        for (int q = 0; q < 16; q++)
+            M[q] = (q % 5 == 0 ? 1.0 : 0.0) - gamma * b[q];
+        if (!invert4(M, b))
+            return 1; /* recoverable: CVODE retries with a smaller step */
+    }
+    *jcur = SUNTRUE;
+    return 0;
+}
+
+static int psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector zv,
+                  sunrealtype gamma, sunrealtype delta, int lr, void *user)
+{
+    (void)t, (void)yv, (void)fy, (void)gamma, (void)delta, (void)lr;
+    const cr_pool *p = user;
+    const double *r = N_VGetArrayPointer(rv);
+    double *z = N_VGetArrayPointer(zv);
+    for (size_t i = 0; i < p->n; i++) {
+        const double *b = p->pblock + 16 * i, *ri = r + 4 * i;
+        for (int a = 0; a < 4; a++)
+            z[4 * i + (size_t)a] =
+                b[4 * a] * ri[0] + b[4 * a + 1] * ri[1] + b[4 * a + 2] * ri[2] + b[4 * a + 3] * ri[3];
+    }
+    return 0;
+}
+
 /* Position of entry (row, col) in the CSC pattern (binary search in the column). */
 static sunindextype slot_of(SUNMatrix J, sunindextype row, sunindextype col)
 {
@@ -261,44 +401,20 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
         add(J, 4 * i, 4 * i + 2, 1.0);
         add(J, 4 * i + 1, 4 * i + 3, 1.0);
     }
-    double floor = 1e-6 * p->L;
     for (size_t s = 0; s < p->nslots; s++) {
         if (p->slot_contact[s] < 0)
             continue;
         const contact *k = &p->c[p->slot_contact[s]];
-        double delta, rate, nx, ny, dist, fd, fv;
-        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-        double f = cr_contact_force(&p->law, delta, rate);
-        cr_contact_partials(&p->law, delta, rate, floor, &fd, &fv);
-        if (f == 0.0 && fd == 0.0 && fv == 0.0)
+        double Gb[4], Gw[4];
+        if (!contact_blocks(p, y, k, Gb, Gw))
             continue;
         size_t i = (size_t)k->i;
-        double nn[4] = {nx * nx, nx * ny, ny * nx, ny * ny};
         if (is_wall(k)) {
-            /* F = f m, ∂F/∂d = −f_δ m mᵀ, ∂F/∂v = −f_δ̇ m mᵀ */
-            double Gb[4], Gw[4];
-            for (int q = 0; q < 4; q++) {
-                Gb[q] = -fd * nn[q];
-                Gw[q] = -fv * nn[q];
-            }
             add_block(J, i, i, 0, p->accel[i] * p->L, Gb);
             add_block(J, i, i, 2, p->accel[i] * p->V, Gw);
             continue;
         }
         size_t j = (size_t)k->j;
-        /* F = f n on j: ∂F/∂b = −f_δ n nᵀ − f_δ̇ n wᵀ(I − nnᵀ)/|a| + f (I − nnᵀ)/|a|,
-         * ∂F/∂w = −f_δ̇ n nᵀ, with b, w the relative displacement and velocity */
-        double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
-        double P[4] = {1 - nn[0], -nn[1], -nn[2], 1 - nn[3]};
-        double wP[2] = {wx * P[0] + wy * P[2], wx * P[1] + wy * P[3]};
-        double Gb[4], Gw[4];
-        double nv[2] = {nx, ny};
-        for (int a = 0; a < 2; a++)
-            for (int b = 0; b < 2; b++) {
-                Gb[2 * a + b] = -fd * nn[2 * a + b] - fv * nv[a] * wP[b] / dist +
-                                f * P[2 * a + b] / dist;
-                Gw[2 * a + b] = -fv * nn[2 * a + b];
-            }
         double aj = p->accel[j], ai = p->accel[i];
         add_block(J, j, j, 0, aj * p->L, Gb);
         add_block(J, j, i, 0, -aj * p->L, Gb);
@@ -441,6 +557,7 @@ void cr_pool_destroy(cr_pool *p)
     free(p->rootsfound);
     free(p->pat_ptr);
     free(p->pat_idx);
+    free(p->pblock);
     if (p->nbr)
         for (size_t i = 0; i < p->n; i++)
             free(p->nbr[i]);
@@ -572,6 +689,14 @@ int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
     return CR_OK;
 }
 
+int cr_pool_set_linear_solver(cr_pool *p, cr_pool_solver solver)
+{
+    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_POOL_SOLVER_GMRES, p ? p->err : NULL,
+             CR_ERR_INVALID);
+    p->solver = solver;
+    return CR_OK;
+}
+
 int cr_pool_set_skin(cr_pool *p, double rel)
 {
     CR_CHECK(p && rel > 0 && isfinite(rel), p ? p->err : NULL, CR_ERR_INVALID);
@@ -582,6 +707,11 @@ int cr_pool_set_skin(cr_pool *p, double rel)
 /* ---- neighbour search and rebuilds ---------------------------------------- */
 
 static void bank_stats(cr_pool *p);
+
+static int use_gmres(const cr_pool *p)
+{
+    return p->solver == CR_POOL_SOLVER_GMRES || (p->solver == CR_POOL_SOLVER_AUTO && p->n >= 2000);
+}
 
 typedef struct {
     int64_t key;
@@ -743,6 +873,31 @@ static int rebuild(cr_pool *p)
     for (size_t i = 0; i < n; i++) {
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];
+    }
+    if (use_gmres(p)) {
+        /* matrix-free: the preconditioner is rebuilt from the contact list at every
+         * setup, so a new list needs only the restart */
+        int flag = CV_SUCCESS;
+        if (p->ran) {
+            bank_stats(p);
+            flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
+            if (flag == CV_SUCCESS)
+                flag = CVodeQuadReInit(p->cvode, p->yQ);
+            p->rebuilds++;
+        } else {
+            p->pblock = malloc(16 * n * sizeof(double));
+            p->LS = p->pblock ? SUNLinSol_SPGMR(p->y, SUN_PREC_LEFT, 30, p->ctx) : NULL;
+            if (!p->LS)
+                return CR_ERR_NOMEM;
+            flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
+            if (flag == CV_SUCCESS)
+                flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
+        }
+        if (flag != CV_SUCCESS) {
+            cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+            return CR_ERR_SOLVER;
+        }
+        return CR_OK;
     }
 
     /* CSC pattern: column block of disc i holds its own 4 rows and the velocity

@@ -8,7 +8,7 @@
  * overlap δ = rᵢ + rⱼ − |pⱼ − pᵢ|, normal n from i to j, force f n on j and
  * −f n on i. Every contact closing, maximum compression and release is located
  * by root finding; scalar impulses ∫ f dt and vector impulses ∫ f n dt are
- * quadratures.
+ * quadratures. Newton iterations use KLU or, for large pools, matrix-free GMRES.
  */
 #ifndef CRADLE_POOL_H
 #define CRADLE_POOL_H
@@ -43,6 +43,13 @@ CR_EXPORT void cr_pool_destroy(cr_pool *p);
  */
 CR_EXPORT int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
 CR_EXPORT int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
+/** Linear solver of the Newton iterations. */
+typedef enum {
+    CR_POOL_SOLVER_AUTO = 0, /**< KLU below 2000 discs, GMRES above */
+    CR_POOL_SOLVER_KLU,      /**< sparse direct (SuiteSparse KLU): exact, fill-in ~N^1.5 */
+    CR_POOL_SOLVER_GMRES     /**< SPGMR with a per-disc 4×4 block preconditioner: O(N) */
+} cr_pool_solver;
+CR_EXPORT int cr_pool_set_linear_solver(cr_pool *p, cr_pool_solver solver);
 /** Neighbour-list skin relative to the largest radius (default 0.5). */
 CR_EXPORT int cr_pool_set_skin(cr_pool *p, double rel_skin);
 /**
@@ -101,7 +108,7 @@ CR_EXPORT int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *
  * Diagnostic: compares the analytic sparse Jacobian at the current state with
  * central differences of the right-hand side (dense, O(N²): small pools) and
  * returns in @p max_rel the largest difference relative to the largest entry.
- * Call after cr_pool_run.
+ * Call after cr_pool_run with the KLU solver (CR_ERR_INVALID otherwise).
  */
 CR_EXPORT int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 
