@@ -221,7 +221,7 @@ static int vec3(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const c
 
 static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c)
 {
-    static const char *const keys[] = {"bodies", "contacts", NULL};
+    static const char *const keys[] = {"bodies", "contacts", "pin", NULL};
     static const char *const bkeys[] = {"mass", "inertia", "v", "omega", NULL};
     static const char *const ckeys[] = {"bodies", "r_a", "r_b", "normal", NULL};
     if (cr_yaml_need_map(ps, map, 0, "rigid") || cr_yaml_check_keys(ps, map, "rigid", keys))
@@ -280,7 +280,18 @@ static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c)
         for (int j = 0; j < 3; j++)
             k[i].normal[j] /= len;
     }
-    if (b && k && ps->rc == CR_OK)
+    struct fy_node *pin = cr_yaml_child(map, "pin");
+    double rp[3];
+    if (b && k && ps->rc == CR_OK && pin) {
+        /* one body on a spherical joint (004 sect. 4): the dofs are ω */
+        if (nb != 1)
+            cr_yaml_fail(ps, cr_yaml_line(pin), "rigid.pin", "a pin holds exactly one body");
+        else if (vec3(ps, map, "rigid", "pin", 1, rp) == CR_OK)
+            c->imp = cr_impact_create_pinned(b, rp, nc, k);
+        if (ps->rc == CR_OK && !c->imp)
+            cr_yaml_fail(ps, cr_yaml_line(pin), "rigid.pin",
+                         "each contact must join the body and the ground");
+    } else if (b && k && ps->rc == CR_OK)
         c->imp = cr_impact_create_rigid(nb, b, nc, k);
     free(b);
     free(k);

@@ -239,6 +239,37 @@ cr_impact *cr_impact_create_rigid(size_t nb, const cr_rigid_body *bodies, size_t
     return imp;
 }
 
+cr_impact *cr_impact_create_pinned(const cr_rigid_body *b, const double *rp, size_t nc,
+                                   const cr_rigid_contact *contacts)
+{
+    if (!b || !rp || (nc && !contacts))
+        return NULL;
+    cr_impact *imp = cr_impact_create(3, nc);
+    if (!imp)
+        return NULL;
+    double r2 = rp[0] * rp[0] + rp[1] * rp[1] + rp[2] * rp[2];
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++)
+            CR_AT(imp->M, 3, i, j) = b->mass * ((i == j ? r2 : 0.0) - rp[i] * rp[j]);
+        CR_AT(imp->M, 3, i, i) += b->inertia[i];
+        imp->u[i] = b->omega[i];
+    }
+    for (size_t k = 0; k < nc; k++) {
+        const cr_rigid_contact *c = &contacts[k];
+        int on_b = c->body_b == 0, on_a = c->body_a == 0;
+        if (on_a == on_b) { /* the body must be on exactly one side, the ground on the other */
+            cr_impact_destroy(imp);
+            return NULL;
+        }
+        const double *r = on_b ? c->r_b : c->r_a;
+        double d[3] = {r[0] - rp[0], r[1] - rp[1], r[2] - rp[2]}, w[3];
+        cross(d, c->normal, w);
+        for (int i = 0; i < 3; i++)
+            CR_AT(imp->W, 3, i, k) = on_b ? w[i] : -w[i];
+    }
+    return imp;
+}
+
 size_t cr_impact_dof_count(const cr_impact *imp)
 {
     return imp->n;

@@ -406,6 +406,36 @@ static void pandrea(void)
            cr_law_status_name(cr_law_result_status(res)));
     cr_impact_destroy(imp);
 
+    /* 004 sect. 4, the shell on a spherical joint (Fig. 4 b): m = 120 kg,
+     * a = b = 0.5 m, J = m a²/3 (1, 1, 2), ω⁰ = (8, −2, 0) rad/s (v_z⁰ = −5 m/s
+     * is then implied), k = 0.7, pin at (a, a, 0) from the centre, impacts along
+     * z at (a, −a) and (−a, −a). The printed P = (1190, −3808) N s does not follow
+     * from eq. 7 (seeds/README); the re-derivation gives P = (102, 544) N s. */
+    {
+        const double a = 0.5, m = 120.0;
+        cr_rigid_body shell = {.mass = m, .inertia = {m * a * a / 3, m * a * a / 3,
+                                                      2 * m * a * a / 3},
+                               .omega = {8, -2, 0}};
+        const double pin[3] = {a, a, 0};
+        cr_rigid_contact pts[2] = {
+            {.body_a = -1, .body_b = 0, .r_b = {a, -a, 0}, .normal = {0, 0, 1}},
+            {.body_a = -1, .body_b = 0, .r_b = {-a, -a, 0}, .normal = {0, 0, 1}},
+        };
+        cr_impact *pinned = cr_impact_create_pinned(&shell, pin, 2, pts);
+        cr_law_params pk;
+        cr_law_params_init(&pk);
+        pk.restitution = 0.7;
+        double gk[2];
+        cr_impact_get_gamma(pinned, gk);
+        CHECK_REL(gk[0], -8.0, 1e-14, "shell: v_A1 = v_z + (w x r)_z = -8 m/s");
+        CHECK_REL(gk[1], -10.0, 1e-14, "shell: v_A2 = -10 m/s");
+        solve(pinned, CR_LAW_PANDREA, &pk);
+        CHECK_REL(cr_law_result_impulse(res, 0)[0], 102.0, 1e-12,
+                  "004 eq. 7 re-derived (seeds/README): P1 = 102 N s");
+        CHECK_REL(cr_law_result_impulse(res, 0)[1], 544.0, 1e-12, "P2 = 544 N s");
+        cr_impact_destroy(pinned);
+    }
+
     /* a table with four parallel legs is undetermined (004 Fig. 2 b) */
     cr_rigid_body table = {.mass = 10, .inertia = {1, 1, 1}, .v = {0, 0, -1}};
     cr_rigid_contact legs[4];

@@ -108,6 +108,17 @@ typedef struct {
 CR_EXPORT cr_impact *cr_impact_create_rigid(size_t nbodies, const cr_rigid_body *bodies,
                                             size_t ncontacts, const cr_rigid_contact *contacts);
 
+/**
+ * Builder for one rigid body turning about a fixed point (a spherical joint at
+ * @p r_pin from the centre; 004 sect. 4, the constrained body): the dofs are ω
+ * (3), the velocity of the centre being v = ω × (−r_pin); M = J + m(|r|²I − r rᵀ)
+ * (parallel axes), and a contact at r_k with normal n (body = body_b, or body_a
+ * with the opposite sign; the other side fixed) has the column (r_k − r_pin) × n.
+ * u⁻ is body->omega; body->v is ignored (it is implied).
+ */
+CR_EXPORT cr_impact *cr_impact_create_pinned(const cr_rigid_body *body, const double *r_pin,
+                                             size_t ncontacts, const cr_rigid_contact *contacts);
+
 CR_EXPORT size_t cr_impact_dof_count(const cr_impact *imp);
 CR_EXPORT size_t cr_impact_contact_count(const cr_impact *imp);
 CR_EXPORT const char *cr_impact_last_error(const cr_impact *imp);
