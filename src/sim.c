@@ -751,7 +751,10 @@ int cr_sim_run(cr_sim *s, double t_end)
     }
     int automatic = t_end <= 0.0;
     double t_stop = automatic ? safety_cap(s) : t_end;
-    double dt = s->out_interval > 0.0 ? s->out_interval : 0.25 * s->T;
+    /* default sampling: ~12 samples per contact duration, but no more than about
+     * 1000 frames over a given end time (long chains write N columns a frame) */
+    double dt = s->out_interval > 0.0 ? s->out_interval
+                                      : fmax(0.25 * s->T, automatic ? 0.0 : t_end / 1000.0);
     CVodeSetStopTime(s->cvode, t_stop / s->T);
 
     s->t = 0.0;
@@ -766,6 +769,15 @@ int cr_sim_run(cr_sim *s, double t_end)
      * centres of mass separate can still touch again while their waves ring */
     double pending = INFINITY;
     for (long k = 1;;) {
+        /* a stop request is honoured at once, between any two returns */
+        if (s->stop_requested) {
+            if (emit(s) != CR_OK) {
+                rc = CR_ERR_INTERRUPTED;
+                goto interrupted;
+            }
+            rc = CR_ERR_INTERRUPTED;
+            goto interrupted;
+        }
         double tout = fmin(fmin(k * dt, t_stop), pending);
         sunrealtype tret;
         int flag = CVode(s->cvode, tout / s->T, s->y, &tret, CV_NORMAL);

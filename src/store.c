@@ -440,6 +440,66 @@ static int write_contact_records(hid_t g, const cr_contact_record *rec, size_t n
     return e;
 }
 
+/* Episodes with more contacts than this store no dense matrices. */
+#define DENSE_MAX 256
+
+static int write_episode_events(hid_t g, const size_t *ev, size_t nev)
+{
+    long *li = malloc((nev ? nev : 1) * sizeof(long));
+    if (!li)
+        return -1;
+    for (size_t i = 0; i < nev; i++)
+        li[i] = (long)ev[i];
+    hsize_t dim = nev;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d = H5Dcreate2(g, "events", H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    int e = d < 0 || (nev && H5Dwrite(d, H5T_NATIVE_LONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, li) < 0)
+                ? -1
+                : 0;
+    if (d >= 0) {
+        e |= attr_string(d, "description", "rows of /events, in time order");
+        H5Dclose(d);
+    }
+    H5Sclose(space);
+    free(li);
+    return e;
+}
+
+/* α matrix, kinetic angles, and the rigid-law configuration M, W of an episode. */
+static int write_episode_matrices(hid_t g, const cr_monitor *mon, size_t k,
+                                  const cr_contact_record *rec, size_t nc)
+{
+    cr_impact *imp = cr_monitor_impact(mon, k);
+    size_t nd = imp ? cr_impact_dof_count(imp) : 0, nu = imp ? cr_impact_contact_count(imp) : 0;
+    size_t cap = nc * nc + nd * nd + nd * nu + 1;
+    double *buf = imp ? malloc(cap * sizeof(double)) : NULL;
+    int e = 0;
+    if (!imp || !buf) {
+        cr_impact_destroy(imp);
+        free(buf);
+        return -1;
+    }
+    /* α_ij = P_j / P_i (001 eq. 26's order), row i, column j */
+    for (size_t i = 0; i < nc; i++)
+        for (size_t j = 0; j < nc; j++)
+            buf[i * nc + j] = rec[i].impulse != 0.0 ? rec[j].impulse / rec[i].impulse : NAN;
+    e |= write_matrix(g, "alpha_matrix", buf, nc, nc, "alpha_ij = P_j / P_i");
+    for (size_t i = 0; i < nu; i++)
+        for (size_t j = 0; j < nu; j++)
+            buf[i * nu + j] = cr_impact_kinetic_cosine(imp, i, j);
+    e |= write_matrix(g, "kinetic_cosine", buf, nu, nu,
+                      "cos of the kinetic angle, 001 eq. 39-40; unilateral contacts");
+    /* the rigid-law configuration: moving balls × unilateral contacts */
+    cr_impact_get_mass(imp, buf);
+    e |= write_matrix(g, "M", buf, nd, nd, "kg; rows/columns: the moving balls");
+    cr_impact_get_gradients(imp, buf);
+    e |= write_matrix(g, "W", buf, nd, nu, "gamma = W^T u; columns: the unilateral contacts");
+    cr_impact_destroy(imp);
+    free(buf);
+    return e;
+}
+
 int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
 {
     CR_CHECK(st && mon, st ? st->err : NULL, CR_ERR_INVALID);
@@ -466,57 +526,19 @@ int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
         e |= write_vector(g, "velocity_after", u1, nb, "m/s");
         e |= write_vector(g, "mass", m, nb, "kg");
         e |= write_contact_records(g, rec, nc);
-        double *buf = malloc((nc * nc + nb * nc + nev + 1) * sizeof(double));
-        cr_impact *imp = cr_monitor_impact(mon, k);
-        if (!buf || !imp) {
-            e = -1;
+        e |= write_episode_events(g, ev, nev);
+        /* The dense matrices grow as contacts² (and the laws' configuration costs
+         * a dense Cholesky): for a long chain's wave they are left out, the
+         * per-contact records keep α and the rest. */
+        if (nc > DENSE_MAX) {
+            char why[96];
+            snprintf(why, sizeof why, "%zu contacts > %d: alpha_matrix, kinetic_cosine, M, W "
+                                      "omitted",
+                     nc, DENSE_MAX);
+            e |= attr_string(g, "dense_matrices", why);
         } else {
-            /* α_ij = P_j / P_i (001 eq. 26's order), row i, column j */
-            for (size_t i = 0; i < nc; i++)
-                for (size_t j = 0; j < nc; j++)
-                    buf[i * nc + j] = rec[i].impulse != 0.0 ? rec[j].impulse / rec[i].impulse
-                                                            : NAN;
-            e |= write_matrix(g, "alpha_matrix", buf, nc, nc, "alpha_ij = P_j / P_i");
-            size_t nu = cr_impact_contact_count(imp);
-            for (size_t i = 0; i < nu; i++)
-                for (size_t j = 0; j < nu; j++)
-                    buf[i * nu + j] = cr_impact_kinetic_cosine(imp, i, j);
-            e |= write_matrix(g, "kinetic_cosine", buf, nu, nu,
-                              "cos of the kinetic angle, 001 eq. 39-40; unilateral contacts");
-            /* the rigid-law configuration: moving balls × unilateral contacts */
-            size_t nd = cr_impact_dof_count(imp), nw = cr_impact_contact_count(imp);
-            double *mw = malloc((nd * nd + nd * nw + 1) * sizeof(double));
-            if (!mw) {
-                e = -1;
-            } else {
-                cr_impact_get_mass(imp, mw);
-                e |= write_matrix(g, "M", mw, nd, nd, "kg; rows/columns: the moving balls");
-                cr_impact_get_gradients(imp, mw);
-                e |= write_matrix(g, "W", mw, nd, nw,
-                                  "gamma = W^T u; columns: the unilateral contacts");
-                free(mw);
-            }
-            for (size_t i = 0; i < nev; i++)
-                buf[i] = (double)ev[i];
-            hsize_t dim = nev;
-            hid_t space = H5Screate_simple(1, &dim, NULL);
-            hid_t d = H5Dcreate2(g, "events", H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT,
-                                 H5P_DEFAULT);
-            long *li = malloc((nev ? nev : 1) * sizeof(long));
-            for (size_t i = 0; li && i < nev; i++)
-                li[i] = (long)ev[i];
-            if (d < 0 || !li || (nev && H5Dwrite(d, H5T_NATIVE_LONG, H5S_ALL, H5S_ALL,
-                                                 H5P_DEFAULT, li) < 0))
-                e = -1;
-            if (d >= 0) {
-                e |= attr_string(d, "description", "rows of /events, in time order");
-                H5Dclose(d);
-            }
-            H5Sclose(space);
-            free(li);
+            e |= write_episode_matrices(g, mon, k, rec, nc);
         }
-        cr_impact_destroy(imp);
-        free(buf);
         H5Gclose(g);
     }
     H5Gclose(top);
@@ -622,7 +644,13 @@ static int write_pool_episodes(hid_t f, const cr_pool_monitor *mon)
         const double *nrm = cr_pool_monitor_normals(mon, k, &nc);
         e |= write_matrix(g, "normal", nrm, nc, 2,
                           "unit normal when the contact joined the episode (W column)");
-        /* kinetic angles (001 eq. 39-40) in the impact configuration */
+        /* kinetic angles (001 eq. 39-40) in the impact configuration; left out,
+         * as for chains, when the episode has too many contacts for a dense matrix */
+        if (nc > DENSE_MAX) {
+            e |= attr_string(g, "dense_matrices", "kinetic_cosine omitted (too many contacts)");
+            H5Gclose(g);
+            continue;
+        }
         cr_impact *imp = cr_pool_monitor_impact(mon, k);
         double *cosm = malloc((nc ? nc * nc : 1) * sizeof(double));
         if (!imp || !cosm) {

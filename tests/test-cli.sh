@@ -81,6 +81,20 @@ check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml
 check_bad outside-pool.yaml "outside-pool.yaml:4:" "walls[0]" "outside"
 
+# Ctrl-C: the run stops at the next output time and keeps a valid file that says so
+"$CRADLE" run -o int.h5 "$DATA/long-run.yaml" > int.txt 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+st=$?
+if [ $st -eq 130 ] && h5dump -a /status int.h5 2>/dev/null | grep -q '"interrupted"' \
+    && ! ls int.h5.tmp.* >/dev/null 2>&1; then
+    ok "SIGINT: exit 130, int.h5 valid with status interrupted, no temporary left"
+else
+    bad "SIGINT: status $st, $(cat int.txt)"
+fi
+
 # cradle law: the 3-ball chain of 001 sect. 3.2, Newton e = 1 -> (-1/3, 2/3, 2/3)
 CASES=$DATA/../../cases
 out=$("$CRADLE" law newton --input "$CASES/three-ball-chain.yaml" --json)

@@ -151,6 +151,36 @@ int main(void)
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     CHECK(access(tmp, F_OK) != 0, "no temporary left");
 
+    /* a wave in a long chain: an episode of 299 contacts keeps its records but no
+     * dense matrices (they grow as contacts²), and says so */
+    {
+        cr_model *lm = cr_model_create();
+        for (int i = 0; i < 300; i++)
+            cr_model_add_ball(lm, 0.0041, 0.005, 0.01 * i + (i ? 1e-6 : 0.0), i ? 0.0 : 1.0);
+        cr_contact_params law;
+        cr_contact_params_init(&law, 7.7e9, 1.5, 0.0, CR_RELEASE_GAP);
+        cr_model_set_default_contact(lm, &law);
+        cr_sim *ls = cr_sim_create(lm, msg, sizeof msg);
+        st = cr_store_create(path, lm, NULL, NULL, msg, sizeof msg);
+        cr_monitor *lmon = cr_monitor_create(ls);
+        cr_sim_set_output(ls, 0.0, cr_store_output_callback, st);
+        CHECK(cr_sim_run(ls, 2e-4) == CR_OK, "long chain: %s", cr_sim_last_error(ls));
+        cr_monitor_finish(lmon);
+        CHECK(cr_store_write_episodes(st, lmon) == CR_OK && cr_store_commit(st, ls, "complete") == CR_OK,
+              "stored");
+        cr_store_destroy(st);
+        f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        CHECK(rows_of(f, "/episode/0000/contacts", NULL) == 299, "299 contact records");
+        CHECK(H5Lexists(f, "/episode/0000/alpha_matrix", H5P_DEFAULT) == 0, "no dense alpha matrix");
+        CHECK(H5Aexists_by_name(f, "/episode/0000", "dense_matrices", H5P_DEFAULT) > 0,
+              "the omission is stated");
+        H5Fclose(f);
+        cr_monitor_destroy(lmon);
+        cr_sim_destroy(ls);
+        cr_model_destroy(lm);
+        unlink(path);
+    }
+
     /* an unwritable place is a clear error */
     CHECK(cr_store_create("/nonexistent-dir/x.h5", model, NULL, NULL, msg, sizeof msg) == NULL,
           "unwritable path refused");
