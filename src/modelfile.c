@@ -804,7 +804,7 @@ int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename, 
     static const char *const top[] = {"name", "description", "discs", "walls",
                                       "contact", "integration", NULL};
     static const char *const dkeys[] = {"mass", "radius", "x", "y", "vx", "vy", NULL};
-    static const char *const wkeys[] = {"normal", "offset", NULL};
+    static const char *const wkeys[] = {"normal", "offset", "contact", NULL};
     static const char *const ikeys[] = {"t_end", "rtol", "atol", "skin", NULL};
     cr_yaml_ctx ps = {.file = filename ? filename : "<pool>", .msg = msg, .msglen = msglen};
     *out = NULL;
@@ -923,7 +923,21 @@ int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename, 
             cr_yaml_numbers(&ps, cr_yaml_child(w, "normal"), "normal", nrm, 2, &got) ||
             cr_yaml_number(&ps, w, cr_yaml_line(w), where, "offset", 1, 0, &off))
             goto done;
-        int rc = got == 2 ? cr_pool_add_wall(pool, nrm[0], nrm[1], off) : CR_ERR_INVALID;
+        /* a wall may carry its own law; material data then use R* = r of the disc */
+        law_spec wlaw = law;
+        struct fy_node *wc = cr_yaml_child(w, "contact");
+        char wcw[64];
+        snprintf(wcw, sizeof wcw, "%s.contact", where);
+        wlaw.has_material = 0;
+        wlaw.m_given = 0;
+        if (wc && (cr_yaml_need_map(&ps, wc, cr_yaml_line(w), wcw) ||
+                   parse_law(&ps, wc, wcw, &wlaw, 0)))
+            goto done;
+        if (wc && wlaw.has_material)
+            wlaw.p.K = cr_contact_hertz_stiffness(wlaw.E, wlaw.nu, d[0].radius, wlaw.E, wlaw.nu,
+                                                  INFINITY);
+        int rc = got == 2 ? cr_pool_add_wall_law(pool, nrm[0], nrm[1], off, wc ? &wlaw.p : NULL)
+                          : CR_ERR_INVALID;
         if (rc != CR_OK) {
             cr_yaml_fail(&ps, cr_yaml_line(w), where, "%s",
                          got == 2 ? cr_pool_last_error(pool) : "normal needs two numbers");

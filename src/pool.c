@@ -43,6 +43,7 @@ struct cr_pool {
     double *m, *r, *x0, *y0, *vx0, *vy0, *accel;
     double *wnx, *wny, *woff;
     cr_contact_params law;
+    cr_contact_params *wlaw; /* each wall's own law */
     double L, V, T, Pscale, Escale, rmax, skin_rel, skin;
     double rtol, atol;
 
@@ -85,6 +86,12 @@ struct cr_pool {
 static inline int is_wall(const contact *k)
 {
     return k->j < 0;
+}
+
+/* The law of a contact: the discs' own, or the wall's. */
+static inline const cr_contact_params *law_of(const cr_pool *p, const contact *k)
+{
+    return k->j < 0 ? &p->wlaw[-1 - k->j] : &p->law;
 }
 
 /* Overlap, rate δ̇, unit normal (from i towards j, or the wall normal) and
@@ -135,7 +142,7 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
         const contact *k = &p->c[p->slot_contact[s]];
         double delta, rate, nx, ny, dist;
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-        double f = cr_contact_force(&p->law, delta, rate);
+        double f = cr_contact_force(law_of(p, k), delta, rate);
         if (!isfinite(f))
             return -1;
         if (f == 0.0)
@@ -167,12 +174,13 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
         if (p->slot_contact[s] < 0)
             continue;
         double delta, rate, nx, ny, dist;
-        geom(p, y, &p->c[p->slot_contact[s]], &delta, &rate, &nx, &ny, &dist);
-        double f = cr_contact_force(&p->law, delta, rate);
+        const contact *k = &p->c[p->slot_contact[s]];
+        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        double f = cr_contact_force(law_of(p, k), delta, rate);
         q[3 * s] = f * sc;
         q[3 * s + 1] = f * nx * sc;
         q[3 * s + 2] = f * ny * sc;
-        diss += cr_contact_dissipation_rate(&p->law, delta, rate);
+        diss += cr_contact_dissipation_rate(law_of(p, k), delta, rate);
     }
     q[3 * p->nslots] = diss * p->T / p->Escale;
     return 0;
@@ -195,15 +203,17 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
             continue;
         }
         double delta, rate, nx, ny, dist;
-        geom(p, y, &p->c[p->slot_contact[s]], &delta, &rate, &nx, &ny, &dist);
+        const contact *k = &p->c[p->slot_contact[s]];
+        const cr_contact_params *lw = law_of(p, k);
+        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double d = delta / p->L;
         gs[0] = d - ETA;
         gs[1] = d > ETA ? rate / p->V : 1.0;
-        if (p->law.release == CR_RELEASE_FORCE && p->law.C > 0.0 && d > ETA) {
-            double q = fmin(p->law.n, p->law.m), ek = p->law.n - q, ec = p->law.m - q;
-            gs[2] = (p->law.K * (ek == 0 ? 1 : pow(delta, ek)) +
-                     p->law.C * (ec == 0 ? 1 : pow(delta, ec)) * rate) /
-                    (p->law.K * (ek == 0 ? 1 : pow(p->L, ek)));
+        if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA) {
+            double q = fmin(lw->n, lw->m), ek = lw->n - q, ec = lw->m - q;
+            gs[2] = (lw->K * (ek == 0 ? 1 : pow(delta, ek)) +
+                     lw->C * (ec == 0 ? 1 : pow(delta, ec)) * rate) /
+                    (lw->K * (ek == 0 ? 1 : pow(p->L, ek)));
         } else {
             gs[2] = d - ETA;
         }
@@ -229,8 +239,8 @@ static int contact_blocks(const cr_pool *p, const double *y, const contact *k, d
 {
     double delta, rate, nx, ny, dist, fd, fv;
     geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-    double f = cr_contact_force(&p->law, delta, rate);
-    cr_contact_partials(&p->law, delta, rate, 1e-6 * p->L, &fd, &fv);
+    double f = cr_contact_force(law_of(p, k), delta, rate);
+    cr_contact_partials(law_of(p, k), delta, rate, 1e-6 * p->L, &fd, &fv);
     if (f == 0.0 && fd == 0.0 && fv == 0.0)
         return 0;
     double nn[4] = {nx * nx, nx * ny, ny * nx, ny * ny};
@@ -549,6 +559,7 @@ void cr_pool_destroy(cr_pool *p)
     free(p->wnx);
     free(p->wny);
     free(p->woff);
+    free(p->wlaw);
     free(p->c);
     free(p->hkey);
     free(p->hval);
@@ -646,6 +657,14 @@ nomem:
 
 int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset)
 {
+    return cr_pool_add_wall_law(p, nx, ny, offset, NULL);
+}
+
+int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
+                         const cr_contact_params *law)
+{
+    CR_CHECK(p && (!law || cr_contact_params_check(law) == CR_OK), p ? p->err : NULL,
+             CR_ERR_INVALID);
     CR_CHECK(p && !p->ran && isfinite(nx) && isfinite(ny) && isfinite(offset) &&
                  hypot(nx, ny) > 0.0,
              p ? p->err : NULL, CR_ERR_INVALID);
@@ -674,6 +693,24 @@ int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset)
     if (!a)
         return CR_ERR_NOMEM;
     p->woff = a;
+    cr_contact_params *wl = realloc(p->wlaw, (p->nw + 1) * sizeof(cr_contact_params));
+    if (!wl)
+        return CR_ERR_NOMEM;
+    p->wlaw = wl;
+    p->wlaw[p->nw] = law ? *law : p->law;
+    if (law) {
+        /* a stiffer wall sets a smaller characteristic overlap (μ = m: the wall is fixed) */
+        double mmin = INFINITY;
+        for (size_t i = 0; i < p->n; i++)
+            mmin = fmin(mmin, p->m[i]);
+        double Lw = pow(mmin * p->V * p->V / law->K, 1.0 / (law->n + 1.0));
+        if (Lw < p->L) {
+            p->L = Lw;
+            p->T = p->L / p->V;
+            for (size_t i = 0; i < p->n; i++)
+                p->accel[i] = p->T / (p->V * p->m[i]);
+        }
+    }
     p->wnx[p->nw] = nx;
     p->wny[p->nw] = ny;
     p->woff[p->nw] = offset;
@@ -1009,7 +1046,7 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
     e->contact = (size_t)id;
     e->kind = kind;
     geom(p, y, k, &e->overlap, &e->rate, &nx, &ny, &dist);
-    e->force = cr_contact_force(&p->law, e->overlap, e->rate);
+    e->force = cr_contact_force(law_of(p, k), e->overlap, e->rate);
     e->impulse = p->Pscale * N_VGetArrayPointer(p->yQ)[3 * k->slot];
     p->stats.events++;
     return CR_OK;
@@ -1019,7 +1056,7 @@ static int loaded(const cr_pool *p, const double *y, const contact *k)
 {
     double delta, rate, nx, ny, dist;
     geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-    return delta > ETA * p->L && cr_contact_force(&p->law, delta, rate) > 0.0;
+    return delta > ETA * p->L && cr_contact_force(law_of(p, k), delta, rate) > 0.0;
 }
 
 /* Nothing can happen any more: no contact loaded, no disc moving towards a wall,
@@ -1128,14 +1165,14 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
         int above = delta > ETA * p->L;
         if (r[0]) {
             rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
-            if (p->law.C > 0.0 && p->law.m == 0.0 &&
-                (r[0] > 0 || p->law.release == CR_RELEASE_GAP))
+            const cr_contact_params *lw = law_of(p, &p->c[id]);
+            if (lw->C > 0.0 && lw->m == 0.0 && (r[0] > 0 || lw->release == CR_RELEASE_GAP))
                 restart = 1;
         }
         if (r[1] && rc == CR_OK && above)
             rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
-        if (r[2] && rc == CR_OK && above && !r[0] && p->law.release == CR_RELEASE_FORCE &&
-            p->law.C > 0.0)
+        const cr_contact_params *lr = law_of(p, &p->c[id]);
+        if (r[2] && rc == CR_OK && above && !r[0] && lr->release == CR_RELEASE_FORCE && lr->C > 0.0)
             rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
     }
     for (size_t i = 0; i < p->n; i++)
@@ -1264,8 +1301,9 @@ double cr_pool_potential_energy(const cr_pool *p)
         if (p->slot_contact[s] < 0)
             continue;
         double delta, rate, nx, ny, dist;
-        geom(p, y, &p->c[p->slot_contact[s]], &delta, &rate, &nx, &ny, &dist);
-        U += cr_contact_energy(&p->law, delta);
+        const contact *k = &p->c[p->slot_contact[s]];
+        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        U += cr_contact_energy(law_of(p, k), delta);
     }
     return U;
 }
@@ -1397,7 +1435,7 @@ void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *ra
     const double *y = N_VGetArrayPointer(p->y);
     double nx, ny, dist;
     geom(p, y, c, delta, rate, &nx, &ny, &dist);
-    *force = cr_contact_force(&p->law, *delta, *rate);
+    *force = cr_contact_force(law_of(p, c), *delta, *rate);
     *loaded = *delta > ETA * p->L && *force > 0.0;
 }
 

@@ -150,6 +150,23 @@ static void walls(void)
     /* 5 cm of travel against a skin of 2 mm: the neighbour list was rebuilt */
     CHECK(cr_pool_rebuilds(p) > 0, "neighbour rebuilds happened (%ld)", cr_pool_rebuilds(p));
     cr_pool_destroy(p);
+    /* a wall with its own linear spring-dashpot: the disc comes back with
+     * e = exp(−πζ/√(1−ζ²)), ζ = C/(2√(K m)) (the wall does not move: μ = m) */
+    {
+        cr_disc d1 = {M, R, 0.0, 0.0, 1.0, 0.0};
+        cr_contact_params wl;
+        double Kw = 1e7, zeta = 0.2;
+        cr_contact_params_init(&wl, Kw, 1.0, zeta * 2 * sqrt(Kw * M), CR_RELEASE_GAP);
+        p = cr_pool_create(1, &d1, &law, msg, sizeof msg);
+        CHECK(cr_pool_add_wall_law(p, -1.0, 0.0, -0.02, &wl) == CR_OK, "wall with its law");
+        cr_pool_set_tolerances(p, 1e-12, 1e-14);
+        CHECK(cr_pool_run(p, 0.0) == CR_OK, "run: %s", cr_pool_last_error(p));
+        double vw[2];
+        cr_pool_get_velocities(p, vw);
+        CHECK_REL(-vw[0], exp(-M_PI * zeta / sqrt(1 - zeta * zeta)), 1e-8,
+                  "wall's own dashpot law: e = exp(-pi z / sqrt(1 - z^2))");
+        cr_pool_destroy(p);
+    }
     /* a disc outside a wall is refused */
     p = cr_pool_create(1, &d, &law, msg, sizeof msg);
     CHECK(cr_pool_add_wall(p, 1.0, 0.0, 0.5) == CR_ERR_MODEL, "disc outside the wall refused");

@@ -42,6 +42,9 @@ CR_EXPORT void cr_pool_destroy(cr_pool *p);
  * be unit. Every disc must start inside every wall (CR_ERR_MODEL otherwise).
  */
 CR_EXPORT int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
+/** As cr_pool_add_wall, with the wall's own contact law (NULL: the discs' law). */
+CR_EXPORT int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
+                                   const cr_contact_params *law);
 CR_EXPORT int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
 /** Linear solver of the Newton iterations. */
 typedef enum {
