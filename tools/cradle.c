@@ -73,6 +73,17 @@ static void json_vec(const double *v, size_t n)
     putchar(']');
 }
 
+/* The measured quantities of one contact record, as JSON members. */
+static void json_record(const cr_contact_record *r)
+{
+    const char *names[] = {"impulse", "alpha", "newton", "poisson", "gamma_minus", "gamma_plus"};
+    double values[] = {r->impulse, r->alpha, r->newton, r->poisson, r->gamma_minus, r->gamma_plus};
+    for (size_t q = 0; q < sizeof values / sizeof values[0]; q++) {
+        printf(", \"%s\": ", names[q]);
+        json_num(values[q]);
+    }
+}
+
 static void print_json(const cr_model *model, const cr_sim *sim, const cr_monitor *mon,
                        double wall, const char *out)
 {
@@ -107,18 +118,8 @@ static void print_json(const cr_model *model, const cr_sim *sim, const cr_monito
         json_vec(ua, nbg);
         printf(", \"contacts\": [");
         for (size_t c = 0; c < nc; c++) {
-            printf("%s{\"contact\": %zu, \"impulse\": ", c ? ", " : "", r[c].contact);
-            json_num(r[c].impulse);
-            printf(", \"alpha\": ");
-            json_num(r[c].alpha);
-            printf(", \"newton\": ");
-            json_num(r[c].newton);
-            printf(", \"poisson\": ");
-            json_num(r[c].poisson);
-            printf(", \"gamma_minus\": ");
-            json_num(r[c].gamma_minus);
-            printf(", \"gamma_plus\": ");
-            json_num(r[c].gamma_plus);
+            printf("%s{\"contact\": %zu", c ? ", " : "", r[c].contact);
+            json_record(&r[c]);
             printf("}");
         }
         printf("]}");
@@ -243,17 +244,11 @@ static void print_pool_json(const cr_pool *pool, const cr_pool_monitor *mon, dou
         for (size_t c = 0; c < nc; c++) {
             long i, j;
             cr_pool_contact_bodies(pool, r[c].contact, &i, &j);
-            printf("%s{\"contact\": %zu, \"i\": %ld, \"j\": %ld, \"impulse\": ", c ? ", " : "",
-                   r[c].contact, i, j);
-            json_num(r[c].impulse);
+            printf("%s{\"contact\": %zu, \"i\": %ld, \"j\": %ld", c ? ", " : "", r[c].contact,
+                   i, j);
+            json_record(&r[c]);
             printf(", \"vector_impulse\": ");
             json_vec(vec + 2 * c, 2);
-            printf(", \"alpha\": ");
-            json_num(r[c].alpha);
-            printf(", \"newton\": ");
-            json_num(r[c].newton);
-            printf(", \"poisson\": ");
-            json_num(r[c].poisson);
             printf("}");
         }
         printf("]}");
