@@ -805,7 +805,7 @@ int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename, 
                                       "contact", "integration", NULL};
     static const char *const dkeys[] = {"mass", "radius", "x", "y", "vx", "vy", NULL};
     static const char *const wkeys[] = {"normal", "offset", "contact", NULL};
-    static const char *const ikeys[] = {"t_end", "rtol", "atol", "skin", NULL};
+    static const char *const ikeys[] = {"t_end", "rtol", "atol", "skin", "solver", NULL};
     cr_yaml_ctx ps = {.file = filename ? filename : "<pool>", .msg = msg, .msglen = msglen};
     *out = NULL;
     set->t_end = 0.0;
@@ -900,6 +900,21 @@ int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename, 
         snprintf(why, sizeof why, "%s", msg);
         cr_yaml_fail(&ps, cr_yaml_line(dl), "discs", "%s", why);
         goto done;
+    }
+    struct fy_node *sv = cr_yaml_child(in, "solver");
+    if (sv) {
+        const char *name = fy_node_get_scalar0(sv);
+        cr_pool_solver solver = CR_POOL_SOLVER_AUTO;
+        if (name && strcmp(name, "klu") == 0)
+            solver = CR_POOL_SOLVER_KLU;
+        else if (name && strcmp(name, "gmres") == 0)
+            solver = CR_POOL_SOLVER_GMRES;
+        else if (!name || strcmp(name, "auto") != 0) {
+            cr_yaml_fail(&ps, cr_yaml_line(sv), "integration.solver",
+                         "auto, klu or gmres (got '%s')", name ? name : "?");
+            goto done;
+        }
+        cr_pool_set_linear_solver(pool, solver);
     }
     if (cr_pool_set_tolerances(pool, set->rtol, set->atol) != CR_OK ||
         cr_pool_set_skin(pool, skin) != CR_OK) {
