@@ -414,3 +414,66 @@ int cr_lawcase_load(const char *path, cr_lawcase **out, char *msg, size_t msglen
     free(text);
     return rc;
 }
+
+static void write_list(FILE *out, const double *v, size_t n)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%.17g", i ? ", " : "", v[i]);
+    fputc(']', out);
+}
+
+int cr_lawcase_write(FILE *out, cr_impact *imp, const cr_law_params *p, const char *comment)
+{
+    if (!out || !imp || !p)
+        return CR_ERR_INVALID;
+    size_t n = cr_impact_dof_count(imp), m = cr_impact_contact_count(imp);
+    double *M = malloc(n * n * sizeof(double)), *W = malloc((n * m + 1) * sizeof(double));
+    double *u = malloc(n * sizeof(double)), *col = malloc(n * sizeof(double));
+    if (!M || !W || !u || !col) {
+        free(M);
+        free(W);
+        free(u);
+        free(col);
+        return CR_ERR_NOMEM;
+    }
+    cr_impact_get_mass(imp, M);
+    cr_impact_get_gradients(imp, W);
+    cr_impact_get_velocity(imp, u);
+    if (comment)
+        fprintf(out, "# %s\n", comment);
+    fprintf(out, "system:\n  mass: [");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s", i ? ",\n         " : "");
+        write_list(out, M + i * n, n);
+    }
+    fprintf(out, "]\n  gradients: [");
+    for (size_t c = 0; c < m; c++) {
+        for (size_t i = 0; i < n; i++)
+            col[i] = W[i * m + c];
+        fprintf(out, "%s", c ? ",\n              " : "");
+        write_list(out, col, n);
+    }
+    fprintf(out, "]\n  velocity: ");
+    write_list(out, u, n);
+    fprintf(out, "\nlaw:\n");
+    if (p->restitutions) {
+        fprintf(out, "  restitution: ");
+        write_list(out, p->restitutions, m);
+        fputc('\n', out);
+    } else {
+        fprintf(out, "  restitution: %.17g\n", p->restitution);
+    }
+    fprintf(out, "  kappa: %.17g\n", p->kappa);
+    if (p->alpha) {
+        fprintf(out, "  alpha: ");
+        write_list(out, p->alpha, m);
+        fputc('\n', out);
+    }
+    fprintf(out, "  reference: %zu\n", p->reference);
+    free(M);
+    free(W);
+    free(u);
+    free(col);
+    return ferror(out) ? CR_ERR_IO : CR_OK;
+}

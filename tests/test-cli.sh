@@ -81,6 +81,20 @@ check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml
 check_bad outside-pool.yaml "outside-pool.yaml:4:" "walls[0]" "outside"
 
+# closing the loop: an episode exported as a law case; the energetic law with the
+# measured kappa and alpha gives back the compliant u+ (001 eq. 17-18; 1e-8)
+"$CRADLE" run --json --cases cases-out -o loop.h5 "$DATA/../../models/three-ball-chain.yaml" > loop.json 2> loop.err
+after=$(sed -n 's/.*"velocity_after": \[\([^]]*\)\].*/\1/p' loop.json)
+law=$("$CRADLE" law energetic --input cases-out/episode-0000.yaml --json | sed -n 's/.*"velocity": \[\([^]]*\)\].*/\1/p')
+if [ -n "$after" ] && [ -n "$law" ] && printf '%s\n%s\n' "$after" "$law" | awk -F', ' '
+    NR == 1 { for (i = 1; i <= NF; i++) a[i] = $i; n = NF }
+    NR == 2 { for (i = 1; i <= n; i++) { d = a[i] - $i; if (d < 0) d = -d; if (d > 1e-8) bad = 1 } }
+    END { exit bad }'; then
+    ok "episode -> law case -> energetic law reproduces the compliant u+ to 1e-8"
+else
+    bad "closing the loop: compliant [$after] vs law [$law] ($(cat loop.err))"
+fi
+
 # Ctrl-C: the run stops at the next output time and keeps a valid file that says so
 "$CRADLE" run -o int.h5 "$DATA/long-run.yaml" > int.txt 2>&1 &
 pid=$!

@@ -1,5 +1,6 @@
 /* cradle: command-line tool over the public libcradle API. */
 #include <errno.h>
+#include <sys/stat.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -127,6 +128,66 @@ static void print_json(const cr_model *model, const cr_sim *sim, const cr_monito
     printf("]}\n");
 }
 
+/* Each episode as a law case for `cradle law`: the impact configuration (M, W, u⁻)
+ * and the measured κ, α (and eᴺ where defined) of the compliant run. */
+static int export_cases(const char *dir, const cr_sim *sim, const cr_monitor *mon,
+                        const char *model_path)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        tools_error("%s: cannot create the folder: %s", dir, strerror(errno));
+        return EXIT_RUN;
+    }
+    size_t written = 0;
+    for (size_t k = 0; k < cr_monitor_episode_count(mon); k++) {
+        cr_episode_info in;
+        size_t nc;
+        cr_monitor_get_episode(mon, k, &in);
+        const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
+        cr_impact *imp = nc <= 256 ? cr_monitor_impact(mon, k) : NULL;
+        if (!imp)
+            continue;
+        size_t m = cr_impact_contact_count(imp), col = 0;
+        double *alpha = malloc((m + 1) * sizeof(double)), *e = malloc((m + 1) * sizeof(double));
+        cr_law_params p;
+        cr_law_params_init(&p);
+        for (size_t c = 0; alpha && e && c < nc; c++) {
+            if (!cr_sim_pair_has_contact(sim, r[c].contact))
+                continue;
+            if (r[c].contact == in.reference)
+                p.reference = col;
+            alpha[col] = r[c].alpha;
+            /* eᴺ is undefined for contacts touching at rest: 1 stands in for it */
+            e[col] = isfinite(r[c].newton) && r[c].newton >= 0 && r[c].newton <= 1 ? r[c].newton
+                                                                                   : 1.0;
+            col++;
+        }
+        p.kappa = in.kappa;
+        p.alpha = alpha;
+        p.restitutions = e;
+        char path[1024], comment[512];
+        snprintf(path, sizeof path, "%s/episode-%04zu.yaml", dir, k);
+        snprintf(comment, sizeof comment,
+                 "episode %zu of %s, t = %.9g .. %.9g s, balls %zu-%zu; kappa and alpha as "
+                 "measured; restitution = measured e_N (1 where undefined)",
+                 k, model_path, in.t_start, in.t_end, in.first_ball, in.last_ball);
+        FILE *f = alpha && e ? fopen(path, "w") : NULL;
+        int rc = f ? cr_lawcase_write(f, imp, &p, comment) : CR_ERR_IO;
+        if (f && fclose(f) != 0)
+            rc = CR_ERR_IO;
+        free(alpha);
+        free(e);
+        cr_impact_destroy(imp);
+        if (rc != CR_OK) {
+            tools_error("%s: cannot write", path);
+            return EXIT_RUN;
+        }
+        written++;
+    }
+    fprintf(stderr, "cradle: %zu law case%s written to %s/\n", written, written == 1 ? "" : "s",
+            dir);
+    return 0;
+}
+
 static void usage_main(FILE *out)
 {
     fputs("usage: cradle <command> [options]\n"
@@ -149,7 +210,7 @@ static void usage_main(FILE *out)
 static void usage_run(FILE *out)
 {
     fprintf(out,
-            "usage: cradle run [MODEL] [-o FILE] [-q] [--json]\n"
+            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md)\n"
             "with CVODES, locating every contact closing, maximum compression and\n"
@@ -159,6 +220,8 @@ static void usage_run(FILE *out)
             "  -o, --output FILE   output file (default: cradle-out.h5)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -j, --json          print the summary and the impact episodes as JSON\n"
+            "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
+            "                      kappa, alpha, e_N) for `cradle law`\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C stops the run at the next output time and keeps a valid file\n"
@@ -348,12 +411,14 @@ static int cmd_run(int argc, char **argv)
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out = "cradle-out.h5";
     int quiet = 0, json = 0, c;
+    const char *cases_dir = NULL;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qjh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -363,6 +428,9 @@ static int cmd_run(int argc, char **argv)
             break;
         case 'j':
             json = 1;
+            break;
+        case 'c':
+            cases_dir = optarg;
             break;
         case 'h':
             usage_run(stdout);
@@ -456,6 +524,8 @@ static int cmd_run(int argc, char **argv)
             print_summary(model, path, sim, E0, p0, wall, out);
             print_episodes(sinks.mon);
         }
+        if (status == 0 && cases_dir)
+            status = export_cases(cases_dir, sim, sinks.mon, path);
     } else {
         tools_error("%s: %s", path, cr_sim_last_error(sim));
         status = EXIT_RUN;

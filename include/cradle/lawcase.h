@@ -7,6 +7,8 @@
 #ifndef CRADLE_LAWCASE_H
 #define CRADLE_LAWCASE_H
 
+#include <stdio.h>
+
 #include "cradle/common.h"
 #include "cradle/laws.h"
 
@@ -24,5 +26,13 @@ CR_EXPORT cr_impact *cr_lawcase_impact(const cr_lawcase *c);
 CR_EXPORT const cr_law_params *cr_lawcase_params(const cr_lawcase *c);
 /** "chain", "discs", "system" or "rigid". */
 CR_EXPORT const char *cr_lawcase_kind(const cr_lawcase *c);
+
+/**
+ * Writes @p imp and @p params as a law case (the `system:` form) that
+ * cr_lawcase_load reads back: how an episode measured on a compliant run is
+ * handed to `cradle law`. @p comment (may be NULL) becomes a leading comment.
+ */
+CR_EXPORT int cr_lawcase_write(FILE *out, cr_impact *imp, const cr_law_params *params,
+                               const char *comment);
 
 #endif
