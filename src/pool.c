@@ -20,6 +20,7 @@
 #include <cvodes/cvodes.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,10 @@ struct cr_pool {
     long rebuilds;
     cr_pool_event_fn ev_fn;
     void *ev_user;
+    cr_pool_output_fn out_fn;
+    void *out_user;
+    double out_interval;
+    volatile sig_atomic_t stop_requested;
     cr_event *events;
     size_t nev, evcap;
     cr_sim_stats stats;
@@ -718,6 +723,21 @@ int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
     return CR_OK;
 }
 
+int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user)
+{
+    CR_CHECK(p && isfinite(interval), p ? p->err : NULL, CR_ERR_INVALID);
+    p->out_interval = interval;
+    p->out_fn = fn;
+    p->out_user = user;
+    return CR_OK;
+}
+
+void cr_pool_request_stop(cr_pool *p)
+{
+    if (p)
+        p->stop_requested = 1;
+}
+
 int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
 {
     CR_CHECK(p && rtol > 0 && rtol < 1 && atol > 0, p ? p->err : NULL, CR_ERR_INVALID);
@@ -1210,13 +1230,25 @@ int cr_pool_run(cr_pool *p, double t_end)
     for (size_t i = 0; i < p->n; i++)
         extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
     double t_stop = automatic ? 4.0 * extent / p->V + 1e6 * p->T : t_end;
+    double dt = p->out_interval > 0.0 ? p->out_interval
+                                      : (automatic ? 100.0 * p->T : t_end / 1000.0);
     CVodeSetStopTime(p->cvode, t_stop / p->T);
     p->t = 0.0;
+    if (p->out_fn && p->out_fn(p, p->out_user) != 0)
+        return CR_ERR_INTERRUPTED;
     if (automatic && pool_at_rest(p))
         return CR_OK;
-    for (;;) {
+    for (long k = 1;;) {
+        if (p->stop_requested) {
+            cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
+            if (p->out_fn)
+                p->out_fn(p, p->out_user);
+            bank_stats(p);
+            return CR_ERR_INTERRUPTED;
+        }
+        double tout = fmin(k * dt, t_stop);
         sunrealtype tret;
-        int flag = CVode(p->cvode, t_stop / p->T, p->y, &tret, CV_NORMAL);
+        int flag = CVode(p->cvode, tout / p->T, p->y, &tret, CV_NORMAL);
         p->t = tret * p->T;
         if (flag < 0)
             return cvfail(p, "CVode", flag);
@@ -1234,11 +1266,20 @@ int cr_pool_run(cr_pool *p, double t_end)
                 return rc;
             if (need)
                 CVodeSetStopTime(p->cvode, t_stop / p->T);
-            if (automatic && pool_at_rest(p))
+            if (automatic && pool_at_rest(p)) {
+                if (p->out_fn && p->out_fn(p, p->out_user) != 0)
+                    return CR_ERR_INTERRUPTED;
                 break;
+            }
             continue;
         }
-        break; /* reached t_stop */
+        if (p->out_fn && p->out_fn(p, p->out_user) != 0) {
+            cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
+            return CR_ERR_INTERRUPTED;
+        }
+        if (tout >= t_stop)
+            break;
+        k++;
     }
     bank_stats(p);
     return CR_OK;

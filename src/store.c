@@ -30,6 +30,7 @@ struct cr_store {
     double *row;
     size_t nb, nc;
     int committed;
+    int pool; /* a pool's store: 2N position columns, no per-contact series */
     char err[CR_ERRMSG_LEN];
 };
 
@@ -139,7 +140,7 @@ static int series_open(series *s, hid_t loc, const char *name, size_t cols, cons
 
 static int series_flush(series *s)
 {
-    if (s->buffered == 0)
+    if (s->buffered == 0 || s->dset <= 0)
         return 0;
     int rank = s->cols == 0 ? 1 : 2;
     hsize_t newdims[2] = {s->rows + s->buffered, s->cols};
@@ -159,6 +160,8 @@ static int series_flush(series *s)
 
 static int series_push(series *s, const double *row)
 {
+    if (s->dset <= 0)
+        return 0; /* a series this kind of run does not have */
     size_t per_row = s->cols ? s->cols : 1;
     memcpy(s->buf + s->buffered * per_row, row, per_row * sizeof(double));
     if (++s->buffered == ROW_BLOCK)
@@ -670,76 +673,162 @@ static int write_pool_episodes(hid_t f, const cr_pool_monitor *mon)
     return e;
 }
 
-int cr_store_write_pool(const char *path, const cr_pool *pool, const cr_pool_monitor *mon,
-                        const char *model_path, const char *model_text, const char *status,
-                        char *msg, size_t msglen)
+cr_store *cr_store_create_pool(const char *path, const cr_pool *pool, const char *model_path,
+                               const char *model_text, char *msg, size_t msglen)
 {
-    if (!path || !pool || !status) {
-        cr_set_msg(msg, msglen, "cr_store_write_pool: no path, pool or status");
-        return CR_ERR_INVALID;
+    if (!path || !pool) {
+        cr_set_msg(msg, msglen, "cr_store_create_pool: no path or pool");
+        return NULL;
     }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    size_t tl = strlen(path) + 32, n = cr_pool_disc_count(pool), nc = cr_pool_contact_count(pool);
-    char *tmp = malloc(tl);
-    double *buf = malloc((2 * n + 1) * sizeof(double));
+    cr_store *st = calloc(1, sizeof(*st));
+    if (!st) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    /* rows of positions and velocities hold (x₀, y₀, x₁, …): 2N columns */
+    st->nb = 2 * cr_pool_disc_count(pool);
+    st->nc = 0;
+    st->pool = 1;
+    st->path = strdup(path);
+    size_t tl = strlen(path) + 32;
+    st->tmp = malloc(tl);
+    st->row = malloc((st->nb ? st->nb : 1) * sizeof(double));
+    if (!st->path || !st->tmp || !st->row) {
+        cr_set_msg(msg, msglen, "out of memory");
+        cr_store_destroy(st);
+        return NULL;
+    }
+    snprintf(st->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (st->file < 0) {
+        cr_set_msg(msg, msglen, "%s: cannot create output file (is the folder writable?)",
+                   path);
+        free(st->tmp);
+        st->tmp = NULL;
+        cr_store_destroy(st);
+        return NULL;
+    }
+    int e = attr_string(st->file, "cradle_version", cr_version());
+    e |= attr_string(st->file, "model_kind", "pool-2d");
+    e |= attr_string(st->file, "model_file", model_path ? model_path : "");
+    e |= attr_string(st->file, "model_text", model_text ? model_text : "");
+    e |= attr_string(st->file, "status", "running");
+    st->traj = H5Gcreate2(st->file, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (st->traj < 0)
+        e = -1;
+    e |= series_open(&st->s[S_TIME], st->traj, "time", 0, "s");
+    e |= series_open(&st->s[S_POS], st->traj, "position", st->nb, "m; columns x0, y0, x1, y1, ...");
+    e |= series_open(&st->s[S_VEL], st->traj, "velocity", st->nb,
+                     "m/s; columns vx0, vy0, vx1, vy1, ...");
+    e |= series_open(&st->s[S_KIN], st->traj, "kinetic_energy", 0, "J");
+    e |= series_open(&st->s[S_POT], st->traj, "potential_energy", 0, "J");
+    e |= series_open(&st->s[S_DISS], st->traj, "dissipated_work", 0, "J");
+    if (e) {
+        cr_set_msg(msg, msglen, "%s: HDF5 error while creating the layout", path);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+int cr_store_append_pool_frame(cr_store *st, const cr_pool *pool)
+{
+    double t = cr_pool_get_time(pool);
+    int e = series_push(&st->s[S_TIME], &t);
+    cr_pool_get_positions(pool, st->row);
+    e |= series_push(&st->s[S_POS], st->row);
+    cr_pool_get_velocities(pool, st->row);
+    e |= series_push(&st->s[S_VEL], st->row);
+    double en[3] = {cr_pool_kinetic_energy(pool), cr_pool_potential_energy(pool),
+                    cr_pool_dissipated_work(pool)};
+    e |= series_push(&st->s[S_KIN], &en[0]);
+    e |= series_push(&st->s[S_POT], &en[1]);
+    e |= series_push(&st->s[S_DISS], &en[2]);
+    return e ? h5fail(st, "appending a trajectory row") : CR_OK;
+}
+
+int cr_store_pool_output_callback(const cr_pool *pool, void *user)
+{
+    return cr_store_append_pool_frame(user, pool);
+}
+
+int cr_store_commit_pool(cr_store *st, const cr_pool *pool, const cr_pool_monitor *mon,
+                         const char *status)
+{
+    CR_CHECK(st && pool && status && st->pool, st ? st->err : NULL, CR_ERR_INVALID);
+    size_t n = cr_pool_disc_count(pool), nc = cr_pool_contact_count(pool);
+    hid_t f = st->file;
+    int e = 0;
+    for (int k = 0; k < S_COUNT; k++)
+        e |= series_flush(&st->s[k]);
     typedef struct {
         long i, j;
         double impulse, impulse_x, impulse_y;
     } crow;
     crow *rows = calloc(nc ? nc : 1, sizeof(crow));
-    int e = tmp && buf && rows ? 0 : -1;
-    hid_t f = -1;
-    if (!e) {
-        snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-        f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-        e = f < 0 ? -1 : 0;
+    double *buf = malloc((2 * n + 1) * sizeof(double));
+    if (!rows || !buf) {
+        free(rows);
+        free(buf);
+        return h5fail(st, "allocating");
     }
-    if (!e) {
-        e |= attr_string(f, "cradle_version", cr_version());
-        e |= attr_string(f, "model_kind", "pool-2d");
-        e |= attr_string(f, "model_file", model_path ? model_path : "");
-        e |= attr_string(f, "model_text", model_text ? model_text : "");
-        e |= attr_string(f, "status", status);
-        e |= attr_double(f, "t_end", cr_pool_get_time(pool));
-        e |= attr_long(f, "rebuilds", cr_pool_rebuilds(pool));
-        hid_t g = H5Gcreate2(f, "final", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        cr_pool_get_positions(pool, buf);
-        e |= write_matrix(g, "position", buf, n, 2, "m");
-        cr_pool_get_velocities(pool, buf);
-        e |= write_matrix(g, "velocity", buf, n, 2, "m/s");
-        H5Gclose(g);
-        for (size_t k = 0; k < nc; k++) {
-            double v[2];
-            cr_pool_contact_bodies(pool, k, &rows[k].i, &rows[k].j);
-            rows[k].impulse = cr_pool_contact_impulse(pool, k, v);
-            rows[k].impulse_x = v[0];
-            rows[k].impulse_y = v[1];
-        }
-        hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(crow));
-        H5Tinsert(t, "i", HOFFSET(crow, i), H5T_NATIVE_LONG);
-        H5Tinsert(t, "j", HOFFSET(crow, j), H5T_NATIVE_LONG);
-        H5Tinsert(t, "impulse", HOFFSET(crow, impulse), H5T_NATIVE_DOUBLE);
-        H5Tinsert(t, "impulse_x", HOFFSET(crow, impulse_x), H5T_NATIVE_DOUBLE);
-        H5Tinsert(t, "impulse_y", HOFFSET(crow, impulse_y), H5T_NATIVE_DOUBLE);
-        e |= write_table(f, "contacts", t, rows, nc,
-                         "candidate contacts: discs i < j, or disc i and wall -1 - j; impulses "
-                         "from t = 0 (N s), vector impulse = integral of f n dt");
-        H5Tclose(t);
-        e |= write_event_table(f, cr_pool_events(pool), cr_pool_event_count(pool));
-        if (mon)
-            e |= write_pool_episodes(f, mon);
-        if (H5Fclose(f) < 0)
-            e = -1;
+    H5Adelete(f, "status");
+    e |= attr_string(f, "status", status);
+    e |= attr_double(f, "t_end", cr_pool_get_time(pool));
+    e |= attr_long(f, "rebuilds", cr_pool_rebuilds(pool));
+    hid_t g = H5Gcreate2(f, "final", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    cr_pool_get_positions(pool, buf);
+    e |= write_matrix(g, "position", buf, n, 2, "m");
+    cr_pool_get_velocities(pool, buf);
+    e |= write_matrix(g, "velocity", buf, n, 2, "m/s");
+    H5Gclose(g);
+    for (size_t k = 0; k < nc; k++) {
+        double v[2];
+        cr_pool_contact_bodies(pool, k, &rows[k].i, &rows[k].j);
+        rows[k].impulse = cr_pool_contact_impulse(pool, k, v);
+        rows[k].impulse_x = v[0];
+        rows[k].impulse_y = v[1];
     }
-    if (!e && rename(tmp, path) != 0)
-        e = -1;
-    if (e) {
-        cr_set_msg(msg, msglen, "%s: cannot write the pool results", path);
-        if (tmp)
-            unlink(tmp);
-    }
-    free(tmp);
-    free(buf);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(crow));
+    H5Tinsert(t, "i", HOFFSET(crow, i), H5T_NATIVE_LONG);
+    H5Tinsert(t, "j", HOFFSET(crow, j), H5T_NATIVE_LONG);
+    H5Tinsert(t, "impulse", HOFFSET(crow, impulse), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "impulse_x", HOFFSET(crow, impulse_x), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "impulse_y", HOFFSET(crow, impulse_y), H5T_NATIVE_DOUBLE);
+    e |= write_table(f, "contacts", t, rows, nc,
+                     "candidate contacts: discs i < j, or disc i and wall -1 - j; impulses "
+                     "from t = 0 (N s), vector impulse = integral of f n dt");
+    H5Tclose(t);
     free(rows);
-    return e ? CR_ERR_HDF5 : CR_OK;
+    free(buf);
+    e |= write_event_table(f, cr_pool_events(pool), cr_pool_event_count(pool));
+    if (mon)
+        e |= write_pool_episodes(f, mon);
+    if (e)
+        return h5fail(st, "writing the pool results");
+    close_all(st);
+    if (rename(st->tmp, st->path) != 0) {
+        cr_set_msg(st->err, sizeof st->err, "%s: cannot move the finished file into place",
+                   st->path);
+        return CR_ERR_IO;
+    }
+    st->committed = 1;
+    return CR_OK;
+}
+
+int cr_store_write_pool(const char *path, const cr_pool *pool, const cr_pool_monitor *mon,
+                        const char *model_path, const char *model_text, const char *status,
+                        char *msg, size_t msglen)
+{
+    cr_store *st = cr_store_create_pool(path, pool, model_path, model_text, msg, msglen);
+    if (!st)
+        return CR_ERR_HDF5;
+    int rc = cr_store_append_pool_frame(st, pool);
+    if (rc == CR_OK)
+        rc = cr_store_commit_pool(st, pool, mon, status);
+    if (rc != CR_OK)
+        cr_set_msg(msg, msglen, "%s", cr_store_last_error(st));
+    cr_store_destroy(st);
+    return rc;
 }

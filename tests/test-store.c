@@ -181,6 +181,42 @@ int main(void)
         unlink(path);
     }
 
+    /* a pool's trajectory streams like a chain's and reads back exactly */
+    {
+        cr_disc d[2] = {{0.03, 0.01, 0.0, 0.0, 1.0, 0.2}, {0.03, 0.01, 0.0201, 0.0, 0.0, 0.0}};
+        cr_contact_params law;
+        cr_contact_params_init(&law, 1e9, 1.5, 0.0, CR_RELEASE_GAP);
+        cr_pool *pool = cr_pool_create(2, d, &law, msg, sizeof msg);
+        st = cr_store_create_pool(path, pool, "inline", text, msg, sizeof msg);
+        CHECK(st != NULL, "pool store: %s", msg);
+        cr_pool_monitor *pm = cr_pool_monitor_create(pool);
+        cr_pool_set_output(pool, 1e-4, cr_store_pool_output_callback, st);
+        CHECK(cr_pool_run(pool, 2e-3) == CR_OK, "pool run: %s", cr_pool_last_error(pool));
+        cr_pool_monitor_finish(pm);
+        CHECK(cr_store_commit_pool(st, pool, pm, "complete") == CR_OK, "pool commit: %s",
+              cr_store_last_error(st));
+        cr_store_destroy(st);
+        f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        hsize_t rows = rows_of(f, "/trajectory/time", NULL);
+        CHECK(rows == 21, "t = 0, 20 intervals of 0.1 ms: %llu rows", (unsigned long long)rows);
+        CHECK(rows_of(f, "/trajectory/velocity", &cols) == rows && cols == 4, "velocity T x 2N");
+        double *vel = malloc(rows * 4 * sizeof(double)), vf[4];
+        hid_t dv = H5Dopen2(f, "/trajectory/velocity", H5P_DEFAULT);
+        H5Dread(dv, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, vel);
+        H5Dclose(dv);
+        cr_pool_get_velocities(pool, vf);
+        for (int i = 0; i < 4; i++)
+            CHECK(vel[(rows - 1) * 4 + i] == vf[i], "final pool velocity %d stored exactly", i);
+        free(vel);
+        CHECK(rows_of(f, "/episodes", NULL) == 1, "one pool episode stored");
+        read_string_attr(f, "status", s, sizeof s);
+        CHECK(strcmp(s, "complete") == 0, "pool status = '%s'", s);
+        H5Fclose(f);
+        cr_pool_monitor_destroy(pm);
+        cr_pool_destroy(pool);
+        unlink(path);
+    }
+
     /* an unwritable place is a clear error */
     CHECK(cr_store_create("/nonexistent-dir/x.h5", model, NULL, NULL, msg, sizeof msg) == NULL,
           "unwritable path refused");

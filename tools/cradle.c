@@ -11,12 +11,24 @@
 #include "tools-common.h"
 
 static cr_sim *volatile running_sim;
+static cr_pool *volatile running_pool;
 
 static void on_interrupt(int sig)
 {
     (void)sig;
     if (running_sim)
         cr_sim_request_stop(running_sim);
+    if (running_pool)
+        cr_pool_request_stop(running_pool);
+}
+
+static void catch_interrupts(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }
 
 /* What the output callback feeds: the HDF5 store and the monitor's peak-force sampling. */
@@ -331,22 +343,42 @@ static int run_pool(const char *path, const char *text, size_t len, const char *
     }
     double E0 = cr_pool_kinetic_energy(pool), px0, py0;
     cr_pool_momentum(pool, &px0, &py0);
+    cr_store *store = cr_store_create_pool(out, pool, path, text, msg, sizeof msg);
+    if (!store) {
+        tools_error("%s", msg);
+        cr_pool_destroy(pool);
+        return EXIT_RUN;
+    }
     cr_pool_monitor *mon = cr_pool_monitor_create(pool);
+    cr_pool_set_output(pool, 0.0, cr_store_pool_output_callback, store);
+    running_pool = pool;
+    catch_interrupts();
     double t0 = tools_now();
     int rc = cr_pool_run(pool, set.t_end);
     double wall = tools_now() - t0;
-    if (rc != CR_OK) {
+    running_pool = NULL;
+    if (rc != CR_OK && rc != CR_ERR_INTERRUPTED) {
         tools_error("%s: %s", path, cr_pool_last_error(pool));
         cr_pool_monitor_destroy(mon);
+        cr_store_destroy(store);
         cr_pool_destroy(pool);
         return rc == CR_ERR_MODEL || rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
     }
     cr_pool_monitor_finish(mon);
-    if (cr_store_write_pool(out, pool, mon, path, text, "complete", msg, sizeof msg) != CR_OK) {
-        tools_error("%s", msg);
+    if (cr_store_commit_pool(store, pool, mon, rc == CR_OK ? "complete" : "interrupted") !=
+        CR_OK) {
+        tools_error("%s", cr_store_last_error(store));
         cr_pool_monitor_destroy(mon);
+        cr_store_destroy(store);
         cr_pool_destroy(pool);
         return EXIT_RUN;
+    }
+    cr_store_destroy(store);
+    if (rc == CR_ERR_INTERRUPTED) {
+        tools_error("%s; partial results kept in %s", cr_pool_last_error(pool), out);
+        cr_pool_monitor_destroy(mon);
+        cr_pool_destroy(pool);
+        return 130;
     }
     if (json)
         print_pool_json(pool, mon, wall, out);
@@ -498,11 +530,7 @@ static int cmd_run(int argc, char **argv)
     double p0 = cr_sim_momentum(sim);
 
     running_sim = sim;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_interrupts();
     double t0 = tools_now();
     int rc = cr_sim_run(sim, cr_model_settings(model)->t_end);
     double wall = tools_now() - t0;

@@ -61,6 +61,12 @@ CR_EXPORT int cr_pool_set_skin(cr_pool *p, double rel_skin);
  * course; that check is O(N²) and limited to N ≤ 2000.
  */
 CR_EXPORT int cr_pool_run(cr_pool *p, double t_end);
+/** Called at t = 0, every output interval and the end; non-zero stops the run. */
+typedef int (*cr_pool_output_fn)(const cr_pool *pool, void *user);
+/** Output interval in s (≤ 0: t_end/1000, or 100 characteristic times when automatic). */
+CR_EXPORT int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user);
+/** Async-signal-safe: asks a running cr_pool_run to stop (CR_ERR_INTERRUPTED). */
+CR_EXPORT void cr_pool_request_stop(cr_pool *p);
 CR_EXPORT const char *cr_pool_last_error(const cr_pool *p);
 
 CR_EXPORT size_t cr_pool_disc_count(const cr_pool *p);

@@ -51,6 +51,21 @@ CR_EXPORT void cr_store_destroy(cr_store *store);
 CR_EXPORT const char *cr_store_last_error(const cr_store *store);
 
 /**
+ * A pool's output, streamed like a chain's: /trajectory/time, position and
+ * velocity (T × 2N: x₀, y₀, x₁, …), kinetic_energy, potential_energy,
+ * dissipated_work; committed with the final state, contacts, events and
+ * episodes by cr_store_commit_pool (temporary file and rename, as for chains).
+ */
+CR_EXPORT cr_store *cr_store_create_pool(const char *path, const cr_pool *pool,
+                                         const char *model_path, const char *model_text,
+                                         char *msg, size_t msglen);
+CR_EXPORT int cr_store_append_pool_frame(cr_store *store, const cr_pool *pool);
+/** cr_pool_output_fn adapter: @p user is the cr_store. */
+CR_EXPORT int cr_store_pool_output_callback(const cr_pool *pool, void *user);
+CR_EXPORT int cr_store_commit_pool(cr_store *store, const cr_pool *pool,
+                                   const cr_pool_monitor *mon, const char *status);
+
+/**
  * Writes the result of a pool run to @p path (atomically: temporary file and
  * rename): /final/position and /final/velocity (N × 2), /contacts (pairs with
  * their scalar and vector impulses; j < 0 is wall −1 − j), /events, the model
