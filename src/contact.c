@@ -67,6 +67,19 @@ void cr_contact_partials(const cr_contact_params *p, double delta, double delta_
     }
 }
 
+double cr_contact_release_function(const cr_contact_params *p, double delta, double delta_dot,
+                                   double delta_scale)
+{
+    double q = fmin(p->n, p->m), ek = p->n - q, ec = p->m - q;
+    double raw = p->K * pow_overlap(delta, ek) + p->C * pow_overlap(delta, ec) * delta_dot;
+    return raw / (p->K * pow_overlap(delta_scale, ek));
+}
+
+int cr_contact_force_jumps(const cr_contact_params *p, int closing)
+{
+    return p->C > 0.0 && p->m == 0.0 && (closing || p->release == CR_RELEASE_GAP);
+}
+
 double cr_contact_energy(const cr_contact_params *p, double delta)
 {
     if (delta <= 0.0)

@@ -30,7 +30,7 @@
 
 #include "priv.h"
 
-#define ETA 1e-12 /* event margin in units of δ*, as in sim.c */
+#define ETA CR_EVENT_MARGIN /* priv.h */
 
 typedef struct {
     long i, j;              /* discs, or j = −1 − wall */
@@ -215,10 +215,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         gs[0] = d - ETA;
         gs[1] = d > ETA ? rate / p->V : 1.0;
         if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA) {
-            double q = fmin(lw->n, lw->m), ek = lw->n - q, ec = lw->m - q;
-            gs[2] = (lw->K * (ek == 0 ? 1 : pow(delta, ek)) +
-                     lw->C * (ec == 0 ? 1 : pow(delta, ec)) * rate) /
-                    (lw->K * (ek == 0 ? 1 : pow(p->L, ek)));
+            gs[2] = cr_contact_release_function(lw, delta, rate, p->L);
         } else {
             gs[2] = d - ETA;
         }
@@ -1185,9 +1182,7 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
         int above = delta > ETA * p->L;
         if (r[0]) {
             rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
-            const cr_contact_params *lw = law_of(p, &p->c[id]);
-            if (lw->C > 0.0 && lw->m == 0.0 && (r[0] > 0 || lw->release == CR_RELEASE_GAP))
-                restart = 1;
+            restart |= cr_contact_force_jumps(law_of(p, &p->c[id]), r[0] > 0);
         }
         if (r[1] && rc == CR_OK && above)
             rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);

@@ -9,6 +9,15 @@
 
 #define CR_ERRMSG_LEN 512
 
+/* Closing and opening are located where δ crosses CR_EVENT_MARGIN·δ*, not 0
+ * (chains and pools alike). Bodies that touch at rest carry δ = 0 exactly, and
+ * once a field or a wave reaches them roundoff makes δ flicker around 0 at the
+ * 1e-40 level: crossing 0 would be noise, and a root function sitting at an exact
+ * 0 stops CVODE (CV_CLOSERT). A margin of 1e-12 δ* is far below every
+ * tolerance, and it makes touching contacts report their closing when a wave
+ * arrives. A contact is "loaded" when f > 0 with δ above the margin. */
+#define CR_EVENT_MARGIN 1e-12
+
 /* Writes a formatted message into a fixed buffer (never fails, truncates). */
 static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

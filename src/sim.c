@@ -38,13 +38,7 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
 
 #define EVENT_MIN_CAP 64
 
-/* Closing and opening are located where δ crosses ETA·δ*, not 0. Bodies that
- * touch at rest carry δ = 0 exactly, and once a field or a wave reaches them
- * roundoff makes δ flicker around 0 at the 1e-40 level: crossing 0 would be noise,
- * and a root function sitting at an exact 0 stops CVODE (CV_CLOSERT). A margin of
- * 1e-12 δ* is far below every tolerance, and it also makes touching contacts
- * report their closing when a wave arrives. */
-#define ETA 1e-12
+#define ETA CR_EVENT_MARGIN /* priv.h */
 
 struct cr_sim {
     /* model copy */
@@ -268,14 +262,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
             g[2 * nr + k] = ovl_s(y, c) - ETA;
             continue;
         }
-        /* The sign of the un-clipped law K δⁿ + C δᵐ δ̇, with δ^min(n, m) divided
-         * out: δⁿ alone underflows to exactly 0 for the tiny overlaps at a wave
-         * front, and an exact zero is again CV_CLOSERT. */
-        double q = fmin(p->n, p->m);
-        double e_k = p->n - q, e_c = p->m - q;
-        double raw = p->K * (e_k == 0.0 ? 1.0 : pow(delta, e_k)) +
-                     p->C * (e_c == 0.0 ? 1.0 : pow(delta, e_c)) * rate;
-        g[2 * nr + k] = raw / (p->K * (e_k == 0.0 ? 1.0 : pow(s->L, e_k)));
+        g[2 * nr + k] = cr_contact_release_function(p, delta, rate, s->L);
     }
     return 0;
 }
@@ -613,13 +600,6 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
     return CR_OK;
 }
 
-/* The force jumps when δ crosses 0 only for a damper without overlap factor
- * (m = 0, C > 0): f = C δ̇ ≠ 0 at δ = 0. Only there does the integrator restart. */
-static int jumps_at_zero_overlap(const cr_contact_params *p)
-{
-    return p->C > 0.0 && p->m == 0.0;
-}
-
 static int handle_roots(cr_sim *s)
 {
     int flag = CVodeGetRootInfo(s->cvode, s->rootsfound);
@@ -633,9 +613,7 @@ static int handle_roots(cr_sim *s)
         int r = s->rootsfound[k];
         if (r != 0) {
             rc = push_event(s, c, r > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
-            if (jumps_at_zero_overlap(&s->law[c]) &&
-                (r > 0 || s->law[c].release == CR_RELEASE_GAP))
-                restart = 1;
+            restart |= cr_contact_force_jumps(&s->law[c], r > 0);
         }
         r = s->rootsfound[nr + k];
         if (r != 0 && rc == CR_OK && ovl_s(y, c) > ETA)

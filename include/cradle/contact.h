@@ -48,6 +48,24 @@ CR_EXPORT double cr_contact_force(const cr_contact_params *p, double delta, doub
 CR_EXPORT void cr_contact_partials(const cr_contact_params *p, double delta, double delta_dot,
                                    double delta_floor, double *df_ddelta, double *df_ddot);
 
+/**
+ * A root function for the `force` release: the un-clipped law K δⁿ + C δᵐ δ̇ with
+ * δ^min(n, m) divided out, scaled by K δ*^(n − min) to be of order one. It
+ * changes sign exactly where the clipped force reaches 0 or turns positive
+ * again, and unlike K δⁿ itself it does not underflow to an exact 0 at the tiny
+ * overlaps of a wave front (an exact zero stops CVODE's root finding). δ > 0.
+ */
+CR_EXPORT double cr_contact_release_function(const cr_contact_params *p, double delta,
+                                             double delta_dot, double delta_scale);
+
+/**
+ * 1 when the force jumps as δ crosses 0: a damper with no overlap factor
+ * (m = 0, C > 0) acts with C δ̇ ≠ 0 at δ = 0⁺. At closing always; at opening only
+ * under the `gap` convention (under `force` the force is 0 there already).
+ * Integrators restart at such crossings and nowhere else.
+ */
+CR_EXPORT int cr_contact_force_jumps(const cr_contact_params *p, int closing);
+
 /** Elastic energy stored in the contact, K δⁿ⁺¹ / (n + 1) for δ > 0. */
 CR_EXPORT double cr_contact_energy(const cr_contact_params *p, double delta);
 
