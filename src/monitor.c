@@ -313,39 +313,12 @@ static void close_phase(episode *e, size_t c, double q)
     e->qs[c] = q;
 }
 
-/* Velocity of the centre of mass of the link-connected cluster holding body i,
- * walls counting as immobile. */
-static double cluster_velocity(const cr_monitor *m, size_t i)
-{
-    size_t lo = i, hi = i;
-    while (lo > 0 && m->linked[lo - 1])
-        lo--;
-    while (hi + 1 < m->nb && m->linked[hi])
-        hi++;
-    double p = 0.0, mass = 0.0;
-    for (size_t j = lo; j <= hi; j++) {
-        if (m->fixed[j])
-            return 0.0;
-        p += m->mass[j] * m->v[j];
-        mass += m->mass[j];
-    }
-    return p / mass;
-}
-
-/* End rule (ARCHITECTURE.md): no contact of the group loaded and, across every
- * contact, the link-connected clusters it joins not approaching. */
+/* End rule (ARCHITECTURE.md): every contact of the group settled. */
 static int group_done(const cr_monitor *m, const episode *e)
 {
-    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++) {
-        if (!m->contact_on[c])
-            continue;
-        if (cr_sim_contact_loaded(m->sim, c))
+    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++)
+        if (!cr_sim_contact_settled(m->sim, c))
             return 0;
-        double va = m->linked[c] ? m->v[c] : cluster_velocity(m, c);
-        double vb = m->linked[c] ? m->v[c + 1] : cluster_velocity(m, c + 1);
-        if (va > vb)
-            return 0;
-    }
     return 1;
 }
 

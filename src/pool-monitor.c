@@ -81,9 +81,6 @@ static void free_ep(pepisode *e)
 
 static long episode_of_contact(const cr_pool_monitor *m, size_t id, pepisode **out)
 {
-    long i, j;
-    cr_pool_contact_bodies(m->pool, id, &i, &j);
-    long a = m->owner[i], b = j >= 0 ? m->owner[j] : -1;
     *out = NULL;
     for (size_t k = 0; k < m->nep; k++) {
         pepisode *e = m->ep[k];
@@ -95,7 +92,6 @@ static long episode_of_contact(const cr_pool_monitor *m, size_t id, pepisode **o
                 return (long)k;
             }
     }
-    (void)a, (void)b;
     return -1;
 }
 

@@ -512,6 +512,14 @@ static void pair_now(const cr_sim *s, size_t c, double *delta, double *rate)
 }
 
 
+/* Velocity of body i now (or as the model starts); a wall's is 0 exactly, its
+ * states carrying only the linear solver's roundoff. */
+static double body_velocity(const cr_sim *s, size_t i)
+{
+    const double *y = state(s);
+    return s->fixed[i] ? 0.0 : (y ? s->V * vel_s(y, i) : s->v0[i]);
+}
+
 static int cvode_fail(cr_sim *s, const char *what, int flag)
 {
     char *name = CVodeGetReturnFlagName(flag);
@@ -643,38 +651,12 @@ static int handle_roots(cr_sim *s)
     return CR_OK;
 }
 
-/* Velocity of the centre of mass of the link-connected cluster holding body i
- * (0 when the cluster holds a wall). */
-static double cluster_velocity(const cr_sim *s, const double *y, size_t i)
-{
-    size_t id = s->cluster[i];
-    double p = 0.0, m = 0.0;
-    for (size_t j = id; j < s->nb && s->cluster[j] == id; j++) {
-        if (s->fixed[j])
-            return 0.0;
-        p += s->mass[j] * s->V * vel_s(y, j);
-        m += s->mass[j];
-    }
-    return p / m;
-}
-
-/* Nothing can happen any more in a free chain: no contact loaded, and across every
- * contact the link-connected clusters on either side do not approach. */
+/* Nothing can happen any more in a free chain: every contact settled. */
 static int chain_at_rest(const cr_sim *s)
 {
-    const double *y = N_VGetArrayPointer(s->y);
-    for (size_t c = 0; c < s->nc; c++) {
-        if (!s->contact_on[c])
-            continue;
-        double delta, rate;
-        contact_state(s, y, c, &delta, &rate);
-        if (delta > ETA * s->L && contact_force(s, c, delta, rate) > 0.0)
+    for (size_t c = 0; c < s->nc; c++)
+        if (!cr_sim_contact_settled(s, c))
             return 0;
-        double va = s->has_link[c] ? s->V * vel_s(y, c) : cluster_velocity(s, y, c);
-        double vb = s->has_link[c] ? s->V * vel_s(y, c + 1) : cluster_velocity(s, y, c + 1);
-        if (va > vb)
-            return 0;
-    }
     return 1;
 }
 
@@ -884,6 +866,32 @@ int cr_sim_contact_loaded(const cr_sim *s, size_t c)
     return delta > ETA * s->L && contact_force(s, c, delta, rate) > 0.0;
 }
 
+/* Velocity of the centre of mass of the link-connected cluster holding body i
+ * (0 when the cluster holds a wall). */
+static double cluster_velocity(const cr_sim *s, size_t i)
+{
+    size_t id = s->cluster[i];
+    double p = 0.0, m = 0.0;
+    for (size_t j = id; j < s->nb && s->cluster[j] == id; j++) {
+        if (s->fixed[j])
+            return 0.0;
+        p += s->mass[j] * body_velocity(s, j);
+        m += s->mass[j];
+    }
+    return p / m;
+}
+
+int cr_sim_contact_settled(const cr_sim *s, size_t c)
+{
+    if (c >= s->nc || !s->contact_on[c])
+        return 1;
+    if (cr_sim_contact_loaded(s, c))
+        return 0;
+    double va = s->has_link[c] ? body_velocity(s, c) : cluster_velocity(s, c);
+    double vb = s->has_link[c] ? body_velocity(s, c + 1) : cluster_velocity(s, c + 1);
+    return va <= vb;
+}
+
 void cr_sim_get_positions(const cr_sim *s, double *x)
 {
     const double *y = state(s);
@@ -894,9 +902,8 @@ void cr_sim_get_positions(const cr_sim *s, double *x)
 
 void cr_sim_get_velocities(const cr_sim *s, double *v)
 {
-    const double *y = state(s);
     for (size_t i = 0; i < s->nb; i++)
-        v[i] = s->fixed[i] ? 0.0 : (y ? s->V * vel_s(y, i) : s->v0[i]);
+        v[i] = body_velocity(s, i);
 }
 
 void cr_sim_get_overlaps(const cr_sim *s, double *delta)

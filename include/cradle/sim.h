@@ -117,6 +117,13 @@ CR_EXPORT double cr_sim_settle_time(const cr_sim *sim);
  * (10⁻¹² δ*; touching bodies reached by roundoff alone are not loaded).
  */
 CR_EXPORT int cr_sim_contact_loaded(const cr_sim *sim, size_t c);
+/**
+ * 1 when contact @p c is settled: not loaded, and the link-connected clusters it
+ * joins (walls immobile) not approaching — the end rule of ARCHITECTURE.md, shared
+ * by the automatic end of a run and the monitor's episode end. 1 for a pair
+ * without contact.
+ */
+CR_EXPORT int cr_sim_contact_settled(const cr_sim *sim, size_t c);
 /** Each getter fills an array of ball_count (or contact_count) doubles, SI units. */
 CR_EXPORT void cr_sim_get_positions(const cr_sim *sim, double *x);
 CR_EXPORT void cr_sim_get_velocities(const cr_sim *sim, double *v);
