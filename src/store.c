@@ -247,13 +247,13 @@ static int write_model(cr_store *st, const cr_model *model)
     return e;
 }
 
-cr_store *cr_store_create(const char *path, const cr_model *model, const char *model_path,
-                          const char *model_text, char *msg, size_t msglen)
+/* The file every run writes: a temporary beside @p path (renamed into place by
+ * store_finish, so an interrupted run never leaves a half-written file at
+ * @p path), its common attributes and the /trajectory group; rows hold
+ * max(nb, nc) numbers. */
+static cr_store *store_open(const char *path, size_t nb, size_t nc, const char *model_path,
+                            const char *model_text, char *msg, size_t msglen)
 {
-    if (!path || !model) {
-        cr_set_msg(msg, msglen, "cr_store_create: no path or model");
-        return NULL;
-    }
     /* The library never prints: silence HDF5's automatic error stack dump. */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     cr_store *st = calloc(1, sizeof(*st));
@@ -261,12 +261,12 @@ cr_store *cr_store_create(const char *path, const cr_model *model, const char *m
         cr_set_msg(msg, msglen, "out of memory");
         return NULL;
     }
-    st->nb = cr_model_ball_count(model);
-    st->nc = cr_model_contact_count(model);
+    st->nb = nb;
+    st->nc = nc;
     st->path = strdup(path);
     size_t tl = strlen(path) + 32;
     st->tmp = malloc(tl);
-    size_t rl = st->nb > st->nc ? st->nb : st->nc;
+    size_t rl = nb > nc ? nb : nc;
     st->row = malloc((rl ? rl : 1) * sizeof(double));
     if (!st->path || !st->tmp || !st->row) {
         cr_set_msg(msg, msglen, "out of memory");
@@ -284,14 +284,44 @@ cr_store *cr_store_create(const char *path, const cr_model *model, const char *m
         return NULL;
     }
     int e = attr_string(st->file, "cradle_version", cr_version());
-    e |= attr_string(st->file, "model_name", cr_model_name(model));
     e |= attr_string(st->file, "model_file", model_path ? model_path : "");
     e |= attr_string(st->file, "model_text", model_text ? model_text : "");
     e |= attr_string(st->file, "status", "running");
-    e |= write_model(st, model);
     st->traj = H5Gcreate2(st->file, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (st->traj < 0)
-        e = -1;
+    if (e || st->traj < 0) {
+        cr_set_msg(msg, msglen, "%s: HDF5 error while creating the layout", path);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    return st;
+}
+
+/* Flushed, closed and moved into place: the file at st->path is complete. */
+static int store_finish(cr_store *st)
+{
+    close_all(st);
+    if (rename(st->tmp, st->path) != 0) {
+        cr_set_msg(st->err, sizeof st->err, "%s: cannot move the finished file into place",
+                   st->path);
+        return CR_ERR_IO;
+    }
+    st->committed = 1;
+    return CR_OK;
+}
+
+cr_store *cr_store_create(const char *path, const cr_model *model, const char *model_path,
+                          const char *model_text, char *msg, size_t msglen)
+{
+    if (!path || !model) {
+        cr_set_msg(msg, msglen, "cr_store_create: no path or model");
+        return NULL;
+    }
+    cr_store *st = store_open(path, cr_model_ball_count(model), cr_model_contact_count(model),
+                              model_path, model_text, msg, msglen);
+    if (!st)
+        return NULL;
+    int e = attr_string(st->file, "model_name", cr_model_name(model));
+    e |= write_model(st, model);
     static const struct {
         const char *name, *units;
         int per; /* 0 scalar, 1 ball, 2 contact */
@@ -570,14 +600,7 @@ int cr_store_commit(cr_store *st, const cr_sim *sim, const char *status)
     e |= attr_long(st->file, "restarts", stats.restarts);
     if (e)
         return h5fail(st, "writing the run summary");
-    close_all(st);
-    if (rename(st->tmp, st->path) != 0) {
-        cr_set_msg(st->err, sizeof st->err, "%s: cannot move the finished file into place",
-                   st->path);
-        return CR_ERR_IO;
-    }
-    st->committed = 1;
-    return CR_OK;
+    return store_finish(st);
 }
 
 /* An events table from any simulator's event array. */
@@ -680,43 +703,13 @@ cr_store *cr_store_create_pool(const char *path, const cr_pool *pool, const char
         cr_set_msg(msg, msglen, "cr_store_create_pool: no path or pool");
         return NULL;
     }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    cr_store *st = calloc(1, sizeof(*st));
-    if (!st) {
-        cr_set_msg(msg, msglen, "out of memory");
-        return NULL;
-    }
     /* rows of positions and velocities hold (x₀, y₀, x₁, …): 2N columns */
-    st->nb = 2 * cr_pool_disc_count(pool);
-    st->nc = 0;
+    cr_store *st = store_open(path, 2 * cr_pool_disc_count(pool), 0, model_path, model_text,
+                              msg, msglen);
+    if (!st)
+        return NULL;
     st->pool = 1;
-    st->path = strdup(path);
-    size_t tl = strlen(path) + 32;
-    st->tmp = malloc(tl);
-    st->row = malloc((st->nb ? st->nb : 1) * sizeof(double));
-    if (!st->path || !st->tmp || !st->row) {
-        cr_set_msg(msg, msglen, "out of memory");
-        cr_store_destroy(st);
-        return NULL;
-    }
-    snprintf(st->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-    st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (st->file < 0) {
-        cr_set_msg(msg, msglen, "%s: cannot create output file (is the folder writable?)",
-                   path);
-        free(st->tmp);
-        st->tmp = NULL;
-        cr_store_destroy(st);
-        return NULL;
-    }
-    int e = attr_string(st->file, "cradle_version", cr_version());
-    e |= attr_string(st->file, "model_kind", "pool-2d");
-    e |= attr_string(st->file, "model_file", model_path ? model_path : "");
-    e |= attr_string(st->file, "model_text", model_text ? model_text : "");
-    e |= attr_string(st->file, "status", "running");
-    st->traj = H5Gcreate2(st->file, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (st->traj < 0)
-        e = -1;
+    int e = attr_string(st->file, "model_kind", "pool-2d");
     e |= series_open(&st->s[S_TIME], st->traj, "time", 0, "s");
     e |= series_open(&st->s[S_POS], st->traj, "position", st->nb, "m; columns x0, y0, x1, y1, ...");
     e |= series_open(&st->s[S_VEL], st->traj, "velocity", st->nb,
@@ -807,14 +800,7 @@ int cr_store_commit_pool(cr_store *st, const cr_pool *pool, const cr_pool_monito
         e |= write_pool_episodes(f, mon);
     if (e)
         return h5fail(st, "writing the pool results");
-    close_all(st);
-    if (rename(st->tmp, st->path) != 0) {
-        cr_set_msg(st->err, sizeof st->err, "%s: cannot move the finished file into place",
-                   st->path);
-        return CR_ERR_IO;
-    }
-    st->committed = 1;
-    return CR_OK;
+    return store_finish(st);
 }
 
 int cr_store_write_pool(const char *path, const cr_pool *pool, const cr_pool_monitor *mon,
