@@ -28,6 +28,7 @@
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
+#include "integrator.h"
 #include "priv.h"
 
 #define ETA CR_EVENT_MARGIN /* priv.h */
@@ -83,6 +84,7 @@ struct cr_pool {
     cr_event *events;
     size_t nev, evcap;
     cr_sim_stats stats;
+    cr_sim_stats banked; /* CVODE counters of the segments before the last restart */
     char err[CR_ERRMSG_LEN];
 };
 
@@ -440,13 +442,6 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
     return 0;
 }
 
-static void error_handler(int code, const char *module, const char *function, char *msg,
-                          void *user)
-{
-    cr_pool *p = user;
-    cr_set_msg(p->err, sizeof p->err, "%s %s (flag %d): %s", module, function, code, msg);
-}
-
 /* ---- contacts registry ----------------------------------------------------- */
 
 static uint64_t pair_key(const cr_pool *p, long i, long j)
@@ -760,7 +755,6 @@ int cr_pool_set_skin(cr_pool *p, double rel)
 
 /* ---- neighbour search and rebuilds ---------------------------------------- */
 
-static void bank_stats(cr_pool *p);
 
 static int use_gmres(const cr_pool *p)
 {
@@ -933,10 +927,7 @@ static int rebuild(cr_pool *p)
          * setup, so a new list needs only the restart */
         int flag = CV_SUCCESS;
         if (p->ran) {
-            bank_stats(p);
-            flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
-            if (flag == CV_SUCCESS)
-                flag = CVodeQuadReInit(p->cvode, p->yQ);
+            flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
             p->rebuilds++;
         } else {
             p->pblock = malloc(16 * n * sizeof(double));
@@ -1006,10 +997,7 @@ static int rebuild(cr_pool *p)
     }
     int flag = CV_SUCCESS;
     if (p->ran) { /* a rebuild during the run: restart on the new pattern */
-        bank_stats(p);
-        flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
-        if (flag == CV_SUCCESS)
-            flag = CVodeQuadReInit(p->cvode, p->yQ);
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
         p->rebuilds++;
     }
     if (flag == CV_SUCCESS)
@@ -1030,20 +1018,6 @@ static int rebuild(cr_pool *p)
 }
 
 /* ---- run ------------------------------------------------------------------- */
-
-/* CVODE's counters restart at CVodeReInit: bank them first. */
-static void bank_stats(cr_pool *p)
-{
-    long v;
-    CVodeGetNumSteps(p->cvode, &v);
-    p->stats.steps += v;
-    CVodeGetNumRhsEvals(p->cvode, &v);
-    p->stats.rhs_evals += v;
-    CVodeGetNumJacEvals(p->cvode, &v);
-    p->stats.jac_evals += v;
-    CVodeGetNumNonlinSolvIters(p->cvode, &v);
-    p->stats.nonlin_iters += v;
-}
 
 static int push_event(cr_pool *p, long id, cr_event_kind kind)
 {
@@ -1106,13 +1080,7 @@ static int pool_at_rest(const cr_pool *p)
 
 static int cvfail(cr_pool *p, const char *what, int flag)
 {
-    char *name = CVodeGetReturnFlagName(flag);
-    char detail[CR_ERRMSG_LEN];
-    snprintf(detail, sizeof detail, "%s", p->err);
-    cr_set_msg(p->err, sizeof p->err, "%s failed at t = %.9g s with %s: %s", what, p->t,
-               name ? name : "?", detail);
-    free(name);
-    return CR_ERR_SOLVER;
+    return cr_cvode_fail(p->err, what, p->t, flag);
 }
 
 static int setup(cr_pool *p)
@@ -1144,20 +1112,7 @@ static int setup(cr_pool *p)
     p->cvode = CVodeCreate(CV_BDF, p->ctx);
     if (!p->cvode)
         return CR_ERR_NOMEM;
-    CVodeSetErrHandlerFn(p->cvode, error_handler, p);
-    int flag = CVodeInit(p->cvode, rhs, 0.0, p->y);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetUserData(p->cvode, p);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSStolerances(p->cvode, p->rtol, p->atol);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetMaxNumSteps(p->cvode, 1000000);
-    if (flag == CV_SUCCESS)
-        flag = CVodeQuadInit(p->cvode, quad_rhs, p->yQ);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetQuadErrCon(p->cvode, SUNTRUE);
-    if (flag == CV_SUCCESS)
-        flag = CVodeQuadSStolerances(p->cvode, p->rtol, p->atol);
+    int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
     if (flag == CV_SUCCESS)
         flag = CVodeRootInit(p->cvode, (int)(3 * p->nslots + n), roots);
     if (flag != CV_SUCCESS)
@@ -1194,10 +1149,7 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
         if (p->rootsfound[3 * p->nslots + i])
             *need_rebuild = 1;
     if (rc == CR_OK && restart && !*need_rebuild) {
-        bank_stats(p);
-        flag = CVodeReInit(p->cvode, p->t / p->T, p->y);
-        if (flag == CV_SUCCESS)
-            flag = CVodeQuadReInit(p->cvode, p->yQ);
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
         if (flag != CV_SUCCESS)
             return cvfail(p, "CVodeReInit", flag);
         p->stats.restarts++;
@@ -1238,7 +1190,6 @@ int cr_pool_run(cr_pool *p, double t_end)
             cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
             if (p->out_fn)
                 p->out_fn(p, p->out_user);
-            bank_stats(p);
             return CR_ERR_INTERRUPTED;
         }
         double tout = fmin(k * dt, t_stop);
@@ -1276,7 +1227,6 @@ int cr_pool_run(cr_pool *p, double t_end)
             break;
         k++;
     }
-    bank_stats(p);
     return CR_OK;
 }
 
@@ -1404,7 +1354,11 @@ const cr_event *cr_pool_events(const cr_pool *p)
 
 cr_sim_stats cr_pool_get_stats(const cr_pool *p)
 {
-    return p->stats;
+    /* CVODE's counters are read as asked: every exit of the run sees them */
+    cr_sim_stats st = p->stats;
+    if (p->cvode)
+        cr_cvode_counters(p->cvode, &p->banked, &st);
+    return st;
 }
 
 long cr_pool_rebuilds(const cr_pool *p)

@@ -32,6 +32,7 @@
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunmatrix/sunmatrix_band.h>
 
+#include "integrator.h"
 #include "priv.h"
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
@@ -87,6 +88,7 @@ struct cr_sim {
     cr_event *events;
     size_t nev, evcap;
     cr_sim_stats stats;
+    cr_sim_stats banked; /* CVODE counters of the segments before the last restart */
     char end_reason[128];
     char err[CR_ERRMSG_LEN];
 };
@@ -265,13 +267,6 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         g[2 * nr + k] = cr_contact_release_function(p, delta, rate, s->L);
     }
     return 0;
-}
-
-static void error_handler(int code, const char *module, const char *function, char *msg,
-                          void *user)
-{
-    cr_sim *s = user;
-    cr_set_msg(s->err, sizeof s->err, "%s %s (flag %d): %s", module, function, code, msg);
 }
 
 /* ---- create / destroy ------------------------------------------------------ */
@@ -522,13 +517,7 @@ static double body_velocity(const cr_sim *s, size_t i)
 
 static int cvode_fail(cr_sim *s, const char *what, int flag)
 {
-    char *name = CVodeGetReturnFlagName(flag);
-    char detail[CR_ERRMSG_LEN];
-    snprintf(detail, sizeof detail, "%s", s->err);
-    cr_set_msg(s->err, sizeof s->err, "%s failed at t = %.9g s with %s%s%s", what, s->t,
-               name ? name : "unknown flag", detail[0] ? ": " : "", detail);
-    free(name);
-    return CR_ERR_SOLVER;
+    return cr_cvode_fail(s->err, what, s->t, flag);
 }
 
 static int setup_cvode(cr_sim *s)
@@ -552,14 +541,7 @@ static int setup_cvode(cr_sim *s)
     s->cvode = CVodeCreate(s->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, s->ctx);
     if (!s->cvode)
         return CR_ERR_NOMEM;
-    CVodeSetErrHandlerFn(s->cvode, error_handler, s);
-    int flag = CVodeInit(s->cvode, rhs, 0.0, s->y);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetUserData(s->cvode, s);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSStolerances(s->cvode, s->rtol, s->atol);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetMaxNumSteps(s->cvode, 1000000);
+    int flag = cr_cvode_init(s->cvode, rhs, s->y, quad_rhs, s->yQ, s, s->rtol, s->atol, s->err);
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVODE setup", flag);
 
@@ -575,12 +557,6 @@ static int setup_cvode(cr_sim *s)
         s->nroots = (int)(2 * s->n_contact_roots + s->n_force_roots);
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
-    if (flag == CV_SUCCESS)
-        flag = CVodeQuadInit(s->cvode, quad_rhs, s->yQ);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetQuadErrCon(s->cvode, SUNTRUE);
-    if (flag == CV_SUCCESS)
-        flag = CVodeQuadSStolerances(s->cvode, s->rtol, s->atol);
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVODE setup", flag);
     return CR_OK;
@@ -642,9 +618,7 @@ static int handle_roots(cr_sim *s)
     if (rc != CR_OK || !restart)
         return rc;
     /* Restart the multistep history across the jump; the quadratures carry on. */
-    flag = CVodeReInit(s->cvode, s->t / s->T, s->y);
-    if (flag == CV_SUCCESS)
-        flag = CVodeQuadReInit(s->cvode, s->yQ);
+    flag = cr_cvode_restart(s->cvode, s->t / s->T, s->y, s->yQ, &s->banked);
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVodeReInit", flag);
     s->stats.restarts++;
@@ -658,21 +632,6 @@ static int chain_at_rest(const cr_sim *s)
         if (!cr_sim_contact_settled(s, c))
             return 0;
     return 1;
-}
-
-static void collect_stats(cr_sim *s)
-{
-    long v = 0;
-    CVodeGetNumSteps(s->cvode, &v);
-    s->stats.steps = v;
-    CVodeGetNumRhsEvals(s->cvode, &v);
-    s->stats.rhs_evals = v;
-    CVodeGetNumJacEvals(s->cvode, &v);
-    s->stats.jac_evals = v;
-    CVodeGetNumGEvals(s->cvode, &v);
-    s->stats.root_evals = v;
-    CVodeGetNumNonlinSolvIters(s->cvode, &v);
-    s->stats.nonlin_iters = v;
 }
 
 static int emit(cr_sim *s)
@@ -722,7 +681,6 @@ int cr_sim_run(cr_sim *s, double t_end)
         goto interrupted;
     if (automatic && chain_at_rest(s)) {
         snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
-        collect_stats(s);
         return CR_OK;
     }
     /* with links the chain must stay at rest for the settling time: rods whose
@@ -743,7 +701,6 @@ int cr_sim_run(cr_sim *s, double t_end)
         int flag = CVode(s->cvode, tout / s->T, s->y, &tret, CV_NORMAL);
         s->t = tret * s->T;
         if (flag < 0) {
-            collect_stats(s);
             return cvode_fail(s, "CVode", flag);
         }
         CVodeGetQuad(s->cvode, &tret, s->yQ);
@@ -796,10 +753,8 @@ int cr_sim_run(cr_sim *s, double t_end)
         }
         k++;
     }
-    collect_stats(s);
     return CR_OK;
 interrupted:
-    collect_stats(s);
     snprintf(s->end_reason, sizeof s->end_reason, "interrupted");
     cr_set_msg(s->err, sizeof s->err, "run interrupted at t = %.9g s", s->t);
     return rc;
@@ -1001,7 +956,11 @@ const cr_event *cr_sim_events(const cr_sim *s)
 
 cr_sim_stats cr_sim_get_stats(const cr_sim *s)
 {
-    return s->stats;
+    /* CVODE's counters are read as asked: every exit of the run sees them */
+    cr_sim_stats st = s->stats;
+    if (s->cvode)
+        cr_cvode_counters(s->cvode, &s->banked, &st);
+    return st;
 }
 
 void cr_sim_get_scales(const cr_sim *s, double *length, double *speed, double *time)

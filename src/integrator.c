@@ -1,0 +1,69 @@
+#include "integrator.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "priv.h"
+
+/* CVODE hands its message to this handler before returning the flag: keep it in
+ * the owner's buffer so the error the user sees says why. */
+static void error_handler(int code, const char *module, const char *function, char *msg,
+                          void *user)
+{
+    cr_set_msg(user, CR_ERRMSG_LEN, "%s %s (flag %d): %s", module, function, code, msg);
+}
+
+int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ,
+                  void *user, double rtol, double atol, char *err)
+{
+    CVodeSetErrHandlerFn(mem, error_handler, err);
+    int flag = CVodeInit(mem, rhs, 0.0, y);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetUserData(mem, user);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSStolerances(mem, rtol, atol);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetMaxNumSteps(mem, 1000000);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadInit(mem, quad, yQ);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetQuadErrCon(mem, SUNTRUE);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerances(mem, rtol, atol);
+    return flag;
+}
+
+int cr_cvode_fail(char *err, const char *what, double t, int flag)
+{
+    char *name = CVodeGetReturnFlagName(flag);
+    char detail[CR_ERRMSG_LEN];
+    snprintf(detail, sizeof detail, "%s", err);
+    cr_set_msg(err, CR_ERRMSG_LEN, "%s failed at t = %.9g s with %s%s%s", what, t,
+               name ? name : "unknown flag", detail[0] ? ": " : "", detail);
+    free(name);
+    return CR_ERR_SOLVER;
+}
+
+void cr_cvode_counters(void *mem, const cr_sim_stats *banked, cr_sim_stats *out)
+{
+    long steps = 0, rhs = 0, jac = 0, roots = 0, iters = 0;
+    CVodeGetNumSteps(mem, &steps);
+    CVodeGetNumRhsEvals(mem, &rhs);
+    CVodeGetNumJacEvals(mem, &jac);
+    CVodeGetNumGEvals(mem, &roots);
+    CVodeGetNumNonlinSolvIters(mem, &iters);
+    out->steps = banked->steps + steps;
+    out->rhs_evals = banked->rhs_evals + rhs;
+    out->jac_evals = banked->jac_evals + jac;
+    out->root_evals = banked->root_evals + roots;
+    out->nonlin_iters = banked->nonlin_iters + iters;
+}
+
+int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_sim_stats *banked)
+{
+    cr_cvode_counters(mem, banked, banked);
+    int flag = CVodeReInit(mem, tau, y);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadReInit(mem, yQ);
+    return flag;
+}
