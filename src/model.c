@@ -8,7 +8,10 @@
 
 typedef struct {
     double mass, radius, x, v;
+    double y, vy; /* dim 2: the second components */
     int fixed;
+    double E, nu; /* material, when has_material */
+    int has_material;
     /* the pair to the right neighbour: its own law, link, contact switch */
     cr_contact_params right;
     int has_right;
@@ -23,22 +26,55 @@ typedef struct {
     int has_pendulum;
 } ball;
 
+/* dim 2: a half-plane wall n·p ≥ offset with an optional law or material */
+typedef struct {
+    double nx, ny, offset;
+    cr_contact_params law;
+    int has_law;
+    double E, nu;
+    int has_material;
+} plane;
+
+/* a pair law given by name (dim 2; dim 1 keeps it on the left ball) */
+typedef struct {
+    size_t i;
+    long j;
+    cr_contact_params law;
+} pair_law;
+
+/* damping solved for a law at a reduced mass (cr_calibrate_model) */
+typedef struct {
+    cr_contact_params law; /* C is the answer */
+    double mu;
+} solved_damping;
+
 struct cr_model {
     char *name;
+    int dim;
     ball *balls;
     size_t n, cap;
+    plane *planes;
+    size_t nplanes;
+    pair_law *pairs;
+    size_t npairs;
+    solved_damping *solved;
+    size_t nsolved;
     cr_contact_params def;
     cr_settings settings;
-    double gravity;
+    double gravity, gravity_y;
+    double target_e, target_v; /* dim 2 default target; target_e = 0: none */
 };
 
 cr_settings cr_settings_default(void)
 {
     cr_settings s = {.t_end = 0.0,
-                     .rtol = 1e-10,
-                     .atol = 1e-12,
+                     .rtol = CR_DEFAULT_RTOL,
+                     .atol = CR_DEFAULT_ATOL,
                      .output_interval = 0.0,
-                     .method = CR_METHOD_BDF};
+                     .method = CR_METHOD_BDF,
+                     .jacobian_floor = CR_DEFAULT_JACOBIAN_FLOOR,
+                     .solver = CR_SOLVER_AUTO,
+                     .skin = CR_DEFAULT_SKIN};
     return s;
 }
 
@@ -50,6 +86,7 @@ cr_model *cr_model_create(void)
     /* steel-like Hertz contact so that a model without a contact section runs */
     cr_contact_params_init(&m->def, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
     m->settings = cr_settings_default();
+    m->dim = 1;
     return m;
 }
 
@@ -59,6 +96,9 @@ void cr_model_destroy(cr_model *model)
         return;
     free(model->name);
     free(model->balls);
+    free(model->planes);
+    free(model->pairs);
+    free(model->solved);
     free(model);
 }
 
@@ -421,4 +461,285 @@ cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last, co
         }
     }
     return sub;
+}
+
+/* ---- dimension, bodies and walls in dim dimensions ------------------------ */
+
+int cr_model_set_dimension(cr_model *model, int dim)
+{
+    if (!model || (dim != 1 && dim != 2) || model->n > 0)
+        return CR_ERR_INVALID;
+    model->dim = dim;
+    return CR_OK;
+}
+
+int cr_model_dimension(const cr_model *model)
+{
+    return model ? model->dim : 0;
+}
+
+size_t cr_model_body_count(const cr_model *model)
+{
+    return model ? model->n : 0;
+}
+
+int cr_model_add_body(cr_model *model, double mass, double radius, const double *x,
+                      const double *v)
+{
+    if (!model || !x || !v)
+        return CR_ERR_INVALID;
+    int i = cr_model_add_ball(model, mass, radius, x[0], v[0]);
+    if (i >= 0 && model->dim == 2) {
+        model->balls[i].y = x[1];
+        model->balls[i].vy = v[1];
+    }
+    return i;
+}
+
+int cr_model_get_body(const cr_model *model, size_t i, double *x, double *v)
+{
+    if (!model || i >= model->n)
+        return CR_ERR_INVALID;
+    const ball *b = &model->balls[i];
+    if (x) {
+        x[0] = b->x;
+        if (model->dim == 2)
+            x[1] = b->y;
+    }
+    if (v) {
+        v[0] = b->fixed ? 0.0 : b->v;
+        if (model->dim == 2)
+            v[1] = b->fixed ? 0.0 : b->vy;
+    }
+    return CR_OK;
+}
+
+int cr_model_add_plane(cr_model *model, const double *normal, double offset,
+                       const cr_contact_params *law)
+{
+    if (!model || !normal || model->dim != 2)
+        return CR_ERR_INVALID;
+    double len = hypot(normal[0], normal[1]);
+    if (!(len > 0.0) || !isfinite(len) || !isfinite(offset))
+        return CR_ERR_INVALID;
+    plane *p = realloc(model->planes, (model->nplanes + 1) * sizeof(*p));
+    if (!p)
+        return CR_ERR_NOMEM;
+    model->planes = p;
+    plane *w = &p[model->nplanes];
+    memset(w, 0, sizeof(*w));
+    /* a unit normal: the offset scales with it, so the half-plane is the same */
+    w->nx = normal[0] / len;
+    w->ny = normal[1] / len;
+    w->offset = offset / len;
+    if (law) {
+        w->law = *law;
+        w->has_law = 1;
+    }
+    return (int)model->nplanes++;
+}
+
+size_t cr_model_plane_count(const cr_model *model)
+{
+    return model ? model->nplanes : 0;
+}
+
+int cr_model_get_plane(const cr_model *model, size_t w, double *normal, double *offset)
+{
+    if (!model || w >= model->nplanes)
+        return CR_ERR_INVALID;
+    if (normal) {
+        normal[0] = model->planes[w].nx;
+        normal[1] = model->planes[w].ny;
+    }
+    if (offset)
+        *offset = model->planes[w].offset;
+    return CR_OK;
+}
+
+int cr_model_set_plane_material(cr_model *model, size_t w, double E, double nu)
+{
+    if (!model || w >= model->nplanes || !(E > 0.0) || !isfinite(E) || !(nu > -1.0 && nu < 0.5))
+        return CR_ERR_INVALID;
+    model->planes[w].E = E;
+    model->planes[w].nu = nu;
+    model->planes[w].has_material = 1;
+    return CR_OK;
+}
+
+int cr_model_set_gravity_vector(cr_model *model, const double *g)
+{
+    if (!model || !g || !isfinite(g[0]) || (model->dim == 2 && !isfinite(g[1])))
+        return CR_ERR_INVALID;
+    model->gravity = g[0];
+    model->gravity_y = model->dim == 2 ? g[1] : 0.0;
+    return CR_OK;
+}
+
+void cr_model_get_gravity_vector(const cr_model *model, double *g)
+{
+    g[0] = model->gravity;
+    if (model->dim == 2)
+        g[1] = model->gravity_y;
+}
+
+/* ---- materials and pair laws ---------------------------------------------- */
+
+int cr_model_set_material(cr_model *model, size_t i, double E, double nu)
+{
+    if (!model || i >= model->n || !(E > 0.0) || !isfinite(E) || !(nu > -1.0 && nu < 0.5))
+        return CR_ERR_INVALID;
+    model->balls[i].E = E;
+    model->balls[i].nu = nu;
+    model->balls[i].has_material = 1;
+    return CR_OK;
+}
+
+int cr_model_material(const cr_model *model, size_t i, double *E, double *nu)
+{
+    if (!model || i >= model->n || !model->balls[i].has_material)
+        return 0;
+    *E = model->balls[i].E;
+    *nu = model->balls[i].nu;
+    return 1;
+}
+
+int cr_model_set_pair_law(cr_model *model, size_t i, long j, const cr_contact_params *p)
+{
+    if (!model || !p || i >= model->n)
+        return CR_ERR_INVALID;
+    if (model->dim == 1)
+        return j == (long)i + 1 ? cr_model_set_contact(model, i, p) : CR_ERR_INVALID;
+    if (j >= 0 ? (size_t)j >= model->n || (size_t)j == i : CR_WALL_INDEX(j) >= model->nplanes)
+        return CR_ERR_INVALID;
+    if (j >= 0 && (size_t)j < i) { /* stored with i < j */
+        size_t t = (size_t)j;
+        j = (long)i;
+        i = t;
+    }
+    for (size_t k = 0; k < model->npairs; k++)
+        if (model->pairs[k].i == i && model->pairs[k].j == j) {
+            model->pairs[k].law = *p;
+            return CR_OK;
+        }
+    pair_law *q = realloc(model->pairs, (model->npairs + 1) * sizeof(*q));
+    if (!q)
+        return CR_ERR_NOMEM;
+    model->pairs = q;
+    q[model->npairs++] = (pair_law){i, j, *p};
+    return CR_OK;
+}
+
+static int same_law_but_damping(const cr_contact_params *a, const cr_contact_params *b)
+{
+    return a->K == b->K && a->n == b->n && a->m == b->m && a->release == b->release;
+}
+
+/* Hertz between the materials of body i and body j (or flat wall), if both have one. */
+static int material_law(const cr_model *model, size_t i, long j, cr_contact_params *out)
+{
+    const ball *a = &model->balls[i];
+    double E2, nu2, R2;
+    if (!a->has_material)
+        return 0;
+    if (j >= 0) {
+        const ball *b = &model->balls[j];
+        if (!b->has_material || b->fixed)
+            return 0;
+        E2 = b->E;
+        nu2 = b->nu;
+        R2 = b->radius;
+    } else {
+        const plane *w = &model->planes[CR_WALL_INDEX(j)];
+        if (!w->has_material)
+            return 0;
+        E2 = w->E;
+        nu2 = w->nu;
+        R2 = INFINITY;
+    }
+    double K = cr_contact_hertz_stiffness(a->E, a->nu, a->radius, E2, nu2, R2);
+    cr_contact_params_init(out, K, 1.5, model->def.C, model->def.release);
+    return 1;
+}
+
+/* Reduced mass of a pair: a fixed body or a wall is immovable. */
+static double pair_reduced_mass(const cr_model *model, size_t i, long j)
+{
+    double ma = model->balls[i].mass;
+    if (j < 0 || model->balls[j].fixed)
+        return ma;
+    double mb = model->balls[j].mass;
+    return model->balls[i].fixed ? mb : ma * mb / (ma + mb);
+}
+
+int cr_model_pair_law(const cr_model *model, size_t i, long j, cr_contact_params *out)
+{
+    if (!model || !out || i >= model->n ||
+        (j >= 0 ? (size_t)j >= model->n : CR_WALL_INDEX(j) >= model->nplanes))
+        return CR_ERR_INVALID;
+    if (model->dim == 1) {
+        if (j != (long)i + 1)
+            return CR_ERR_INVALID;
+        *out = *cr_model_contact(model, i);
+        return CR_OK;
+    }
+    size_t a = i;
+    long b = j;
+    if (b >= 0 && (size_t)b < a) {
+        a = (size_t)b;
+        b = (long)i;
+    }
+    int found = 0;
+    for (size_t k = 0; k < model->npairs && !found; k++)
+        if (model->pairs[k].i == a && model->pairs[k].j == b) {
+            *out = model->pairs[k].law;
+            found = 1;
+        }
+    if (!found && !material_law(model, a, b, out)) {
+        if (b < 0 && model->planes[CR_WALL_INDEX(b)].has_law)
+            *out = model->planes[CR_WALL_INDEX(b)].law;
+        else
+            *out = model->def;
+    }
+    if (model->target_e > 0.0 && model->target_e < 1.0 && out->C == 0.0) {
+        double mu = pair_reduced_mass(model, a, b);
+        for (size_t k = 0; k < model->nsolved; k++)
+            if (model->solved[k].mu == mu && same_law_but_damping(&model->solved[k].law, out))
+                out->C = model->solved[k].law.C;
+    }
+    return CR_OK;
+}
+
+int cr_model_set_default_target(cr_model *model, double e, double v)
+{
+    if (!model || !(e > 0.0 && e <= 1.0) || !(v > 0.0) || !isfinite(v))
+        return CR_ERR_INVALID;
+    model->target_e = e;
+    model->target_v = v;
+    return CR_OK;
+}
+
+int cr_model_default_target(const cr_model *model, double *e, double *v)
+{
+    if (!model || !(model->target_e > 0.0))
+        return 0;
+    *e = model->target_e;
+    *v = model->target_v;
+    return 1;
+}
+
+int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law, double mu,
+                                double C)
+{
+    if (!model || !law || !(mu > 0.0) || !(C >= 0.0) || !isfinite(C))
+        return CR_ERR_INVALID;
+    solved_damping *q = realloc(model->solved, (model->nsolved + 1) * sizeof(*q));
+    if (!q)
+        return CR_ERR_NOMEM;
+    model->solved = q;
+    q[model->nsolved].law = *law;
+    q[model->nsolved].law.C = C;
+    q[model->nsolved].mu = mu;
+    model->nsolved++;
+    return CR_OK;
 }

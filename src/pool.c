@@ -28,6 +28,7 @@
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
+#include "engine.h"
 #include "integrator.h"
 #include "priv.h"
 
@@ -60,6 +61,8 @@ struct cr_pool {
     double *dref;       /* displacements at the last rebuild (scaled) */
     size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
     size_t *nnbr, *nbrcap;
+    size_t **bc;        /* per disc: every contact id it has had (cr_system_body_contacts) */
+    size_t *nbc, *bccap;
 
     SUNContext ctx;
     void *cvode;
@@ -85,6 +88,7 @@ struct cr_pool {
     size_t nev, evcap;
     cr_sim_stats stats;
     cr_sim_stats banked; /* CVODE counters of the segments before the last restart */
+    char end_reason[128];
     char err[CR_ERRMSG_LEN];
 };
 
@@ -215,7 +219,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double d = delta / p->L;
         gs[0] = d - ETA;
-        gs[1] = d > ETA ? rate / p->V : 1.0;
+        gs[1] = d > ETA ? cr_root_nonzero(rate / p->V) : 1.0;
         if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA) {
             gs[2] = cr_contact_release_function(lw, delta, rate, p->L);
         } else {
@@ -484,6 +488,28 @@ static int map_grow(cr_pool *p)
     return CR_OK;
 }
 
+/* Remembers that disc i takes part in contact id. */
+static int note_body_contact(cr_pool *p, size_t i, size_t id)
+{
+    if (!p->bc) {
+        p->bc = calloc(p->n, sizeof(size_t *));
+        p->nbc = calloc(p->n, sizeof(size_t));
+        p->bccap = calloc(p->n, sizeof(size_t));
+        if (!p->bc || !p->nbc || !p->bccap)
+            return CR_ERR_NOMEM;
+    }
+    if (p->nbc[i] == p->bccap[i]) {
+        size_t cap = p->bccap[i] ? 2 * p->bccap[i] : 8;
+        size_t *q = realloc(p->bc[i], cap * sizeof(size_t));
+        if (!q)
+            return CR_ERR_NOMEM;
+        p->bc[i] = q;
+        p->bccap[i] = cap;
+    }
+    p->bc[i][p->nbc[i]++] = id;
+    return CR_OK;
+}
+
 /* The contact id of a pair, created on first sight. */
 static long contact_id(cr_pool *p, long i, long j)
 {
@@ -523,6 +549,9 @@ static long contact_id(cr_pool *p, long i, long j)
         double ov = p->woff[w] + p->r[i] - (p->wnx[w] * p->x0[i] + p->wny[w] * p->y0[i]);
         k->c0 = fabs(ov) <= CR_GEOM_TOL * p->r[i] ? 0.0 : ov;
     }
+    if (note_body_contact(p, (size_t)i, p->nc) != CR_OK ||
+        (j >= 0 && note_body_contact(p, (size_t)j, p->nc) != CR_OK))
+        return -1;
     p->hkey[h] = key;
     p->hval[h] = p->nc + 1;
     return (long)p->nc++;
@@ -572,6 +601,12 @@ void cr_pool_destroy(cr_pool *p)
     free(p->nbr);
     free(p->nnbr);
     free(p->nbrcap);
+    if (p->bc)
+        for (size_t i = 0; i < p->n; i++)
+            free(p->bc[i]);
+    free(p->bc);
+    free(p->nbc);
+    free(p->bccap);
     free(p->events);
     free(p);
 }
@@ -1157,6 +1192,33 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
     return rc;
 }
 
+/* A listener's code: negative codes are propagated as they are (a full disk is
+ * not an interruption). */
+static int listener_code(int r)
+{
+    return r == 0 ? CR_OK : (r < 0 ? r : CR_ERR_INTERRUPTED);
+}
+
+static int emit(cr_pool *p)
+{
+    p->stats.outputs++;
+    return p->out_fn ? listener_code(p->out_fn(p, p->out_user)) : CR_OK;
+}
+
+/* The run stops early: say why. */
+static int stopped(cr_pool *p, int rc)
+{
+    if (rc == CR_ERR_INTERRUPTED) {
+        snprintf(p->end_reason, sizeof p->end_reason, "interrupted");
+        cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
+    } else {
+        snprintf(p->end_reason, sizeof p->end_reason, "stopped by a listener");
+        cr_set_msg(p->err, sizeof p->err, "a listener failed at t = %.9g s: %s", p->t,
+                   cr_strerror(rc));
+    }
+    return rc;
+}
+
 int cr_pool_run(cr_pool *p, double t_end)
 {
     CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
@@ -1181,16 +1243,16 @@ int cr_pool_run(cr_pool *p, double t_end)
                                       : (automatic ? 100.0 * p->T : t_end / 1000.0);
     CVodeSetStopTime(p->cvode, t_stop / p->T);
     p->t = 0.0;
-    if (p->out_fn && p->out_fn(p, p->out_user) != 0)
-        return CR_ERR_INTERRUPTED;
-    if (automatic && pool_at_rest(p))
+    if ((rc = emit(p)) != CR_OK)
+        return stopped(p, rc);
+    if (automatic && pool_at_rest(p)) {
+        snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
         return CR_OK;
+    }
     for (long k = 1;;) {
         if (p->stop_requested) {
-            cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
-            if (p->out_fn)
-                p->out_fn(p, p->out_user);
-            return CR_ERR_INTERRUPTED;
+            rc = emit(p);
+            return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
         double tout = fmin(k * dt, t_stop);
         sunrealtype tret;
@@ -1204,27 +1266,29 @@ int cr_pool_run(cr_pool *p, double t_end)
             size_t first = p->nev;
             if ((rc = handle_roots(p, &need)) != CR_OK)
                 return rc;
-            if (p->ev_fn && p->nev > first && p->ev_fn(p, first, p->ev_user) != 0) {
-                cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
-                return CR_ERR_INTERRUPTED;
-            }
+            if (p->ev_fn && p->nev > first &&
+                (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
+                return stopped(p, rc);
             if (need && (rc = rebuild(p)) != CR_OK)
                 return rc;
             if (need)
                 CVodeSetStopTime(p->cvode, t_stop / p->T);
             if (automatic && pool_at_rest(p)) {
-                if (p->out_fn && p->out_fn(p, p->out_user) != 0)
-                    return CR_ERR_INTERRUPTED;
+                snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
+                if ((rc = emit(p)) != CR_OK)
+                    return stopped(p, rc);
                 break;
             }
             continue;
         }
-        if (p->out_fn && p->out_fn(p, p->out_user) != 0) {
-            cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
-            return CR_ERR_INTERRUPTED;
-        }
-        if (tout >= t_stop)
+        if ((rc = emit(p)) != CR_OK)
+            return stopped(p, rc);
+        if (tout >= t_stop) {
+            snprintf(p->end_reason, sizeof p->end_reason, "%s",
+                     automatic ? "safety cap reached before the pool came apart"
+                               : "end time reached");
             break;
+        }
         k++;
     }
     return CR_OK;
@@ -1235,6 +1299,11 @@ int cr_pool_run(cr_pool *p, double t_end)
 const char *cr_pool_last_error(const cr_pool *p)
 {
     return p ? p->err : "no pool";
+}
+
+const char *cr_pool_end_reason(const cr_pool *p)
+{
+    return p->end_reason[0] ? p->end_reason : "not run";
 }
 
 size_t cr_pool_disc_count(const cr_pool *p)
@@ -1465,3 +1534,309 @@ void cr_pool_contact_normal(const cr_pool *p, size_t k, double *nrm)
     nrm[0] = (xy[2] - xy[0]) / d;
     nrm[1] = (xy[3] - xy[1]) / d;
 }
+
+/* ---- the pool engine behind cr_system -------------------------------------- */
+
+typedef struct {
+    cr_pool *pool;
+    cr_system *sys;
+} pool_engine;
+
+static int pool_output(const cr_pool *pool, void *user)
+{
+    (void)pool;
+    return cr_system_emit_output(((pool_engine *)user)->sys);
+}
+
+static int pool_events(const cr_pool *pool, size_t first, void *user)
+{
+    (void)pool;
+    return cr_system_emit_events(((pool_engine *)user)->sys, first);
+}
+
+static void pe_destroy(void *e)
+{
+    pool_engine *pe = e;
+    if (!pe)
+        return;
+    cr_pool_destroy(pe->pool);
+    free(pe);
+}
+
+/* The pool of a dim-2 model: its discs, walls with their laws, settings. */
+static cr_pool *pool_from_model(const cr_model *model, char *msg, size_t msglen)
+{
+    size_t n = cr_model_body_count(model);
+    cr_disc *d = malloc((n ? n : 1) * sizeof(cr_disc));
+    if (!d) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x[2], v[2];
+        cr_model_get_body(model, i, x, v);
+        d[i] = (cr_disc){cr_model_mass(model, i), cr_model_radius(model, i), x[0], x[1], v[0], v[1]};
+    }
+    cr_contact_params law;
+    if (n >= 2)
+        cr_model_pair_law(model, 0, 1, &law);
+    else
+        law = *cr_model_contact(model, 0);
+    cr_pool *p = cr_pool_create(n, d, &law, msg, msglen);
+    free(d);
+    if (!p)
+        return NULL;
+    for (size_t w = 0; w < cr_model_plane_count(model); w++) {
+        double nrm[2], off;
+        cr_contact_params wl;
+        cr_model_get_plane(model, w, nrm, &off);
+        cr_model_pair_law(model, 0, CR_WALL_BODY(w), &wl);
+        int rc = cr_pool_add_wall_law(p, nrm[0], nrm[1], off, &wl);
+        if (rc != CR_OK) {
+            cr_set_msg(msg, msglen, "wall %zu: %s", w, cr_pool_last_error(p));
+            cr_pool_destroy(p);
+            return NULL;
+        }
+    }
+    const cr_settings *set = cr_model_settings(model);
+    cr_pool_set_tolerances(p, set->rtol, set->atol);
+    cr_pool_set_linear_solver(p, (cr_pool_solver)set->solver);
+    if (set->skin > 0.0)
+        cr_pool_set_skin(p, set->skin);
+    return p;
+}
+
+static void *pe_create(const cr_model *model, cr_system *sys, char *msg, size_t msglen)
+{
+    pool_engine *pe = calloc(1, sizeof(*pe));
+    if (!pe) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    pe->sys = sys;
+    pe->pool = pool_from_model(model, msg, msglen);
+    if (!pe->pool) {
+        free(pe);
+        return NULL;
+    }
+    cr_pool_set_output(pe->pool, cr_model_settings(model)->output_interval, pool_output, pe);
+    cr_pool_set_event_callback(pe->pool, pool_events, pe);
+    return pe;
+}
+
+#define POOL(e) (((const pool_engine *)(e))->pool)
+
+static int pe_run(void *e, double t_end)
+{
+    return cr_pool_run(((pool_engine *)e)->pool, t_end);
+}
+
+static void pe_stop(void *e)
+{
+    cr_pool_request_stop(((pool_engine *)e)->pool);
+}
+
+static const char *pe_last_error(const void *e)
+{
+    return cr_pool_last_error(POOL(e));
+}
+
+static const char *pe_end_reason(const void *e)
+{
+    return cr_pool_end_reason(POOL(e));
+}
+
+static size_t pe_body_count(const void *e)
+{
+    return POOL(e)->n;
+}
+
+static size_t pe_wall_count(const void *e)
+{
+    return POOL(e)->nw;
+}
+
+static int pe_is_fixed(const void *e, size_t i)
+{
+    (void)e, (void)i;
+    return 0;
+}
+
+static void pe_masses(const void *e, double *m)
+{
+    cr_pool_get_discs(POOL(e), m, NULL);
+}
+
+static void pe_radii(const void *e, double *r)
+{
+    cr_pool_get_discs(POOL(e), NULL, r);
+}
+
+static int pe_wall(const void *e, size_t w, double *normal, double *offset)
+{
+    const cr_pool *p = POOL(e);
+    if (w >= p->nw)
+        return CR_ERR_INVALID;
+    if (normal) {
+        normal[0] = p->wnx[w];
+        normal[1] = p->wny[w];
+    }
+    if (offset)
+        *offset = p->woff[w];
+    return CR_OK;
+}
+
+static double pe_time(const void *e)
+{
+    return POOL(e)->t;
+}
+
+static void pe_positions(const void *e, double *x)
+{
+    cr_pool_get_positions(POOL(e), x);
+}
+
+static void pe_velocities(const void *e, double *v)
+{
+    cr_pool_get_velocities(POOL(e), v);
+}
+
+static size_t pe_contact_count(const void *e)
+{
+    return POOL(e)->nc;
+}
+
+static int pe_contact(const void *e, size_t k, cr_contact_view *w)
+{
+    const cr_pool *p = POOL(e);
+    const contact *c = &p->c[k];
+    memset(w, 0, sizeof(*w));
+    w->body_a = (size_t)c->i;
+    w->body_b = c->j;
+    w->unilateral = 1;
+    w->impulse = cr_pool_contact_impulse(p, k, w->vector_impulse);
+    double rmin = c->j >= 0 ? fmin(p->r[c->i], p->r[c->j]) : p->r[c->i];
+    if (!p->y) { /* before the run: the initial geometry */
+        w->overlap = c->j >= 0 ? c->c0 / (c->R + hypot(c->a0x, c->a0y)) : c->c0;
+        if (c->j >= 0) {
+            double d = hypot(c->a0x, c->a0y);
+            w->normal[0] = c->a0x / d;
+            w->normal[1] = c->a0y / d;
+            double wx = p->vx0[c->j] - p->vx0[c->i], wy = p->vy0[c->j] - p->vy0[c->i];
+            w->rate = -(w->normal[0] * wx + w->normal[1] * wy);
+        } else {
+            size_t wi = (size_t)(-1 - c->j);
+            w->normal[0] = p->wnx[wi];
+            w->normal[1] = p->wny[wi];
+            w->rate = -(p->wnx[wi] * p->vx0[c->i] + p->wny[wi] * p->vy0[c->i]);
+        }
+    } else {
+        double dist;
+        geom(p, N_VGetArrayPointer(p->y), c, &w->overlap, &w->rate, &w->normal[0],
+             &w->normal[1], &dist);
+    }
+    w->force = w->overlap > 0.0 ? cr_contact_force(law_of(p, c), w->overlap, w->rate) : 0.0;
+    if (w->overlap > ETA * p->L && w->force > 0.0)
+        w->state = CR_CONTACT_LOADED;
+    else if (w->overlap >= -CR_GEOM_TOL * rmin)
+        w->state = CR_CONTACT_TOUCHING;
+    else
+        w->state = CR_CONTACT_OPEN;
+    /* the pool's end rule: not loaded, and a candidate pair not approaching */
+    w->settled = w->state != CR_CONTACT_LOADED && !(c->slot >= 0 && w->rate > 0.0);
+    return CR_OK;
+}
+
+static const size_t *pe_body_contacts(const void *e, size_t i, size_t *n)
+{
+    const cr_pool *p = POOL(e);
+    *n = p->bc ? p->nbc[i] : 0;
+    return *n ? p->bc[i] : NULL;
+}
+
+static size_t pe_event_count(const void *e)
+{
+    return POOL(e)->nev;
+}
+
+static const cr_event *pe_events(const void *e)
+{
+    return POOL(e)->events;
+}
+
+static double pe_kinetic(const void *e)
+{
+    return cr_pool_kinetic_energy(POOL(e));
+}
+
+static double pe_potential(const void *e)
+{
+    return cr_pool_potential_energy(POOL(e));
+}
+
+static double pe_dissipated(const void *e)
+{
+    return cr_pool_dissipated_work(POOL(e));
+}
+
+static void pe_momentum(const void *e, double *p)
+{
+    cr_pool_momentum(POOL(e), &p[0], &p[1]);
+}
+
+static double pe_settle(const void *e)
+{
+    (void)e;
+    return 0.0;
+}
+
+static cr_run_stats pe_stats(const void *e)
+{
+    cr_run_stats st = cr_pool_get_stats(POOL(e));
+    st.rebuilds = POOL(e)->rebuilds;
+    return st;
+}
+
+static void pe_scales(const void *e, double *length, double *speed, double *time)
+{
+    const cr_pool *p = POOL(e);
+    if (length)
+        *length = p->L;
+    if (speed)
+        *speed = p->V;
+    if (time)
+        *time = p->T;
+}
+
+const cr_engine_ops cr_pool_engine = {
+    .name = "pool",
+    .create = pe_create,
+    .destroy = pe_destroy,
+    .run = pe_run,
+    .request_stop = pe_stop,
+    .last_error = pe_last_error,
+    .end_reason = pe_end_reason,
+    .dim = 2,
+    .contacts_fixed = 0,
+    .body_count = pe_body_count,
+    .wall_count = pe_wall_count,
+    .is_fixed = pe_is_fixed,
+    .masses = pe_masses,
+    .radii = pe_radii,
+    .wall = pe_wall,
+    .time = pe_time,
+    .positions = pe_positions,
+    .velocities = pe_velocities,
+    .contact_count = pe_contact_count,
+    .contact = pe_contact,
+    .body_contacts = pe_body_contacts,
+    .event_count = pe_event_count,
+    .events = pe_events,
+    .kinetic_energy = pe_kinetic,
+    .potential_energy = pe_potential,
+    .dissipated_work = pe_dissipated,
+    .momentum = pe_momentum,
+    .settle_time = pe_settle,
+    .stats = pe_stats,
+    .scales = pe_scales,
+};

@@ -18,6 +18,19 @@
  * arrives. A contact is "loaded" when f > 0 with δ above the margin. */
 #define CR_EVENT_MARGIN 1e-12
 
+/* CVODE stops with CV_ILL_INPUT ("Root found at and very near t") when a root
+ * function is exactly 0 at a located root and again just after it. The
+ * compression-rate roots do that in real states: behind a pulse two beads of a
+ * loaded contact can carry bit-identical velocities, so δ̇ is 0.0 over an
+ * interval. Such a function goes through this: an exact 0 counts as positive
+ * (the smallest normal double), so only true sign changes are roots. Functions
+ * that cross 0 only transiently (overlaps, the release law) keep their exact
+ * zeros, which CVODE's root finder uses as "the root is here". */
+static inline double cr_root_nonzero(double g)
+{
+    return g != 0.0 ? g : 2.2250738585072014e-308; /* DBL_MIN */
+}
+
 /* Writes a formatted message into a fixed buffer (never fails, truncates). */
 static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,10 +1,15 @@
 /**
  * @file model.h
- * @brief A compliant multibody model: bodies on a line (a 1-D chain), what joins
- * each neighbouring pair (a unilateral contact law, a bilateral link, or both),
- * external fields, and the run settings a model file carries.
+ * @brief A compliant multibody model in dim = 1 or 2 dimensions: bodies (mass,
+ * radius, position and velocity vectors, fixed bodies), half-plane walls, what
+ * joins the bodies (unilateral contact laws per pair or from per-body
+ * materials, bilateral links), external fields, restitution targets, and the
+ * run settings a model file carries. Every engine is built from a cr_model
+ * (cr_system_create): dim 1 is a chain, dim 2 a planar pool.
  *
- * Bodies are given in increasing position; pair c joins bodies c and c + 1.
+ * dim 1 (chains): bodies are given in increasing position; pair c joins bodies
+ * c and c + 1, and only neighbours interact.
+ * dim 2 (pools): any two bodies may touch; walls are half-planes.
  * A wall is a fixed body of zero radius (a floor, the wall a bead column hits):
  * it never moves and its mass does not enter any sum. The coordinate along the
  * line is the arc length for pendulum-suspended balls (contacts act along it:
@@ -20,6 +25,25 @@
 /** Integration method of the compliant run. */
 typedef enum { CR_METHOD_BDF = 0, CR_METHOD_ADAMS = 1 } cr_method;
 
+/**
+ * Linear solver of the Newton iterations of a pool (chains are always banded).
+ * The threshold of the automatic choice is CR_SOLVER_AUTO_GMRES_ABOVE bodies.
+ */
+typedef enum {
+    CR_SOLVER_AUTO = 0, /**< KLU up to CR_SOLVER_AUTO_GMRES_ABOVE bodies, GMRES above */
+    CR_SOLVER_KLU,      /**< sparse direct (SuiteSparse KLU): exact, fill-in ~N^1.5 */
+    CR_SOLVER_GMRES     /**< SPGMR with a per-body block preconditioner: O(N) */
+} cr_linear_solver;
+
+/** Above this many bodies the automatic choice is GMRES (KLU's fill-in grows ~N^1.5). */
+#define CR_SOLVER_AUTO_GMRES_ABOVE 2000
+
+/** Default relative and absolute tolerances, Jacobian floor and neighbour skin. */
+#define CR_DEFAULT_RTOL 1e-10
+#define CR_DEFAULT_ATOL 1e-12
+#define CR_DEFAULT_JACOBIAN_FLOOR 1e-6
+#define CR_DEFAULT_SKIN 0.5
+
 /** Run settings carried by a model file (a plain input struct). */
 typedef struct {
     double t_end;           /**< end time in s; ≤ 0: automatic (see cr_sim_run) */
@@ -27,6 +51,11 @@ typedef struct {
     double atol;            /**< absolute tolerance on the scaled state (overlap / δ*, v / V) */
     double output_interval; /**< trajectory sampling interval in s; ≤ 0: automatic */
     cr_method method;       /**< BDF (default) or Adams */
+    /** floor, relative to δ*, of δ in the unbounded damping term of the Jacobian
+     * (cr_contact_partials); changes cost, never results */
+    double jacobian_floor;
+    cr_linear_solver solver; /**< pools: Newton's linear solver */
+    double skin;             /**< pools: neighbour-list skin relative to the largest radius */
 } cr_settings;
 
 typedef struct cr_model cr_model;
@@ -37,8 +66,81 @@ typedef struct cr_model cr_model;
 /** @return the default settings: automatic end, rtol 1e-10, atol 1e-12, BDF. */
 CR_EXPORT cr_settings cr_settings_default(void);
 
-/** @return a new empty model, or NULL when out of memory. */
+/** Second body of a contact with half-plane wall @p w: −1 − w. */
+#define CR_WALL_BODY(w) (-1 - (long)(w))
+/** The wall index of a contact's second body @p b < 0. */
+#define CR_WALL_INDEX(b) ((size_t)(-1 - (b)))
+
+/** @return a new empty model of dimension 1, or NULL when out of memory. */
 CR_EXPORT cr_model *cr_model_create(void);
+/** Sets the dimension (1 or 2) of an empty model. */
+CR_EXPORT int cr_model_set_dimension(cr_model *model, int dim);
+CR_EXPORT int cr_model_dimension(const cr_model *model);
+
+/**
+ * Appends a body with @p x and @p v of dim components each (dim 1: balls in
+ * increasing position). @return its index (≥ 0), or a negative error code.
+ */
+CR_EXPORT int cr_model_add_body(cr_model *model, double mass, double radius, const double *x,
+                                const double *v);
+/** Position and velocity of body @p i at start, dim components each. */
+CR_EXPORT int cr_model_get_body(const cr_model *model, size_t i, double *x, double *v);
+
+/**
+ * Adds a half-plane wall (dim 2): the region n·p ≥ @p offset is free space for
+ * the body surfaces (body i overlaps it by offset + rᵢ − n·pᵢ). @p normal (dim
+ * values) need not be unit; @p law NULL: the pair law of the body's material
+ * with a flat, or the default. @return the wall's index or an error code.
+ */
+CR_EXPORT int cr_model_add_plane(cr_model *model, const double *normal, double offset,
+                                 const cr_contact_params *law);
+CR_EXPORT size_t cr_model_plane_count(const cr_model *model);
+/** Unit normal (dim values) and offset (rescaled with the normal) of wall @p w. */
+CR_EXPORT int cr_model_get_plane(const cr_model *model, size_t w, double *normal,
+                                 double *offset);
+/** Sets a wall's material (E, ν): a flat of that material for Hertz pair laws. */
+CR_EXPORT int cr_model_set_plane_material(cr_model *model, size_t w, double E, double nu);
+
+/** Uniform gravity, dim components, m/s². */
+CR_EXPORT int cr_model_set_gravity_vector(cr_model *model, const double *g);
+CR_EXPORT void cr_model_get_gravity_vector(const cr_model *model, double *g);
+
+/**
+ * Material of body @p i: pairs without a law of their own get the Hertz
+ * stiffness K = (4/3) E* √R* from both bodies' materials and radii (n = 3/2,
+ * the default law's damping and release).
+ */
+CR_EXPORT int cr_model_set_material(cr_model *model, size_t i, double E, double nu);
+/** @return 1 and the material of body @p i, or 0. */
+CR_EXPORT int cr_model_material(const cr_model *model, size_t i, double *E, double *nu);
+
+/**
+ * Sets the law of the pair (@p i, @p j) of bodies, or of body @p i and wall w
+ * with @p j = CR_WALL_BODY(w). In dim 1 the bodies must be neighbours.
+ */
+CR_EXPORT int cr_model_set_pair_law(cr_model *model, size_t i, long j,
+                                    const cr_contact_params *p);
+/**
+ * The law that acts between bodies @p i and @p j (or body i and wall
+ * CR_WALL_INDEX(j) for j < 0): the pair's own law, else Hertz from the
+ * materials, else the wall's own law, else the default. Solved damping
+ * (cr_calibrate_model) is applied.
+ */
+CR_EXPORT int cr_model_pair_law(const cr_model *model, size_t i, long j, cr_contact_params *out);
+
+/**
+ * dim 2: every pair's damping is to be solved so that its two bodies meeting at
+ * @p v have restitution @p e (cr_calibrate_model; per distinct law and reduced
+ * mass). dim 1 uses cr_model_set_contact_target per pair.
+ */
+CR_EXPORT int cr_model_set_default_target(cr_model *model, double e, double v);
+CR_EXPORT int cr_model_default_target(const cr_model *model, double *e, double *v);
+/**
+ * Records the damping solved for a law (C ignored in the key) and reduced mass
+ * @p mu; cr_model_pair_law applies it to every pair with that law and mass.
+ */
+CR_EXPORT int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law,
+                                          double mu, double C);
 /** Frees a model; accepts NULL. */
 CR_EXPORT void cr_model_destroy(cr_model *model);
 
@@ -47,6 +149,8 @@ CR_EXPORT void cr_model_destroy(cr_model *model);
  * @return the ball's index (≥ 0), or a negative error code.
  */
 CR_EXPORT int cr_model_add_ball(cr_model *model, double mass, double radius, double x, double v);
+/** Number of bodies (balls, discs and fixed bodies). */
+CR_EXPORT size_t cr_model_body_count(const cr_model *model);
 
 /**
  * Appends a fixed wall at @p x (a body of zero radius that never moves).
@@ -65,7 +169,7 @@ typedef struct {
 CR_EXPORT int cr_model_set_link(cr_model *model, size_t c, const cr_link *link);
 /** Switches the unilateral contact of pair @p c on or off (on by default). */
 CR_EXPORT int cr_model_set_contact_enabled(cr_model *model, size_t c, int enabled);
-/** Uniform acceleration along +x (e.g. −9.81 for a column with x up), m/s². */
+/** dim 1: uniform acceleration along +x (e.g. −9.81 for a column with x up), m/s². */
 CR_EXPORT int cr_model_set_gravity(cr_model *model, double g);
 /**
  * Hangs body @p i on a string of @p length from a pivot at arc coordinate
@@ -104,10 +208,11 @@ CR_EXPORT void cr_model_set_settings(cr_model *model, const cr_settings *s);
 CR_EXPORT const char *cr_model_name(const cr_model *model);
 CR_EXPORT const cr_settings *cr_model_settings(const cr_model *model);
 CR_EXPORT size_t cr_model_ball_count(const cr_model *model);
-/** Number of pairs (contacts), ball_count − 1 (0 for an empty model). */
+/** dim 1: number of pairs (contacts), ball_count − 1 (0 for an empty model); dim 2: 0. */
 CR_EXPORT size_t cr_model_contact_count(const cr_model *model);
 CR_EXPORT double cr_model_mass(const cr_model *model, size_t i);
 CR_EXPORT double cr_model_radius(const cr_model *model, size_t i);
+/** dim 1: the position and velocity along the line (dim 2: the x component). */
 CR_EXPORT double cr_model_position(const cr_model *model, size_t i);
 CR_EXPORT double cr_model_velocity(const cr_model *model, size_t i);
 /** Contact law of contact @p c (its own or the default). */

@@ -68,6 +68,8 @@ CR_EXPORT int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn 
 /** Async-signal-safe: asks a running cr_pool_run to stop (CR_ERR_INTERRUPTED). */
 CR_EXPORT void cr_pool_request_stop(cr_pool *p);
 CR_EXPORT const char *cr_pool_last_error(const cr_pool *p);
+/** Why the run ended ("end time reached", "all contacts open and separating", …). */
+CR_EXPORT const char *cr_pool_end_reason(const cr_pool *p);
 
 CR_EXPORT size_t cr_pool_disc_count(const cr_pool *p);
 CR_EXPORT double cr_pool_get_time(const cr_pool *p);

@@ -14,35 +14,12 @@
 
 #include "cradle/common.h"
 #include "cradle/model.h"
+#include "cradle/system.h"
 
 typedef struct cr_sim cr_sim;
 
-/** What happened at an event located by root finding. */
-typedef enum {
-    CR_EVENT_CLOSE = 0,           /**< δ crosses 0 upwards */
-    CR_EVENT_OPEN = 1,            /**< δ crosses 0 downwards */
-    CR_EVENT_MAX_COMPRESSION = 2, /**< δ̇ crosses 0 downwards while δ > 0 */
-    CR_EVENT_MIN_COMPRESSION = 3, /**< δ̇ crosses 0 upwards while δ > 0 */
-    CR_EVENT_FORCE_RELEASE = 4,   /**< `force` convention: f reaches 0 while δ > 0 */
-    CR_EVENT_FORCE_REENGAGE = 5   /**< `force` convention: f turns positive again */
-} cr_event_kind;
-
-/** One located event. */
-typedef struct {
-    double t;           /**< time, s */
-    size_t contact;     /**< contact index */
-    cr_event_kind kind; /**< what happened */
-    double overlap;     /**< δ at the event, m */
-    double rate;        /**< δ̇ at the event, m/s */
-    double force;       /**< f at the event, N */
-    double impulse;     /**< ∫ f dt of this contact from t = 0 to the event (quadrature), N s */
-} cr_event;
-
-/** Solver counters of the last run. */
-typedef struct {
-    long steps, rhs_evals, jac_evals, root_evals, restarts, events, outputs;
-    long nonlin_iters; /**< Newton iterations: about one per step with a right Jacobian */
-} cr_sim_stats;
+/** Solver counters of the last run (the engine-independent cr_run_stats). */
+typedef cr_run_stats cr_sim_stats;
 
 /**
  * Called at t = 0, at every output time and at the end of the run. Query the
@@ -145,7 +122,5 @@ CR_EXPORT cr_sim_stats cr_sim_get_stats(const cr_sim *sim);
 /** Internal scales: overlap δ* (m), speed V (m/s), time δ* / V (s). */
 CR_EXPORT void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double *time);
 
-/** @return "close", "open", "max-compression", ... */
-CR_EXPORT const char *cr_event_kind_name(cr_event_kind kind);
 
 #endif
