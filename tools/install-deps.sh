@@ -18,6 +18,7 @@ libfyaml-dev
 liblapacke-dev
 libopenblas-dev
 libsiconos-numerics-dev
+libjson-c-dev
 "
 
 missing=""
