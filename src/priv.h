@@ -18,17 +18,23 @@
  * arrives. A contact is "loaded" when f > 0 with δ above the margin. */
 #define CR_EVENT_MARGIN 1e-12
 
+/* A contact whose own energy cannot compress it beyond this fraction of δ* is a
+ * wake contact: quiet, no events, settled (sim.c, wake_margin). The force it
+ * carries below this overlap is at most CR_WAKE_FRACTION^n of the pulse's. */
+#define CR_WAKE_FRACTION 1e-6
+
 /* CVODE stops with CV_ILL_INPUT ("Root found at and very near t") when a root
- * function is exactly 0 at a located root and again just after it. The
- * compression-rate roots do that in real states: behind a pulse two beads of a
- * loaded contact can carry bit-identical velocities, so δ̇ is 0.0 over an
- * interval. Such a function goes through this: an exact 0 counts as positive
- * (the smallest normal double), so only true sign changes are roots. Functions
- * that cross 0 only transiently (overlaps, the release law) keep their exact
- * zeros, which CVODE's root finder uses as "the root is here". */
+ * function is exactly 0 at a located root and again just after it. That happens
+ * in real states: behind a pulse two beads of a loaded contact can carry
+ * bit-identical velocities, so δ̇ is 0.0 over an interval; a heavily damped
+ * release law K δ + C δ̇ can cancel to 0.0 at two neighbouring instants. Every
+ * root function of every engine goes through this: an exact 0 counts as
+ * positive, so only true sign changes are roots and CVODE never meets a zero. */
 static inline double cr_root_nonzero(double g)
 {
-    return g != 0.0 ? g : 2.2250738585072014e-308; /* DBL_MIN */
+    /* not a power of two: CVODE's Illinois step scales the left value by powers
+     * of two, and must never meet the right value exactly (0/0) */
+    return g != 0.0 ? g : 1e-300;
 }
 
 /* Writes a formatted message into a fixed buffer (never fails, truncates). */

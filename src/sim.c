@@ -78,8 +78,10 @@ struct cr_sim {
     int nroots;
     int *rootsfound;
     size_t *root_contact; /* pair of each root; kinds by block */
-    size_t n_contact_roots, n_force_roots;
-    size_t *force_root_contact;
+    size_t n_contact_roots;
+    double *mu;     /* reduced mass of each pair (a wall is immovable) */
+    int *quiet;     /* wake contacts: no events (wake_margin) */
+    double *frozen; /* the signs a quiet contact's first three roots show CVODE */
 
     /* state after the last return */
     double t;
@@ -238,34 +240,71 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
     return 0;
 }
 
-/* Roots: [δ_c] [δ̇_c] for the pairs with a contact (root_contact), then the sign of
- * the raw law for `force`-release contacts with damping. */
+/* Roots, four per pair with a contact (root_contact): closing/opening (δ
+ * crosses the event margin), compression rate δ̇ (only while loaded), the sign
+ * of the raw law for `force`-release contacts with damping, and the wake margin.
+ * A quiet (wake) contact shows CVODE its frozen signs instead of its first three
+ * functions: it generates no events (see wake_margin). */
+enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
+
+/* Contacts whose own energy cannot compress them beyond CR_WAKE_FRACTION·δ* are
+ * quiet: behind a pulse, contacts left touching at δ ~ 1e-7 δ* with relative
+ * speeds of 1e-9 V open and re-close every few hundred contact times, and their
+ * compression rate flickers around 0 at the last bit (CVODE's root finder
+ * cannot converge on such a function). The margin is the largest overlap the
+ * contact's own energy allows, ((n+1)/K·(½μγ² + Kδⁿ⁺¹/(n+1)))^(1/(n+1)), over δ*,
+ * minus the fraction: a local criterion, no look into the future. A quiet
+ * contact keeps its force in the RHS, generates no events and counts as
+ * settled. */
+static double wake_margin(const cr_sim *s, const double *y, size_t c)
+{
+    const cr_contact_params *p = &s->law[c];
+    double delta, rate;
+    contact_state(s, y, c, &delta, &rate);
+    double E = 0.5 * s->mu[c] * rate * rate;
+    if (delta > 0.0)
+        E += p->K * pow(delta, p->n + 1.0) / (p->n + 1.0);
+    double reach = pow((p->n + 1.0) * E / p->K, 1.0 / (p->n + 1.0));
+    return reach / s->L - CR_WAKE_FRACTION;
+}
+
+/* The first three root functions of pair c, as CVODE sees them when not quiet. */
+static void live_roots(const cr_sim *s, const double *y, size_t c, double *g)
+{
+    double d = ovl_s(y, c);
+    g[R_CLOSE] = d - ETA;
+    /* compression rate only matters while loaded; elsewhere a constant keeps
+     * bitwise-equal velocities of untouched bodies from an exact zero */
+    g[R_RATE] = d > ETA ? vel_s(y, c) - vel_s(y, c + 1) : 1.0;
+    const cr_contact_params *p = &s->law[c];
+    if (p->release != CR_RELEASE_FORCE || p->C == 0.0) {
+        g[R_FORCE] = -1.0; /* no release root: a constant never crosses */
+    } else if (d <= ETA) {
+        /* Open: the overlap itself, below the margin. A function that stays
+         * exactly zero over an interval makes CVODE stop with CV_CLOSERT. */
+        g[R_FORCE] = d - ETA;
+    } else {
+        double delta, rate;
+        contact_state(s, y, c, &delta, &rate);
+        g[R_FORCE] = cr_contact_release_function(p, delta, rate, s->L);
+    }
+}
+
 static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
 {
     (void)t;
     const cr_sim *s = user;
     const double *y = N_VGetArrayPointer(yv);
-    size_t nr = s->n_contact_roots;
-    for (size_t k = 0; k < nr; k++) {
+    for (size_t k = 0; k < s->n_contact_roots; k++) {
         size_t c = s->root_contact[k];
-        double d = ovl_s(y, c);
-        g[k] = d - ETA;
-        /* compression rate only matters while loaded; elsewhere a constant keeps
-         * bitwise-equal velocities of untouched bodies from an exact zero */
-        g[nr + k] = d > ETA ? cr_root_nonzero(vel_s(y, c) - vel_s(y, c + 1)) : 1.0;
-    }
-    for (size_t k = 0; k < s->n_force_roots; k++) {
-        size_t c = s->force_root_contact[k];
-        double delta, rate;
-        contact_state(s, y, c, &delta, &rate);
-        const cr_contact_params *p = &s->law[c];
-        if (ovl_s(y, c) <= ETA) {
-            /* Open: the overlap itself, below the margin. A function that stays
-             * exactly zero over an interval makes CVODE stop with CV_CLOSERT. */
-            g[2 * nr + k] = ovl_s(y, c) - ETA;
-            continue;
-        }
-        g[2 * nr + k] = cr_contact_release_function(p, delta, rate, s->L);
+        double *gk = g + R_PER_CONTACT * k;
+        if (s->quiet[c])
+            memcpy(gk, s->frozen + 3 * c, 3 * sizeof(double));
+        else
+            live_roots(s, y, c, gk);
+        gk[R_WAKE] = wake_margin(s, y, c);
+        for (int q = 0; q < R_PER_CONTACT; q++)
+            gk[q] = cr_root_nonzero(gk[q]);
     }
     return 0;
 }
@@ -305,7 +344,9 @@ void cr_sim_destroy(cr_sim *s)
     free(s->accel);
     free(s->rootsfound);
     free(s->root_contact);
-    free(s->force_root_contact);
+    free(s->mu);
+    free(s->quiet);
+    free(s->frozen);
     free(s->events);
     free(s);
 }
@@ -385,11 +426,13 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->link = calloc(nc, sizeof(cr_link));
     s->has_link = calloc(nc, sizeof(int));
     s->root_contact = malloc(nc * sizeof(size_t));
-    s->force_root_contact = malloc(nc * sizeof(size_t));
-    s->rootsfound = malloc((3 * nc) * sizeof(int));
+    s->mu = malloc(nc * sizeof(double));
+    s->quiet = calloc(nc, sizeof(int));
+    s->frozen = calloc(3 * nc, sizeof(double));
+    s->rootsfound = malloc((R_PER_CONTACT * nc) * sizeof(int));
     if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
         !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
-        !s->link || !s->has_link || !s->root_contact || !s->force_root_contact ||
+        !s->link || !s->has_link || !s->root_contact || !s->mu || !s->quiet || !s->frozen ||
         !s->rootsfound)
         goto nomem;
     s->gravity = cr_model_gravity(model);
@@ -411,15 +454,15 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
             s->link[c] = *l;
             s->has_link[c] = 1;
         }
-        if (s->contact_on[c]) {
+        if (s->contact_on[c])
             s->root_contact[s->n_contact_roots++] = c;
-            /* without damping the law never pulls: `force` release changes nothing */
-            if (s->law[c].release == CR_RELEASE_FORCE && s->law[c].C > 0.0)
-                s->force_root_contact[s->n_force_roots++] = c;
-        }
         s->cluster[c + 1] = s->has_link[c] ? s->cluster[c] : c + 1;
     }
     choose_scales(s);
+    for (size_t c = 0; c < s->nc; c++) {
+        double ma = s->mass[c], mb = s->mass[c + 1];
+        s->mu[c] = s->fixed[c] ? mb : (s->fixed[c + 1] ? ma : ma * mb / (ma + mb));
+    }
     for (size_t c = 0; c < s->nc; c++)
         if (s->has_link[c]) {
             double m = s->fixed[c] ? s->mass[c + 1]
@@ -521,6 +564,27 @@ static int cvode_fail(cr_sim *s, const char *what, int flag)
     return cr_cvode_fail(s->err, what, s->t, flag);
 }
 
+/* Freezes pair c's first three roots at the signs they have now. */
+static void freeze(cr_sim *s, const double *y, size_t c)
+{
+    double g[3];
+    live_roots(s, y, c, g);
+    for (int q = 0; q < 3; q++)
+        s->frozen[3 * c + q] = g[q] > 0.0 ? 1.0 : -1.0;
+    s->quiet[c] = 1;
+}
+
+/* Quiet from the start: contacts touching at rest until a wave reaches them. */
+static void init_quiet(cr_sim *s)
+{
+    const double *y = N_VGetArrayPointer(s->y);
+    for (size_t k = 0; k < s->n_contact_roots; k++) {
+        size_t c = s->root_contact[k];
+        if (wake_margin(s, y, c) < 0.0)
+            freeze(s, y, c);
+    }
+}
+
 static int setup_cvode(cr_sim *s)
 {
     sunindextype ny = (sunindextype)(3 * s->nb - 1);
@@ -555,7 +619,8 @@ static int setup_cvode(cr_sim *s)
     if (flag == CV_SUCCESS)
         flag = CVodeSetJacFn(s->cvode, jac);
     if (flag == CV_SUCCESS && s->n_contact_roots > 0) {
-        s->nroots = (int)(2 * s->n_contact_roots + s->n_force_roots);
+        s->nroots = (int)(R_PER_CONTACT * s->n_contact_roots);
+        init_quiet(s);
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
     if (flag != CV_SUCCESS)
@@ -585,36 +650,70 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
     return CR_OK;
 }
 
+/* The events a root crossing of pair c means (signs before: @p lo; root
+ * functions now: @p now). Used for CVODE's own root returns and when a quiet
+ * contact wakes up and its frozen signs meet the live ones. */
+static int contact_events(cr_sim *s, size_t c, const double *lo, const double *now,
+                          int *restart)
+{
+    const double *y = N_VGetArrayPointer(s->y);
+    int close = (lo[R_CLOSE] < 0.0) != (now[R_CLOSE] < 0.0);
+    int rc = CR_OK;
+    if (close) {
+        int closing = now[R_CLOSE] > 0.0;
+        rc = push_event(s, c, closing ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
+        *restart |= cr_contact_force_jumps(&s->law[c], closing);
+    }
+    if (ovl_s(y, c) <= ETA || rc != CR_OK)
+        return rc;
+    if ((lo[R_RATE] < 0.0) != (now[R_RATE] < 0.0))
+        rc = push_event(s, c, now[R_RATE] < 0.0 ? CR_EVENT_MAX_COMPRESSION
+                                                : CR_EVENT_MIN_COMPRESSION);
+    /* the release root jumps from the overlap to the law at closing: that
+     * crossing is the closing event, not a re-engagement */
+    if (rc == CR_OK && !close && (lo[R_FORCE] < 0.0) != (now[R_FORCE] < 0.0))
+        rc = push_event(s, c, now[R_FORCE] < 0.0 ? CR_EVENT_FORCE_RELEASE
+                                                 : CR_EVENT_FORCE_REENGAGE);
+    return rc;
+}
+
+/* Pair c's wake margin crossed 0: it falls quiet, or wakes up and reports what
+ * its frozen roots hid (e.g. the closing of a touching contact a wave reached). */
+static int wake_crossing(cr_sim *s, size_t c, int *restart)
+{
+    const double *y = N_VGetArrayPointer(s->y);
+    if (wake_margin(s, y, c) < 0.0) {
+        freeze(s, y, c);
+        return CR_OK;
+    }
+    double now[3];
+    live_roots(s, y, c, now);
+    s->quiet[c] = 0;
+    return contact_events(s, c, s->frozen + 3 * c, now, restart);
+}
+
 static int handle_roots(cr_sim *s)
 {
     int flag = CVodeGetRootInfo(s->cvode, s->rootsfound);
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVodeGetRootInfo", flag);
     const double *y = N_VGetArrayPointer(s->y);
-    size_t nr = s->n_contact_roots;
     int restart = 0, rc = CR_OK;
-    for (size_t k = 0; k < nr && rc == CR_OK; k++) {
+    for (size_t k = 0; k < s->n_contact_roots && rc == CR_OK; k++) {
         size_t c = s->root_contact[k];
-        int r = s->rootsfound[k];
-        if (r != 0) {
-            rc = push_event(s, c, r > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
-            restart |= cr_contact_force_jumps(&s->law[c], r > 0);
+        const int *r = s->rootsfound + R_PER_CONTACT * k;
+        if (!s->quiet[c] && (r[R_CLOSE] || r[R_RATE] || r[R_FORCE])) {
+            /* rootsfound gives the direction: the sign before is the opposite */
+            double now[3], lo[3];
+            live_roots(s, y, c, now);
+            for (int q = 0; q < 3; q++) {
+                lo[q] = r[q] ? -(double)r[q] : now[q];
+                now[q] = r[q] ? (double)r[q] : now[q];
+            }
+            rc = contact_events(s, c, lo, now, &restart);
         }
-        r = s->rootsfound[nr + k];
-        if (r != 0 && rc == CR_OK && ovl_s(y, c) > ETA)
-            rc = push_event(s, c, r < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
-    }
-    for (size_t k = 0; k < s->n_force_roots && rc == CR_OK; k++) {
-        size_t c = s->force_root_contact[k];
-        int r = s->rootsfound[2 * nr + k];
-        /* the root function jumps from the overlap to the law at closing:
-         * that crossing is the closing event, not a re-engagement */
-        int closing = 0;
-        for (size_t j = 0; j < nr; j++)
-            if (s->root_contact[j] == c && s->rootsfound[j] != 0)
-                closing = 1;
-        if (r != 0 && ovl_s(y, c) > ETA && !closing)
-            rc = push_event(s, c, r < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+        if (r[R_WAKE] && rc == CR_OK)
+            rc = wake_crossing(s, c, &restart);
     }
     if (rc != CR_OK || !restart)
         return rc;
@@ -847,7 +946,7 @@ static double cluster_velocity(const cr_sim *s, size_t i)
 
 int cr_sim_contact_settled(const cr_sim *s, size_t c)
 {
-    if (c >= s->nc || !s->contact_on[c])
+    if (c >= s->nc || !s->contact_on[c] || s->quiet[c])
         return 1;
     if (cr_sim_contact_loaded(s, c))
         return 0;
