@@ -85,7 +85,10 @@ static void link_oscillator(void)
 }
 
 /* A Hertz ball dropped on a floor (wall) under gravity, undamped: T + U_contact +
- * m g h is conserved to 1e-9, and it climbs back to its release height. */
+ * m g h is conserved to 1e-9, and at 2 t_fall it is still t_c short of its apex
+ * at the release height, so x = r + h − g t_c²/2 with t_c the Hertz contact
+ * time at the impact speed √(2gh) (μ = m against the fixed wall): a 5e-8 m
+ * deviation, checked to 1e-3 of itself (gravity shifts t_c by ~g t_c/v ≈ 1e-3). */
 static void ball_on_floor(void)
 {
     const double g = 9.81, h = 0.05, r = 0.01, m = 0.03;
@@ -106,12 +109,15 @@ static void ball_on_floor(void)
     cr_sim_get_positions(sim, xs);
     cr_sim_get_velocities(sim, vs);
     double x = xs[1];
-    CHECK(xs[0] == 0.0 && vs[0] == 0.0, "the wall does not move");
     CHECK_REL(cr_sim_kinetic_energy(sim) + cr_sim_potential_energy(sim), E0, 1e-9,
               "energy with gravity and a wall");
     CHECK(cr_sim_event_count(sim) >= 3, "close, max compression, open on the floor");
-    /* back up: the contact lasts ~0.1 ms, so at 2 t_fall it is within g·t_c of rest */
-    CHECK(fabs(x - (r + h)) < 1e-3 * h, "back near the release height: %g vs %g", x, r + h);
+    double K = law.K, v = sqrt(2 * g * h);
+    double t_c = 2.9432752 * pow(5.0 * m * v * v / (4.0 * K), 0.4) / v;
+    double short_of_apex = 0.5 * g * t_c * t_c;
+    CHECK(fabs(x - (r + h - short_of_apex)) <= 1e-3 * short_of_apex,
+          "at 2 t_fall: x - (r + h) = %.6g m, expected -g t_c^2/2 = %.6g m", x - (r + h),
+          -short_of_apex);
     cr_sim_destroy(sim);
     cr_model_destroy(model);
 }
