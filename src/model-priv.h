@@ -22,8 +22,9 @@ int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_
 typedef int (*cr_pair_class_fn)(const cr_contact_params *law, double mu, void *user);
 
 /* dim 1: every pair with a unilateral contact. dim 2: every explicit pair law,
- * every pair of body kinds and every kind with every wall; CR_ERR_MODEL when
- * there are more than max_kinds kinds (nothing is called then). */
+ * then every pair of body kinds and every kind with every wall; with more than
+ * max_kinds kinds only the explicit pairs are enumerated and the return is
+ * CR_ERR_MODEL. */
 int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn,
                           void *user);
 

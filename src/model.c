@@ -704,6 +704,20 @@ int cr_model_set_material(cr_model *model, size_t i, double E, double nu)
     return CR_OK;
 }
 
+int cr_model_plane_material(const cr_model *model, size_t w, double *E, double *nu)
+{
+    if (!model || w >= model->nplanes || !model->planes[w].has_material)
+        return 0;
+    *E = model->planes[w].E;
+    *nu = model->planes[w].nu;
+    return 1;
+}
+
+const cr_contact_params *cr_model_default_contact(const cr_model *model)
+{
+    return &model->def;
+}
+
 int cr_model_material(const cr_model *model, size_t i, double *E, double *nu)
 {
     if (!model || i >= model->n || !model->balls[i].has_material)
@@ -1022,10 +1036,10 @@ int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class
     if (!rep)
         return CR_ERR_NOMEM;
     int rc = cr_model_body_kinds(model, rep, rep + model->n, &nk);
+    if (rc == CR_OK)
+        rc = pool_pair_classes(model, rep, rep + model->n, nk > max_kinds ? 0 : nk, fn, user);
     if (rc == CR_OK && nk > max_kinds)
         rc = CR_ERR_MODEL;
-    if (rc == CR_OK)
-        rc = pool_pair_classes(model, rep, rep + model->n, nk, fn, user);
     free(rep);
     return rc;
 }

@@ -380,7 +380,7 @@ static void gmres_equals_klu(void)
         cr_contact_params_init(&law, K, 1.5, 1e3, CR_RELEASE_FORCE);
         cr_pool *p = cr_pool_create(3, d, &law, msg, sizeof msg);
         cr_pool_set_tolerances(p, 1e-12, 1e-14);
-        cr_pool_set_linear_solver(p, k ? CR_POOL_SOLVER_GMRES : CR_POOL_SOLVER_KLU);
+        cr_pool_set_linear_solver(p, k ? CR_SOLVER_GMRES : CR_SOLVER_KLU);
         CHECK(cr_pool_run(p, 0.0) == CR_OK, "run %d: %s", k, cr_pool_last_error(p));
         cr_pool_get_velocities(p, u[k]);
         cr_pool_destroy(p);

@@ -101,6 +101,9 @@ CR_EXPORT int cr_model_get_plane(const cr_model *model, size_t w, double *normal
 /** Sets a wall's material (E, ν): a flat of that material for Hertz pair laws. */
 CR_EXPORT int cr_model_set_plane_material(cr_model *model, size_t w, double E, double nu);
 
+/** @return 1 and the material of wall @p w, or 0. */
+CR_EXPORT int cr_model_plane_material(const cr_model *model, size_t w, double *E, double *nu);
+
 /** Uniform gravity, dim components, m/s². */
 CR_EXPORT int cr_model_set_gravity_vector(cr_model *model, const double *g);
 CR_EXPORT void cr_model_get_gravity_vector(const cr_model *model, double *g);
@@ -206,6 +209,8 @@ CR_EXPORT int cr_model_contact_target(const cr_model *model, size_t c, double *e
 
 /** Sets the contact law used by every pair without its own. */
 CR_EXPORT int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p);
+/** The law used by every pair without its own (nor materials, nor a wall's law). */
+CR_EXPORT const cr_contact_params *cr_model_default_contact(const cr_model *model);
 /** Sets the law of contact @p c (between balls c and c + 1); the balls must exist. */
 CR_EXPORT int cr_model_set_contact(cr_model *model, size_t c, const cr_contact_params *p);
 
