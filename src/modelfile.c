@@ -110,19 +110,20 @@ static int parse_release(cr_yaml_ctx *ps, struct fy_node *map, const char *where
 static int check_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
                      const law_spec *law)
 {
-    if (!(law->p.n >= 1.0))
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "n")), where,
-                            "n must be >= 1 (got %g)", law->p.n);
-    if (!law->has_material && !(law->p.K > 0.0))
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "K")), where,
-                            "K must be positive (got %g)", law->p.K);
-    if (law->p.C < 0.0)
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "C")), where,
-                            "C must be >= 0 (got %g)", law->p.C);
-    if (law->p.m < 0.0)
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "m")), where,
-                            "damping exponent m must be >= 0 (got %g)", law->p.m);
-    return CR_OK;
+    char f[256];
+    const char *bad = !(law->p.n >= 1.0)                          ? "n"
+                      : !law->has_material && !(law->p.K > 0.0) ? "K"
+                      : law->p.C < 0.0                          ? "C"
+                      : law->p.m < 0.0                          ? "m"
+                                                                : NULL;
+    if (!bad)
+        return CR_OK;
+    double v = bad[0] == 'n' ? law->p.n : bad[0] == 'K' ? law->p.K : bad[0] == 'C' ? law->p.C
+                                                                                    : law->p.m;
+    const char *rule = bad[0] == 'n' ? "must be >= 1" : bad[0] == 'K' ? "must be positive"
+                                                                      : "must be >= 0";
+    return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, bad)), field_of(f, sizeof f, where, bad),
+                        "%s (got %g)", rule, v);
 }
 
 /* A law mapping: the keys it names replace those of @p law (a default or a base). */

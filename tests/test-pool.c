@@ -555,23 +555,25 @@ static void restitution_target(void)
 }
 
 /* Per-pair laws: disc 0 strikes disc 1 through a pair law of its own (K01),
- * then disc 1 strikes disc 2 through the default (K): each contact lasts the
- * Hertz duration of its own stiffness (closed form, as test-sim for chains). */
+ * disc 2 strikes disc 3 through the default (K), side by side: each contact
+ * lasts the Hertz duration of its own stiffness (closed form, as test-sim for
+ * chains). Equal masses exchange velocities, so nothing approaches afterwards
+ * and the automatic end comes right after the last opening. */
 static void pair_law(void)
 {
     const double v = 1.0, K01 = K / 50.0, mu = M / 2;
-    disc d[3] = {
+    disc d[4] = {
         {M, R, 0.0, 0.0, v, 0.0},
         {M, R, 2 * R + 1e-5, 0.0, 0.0, 0.0},
-        {M, R, 6 * R, 0.0, 0.0, 0.0},
+        {M, R, 0.0, 0.1, v, 0.0},
+        {M, R, 2 * R + 1e-5, 0.1, 0.0, 0.0},
     };
     cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP), own = hertz(K01, 0.0, CR_RELEASE_GAP);
-    cr_model *model = pool_model(3, d, &law, 1e-12);
+    cr_model *model = pool_model(4, d, &law, 1e-12);
     CHECK(cr_model_set_pair_law(model, 1, 0, &own) == CR_OK, "pair law (1, 0) set");
     cr_system *p = run_model(model, 0.0);
-    size_t k01 = contact_of(p, 0, 1), k12 = contact_of(p, 1, 2);
     const double kk[2] = {K01, K};
-    const size_t kc[2] = {k01, k12};
+    const size_t kc[2] = {contact_of(p, 0, 1), contact_of(p, 2, 3)};
     for (int q = 0; q < 2; q++) {
         const cr_event *c = find_event(p, kc[q], CR_EVENT_CLOSE);
         const cr_event *o = find_event(p, kc[q], CR_EVENT_OPEN);
@@ -582,6 +584,8 @@ static void pair_law(void)
         CHECK_REL(o->t - c->t, HERTZ_TC * dmax / v, 1e-8,
                   q ? "default law: Hertz duration of K" : "pair law: Hertz duration of K01");
     }
+    CHECK(strcmp(cr_system_end_reason(p), "all contacts open and separating") == 0,
+          "ended by the rule: %s", cr_system_end_reason(p));
     cr_system_destroy(p);
     cr_model_destroy(model);
 }
