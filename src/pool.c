@@ -924,24 +924,86 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
- * meets its candidates in the 3 × 3 cells around it), slots kept for contacts
- * that stay, the Jacobian pattern, and (after the first time) a restart. */
-static int rebuild(cr_pool *p)
+/* What a neighbour search found: contacts that keep their slot and new ones. */
+typedef struct {
+    char *keep;  /* per contact id: still a candidate and already in a slot */
+    long *fresh; /* new candidates (no slot yet) */
+    size_t nfresh, keepcap, freshcap;
+} candidates;
+
+/* Records candidate (i, j) (j < 0: a wall). Refuses an overlap at start by
+ * name: invalid physics never reaches the integrator. */
+static int note_candidate(cr_pool *p, candidates *cd, long i, long j)
+{
+    long id = contact_id(p, i, j);
+    if (id < 0 || (size_t)id >= cd->keepcap)
+        return CR_ERR_NOMEM;
+    const contact *k = &p->c[id];
+    if (!p->ran && j >= 0 && k->c0 > 0.0) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "discs %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)",
+                   i, j, k->c0 / (k->R + hypot(k->a0x, k->a0y)),
+                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
+        return CR_ERR_MODEL;
+    }
+    if (k->slot >= 0) {
+        cd->keep[id] = 1;
+    } else if (cd->nfresh == cd->freshcap) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "more than %zu new candidate contacts: lower the skin", cd->freshcap);
+        return CR_ERR_SOLVER;
+    } else {
+        cd->fresh[cd->nfresh++] = id;
+    }
+    if (j >= 0 && (nbr_push(p, (size_t)i, (size_t)j) != CR_OK ||
+                   nbr_push(p, (size_t)j, (size_t)i) != CR_OK))
+        return CR_ERR_NOMEM;
+    return CR_OK;
+}
+
+/* The candidates of disc i: discs j > i in the 3 × 3 cells around it closer
+ * than rᵢ + rⱼ + skin, and walls within the skin. */
+static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells, double h,
+                           size_t i, candidates *cd)
 {
     size_t n = p->n;
-    double *y = N_VGetArrayPointer(p->y), *q = N_VGetArrayPointer(p->yQ);
+    double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
+    int64_t cx = (int64_t)floor(xi / h), cy = (int64_t)floor(yi / h);
+    int rc = CR_OK;
+    for (int64_t dx = -1; dx <= 1; dx++)
+        for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
+            int64_t key = cell_key(cx + dx, cy + dy);
+            size_t lo = 0, hi = n; /* first entry with this key */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cells[mid].key < key)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t b = lo; b < n && cells[b].key == key && rc == CR_OK; b++) {
+                size_t j = cells[b].i;
+                double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
+                if (j > i && hypot(xj - xi, yj - yi) < p->r[i] + p->r[j] + p->skin)
+                    rc = note_candidate(p, cd, (long)i, (long)j);
+            }
+        }
+    for (size_t w = 0; w < p->nw && rc == CR_OK; w++)
+        if (p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi) > -p->skin)
+            rc = note_candidate(p, cd, (long)i, CR_WALL_BODY(w));
+    return rc;
+}
+
+/* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
+ * meets its candidates in the 3 × 3 cells around it). O(N log N). */
+static int find_candidates(cr_pool *p, candidates *cd)
+{
+    size_t n = p->n;
+    const double *y = N_VGetArrayPointer(p->y);
     double h = 2.0 * p->rmax + p->skin;
     cell_entry *cells = malloc(n * sizeof(cell_entry));
-    char *keep = calloc(p->nc + 16 * n + 16, 1);
-    long *fresh = malloc((16 * n + n * p->nw + 16) * sizeof(long));
-    size_t nfresh = 0, keepcap = p->nc + 16 * n + 16;
-    if (!cells || !keep || !fresh) {
-        free(cells);
-        free(keep);
-        free(fresh);
+    if (!cells)
         return CR_ERR_NOMEM;
-    }
     for (size_t i = 0; i < n; i++) {
         double x = p->x0[i] + p->L * y[4 * i], yy = p->y0[i] + p->L * y[4 * i + 1];
         cells[i].key = cell_key((int64_t)floor(x / h), (int64_t)floor(yy / h));
@@ -950,73 +1012,20 @@ static int rebuild(cr_pool *p)
     }
     qsort(cells, n, sizeof(cell_entry), cmp_cell);
     int rc = CR_OK;
-    for (size_t a = 0; a < n && rc == CR_OK; a++) {
-        size_t i = cells[a].i;
-        double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
-        int64_t cx = (int64_t)floor(xi / h), cy = (int64_t)floor(yi / h);
-        for (int64_t dx = -1; dx <= 1; dx++)
-            for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
-                cell_entry probe = {cell_key(cx + dx, cy + dy), 0};
-                /* first entry with this key */
-                size_t lo = 0, hi = n;
-                while (lo < hi) {
-                    size_t mid = (lo + hi) / 2;
-                    if (cells[mid].key < probe.key)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                for (size_t b = lo; b < n && cells[b].key == probe.key; b++) {
-                    size_t j = cells[b].i;
-                    if (j <= i)
-                        continue;
-                    double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
-                    if (hypot(xj - xi, yj - yi) >= p->r[i] + p->r[j] + p->skin)
-                        continue;
-                    long id = contact_id(p, (long)i, (long)j);
-                    if (id < 0 || (size_t)id >= keepcap) {
-                        rc = CR_ERR_NOMEM;
-                        break;
-                    }
-                    if (!p->ran && p->c[id].c0 > 0.0) {
-                        /* invalid physics is refused before integrating */
-                        const contact *k = &p->c[id];
-                        cr_set_msg(p->err, sizeof p->err,
-                                   "discs %zu and %zu interpenetrate at start by %g m "
-                                   "(touching tolerance %g m)",
-                                   i, j, k->c0 / (k->R + hypot(k->a0x, k->a0y)),
-                                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
-                        rc = CR_ERR_MODEL;
-                        break;
-                    }
-                    if (p->c[id].slot >= 0)
-                        keep[id] = 1;
-                    else
-                        fresh[nfresh++] = id;
-                    if (nbr_push(p, i, j) != CR_OK || nbr_push(p, j, i) != CR_OK)
-                        rc = CR_ERR_NOMEM;
-                }
-            }
-        for (size_t w = 0; w < p->nw && rc == CR_OK; w++) {
-            double ov = p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi);
-            if (ov <= -p->skin)
-                continue;
-            long id = contact_id(p, (long)i, -1 - (long)w);
-            if (id < 0 || (size_t)id >= keepcap) {
-                rc = CR_ERR_NOMEM;
-                break;
-            }
-            if (p->c[id].slot >= 0)
-                keep[id] = 1;
-            else
-                fresh[nfresh++] = id;
-        }
-    }
+    for (size_t a = 0; a < n && rc == CR_OK; a++)
+        rc = disc_candidates(p, y, cells, h, cells[a].i, cd);
     free(cells);
-    /* contacts that leave the list keep their impulses in their record */
-    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
+    return rc;
+}
+
+/* Contacts that left the list keep their impulses in their record and free
+ * their slot; new candidates take free slots with their saved impulses. */
+static int assign_slots(cr_pool *p, const candidates *cd)
+{
+    double *q = N_VGetArrayPointer(p->yQ);
+    for (size_t s = 0; s < p->nslots; s++) {
         long id = p->slot_contact[s];
-        if (id < 0 || keep[id])
+        if (id < 0 || cd->keep[id])
             continue;
         p->c[id].P = q[3 * s];
         p->c[id].Px = q[3 * s + 1];
@@ -1025,56 +1034,53 @@ static int rebuild(cr_pool *p)
         p->slot_contact[s] = -1;
     }
     size_t s = 0;
-    for (size_t k = 0; k < nfresh && rc == CR_OK; k++) {
+    for (size_t k = 0; k < cd->nfresh; k++) {
         while (s < p->nslots && p->slot_contact[s] >= 0)
             s++;
         if (s == p->nslots) {
             cr_set_msg(p->err, sizeof p->err,
                        "more than %zu candidate contacts: lower the skin", p->nslots);
-            rc = CR_ERR_SOLVER;
-            break;
+            return CR_ERR_SOLVER;
         }
-        contact *c = &p->c[fresh[k]];
+        contact *c = &p->c[cd->fresh[k]];
         c->slot = (long)s;
-        p->slot_contact[s] = fresh[k];
+        p->slot_contact[s] = cd->fresh[k];
         q[3 * s] = c->P;
         q[3 * s + 1] = c->Px;
         q[3 * s + 2] = c->Py;
     }
-    free(keep);
-    free(fresh);
-    if (rc != CR_OK)
-        return rc;
-    for (size_t i = 0; i < n; i++) {
-        p->dref[2 * i] = y[4 * i];
-        p->dref[2 * i + 1] = y[4 * i + 1];
-    }
-    if (use_gmres(p)) {
-        /* matrix-free: the preconditioner is rebuilt from the contact list at every
-         * setup, so a new list needs only the restart */
-        int flag = CV_SUCCESS;
-        if (p->ran) {
-            flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
-            p->rebuilds++;
-        } else {
-            p->pblock = malloc(16 * n * sizeof(double));
-            p->LS = p->pblock ? SUNLinSol_SPGMR(p->y, SUN_PREC_LEFT, 30, p->ctx) : NULL;
-            if (!p->LS)
-                return CR_ERR_NOMEM;
-            flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
-            if (flag == CV_SUCCESS)
-                flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
-        }
-        if (flag != CV_SUCCESS) {
-            cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
-            return CR_ERR_SOLVER;
-        }
-        return CR_OK;
-    }
+    return CR_OK;
+}
 
-    /* CSC pattern: column block of disc i holds its own 4 rows and the velocity
-     * rows of its neighbours */
-    size_t nnz = 0;
+/* Matrix-free GMRES: the preconditioner is rebuilt from the contact list at
+ * every setup, so a new list needs only the restart. */
+static int use_new_list_gmres(cr_pool *p)
+{
+    int flag = CV_SUCCESS;
+    if (p->ran) {
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        p->rebuilds++;
+    } else {
+        p->pblock = malloc(16 * p->n * sizeof(double));
+        p->LS = p->pblock ? SUNLinSol_SPGMR(p->y, SUN_PREC_LEFT, 30, p->ctx) : NULL;
+        if (!p->LS)
+            return CR_ERR_NOMEM;
+        flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
+        if (flag == CV_SUCCESS)
+            flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
+    }
+    if (flag != CV_SUCCESS) {
+        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+        return CR_ERR_SOLVER;
+    }
+    return CR_OK;
+}
+
+/* CSC pattern: the column block of disc i holds its own 4 rows and the velocity
+ * rows of its neighbours, in increasing row order. */
+static SUNMatrix klu_pattern(cr_pool *p)
+{
+    size_t n = p->n, nnz = 0;
     for (size_t i = 0; i < n; i++) {
         qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
         nnz += 4 * (4 + 2 * p->nnbr[i]);
@@ -1082,20 +1088,19 @@ static int rebuild(cr_pool *p)
     sunindextype ny = (sunindextype)(4 * n);
     SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)nnz, CSC_MAT, p->ctx);
     if (!A)
-        return CR_ERR_NOMEM;
-    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A);
-    sunindextype at = 0;
-    for (size_t i = 0; i < n; i++) {
+        return NULL;
+    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A), at = 0;
+    for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 4; col++) {
             ptr[4 * i + (size_t)col] = at;
-            size_t a = 0;
+            int own = 0;
             /* merge own rows 4i..4i+3 with neighbours' 4j+2, 4j+3 in order */
             for (size_t k = 0; k <= p->nnbr[i]; k++) {
                 size_t j = k < p->nnbr[i] ? p->nbr[i][k] : (size_t)-1;
-                if (a == 0 && (j == (size_t)-1 || j > i)) {
+                if (!own && (j == (size_t)-1 || j > i)) {
                     for (int rr = 0; rr < 4; rr++)
                         idx[at++] = (sunindextype)(4 * i + (size_t)rr);
-                    a = 1;
+                    own = 1;
                 }
                 if (j != (size_t)-1) {
                     idx[at++] = (sunindextype)(4 * j + 2);
@@ -1103,27 +1108,35 @@ static int rebuild(cr_pool *p)
                 }
             }
         }
-    }
     ptr[4 * n] = at;
+    /* kept: SUNMatZero_Sparse wipes the index arrays before every evaluation */
     sunindextype *pp = realloc(p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
     if (pp)
         p->pat_ptr = pp;
     sunindextype *pi = pp ? realloc(p->pat_idx, (nnz ? nnz : 1) * sizeof(sunindextype)) : NULL;
     if (!pp || !pi) {
         SUNMatDestroy(A);
-        return CR_ERR_NOMEM;
+        return NULL;
     }
     p->pat_idx = pi;
     memcpy(p->pat_ptr, ptr, (size_t)(ny + 1) * sizeof(sunindextype));
     memcpy(p->pat_idx, idx, nnz * sizeof(sunindextype));
     p->pat_nnz = nnz;
-    SUNLinearSolver LS = SUNLinSol_KLU(p->y, A, p->ctx);
+    return A;
+}
+
+/* KLU on the new pattern; during a run, a restart first. */
+static int use_new_list_klu(cr_pool *p)
+{
+    SUNMatrix A = klu_pattern(p);
+    SUNLinearSolver LS = A ? SUNLinSol_KLU(p->y, A, p->ctx) : NULL;
     if (!LS) {
-        SUNMatDestroy(A);
+        if (A)
+            SUNMatDestroy(A);
         return CR_ERR_NOMEM;
     }
     int flag = CV_SUCCESS;
-    if (p->ran) { /* a rebuild during the run: restart on the new pattern */
+    if (p->ran) {
         flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
         p->rebuilds++;
     }
@@ -1142,6 +1155,28 @@ static int rebuild(cr_pool *p)
         return CR_ERR_SOLVER;
     }
     return CR_OK;
+}
+
+/* A new candidate list: neighbour search, slots, the reference displacements
+ * of the rebuild roots, and the linear solver on the new list (after the
+ * first time, with a restart). */
+static int rebuild(cr_pool *p)
+{
+    size_t n = p->n, cap = p->nc + 16 * n + 16, fcap = 16 * n + n * p->nw + 16;
+    candidates cd = {calloc(cap, 1), malloc(fcap * sizeof(long)), 0, cap, fcap};
+    int rc = cd.keep && cd.fresh ? find_candidates(p, &cd) : CR_ERR_NOMEM;
+    if (rc == CR_OK)
+        rc = assign_slots(p, &cd);
+    free(cd.keep);
+    free(cd.fresh);
+    if (rc != CR_OK)
+        return rc;
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t i = 0; i < n; i++) {
+        p->dref[2 * i] = y[4 * i];
+        p->dref[2 * i + 1] = y[4 * i + 1];
+    }
+    return use_gmres(p) ? use_new_list_gmres(p) : use_new_list_klu(p);
 }
 
 /* ---- run ------------------------------------------------------------------- */
