@@ -803,6 +803,10 @@ static int material_law(const cr_model *model, size_t i, long j, cr_contact_para
     }
     double K = cr_contact_hertz_stiffness(a->E, a->nu, a->radius, E2, nu2, R2);
     cr_contact_params_init(out, K, 1.5, model->def.C, model->def.release);
+    /* a Hertz default keeps its damping exponent (m = n gives Hunt–Crossley);
+     * another default's exponent belongs to its own n */
+    if (model->def.n == 1.5)
+        out->m = model->def.m;
     return 1;
 }
 

@@ -107,6 +107,18 @@ static void pool_models(void)
         CHECK(p.K == 1e8 && p.C == 10.0 && p.m == 0.5, "one law for every pair");
     }
     cr_model_destroy(m);
+    /* Hertz from materials keeps the default's damping (Hunt–Crossley m = n here) */
+    static const char hc[] = "dim: 2\nbodies:\n  - {mass: 1, radius: 0.1, x: [0, 0]}\n"
+                             "  - {mass: 1, radius: 0.2, x: [0.5, 0]}\n"
+                             "contact: {material: {E: 2e11, nu: 0.3}, C: 5, m: 1.5}\n";
+    CHECK(cr_modelfile_parse(hc, strlen(hc), "hc.yaml", &m, msg, sizeof msg) == CR_OK, "%s", msg);
+    if (m) {
+        cr_model_pair_law(m, 0, 1, &p);
+        CHECK_REL(p.K, hertz_k(2e11, 0.3, 0.1, 2e11, 0.3, 0.2), 1e-12,
+                  "radii 0.1 and 0.2 m: (4/3) E* sqrt(R*)");
+        CHECK(p.C == 5.0 && p.m == 1.5, "the default's C and m kept (C %g, m %g)", p.C, p.m);
+    }
+    cr_model_destroy(m);
     char path[512];
     snprintf(path, sizeof path, "%s/../../models/pool-bernoulli.yaml", CR_TEST_DATA);
     CHECK(cr_modelfile_load(path, &m, NULL, msg, sizeof msg) == CR_OK, "pool-bernoulli: %s", msg);
