@@ -1346,22 +1346,55 @@ static int stopped(cr_pool *p, int rc)
     return rc;
 }
 
-int cr_pool_run(cr_pool *p, double t_end)
+/* What an automatic end needs: few enough discs for the O(N²) at-rest test, no field. */
+static int check_automatic_end(cr_pool *p)
 {
-    CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
-    int automatic = t_end <= 0.0;
-    if (automatic && p->n > AUTO_END_MAX_DISCS) {
+    if (p->n > AUTO_END_MAX_DISCS) {
         cr_set_msg(p->err, sizeof p->err,
                    "automatic end checks every pair (O(N^2)): give an end time for N > %d",
                    AUTO_END_MAX_DISCS);
         return CR_ERR_INVALID;
     }
-    if (automatic && (p->gx != 0.0 || p->gy != 0.0)) {
+    if (p->gx != 0.0 || p->gy != 0.0) {
         cr_set_msg(p->err, sizeof p->err,
                    "an automatic end needs a free pool: with gravity give an end time");
         return CR_ERR_INVALID;
     }
-    int rc = setup(p);
+    return CR_OK;
+}
+
+/* After a root return: events, the event listener, a rebuild if asked. */
+static int after_roots(cr_pool *p, double t_stop)
+{
+    int need = 0, rc;
+    size_t first = p->nev;
+    if ((rc = handle_roots(p, &need)) != CR_OK)
+        return rc;
+    if (p->ev_fn && p->nev > first &&
+        (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
+        return stopped(p, rc);
+    if (need && (rc = rebuild(p)) != CR_OK)
+        return rc;
+    if (need)
+        CVodeSetStopTime(p->cvode, t_stop / p->T);
+    return CR_OK;
+}
+
+/* The run ends here: say why, with a last output. */
+static int finish(cr_pool *p, const char *why)
+{
+    snprintf(p->end_reason, sizeof p->end_reason, "%s", why);
+    int rc = emit(p);
+    return rc == CR_OK ? CR_OK : stopped(p, rc);
+}
+
+int cr_pool_run(cr_pool *p, double t_end)
+{
+    CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
+    int automatic = t_end <= 0.0, rc;
+    if (automatic && (rc = check_automatic_end(p)) != CR_OK)
+        return rc;
+    rc = setup(p);
     p->ran = 1;
     if (rc != CR_OK) {
         if (rc == CR_ERR_NOMEM)
@@ -1372,7 +1405,7 @@ int cr_pool_run(cr_pool *p, double t_end)
     for (size_t i = 0; i < p->n; i++)
         extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
     double t_stop = automatic ? 4.0 * extent / p->V + 1e6 * p->T : t_end;
-    /* the chains' rule: about 12 samples per contact time (δ* /(4V)), and at most
+    /* the chains' rule: about 12 samples per contact time (δ* / (4V)), and at most
      * 1000 frames over a given end time */
     double dt = p->out_interval > 0.0 ? p->out_interval
                                       : fmax(0.25 * p->T, automatic ? 0.0 : t_end / 1000.0);
@@ -1389,7 +1422,7 @@ int cr_pool_run(cr_pool *p, double t_end)
             rc = emit(p);
             return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
-        double tout = fmin(k * dt, t_stop);
+        double tout = fmin((double)k * dt, t_stop);
         sunrealtype tret;
         int flag = CVode(p->cvode, tout / p->T, p->y, &tret, CV_NORMAL);
         p->t = tret * p->T;
@@ -1397,36 +1430,19 @@ int cr_pool_run(cr_pool *p, double t_end)
             return cvfail(p, "CVode", flag);
         CVodeGetQuad(p->cvode, &tret, p->yQ);
         if (flag == CV_ROOT_RETURN) {
-            int need = 0;
-            size_t first = p->nev;
-            if ((rc = handle_roots(p, &need)) != CR_OK)
+            if ((rc = after_roots(p, t_stop)) != CR_OK)
                 return rc;
-            if (p->ev_fn && p->nev > first &&
-                (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
-                return stopped(p, rc);
-            if (need && (rc = rebuild(p)) != CR_OK)
-                return rc;
-            if (need)
-                CVodeSetStopTime(p->cvode, t_stop / p->T);
-            if (automatic && pool_at_rest(p)) {
-                snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
-                if ((rc = emit(p)) != CR_OK)
-                    return stopped(p, rc);
-                break;
-            }
+            if (automatic && pool_at_rest(p))
+                return finish(p, "all contacts open and separating");
             continue;
         }
+        if (tout >= t_stop)
+            return finish(p, automatic ? "safety cap reached before the pool came apart"
+                                       : "end time reached");
         if ((rc = emit(p)) != CR_OK)
             return stopped(p, rc);
-        if (tout >= t_stop) {
-            snprintf(p->end_reason, sizeof p->end_reason, "%s",
-                     automatic ? "safety cap reached before the pool came apart"
-                               : "end time reached");
-            break;
-        }
         k++;
     }
-    return CR_OK;
 }
 
 /* ---- queries --------------------------------------------------------------- */
