@@ -11,12 +11,37 @@
 #include <time.h>
 
 #include "cradle/cradle.h"
+#include "cradle/system.h"
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A dim-2 model: n discs in a triangular packing and one striker. */
+static cr_model *packing(int n, double M, double R, const cr_contact_params *law, int solver)
+{
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 2);
+    int side = (int)ceil(sqrt((double)n)), k = 0;
+    double v0[2] = {0.0, 0.0};
+    for (int row = 0; k < n; row++)
+        for (int col = 0; col < side && k < n; col++, k++) {
+            double jitter = 1e-6 * (double)rand() / RAND_MAX;
+            double x[2] = {2 * R * col + (row % 2) * R, row * (sqrt(3.0) * R + 1e-6) + jitter};
+            cr_model_add_body(model, M, R, x, v0);
+        }
+    double xs[2] = {-2 * R - 1e-5, 0.0}, vs[2] = {1.0, 0.0};
+    cr_model_add_body(model, M, R, xs, vs);
+    cr_model_set_default_contact(model, law);
+    cr_settings s = cr_settings_default();
+    s.rtol = 1e-8;
+    s.atol = 1e-10;
+    s.solver = (cr_linear_solver)solver;
+    cr_model_set_settings(model, &s);
+    return model;
 }
 
 int main(int argc, char **argv)
@@ -27,45 +52,39 @@ int main(int argc, char **argv)
     cr_contact_params_init(&law, cr_contact_hertz_stiffness(2.1e11, 0.3, R, 2.1e11, 0.3, R), 1.5,
                            0.0, CR_RELEASE_GAP);
     printf("# pool scaling: steel discs, triangular packing, one striker, 40 characteristic "
-           "times, rtol 1e-8, BDF + KLU\n");
+           "times, rtol 1e-8, BDF, through cr_system\n");
     printf("%6s %8s %10s %8s %9s %12s %14s\n", "solver", "N", "wall [s]", "steps", "rebuilds",
            "us/step", "per-step ratio");
-    for (int solver = CR_POOL_SOLVER_KLU; solver <= CR_POOL_SOLVER_GMRES; solver++) {
-    double base = 0.0;
-    srand(7);
-    for (int n = 100; n <= nmax; n *= 10) {
-        if (solver == CR_POOL_SOLVER_KLU && n > 1000 && nmax > 1000 && argc < 3)
-            continue; /* KLU at 10⁴ takes minutes (fill-in); ask for it with a 2nd argument */
-        int side = (int)ceil(sqrt((double)n));
-        cr_disc *d = malloc((size_t)(n + 1) * sizeof(cr_disc));
-        int k = 0;
-        for (int row = 0; k < n; row++)
-            for (int col = 0; col < side && k < n; col++, k++) {
-                double jitter = 1e-6 * (double)rand() / RAND_MAX;
-                d[k] = (cr_disc){M, R, 2 * R * col + (row % 2) * R,
-                                 row * (sqrt(3.0) * R + 1e-6) + jitter, 0.0, 0.0};
+    for (int solver = CR_SOLVER_KLU; solver <= CR_SOLVER_GMRES; solver++) {
+        double base = 0.0;
+        srand(7);
+        for (int n = 100; n <= nmax; n *= 10) {
+            if (solver == CR_SOLVER_KLU && n > 1000 && nmax > 1000 && argc < 3)
+                continue; /* KLU at 10⁴ takes minutes (fill-in); ask for it with a 2nd argument */
+            cr_model *model = packing(n, M, R, &law, solver);
+            char msg[256];
+            cr_system *sys = cr_system_create(model, msg, sizeof msg);
+            cr_model_destroy(model);
+            if (!sys) {
+                printf("  N = %d: %s\n", n, msg);
+                continue;
             }
-        d[n] = (cr_disc){M, R, -2 * R - 1e-5, 0.0, 1.0, 0.0};
-        char msg[256];
-        cr_pool *p = cr_pool_create((size_t)n + 1, d, &law, msg, sizeof msg);
-        cr_pool_set_tolerances(p, 1e-8, 1e-10);
-        cr_pool_set_linear_solver(p, (cr_pool_solver)solver);
-        double T = pow(0.5 * M / law.K, 0.4) / 2.0; /* delta* / V with V = 2 m/s */
-        double t0 = now();
-        int rc = cr_pool_run(p, 40 * T);
-        double wall = now() - t0;
-        cr_sim_stats st = cr_pool_get_stats(p);
-        double per = wall / (double)(st.steps ? st.steps : 1);
-        if (base == 0.0)
-            base = per;
-        printf("%6s %8d %10.3f %8ld %9ld %12.1f %14.2f%s\n",
-               solver == CR_POOL_SOLVER_KLU ? "klu" : "gmres", n, wall, st.steps,
-               cr_pool_rebuilds(p), 1e6 * per, per / base, rc == CR_OK ? "" : "  (failed)");
-        if (rc != CR_OK)
-            printf("  %s\n", cr_pool_last_error(p));
-        cr_pool_destroy(p);
-        free(d);
-    }
+            /* the same span as before the port to cr_system, so runs compare */
+            double T = pow(0.5 * M / law.K, 0.4) / 2.0;
+            double t0 = now();
+            int rc = cr_system_run(sys, 40 * T);
+            double wall = now() - t0;
+            cr_run_stats st = cr_system_get_stats(sys);
+            double per = wall / (double)(st.steps ? st.steps : 1);
+            if (base == 0.0)
+                base = per;
+            printf("%6s %8d %10.3f %8ld %9ld %12.1f %14.2f%s\n",
+                   solver == CR_SOLVER_KLU ? "klu" : "gmres", n, wall, st.steps, st.rebuilds,
+                   1e6 * per, per / base, rc == CR_OK ? "" : "  (failed)");
+            if (rc != CR_OK)
+                printf("  %s\n", cr_system_last_error(sys));
+            cr_system_destroy(sys);
+        }
     }
     printf("# (linear cost per step means the ratio grows ~10x per decade of N)\n");
     return 0;

@@ -2,9 +2,11 @@
 #include "cradle/calibrate.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cradle/sim.h"
+#include "cradle/system.h"
+#include "model-priv.h"
 #include "priv.h"
 
 int cr_calibrate_restitution(const cr_contact_params *law, double mu, double v, double *e,
@@ -21,23 +23,27 @@ int cr_calibrate_restitution(const cr_contact_params *law, double mu, double v, 
     cr_model_add_ball(model, 2.0 * mu, 1.0, 0.0, 0.5 * v);
     cr_model_add_ball(model, 2.0 * mu, 1.0, 2.0, -0.5 * v);
     cr_model_set_default_contact(model, law);
-    cr_sim *sim = cr_sim_create(model, msg, msglen);
-    int rc = sim ? CR_OK : CR_ERR_MODEL;
-    if (sim) {
-        cr_sim_set_tolerances(sim, 1e-12, 1e-14);
-        rc = cr_sim_run(sim, 0.0);
+    cr_model_set_contact(model, 0, law);
+    cr_settings set = cr_settings_default();
+    set.rtol = 1e-12;
+    set.atol = 1e-14;
+    cr_model_set_settings(model, &set);
+    cr_system *sys = cr_system_create(model, msg, msglen);
+    int rc = sys ? CR_OK : CR_ERR_MODEL;
+    if (sys) {
+        rc = cr_system_run(sys, 0.0);
         if (rc == CR_OK) {
             double u[2];
-            cr_sim_get_velocities(sim, u);
+            cr_system_get_velocities(sys, u);
             /* the run ends once the contact is unloaded and separating (under the
              * `force` convention that can be before δ returns to 0); an
              * overdamped gap contact creeps apart until the safety cap */
             *e = fmax(0.0, (u[1] - u[0]) / v);
         } else {
-            cr_set_msg(msg, msglen, "restitution run: %s", cr_sim_last_error(sim));
+            cr_set_msg(msg, msglen, "restitution run: %s", cr_system_last_error(sys));
         }
     }
-    cr_sim_destroy(sim);
+    cr_system_destroy(sys);
     cr_model_destroy(model);
     return rc;
 }
@@ -104,12 +110,11 @@ int cr_calibrate_damping(const cr_contact_params *law, double mu, double v, doub
     return CR_ERR_NOT_CONVERGED;
 }
 
-int cr_calibrate_model(cr_model *model, char *msg, size_t msglen)
+/* dim 1: every pair with a target, reusing the last answer (uniform chains ask
+ * the same question many times). */
+static int calibrate_chain(cr_model *model, char *msg, size_t msglen)
 {
-    if (!model)
-        return CR_ERR_INVALID;
     size_t nc = cr_model_contact_count(model);
-    /* uniform chains ask the same question many times: remember the last answer */
     cr_contact_params last = {0};
     double last_mu = 0, last_v = 0, last_e = 0, last_C = 0;
     for (size_t c = 0; c < nc; c++) {
@@ -143,4 +148,75 @@ int cr_calibrate_model(cr_model *model, char *msg, size_t msglen)
         cr_model_set_contact(model, c, &p);
     }
     return CR_OK;
+}
+
+/* The distinct (law, μ) classes that still need their damping. */
+typedef struct {
+    cr_contact_params *law;
+    double *mu;
+    size_t n, cap;
+} class_list;
+
+static int collect_class(const cr_contact_params *law, double mu, void *user)
+{
+    class_list *l = user;
+    if (law->C != 0.0)
+        return CR_OK; /* a damping of its own, or solved already */
+    for (size_t k = 0; k < l->n; k++)
+        if (l->mu[k] == mu && l->law[k].K == law->K && l->law[k].n == law->n &&
+            l->law[k].m == law->m && l->law[k].release == law->release)
+            return CR_OK;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        cr_contact_params *a = realloc(l->law, cap * sizeof(*a));
+        if (a)
+            l->law = a;
+        double *b = a ? realloc(l->mu, cap * sizeof(*b)) : NULL;
+        if (!b)
+            return CR_ERR_NOMEM;
+        l->mu = b;
+        l->cap = cap;
+    }
+    l->law[l->n] = *law;
+    l->mu[l->n++] = mu;
+    return CR_OK;
+}
+
+/* dim 2: one solve per distinct law and reduced mass (pairs of body kinds,
+ * explicit pairs, kinds against walls), never per pair of discs. */
+static int calibrate_pool(cr_model *model, char *msg, size_t msglen)
+{
+    double e, v;
+    if (!cr_model_default_target(model, &e, &v) || e >= 1.0)
+        return CR_OK;
+    class_list l = {0};
+    int rc = cr_model_pair_classes(model, CR_MODEL_MAX_KINDS, collect_class, &l);
+    if (rc == CR_ERR_MODEL)
+        cr_set_msg(msg, msglen,
+                   "restitution target: more than %d distinct bodies (mass, radius, "
+                   "material), one damping solve per pair of them; give C",
+                   CR_MODEL_MAX_KINDS);
+    else if (rc != CR_OK)
+        cr_set_msg(msg, msglen, "out of memory");
+    for (size_t k = 0; k < l.n && rc == CR_OK; k++) {
+        double C;
+        char why[CR_ERRMSG_LEN];
+        rc = cr_calibrate_damping(&l.law[k], l.mu[k], v, e, &C, why, sizeof why);
+        if (rc != CR_OK)
+            cr_set_msg(msg, msglen, "law K = %g, n = %g at reduced mass %g kg: %s", l.law[k].K,
+                       l.law[k].n, l.mu[k], why);
+        else
+            rc = cr_model_add_solved_damping(model, &l.law[k], l.mu[k], C);
+    }
+    free(l.law);
+    free(l.mu);
+    return rc;
+}
+
+int cr_calibrate_model(cr_model *model, char *msg, size_t msglen)
+{
+    if (!model)
+        return CR_ERR_INVALID;
+    return cr_model_dimension(model) == 1 ? calibrate_chain(model, msg, msglen)
+                                          : calibrate_pool(model, msg, msglen);
 }

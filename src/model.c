@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model-priv.h"
 #include "priv.h"
 
 typedef struct {
@@ -125,6 +126,9 @@ int cr_model_add_ball(cr_model *model, double mass, double radius, double x, dou
 
 int cr_model_add_wall(cr_model *model, double x)
 {
+    /* dim 2 has half-plane walls (cr_model_add_plane), not fixed bodies */
+    if (!model || model->dim != 1)
+        return CR_ERR_INVALID;
     /* the mass is never used: 1 keeps every finite-mass check simple */
     int i = cr_model_add_ball(model, 1.0, 0.0, x, 0.0);
     if (i >= 0)
@@ -144,7 +148,7 @@ int cr_model_set_link(cr_model *model, size_t c, const cr_link *link)
 
 int cr_model_set_contact_target(cr_model *model, size_t c, double e, double v)
 {
-    if (!model || c + 1 >= model->n || !(e > 0.0 && e <= 1.0) || !(v > 0.0) || !isfinite(v))
+    if (!model || c + 1 >= model->n || model->dim != 1 || !(e > 0.0 && e <= 1.0) || !(v > 0.0) || !isfinite(v))
         return CR_ERR_INVALID;
     model->balls[c].target_e = e;
     model->balls[c].target_v = v;
@@ -180,7 +184,8 @@ int cr_model_set_gravity(cr_model *model, double g)
 
 int cr_model_set_pendulum(cr_model *model, size_t i, double pivot, double length, double g)
 {
-    if (!model || i >= model->n)
+    /* the arc coordinate is a 1-D idea: a planar pendulum would be a link to a pivot */
+    if (!model || i >= model->n || model->dim != 1)
         return CR_ERR_INVALID;
     ball *b = &model->balls[i];
     b->pivot = pivot;
@@ -223,7 +228,7 @@ int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, double *le
 
 int cr_model_has_fields(const cr_model *model)
 {
-    if (model->gravity != 0.0)
+    if (model->gravity != 0.0 || model->gravity_y != 0.0)
         return 1;
     for (size_t i = 0; i < model->n; i++)
         if (model->balls[i].has_pendulum)
@@ -241,7 +246,7 @@ int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p)
 
 int cr_model_set_contact(cr_model *model, size_t c, const cr_contact_params *p)
 {
-    if (!model || !p || c + 1 >= model->n)
+    if (!model || !p || c + 1 >= model->n || model->dim != 1)
         return CR_ERR_INVALID;
     model->balls[c].right = *p;
     model->balls[c].has_right = 1;
@@ -283,7 +288,7 @@ size_t cr_model_ball_count(const cr_model *model)
 
 size_t cr_model_contact_count(const cr_model *model)
 {
-    return model->n > 0 ? model->n - 1 : 0;
+    return model->dim == 1 && model->n > 0 ? model->n - 1 : 0;
 }
 
 double cr_model_mass(const cr_model *model, size_t i)
@@ -320,19 +325,15 @@ double cr_model_initial_overlap(const cr_model *model, size_t c)
     return fabs(delta) <= CR_GEOM_TOL * rmin ? 0.0 : delta;
 }
 
-int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
+/* Masses, radii, positions and velocities of every body, in any dimension. */
+static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
 {
-    if (!model)
-        return CR_ERR_INVALID;
-    if (model->n == 0) {
-        cr_set_msg(msg, msglen, "the model has no bodies");
-        return CR_ERR_MODEL;
-    }
+    const char *what = model->dim == 1 ? "ball" : "body";
     for (size_t i = 0; i < model->n; i++) {
         const ball *b = &model->balls[i];
         if (!isfinite(b->mass) || b->mass <= 0.0) {
-            cr_set_msg(msg, msglen, "ball %zu: mass must be positive and finite (got %g)", i,
-                       b->mass);
+            cr_set_msg(msg, msglen, "%s %zu: mass must be positive and finite (got %g)", what,
+                       i, b->mass);
             return CR_ERR_MODEL;
         }
         if (b->fixed) {
@@ -343,15 +344,39 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
             continue;
         }
         if (!isfinite(b->radius) || b->radius <= 0.0) {
-            cr_set_msg(msg, msglen, "ball %zu: radius must be positive and finite (got %g)", i,
-                       b->radius);
+            cr_set_msg(msg, msglen, "%s %zu: radius must be positive and finite (got %g)", what,
+                       i, b->radius);
             return CR_ERR_MODEL;
         }
-        if (!isfinite(b->x) || !isfinite(b->v)) {
-            cr_set_msg(msg, msglen, "ball %zu: position and velocity must be finite", i);
+        if (!isfinite(b->x) || !isfinite(b->v) || !isfinite(b->y) || !isfinite(b->vy)) {
+            cr_set_msg(msg, msglen, "%s %zu: position and velocity must be finite", what, i);
+            return CR_ERR_MODEL;
+        }
+        if (b->has_pendulum && (!(b->plength > 0.0) || !(b->pg > 0.0) || !isfinite(b->pivot) ||
+                                !isfinite(b->plength) || !isfinite(b->pg))) {
+            cr_set_msg(msg, msglen, "ball %zu: pendulum needs length > 0, g > 0 (got %g, %g)",
+                       i, b->plength, b->pg);
             return CR_ERR_MODEL;
         }
     }
+    return CR_OK;
+}
+
+static int law_invalid(const cr_contact_params *p, char *msg, size_t msglen, const char *what)
+{
+    if (cr_contact_params_check(p) == CR_OK)
+        return CR_OK;
+    cr_set_msg(msg, msglen,
+               "%s: need K > 0, n >= 1, C >= 0, damping exponent >= 0 "
+               "(got K = %g, n = %g, C = %g, m = %g)",
+               what, p->K, p->n, p->C, p->m);
+    return CR_ERR_MODEL;
+}
+
+/* dim 1: positions increase, neighbours do not interpenetrate, pair laws and
+ * links are valid, targets were solved. */
+static int validate_chain(const cr_model *model, char *msg, size_t msglen)
+{
     for (size_t c = 0; c + 1 < model->n; c++) {
         const ball *a = &model->balls[c], *b = &model->balls[c + 1];
         if (b->x <= a->x) {
@@ -394,35 +419,119 @@ int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
                        c, a->target_e);
             return CR_ERR_MODEL;
         }
-        if (cr_contact_params_check(cr_model_contact(model, c)) != CR_OK) {
-            const cr_contact_params *p = cr_model_contact(model, c);
-            cr_set_msg(msg, msglen,
-                       "contact %zu: need K > 0, n >= 1, C >= 0, damping exponent >= 0 "
-                       "(got K = %g, n = %g, C = %g, m = %g)",
-                       c, p->K, p->n, p->C, p->m);
+        char what[48];
+        snprintf(what, sizeof what, "contact %zu", c);
+        if (law_invalid(cr_model_contact(model, c), msg, msglen, what) != CR_OK)
             return CR_ERR_MODEL;
-        }
     }
-    for (size_t i = 0; i < model->n; i++) {
-        const ball *b = &model->balls[i];
-        if (b->has_pendulum && (!(b->plength > 0.0) || !(b->pg > 0.0) || !isfinite(b->pivot) ||
-                                !isfinite(b->plength) || !isfinite(b->pg))) {
-            cr_set_msg(msg, msglen, "ball %zu: pendulum needs length > 0, g > 0 (got %g, %g)",
-                       i, b->plength, b->pg);
-            return CR_ERR_MODEL;
-        }
-        if (b->has_pendulum && b->fixed) {
+    for (size_t i = 0; i < model->n; i++)
+        if (model->balls[i].has_pendulum && model->balls[i].fixed) {
             cr_set_msg(msg, msglen, "wall %zu cannot hang on a pendulum", i);
             return CR_ERR_MODEL;
         }
+    return CR_OK;
+}
+
+/* A pair class whose damping is still to be solved from the default target. */
+static int unsolved_class(const cr_contact_params *law, double mu, void *user)
+{
+    (void)mu, (void)user;
+    return law->C != 0.0 ? CR_OK : 1;
+}
+
+/* dim 2: discs inside every wall, valid laws (default, per pair, walls', from
+ * materials), targets solved. Overlaps between discs are left to the pool
+ * engine's first neighbour search (O(N log N)), which refuses them by name. */
+static int validate_pool(const cr_model *model, char *msg, size_t msglen)
+{
+    for (size_t i = 0; i < model->n; i++)
+        if (model->balls[i].fixed) {
+            cr_set_msg(msg, msglen, "body %zu: a planar model has half-plane walls, not fixed "
+                                    "bodies", i);
+            return CR_ERR_MODEL;
+        }
+    for (size_t w = 0; w < model->nplanes; w++) {
+        const plane *pl = &model->planes[w];
+        for (size_t i = 0; i < model->n; i++) {
+            const ball *b = &model->balls[i];
+            double ov = pl->offset + b->radius - (pl->nx * b->x + pl->ny * b->y);
+            if (ov > CR_GEOM_TOL * b->radius) {
+                cr_set_msg(msg, msglen,
+                           "body %zu lies outside wall %zu (normal (%g, %g), offset %g) by %g m",
+                           i, w, pl->nx, pl->ny, pl->offset, ov);
+                return CR_ERR_MODEL;
+            }
+        }
+        char what[48];
+        snprintf(what, sizeof what, "wall %zu: its contact law", w);
+        if (pl->has_law && law_invalid(&pl->law, msg, msglen, what) != CR_OK)
+            return CR_ERR_MODEL;
     }
+    for (size_t k = 0; k < model->npairs; k++) {
+        const pair_law *q = &model->pairs[k];
+        char what[64];
+        if (q->j >= 0)
+            snprintf(what, sizeof what, "pair (%zu, %ld): its contact law", q->i, q->j);
+        else
+            snprintf(what, sizeof what, "body %zu and wall %zu: their contact law", q->i,
+                     CR_WALL_INDEX(q->j));
+        if (law_invalid(&q->law, msg, msglen, what) != CR_OK)
+            return CR_ERR_MODEL;
+    }
+    if (model->target_e > 0.0 && model->target_e < 1.0) {
+        int rc = cr_model_pair_classes(model, CR_MODEL_MAX_KINDS, unsolved_class, NULL);
+        if (rc == CR_ERR_MODEL) {
+            cr_set_msg(msg, msglen,
+                       "restitution target: more than %d distinct bodies (mass, radius, "
+                       "material); give C",
+                       CR_MODEL_MAX_KINDS);
+            return CR_ERR_MODEL;
+        }
+        if (rc != CR_OK) {
+            cr_set_msg(msg, msglen,
+                       "contact damping is to be solved from restitution %g; call "
+                       "cr_calibrate_model first (cradle run does)",
+                       model->target_e);
+            return CR_ERR_MODEL;
+        }
+    }
+    return CR_OK;
+}
+
+static int validate_settings(const cr_model *model, char *msg, size_t msglen)
+{
     const cr_settings *s = &model->settings;
     if (!(s->rtol > 0.0 && s->rtol < 1.0) || !(s->atol > 0.0) || !isfinite(s->t_end) ||
         !isfinite(s->output_interval)) {
         cr_set_msg(msg, msglen, "integration settings: need 0 < rtol < 1, atol > 0, finite times");
         return CR_ERR_MODEL;
     }
+    if (!(s->jacobian_floor > 0.0 && s->jacobian_floor < 1.0) || !(s->skin > 0.0) ||
+        !isfinite(s->skin) || (unsigned)s->solver > CR_SOLVER_GMRES) {
+        cr_set_msg(msg, msglen, "integration settings: need 0 < jacobian_floor < 1, skin > 0, "
+                                "a known solver");
+        return CR_ERR_MODEL;
+    }
     return CR_OK;
+}
+
+int cr_model_validate(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model)
+        return CR_ERR_INVALID;
+    if (model->n == 0) {
+        cr_set_msg(msg, msglen, "the model has no bodies");
+        return CR_ERR_MODEL;
+    }
+    int rc = validate_bodies(model, msg, msglen);
+    if (rc == CR_OK)
+        rc = law_invalid(&model->def, msg, msglen, "default contact law");
+    if (rc == CR_OK)
+        rc = model->dim == 1 ? validate_chain(model, msg, msglen)
+                             : validate_pool(model, msg, msglen);
+    if (rc == CR_OK)
+        rc = validate_settings(model, msg, msglen);
+    return rc;
 }
 
 cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last, const double *x,
@@ -595,6 +704,20 @@ int cr_model_set_material(cr_model *model, size_t i, double E, double nu)
     return CR_OK;
 }
 
+int cr_model_plane_material(const cr_model *model, size_t w, double *E, double *nu)
+{
+    if (!model || w >= model->nplanes || !model->planes[w].has_material)
+        return 0;
+    *E = model->planes[w].E;
+    *nu = model->planes[w].nu;
+    return 1;
+}
+
+const cr_contact_params *cr_model_default_contact(const cr_model *model)
+{
+    return &model->def;
+}
+
 int cr_model_material(const cr_model *model, size_t i, double *E, double *nu)
 {
     if (!model || i >= model->n || !model->balls[i].has_material)
@@ -602,6 +725,22 @@ int cr_model_material(const cr_model *model, size_t i, double *E, double *nu)
     *E = model->balls[i].E;
     *nu = model->balls[i].nu;
     return 1;
+}
+
+/* Position of pair (i, j) in the table sorted by (i, j), or where it would go. */
+static size_t pair_slot(const cr_model *model, size_t i, long j, int *found)
+{
+    size_t lo = 0, hi = model->npairs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const pair_law *q = &model->pairs[mid];
+        if (q->i < i || (q->i == i && q->j < j))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = lo < model->npairs && model->pairs[lo].i == i && model->pairs[lo].j == j;
+    return lo;
 }
 
 int cr_model_set_pair_law(cr_model *model, size_t i, long j, const cr_contact_params *p)
@@ -617,16 +756,21 @@ int cr_model_set_pair_law(cr_model *model, size_t i, long j, const cr_contact_pa
         j = (long)i;
         i = t;
     }
-    for (size_t k = 0; k < model->npairs; k++)
-        if (model->pairs[k].i == i && model->pairs[k].j == j) {
-            model->pairs[k].law = *p;
-            return CR_OK;
-        }
+    /* sorted, so that the pool engine finds a pair's law in O(log P) whenever
+     * a contact appears */
+    int found;
+    size_t at = pair_slot(model, i, j, &found);
+    if (found) {
+        model->pairs[at].law = *p;
+        return CR_OK;
+    }
     pair_law *q = realloc(model->pairs, (model->npairs + 1) * sizeof(*q));
     if (!q)
         return CR_ERR_NOMEM;
     model->pairs = q;
-    q[model->npairs++] = (pair_law){i, j, *p};
+    memmove(q + at + 1, q + at, (model->npairs - at) * sizeof(*q));
+    q[at] = (pair_law){i, j, *p};
+    model->npairs++;
     return CR_OK;
 }
 
@@ -659,6 +803,10 @@ static int material_law(const cr_model *model, size_t i, long j, cr_contact_para
     }
     double K = cr_contact_hertz_stiffness(a->E, a->nu, a->radius, E2, nu2, R2);
     cr_contact_params_init(out, K, 1.5, model->def.C, model->def.release);
+    /* a Hertz default keeps its damping exponent (m = n gives Hunt–Crossley);
+     * another default's exponent belongs to its own n */
+    if (model->def.n == 1.5)
+        out->m = model->def.m;
     return 1;
 }
 
@@ -670,6 +818,30 @@ static double pair_reduced_mass(const cr_model *model, size_t i, long j)
         return ma;
     double mb = model->balls[j].mass;
     return model->balls[i].fixed ? mb : ma * mb / (ma + mb);
+}
+
+/* The law of a pair without an entry of its own: Hertz from the materials, else
+ * the wall's own law, else the default. Depends only on the bodies' kinds. */
+static void implicit_law(const cr_model *model, size_t a, long b, cr_contact_params *out)
+{
+    if (material_law(model, a, b, out))
+        return;
+    if (b < 0 && model->planes[CR_WALL_INDEX(b)].has_law)
+        *out = model->planes[CR_WALL_INDEX(b)].law;
+    else
+        *out = model->def;
+}
+
+/* Damping solved for the default restitution target (cr_calibrate_model). */
+static void apply_solved(const cr_model *model, double mu, cr_contact_params *out)
+{
+    if (!(model->target_e > 0.0 && model->target_e < 1.0) || out->C != 0.0)
+        return;
+    for (size_t k = 0; k < model->nsolved; k++)
+        if (model->solved[k].mu == mu && same_law_but_damping(&model->solved[k].law, out)) {
+            out->C = model->solved[k].law.C;
+            return;
+        }
 }
 
 int cr_model_pair_law(const cr_model *model, size_t i, long j, cr_contact_params *out)
@@ -689,24 +861,13 @@ int cr_model_pair_law(const cr_model *model, size_t i, long j, cr_contact_params
         a = (size_t)b;
         b = (long)i;
     }
-    int found = 0;
-    for (size_t k = 0; k < model->npairs && !found; k++)
-        if (model->pairs[k].i == a && model->pairs[k].j == b) {
-            *out = model->pairs[k].law;
-            found = 1;
-        }
-    if (!found && !material_law(model, a, b, out)) {
-        if (b < 0 && model->planes[CR_WALL_INDEX(b)].has_law)
-            *out = model->planes[CR_WALL_INDEX(b)].law;
-        else
-            *out = model->def;
-    }
-    if (model->target_e > 0.0 && model->target_e < 1.0 && out->C == 0.0) {
-        double mu = pair_reduced_mass(model, a, b);
-        for (size_t k = 0; k < model->nsolved; k++)
-            if (model->solved[k].mu == mu && same_law_but_damping(&model->solved[k].law, out))
-                out->C = model->solved[k].law.C;
-    }
+    int found;
+    size_t at = pair_slot(model, a, b, &found);
+    if (found)
+        *out = model->pairs[at].law;
+    else
+        implicit_law(model, a, b, out);
+    apply_solved(model, pair_reduced_mass(model, a, b), out);
     return CR_OK;
 }
 
@@ -742,4 +903,147 @@ int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law, d
     q[model->nsolved].mu = mu;
     model->nsolved++;
     return CR_OK;
+}
+
+/* ---- copies, body kinds and pair classes ------------------------------------ */
+
+static void *dup_array(const void *src, size_t n, size_t size, int *fail)
+{
+    if (n == 0 || !src)
+        return NULL;
+    void *p = malloc(n * size);
+    if (!p) {
+        *fail = 1;
+        return NULL;
+    }
+    memcpy(p, src, n * size);
+    return p;
+}
+
+cr_model *cr_model_copy(const cr_model *model)
+{
+    if (!model)
+        return NULL;
+    cr_model *c = malloc(sizeof(*c));
+    if (!c)
+        return NULL;
+    *c = *model;
+    int fail = 0;
+    c->name = model->name ? strdup(model->name) : NULL;
+    fail |= model->name && !c->name;
+    c->balls = dup_array(model->balls, model->n, sizeof(ball), &fail);
+    c->cap = model->n;
+    c->planes = dup_array(model->planes, model->nplanes, sizeof(plane), &fail);
+    c->pairs = dup_array(model->pairs, model->npairs, sizeof(pair_law), &fail);
+    c->solved = dup_array(model->solved, model->nsolved, sizeof(solved_damping), &fail);
+    if (fail) {
+        cr_model_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* What makes two bodies interchangeable for every pair law without an entry
+ * of its own: mass, radius and material. */
+typedef struct {
+    double mass, radius, E, nu;
+    int has_material;
+    size_t i;
+} kind_key;
+
+static int cmp_kind(const void *pa, const void *pb)
+{
+    const kind_key *a = pa, *b = pb;
+    double da[4] = {a->mass, a->radius, a->E, a->nu}, db[4] = {b->mass, b->radius, b->E, b->nu};
+    if (a->has_material != b->has_material)
+        return a->has_material < b->has_material ? -1 : 1;
+    for (int k = 0; k < 4; k++)
+        if (da[k] != db[k])
+            return da[k] < db[k] ? -1 : 1;
+    return 0;
+}
+
+int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_t *nkinds)
+{
+    *nkinds = 0;
+    kind_key *k = malloc((model->n ? model->n : 1) * sizeof(*k));
+    if (!k)
+        return CR_ERR_NOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < model->n; i++) {
+        const ball *b = &model->balls[i];
+        if (b->fixed)
+            continue;
+        k[m++] = (kind_key){b->mass, b->radius, b->has_material ? b->E : 0.0,
+                            b->has_material ? b->nu : 0.0, b->has_material, i};
+    }
+    qsort(k, m, sizeof(*k), cmp_kind);
+    for (size_t q = 0; q < m; q++) {
+        if (q == 0 || cmp_kind(&k[q - 1], &k[q]) != 0) {
+            rep[*nkinds] = k[q].i;
+            count[(*nkinds)++] = 0;
+        }
+        count[*nkinds - 1]++;
+    }
+    free(k);
+    return CR_OK;
+}
+
+/* Explicit pairs, every pair of body kinds (one kind with itself when it has two
+ * bodies) and every kind with every wall. */
+static int pool_pair_classes(const cr_model *model, const size_t *rep, const size_t *count,
+                             size_t nk, cr_pair_class_fn fn, void *user)
+{
+    int rc = CR_OK;
+    cr_contact_params p;
+    for (size_t k = 0; k < model->npairs && rc == CR_OK; k++) {
+        const pair_law *q = &model->pairs[k];
+        p = q->law;
+        double mu = pair_reduced_mass(model, q->i, q->j);
+        apply_solved(model, mu, &p);
+        rc = fn(&p, mu, user);
+    }
+    for (size_t a = 0; a < nk && rc == CR_OK; a++) {
+        for (size_t b = a; b < nk && rc == CR_OK; b++) {
+            if (b == a && count[a] < 2)
+                continue;
+            implicit_law(model, rep[a], (long)rep[b], &p);
+            double mu = pair_reduced_mass(model, rep[a], (long)rep[b]);
+            apply_solved(model, mu, &p);
+            rc = fn(&p, mu, user);
+        }
+        for (size_t w = 0; w < model->nplanes && rc == CR_OK; w++) {
+            implicit_law(model, rep[a], CR_WALL_BODY(w), &p);
+            double mu = model->balls[rep[a]].mass;
+            apply_solved(model, mu, &p);
+            rc = fn(&p, mu, user);
+        }
+    }
+    return rc;
+}
+
+int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn,
+                          void *user)
+{
+    if (model->dim == 1) {
+        for (size_t c = 0; c + 1 < model->n; c++) {
+            if (model->balls[c].contact_off)
+                continue;
+            int rc = fn(cr_model_contact(model, c), pair_reduced_mass(model, c, (long)c + 1),
+                        user);
+            if (rc != CR_OK)
+                return rc;
+        }
+        return CR_OK;
+    }
+    size_t *rep = malloc(2 * (model->n ? model->n : 1) * sizeof(size_t)), nk;
+    if (!rep)
+        return CR_ERR_NOMEM;
+    int rc = cr_model_body_kinds(model, rep, rep + model->n, &nk);
+    if (rc == CR_OK)
+        rc = pool_pair_classes(model, rep, rep + model->n, nk > max_kinds ? 0 : nk, fn, user);
+    if (rc == CR_OK && nk > max_kinds)
+        rc = CR_ERR_MODEL;
+    free(rep);
+    return rc;
 }

@@ -1,15 +1,16 @@
 /*
- * YAML model files with libfyaml. libfyaml is used because it reports line and
- * column of every token: the error messages promise file, line and field.
- * Field-level checks (a negative mass, a missing key, overlapping balls) are
- * done here, at the node that holds the value, so the message can point at it;
- * cr_model_validate runs last as a safety net.
+ * YAML model files with libfyaml: one schema for chains (dim 1) and planar
+ * pools (dim 2), docs/model-format.md. libfyaml reports the line of every
+ * token, so every error names file, line and field. Field-level checks (a
+ * negative mass, a missing key, overlapping bodies, a disc outside a wall) are
+ * done here, at the node that holds the value; cr_model_validate runs last as a
+ * safety net. No parser builds a simulator: the result is a cr_model.
  */
 #include "cradle/modelfile.h"
 
-#include <errno.h>
 #include <libfyaml.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,24 +27,117 @@ typedef struct {
     double target_e, target_v; /* restitution target (C solved later), 0: none */
 } law_spec;
 
-static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, law_spec *law,
-                     int allow_between)
-{
-    static const char *const keys[] = {"K",       "n",           "C",       "m",
-                                       "release", "material",    "between", "restitution",
-                                       "reference_speed", NULL};
-    static const char *const keys_default[] = {"K",       "n",        "C",     "m",
+static const char *const DEFAULT_LAW_KEYS[] = {"K",       "n",        "C",     "m",
                                                "release", "material", "pairs", "restitution",
                                                "reference_speed", NULL};
+static const char *const PAIR_LAW_KEYS[] = {"K",       "n",        "C",       "m",
+                                            "release", "material", "between", "restitution",
+                                            "reference_speed", NULL};
+static const char *const WALL_LAW_KEYS[] = {"K", "n", "C", "m", "release", NULL};
+
+/* "where.key" */
+static const char *field_of(char *buf, size_t len, const char *where, const char *key)
+{
+    snprintf(buf, len, "%s%s%s", where, where[0] ? "." : "", key);
+    return buf;
+}
+
+/* A material {E, nu} at node @p mat (field @p where). */
+static int parse_material(cr_yaml_ctx *ps, struct fy_node *mat, int line, const char *where,
+                          double *E, double *nu)
+{
+    static const char *const mkeys[] = {"E", "nu", NULL};
+    char f[256];
+    if (cr_yaml_need_map(ps, mat, line, where) || cr_yaml_check_keys(ps, mat, where, mkeys))
+        return ps->rc;
+    int ml = cr_yaml_line(mat);
+    if (cr_yaml_number(ps, mat, ml, where, "E", 1, 0, E) ||
+        cr_yaml_number(ps, mat, ml, where, "nu", 1, 0, nu) ||
+        cr_yaml_positive(ps, mat, where, "E", *E))
+        return ps->rc;
+    if (!(*nu > -1.0 && *nu < 0.5))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(mat, "nu")),
+                            field_of(f, sizeof f, where, "nu"),
+                            "Poisson's ratio must lie in (-1, 0.5) (got %g)", *nu);
+    return CR_OK;
+}
+
+/* restitution + reference_speed: the damping is solved later (cr_calibrate_model). */
+static int parse_target(cr_yaml_ctx *ps, struct fy_node *map, const char *where, law_spec *law)
+{
+    struct fy_node *tn = cr_yaml_child(map, "restitution");
+    struct fy_node *vn = cr_yaml_child(map, "reference_speed");
+    char field[256];
+    field_of(field, sizeof field, where, "restitution");
+    if (!tn) {
+        if (vn)
+            return cr_yaml_fail(ps, cr_yaml_line(vn), field_of(field, sizeof field, where,
+                                                               "reference_speed"),
+                                "goes with restitution");
+        return CR_OK;
+    }
     int line = cr_yaml_line(map);
-    if (cr_yaml_check_keys(ps, map, where, allow_between ? keys : keys_default) != CR_OK)
+    law->target_v = 1.0;
+    if (cr_yaml_number(ps, map, line, where, "restitution", 0, 0, &law->target_e) ||
+        cr_yaml_number(ps, map, line, where, "reference_speed", 0, 0, &law->target_v))
+        return ps->rc;
+    if (!(law->target_e > 0.0 && law->target_e <= 1.0))
+        return cr_yaml_fail(ps, cr_yaml_line(tn), field, "must lie in (0, 1] (got %g)",
+                            law->target_e);
+    if (!(law->target_v > 0.0))
+        return cr_yaml_fail(ps, cr_yaml_line(vn), field, "reference_speed must be positive");
+    if (cr_yaml_child(map, "C"))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "C")), field,
+                            "give either C or restitution (C is then solved)");
+    return CR_OK;
+}
+
+static int parse_release(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
+                         law_spec *law)
+{
+    struct fy_node *rel = cr_yaml_child(map, "release");
+    if (!rel)
+        return CR_OK;
+    char field[256];
+    const char *s = fy_node_is_scalar(rel) ? fy_node_get_scalar0(rel) : NULL;
+    if (cr_release_from_name(s, &law->p.release) != CR_OK)
+        return cr_yaml_fail(ps, cr_yaml_line(rel), field_of(field, sizeof field, where, "release"),
+                            "must be 'gap' or 'force' (got '%s')", s ? s : "?");
+    return CR_OK;
+}
+
+/* The numbers of a law must make a law (n ≥ 1, K > 0 unless a material gives it). */
+static int check_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
+                     const law_spec *law)
+{
+    char f[256];
+    const char *bad = !(law->p.n >= 1.0)                          ? "n"
+                      : !law->has_material && !(law->p.K > 0.0) ? "K"
+                      : law->p.C < 0.0                          ? "C"
+                      : law->p.m < 0.0                          ? "m"
+                                                                : NULL;
+    if (!bad)
+        return CR_OK;
+    double v = bad[0] == 'n' ? law->p.n : bad[0] == 'K' ? law->p.K : bad[0] == 'C' ? law->p.C
+                                                                                    : law->p.m;
+    const char *rule = bad[0] == 'n' ? "must be >= 1" : bad[0] == 'K' ? "must be positive"
+                                                                      : "must be >= 0";
+    return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, bad)), field_of(f, sizeof f, where, bad),
+                        "%s (got %g)", rule, v);
+}
+
+/* A law mapping: the keys it names replace those of @p law (a default or a base). */
+static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, law_spec *law,
+                     const char *const *keys)
+{
+    int line = cr_yaml_line(map);
+    if (cr_yaml_check_keys(ps, map, where, keys) != CR_OK)
         return ps->rc;
     double m = NAN;
-    cr_yaml_number(ps, map, line, where, "K", 0, 0, &law->p.K);
-    cr_yaml_number(ps, map, line, where, "n", 0, 0, &law->p.n);
-    cr_yaml_number(ps, map, line, where, "C", 0, 0, &law->p.C);
-    cr_yaml_number(ps, map, line, where, "m", 0, 0, &m);
-    if (ps->rc != CR_OK)
+    if (cr_yaml_number(ps, map, line, where, "K", 0, 0, &law->p.K) ||
+        cr_yaml_number(ps, map, line, where, "n", 0, 0, &law->p.n) ||
+        cr_yaml_number(ps, map, line, where, "C", 0, 0, &law->p.C) ||
+        cr_yaml_number(ps, map, line, where, "m", 0, 0, &m))
         return ps->rc;
     if (!isnan(m)) {
         law->p.m = m;
@@ -51,123 +145,93 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
     } else if (!law->m_given) {
         law->p.m = law->p.n - 1.0;
     }
-    struct fy_node *tn = cr_yaml_child(map, "restitution");
-    if (tn) {
-        law->target_v = 1.0;
-        if (cr_yaml_number(ps, map, line, where, "restitution", 0, 0, &law->target_e) ||
-            cr_yaml_number(ps, map, line, where, "reference_speed", 0, 0, &law->target_v))
-            return ps->rc;
-        char field[256];
-        snprintf(field, sizeof field, "%s.restitution", where);
-        if (!(law->target_e > 0.0 && law->target_e <= 1.0))
-            return cr_yaml_fail(ps, cr_yaml_line(tn), field, "must lie in (0, 1] (got %g)",
-                                law->target_e);
-        if (!(law->target_v > 0.0))
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "reference_speed")), field,
-                                "reference_speed must be positive");
-        if (cr_yaml_child(map, "C"))
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "C")), field,
-                                "give either C or restitution (C is then solved)");
-    } else if (cr_yaml_child(map, "reference_speed")) {
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "reference_speed")), where,
-                            "reference_speed goes with restitution");
-    }
-    struct fy_node *rel = cr_yaml_child(map, "release");
-    if (rel) {
-        char field[256];
-        snprintf(field, sizeof field, "%s.release", where);
-        const char *s = fy_node_is_scalar(rel) ? fy_node_get_scalar0(rel) : NULL;
-        if (cr_release_from_name(s, &law->p.release) != CR_OK)
-            return cr_yaml_fail(ps, cr_yaml_line(rel), field, "must be 'gap' or 'force' (got '%s')",
-                        s ? s : "?");
-    }
+    if (parse_target(ps, map, where, law) || parse_release(ps, map, where, law))
+        return ps->rc;
     struct fy_node *mat = cr_yaml_child(map, "material");
     if (mat) {
         char mw[256];
-        snprintf(mw, sizeof mw, "%s.material", where);
-        static const char *const mkeys[] = {"E", "nu", NULL};
-        if (cr_yaml_need_map(ps, mat, line, mw) != CR_OK || cr_yaml_check_keys(ps, mat, mw, mkeys) != CR_OK)
+        if (parse_material(ps, mat, line, field_of(mw, sizeof mw, where, "material"), &law->E,
+                           &law->nu))
             return ps->rc;
-        int ml = cr_yaml_line(mat);
-        if (cr_yaml_number(ps, mat, ml, mw, "E", 1, 0, &law->E) != CR_OK ||
-            cr_yaml_number(ps, mat, ml, mw, "nu", 1, 0, &law->nu) != CR_OK ||
-            cr_yaml_positive(ps, mat, mw, "E", law->E) != CR_OK)
-            return ps->rc;
-        if (!(law->nu > -1.0 && law->nu < 0.5))
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(mat, "nu")), "nu",
-                        "Poisson's ratio must lie in (-1, 0.5) (got %g)", law->nu);
         if (cr_yaml_child(map, "K"))
             return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "K")), where,
-                        "give either K or material, not both");
+                                "give either K or material, not both");
         law->has_material = 1;
         law->p.n = 1.5; /* Hertz */
         if (!law->m_given)
             law->p.m = 0.5;
     }
-    char field[256];
-    snprintf(field, sizeof field, "%s", where);
-    if (!(law->p.n >= 1.0))
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "n")), field, "n must be >= 1 (got %g)",
-                    law->p.n);
-    if (!law->has_material && !(law->p.K > 0.0))
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "K")), field, "K must be positive (got %g)",
-                    law->p.K);
-    if (law->p.C < 0.0)
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "C")), field, "C must be >= 0 (got %g)",
-                    law->p.C);
-    if (law->p.m < 0.0)
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "m")), field,
-                    "damping exponent m must be >= 0 (got %g)", law->p.m);
-    return CR_OK;
+    return check_law(ps, map, where, law);
 }
 
-/* The law of contact c, with K from the material when one is given. */
-static cr_contact_params law_for_pair(const law_spec *law, const cr_model *model, size_t c)
+/* A 2-vector field ([x, y]) at @p key of @p map; `required` or keeps *out. */
+static int parse_vec2(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const char *key,
+                      int required, double *out)
 {
-    cr_contact_params p = law->p;
-    if (law->has_material) {
-        /* a wall (radius 0) is a flat: R = ∞ in 1/R* = Σ 1/Rᵢ */
-        double ra = cr_model_radius(model, c), rb = cr_model_radius(model, c + 1);
-        p.K = cr_contact_hertz_stiffness(law->E, law->nu, ra > 0 ? ra : INFINITY, law->E,
-                                         law->nu, rb > 0 ? rb : INFINITY);
+    char field[256];
+    field_of(field, sizeof field, where, key);
+    struct fy_node *n = cr_yaml_child(map, key);
+    if (!n) {
+        if (required)
+            return cr_yaml_fail(ps, cr_yaml_line(map), field, "missing required field");
+        return CR_OK;
     }
-    return p;
+    double v[2];
+    size_t got = 0;
+    if (cr_yaml_numbers(ps, n, field, v, 2, &got))
+        return ps->rc;
+    if (got != 2)
+        return cr_yaml_fail(ps, cr_yaml_line(n), field, "needs two numbers [x, y] (dim 2)");
+    out[0] = v[0];
+    out[1] = v[1];
+    return CR_OK;
 }
 
 /* ---- fields ---------------------------------------------------------------- */
 
 /* External fields, read before the bodies: pendulum strikers are placed by angle. */
 typedef struct {
-    double gravity;
+    double gravity[2];
     int pendulum;
     double length, g;
     double *pivot; /* per body: the pivot (NAN: none / not yet known) */
     size_t cap;
 } field_spec;
 
-static int parse_fields(cr_yaml_ctx *ps, struct fy_node *map, field_spec *f)
+static int parse_pendulum(cr_yaml_ctx *ps, struct fy_node *pm, int dim, field_spec *f)
+{
+    static const char *const pkeys[] = {"length", "g", NULL};
+    const char *w = "fields.pendulum";
+    if (dim != 1)
+        return cr_yaml_fail(ps, cr_yaml_line(pm), w,
+                            "pendulum suspension is 1-D (contacts along the arc coordinate): "
+                            "not available in dim 2");
+    f->g = 9.81;
+    if (cr_yaml_need_map(ps, pm, 0, w) || cr_yaml_check_keys(ps, pm, w, pkeys) ||
+        cr_yaml_number(ps, pm, cr_yaml_line(pm), w, "length", 1, 0, &f->length) ||
+        cr_yaml_number(ps, pm, cr_yaml_line(pm), w, "g", 0, 0, &f->g) ||
+        cr_yaml_positive(ps, pm, w, "length", f->length) ||
+        cr_yaml_positive(ps, pm, w, "g", f->g))
+        return ps->rc;
+    f->pendulum = 1;
+    return CR_OK;
+}
+
+static int parse_fields(cr_yaml_ctx *ps, struct fy_node *map, int dim, field_spec *f)
 {
     static const char *const keys[] = {"gravity", "pendulum", NULL};
-    static const char *const pkeys[] = {"length", "g", NULL};
     if (!map)
         return CR_OK;
-    if (cr_yaml_need_map(ps, map, 0, "fields") || cr_yaml_check_keys(ps, map, "fields", keys) ||
-        cr_yaml_number(ps, map, cr_yaml_line(map), "fields", "gravity", 0, 0, &f->gravity))
+    if (cr_yaml_need_map(ps, map, 0, "fields") || cr_yaml_check_keys(ps, map, "fields", keys))
+        return ps->rc;
+    struct fy_node *g = cr_yaml_child(map, "gravity");
+    if (g && dim == 1 &&
+        cr_yaml_number(ps, map, cr_yaml_line(map), "fields", "gravity", 0, 0, &f->gravity[0]))
+        return ps->rc;
+    if (g && dim == 2 && parse_vec2(ps, map, "fields", "gravity", 0, f->gravity))
         return ps->rc;
     struct fy_node *pm = cr_yaml_child(map, "pendulum");
-    if (pm) {
-        f->g = 9.81;
-        if (cr_yaml_need_map(ps, pm, cr_yaml_line(map), "fields.pendulum") ||
-            cr_yaml_check_keys(ps, pm, "fields.pendulum", pkeys) ||
-            cr_yaml_number(ps, pm, cr_yaml_line(pm), "fields.pendulum", "length", 1, 0,
-                           &f->length) ||
-            cr_yaml_number(ps, pm, cr_yaml_line(pm), "fields.pendulum", "g", 0, 0, &f->g) ||
-            cr_yaml_positive(ps, pm, "fields.pendulum", "length", f->length) ||
-            cr_yaml_positive(ps, pm, "fields.pendulum", "g", f->g))
-            return ps->rc;
-        f->pendulum = 1;
-    }
-    return CR_OK;
+    return pm ? parse_pendulum(ps, pm, dim, f) : CR_OK;
 }
 
 /* Remembers the pivot of the body just added (NAN for none). */
@@ -192,7 +256,25 @@ static int note_pivot(cr_yaml_ctx *ps, field_spec *f, size_t i, double pivot)
     return CR_OK;
 }
 
-/* ---- bodies ---------------------------------------------------------------- */
+/* Hangs every moving body on its pendulum and sets gravity. */
+static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
+{
+    cr_model_set_gravity_vector(model, f->gravity);
+    if (!f->pendulum)
+        return CR_OK;
+    for (size_t i = 0; i < cr_model_body_count(model); i++) {
+        if (cr_model_is_fixed(model, i))
+            continue;
+        double pivot = i < f->cap ? f->pivot[i] : NAN;
+        if (isnan(pivot))
+            return cr_yaml_fail(ps, 0, "fields.pendulum", "body %zu has no pivot (rods cannot hang)",
+                                i);
+        cr_model_set_pendulum(model, i, pivot, f->length, f->g);
+    }
+    return CR_OK;
+}
+
+/* ---- dim 1: balls, chains, rods, links ------------------------------------ */
 
 static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at,
                             const char *field, double x)
@@ -210,7 +292,6 @@ static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
         return cr_yaml_fail(ps, cr_yaml_line(at), field, "%s", cr_strerror(rc));
     return CR_OK;
 }
-
 
 static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at, const char *field,
                             double mass, double radius, double x, double v)
@@ -241,62 +322,235 @@ static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
     return CR_OK;
 }
 
-static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, field_spec *f)
+/* mass and radius of a body entry, positive, with the line of the bad value */
+static int body_mass_radius(cr_yaml_ctx *ps, struct fy_node *b, const char *where, double *mass,
+                            double *radius)
 {
-    static const char *const keys[] = {"mass", "radius", "x", "v", "pivot", "wall", NULL};
+    int line = cr_yaml_line(b);
+    if (cr_yaml_number(ps, b, line, where, "mass", 1, 0, mass) ||
+        cr_yaml_number(ps, b, line, where, "radius", 1, 0, radius) ||
+        cr_yaml_positive(ps, b, where, "mass", *mass) ||
+        cr_yaml_positive(ps, b, where, "radius", *radius))
+        return ps->rc;
+    return CR_OK;
+}
+
+/* An optional per-body material {E, nu}. */
+static int body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
+                         size_t i)
+{
+    struct fy_node *mat = cr_yaml_child(b, "material");
+    if (!mat)
+        return CR_OK;
+    char mw[96];
+    double E, nu;
+    if (parse_material(ps, mat, cr_yaml_line(b), field_of(mw, sizeof mw, where, "material"), &E,
+                       &nu))
+        return ps->rc;
+    cr_model_set_material(model, i, E, nu);
+    return CR_OK;
+}
+
+/* {wall: true, x} in a dim-1 list */
+static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where,
+                           cr_model *model, field_spec *f)
+{
+    struct fy_node *wall = cr_yaml_child(b, "wall");
+    const char *w = fy_node_get_scalar0(wall);
+    char field[96];
+    double x = 0;
+    field_of(field, sizeof field, where, "wall");
+    if (!w || strcmp(w, "true") != 0)
+        return cr_yaml_fail(ps, cr_yaml_line(wall), field, "must be true (or left out)");
+    if (cr_yaml_child(b, "mass") || cr_yaml_child(b, "radius") || cr_yaml_child(b, "v") ||
+        cr_yaml_child(b, "material"))
+        return cr_yaml_fail(ps, cr_yaml_line(b), field,
+                            "a wall has only a position x (no mass, radius, v, material)");
+    field_of(field, sizeof field, where, "x");
+    if (cr_yaml_number(ps, b, cr_yaml_line(b), where, "x", 1, 0, &x) ||
+        add_wall_checked(ps, model, cr_yaml_child(b, "x"), field, x) ||
+        note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+        return ps->rc;
+    return CR_OK;
+}
+
+/* balls: (or bodies: in dim 1) an explicit list of balls and walls in increasing x */
+static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model,
+                       field_spec *f)
+{
+    static const char *const keys[] = {"mass", "radius", "x", "v", "pivot", "wall", "material",
+                                       NULL};
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
-        return cr_yaml_fail(ps, cr_yaml_line(seq), "balls", "must be a non-empty list of balls");
+        return cr_yaml_fail(ps, cr_yaml_line(seq), list, "must be a non-empty list of balls");
     void *it = NULL;
     struct fy_node *b;
     int i = 0;
     while ((b = fy_node_sequence_iterate(seq, &it))) {
-        char where[64];
-        snprintf(where, sizeof where, "balls[%d]", i++);
+        char where[64], field[96];
+        snprintf(where, sizeof where, "%s[%d]", list, i++);
         if (cr_yaml_need_map(ps, b, cr_yaml_line(seq), where) != CR_OK ||
             cr_yaml_check_keys(ps, b, where, keys) != CR_OK)
             return ps->rc;
-        int line = cr_yaml_line(b);
-        double mass = 0, radius = 0, x = 0, v = 0, pivot = NAN;
-        struct fy_node *wall = cr_yaml_child(b, "wall");
-        if (wall) {
-            const char *w = fy_node_get_scalar0(wall);
-            char field[96];
-            snprintf(field, sizeof field, "%s.wall", where);
-            if (!w || strcmp(w, "true") != 0)
-                return cr_yaml_fail(ps, cr_yaml_line(wall), field, "must be true (or left out)");
-            if (cr_yaml_child(b, "mass") || cr_yaml_child(b, "radius") || cr_yaml_child(b, "v"))
-                return cr_yaml_fail(ps, cr_yaml_line(b), field,
-                                    "a wall has only a position x (no mass, radius, v)");
-            snprintf(field, sizeof field, "%s.x", where);
-            if (cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) ||
-                add_wall_checked(ps, model, cr_yaml_child(b, "x"), field, x) ||
-                note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+        if (cr_yaml_child(b, "wall")) {
+            if (parse_ball_wall(ps, b, where, model, f))
                 return ps->rc;
             continue;
         }
-        if (cr_yaml_number(ps, b, line, where, "pivot", 0, 0, &pivot) != CR_OK)
+        int line = cr_yaml_line(b);
+        double mass = 0, radius = 0, x = 0, v = 0, pivot = NAN;
+        if (cr_yaml_number(ps, b, line, where, "pivot", 0, 0, &pivot) ||
+            body_mass_radius(ps, b, where, &mass, &radius) ||
+            cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) ||
+            cr_yaml_number(ps, b, line, where, "v", 0, 0, &v) ||
+            add_ball_checked(ps, model, cr_yaml_child(b, "x"), field_of(field, sizeof field, where, "x"),
+                             mass, radius, x, v))
             return ps->rc;
-        if (cr_yaml_number(ps, b, line, where, "mass", 1, 0, &mass) != CR_OK ||
-            cr_yaml_number(ps, b, line, where, "radius", 1, 0, &radius) != CR_OK ||
-            cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) != CR_OK ||
-            cr_yaml_number(ps, b, line, where, "v", 0, 0, &v) != CR_OK)
-            return ps->rc;
-        char field[96];
-        if (!(mass > 0.0)) {
-            snprintf(field, sizeof field, "%s.mass", where);
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "mass")), field, "must be positive (got %g)",
-                        mass);
-        }
-        if (!(radius > 0.0)) {
-            snprintf(field, sizeof field, "%s.radius", where);
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "radius")), field, "must be positive (got %g)",
-                        radius);
-        }
-        snprintf(field, sizeof field, "%s.x", where);
-        if (add_ball_checked(ps, model, cr_yaml_child(b, "x"), field, mass, radius, x, v) != CR_OK)
-            return ps->rc;
+        size_t k = cr_model_ball_count(model) - 1;
         /* a pendulum ball hangs above its given position unless a pivot is named */
-        if (note_pivot(ps, f, cr_model_ball_count(model) - 1, isnan(pivot) ? x : pivot))
+        if (body_material(ps, b, where, model, k) ||
+            note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
+            return ps->rc;
+    }
+    return CR_OK;
+}
+
+/* What a chain: generator asks for. */
+typedef struct {
+    long count, scount;
+    double mass, radius, x0, spacing, vrest, vstrike, gap, angle, wall_gap;
+    int wall_left, wall_right;
+    cr_link link;
+    int linked;
+} chain_spec;
+
+static int chain_striker(cr_yaml_ctx *ps, struct fy_node *st, const field_spec *f,
+                         chain_spec *c)
+{
+    static const char *const skeys[] = {"count", "velocity", "gap", "angle", NULL};
+    const char *w = "chain.striker";
+    if (!st) {
+        c->scount = 0;
+        return CR_OK;
+    }
+    if (cr_yaml_need_map(ps, st, 0, w) || cr_yaml_check_keys(ps, st, w, skeys))
+        return ps->rc;
+    int sl = cr_yaml_line(st);
+    if (cr_yaml_count(ps, st, sl, w, "count", 0, 1, &c->scount) ||
+        cr_yaml_number(ps, st, sl, w, "angle", 0, 0, &c->angle) ||
+        cr_yaml_number(ps, st, sl, w, "velocity", isnan(c->angle), 0, &c->vstrike) ||
+        cr_yaml_number(ps, st, sl, w, "gap", 0, 0, &c->gap))
+        return ps->rc;
+    if (!isnan(c->angle) && !f->pendulum)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "angle")), "chain.striker.angle",
+                            "needs fields.pendulum");
+    if (!isnan(c->angle) && cr_yaml_child(st, "gap"))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "gap")), "chain.striker.gap",
+                            "give either angle (a lifted pendulum) or gap");
+    if (c->scount > c->count)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "count")), "chain.striker.count",
+                            "more strikers (%ld) than balls (%ld)", c->scount, c->count);
+    if (c->gap < 0.0)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "gap")), "chain.striker.gap",
+                            "must be >= 0 (got %g)", c->gap);
+    return CR_OK;
+}
+
+static int chain_walls(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
+{
+    struct fy_node *wl = cr_yaml_child(map, "walls");
+    if (!wl)
+        return CR_OK;
+    void *it = NULL;
+    struct fy_node *w;
+    if (!fy_node_is_sequence(wl))
+        return cr_yaml_fail(ps, cr_yaml_line(wl), "chain.walls",
+                            "a list: [left], [right] or [left, right]");
+    while ((w = fy_node_sequence_iterate(wl, &it))) {
+        const char *side = fy_node_get_scalar0(w);
+        if (side && strcmp(side, "left") == 0)
+            c->wall_left = 1;
+        else if (side && strcmp(side, "right") == 0)
+            c->wall_right = 1;
+        else
+            return cr_yaml_fail(ps, cr_yaml_line(w), "chain.walls",
+                                "'left' or 'right' (got '%s')", side ? side : "?");
+    }
+    if (cr_yaml_number(ps, map, cr_yaml_line(map), "chain", "wall_gap", 0, 0, &c->wall_gap))
+        return ps->rc;
+    if (c->wall_gap < 0)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "wall_gap")), "chain.wall_gap",
+                            "must be >= 0 (got %g)", c->wall_gap);
+    return CR_OK;
+}
+
+static int chain_link(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
+{
+    static const char *const lkeys[] = {"k", "c", NULL};
+    struct fy_node *ln = cr_yaml_child(map, "link");
+    if (!ln)
+        return CR_OK;
+    const char *w = "chain.link";
+    if (cr_yaml_need_map(ps, ln, cr_yaml_line(map), w) || cr_yaml_check_keys(ps, ln, w, lkeys) ||
+        cr_yaml_number(ps, ln, cr_yaml_line(ln), w, "k", 1, 0, &c->link.k) ||
+        cr_yaml_number(ps, ln, cr_yaml_line(ln), w, "c", 0, 0, &c->link.c) ||
+        cr_yaml_positive(ps, ln, w, "k", c->link.k))
+        return ps->rc;
+    c->link.length = c->spacing;
+    c->linked = 1;
+    return CR_OK;
+}
+
+static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f, chain_spec *c)
+{
+    static const char *const keys[] = {"count",    "mass",    "radius", "x0",       "spacing",
+                                       "velocity", "striker", "walls",  "wall_gap", "link",
+                                       NULL};
+    const char *w = "chain";
+    if (cr_yaml_need_map(ps, map, 0, w) || cr_yaml_check_keys(ps, map, w, keys))
+        return ps->rc;
+    int line = cr_yaml_line(map);
+    if (cr_yaml_count(ps, map, line, w, "count", 1, 1, &c->count) ||
+        cr_yaml_number(ps, map, line, w, "mass", 1, 0, &c->mass) ||
+        cr_yaml_number(ps, map, line, w, "radius", 1, 0, &c->radius) ||
+        cr_yaml_number(ps, map, line, w, "x0", 0, 0, &c->x0) ||
+        cr_yaml_number(ps, map, line, w, "spacing", 0, 0, &c->spacing) ||
+        cr_yaml_number(ps, map, line, w, "velocity", 0, 0, &c->vrest) ||
+        cr_yaml_positive(ps, map, w, "mass", c->mass) ||
+        cr_yaml_positive(ps, map, w, "radius", c->radius))
+        return ps->rc;
+    if (isnan(c->spacing))
+        c->spacing = 2.0 * c->radius;
+    if (c->spacing < 2.0 * c->radius * (1.0 - CR_GEOM_TOL))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "spacing")), "chain.spacing",
+                            "balls interpenetrate at start: spacing %g < 2 radius = %g",
+                            c->spacing, 2.0 * c->radius);
+    if (chain_striker(ps, cr_yaml_child(map, "striker"), f, c) || chain_walls(ps, map, c) ||
+        chain_link(ps, map, c))
+        return ps->rc;
+    return CR_OK;
+}
+
+/* Places the balls: touching neighbours from the previous one so that the
+ * overlap is exactly zero, not zero up to rounding; `rest` is the position at
+ * rest (the pendulum pivot), `shift` the gap behind the strikers. */
+static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c,
+                       cr_model *model, field_spec *f)
+{
+    double rest = c->x0, shift = 0.0;
+    for (long i = 0; i < c->count; i++) {
+        if (i > 0)
+            rest += c->spacing;
+        if (i == c->scount && i > 0 && isnan(c->angle))
+            shift = c->gap;
+        double x = rest + shift;
+        double v = i < c->scount ? c->vstrike : c->vrest;
+        if (i < c->scount && !isnan(c->angle)) {
+            /* lifted strikers: arc coordinate pivot − L·angle, released at v */
+            x = rest - f->length * c->angle;
+            v = isnan(c->vstrike) ? 0.0 : c->vstrike;
+        }
+        if (add_ball_checked(ps, model, map, "chain", c->mass, c->radius, x, v) ||
+            note_pivot(ps, f, cr_model_ball_count(model) - 1, rest))
             return ps->rc;
     }
     return CR_OK;
@@ -308,129 +562,26 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, fi
  */
 static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, field_spec *f)
 {
-    static const char *const keys[] = {"count", "mass",    "radius", "x0",       "spacing",
-                                       "velocity", "striker", "walls", "wall_gap", "link",
-                                       NULL};
-    static const char *const skeys[] = {"count", "velocity", "gap", "angle", NULL};
-    static const char *const lkeys[] = {"k", "c", NULL};
-    if (cr_yaml_need_map(ps, map, 0, "chain") != CR_OK || cr_yaml_check_keys(ps, map, "chain", keys) != CR_OK)
+    chain_spec c = {.scount = 1, .spacing = NAN, .angle = NAN};
+    if (chain_read(ps, map, f, &c))
         return ps->rc;
-    int line = cr_yaml_line(map);
-    long count = 0, scount = 1;
-    double mass = 0, radius = 0, x0 = 0, spacing = NAN, vrest = 0, vstrike = 0, gap = 0;
-    double angle = NAN, wall_gap = 0;
-    int wall_left = 0, wall_right = 0;
-    if (cr_yaml_count(ps, map, line, "chain", "count", 1, 1, &count) != CR_OK ||
-        cr_yaml_number(ps, map, line, "chain", "mass", 1, 0, &mass) != CR_OK ||
-        cr_yaml_number(ps, map, line, "chain", "radius", 1, 0, &radius) != CR_OK ||
-        cr_yaml_number(ps, map, line, "chain", "x0", 0, 0, &x0) != CR_OK ||
-        cr_yaml_number(ps, map, line, "chain", "spacing", 0, 0, &spacing) != CR_OK ||
-        cr_yaml_number(ps, map, line, "chain", "velocity", 0, 0, &vrest) != CR_OK ||
-        cr_yaml_positive(ps, map, "chain", "mass", mass) != CR_OK ||
-        cr_yaml_positive(ps, map, "chain", "radius", radius) != CR_OK)
-        return ps->rc;
-    if (isnan(spacing))
-        spacing = 2.0 * radius;
-    if (spacing < 2.0 * radius * (1.0 - CR_GEOM_TOL))
-        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "spacing")), "chain.spacing",
-                    "balls interpenetrate at start: spacing %g < 2 radius = %g", spacing,
-                    2.0 * radius);
-    struct fy_node *st = cr_yaml_child(map, "striker");
-    if (st) {
-        if (cr_yaml_need_map(ps, st, line, "chain.striker") != CR_OK ||
-            cr_yaml_check_keys(ps, st, "chain.striker", skeys) != CR_OK)
-            return ps->rc;
-        int sl = cr_yaml_line(st);
-        if (cr_yaml_count(ps, st, sl, "chain.striker", "count", 0, 1, &scount) != CR_OK ||
-            cr_yaml_number(ps, st, sl, "chain.striker", "angle", 0, 0, &angle) != CR_OK ||
-            cr_yaml_number(ps, st, sl, "chain.striker", "velocity", isnan(angle), 0,
-                           &vstrike) != CR_OK ||
-            cr_yaml_number(ps, st, sl, "chain.striker", "gap", 0, 0, &gap) != CR_OK)
-            return ps->rc;
-        if (!isnan(angle) && !f->pendulum)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "angle")),
-                                "chain.striker.angle", "needs fields.pendulum");
-        if (!isnan(angle) && cr_yaml_child(st, "gap"))
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "gap")), "chain.striker.gap",
-                                "give either angle (a lifted pendulum) or gap");
-        if (scount > count)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "count")), "chain.striker.count",
-                        "more strikers (%ld) than balls (%ld)", scount, count);
-        if (gap < 0.0)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(st, "gap")), "chain.striker.gap",
-                        "must be >= 0 (got %g)", gap);
-    } else {
-        scount = 0;
-    }
     struct fy_node *wl = cr_yaml_child(map, "walls");
-    if (wl) {
-        void *it = NULL;
-        struct fy_node *w;
-        if (!fy_node_is_sequence(wl))
-            return cr_yaml_fail(ps, cr_yaml_line(wl), "chain.walls", "a list: [left], [right] or [left, right]");
-        while ((w = fy_node_sequence_iterate(wl, &it))) {
-            const char *side = fy_node_get_scalar0(w);
-            if (side && strcmp(side, "left") == 0)
-                wall_left = 1;
-            else if (side && strcmp(side, "right") == 0)
-                wall_right = 1;
-            else
-                return cr_yaml_fail(ps, cr_yaml_line(w), "chain.walls",
-                                    "'left' or 'right' (got '%s')", side ? side : "?");
-        }
-        if (cr_yaml_number(ps, map, line, "chain", "wall_gap", 0, 0, &wall_gap))
-            return ps->rc;
-        if (wall_gap < 0)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "wall_gap")),
-                                "chain.wall_gap", "must be >= 0 (got %g)", wall_gap);
-    }
-    cr_link link = {0};
-    struct fy_node *ln = cr_yaml_child(map, "link");
-    if (ln) {
-        if (cr_yaml_need_map(ps, ln, line, "chain.link") ||
-            cr_yaml_check_keys(ps, ln, "chain.link", lkeys) ||
-            cr_yaml_number(ps, ln, cr_yaml_line(ln), "chain.link", "k", 1, 0, &link.k) ||
-            cr_yaml_number(ps, ln, cr_yaml_line(ln), "chain.link", "c", 0, 0, &link.c) ||
-            cr_yaml_positive(ps, ln, "chain.link", "k", link.k))
-            return ps->rc;
-        link.length = spacing;
-    }
-    if (wall_left) {
-        if (add_wall_checked(ps, model, wl, "chain.walls", x0 - radius - wall_gap) ||
-            note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
-            return ps->rc;
-    }
+    if (c.wall_left && (add_wall_checked(ps, model, wl, "chain.walls",
+                                         c.x0 - c.radius - c.wall_gap) ||
+                        note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN)))
+        return ps->rc;
     size_t first = cr_model_ball_count(model);
-    double rest = x0, shift = 0.0;
-    for (long i = 0; i < count; i++) {
-        /* touching neighbours are placed from the previous one so that the
-         * overlap is exactly zero, not zero up to rounding; `rest` is the
-         * position at rest (the pendulum pivot), `shift` the gap behind the
-         * strikers */
-        if (i > 0)
-            rest += spacing;
-        if (i == scount && i > 0 && isnan(angle))
-            shift = gap;
-        double x = rest + shift;
-        double v = i < scount ? vstrike : vrest;
-        if (i < scount && !isnan(angle)) {
-            /* lifted strikers: arc coordinate pivot − L·angle, released at v */
-            x = rest - f->length * angle;
-            v = isnan(vstrike) ? 0.0 : vstrike;
-        }
-        if (add_ball_checked(ps, model, map, "chain", mass, radius, x, v) != CR_OK ||
-            note_pivot(ps, f, cr_model_ball_count(model) - 1, rest))
-            return ps->rc;
-    }
-    if (wall_right) {
+    if (chain_place(ps, map, &c, model, f))
+        return ps->rc;
+    if (c.wall_right) {
         double xl = cr_model_position(model, cr_model_ball_count(model) - 1);
-        if (add_wall_checked(ps, model, wl, "chain.walls", xl + radius + wall_gap) ||
+        if (add_wall_checked(ps, model, wl, "chain.walls", xl + c.radius + c.wall_gap) ||
             note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
             return ps->rc;
     }
-    if (ln)
-        for (long i = 0; i + 1 < count; i++)
-            cr_model_set_link(model, first + (size_t)i, &link);
+    if (c.linked)
+        for (long i = 0; i + 1 < c.count; i++)
+            cr_model_set_link(model, first + (size_t)i, &c.link);
     return CR_OK;
 }
 
@@ -439,10 +590,43 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, fi
  * joined by links k = EA/Δx (Glocker's rods, 000 sect. 3). Contacts act only
  * between rods.
  */
-static int parse_rods(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, field_spec *f)
+static int parse_rod(cr_yaml_ctx *ps, struct fy_node *r, const char *w, int k, double *end,
+                     cr_model *model, field_spec *f)
 {
     static const char *const keys[] = {"elements", "length", "mass", "EA", "velocity", "gap",
                                        NULL};
+    long ne = 0;
+    double len = 0, mass = 0, EA = 0, v = 0, gap = 0;
+    int line = cr_yaml_line(r);
+    if (cr_yaml_check_keys(ps, r, w, keys) || cr_yaml_count(ps, r, line, w, "elements", 1, 1, &ne) ||
+        cr_yaml_number(ps, r, line, w, "length", 1, 0, &len) ||
+        cr_yaml_number(ps, r, line, w, "mass", 1, 0, &mass) ||
+        cr_yaml_number(ps, r, line, w, "EA", 1, 0, &EA) ||
+        cr_yaml_number(ps, r, line, w, "velocity", 0, 0, &v) ||
+        cr_yaml_number(ps, r, line, w, "gap", 0, 0, &gap) ||
+        cr_yaml_positive(ps, r, w, "length", len) || cr_yaml_positive(ps, r, w, "mass", mass) ||
+        cr_yaml_positive(ps, r, w, "EA", EA))
+        return ps->rc;
+    if (gap < 0)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(r, "gap")), w, "gap must be >= 0");
+    double dx = len / (double)ne;
+    cr_link link = {.k = EA / dx, .length = dx, .c = 0.0};
+    size_t first = cr_model_ball_count(model);
+    for (long i = 0; i < ne; i++) {
+        double x = i == 0 ? *end + (k ? gap : 0.0) + 0.5 * dx
+                          : cr_model_position(model, first + (size_t)i - 1) + dx;
+        if (add_ball_checked(ps, model, r, w, mass / (double)ne, 0.5 * dx, x, v) ||
+            note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+            return ps->rc;
+    }
+    for (long i = 0; i + 1 < ne; i++)
+        cr_model_set_link(model, first + (size_t)i, &link);
+    *end = cr_model_position(model, cr_model_ball_count(model) - 1) + 0.5 * dx;
+    return CR_OK;
+}
+
+static int parse_rods(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, field_spec *f)
+{
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
         return cr_yaml_fail(ps, cr_yaml_line(seq), "rods", "must be a non-empty list of rods");
     void *it = NULL;
@@ -452,127 +636,417 @@ static int parse_rods(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, fie
     while ((r = fy_node_sequence_iterate(seq, &it))) {
         char w[64];
         snprintf(w, sizeof w, "rods[%d]", k);
-        long ne = 0;
-        double len = 0, mass = 0, EA = 0, v = 0, gap = 0;
-        int line = cr_yaml_line(r);
-        if (cr_yaml_need_map(ps, r, cr_yaml_line(seq), w) || cr_yaml_check_keys(ps, r, w, keys) ||
-            cr_yaml_count(ps, r, line, w, "elements", 1, 1, &ne) ||
-            cr_yaml_number(ps, r, line, w, "length", 1, 0, &len) ||
-            cr_yaml_number(ps, r, line, w, "mass", 1, 0, &mass) ||
-            cr_yaml_number(ps, r, line, w, "EA", 1, 0, &EA) ||
-            cr_yaml_number(ps, r, line, w, "velocity", 0, 0, &v) ||
-            cr_yaml_number(ps, r, line, w, "gap", 0, 0, &gap) ||
-            cr_yaml_positive(ps, r, w, "length", len) || cr_yaml_positive(ps, r, w, "mass", mass) ||
-            cr_yaml_positive(ps, r, w, "EA", EA))
+        if (cr_yaml_need_map(ps, r, cr_yaml_line(seq), w) ||
+            parse_rod(ps, r, w, k, &end, model, f))
             return ps->rc;
-        if (gap < 0)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(r, "gap")), w, "gap must be >= 0");
-        double dx = len / (double)ne;
-        cr_link link = {.k = EA / dx, .length = dx, .c = 0.0};
-        size_t first = cr_model_ball_count(model);
-        for (long i = 0; i < ne; i++) {
-            double x = i == 0 ? end + (k ? gap : 0.0) + 0.5 * dx
-                              : cr_model_position(model, first + (size_t)i - 1) + dx;
-            if (add_ball_checked(ps, model, r, w, mass / (double)ne, 0.5 * dx, x, v) ||
-                note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
-                return ps->rc;
-        }
-        for (long i = 0; i + 1 < ne; i++)
-            cr_model_set_link(model, first + (size_t)i, &link);
-        end = cr_model_position(model, cr_model_ball_count(model) - 1) + 0.5 * dx;
         k++;
     }
     return CR_OK;
 }
 
-/* links: [{between: [i, i+1], k, length, c, contact}] */
-static int parse_links(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
+/* One entry of links: {between: [i, i+1], k, length, c, contact} */
+static int parse_link(cr_yaml_ctx *ps, struct fy_node *l, const char *w, cr_model *model)
 {
     static const char *const keys[] = {"between", "k", "length", "c", "contact", NULL};
+    char field[96];
+    field_of(field, sizeof field, w, "between");
+    if (cr_yaml_check_keys(ps, l, w, keys))
+        return ps->rc;
+    double pair[2];
+    size_t got = 0;
+    struct fy_node *bt = cr_yaml_child(l, "between");
+    if (!bt)
+        return cr_yaml_fail(ps, cr_yaml_line(l), field, "missing required field");
+    if (cr_yaml_numbers(ps, bt, field, pair, 2, &got))
+        return ps->rc;
+    size_t n = cr_model_ball_count(model);
+    if (got != 2 || pair[1] != pair[0] + 1 || pair[0] < 0 || pair[1] >= (double)n ||
+        pair[0] != floor(pair[0]))
+        return cr_yaml_fail(ps, cr_yaml_line(bt), field,
+                            "must name two neighbouring bodies [i, i+1] that exist "
+                            "(there are %zu)",
+                            n);
+    size_t c = (size_t)pair[0];
+    cr_link link = {.length = cr_model_position(model, c + 1) - cr_model_position(model, c)};
+    int line = cr_yaml_line(l);
+    if (cr_yaml_number(ps, l, line, w, "k", 1, 0, &link.k) ||
+        cr_yaml_number(ps, l, line, w, "length", 0, 0, &link.length) ||
+        cr_yaml_number(ps, l, line, w, "c", 0, 0, &link.c) || cr_yaml_positive(ps, l, w, "k", link.k) ||
+        cr_yaml_positive(ps, l, w, "length", link.length))
+        return ps->rc;
+    if (link.c < 0)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(l, "c")), w, "c must be >= 0");
+    cr_model_set_link(model, c, &link);
+    struct fy_node *ct = cr_yaml_child(l, "contact");
+    if (ct) {
+        const char *v = fy_node_get_scalar0(ct);
+        if (!v || (strcmp(v, "true") && strcmp(v, "false")))
+            return cr_yaml_fail(ps, cr_yaml_line(ct), w, "contact: true or false");
+        cr_model_set_contact_enabled(model, c, strcmp(v, "true") == 0);
+    }
+    return CR_OK;
+}
+
+static int parse_links(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
+{
     if (!seq)
         return CR_OK;
+    if (cr_model_dimension(model) != 1)
+        return cr_yaml_fail(ps, cr_yaml_line(seq), "links", "links join neighbours of a chain "
+                                                            "(dim 1)");
     if (!fy_node_is_sequence(seq))
         return cr_yaml_fail(ps, cr_yaml_line(seq), "links", "must be a list");
     void *it = NULL;
     struct fy_node *l;
     int k = 0;
     while ((l = fy_node_sequence_iterate(seq, &it))) {
-        char w[64], field[96];
+        char w[64];
         snprintf(w, sizeof w, "links[%d]", k++);
-        snprintf(field, sizeof field, "%s.between", w);
-        if (cr_yaml_need_map(ps, l, cr_yaml_line(seq), w) || cr_yaml_check_keys(ps, l, w, keys))
+        if (cr_yaml_need_map(ps, l, cr_yaml_line(seq), w) || parse_link(ps, l, w, model))
             return ps->rc;
-        double pair[2];
-        size_t got = 0;
-        struct fy_node *bt = cr_yaml_child(l, "between");
-        if (!bt)
-            return cr_yaml_fail(ps, cr_yaml_line(l), field, "missing required field");
-        if (cr_yaml_numbers(ps, bt, field, pair, 2, &got))
+    }
+    return CR_OK;
+}
+
+/* ---- dim 2: discs, walls ---------------------------------------------------- */
+
+/* One disc: `bodies` entries carry vectors (x: [x, y], v: [vx, vy]); the older
+ * `discs` layout names the components (x, y, vx, vy). */
+static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int legacy,
+                      cr_model *model)
+{
+    static const char *const keys[] = {"mass", "radius", "x", "v", "material", NULL};
+    static const char *const lkeys[] = {"mass", "radius", "x", "y", "vx", "vy", "material", NULL};
+    double mass = 0, radius = 0, x[2] = {0, 0}, v[2] = {0, 0};
+    int line = cr_yaml_line(b);
+    if (cr_yaml_check_keys(ps, b, where, legacy ? lkeys : keys) ||
+        body_mass_radius(ps, b, where, &mass, &radius))
+        return ps->rc;
+    if (legacy ? (cr_yaml_number(ps, b, line, where, "x", 1, 0, &x[0]) ||
+                  cr_yaml_number(ps, b, line, where, "y", 1, 0, &x[1]) ||
+                  cr_yaml_number(ps, b, line, where, "vx", 0, 0, &v[0]) ||
+                  cr_yaml_number(ps, b, line, where, "vy", 0, 0, &v[1]))
+               : (parse_vec2(ps, b, where, "x", 1, x) || parse_vec2(ps, b, where, "v", 0, v)))
+        return ps->rc;
+    int i = cr_model_add_body(model, mass, radius, x, v);
+    if (i < 0) {
+        ps->rc = i;
+        cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, cr_strerror(i));
+        return i;
+    }
+    return body_material(ps, b, where, model, (size_t)i);
+}
+
+static int parse_discs(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model)
+{
+    if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
+        return cr_yaml_fail(ps, cr_yaml_line(seq), list, "must be a non-empty list of bodies");
+    void *it = NULL;
+    struct fy_node *b;
+    int i = 0;
+    while ((b = fy_node_sequence_iterate(seq, &it))) {
+        char where[64];
+        snprintf(where, sizeof where, "%s[%d]", list, i++);
+        if (cr_yaml_need_map(ps, b, cr_yaml_line(seq), where) ||
+            parse_disc(ps, b, where, strcmp(list, "discs") == 0, model))
             return ps->rc;
-        size_t n = cr_model_ball_count(model);
-        if (got != 2 || pair[1] != pair[0] + 1 || pair[0] < 0 || pair[1] >= (double)n ||
-            pair[0] != floor(pair[0]))
-            return cr_yaml_fail(ps, cr_yaml_line(bt), field,
-                                "must name two neighbouring bodies [i, i+1] that exist "
-                                "(there are %zu)",
-                                n);
-        size_t c = (size_t)pair[0];
-        cr_link link = {.length = cr_model_position(model, c + 1) - cr_model_position(model, c)};
-        int line = cr_yaml_line(l);
-        if (cr_yaml_number(ps, l, line, w, "k", 1, 0, &link.k) ||
-            cr_yaml_number(ps, l, line, w, "length", 0, 0, &link.length) ||
-            cr_yaml_number(ps, l, line, w, "c", 0, 0, &link.c) ||
-            cr_yaml_positive(ps, l, w, "k", link.k) ||
-            cr_yaml_positive(ps, l, w, "length", link.length))
+    }
+    return CR_OK;
+}
+
+typedef struct {
+    int64_t key;
+    size_t i;
+} cell_entry;
+
+static int cmp_cell(const void *a, const void *b)
+{
+    const cell_entry *x = a, *y = b;
+    return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->i < y->i ? -1 : x->i > y->i);
+}
+
+static int64_t cell_of(double x, double y, double h, int64_t dx, int64_t dy)
+{
+    return ((int64_t)floor(x / h) + dx) * 4294967311LL + (int64_t)floor(y / h) + dy;
+}
+
+/* The first pair (by the later disc's index) whose discs interpenetrate beyond
+ * the touching tolerance: a cell list (cells of 2 r_max), O(N log N).
+ * @return 1 with the pair in *bi < *bj and the depth, or 0. */
+static int first_overlap(const cr_model *model, cell_entry *cells, size_t *bi, size_t *bj,
+                         double *depth)
+{
+    size_t n = cr_model_body_count(model);
+    double rmax = 0.0, *p = malloc(2 * n * sizeof(double));
+    if (!p)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        cr_model_get_body(model, i, p + 2 * i, NULL);
+        rmax = fmax(rmax, cr_model_radius(model, i));
+    }
+    double h = 2.0 * rmax;
+    for (size_t i = 0; i < n; i++)
+        cells[i] = (cell_entry){cell_of(p[2 * i], p[2 * i + 1], h, 0, 0), i};
+    qsort(cells, n, sizeof *cells, cmp_cell);
+    int found = 0;
+    for (size_t j = 0; j < n && !found; j++)
+        for (int64_t dx = -1; dx <= 1; dx++)
+            for (int64_t dy = -1; dy <= 1; dy++) {
+                cell_entry probe = {cell_of(p[2 * j], p[2 * j + 1], h, dx, dy), 0};
+                cell_entry *at = cells, *hi = cells + n;
+                while (at < hi) { /* first entry of the cell */
+                    cell_entry *mid = at + (hi - at) / 2;
+                    if (cmp_cell(mid, &probe) < 0)
+                        at = mid + 1;
+                    else
+                        hi = mid;
+                }
+                for (; at < cells + n && at->key == probe.key && at->i < j; at++) {
+                    size_t i = at->i;
+                    double ri = cr_model_radius(model, i), rj = cr_model_radius(model, j);
+                    double gap = hypot(p[2 * j] - p[2 * i], p[2 * j + 1] - p[2 * i + 1]) - ri - rj;
+                    if (gap < -CR_GEOM_TOL * fmin(ri, rj) && (!found || i < *bi)) {
+                        *bi = i;
+                        *bj = j;
+                        *depth = -gap;
+                        found = 1;
+                    }
+                }
+            }
+    free(p);
+    return found;
+}
+
+/* Overlaps at start, named by the later disc's line (the engine's neighbour
+ * search would refuse them too, without a line). */
+static int check_overlaps(cr_yaml_ctx *ps, struct fy_node *seq, const char *list,
+                          const cr_model *model)
+{
+    size_t n = cr_model_body_count(model), i = 0, j = 0;
+    double depth = 0.0;
+    cell_entry *cells = malloc(n * sizeof *cells);
+    if (!cells) {
+        ps->rc = CR_ERR_NOMEM;
+        cr_set_msg(ps->msg, ps->msglen, "%s: out of memory", ps->file);
+        return ps->rc;
+    }
+    int bad = first_overlap(model, cells, &i, &j, &depth);
+    free(cells);
+    if (!bad)
+        return CR_OK;
+    char field[64];
+    snprintf(field, sizeof field, "%s[%zu].x", list, j);
+    double tol = CR_GEOM_TOL * fmin(cr_model_radius(model, i), cr_model_radius(model, j));
+    struct fy_node *b = fy_node_sequence_get_by_index(seq, (int)j);
+    return cr_yaml_fail(ps, cr_yaml_line(b), field,
+                        "interpenetrates disc %zu at start by %g m (touching tolerance %g m)", i,
+                        depth, tol);
+}
+
+/* A wall's own law: the keys it names replace the default law's. With a
+ * default from materials there is no single law to start from: K is needed. */
+static int wall_law(cr_yaml_ctx *ps, struct fy_node *wc, const char *where, const law_spec *def,
+                    law_spec *law)
+{
+    *law = *def;
+    law->has_material = 0;
+    law->m_given = 0;
+    law->target_e = 0.0;
+    if (cr_yaml_need_map(ps, wc, 0, where) || parse_law(ps, wc, where, law, WALL_LAW_KEYS))
+        return ps->rc;
+    if (def->has_material && !cr_yaml_child(wc, "K"))
+        return cr_yaml_fail(ps, cr_yaml_line(wc), where,
+                            "K is needed (the default law comes from materials; or give the "
+                            "wall a material)");
+    return CR_OK;
+}
+
+/* Every disc must start inside the wall: named at the wall's line. */
+static int check_inside(cr_yaml_ctx *ps, struct fy_node *w, const char *where,
+                        const cr_model *model, size_t wi)
+{
+    double nrm[2], off;
+    cr_model_get_plane(model, wi, nrm, &off);
+    for (size_t i = 0; i < cr_model_body_count(model); i++) {
+        double x[2], r = cr_model_radius(model, i);
+        cr_model_get_body(model, i, x, NULL);
+        double ov = off + r - (nrm[0] * x[0] + nrm[1] * x[1]);
+        if (ov > CR_GEOM_TOL * r)
+            return cr_yaml_fail(ps, cr_yaml_line(w), where,
+                                "disc %zu lies outside the wall (by %g m; free space is "
+                                "n.p >= offset)",
+                                i, ov);
+    }
+    return CR_OK;
+}
+
+/* walls[k]: {normal: [nx, ny], offset, contact: {law}, material: {E, nu}} */
+static int parse_wall(cr_yaml_ctx *ps, struct fy_node *w, const char *where, const law_spec *def,
+                      cr_model *model)
+{
+    static const char *const keys[] = {"normal", "offset", "contact", "material", NULL};
+    double nrm[2], off = 0.0, E = 0, nu = 0;
+    char field[96];
+    if (cr_yaml_check_keys(ps, w, where, keys) || parse_vec2(ps, w, where, "normal", 1, nrm) ||
+        cr_yaml_number(ps, w, cr_yaml_line(w), where, "offset", 1, 0, &off))
+        return ps->rc;
+    if (!(hypot(nrm[0], nrm[1]) > 0.0))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(w, "normal")),
+                            field_of(field, sizeof field, where, "normal"),
+                            "must be a non-zero vector [nx, ny] (got [%g, %g])", nrm[0], nrm[1]);
+    law_spec law;
+    struct fy_node *wc = cr_yaml_child(w, "contact"), *mat = cr_yaml_child(w, "material");
+    if (wc && mat)
+        return cr_yaml_fail(ps, cr_yaml_line(mat), field_of(field, sizeof field, where, "material"),
+                            "give the wall either its own contact law or a material");
+    if (wc && wall_law(ps, wc, field_of(field, sizeof field, where, "contact"), def, &law))
+        return ps->rc;
+    if (mat && parse_material(ps, mat, cr_yaml_line(w), field_of(field, sizeof field, where,
+                                                                  "material"), &E, &nu))
+        return ps->rc;
+    int wi = cr_model_add_plane(model, nrm, off, wc ? &law.p : NULL);
+    if (wi < 0)
+        return cr_yaml_fail(ps, cr_yaml_line(w), where, "%s", cr_strerror(wi));
+    /* contact.material makes every wall without a law or material of its own a flat
+     * of that material */
+    if (mat || (!wc && def->has_material))
+        cr_model_set_plane_material(model, (size_t)wi, mat ? E : def->E, mat ? nu : def->nu);
+    return check_inside(ps, w, where, model, (size_t)wi);
+}
+
+static int parse_walls(cr_yaml_ctx *ps, struct fy_node *seq, const law_spec *def,
+                       cr_model *model)
+{
+    if (!seq)
+        return CR_OK;
+    if (!fy_node_is_sequence(seq))
+        return cr_yaml_fail(ps, cr_yaml_line(seq), "walls", "must be a list");
+    void *it = NULL;
+    struct fy_node *w;
+    int k = 0;
+    while ((w = fy_node_sequence_iterate(seq, &it))) {
+        char where[48];
+        snprintf(where, sizeof where, "walls[%d]", k++);
+        if (cr_yaml_need_map(ps, w, cr_yaml_line(seq), where) ||
+            parse_wall(ps, w, where, def, model))
             return ps->rc;
-        if (link.c < 0)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(l, "c")), w, "c must be >= 0");
-        cr_model_set_link(model, c, &link);
-        struct fy_node *ct = cr_yaml_child(l, "contact");
-        if (ct) {
-            const char *v = fy_node_get_scalar0(ct);
-            if (!v || (strcmp(v, "true") && strcmp(v, "false")))
-                return cr_yaml_fail(ps, cr_yaml_line(ct), w, "contact: true or false");
-            cr_model_set_contact_enabled(model, c, strcmp(v, "true") == 0);
+    }
+    return CR_OK;
+}
+
+/* ---- contact laws of a model ------------------------------------------------ */
+
+/* The default law of the `contact` section (K or a material required). */
+static int default_law(cr_yaml_ctx *ps, struct fy_node *map, law_spec *def)
+{
+    memset(def, 0, sizeof *def);
+    cr_contact_params_init(&def->p, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
+    if (!map)
+        return CR_OK;
+    if (cr_yaml_need_map(ps, map, 0, "contact") ||
+        parse_law(ps, map, "contact", def, DEFAULT_LAW_KEYS))
+        return ps->rc;
+    if (!def->has_material && !cr_yaml_child(map, "K"))
+        return cr_yaml_fail(ps, cr_yaml_line(map), "contact.K",
+                            "missing required field (or give contact.material)");
+    return CR_OK;
+}
+
+/* Two body indices [i, j] of contact.pairs[k].between. */
+static int pair_between(cr_yaml_ctx *ps, struct fy_node *pm, const char *where,
+                        const cr_model *model, size_t *i, size_t *j)
+{
+    char field[96];
+    field_of(field, sizeof field, where, "between");
+    struct fy_node *bt = cr_yaml_child(pm, "between");
+    if (!bt)
+        return cr_yaml_fail(ps, cr_yaml_line(pm), field, "missing required field");
+    double v[2];
+    size_t got = 0, n = cr_model_body_count(model);
+    if (cr_yaml_numbers(ps, bt, field, v, 2, &got))
+        return ps->rc;
+    int ok = got == 2 && v[0] >= 0 && v[1] >= 0 && v[0] < (double)n && v[1] < (double)n &&
+             v[0] == floor(v[0]) && v[1] == floor(v[1]) && v[0] != v[1];
+    if (cr_model_dimension(model) == 1 && ok && v[1] != v[0] + 1)
+        return cr_yaml_fail(ps, cr_yaml_line(bt), field,
+                            "must name two neighbouring balls [i, i+1] of the chain");
+    if (!ok)
+        return cr_yaml_fail(ps, cr_yaml_line(bt), field,
+                            "must name two different bodies [i, j] that exist (there are %zu)",
+                            n);
+    *i = (size_t)v[0];
+    *j = (size_t)v[1];
+    return CR_OK;
+}
+
+/* dim 1: the law of contact c, Hertz when both sides have a material (the
+ * ball's own, else the law's; a wall is a flat of the law's material). */
+static cr_contact_params law_for_pair(const law_spec *law, const cr_model *model, size_t c,
+                                      int use_bodies)
+{
+    cr_contact_params p = law->p;
+    double E[2], nu[2], R[2];
+    int have = 1, own = 0;
+    for (int k = 0; k < 2; k++) {
+        size_t b = c + (size_t)k;
+        R[k] = cr_model_radius(model, b) > 0 ? cr_model_radius(model, b) : INFINITY;
+        if (use_bodies && cr_model_material(model, b, &E[k], &nu[k])) {
+            own = 1;
+        } else if (law->has_material) {
+            E[k] = law->E;
+            nu[k] = law->nu;
+        } else {
+            have = 0;
         }
     }
-    return CR_OK;
+    if (have && (law->has_material || own)) {
+        p.K = cr_contact_hertz_stiffness(E[0], nu[0], R[0], E[1], nu[1], R[1]);
+        if (!law->has_material) { /* Hertz from the balls' materials replaces K and n */
+            p.n = 1.5;
+            if (!law->m_given)
+                p.m = 0.5;
+        }
+    }
+    return p;
 }
 
-/* Hangs every moving body on its pendulum and sets gravity. */
-static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
+static int chain_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, const law_spec *def,
+                       cr_model *model)
 {
-    cr_model_set_gravity(model, f->gravity);
-    if (!f->pendulum)
-        return CR_OK;
-    for (size_t i = 0; i < cr_model_ball_count(model); i++) {
-        if (cr_model_is_fixed(model, i))
-            continue;
-        double pivot = i < f->cap ? f->pivot[i] : NAN;
-        if (isnan(pivot))
-            return cr_yaml_fail(ps, 0, "fields.pendulum", "body %zu has no pivot (rods cannot hang)",
-                                i);
-        cr_model_set_pendulum(model, i, pivot, f->length, f->g);
+    void *it = NULL;
+    struct fy_node *pm;
+    int k = 0;
+    while ((pm = fy_node_sequence_iterate(pairs, &it))) {
+        char where[64];
+        size_t a, b;
+        snprintf(where, sizeof where, "contact.pairs[%d]", k++);
+        if (cr_yaml_need_map(ps, pm, cr_yaml_line(pairs), where) ||
+            pair_between(ps, pm, where, model, &a, &b))
+            return ps->rc;
+        law_spec law = *def;
+        law.m_given = 0;
+        if (cr_yaml_child(pm, "C"))
+            law.target_e = 0.0; /* the pair's own C replaces the default's target */
+        if (parse_law(ps, pm, where, &law, PAIR_LAW_KEYS) != CR_OK)
+            return ps->rc;
+        if (cr_yaml_child(pm, "K"))
+            law.has_material = 0;
+        cr_contact_params p = law_for_pair(&law, model, a, !cr_yaml_child(pm, "K"));
+        cr_model_set_contact(model, a, &p);
+        if (law.target_e > 0.0)
+            cr_model_set_contact_target(model, a, law.target_e, law.target_v);
     }
     return CR_OK;
 }
 
-static int parse_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
+static int chain_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
 {
     law_spec def;
-    memset(&def, 0, sizeof def);
-    cr_contact_params_init(&def.p, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
-    if (map) {
-        if (cr_yaml_need_map(ps, map, 0, "contact") != CR_OK ||
-            parse_law(ps, map, "contact", &def, 0) != CR_OK)
-            return ps->rc;
-        if (!def.has_material && !cr_yaml_child(map, "K"))
-            return cr_yaml_fail(ps, cr_yaml_line(map), "contact.K",
-                        "missing required field (or give contact.material)");
-    }
+    if (default_law(ps, map, &def))
+        return ps->rc;
     size_t nc = cr_model_contact_count(model);
     for (size_t c = 0; c < nc; c++) {
-        cr_contact_params p = law_for_pair(&def, model, c);
+        cr_contact_params p = law_for_pair(&def, model, c, 1);
         cr_model_set_contact(model, c, &p);
         if (def.target_e > 0.0)
             cr_model_set_contact_target(model, c, def.target_e, def.target_v);
@@ -582,176 +1056,307 @@ static int parse_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
         return CR_OK;
     if (!fy_node_is_sequence(pairs))
         return cr_yaml_fail(ps, cr_yaml_line(pairs), "contact.pairs", "must be a list");
+    return chain_pairs(ps, pairs, &def, model);
+}
+
+/* dim 2: contact.pairs[k] replaces what it names in the law the pair has so
+ * far (from the materials or the default); a material there is both discs'. */
+static int pool_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, cr_model *model)
+{
     void *it = NULL;
     struct fy_node *pm;
     int k = 0;
     while ((pm = fy_node_sequence_iterate(pairs, &it))) {
-        char where[64];
+        char where[64], field[96];
+        size_t a, b;
         snprintf(where, sizeof where, "contact.pairs[%d]", k++);
-        if (cr_yaml_need_map(ps, pm, cr_yaml_line(pairs), where) != CR_OK)
+        if (cr_yaml_need_map(ps, pm, cr_yaml_line(pairs), where) ||
+            pair_between(ps, pm, where, model, &a, &b))
             return ps->rc;
-        struct fy_node *bt = cr_yaml_child(pm, "between");
-        char field[96];
-        snprintf(field, sizeof field, "%s.between", where);
-        if (!bt)
-            return cr_yaml_fail(ps, cr_yaml_line(pm), field, "missing required field");
-        long a = -1, b = -1;
-        if (fy_node_is_sequence(bt) && fy_node_sequence_item_count(bt) == 2) {
-            const char *sa = fy_node_get_scalar0(fy_node_sequence_get_by_index(bt, 0));
-            const char *sb = fy_node_get_scalar0(fy_node_sequence_get_by_index(bt, 1));
-            a = sa ? strtol(sa, NULL, 10) : -1;
-            b = sb ? strtol(sb, NULL, 10) : -1;
-        }
-        if (a < 0 || b != a + 1 || (size_t)b >= cr_model_ball_count(model))
-            return cr_yaml_fail(ps, cr_yaml_line(bt), field,
-                        "must name two neighbouring balls [i, i+1] of the chain");
-        law_spec law = def;
-        law.m_given = 0;
-        if (cr_yaml_child(pm, "C"))
-            law.target_e = 0.0; /* the pair's own C replaces the default's target */
-        if (parse_law(ps, pm, where, &law, 1) != CR_OK)
+        law_spec law;
+        memset(&law, 0, sizeof law);
+        cr_model_pair_law(model, a, (long)b, &law.p);
+        if (parse_law(ps, pm, where, &law, PAIR_LAW_KEYS))
             return ps->rc;
-        if (cr_yaml_child(pm, "K"))
-            law.has_material = 0;
-        cr_contact_params p = law_for_pair(&law, model, (size_t)a);
-        cr_model_set_contact(model, (size_t)a, &p);
         if (law.target_e > 0.0)
-            cr_model_set_contact_target(model, (size_t)a, law.target_e, law.target_v);
+            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(pm, "restitution")),
+                                field_of(field, sizeof field, where, "restitution"),
+                                "in dim 2 contact.restitution is the target of every pair "
+                                "without C; give this pair C");
+        if (law.has_material)
+            law.p.K = cr_contact_hertz_stiffness(law.E, law.nu, cr_model_radius(model, a), law.E,
+                                                 law.nu, cr_model_radius(model, b));
+        cr_model_set_pair_law(model, a, (long)b, &law.p);
     }
     return CR_OK;
+}
+
+/* dim 2: the default law, contact.material as every disc's default material,
+ * the restitution target; walls come next (their laws start from the default). */
+static int pool_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, law_spec *def)
+{
+    if (default_law(ps, map, def))
+        return ps->rc;
+    cr_model_set_default_contact(model, &def->p);
+    for (size_t i = 0; def->has_material && i < cr_model_body_count(model); i++) {
+        double E, nu;
+        if (!cr_model_material(model, i, &E, &nu))
+            cr_model_set_material(model, i, def->E, def->nu);
+    }
+    if (def->target_e > 0.0)
+        cr_model_set_default_target(model, def->target_e, def->target_v);
+    return CR_OK;
+}
+
+/* ---- settings -------------------------------------------------------------- */
+
+static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
+{
+    struct fy_node *m = cr_yaml_child(integ, "method");
+    if (!m)
+        return CR_OK;
+    const char *v = fy_node_get_scalar0(m);
+    if (v && strcmp(v, "bdf") == 0)
+        s->method = CR_METHOD_BDF;
+    else if (v && strcmp(v, "adams") == 0)
+        s->method = CR_METHOD_ADAMS;
+    else
+        return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
+                            "must be 'bdf' or 'adams' (got '%s')", v ? v : "?");
+    return CR_OK;
+}
+
+/* Pool-only settings: the neighbour skin and Newton's linear solver. */
+static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+{
+    struct fy_node *sk = cr_yaml_child(integ, "skin"), *sv = cr_yaml_child(integ, "solver");
+    if (dim != 2 && (sk || sv))
+        return cr_yaml_fail(ps, cr_yaml_line(sk ? sk : sv),
+                            sk ? "integration.skin" : "integration.solver",
+                            "a pool setting (dim 2); chains have a banded solver");
+    if (cr_yaml_number(ps, integ, cr_yaml_line(integ), "integration", "skin", 0, 0, &s->skin) ||
+        (sk && cr_yaml_positive(ps, integ, "integration", "skin", s->skin)))
+        return ps->rc;
+    if (!sv)
+        return CR_OK;
+    const char *name = fy_node_get_scalar0(sv);
+    if (name && strcmp(name, "klu") == 0)
+        s->solver = CR_SOLVER_KLU;
+    else if (name && strcmp(name, "gmres") == 0)
+        s->solver = CR_SOLVER_GMRES;
+    else if (name && strcmp(name, "auto") == 0)
+        s->solver = CR_SOLVER_AUTO;
+    else
+        return cr_yaml_fail(ps, cr_yaml_line(sv), "integration.solver",
+                            "auto, klu or gmres (got '%s')", name ? name : "?");
+    return CR_OK;
+}
+
+static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+{
+    static const char *const ikeys[] = {"t_end", "rtol",   "atol",   "method",
+                                        "jacobian_floor", "skin", "solver", NULL};
+    const char *w = "integration";
+    if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
+        return ps->rc;
+    int l = cr_yaml_line(integ);
+    if (cr_yaml_number(ps, integ, l, w, "t_end", 0, 1, &s->t_end) ||
+        cr_yaml_number(ps, integ, l, w, "rtol", 0, 0, &s->rtol) ||
+        cr_yaml_number(ps, integ, l, w, "atol", 0, 0, &s->atol) ||
+        cr_yaml_number(ps, integ, l, w, "jacobian_floor", 0, 0, &s->jacobian_floor))
+        return ps->rc;
+    if (!(s->rtol > 0.0 && s->rtol < 1.0))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "rtol")), "integration.rtol",
+                            "must lie in (0, 1) (got %g)", s->rtol);
+    if (!(s->atol > 0.0))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "atol")), "integration.atol",
+                            "must be positive (got %g)", s->atol);
+    if (s->t_end < 0.0)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "t_end")), "integration.t_end",
+                            "must be positive or 'auto' (got %g)", s->t_end);
+    if (!(s->jacobian_floor > 0.0 && s->jacobian_floor < 1.0))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "jacobian_floor")),
+                            "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
+                            s->jacobian_floor);
+    return parse_method(ps, integ, s) || parse_pool_settings(ps, integ, dim, s) ? ps->rc : CR_OK;
 }
 
 static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node *out,
                           cr_model *model)
 {
-    static const char *const ikeys[] = {"t_end", "rtol", "atol", "method", NULL};
     static const char *const okeys[] = {"interval", NULL};
     cr_settings s = cr_settings_default();
-    if (integ) {
-        if (cr_yaml_need_map(ps, integ, 0, "integration") != CR_OK ||
-            cr_yaml_check_keys(ps, integ, "integration", ikeys) != CR_OK)
-            return ps->rc;
-        int l = cr_yaml_line(integ);
-        if (cr_yaml_number(ps, integ, l, "integration", "t_end", 0, 1, &s.t_end) != CR_OK ||
-            cr_yaml_number(ps, integ, l, "integration", "rtol", 0, 0, &s.rtol) != CR_OK ||
-            cr_yaml_number(ps, integ, l, "integration", "atol", 0, 0, &s.atol) != CR_OK)
-            return ps->rc;
-        if (!(s.rtol > 0.0 && s.rtol < 1.0))
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "rtol")), "integration.rtol",
-                        "must lie in (0, 1) (got %g)", s.rtol);
-        if (!(s.atol > 0.0))
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "atol")), "integration.atol",
-                        "must be positive (got %g)", s.atol);
-        if (s.t_end < 0.0)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "t_end")), "integration.t_end",
-                        "must be positive or 'auto' (got %g)", s.t_end);
-        struct fy_node *m = cr_yaml_child(integ, "method");
-        if (m) {
-            const char *v = fy_node_get_scalar0(m);
-            if (v && strcmp(v, "bdf") == 0)
-                s.method = CR_METHOD_BDF;
-            else if (v && strcmp(v, "adams") == 0)
-                s.method = CR_METHOD_ADAMS;
-            else
-                return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
-                            "must be 'bdf' or 'adams' (got '%s')", v ? v : "?");
-        }
-    }
+    if (integ && parse_integration(ps, integ, cr_model_dimension(model), &s))
+        return ps->rc;
     if (out) {
         if (cr_yaml_need_map(ps, out, 0, "output") != CR_OK ||
             cr_yaml_check_keys(ps, out, "output", okeys) != CR_OK ||
             cr_yaml_number(ps, out, cr_yaml_line(out), "output", "interval", 0, 1,
-                       &s.output_interval) != CR_OK)
+                           &s.output_interval) != CR_OK)
             return ps->rc;
         if (s.output_interval < 0.0)
             return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(out, "interval")), "output.interval",
-                        "must be positive or 'auto'");
+                                "must be positive or 'auto'");
     }
     cr_model_set_settings(model, &s);
     return CR_OK;
 }
 
+/* ---- the whole file --------------------------------------------------------- */
+
+/* The body list of a file and the dimension it implies: `balls`, `chain`, `rods`
+ * (dim 1), `discs` (dim 2), `bodies` (dim from `dim:`, default 1). */
+typedef struct {
+    struct fy_node *node;
+    const char *key;
+    int dim;
+} body_list;
+
+static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
+{
+    static const char *const names[] = {"balls", "chain", "rods", "discs", "bodies"};
+    static const int dims[] = {1, 1, 1, 2, 0};
+    int given = 0;
+    double dim = 0;
+    if (cr_yaml_number(ps, root, 1, "", "dim", 0, 0, &dim))
+        return ps->rc;
+    struct fy_node *dn = cr_yaml_child(root, "dim");
+    if (dn && dim != 1 && dim != 2)
+        return cr_yaml_fail(ps, cr_yaml_line(dn), "dim", "must be 1 (a chain) or 2 (a planar "
+                                                         "pool) (got %g)", dim);
+    bl->node = NULL;
+    for (int k = 0; k < 5; k++) {
+        struct fy_node *n = cr_yaml_child(root, names[k]);
+        if (!n)
+            continue;
+        if (given++)
+            return cr_yaml_fail(ps, cr_yaml_line(n), names[k],
+                                "give one of 'bodies', 'balls', 'chain', 'rods', 'discs'");
+        *bl = (body_list){n, names[k], dims[k] ? dims[k] : (dn ? (int)dim : 1)};
+        if (dn && dims[k] && dims[k] != (int)dim)
+            return cr_yaml_fail(ps, cr_yaml_line(dn), "dim", "'%s' describes a model of "
+                                "dimension %d (got dim: %g)", names[k], dims[k], dim);
+    }
+    if (!bl->node)
+        return cr_yaml_fail(ps, 1, "bodies",
+                            "missing required field (a list of bodies, a 'chain' or 'rods')");
+    return CR_OK;
+}
+
+static int parse_dim1(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl,
+                      cr_model *model, field_spec *fields)
+{
+    struct fy_node *walls = cr_yaml_child(root, "walls");
+    if (walls)
+        return cr_yaml_fail(ps, cr_yaml_line(walls), "walls",
+                            "half-plane walls are dim 2; a chain's walls are bodies "
+                            "{wall: true, x}");
+    int rc = strcmp(bl->key, "chain") == 0  ? parse_chain(ps, bl->node, model, fields)
+             : strcmp(bl->key, "rods") == 0 ? parse_rods(ps, bl->node, model, fields)
+                                            : parse_balls(ps, bl->node, bl->key, model, fields);
+    if (rc || parse_links(ps, cr_yaml_child(root, "links"), model) ||
+        apply_fields(ps, fields, model))
+        return ps->rc;
+    return chain_contact(ps, cr_yaml_child(root, "contact"), model);
+}
+
+static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl,
+                      cr_model *model, field_spec *fields)
+{
+    law_spec def;
+    struct fy_node *contact = cr_yaml_child(root, "contact");
+    if (parse_discs(ps, bl->node, bl->key, model) ||
+        check_overlaps(ps, bl->node, bl->key, model) ||
+        parse_links(ps, cr_yaml_child(root, "links"), model) ||
+        apply_fields(ps, fields, model) || pool_contact(ps, contact, model, &def) ||
+        parse_walls(ps, cr_yaml_child(root, "walls"), &def, model))
+        return ps->rc;
+    struct fy_node *pairs = cr_yaml_child(contact, "pairs");
+    if (pairs && !fy_node_is_sequence(pairs))
+        return cr_yaml_fail(ps, cr_yaml_line(pairs), "contact.pairs", "must be a list");
+    return pairs ? pool_pairs(ps, pairs, model) : CR_OK;
+}
+
+/* Restitution targets leave C to cr_calibrate_model: validation waits for it. */
+static int targets_pending(const cr_model *model)
+{
+    double e, v;
+    if (cr_model_default_target(model, &e, &v) && e < 1.0)
+        return 1;
+    for (size_t c = 0; c < cr_model_contact_count(model); c++)
+        if (cr_model_contact_target(model, c, &e, &v) && e < 1.0)
+            return 1;
+    return 0;
+}
+
+/* Everything after the body list: settings, the end-time rule, validation. */
+static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
+{
+    if (parse_settings(ps, cr_yaml_child(root, "integration"), cr_yaml_child(root, "output"),
+                       model))
+        return ps->rc;
+    if (cr_model_has_fields(model) && cr_model_settings(model)->t_end <= 0.0) {
+        struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
+        return cr_yaml_fail(ps,
+                            te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
+                            "integration.t_end",
+                            "with gravity or pendulums nothing comes to rest: give an end time");
+    }
+    char why[CR_ERRMSG_LEN];
+    if (!targets_pending(model) && cr_model_validate(model, why, sizeof why) != CR_OK) {
+        cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, why);
+        ps->rc = CR_ERR_MODEL;
+    }
+    return ps->rc;
+}
+
+static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model,
+                      field_spec *fields)
+{
+    static const char *const top_keys[] = {"name",  "description", "dim",   "bodies",
+                                           "balls", "chain",       "rods",  "discs",
+                                           "walls", "links",       "fields", "contact",
+                                           "integration", "output",  NULL};
+    body_list bl = {0};
+    if (!root || !fy_node_is_mapping(root))
+        return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",
+                            "a model file is a mapping with 'bodies' (or 'chain'), "
+                            "'contact', ...");
+    if (cr_yaml_check_keys(ps, root, "", top_keys) || find_bodies(ps, root, &bl))
+        return ps->rc;
+    struct fy_node *name = cr_yaml_child(root, "name");
+    cr_model_set_name(model, name && fy_node_get_scalar0(name) ? fy_node_get_scalar0(name)
+                                                               : ps->file);
+    cr_model_set_dimension(model, bl.dim);
+    if (parse_fields(ps, cr_yaml_child(root, "fields"), bl.dim, fields) ||
+        (bl.dim == 1 ? parse_dim1(ps, root, &bl, model, fields)
+                     : parse_dim2(ps, root, &bl, model, fields)))
+        return ps->rc;
+    return finish_model(ps, root, model);
+}
+
 int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_model **out,
                        char *msg, size_t msglen)
 {
-    static const char *const top_keys[] = {"name",   "description", "balls",  "chain",
-                                           "rods",   "links",       "fields", "contact",
-                                           "integration", "output", NULL};
     cr_yaml_ctx ps = {.file = filename ? filename : "<model>", .msg = msg, .msglen = msglen};
     if (!text || !out) {
         cr_set_msg(msg, msglen, "cr_modelfile_parse: no text or output");
         return CR_ERR_INVALID;
     }
     *out = NULL;
-
-    cr_model *model = NULL;
     field_spec fields = {0};
+    cr_model *model = NULL;
     struct fy_document *doc = cr_yaml_parse(&ps, text, len);
-    if (!doc)
-        goto done;
-    struct fy_node *root = fy_document_root(doc);
-    if (!root || !fy_node_is_mapping(root)) {
-        cr_yaml_fail(&ps, cr_yaml_line(root), "(top level)", "a model file is a mapping with 'balls' or "
-                                                  "'chain', 'contact', ...");
-        goto done;
-    }
-    if (cr_yaml_check_keys(&ps, root, "", top_keys) != CR_OK)
-        goto done;
-    model = cr_model_create();
-    if (!model) {
-        cr_set_msg(msg, msglen, "%s: out of memory", ps.file);
-        ps.rc = CR_ERR_NOMEM;
-        goto done;
-    }
-    struct fy_node *name = cr_yaml_child(root, "name");
-    cr_model_set_name(model, name && fy_node_get_scalar0(name) ? fy_node_get_scalar0(name)
-                                                               : ps.file);
-    struct fy_node *balls = cr_yaml_child(root, "balls"), *chain = cr_yaml_child(root, "chain");
-    struct fy_node *rods = cr_yaml_child(root, "rods");
-    if ((balls != NULL) + (chain != NULL) + (rods != NULL) > 1) {
-        cr_yaml_fail(&ps, cr_yaml_line(chain ? chain : rods), chain ? "chain" : "rods",
-                     "give one of 'balls', 'chain', 'rods'");
-        goto done;
-    }
-    if (!balls && !chain && !rods) {
-        cr_yaml_fail(&ps, 1, "balls", "missing required field (a list of balls, a 'chain' or 'rods')");
-        goto done;
-    }
-    if (parse_fields(&ps, cr_yaml_child(root, "fields"), &fields) != CR_OK)
-        goto done;
-    if ((balls ? parse_balls(&ps, balls, model, &fields)
-               : chain ? parse_chain(&ps, chain, model, &fields)
-                       : parse_rods(&ps, rods, model, &fields)) != CR_OK)
-        goto done;
-    if (parse_links(&ps, cr_yaml_child(root, "links"), model) != CR_OK)
-        goto done;
-    if (apply_fields(&ps, &fields, model) != CR_OK)
-        goto done;
-    if (parse_contact(&ps, cr_yaml_child(root, "contact"), model) != CR_OK)
-        goto done;
-    if (parse_settings(&ps, cr_yaml_child(root, "integration"), cr_yaml_child(root, "output"), model) != CR_OK)
-        goto done;
-    if (cr_model_has_fields(model) && cr_model_settings(model)->t_end <= 0.0) {
-        struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
-        cr_yaml_fail(&ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
-                     "integration.t_end",
-                     "with gravity or pendulums nothing comes to rest: give an end time");
-        goto done;
-    }
-    char why[CR_ERRMSG_LEN];
-    /* a restitution target leaves C to cr_calibrate_model: validate without it */
-    int targets = 0;
-    for (size_t c = 0; c < cr_model_contact_count(model); c++) {
-        double e, v;
-        targets |= cr_model_contact_target(model, c, &e, &v) && e < 1.0;
-    }
-    if (!targets && cr_model_validate(model, why, sizeof why) != CR_OK) {
-        cr_set_msg(msg, msglen, "%s: %s", ps.file, why);
-        ps.rc = CR_ERR_MODEL;
-    }
-done:
-    if (doc)
+    if (doc) {
+        model = cr_model_create();
+        if (!model) {
+            cr_set_msg(msg, msglen, "%s: out of memory", ps.file);
+            ps.rc = CR_ERR_NOMEM;
+        } else {
+            parse_root(&ps, fy_document_root(doc), model, &fields);
+        }
         fy_document_destroy(doc);
+    }
     free(fields.pivot);
     if (ps.rc != CR_OK) {
         cr_model_destroy(model);
@@ -781,192 +1386,4 @@ int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *m
     else
         free(text);
     return rc;
-}
-
-/* ---- pools ----------------------------------------------------------------- */
-
-int cr_modelfile_is_pool(const char *text, size_t len)
-{
-    char msg[64];
-    cr_yaml_ctx ps = {.file = "", .msg = msg, .msglen = sizeof msg};
-    struct fy_document *doc = cr_yaml_parse(&ps, text, len);
-    if (!doc)
-        return 0;
-    struct fy_node *root = fy_document_root(doc);
-    int yes = root && fy_node_is_mapping(root) && cr_yaml_child(root, "discs") != NULL;
-    fy_document_destroy(doc);
-    return yes;
-}
-
-int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename, cr_pool **out,
-                            cr_pool_settings *set, char *msg, size_t msglen)
-{
-    static const char *const top[] = {"name", "description", "discs", "walls",
-                                      "contact", "integration", NULL};
-    static const char *const dkeys[] = {"mass", "radius", "x", "y", "vx", "vy", NULL};
-    static const char *const wkeys[] = {"normal", "offset", "contact", NULL};
-    static const char *const ikeys[] = {"t_end", "rtol", "atol", "skin", "solver", NULL};
-    cr_yaml_ctx ps = {.file = filename ? filename : "<pool>", .msg = msg, .msglen = msglen};
-    *out = NULL;
-    set->t_end = 0.0;
-    set->rtol = 1e-10;
-    set->atol = 1e-12;
-    double skin = 0.5;
-    cr_disc *d = NULL;
-    cr_pool *pool = NULL;
-    struct fy_document *doc = cr_yaml_parse(&ps, text, len);
-    struct fy_node *root = doc ? fy_document_root(doc) : NULL;
-    if (!doc)
-        goto done;
-    if (!root || !fy_node_is_mapping(root) || cr_yaml_check_keys(&ps, root, "", top))
-        goto done;
-    struct fy_node *dl = cr_yaml_child(root, "discs");
-    if (!fy_node_is_sequence(dl) || fy_node_sequence_item_count(dl) == 0) {
-        cr_yaml_fail(&ps, cr_yaml_line(dl), "discs", "must be a non-empty list of discs");
-        goto done;
-    }
-    size_t n = (size_t)fy_node_sequence_item_count(dl);
-    d = calloc(n, sizeof(cr_disc));
-    if (!d) {
-        cr_yaml_fail(&ps, 0, "discs", "out of memory");
-        goto done;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct fy_node *b = fy_node_sequence_get_by_index(dl, (int)i);
-        char w[48];
-        snprintf(w, sizeof w, "discs[%zu]", i);
-        int l = cr_yaml_line(b);
-        if (cr_yaml_need_map(&ps, b, cr_yaml_line(dl), w) || cr_yaml_check_keys(&ps, b, w, dkeys) ||
-            cr_yaml_number(&ps, b, l, w, "mass", 1, 0, &d[i].mass) ||
-            cr_yaml_number(&ps, b, l, w, "radius", 1, 0, &d[i].radius) ||
-            cr_yaml_number(&ps, b, l, w, "x", 1, 0, &d[i].x) ||
-            cr_yaml_number(&ps, b, l, w, "y", 1, 0, &d[i].y) ||
-            cr_yaml_number(&ps, b, l, w, "vx", 0, 0, &d[i].vx) ||
-            cr_yaml_number(&ps, b, l, w, "vy", 0, 0, &d[i].vy) ||
-            cr_yaml_positive(&ps, b, w, "mass", d[i].mass) ||
-            cr_yaml_positive(&ps, b, w, "radius", d[i].radius))
-            goto done;
-    }
-    /* overlaps at start, with the line of the disc (larger pools: the first
-     * neighbour search refuses them, without a line) */
-    for (size_t j = 1; n <= 2000 && j < n; j++)
-        for (size_t i = 0; i < j; i++) {
-            double gap = hypot(d[j].x - d[i].x, d[j].y - d[i].y) - d[i].radius - d[j].radius;
-            double tol = CR_GEOM_TOL * fmin(d[i].radius, d[j].radius);
-            if (gap < -tol) {
-                char w[48];
-                snprintf(w, sizeof w, "discs[%zu]", j);
-                cr_yaml_fail(&ps, cr_yaml_line(fy_node_sequence_get_by_index(dl, (int)j)), w,
-                             "interpenetrates disc %zu at start by %g m (touching tolerance %g m)",
-                             i, -gap, tol);
-                goto done;
-            }
-        }
-    law_spec law;
-    memset(&law, 0, sizeof law);
-    cr_contact_params_init(&law.p, 1e10, 1.5, 0.0, CR_RELEASE_GAP);
-    struct fy_node *cm = cr_yaml_child(root, "contact");
-    if (cm && (cr_yaml_need_map(&ps, cm, 0, "contact") || parse_law(&ps, cm, "contact", &law, 0)))
-        goto done;
-    if (cm && (cr_yaml_child(cm, "pairs") || law.target_e > 0.0)) {
-        cr_yaml_fail(&ps, cr_yaml_line(cm), "contact",
-                     "pools take one contact law (no pairs, no restitution target yet)");
-        goto done;
-    }
-    if (law.has_material) {
-        for (size_t i = 1; i < n; i++)
-            if (d[i].radius != d[0].radius) {
-                cr_yaml_fail(&ps, cr_yaml_line(cr_yaml_child(cm, "material")),
-                             "contact.material", "needs equal radii in a pool; give K");
-                goto done;
-            }
-        law.p.K = cr_contact_hertz_stiffness(law.E, law.nu, d[0].radius, law.E, law.nu,
-                                             d[0].radius);
-    }
-    struct fy_node *in = cr_yaml_child(root, "integration");
-    if (in) {
-        int l = cr_yaml_line(in);
-        if (cr_yaml_need_map(&ps, in, 0, "integration") ||
-            cr_yaml_check_keys(&ps, in, "integration", ikeys) ||
-            cr_yaml_number(&ps, in, l, "integration", "t_end", 0, 1, &set->t_end) ||
-            cr_yaml_number(&ps, in, l, "integration", "rtol", 0, 0, &set->rtol) ||
-            cr_yaml_number(&ps, in, l, "integration", "atol", 0, 0, &set->atol) ||
-            cr_yaml_number(&ps, in, l, "integration", "skin", 0, 0, &skin))
-            goto done;
-    }
-    pool = cr_pool_create(n, d, &law.p, msg, msglen);
-    if (!pool) {
-        char why[CR_ERRMSG_LEN];
-        snprintf(why, sizeof why, "%s", msg);
-        cr_yaml_fail(&ps, cr_yaml_line(dl), "discs", "%s", why);
-        goto done;
-    }
-    struct fy_node *sv = cr_yaml_child(in, "solver");
-    if (sv) {
-        const char *name = fy_node_get_scalar0(sv);
-        cr_pool_solver solver = CR_POOL_SOLVER_AUTO;
-        if (name && strcmp(name, "klu") == 0)
-            solver = CR_POOL_SOLVER_KLU;
-        else if (name && strcmp(name, "gmres") == 0)
-            solver = CR_POOL_SOLVER_GMRES;
-        else if (!name || strcmp(name, "auto") != 0) {
-            cr_yaml_fail(&ps, cr_yaml_line(sv), "integration.solver",
-                         "auto, klu or gmres (got '%s')", name ? name : "?");
-            goto done;
-        }
-        cr_pool_set_linear_solver(pool, solver);
-    }
-    if (cr_pool_set_tolerances(pool, set->rtol, set->atol) != CR_OK ||
-        cr_pool_set_skin(pool, skin) != CR_OK) {
-        cr_yaml_fail(&ps, cr_yaml_line(in), "integration",
-                     "need 0 < rtol < 1, atol > 0, skin > 0");
-        goto done;
-    }
-    struct fy_node *wl = cr_yaml_child(root, "walls");
-    if (wl && !fy_node_is_sequence(wl)) {
-        cr_yaml_fail(&ps, cr_yaml_line(wl), "walls", "must be a list");
-        goto done;
-    }
-    for (int k = 0; wl && k < fy_node_sequence_item_count(wl); k++) {
-        struct fy_node *w = fy_node_sequence_get_by_index(wl, k);
-        char where[48];
-        snprintf(where, sizeof where, "walls[%d]", k);
-        double nrm[2], off = 0.0;
-        size_t got = 0;
-        if (cr_yaml_need_map(&ps, w, cr_yaml_line(wl), where) ||
-            cr_yaml_check_keys(&ps, w, where, wkeys) ||
-            cr_yaml_numbers(&ps, cr_yaml_child(w, "normal"), "normal", nrm, 2, &got) ||
-            cr_yaml_number(&ps, w, cr_yaml_line(w), where, "offset", 1, 0, &off))
-            goto done;
-        /* a wall may carry its own law; material data then use R* = r of the disc */
-        law_spec wlaw = law;
-        struct fy_node *wc = cr_yaml_child(w, "contact");
-        char wcw[64];
-        snprintf(wcw, sizeof wcw, "%s.contact", where);
-        wlaw.has_material = 0;
-        wlaw.m_given = 0;
-        if (wc && (cr_yaml_need_map(&ps, wc, cr_yaml_line(w), wcw) ||
-                   parse_law(&ps, wc, wcw, &wlaw, 0)))
-            goto done;
-        if (wc && wlaw.has_material)
-            wlaw.p.K = cr_contact_hertz_stiffness(wlaw.E, wlaw.nu, d[0].radius, wlaw.E, wlaw.nu,
-                                                  INFINITY);
-        int rc = got == 2 ? cr_pool_add_wall_law(pool, nrm[0], nrm[1], off, wc ? &wlaw.p : NULL)
-                          : CR_ERR_INVALID;
-        if (rc != CR_OK) {
-            cr_yaml_fail(&ps, cr_yaml_line(w), where, "%s",
-                         got == 2 ? cr_pool_last_error(pool) : "normal needs two numbers");
-            goto done;
-        }
-    }
-done:
-    if (doc)
-        fy_document_destroy(doc);
-    free(d);
-    if (ps.rc != CR_OK) {
-        cr_pool_destroy(pool);
-        return ps.rc;
-    }
-    *out = pool;
-    return CR_OK;
 }

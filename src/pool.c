@@ -30,25 +30,33 @@
 
 #include "engine.h"
 #include "integrator.h"
+#include "model-priv.h"
 #include "priv.h"
 
 #define ETA CR_EVENT_MARGIN /* priv.h */
+
+/* The automatic end's at-rest test looks at every pair of discs (O(N²)). */
+#define AUTO_END_MAX_DISCS 2000
 
 typedef struct {
     long i, j;              /* discs, or j = −1 − wall */
     double a0x, a0y, R, c0; /* pair geometry at t = 0; walls: c0 = initial overlap */
     double P, Px, Py;       /* impulses saved while out of the candidate list */
     long slot;              /* −1 when not a candidate */
+    cr_contact_params law;  /* the pair's law, from the model when the contact appears */
 } contact;
 
 struct cr_pool {
     size_t n, nw;
+    /* the engine's own copy: pair laws are looked up as contacts appear, and the
+     * caller may destroy its model after cr_system_create */
+    cr_model *model;
     double *m, *r, *x0, *y0, *vx0, *vy0, *accel;
     double *wnx, *wny, *woff;
-    cr_contact_params law;
-    cr_contact_params *wlaw; /* each wall's own law */
+    double gx, gy; /* uniform gravity, m/s² */
     double L, V, T, Pscale, Escale, rmax, skin_rel, skin;
-    double rtol, atol;
+    double rtol, atol, jac_floor;
+    cr_method method;
 
     contact *c;
     size_t nc, ccap;
@@ -72,7 +80,7 @@ struct cr_pool {
     int *rootsfound;
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
-    cr_pool_solver solver;
+    cr_linear_solver solver;
     double *pblock; /* GMRES: per disc, the inverse of the 4×4 block of I − γJ */
 
     double t;
@@ -99,10 +107,11 @@ static inline int is_wall(const contact *k)
     return k->j < 0;
 }
 
-/* The law of a contact: the discs' own, or the wall's. */
+/* The law of a contact (per pair: cr_model_pair_law when it first appeared). */
 static inline const cr_contact_params *law_of(const cr_pool *p, const contact *k)
 {
-    return k->j < 0 ? &p->wlaw[-1 - k->j] : &p->law;
+    (void)p;
+    return &k->law;
 }
 
 /* Overlap, rate δ̇, unit normal (from i towards j, or the wall normal) and
@@ -142,10 +151,13 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
     const cr_pool *p = user;
     const double *y = N_VGetArrayPointer(yv);
     double *yd = N_VGetArrayPointer(ydv);
+    /* gravity is constant: it enters the RHS, never the Jacobian */
+    double gx = p->gx * p->T / p->V, gy = p->gy * p->T / p->V;
     for (size_t i = 0; i < p->n; i++) {
         yd[4 * i] = y[4 * i + 2];
         yd[4 * i + 1] = y[4 * i + 3];
-        yd[4 * i + 2] = yd[4 * i + 3] = 0.0;
+        yd[4 * i + 2] = gx;
+        yd[4 * i + 3] = gy;
     }
     for (size_t s = 0; s < p->nslots; s++) {
         if (p->slot_contact[s] < 0)
@@ -248,7 +260,7 @@ static int contact_blocks(const cr_pool *p, const double *y, const contact *k, d
     double delta, rate, nx, ny, dist, fd, fv;
     geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
     double f = cr_contact_force(law_of(p, k), delta, rate);
-    cr_contact_partials(law_of(p, k), delta, rate, 1e-6 * p->L, &fd, &fv);
+    cr_contact_partials(law_of(p, k), delta, rate, p->jac_floor * p->L, &fd, &fv);
     if (f == 0.0 && fd == 0.0 && fv == 0.0)
         return 0;
     double nn[4] = {nx * nx, nx * ny, ny * nx, ny * ny};
@@ -535,6 +547,8 @@ static long contact_id(cr_pool *p, long i, long j)
     k->i = i;
     k->j = j;
     k->slot = -1;
+    if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
+        return -1;
     if (j >= 0) {
         k->a0x = p->x0[j] - p->x0[i];
         k->a0y = p->y0[j] - p->y0[i];
@@ -585,7 +599,7 @@ void cr_pool_destroy(cr_pool *p)
     free(p->wnx);
     free(p->wny);
     free(p->woff);
-    free(p->wlaw);
+    cr_model_destroy(p->model);
     free(p->c);
     free(p->hkey);
     free(p->hval);
@@ -611,6 +625,152 @@ void cr_pool_destroy(cr_pool *p)
     free(p);
 }
 
+/* Characteristic overlap of one class of pairs: δ* = (μV²/K)^(1/(n+1)). */
+static int class_scale(const cr_contact_params *law, double mu, void *user)
+{
+    double *L = ((double **)user)[0], V = *((double **)user)[1];
+    *L = fmin(*L, pow(mu * V * V / law->K, 1.0 / (law->n + 1.0)));
+    return CR_OK;
+}
+
+/* Too many body kinds to enumerate their pairs (a polydisperse pool): explicit
+ * pairs exactly, and for the rest a bound no pair is stiffer than, O(N): μ of
+ * the two lightest discs; the default law; Hertz with 1/E* ≥ 2 min (1 − ν²)/E
+ * and R* ≤ r_max/2; each wall's law against the lightest disc with a wall's
+ * material at its stiffest (R* ≤ r_max). */
+static double bound_scale(const cr_pool *p, double L)
+{
+    const cr_model *md = p->model;
+    double m1 = INFINITY, m2 = INFINITY, amin = INFINITY, V2 = p->V * p->V, E, nu;
+    for (size_t i = 0; i < p->n; i++) {
+        m2 = fmin(m2, fmax(m1, p->m[i]));
+        m1 = fmin(m1, p->m[i]);
+        if (cr_model_material(md, i, &E, &nu))
+            amin = fmin(amin, (1.0 - nu * nu) / E);
+    }
+    double mu = isfinite(m2) ? m1 * m2 / (m1 + m2) : m1;
+    const cr_contact_params *d = cr_model_default_contact(md);
+    L = fmin(L, pow(mu * V2 / d->K, 1.0 / (d->n + 1.0)));
+    if (isfinite(amin))
+        L = fmin(L, pow(mu * V2 / (4.0 / 3.0 / (2.0 * amin) * sqrt(0.5 * p->rmax)), 0.4));
+    for (size_t w = 0; w < p->nw; w++) {
+        cr_contact_params law;
+        cr_model_pair_law(md, 0, CR_WALL_BODY(w), &law);
+        L = fmin(L, pow(m1 * V2 / law.K, 1.0 / (law.n + 1.0)));
+        if (isfinite(amin) && cr_model_plane_material(md, w, &E, &nu)) {
+            double K = 4.0 / 3.0 / (amin + (1.0 - nu * nu) / E) * sqrt(p->rmax);
+            L = fmin(L, pow(m1 * V2 / K, 0.4));
+        }
+    }
+    return L;
+}
+
+/* Scales as for chains: V bounds the relative speeds (walls are at rest), δ* is
+ * the smallest characteristic overlap over every class of pairs (the stiffest
+ * law sets it), time δ* /V. */
+static void choose_scales(cr_pool *p)
+{
+    double vmax = 0.0, vxm = 0, vym = 0, mmin = INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        vxm += p->vx0[i] / (double)p->n;
+        vym += p->vy0[i] / (double)p->n;
+        mmin = fmin(mmin, p->m[i]);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        vmax = fmax(vmax, hypot(p->vx0[i] - vxm, p->vy0[i] - vym));
+    p->V = 2.0 * fmax(vmax, hypot(vxm, vym));
+    if (!(p->V > 0.0))
+        p->V = 1.0;
+    double L = INFINITY, *args[2] = {&L, &p->V};
+    int rc = cr_model_pair_classes(p->model, CR_MODEL_MAX_KINDS, class_scale, args);
+    if (rc != CR_OK)
+        L = bound_scale(p, L); /* explicit pairs are in L already */
+    if (!isfinite(L)) { /* one disc, no walls: nothing touches; any scale will do */
+        const cr_contact_params *d = cr_model_default_contact(p->model);
+        L = pow(0.5 * mmin * p->V * p->V / d->K, 1.0 / (d->n + 1.0));
+    }
+    p->L = L;
+    p->T = p->L / p->V;
+    p->Pscale = mmin * p->V;
+    p->Escale = mmin * p->V * p->V;
+    for (size_t i = 0; i < p->n; i++)
+        p->accel[i] = p->T / (p->V * p->m[i]);
+}
+
+/* Per-disc arrays and walls from the engine's own model. */
+static int load_model(cr_pool *p)
+{
+    const cr_model *md = p->model;
+    size_t n = p->n = cr_model_body_count(md);
+    double **arr[] = {&p->m, &p->r, &p->x0, &p->y0, &p->vx0, &p->vy0, &p->accel};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++)
+        if (!(*arr[k] = malloc(n * sizeof(double))))
+            return CR_ERR_NOMEM;
+    if (!(p->dref = calloc(2 * n, sizeof(double))))
+        return CR_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        double x[2], v[2];
+        cr_model_get_body(md, i, x, v);
+        p->m[i] = cr_model_mass(md, i);
+        p->r[i] = cr_model_radius(md, i);
+        p->x0[i] = x[0];
+        p->y0[i] = x[1];
+        p->vx0[i] = v[0];
+        p->vy0[i] = v[1];
+        p->rmax = fmax(p->rmax, p->r[i]);
+    }
+    size_t nw = cr_model_plane_count(md);
+    p->wnx = malloc((nw + 1) * sizeof(double));
+    p->wny = malloc((nw + 1) * sizeof(double));
+    p->woff = malloc((nw + 1) * sizeof(double));
+    if (!p->wnx || !p->wny || !p->woff)
+        return CR_ERR_NOMEM;
+    for (size_t w = 0; w < nw; w++) {
+        double nrm[2];
+        cr_model_get_plane(md, w, nrm, &p->woff[w]);
+        p->wnx[w] = nrm[0];
+        p->wny[w] = nrm[1];
+    }
+    p->nw = nw;
+    double g[2];
+    cr_model_get_gravity_vector(md, g);
+    p->gx = g[0];
+    p->gy = g[1];
+    return CR_OK;
+}
+
+/* Run settings of the model (the cr_pool_set_* calls may change them). */
+static void load_settings(cr_pool *p)
+{
+    const cr_settings *set = cr_model_settings(p->model);
+    p->rtol = set->rtol;
+    p->atol = set->atol;
+    p->jac_floor = set->jacobian_floor;
+    p->solver = set->solver;
+    p->skin_rel = set->skin;
+    p->method = set->method;
+    p->out_interval = set->output_interval;
+}
+
+cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model || cr_model_dimension(model) != 2) {
+        cr_set_msg(msg, msglen, "a pool is built from a model of dimension 2");
+        return NULL;
+    }
+    if (cr_model_validate(model, msg, msglen) != CR_OK)
+        return NULL;
+    cr_pool *p = calloc(1, sizeof(*p));
+    if (!p || !(p->model = cr_model_copy(model)) || load_model(p) != CR_OK) {
+        cr_set_msg(msg, msglen, "out of memory");
+        cr_pool_destroy(p);
+        return NULL;
+    }
+    load_settings(p);
+    choose_scales(p);
+    return p;
+}
+
 cr_pool *cr_pool_create(size_t n, const cr_disc *d, const cr_contact_params *law, char *msg,
                         size_t msglen)
 {
@@ -618,73 +778,19 @@ cr_pool *cr_pool_create(size_t n, const cr_disc *d, const cr_contact_params *law
         cr_set_msg(msg, msglen, "a pool needs discs and a contact law");
         return NULL;
     }
-    if (cr_contact_params_check(law) != CR_OK) {
-        cr_set_msg(msg, msglen, "contact law: need K > 0, n >= 1, C >= 0, m >= 0");
-        return NULL;
+    cr_model *model = cr_model_create();
+    int rc = model ? cr_model_set_dimension(model, 2) : CR_ERR_NOMEM;
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        double x[2] = {d[i].x, d[i].y}, v[2] = {d[i].vx, d[i].vy};
+        rc = cr_model_add_body(model, d[i].mass, d[i].radius, x, v);
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!(d[i].mass > 0) || !isfinite(d[i].mass)) {
-            cr_set_msg(msg, msglen, "disc %zu: mass must be positive (got %g)", i, d[i].mass);
-            return NULL;
-        }
-        if (!(d[i].radius > 0) || !isfinite(d[i].radius)) {
-            cr_set_msg(msg, msglen, "disc %zu: radius must be positive (got %g)", i,
-                       d[i].radius);
-            return NULL;
-        }
-        if (!isfinite(d[i].x) || !isfinite(d[i].y) || !isfinite(d[i].vx) || !isfinite(d[i].vy)) {
-            cr_set_msg(msg, msglen, "disc %zu: position and velocity must be finite", i);
-            return NULL;
-        }
-    }
-    cr_pool *p = calloc(1, sizeof(*p));
-    if (!p)
-        goto nomem;
-    p->n = n;
-    p->law = *law;
-    p->m = malloc(n * sizeof(double));
-    p->r = malloc(n * sizeof(double));
-    p->x0 = malloc(n * sizeof(double));
-    p->y0 = malloc(n * sizeof(double));
-    p->vx0 = malloc(n * sizeof(double));
-    p->vy0 = malloc(n * sizeof(double));
-    p->accel = malloc(n * sizeof(double));
-    p->dref = calloc(2 * n, sizeof(double));
-    if (!p->m || !p->r || !p->x0 || !p->y0 || !p->vx0 || !p->vy0 || !p->accel || !p->dref)
-        goto nomem;
-    double mmin = INFINITY, vmax = 0.0, vxm = 0, vym = 0;
-    for (size_t i = 0; i < n; i++) {
-        p->m[i] = d[i].mass;
-        p->r[i] = d[i].radius;
-        p->x0[i] = d[i].x;
-        p->y0[i] = d[i].y;
-        p->vx0[i] = d[i].vx;
-        p->vy0[i] = d[i].vy;
-        mmin = fmin(mmin, d[i].mass);
-        p->rmax = fmax(p->rmax, d[i].radius);
-        vxm += d[i].vx / (double)n;
-        vym += d[i].vy / (double)n;
-    }
-    for (size_t i = 0; i < n; i++)
-        vmax = fmax(vmax, hypot(d[i].vx - vxm, d[i].vy - vym));
-    /* scales as for chains: V bounds the relative speeds (walls are at rest) */
-    p->V = 2.0 * fmax(vmax, hypot(vxm, vym));
-    if (!(p->V > 0.0))
-        p->V = 1.0;
-    p->L = pow(0.5 * mmin * p->V * p->V / law->K, 1.0 / (law->n + 1.0));
-    p->T = p->L / p->V;
-    p->Pscale = mmin * p->V;
-    p->Escale = mmin * p->V * p->V;
-    for (size_t i = 0; i < n; i++)
-        p->accel[i] = p->T / (p->V * p->m[i]);
-    p->skin_rel = 0.5;
-    p->rtol = 1e-10;
-    p->atol = 1e-12;
+    if (rc >= 0)
+        rc = cr_model_set_default_contact(model, law);
+    cr_pool *p = rc >= 0 ? cr_pool_create_from_model(model, msg, msglen) : NULL;
+    if (rc < 0)
+        cr_set_msg(msg, msglen, "%s", cr_strerror(rc));
+    cr_model_destroy(model);
     return p;
-nomem:
-    cr_set_msg(msg, msglen, "out of memory");
-    cr_pool_destroy(p);
-    return NULL;
 }
 
 int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset)
@@ -713,40 +819,25 @@ int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
             return CR_ERR_MODEL;
         }
     }
-    double *a = realloc(p->wnx, (p->nw + 1) * sizeof(double));
-    if (!a)
-        return CR_ERR_NOMEM;
-    p->wnx = a;
-    a = realloc(p->wny, (p->nw + 1) * sizeof(double));
-    if (!a)
-        return CR_ERR_NOMEM;
-    p->wny = a;
-    a = realloc(p->woff, (p->nw + 1) * sizeof(double));
-    if (!a)
-        return CR_ERR_NOMEM;
-    p->woff = a;
-    cr_contact_params *wl = realloc(p->wlaw, (p->nw + 1) * sizeof(cr_contact_params));
-    if (!wl)
-        return CR_ERR_NOMEM;
-    p->wlaw = wl;
-    p->wlaw[p->nw] = law ? *law : p->law;
-    if (law) {
-        /* a stiffer wall sets a smaller characteristic overlap (μ = m: the wall is fixed) */
-        double mmin = INFINITY;
-        for (size_t i = 0; i < p->n; i++)
-            mmin = fmin(mmin, p->m[i]);
-        double Lw = pow(mmin * p->V * p->V / law->K, 1.0 / (law->n + 1.0));
-        if (Lw < p->L) {
-            p->L = Lw;
-            p->T = p->L / p->V;
-            for (size_t i = 0; i < p->n; i++)
-                p->accel[i] = p->T / (p->V * p->m[i]);
-        }
+    double nrm[2] = {nx, ny};
+    int w = cr_model_add_plane(p->model, nrm, offset, law);
+    if (w < 0)
+        return w;
+    double *a[3] = {p->wnx, p->wny, p->woff};
+    for (int k = 0; k < 3; k++) {
+        double *q = realloc(a[k], (p->nw + 1) * sizeof(double));
+        if (!q)
+            return CR_ERR_NOMEM;
+        a[k] = q;
     }
+    p->wnx = a[0];
+    p->wny = a[1];
+    p->woff = a[2];
     p->wnx[p->nw] = nx;
     p->wny[p->nw] = ny;
     p->woff[p->nw] = offset;
     p->nw++;
+    choose_scales(p); /* a stiffer wall sets a smaller characteristic overlap */
     return CR_OK;
 }
 
@@ -773,9 +864,9 @@ int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
     return CR_OK;
 }
 
-int cr_pool_set_linear_solver(cr_pool *p, cr_pool_solver solver)
+int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver)
 {
-    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_POOL_SOLVER_GMRES, p ? p->err : NULL,
+    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_SOLVER_GMRES, p ? p->err : NULL,
              CR_ERR_INVALID);
     p->solver = solver;
     return CR_OK;
@@ -793,7 +884,8 @@ int cr_pool_set_skin(cr_pool *p, double rel)
 
 static int use_gmres(const cr_pool *p)
 {
-    return p->solver == CR_POOL_SOLVER_GMRES || (p->solver == CR_POOL_SOLVER_AUTO && p->n >= 2000);
+    return p->solver == CR_SOLVER_GMRES ||
+           (p->solver == CR_SOLVER_AUTO && p->n > CR_SOLVER_AUTO_GMRES_ABOVE);
 }
 
 typedef struct {
@@ -832,24 +924,86 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
- * meets its candidates in the 3 × 3 cells around it), slots kept for contacts
- * that stay, the Jacobian pattern, and (after the first time) a restart. */
-static int rebuild(cr_pool *p)
+/* What a neighbour search found: contacts that keep their slot and new ones. */
+typedef struct {
+    char *keep;  /* per contact id: still a candidate and already in a slot */
+    long *fresh; /* new candidates (no slot yet) */
+    size_t nfresh, keepcap, freshcap;
+} candidates;
+
+/* Records candidate (i, j) (j < 0: a wall). Refuses an overlap at start by
+ * name: invalid physics never reaches the integrator. */
+static int note_candidate(cr_pool *p, candidates *cd, long i, long j)
+{
+    long id = contact_id(p, i, j);
+    if (id < 0 || (size_t)id >= cd->keepcap)
+        return CR_ERR_NOMEM;
+    const contact *k = &p->c[id];
+    if (!p->ran && j >= 0 && k->c0 > 0.0) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "discs %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)",
+                   i, j, k->c0 / (k->R + hypot(k->a0x, k->a0y)),
+                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
+        return CR_ERR_MODEL;
+    }
+    if (k->slot >= 0) {
+        cd->keep[id] = 1;
+    } else if (cd->nfresh == cd->freshcap) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "more than %zu new candidate contacts: lower the skin", cd->freshcap);
+        return CR_ERR_SOLVER;
+    } else {
+        cd->fresh[cd->nfresh++] = id;
+    }
+    if (j >= 0 && (nbr_push(p, (size_t)i, (size_t)j) != CR_OK ||
+                   nbr_push(p, (size_t)j, (size_t)i) != CR_OK))
+        return CR_ERR_NOMEM;
+    return CR_OK;
+}
+
+/* The candidates of disc i: discs j > i in the 3 × 3 cells around it closer
+ * than rᵢ + rⱼ + skin, and walls within the skin. */
+static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells, double h,
+                           size_t i, candidates *cd)
 {
     size_t n = p->n;
-    double *y = N_VGetArrayPointer(p->y), *q = N_VGetArrayPointer(p->yQ);
+    double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
+    int64_t cx = (int64_t)floor(xi / h), cy = (int64_t)floor(yi / h);
+    int rc = CR_OK;
+    for (int64_t dx = -1; dx <= 1; dx++)
+        for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
+            int64_t key = cell_key(cx + dx, cy + dy);
+            size_t lo = 0, hi = n; /* first entry with this key */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cells[mid].key < key)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t b = lo; b < n && cells[b].key == key && rc == CR_OK; b++) {
+                size_t j = cells[b].i;
+                double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
+                if (j > i && hypot(xj - xi, yj - yi) < p->r[i] + p->r[j] + p->skin)
+                    rc = note_candidate(p, cd, (long)i, (long)j);
+            }
+        }
+    for (size_t w = 0; w < p->nw && rc == CR_OK; w++)
+        if (p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi) > -p->skin)
+            rc = note_candidate(p, cd, (long)i, CR_WALL_BODY(w));
+    return rc;
+}
+
+/* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
+ * meets its candidates in the 3 × 3 cells around it). O(N log N). */
+static int find_candidates(cr_pool *p, candidates *cd)
+{
+    size_t n = p->n;
+    const double *y = N_VGetArrayPointer(p->y);
     double h = 2.0 * p->rmax + p->skin;
     cell_entry *cells = malloc(n * sizeof(cell_entry));
-    char *keep = calloc(p->nc + 16 * n + 16, 1);
-    long *fresh = malloc((16 * n + n * p->nw + 16) * sizeof(long));
-    size_t nfresh = 0, keepcap = p->nc + 16 * n + 16;
-    if (!cells || !keep || !fresh) {
-        free(cells);
-        free(keep);
-        free(fresh);
+    if (!cells)
         return CR_ERR_NOMEM;
-    }
     for (size_t i = 0; i < n; i++) {
         double x = p->x0[i] + p->L * y[4 * i], yy = p->y0[i] + p->L * y[4 * i + 1];
         cells[i].key = cell_key((int64_t)floor(x / h), (int64_t)floor(yy / h));
@@ -858,73 +1012,20 @@ static int rebuild(cr_pool *p)
     }
     qsort(cells, n, sizeof(cell_entry), cmp_cell);
     int rc = CR_OK;
-    for (size_t a = 0; a < n && rc == CR_OK; a++) {
-        size_t i = cells[a].i;
-        double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
-        int64_t cx = (int64_t)floor(xi / h), cy = (int64_t)floor(yi / h);
-        for (int64_t dx = -1; dx <= 1; dx++)
-            for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
-                cell_entry probe = {cell_key(cx + dx, cy + dy), 0};
-                /* first entry with this key */
-                size_t lo = 0, hi = n;
-                while (lo < hi) {
-                    size_t mid = (lo + hi) / 2;
-                    if (cells[mid].key < probe.key)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                for (size_t b = lo; b < n && cells[b].key == probe.key; b++) {
-                    size_t j = cells[b].i;
-                    if (j <= i)
-                        continue;
-                    double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
-                    if (hypot(xj - xi, yj - yi) >= p->r[i] + p->r[j] + p->skin)
-                        continue;
-                    long id = contact_id(p, (long)i, (long)j);
-                    if (id < 0 || (size_t)id >= keepcap) {
-                        rc = CR_ERR_NOMEM;
-                        break;
-                    }
-                    if (!p->ran && p->c[id].c0 > 0.0) {
-                        /* invalid physics is refused before integrating */
-                        const contact *k = &p->c[id];
-                        cr_set_msg(p->err, sizeof p->err,
-                                   "discs %zu and %zu interpenetrate at start by %g m "
-                                   "(touching tolerance %g m)",
-                                   i, j, k->c0 / (k->R + hypot(k->a0x, k->a0y)),
-                                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
-                        rc = CR_ERR_MODEL;
-                        break;
-                    }
-                    if (p->c[id].slot >= 0)
-                        keep[id] = 1;
-                    else
-                        fresh[nfresh++] = id;
-                    if (nbr_push(p, i, j) != CR_OK || nbr_push(p, j, i) != CR_OK)
-                        rc = CR_ERR_NOMEM;
-                }
-            }
-        for (size_t w = 0; w < p->nw && rc == CR_OK; w++) {
-            double ov = p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi);
-            if (ov <= -p->skin)
-                continue;
-            long id = contact_id(p, (long)i, -1 - (long)w);
-            if (id < 0 || (size_t)id >= keepcap) {
-                rc = CR_ERR_NOMEM;
-                break;
-            }
-            if (p->c[id].slot >= 0)
-                keep[id] = 1;
-            else
-                fresh[nfresh++] = id;
-        }
-    }
+    for (size_t a = 0; a < n && rc == CR_OK; a++)
+        rc = disc_candidates(p, y, cells, h, cells[a].i, cd);
     free(cells);
-    /* contacts that leave the list keep their impulses in their record */
-    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
+    return rc;
+}
+
+/* Contacts that left the list keep their impulses in their record and free
+ * their slot; new candidates take free slots with their saved impulses. */
+static int assign_slots(cr_pool *p, const candidates *cd)
+{
+    double *q = N_VGetArrayPointer(p->yQ);
+    for (size_t s = 0; s < p->nslots; s++) {
         long id = p->slot_contact[s];
-        if (id < 0 || keep[id])
+        if (id < 0 || cd->keep[id])
             continue;
         p->c[id].P = q[3 * s];
         p->c[id].Px = q[3 * s + 1];
@@ -933,56 +1034,53 @@ static int rebuild(cr_pool *p)
         p->slot_contact[s] = -1;
     }
     size_t s = 0;
-    for (size_t k = 0; k < nfresh && rc == CR_OK; k++) {
+    for (size_t k = 0; k < cd->nfresh; k++) {
         while (s < p->nslots && p->slot_contact[s] >= 0)
             s++;
         if (s == p->nslots) {
             cr_set_msg(p->err, sizeof p->err,
                        "more than %zu candidate contacts: lower the skin", p->nslots);
-            rc = CR_ERR_SOLVER;
-            break;
+            return CR_ERR_SOLVER;
         }
-        contact *c = &p->c[fresh[k]];
+        contact *c = &p->c[cd->fresh[k]];
         c->slot = (long)s;
-        p->slot_contact[s] = fresh[k];
+        p->slot_contact[s] = cd->fresh[k];
         q[3 * s] = c->P;
         q[3 * s + 1] = c->Px;
         q[3 * s + 2] = c->Py;
     }
-    free(keep);
-    free(fresh);
-    if (rc != CR_OK)
-        return rc;
-    for (size_t i = 0; i < n; i++) {
-        p->dref[2 * i] = y[4 * i];
-        p->dref[2 * i + 1] = y[4 * i + 1];
-    }
-    if (use_gmres(p)) {
-        /* matrix-free: the preconditioner is rebuilt from the contact list at every
-         * setup, so a new list needs only the restart */
-        int flag = CV_SUCCESS;
-        if (p->ran) {
-            flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
-            p->rebuilds++;
-        } else {
-            p->pblock = malloc(16 * n * sizeof(double));
-            p->LS = p->pblock ? SUNLinSol_SPGMR(p->y, SUN_PREC_LEFT, 30, p->ctx) : NULL;
-            if (!p->LS)
-                return CR_ERR_NOMEM;
-            flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
-            if (flag == CV_SUCCESS)
-                flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
-        }
-        if (flag != CV_SUCCESS) {
-            cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
-            return CR_ERR_SOLVER;
-        }
-        return CR_OK;
-    }
+    return CR_OK;
+}
 
-    /* CSC pattern: column block of disc i holds its own 4 rows and the velocity
-     * rows of its neighbours */
-    size_t nnz = 0;
+/* Matrix-free GMRES: the preconditioner is rebuilt from the contact list at
+ * every setup, so a new list needs only the restart. */
+static int use_new_list_gmres(cr_pool *p)
+{
+    int flag = CV_SUCCESS;
+    if (p->ran) {
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        p->rebuilds++;
+    } else {
+        p->pblock = malloc(16 * p->n * sizeof(double));
+        p->LS = p->pblock ? SUNLinSol_SPGMR(p->y, SUN_PREC_LEFT, 30, p->ctx) : NULL;
+        if (!p->LS)
+            return CR_ERR_NOMEM;
+        flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
+        if (flag == CV_SUCCESS)
+            flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
+    }
+    if (flag != CV_SUCCESS) {
+        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+        return CR_ERR_SOLVER;
+    }
+    return CR_OK;
+}
+
+/* CSC pattern: the column block of disc i holds its own 4 rows and the velocity
+ * rows of its neighbours, in increasing row order. */
+static SUNMatrix klu_pattern(cr_pool *p)
+{
+    size_t n = p->n, nnz = 0;
     for (size_t i = 0; i < n; i++) {
         qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
         nnz += 4 * (4 + 2 * p->nnbr[i]);
@@ -990,20 +1088,19 @@ static int rebuild(cr_pool *p)
     sunindextype ny = (sunindextype)(4 * n);
     SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)nnz, CSC_MAT, p->ctx);
     if (!A)
-        return CR_ERR_NOMEM;
-    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A);
-    sunindextype at = 0;
-    for (size_t i = 0; i < n; i++) {
+        return NULL;
+    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A), at = 0;
+    for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 4; col++) {
             ptr[4 * i + (size_t)col] = at;
-            size_t a = 0;
+            int own = 0;
             /* merge own rows 4i..4i+3 with neighbours' 4j+2, 4j+3 in order */
             for (size_t k = 0; k <= p->nnbr[i]; k++) {
                 size_t j = k < p->nnbr[i] ? p->nbr[i][k] : (size_t)-1;
-                if (a == 0 && (j == (size_t)-1 || j > i)) {
+                if (!own && (j == (size_t)-1 || j > i)) {
                     for (int rr = 0; rr < 4; rr++)
                         idx[at++] = (sunindextype)(4 * i + (size_t)rr);
-                    a = 1;
+                    own = 1;
                 }
                 if (j != (size_t)-1) {
                     idx[at++] = (sunindextype)(4 * j + 2);
@@ -1011,27 +1108,35 @@ static int rebuild(cr_pool *p)
                 }
             }
         }
-    }
     ptr[4 * n] = at;
+    /* kept: SUNMatZero_Sparse wipes the index arrays before every evaluation */
     sunindextype *pp = realloc(p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
     if (pp)
         p->pat_ptr = pp;
     sunindextype *pi = pp ? realloc(p->pat_idx, (nnz ? nnz : 1) * sizeof(sunindextype)) : NULL;
     if (!pp || !pi) {
         SUNMatDestroy(A);
-        return CR_ERR_NOMEM;
+        return NULL;
     }
     p->pat_idx = pi;
     memcpy(p->pat_ptr, ptr, (size_t)(ny + 1) * sizeof(sunindextype));
     memcpy(p->pat_idx, idx, nnz * sizeof(sunindextype));
     p->pat_nnz = nnz;
-    SUNLinearSolver LS = SUNLinSol_KLU(p->y, A, p->ctx);
+    return A;
+}
+
+/* KLU on the new pattern; during a run, a restart first. */
+static int use_new_list_klu(cr_pool *p)
+{
+    SUNMatrix A = klu_pattern(p);
+    SUNLinearSolver LS = A ? SUNLinSol_KLU(p->y, A, p->ctx) : NULL;
     if (!LS) {
-        SUNMatDestroy(A);
+        if (A)
+            SUNMatDestroy(A);
         return CR_ERR_NOMEM;
     }
     int flag = CV_SUCCESS;
-    if (p->ran) { /* a rebuild during the run: restart on the new pattern */
+    if (p->ran) {
         flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
         p->rebuilds++;
     }
@@ -1050,6 +1155,28 @@ static int rebuild(cr_pool *p)
         return CR_ERR_SOLVER;
     }
     return CR_OK;
+}
+
+/* A new candidate list: neighbour search, slots, the reference displacements
+ * of the rebuild roots, and the linear solver on the new list (after the
+ * first time, with a restart). */
+static int rebuild(cr_pool *p)
+{
+    size_t n = p->n, cap = p->nc + 16 * n + 16, fcap = 16 * n + n * p->nw + 16;
+    candidates cd = {calloc(cap, 1), malloc(fcap * sizeof(long)), 0, cap, fcap};
+    int rc = cd.keep && cd.fresh ? find_candidates(p, &cd) : CR_ERR_NOMEM;
+    if (rc == CR_OK)
+        rc = assign_slots(p, &cd);
+    free(cd.keep);
+    free(cd.fresh);
+    if (rc != CR_OK)
+        return rc;
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t i = 0; i < n; i++) {
+        p->dref[2 * i] = y[4 * i];
+        p->dref[2 * i + 1] = y[4 * i + 1];
+    }
+    return use_gmres(p) ? use_new_list_gmres(p) : use_new_list_klu(p);
 }
 
 /* ---- run ------------------------------------------------------------------- */
@@ -1144,7 +1271,7 @@ static int setup(cr_pool *p)
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
     N_VConst(0.0, p->yQ);
-    p->cvode = CVodeCreate(CV_BDF, p->ctx);
+    p->cvode = CVodeCreate(p->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, p->ctx);
     if (!p->cvode)
         return CR_ERR_NOMEM;
     int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
@@ -1219,16 +1346,55 @@ static int stopped(cr_pool *p, int rc)
     return rc;
 }
 
+/* What an automatic end needs: few enough discs for the O(N²) at-rest test, no field. */
+static int check_automatic_end(cr_pool *p)
+{
+    if (p->n > AUTO_END_MAX_DISCS) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "automatic end checks every pair (O(N^2)): give an end time for N > %d",
+                   AUTO_END_MAX_DISCS);
+        return CR_ERR_INVALID;
+    }
+    if (p->gx != 0.0 || p->gy != 0.0) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "an automatic end needs a free pool: with gravity give an end time");
+        return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
+/* After a root return: events, the event listener, a rebuild if asked. */
+static int after_roots(cr_pool *p, double t_stop)
+{
+    int need = 0, rc;
+    size_t first = p->nev;
+    if ((rc = handle_roots(p, &need)) != CR_OK)
+        return rc;
+    if (p->ev_fn && p->nev > first &&
+        (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
+        return stopped(p, rc);
+    if (need && (rc = rebuild(p)) != CR_OK)
+        return rc;
+    if (need)
+        CVodeSetStopTime(p->cvode, t_stop / p->T);
+    return CR_OK;
+}
+
+/* The run ends here: say why, with a last output. */
+static int finish(cr_pool *p, const char *why)
+{
+    snprintf(p->end_reason, sizeof p->end_reason, "%s", why);
+    int rc = emit(p);
+    return rc == CR_OK ? CR_OK : stopped(p, rc);
+}
+
 int cr_pool_run(cr_pool *p, double t_end)
 {
     CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
-    int automatic = t_end <= 0.0;
-    if (automatic && p->n > 2000) {
-        cr_set_msg(p->err, sizeof p->err,
-                   "automatic end checks every pair (O(N^2)): give an end time for N > 2000");
-        return CR_ERR_INVALID;
-    }
-    int rc = setup(p);
+    int automatic = t_end <= 0.0, rc;
+    if (automatic && (rc = check_automatic_end(p)) != CR_OK)
+        return rc;
+    rc = setup(p);
     p->ran = 1;
     if (rc != CR_OK) {
         if (rc == CR_ERR_NOMEM)
@@ -1239,8 +1405,10 @@ int cr_pool_run(cr_pool *p, double t_end)
     for (size_t i = 0; i < p->n; i++)
         extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
     double t_stop = automatic ? 4.0 * extent / p->V + 1e6 * p->T : t_end;
+    /* the chains' rule: about 12 samples per contact time (δ* / (4V)), and at most
+     * 1000 frames over a given end time */
     double dt = p->out_interval > 0.0 ? p->out_interval
-                                      : (automatic ? 100.0 * p->T : t_end / 1000.0);
+                                      : fmax(0.25 * p->T, automatic ? 0.0 : t_end / 1000.0);
     CVodeSetStopTime(p->cvode, t_stop / p->T);
     p->t = 0.0;
     if ((rc = emit(p)) != CR_OK)
@@ -1254,7 +1422,7 @@ int cr_pool_run(cr_pool *p, double t_end)
             rc = emit(p);
             return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
-        double tout = fmin(k * dt, t_stop);
+        double tout = fmin((double)k * dt, t_stop);
         sunrealtype tret;
         int flag = CVode(p->cvode, tout / p->T, p->y, &tret, CV_NORMAL);
         p->t = tret * p->T;
@@ -1262,36 +1430,19 @@ int cr_pool_run(cr_pool *p, double t_end)
             return cvfail(p, "CVode", flag);
         CVodeGetQuad(p->cvode, &tret, p->yQ);
         if (flag == CV_ROOT_RETURN) {
-            int need = 0;
-            size_t first = p->nev;
-            if ((rc = handle_roots(p, &need)) != CR_OK)
+            if ((rc = after_roots(p, t_stop)) != CR_OK)
                 return rc;
-            if (p->ev_fn && p->nev > first &&
-                (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
-                return stopped(p, rc);
-            if (need && (rc = rebuild(p)) != CR_OK)
-                return rc;
-            if (need)
-                CVodeSetStopTime(p->cvode, t_stop / p->T);
-            if (automatic && pool_at_rest(p)) {
-                snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
-                if ((rc = emit(p)) != CR_OK)
-                    return stopped(p, rc);
-                break;
-            }
+            if (automatic && pool_at_rest(p))
+                return finish(p, "all contacts open and separating");
             continue;
         }
+        if (tout >= t_stop)
+            return finish(p, automatic ? "safety cap reached before the pool came apart"
+                                       : "end time reached");
         if ((rc = emit(p)) != CR_OK)
             return stopped(p, rc);
-        if (tout >= t_stop) {
-            snprintf(p->end_reason, sizeof p->end_reason, "%s",
-                     automatic ? "safety cap reached before the pool came apart"
-                               : "end time reached");
-            break;
-        }
         k++;
     }
-    return CR_OK;
 }
 
 /* ---- queries --------------------------------------------------------------- */
@@ -1348,11 +1499,13 @@ double cr_pool_kinetic_energy(const cr_pool *p)
 
 double cr_pool_potential_energy(const cr_pool *p)
 {
-    if (!p->y)
-        return 0.0;
-    const double *y = N_VGetArrayPointer(p->y);
+    const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
     double U = 0.0;
-    for (size_t s = 0; s < p->nslots; s++) {
+    /* the field's potential −m g·p, zero at the origin as for chains */
+    for (size_t i = 0; i < p->n && (p->gx != 0.0 || p->gy != 0.0); i++)
+        U -= p->m[i] * (p->gx * (p->x0[i] + (y ? p->L * y[4 * i] : 0.0)) +
+                        p->gy * (p->y0[i] + (y ? p->L * y[4 * i + 1] : 0.0)));
+    for (size_t s = 0; y && s < p->nslots; s++) {
         if (p->slot_contact[s] < 0)
             continue;
         double delta, rate, nx, ny, dist;
@@ -1563,49 +1716,6 @@ static void pe_destroy(void *e)
     free(pe);
 }
 
-/* The pool of a dim-2 model: its discs, walls with their laws, settings. */
-static cr_pool *pool_from_model(const cr_model *model, char *msg, size_t msglen)
-{
-    size_t n = cr_model_body_count(model);
-    cr_disc *d = malloc((n ? n : 1) * sizeof(cr_disc));
-    if (!d) {
-        cr_set_msg(msg, msglen, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double x[2], v[2];
-        cr_model_get_body(model, i, x, v);
-        d[i] = (cr_disc){cr_model_mass(model, i), cr_model_radius(model, i), x[0], x[1], v[0], v[1]};
-    }
-    cr_contact_params law;
-    if (n >= 2)
-        cr_model_pair_law(model, 0, 1, &law);
-    else
-        law = *cr_model_contact(model, 0);
-    cr_pool *p = cr_pool_create(n, d, &law, msg, msglen);
-    free(d);
-    if (!p)
-        return NULL;
-    for (size_t w = 0; w < cr_model_plane_count(model); w++) {
-        double nrm[2], off;
-        cr_contact_params wl;
-        cr_model_get_plane(model, w, nrm, &off);
-        cr_model_pair_law(model, 0, CR_WALL_BODY(w), &wl);
-        int rc = cr_pool_add_wall_law(p, nrm[0], nrm[1], off, &wl);
-        if (rc != CR_OK) {
-            cr_set_msg(msg, msglen, "wall %zu: %s", w, cr_pool_last_error(p));
-            cr_pool_destroy(p);
-            return NULL;
-        }
-    }
-    const cr_settings *set = cr_model_settings(model);
-    cr_pool_set_tolerances(p, set->rtol, set->atol);
-    cr_pool_set_linear_solver(p, (cr_pool_solver)set->solver);
-    if (set->skin > 0.0)
-        cr_pool_set_skin(p, set->skin);
-    return p;
-}
-
 static void *pe_create(const cr_model *model, cr_system *sys, char *msg, size_t msglen)
 {
     pool_engine *pe = calloc(1, sizeof(*pe));
@@ -1614,7 +1724,7 @@ static void *pe_create(const cr_model *model, cr_system *sys, char *msg, size_t 
         return NULL;
     }
     pe->sys = sys;
-    pe->pool = pool_from_model(model, msg, msglen);
+    pe->pool = cr_pool_create_from_model(model, msg, msglen);
     if (!pe->pool) {
         free(pe);
         return NULL;
@@ -1840,3 +1950,19 @@ const cr_engine_ops cr_pool_engine = {
     .stats = pe_stats,
     .scales = pe_scales,
 };
+
+int cr_pool_debug_check_jacobian(const cr_model *model, double t_stop, double *max_rel,
+                                 char *msg, size_t msglen)
+{
+    cr_pool *p = cr_pool_create_from_model(model, msg, msglen);
+    if (!p)
+        return CR_ERR_MODEL;
+    cr_pool_set_linear_solver(p, CR_SOLVER_KLU);
+    int rc = cr_pool_run(p, t_stop);
+    if (rc == CR_OK)
+        rc = cr_pool_check_jacobian(p, max_rel);
+    if (rc != CR_OK)
+        cr_set_msg(msg, msglen, "%s", cr_pool_last_error(p));
+    cr_pool_destroy(p);
+    return rc;
+}

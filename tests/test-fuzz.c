@@ -92,11 +92,6 @@ int main(void)
             cr_lawcase *lc = NULL;
             rc = cr_lawcase_parse(buf, len, "fuzz.yaml", &lc, msg, sizeof msg);
             cr_lawcase_destroy(lc);
-        } else if (cr_modelfile_is_pool(buf, len)) {
-            cr_pool *pool = NULL;
-            cr_pool_settings set;
-            rc = cr_modelfile_parse_pool(buf, len, "fuzz.yaml", &pool, &set, msg, sizeof msg);
-            cr_pool_destroy(pool);
         } else {
             cr_model *m = NULL;
             rc = cr_modelfile_parse(buf, len, "fuzz.yaml", &m, msg, sizeof msg);

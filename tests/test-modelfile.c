@@ -33,6 +33,171 @@ static void expect_message(const char *file, const char *line_tag, const char *f
         CHECK(strstr(msg, field) != NULL, "names the field '%s': %s", field, msg);
 }
 
+
+/* Hertz K = (4/3) E* √R*, 1/E* = Σ (1 − ν²)/E, 1/R* = Σ 1/R (a flat: R = ∞). */
+static double hertz_k(double E1, double nu1, double R1, double E2, double nu2, double R2)
+{
+    double Es = 1.0 / ((1 - nu1 * nu1) / E1 + (1 - nu2 * nu2) / E2);
+    double Rs = isinf(R2) ? R1 : R1 * R2 / (R1 + R2);
+    return 4.0 / 3.0 * Es * sqrt(Rs);
+}
+
+/* Pools are dim-2 models of the same schema. */
+static void pool_models(void)
+{
+    cr_model *m = load("pool-good.yaml", CR_OK);
+    if (!m)
+        return;
+    CHECK(cr_model_dimension(m) == 2 && cr_model_body_count(m) == 3, "dim 2, 3 bodies");
+    double x[2], v[2];
+    cr_model_get_body(m, 0, x, v);
+    CHECK(x[0] == 0.0 && x[1] == 0.05 && v[0] == 1.0 && v[1] == 0.0, "x: [x, y], v: [vx, vy]");
+    cr_model_get_body(m, 2, x, v);
+    CHECK(x[0] == 0.1 && v[0] == 0.0 && v[1] == 0.0, "v defaults to [0, 0]");
+    /* per-disc materials with unequal radii: K per pair from both radii */
+    cr_contact_params p;
+    cr_model_pair_law(m, 0, 1, &p);
+    CHECK_REL(p.K, hertz_k(2.1e11, 0.3, 0.01, 7.0e10, 0.33, 0.005), 1e-12,
+              "steel r 10 mm / aluminium r 5 mm: (4/3) E* sqrt(R*)");
+    CHECK(p.n == 1.5 && p.release == CR_RELEASE_FORCE && p.C == 0.0,
+          "Hertz, the default's release, C to be solved");
+    cr_model_pair_law(m, 2, 1, &p);
+    CHECK_REL(p.K, hertz_k(7.0e10, 0.33, 0.005, 2.1e11, 0.3, 0.02), 1e-12,
+              "aluminium r 5 mm / steel r 20 mm: (4/3) E* sqrt(R*)");
+    cr_model_pair_law(m, 0, 2, &p);
+    CHECK(p.K == 5.0e9 && p.n == 1.5 && p.release == CR_RELEASE_FORCE,
+          "pair [2, 0]: its own K, the rest from the default");
+    /* walls: a material (a flat of it), an own law */
+    cr_model_pair_law(m, 0, CR_WALL_BODY(0), &p);
+    CHECK_REL(p.K, hertz_k(2.1e11, 0.3, 0.01, 2.0e11, 0.29, INFINITY), 1e-12,
+              "disc on a wall of its own material: R* = r");
+    cr_model_pair_law(m, 1, CR_WALL_BODY(1), &p);
+    CHECK(p.K == 1.0e9 && p.n == 1.5 && p.C == 0.0, "the wall's own law");
+    double nrm[2], off;
+    cr_model_get_plane(m, 0, nrm, &off);
+    CHECK(cr_model_plane_count(m) == 2 && nrm[0] == 0.0 && nrm[1] == 1.0 && off == 0.0,
+          "walls: normal and offset");
+    double g[2];
+    cr_model_get_gravity_vector(m, g);
+    CHECK(g[0] == 0.0 && g[1] == -9.81 && cr_model_has_fields(m), "gravity as a vector");
+    double e, vr;
+    CHECK(cr_model_default_target(m, &e, &vr) && e == 0.9 && vr == 0.5, "restitution target");
+    const cr_settings *st = cr_model_settings(m);
+    CHECK(st->t_end == 0.05 && st->solver == CR_SOLVER_KLU && st->skin == 0.25 &&
+              st->jacobian_floor == 1e-7 && st->output_interval == 1e-4,
+          "pool settings and output honoured");
+    CHECK(cr_model_validate(m, msg, sizeof msg) == CR_ERR_MODEL, "uncalibrated refused: %s", msg);
+    CHECK(cr_calibrate_model(m, msg, sizeof msg) == CR_OK, "calibrate: %s", msg);
+    cr_model_pair_law(m, 0, 1, &p);
+    cr_contact_params pw;
+    cr_model_pair_law(m, 1, CR_WALL_BODY(1), &pw);
+    CHECK(p.C > 0.0 && pw.C > 0.0 && cr_model_validate(m, msg, sizeof msg) == CR_OK,
+          "calibrated: C = %g (discs 0-1), %g (disc 1, wall 1): %s", p.C, pw.C, msg);
+    cr_model_destroy(m);
+
+    /* the older layout: discs with x, y, vx, vy */
+    m = load("pool-discs.yaml", CR_OK);
+    if (m) {
+        cr_model_get_body(m, 0, x, v);
+        CHECK(cr_model_dimension(m) == 2 && x[1] == 0.5 && v[0] == 1.0 && v[1] == -0.5,
+              "discs layout = dim-2 bodies");
+        cr_model_get_plane(m, 0, nrm, &off);
+        CHECK(nrm[1] == 1.0 && off == 0.0, "wall normal made unit");
+        cr_model_pair_law(m, 0, 1, &p);
+        CHECK(p.K == 1e8 && p.C == 10.0 && p.m == 0.5, "one law for every pair");
+    }
+    cr_model_destroy(m);
+    /* Hertz from materials keeps the default's damping (Hunt–Crossley m = n here) */
+    static const char hc[] = "dim: 2\nbodies:\n  - {mass: 1, radius: 0.1, x: [0, 0]}\n"
+                             "  - {mass: 1, radius: 0.2, x: [0.5, 0]}\n"
+                             "contact: {material: {E: 2e11, nu: 0.3}, C: 5, m: 1.5}\n";
+    CHECK(cr_modelfile_parse(hc, strlen(hc), "hc.yaml", &m, msg, sizeof msg) == CR_OK, "%s", msg);
+    if (m) {
+        cr_model_pair_law(m, 0, 1, &p);
+        CHECK_REL(p.K, hertz_k(2e11, 0.3, 0.1, 2e11, 0.3, 0.2), 1e-12,
+                  "radii 0.1 and 0.2 m: (4/3) E* sqrt(R*)");
+        CHECK(p.C == 5.0 && p.m == 1.5, "the default's C and m kept (C %g, m %g)", p.C, p.m);
+    }
+    cr_model_destroy(m);
+    char path[512];
+    snprintf(path, sizeof path, "%s/../../models/pool-bernoulli.yaml", CR_TEST_DATA);
+    CHECK(cr_modelfile_load(path, &m, NULL, msg, sizeof msg) == CR_OK, "pool-bernoulli: %s", msg);
+    if (m) {
+        cr_model_pair_law(m, 0, CR_WALL_BODY(0), &p);
+        CHECK_REL(p.K, hertz_k(2.1e11, 0.3, 0.01, 2.1e11, 0.3, INFINITY), 1e-12,
+                  "contact.material: the wall is a flat of it");
+    }
+    cr_model_destroy(m);
+}
+
+/* Every pool error names file, line and field. */
+static void bad_pool(const char *text, const char *line_tag, const char *field, const char *why)
+{
+    cr_model *x = NULL;
+    int rc = cr_modelfile_parse(text, strlen(text), "pool.yaml", &x, msg, sizeof msg);
+    CHECK(rc == CR_ERR_MODEL && x == NULL, "refused with CR_ERR_MODEL (rc %d): %s", rc, msg);
+    cr_model_destroy(x);
+    expect_message("pool.yaml", line_tag, field);
+    CHECK(strstr(msg, why) != NULL, "says why ('%s'): %s", why, msg);
+}
+
+static void pool_errors(void)
+{
+    load("pool-overlap.yaml", CR_ERR_MODEL);
+    expect_message("pool-overlap.yaml", ":6:", "bodies[2].x");
+    CHECK(strstr(msg, "interpenetrates disc 0") != NULL, "names the other disc: %s", msg);
+    load("pool-outside.yaml", CR_ERR_MODEL);
+    expect_message("pool-outside.yaml", ":7:", "walls[1]");
+    CHECK(strstr(msg, "disc 0 lies outside") != NULL, "names the disc: %s", msg);
+    load("pool-normal.yaml", CR_ERR_MODEL);
+    expect_message("pool-normal.yaml", ":6:", "walls[0].normal");
+    CHECK(strstr(msg, "non-zero") && !strstr(msg, "check failed"), "a proper reason: %s", msg);
+
+    const char *head = "dim: 2\nbodies:\n  - {mass: 1, radius: 0.1, x: [0, 0], v: [1, 0]}\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s  - {mass: -1, radius: 0.1, x: [1, 0]}\n", head);
+    bad_pool(text, ":4:", "bodies[1].mass", "must be positive (got -1)");
+    snprintf(text, sizeof text, "%s  - {mass: 1, radius: 0.1, x: [1]}\n", head);
+    bad_pool(text, ":4:", "bodies[1].x", "two numbers");
+    snprintf(text, sizeof text, "%s  - {mass: 1, radius: 0.1, x: [1, 0], material: {E: 1e9, nu: 0.7}}\n",
+             head);
+    bad_pool(text, ":4:", "bodies[1].material.nu", "(-1, 0.5)");
+    snprintf(text, sizeof text, "%sfields:\n  pendulum: {length: 0.2}\nintegration: {t_end: 1}\n",
+             head);
+    bad_pool(text, ":5:", "fields.pendulum", "not available in dim 2");
+    snprintf(text, sizeof text, "%sfields: {gravity: -9.81}\nintegration: {t_end: 1}\n", head);
+    bad_pool(text, ":4:", "fields.gravity", "two numbers");
+    snprintf(text, sizeof text, "%sfields: {gravity: [0, -9.81]}\n", head);
+    bad_pool(text, ":4:", "integration.t_end", "give an end time");
+    snprintf(text, sizeof text, "%scontact:\n  K: 1e9\n  pairs:\n    - {between: [0, 3], K: 1e8}\n",
+             head);
+    bad_pool(text, ":7:", "contact.pairs[0].between", "two different bodies");
+    snprintf(text, sizeof text,
+             "%s  - {mass: 1, radius: 0.1, x: [1, 0]}\ncontact:\n  K: 1e9\n  pairs:\n"
+             "    - {between: [0, 1], restitution: 0.5}\n",
+             head);
+    bad_pool(text, ":8:", "contact.pairs[0].restitution", "every pair without C");
+    snprintf(text, sizeof text, "%swalls:\n  - {normal: [1, 0], offset: -1, contact: {K: -5}}\n",
+             head);
+    bad_pool(text, ":5:", "walls[0].contact.K", "must be positive (got -5)");
+    snprintf(text, sizeof text,
+             "%scontact: {material: {E: 2e11, nu: 0.3}}\nwalls:\n  - {normal: [1, 0], offset: -1, "
+             "contact: {C: 5}}\n",
+             head);
+    bad_pool(text, ":6:", "walls[0].contact", "K is needed");
+    bad_pool("dim: 2\nballs:\n  - {mass: 1, radius: 0.1, x: 0}\n", ":1:", "dim",
+             "dimension 1");
+    bad_pool("dim: 2\nchain: {count: 2, mass: 1, radius: 0.1}\n", ":1:", "dim", "dimension 1");
+    snprintf(text, sizeof text, "%slinks:\n  - {between: [0, 1], k: 1}\n", head);
+    bad_pool(text, ":5:", "links", "dim 1");
+    snprintf(text, sizeof text, "%sintegration: {solver: fast}\n", head);
+    bad_pool(text, ":4:", "integration.solver", "auto, klu or gmres");
+    bad_pool("balls:\n  - {mass: 1, radius: 0.1, x: 0}\nintegration: {skin: 0.3}\n", ":3:",
+             "integration.skin", "dim 2");
+    bad_pool("balls:\n  - {mass: 1, radius: 0.1, x: 0}\nwalls:\n  - {normal: [1, 0], offset: 0}\n",
+             ":4:", "walls", "dim 2");
+}
+
 int main(void)
 {
     /* good files */
@@ -173,5 +338,7 @@ int main(void)
                              sizeof msg) == CR_ERR_MODEL,
           "zero radius refused");
     expect_message("inline.yaml", ":1:", "radius");
+    pool_models();
+    pool_errors();
     return tu_finish("test-modelfile");
 }

@@ -331,14 +331,13 @@ static void print_pool_json(const cr_pool *pool, const cr_pool_monitor *mon, dou
     printf("]}\n");
 }
 
-static int run_pool(const char *path, const char *text, size_t len, const char *out, int quiet,
-                    int json)
+static int run_pool(const char *path, const char *text, const cr_model *model, const char *out,
+                    int quiet, int json)
 {
     char msg[1024];
-    cr_pool *pool = NULL;
-    cr_pool_settings set;
-    if (cr_modelfile_parse_pool(text, len, path, &pool, &set, msg, sizeof msg) != CR_OK) {
-        tools_error("%s", msg);
+    cr_pool *pool = cr_pool_create_from_model(model, msg, sizeof msg);
+    if (!pool) {
+        tools_error("%s: %s", path, msg);
         return EXIT_INPUT;
     }
     double E0 = cr_pool_kinetic_energy(pool), px0, py0;
@@ -350,11 +349,12 @@ static int run_pool(const char *path, const char *text, size_t len, const char *
         return EXIT_RUN;
     }
     cr_pool_monitor *mon = cr_pool_monitor_create(pool);
-    cr_pool_set_output(pool, 0.0, cr_store_pool_output_callback, store);
+    cr_pool_set_output(pool, cr_model_settings(model)->output_interval,
+                       cr_store_pool_output_callback, store);
     running_pool = pool;
     catch_interrupts();
     double t0 = tools_now();
-    int rc = cr_pool_run(pool, set.t_end);
+    int rc = cr_pool_run(pool, cr_model_settings(model)->t_end);
     double wall = tools_now() - t0;
     running_pool = NULL;
     if (rc != CR_OK && rc != CR_ERR_INTERRUPTED) {
@@ -486,11 +486,6 @@ static int cmd_run(int argc, char **argv)
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
-    if (cr_modelfile_is_pool(text, len)) {
-        int st = run_pool(path, text, len, out, quiet || json, json);
-        free(text);
-        return st;
-    }
     if (cr_modelfile_parse(text, len, path, &model, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
         free(text);
@@ -501,6 +496,12 @@ static int cmd_run(int argc, char **argv)
         cr_model_destroy(model);
         free(text);
         return EXIT_INPUT;
+    }
+    if (cr_model_dimension(model) == 2) {
+        int st = run_pool(path, text, model, out, quiet || json, json);
+        cr_model_destroy(model);
+        free(text);
+        return st;
     }
     cr_sim *sim = cr_sim_create(model, msg, sizeof msg);
     if (!sim) {

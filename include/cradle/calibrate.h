@@ -29,8 +29,12 @@ CR_EXPORT int cr_calibrate_damping(const cr_contact_params *law, double mu, doub
                                    double e_target, double *C, char *msg, size_t msglen);
 
 /**
- * Fills C for every pair of @p model that carries a restitution target
- * (cr_model_set_contact_target), reusing solutions for identical pairs.
+ * Solves the damping of every pair of @p model that has a restitution target:
+ * dim 1, each pair with cr_model_set_contact_target (C set on the pair; identical
+ * neighbours share the answer); dim 2, the default target
+ * (cr_model_set_default_target) for every pair without a damping of its own, one
+ * solve per distinct law and reduced mass (pairs of body kinds, explicit pairs,
+ * bodies against walls; cr_model_add_solved_damping), never per pair of discs.
  */
 CR_EXPORT int cr_calibrate_model(cr_model *model, char *msg, size_t msglen);
 

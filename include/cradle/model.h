@@ -101,6 +101,9 @@ CR_EXPORT int cr_model_get_plane(const cr_model *model, size_t w, double *normal
 /** Sets a wall's material (E, ν): a flat of that material for Hertz pair laws. */
 CR_EXPORT int cr_model_set_plane_material(cr_model *model, size_t w, double E, double nu);
 
+/** @return 1 and the material of wall @p w, or 0. */
+CR_EXPORT int cr_model_plane_material(const cr_model *model, size_t w, double *E, double *nu);
+
 /** Uniform gravity, dim components, m/s². */
 CR_EXPORT int cr_model_set_gravity_vector(cr_model *model, const double *g);
 CR_EXPORT void cr_model_get_gravity_vector(const cr_model *model, double *g);
@@ -143,6 +146,11 @@ CR_EXPORT int cr_model_add_solved_damping(cr_model *model, const cr_contact_para
                                           double mu, double C);
 /** Frees a model; accepts NULL. */
 CR_EXPORT void cr_model_destroy(cr_model *model);
+/**
+ * A deep copy of @p model (engines keep one: the model may be destroyed after
+ * cr_system_create). @return NULL when out of memory.
+ */
+CR_EXPORT cr_model *cr_model_copy(const cr_model *model);
 
 /**
  * Appends a ball. Balls must come in increasing position.
@@ -153,7 +161,8 @@ CR_EXPORT int cr_model_add_ball(cr_model *model, double mass, double radius, dou
 CR_EXPORT size_t cr_model_body_count(const cr_model *model);
 
 /**
- * Appends a fixed wall at @p x (a body of zero radius that never moves).
+ * dim 1: appends a fixed wall at @p x (a body of zero radius that never moves;
+ * dim 2 has half-plane walls, cr_model_add_plane).
  * @return its index (≥ 0), or a negative error code.
  */
 CR_EXPORT int cr_model_add_wall(cr_model *model, double x);
@@ -172,8 +181,9 @@ CR_EXPORT int cr_model_set_contact_enabled(cr_model *model, size_t c, int enable
 /** dim 1: uniform acceleration along +x (e.g. −9.81 for a column with x up), m/s². */
 CR_EXPORT int cr_model_set_gravity(cr_model *model, double g);
 /**
- * Hangs body @p i on a string of @p length from a pivot at arc coordinate
+ * dim 1: hangs body @p i on a string of @p length from a pivot at arc coordinate
  * @p pivot, in a field @p g (> 0): acceleration −g sin((x − pivot)/length).
+ * CR_ERR_INVALID in dim 2 (the arc coordinate is a 1-D idea).
  */
 CR_EXPORT int cr_model_set_pendulum(cr_model *model, size_t i, double pivot, double length,
                                     double g);
@@ -199,6 +209,8 @@ CR_EXPORT int cr_model_contact_target(const cr_model *model, size_t c, double *e
 
 /** Sets the contact law used by every pair without its own. */
 CR_EXPORT int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p);
+/** The law used by every pair without its own (nor materials, nor a wall's law). */
+CR_EXPORT const cr_contact_params *cr_model_default_contact(const cr_model *model);
 /** Sets the law of contact @p c (between balls c and c + 1); the balls must exist. */
 CR_EXPORT int cr_model_set_contact(cr_model *model, size_t c, const cr_contact_params *p);
 
@@ -236,8 +248,10 @@ CR_EXPORT cr_model *cr_model_subchain(const cr_model *model, size_t first, size_
 
 /**
  * Checks the physics before anything is integrated: finite numbers, positive
- * masses and radii, increasing positions, no initial interpenetration beyond
- * CR_GEOM_TOL, valid contact laws and settings.
+ * masses and radii, valid contact laws and settings, solved restitution
+ * targets; dim 1: increasing positions, no initial interpenetration beyond
+ * CR_GEOM_TOL; dim 2: every body inside every wall (overlaps between discs
+ * are found by the pool engine's first neighbour search, O(N log N)).
  * @return CR_OK, or CR_ERR_MODEL with a one-line reason in @p msg.
  */
 CR_EXPORT int cr_model_validate(const cr_model *model, char *msg, size_t msglen);

@@ -1,6 +1,8 @@
 /**
  * @file modelfile.h
- * @brief YAML model files (schema in docs/model-format.md) → cr_model.
+ * @brief YAML model files (schema in docs/model-format.md) → cr_model, one
+ * schema for every dimension: chains (dim 1) and planar pools (dim 2). No
+ * parser builds a simulator: cr_system_create takes the model.
  *
  * Every error is one line naming the file, the line and the field:
  * `models/bad.yaml:7: balls[1].mass: must be positive (got -1)`.
@@ -10,7 +12,6 @@
 
 #include "cradle/common.h"
 #include "cradle/model.h"
-#include "cradle/pool.h"
 
 /**
  * Parses and validates the model in @p text (@p len bytes); @p filename is used
@@ -28,22 +29,5 @@ CR_EXPORT int cr_modelfile_parse(const char *text, size_t len, const char *filen
  */
 CR_EXPORT int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *msg,
                                 size_t msglen);
-
-/** @return 1 when @p text describes a planar pool (a top-level `discs:` list). */
-CR_EXPORT int cr_modelfile_is_pool(const char *text, size_t len);
-
-/** Settings of a pool run read from its model file. */
-typedef struct {
-    double t_end; /**< s; ≤ 0: automatic */
-    double rtol, atol;
-} cr_pool_settings;
-
-/**
- * Parses a planar pool (docs/model-format.md, "Pools"): discs, walls, one
- * contact law, integration settings. Errors name file, line and field.
- */
-CR_EXPORT int cr_modelfile_parse_pool(const char *text, size_t len, const char *filename,
-                                      cr_pool **out, cr_pool_settings *settings, char *msg,
-                                      size_t msglen);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "cradle/common.h"
 #include "cradle/contact.h"
+#include "cradle/model.h"
 #include "cradle/sim.h"
 
 typedef struct cr_pool cr_pool;
@@ -27,11 +28,15 @@ typedef struct {
 } cr_disc;
 
 /**
- * Validates and copies the discs (positive mass and radius, finite numbers).
- * Overlaps beyond CR_GEOM_TOL of the smaller radius are found by the first
- * neighbour search: cr_pool_run refuses them with CR_ERR_MODEL before it
- * integrates anything. @return NULL with the reason.
+ * The pool of a dim-2 model (validated first): its discs, walls, gravity, pair
+ * laws (each contact takes cr_model_pair_law when it first appears) and
+ * settings. Keeps its own copy of the model. Overlaps beyond CR_GEOM_TOL of the
+ * smaller radius are found by the first neighbour search: cr_pool_run refuses
+ * them with CR_ERR_MODEL before it integrates anything. @return NULL with the
+ * reason.
  */
+CR_EXPORT cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen);
+/** A pool of @p n discs with one contact law (a dim-2 model built on the spot). */
 CR_EXPORT cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params *law,
                                   char *msg, size_t msglen);
 CR_EXPORT void cr_pool_destroy(cr_pool *p);
@@ -46,24 +51,20 @@ CR_EXPORT int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
 CR_EXPORT int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
                                    const cr_contact_params *law);
 CR_EXPORT int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
-/** Linear solver of the Newton iterations. */
-typedef enum {
-    CR_POOL_SOLVER_AUTO = 0, /**< KLU below 2000 discs, GMRES above */
-    CR_POOL_SOLVER_KLU,      /**< sparse direct (SuiteSparse KLU): exact, fill-in ~N^1.5 */
-    CR_POOL_SOLVER_GMRES     /**< SPGMR with a per-disc 4×4 block preconditioner: O(N) */
-} cr_pool_solver;
-CR_EXPORT int cr_pool_set_linear_solver(cr_pool *p, cr_pool_solver solver);
+/** Linear solver of the Newton iterations (cr_linear_solver, model.h). */
+CR_EXPORT int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver);
 /** Neighbour-list skin relative to the largest radius (default 0.5). */
 CR_EXPORT int cr_pool_set_skin(cr_pool *p, double rel_skin);
 /**
  * Integrates to @p t_end (s). With t_end ≤ 0 the run ends when no contact is
  * loaded and no pair of discs (nor disc and wall) approaches on a collision
- * course; that check is O(N²) and limited to N ≤ 2000.
+ * course; that check is O(N²) and limited to N ≤ 2000; with gravity an end
+ * time is needed.
  */
 CR_EXPORT int cr_pool_run(cr_pool *p, double t_end);
 /** Called at t = 0, every output interval and the end; non-zero stops the run. */
 typedef int (*cr_pool_output_fn)(const cr_pool *pool, void *user);
-/** Output interval in s (≤ 0: t_end/1000, or 100 characteristic times when automatic). */
+/** Output interval in s (≤ 0: δ* /(4V), but at least t_end/1000 when t_end is given). */
 CR_EXPORT int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user);
 /** Async-signal-safe: asks a running cr_pool_run to stop (CR_ERR_INTERRUPTED). */
 CR_EXPORT void cr_pool_request_stop(cr_pool *p);
@@ -122,5 +123,11 @@ CR_EXPORT int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *
  * Call after cr_pool_run with the KLU solver (CR_ERR_INVALID otherwise).
  */
 CR_EXPORT int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
+/**
+ * Diagnostic hook for tests: builds the pool of @p model, runs it to @p t_stop
+ * and compares its Jacobian there (cr_pool_check_jacobian; KLU is forced).
+ */
+CR_EXPORT int cr_pool_debug_check_jacobian(const cr_model *model, double t_stop,
+                                           double *max_rel, char *msg, size_t msglen);
 
 #endif
