@@ -231,7 +231,7 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double d = delta / p->L;
         gs[0] = d - ETA;
-        gs[1] = d > ETA ? cr_root_nonzero(rate / p->V) : 1.0;
+        gs[1] = d > ETA ? rate / p->V : 1.0;
         if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA) {
             gs[2] = cr_contact_release_function(lw, delta, rate, p->L);
         } else {
@@ -243,6 +243,8 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
         g[3 * p->nslots + i] = h * h - (dx * dx + dy * dy);
     }
+    for (size_t q = 0; q < 3 * p->nslots + p->n; q++)
+        g[q] = cr_root_nonzero(g[q]);
     return 0;
 }
 
