@@ -34,10 +34,12 @@ cflags="-O2 -g -fcommon"
 
 say() { echo "install-deps: SUNDIALS: $*"; }
 # A build directory configured before this build existed keeps the system
-# package (meson looks for build-deps/sundials when it configures).
+# package (meson looks for build-deps/sundials when it configures), unless it
+# was asked for with -Dsundials_prefix.
 stale_build_dir() {
     if [ -f "$root/build/build.ninja" ] &&
-        ! grep -q "build-deps/sundials/lib" "$root/build/build.ninja"; then
+        ! grep -q "build-deps/sundials/lib" "$root/build/build.ninja" &&
+        ! grep -q "^sundials_prefix = " "$root/build/meson-private/cmd_line.txt" 2>/dev/null; then
         echo "; build/ links the system one until \`meson setup --reconfigure build\`"
     fi
 }
@@ -63,6 +65,15 @@ upver=${upver%%+*}
 upver=${upver%%-*}
 stamp="$srcpkg $srcver recipe $recipe cflags $cflags"
 
+mkdir -p "$deps" || fallback "cannot create $deps"
+# The build area is never committed; a .gitignore inside keeps it out of git.
+[ -f "$deps/.gitignore" ] || echo '*' > "$deps/.gitignore"
+# Two install steps at once (quickstart and tests in parallel) take turns.
+if command -v flock >/dev/null 2>&1; then
+    exec 9> "$deps/sundials.lock"
+    flock 9
+fi
+
 if [ -f "$prefix/cradle-build.stamp" ] && [ "$(cat "$prefix/cradle-build.stamp")" = "$stamp" ]; then
     say "optimised static $upver (build-deps/sundials), already built$(stale_build_dir)"
     exit 0
@@ -76,9 +87,6 @@ if [ ! -f /usr/include/suitesparse/klu.h ] || [ ! -f "/usr/lib/$ma/libklu.so" ];
     fallback "KLU headers or library missing (libsuitesparse-dev)"
 fi
 
-mkdir -p "$deps" || fallback "cannot create $deps"
-# The build area is never committed; a .gitignore inside keeps it out of git.
-[ -f "$deps/.gitignore" ] || echo '*' > "$deps/.gitignore"
 rm -rf "$work" "$prefix.new"
 mkdir -p "$work/apt/sources.list.d" "$work/apt/lists/partial" \
     "$work/apt/cache/archives/partial" "$work/src" || fallback "cannot create $work"
