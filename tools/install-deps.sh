@@ -1,5 +1,7 @@
 #!/bin/sh
-# Installs the Debian packages cradle needs to build, test and run.
+# Installs the Debian packages cradle needs to build, test and run, then builds
+# an optimised SUNDIALS from Debian's own source (tools/build-sundials.sh; it
+# falls back to the system package and says which one the build will use).
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -11,6 +13,7 @@ ninja-build
 pkg-config
 cmake
 libsundials-dev
+libsuitesparse-dev
 libhdf5-dev
 hdf5-tools
 valgrind
@@ -30,15 +33,16 @@ done
 
 if [ -z "$missing" ]; then
     echo "install-deps: all packages present"
-    exit 0
+else
+    SUDO=""
+    if [ "$(id -u)" -ne 0 ]; then
+        SUDO="sudo"
+    fi
+
+    echo "install-deps: installing$missing"
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO="sudo"
-fi
-
-echo "install-deps: installing$missing"
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+sh "$(dirname "$0")/build-sundials.sh"
