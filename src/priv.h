@@ -23,6 +23,11 @@
  * carries below this overlap is at most CR_WAKE_FRACTION^n of the pulse's. */
 #define CR_WAKE_FRACTION 1e-6
 
+/* Trajectory rows a run writes at most over a given end time (an explicit
+ * interval that asks for more is refused; past this many rows the interval is
+ * widened tenfold). 1e7 rows of a 5-ball chain are ~1 GB uncompressed. */
+#define CR_MAX_OUTPUT_ROWS 10000000
+
 /* CVODE stops with CV_ILL_INPUT ("Root found at and very near t") when a root
  * function is exactly 0 at a located root and again just after it. That happens
  * in real states: behind a pulse two beads of a loaded contact can carry

@@ -755,6 +755,124 @@ static double safety_cap(const cr_sim *s)
     return 2.0 * gap / s->V + 1e6 * s->T + s->settle;
 }
 
+/* When the run stops next and what it writes. */
+typedef struct {
+    int automatic;  /* t_end ≤ 0: ends by the rule */
+    int sparse;     /* automatic sampling of a free chain: nothing written in free flight */
+    int coarsened;  /* the row budget was reached: dt widened */
+    double t_stop, dt, next, pending;
+    long rows;
+} run_plan;
+
+/* The default sampling: ~12 samples per contact duration, but no more than
+ * about 1000 frames over a given end time (long chains write N columns a
+ * frame); in free flight (no contact loaded, no field, no link) no rows at all:
+ * a free flight needs none beyond its ends. An explicit interval is honoured, up
+ * to CR_MAX_OUTPUT_ROWS over a given end time. */
+static int plan_run(cr_sim *s, double t_end, run_plan *p)
+{
+    p->automatic = t_end <= 0.0;
+    p->t_stop = p->automatic ? safety_cap(s) : t_end;
+    p->dt = s->out_interval > 0.0 ? s->out_interval
+                                   : fmax(0.25 * s->T, p->automatic ? 0.0 : t_end / 1000.0);
+    p->sparse = s->out_interval <= 0.0 && !s->has_fields && s->settle == 0.0;
+    p->coarsened = 0;
+    p->next = p->dt;
+    p->pending = INFINITY;
+    p->rows = 1;
+    if (!p->automatic && t_end / p->dt > CR_MAX_OUTPUT_ROWS) {
+        cr_set_msg(s->err, sizeof s->err,
+                   "output interval %g s asks for %.3g rows up to t_end = %g s (at most %d)",
+                   p->dt, t_end / p->dt, t_end, CR_MAX_OUTPUT_ROWS);
+        return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
+/* The next output time after @p t; t is CVODE's time times T, which can fall an
+ * ulp short of the output time it was asked for. */
+static void skip_past(run_plan *p, double t)
+{
+    while (p->next <= t * (1.0 + 1e-12))
+        p->next += p->dt;
+}
+
+/* Some contact is loaded and awake: something is happening. */
+static int contacts_busy(const cr_sim *s)
+{
+    for (size_t c = 0; c < s->nc; c++)
+        if (!s->quiet[c] && cr_sim_contact_loaded(s, c))
+            return 1;
+    return 0;
+}
+
+static double next_stop(const cr_sim *s, const run_plan *p)
+{
+    /* in free flight the next root return (a closing) or the end comes first */
+    if (p->sparse && !contacts_busy(s))
+        return fmin(p->t_stop, p->pending);
+    return fmin(fmin(p->next, p->t_stop), p->pending);
+}
+
+/* The automatic end after a root return: at rest (held for the settling time
+ * when links ring). */
+static int after_roots(cr_sim *s, run_plan *p, int *done)
+{
+    size_t first = s->nev;
+    int rc = handle_roots(s);
+    if (rc != CR_OK)
+        return rc;
+    if (s->ev_fn && s->nev > first &&
+        (rc = listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
+        return rc;
+    skip_past(p, s->t); /* free flight skipped outputs: resume after now */
+    if (!p->automatic)
+        return CR_OK;
+    int rest = chain_at_rest(s);
+    if (rest && s->settle == 0.0) {
+        snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
+        *done = 1;
+        return emit(s);
+    }
+    if (rest && !isfinite(p->pending))
+        p->pending = s->t + s->settle;
+    else if (!rest)
+        p->pending = INFINITY;
+    return CR_OK;
+}
+
+/* A return at an output time, the end time or the settling deadline. */
+static int after_output(cr_sim *s, run_plan *p, int flag, double tout, int *done)
+{
+    if (s->t >= p->pending) {
+        if (chain_at_rest(s)) {
+            snprintf(s->end_reason, sizeof s->end_reason,
+                     "all contacts open and separating for the settling time");
+            *done = 1;
+            return emit(s);
+        }
+        p->pending = INFINITY;
+        return CR_OK;
+    }
+    int rc = emit(s);
+    if (rc != CR_OK)
+        return rc;
+    if (flag == CV_TSTOP_RETURN || tout >= p->t_stop) {
+        snprintf(s->end_reason, sizeof s->end_reason, "%s",
+                 p->automatic ? "safety cap reached before the chain came apart"
+                              : "end time reached");
+        *done = 1;
+        return CR_OK;
+    }
+    if (++p->rows >= CR_MAX_OUTPUT_ROWS && !p->coarsened) {
+        /* keep going, writing ten times less: the file stays bounded */
+        p->dt *= 10.0;
+        p->coarsened = 1;
+    }
+    skip_past(p, s->t);
+    return s->stop_requested ? CR_ERR_INTERRUPTED : CR_OK;
+}
+
 int cr_sim_run(cr_sim *s, double t_end)
 {
     CR_CHECK(s && isfinite(t_end), s ? s->err : NULL, CR_ERR_INVALID);
@@ -773,25 +891,19 @@ int cr_sim_run(cr_sim *s, double t_end)
             cr_set_msg(s->err, sizeof s->err, "out of memory setting up CVODES");
         return rc;
     }
-    int automatic = t_end <= 0.0;
-    double t_stop = automatic ? safety_cap(s) : t_end;
-    /* default sampling: ~12 samples per contact duration, but no more than about
-     * 1000 frames over a given end time (long chains write N columns a frame) */
-    double dt = s->out_interval > 0.0 ? s->out_interval
-                                      : fmax(0.25 * s->T, automatic ? 0.0 : t_end / 1000.0);
-    CVodeSetStopTime(s->cvode, t_stop / s->T);
+    run_plan plan;
+    if ((rc = plan_run(s, t_end, &plan)) != CR_OK)
+        return rc;
+    CVodeSetStopTime(s->cvode, plan.t_stop / s->T);
 
     s->t = 0.0;
     if ((rc = emit(s)) != CR_OK)
         goto interrupted;
-    if (automatic && chain_at_rest(s)) {
+    if (plan.automatic && chain_at_rest(s)) {
         snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
         return CR_OK;
     }
-    /* with links the chain must stay at rest for the settling time: rods whose
-     * centres of mass separate can still touch again while their waves ring */
-    double pending = INFINITY;
-    for (long k = 1;;) {
+    for (int done = 0; !done;) {
         /* a stop request is honoured at once, between any two returns */
         if (s->stop_requested) {
             rc = emit(s);
@@ -799,62 +911,26 @@ int cr_sim_run(cr_sim *s, double t_end)
                 rc = CR_ERR_INTERRUPTED;
             goto interrupted;
         }
-        double tout = fmin(fmin(k * dt, t_stop), pending);
+        double tout = next_stop(s, &plan);
         sunrealtype tret;
         int flag = CVode(s->cvode, tout / s->T, s->y, &tret, CV_NORMAL);
         s->t = tret * s->T;
-        if (flag < 0) {
+        if (flag < 0)
             return cvode_fail(s, "CVode", flag);
-        }
         CVodeGetQuad(s->cvode, &tret, s->yQ);
         if (flag == CV_ROOT_RETURN) {
-            size_t first = s->nev;
-            if ((rc = handle_roots(s)) != CR_OK)
+            rc = after_roots(s, &plan, &done);
+            if (rc == CR_ERR_SOLVER || rc == CR_ERR_NOMEM)
                 return rc;
-            if (s->ev_fn && s->nev > first &&
-                (rc = listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
-                goto interrupted;
-            if (automatic) {
-                int rest = chain_at_rest(s);
-                if (rest && s->settle == 0.0) {
-                    snprintf(s->end_reason, sizeof s->end_reason,
-                             "all contacts open and separating");
-                    if ((rc = emit(s)) != CR_OK)
-                        goto interrupted;
-                    break;
-                }
-                if (rest && !isfinite(pending))
-                    pending = s->t + s->settle;
-                else if (!rest)
-                    pending = INFINITY;
-            }
-            continue;
+        } else {
+            rc = after_output(s, &plan, flag, tout, &done);
         }
-        if (s->t >= pending) {
-            if (chain_at_rest(s)) {
-                snprintf(s->end_reason, sizeof s->end_reason,
-                         "all contacts open and separating for the settling time");
-                if ((rc = emit(s)) != CR_OK)
-                    goto interrupted;
-                break;
-            }
-            pending = INFINITY;
-            continue;
-        }
-        if ((rc = emit(s)) != CR_OK)
+        if (rc != CR_OK)
             goto interrupted;
-        if (flag == CV_TSTOP_RETURN || tout >= t_stop) {
-            snprintf(s->end_reason, sizeof s->end_reason,
-                     automatic ? "safety cap reached before the chain came apart"
-                               : "end time reached");
-            break;
-        }
-        if (s->stop_requested) {
-            rc = CR_ERR_INTERRUPTED;
-            goto interrupted;
-        }
-        k++;
     }
+    if (plan.coarsened)
+        snprintf(s->end_reason + strlen(s->end_reason), sizeof s->end_reason - strlen(s->end_reason),
+                 " (output interval widened to %.3g s after %d rows)", plan.dt, CR_MAX_OUTPUT_ROWS);
     return CR_OK;
 interrupted:
     if (rc == CR_ERR_INTERRUPTED) {
