@@ -23,7 +23,8 @@
 struct cr_impact {
     size_t n, m;
     double *M, *L, *W, *MiW, *G, *what, *u, *gamma;
-    double T; /* pre-impact kinetic energy */
+    double T;  /* pre-impact kinetic energy */
+    double Ts; /* the same with u⁻ / vscale: energy ratios neither overflow nor underflow */
     double vscale;
     int prepared;
     long bad_contact; /* the contact prepare() refused, −1 for M, −2 for u⁻ */
@@ -293,13 +294,19 @@ const char *cr_impact_last_error(const cr_impact *imp)
     return imp ? imp->err : "no impact configuration";
 }
 
-static double kinetic(const cr_impact *imp, const double *v)
+/* ½ (v/s)ᵀ M (v/s) */
+static double kinetic_scaled(const cr_impact *imp, const double *v, double s)
 {
     double T = 0.0;
     for (size_t i = 0; i < imp->n; i++)
         for (size_t j = 0; j < imp->n; j++)
-            T += 0.5 * v[i] * CR_AT(imp->M, imp->n, i, j) * v[j];
+            T += 0.5 * (v[i] / s) * CR_AT(imp->M, imp->n, i, j) * (v[j] / s);
     return T;
+}
+
+static double kinetic(const cr_impact *imp, const double *v)
+{
+    return kinetic_scaled(imp, v, 1.0);
 }
 
 static int refuse(cr_impact *imp, long contact, const char *why)
@@ -352,15 +359,21 @@ static int prepare(cr_impact *imp)
                                       "velocity)", c);
             return refuse(imp, (long)c, why);
         }
-        if (!isfinite(gcc) || !isfinite(g)) {
-            snprintf(why, sizeof why, "contact %zu: the relative velocity or the Delassus "
-                                      "matrix overflows (values near 1e308)", c);
+        if (!isfinite(gcc)) {
+            snprintf(why, sizeof why, "contact %zu: WᵀM⁻¹W overflows (masses near 1e-308 "
+                                      "or gradients near 1e308)", c);
             return refuse(imp, (long)c, why);
+        }
+        if (!isfinite(g)) {
+            snprintf(why, sizeof why, "contact %zu: the relative velocity overflows "
+                                      "(velocities or gradients near 1e308)", c);
+            return refuse(imp, -2, why);
         }
     }
     if (imp->vscale == 0.0)
         imp->vscale = 1.0;
     imp->T = kinetic(imp, imp->u);
+    imp->Ts = kinetic_scaled(imp, imp->u, imp->vscale);
     if (!isfinite(imp->T) || !isfinite(imp->vscale))
         return refuse(imp, -2, "the kinetic energy overflows (masses or velocities near "
                                "1e308)");
@@ -482,7 +495,7 @@ static int result_push(cr_law_result *r, const cr_impact *imp, const double *u, 
     }
     memcpy(r->u + r->count * r->n, u, r->n * sizeof(double));
     memcpy(r->P + r->count * r->m, P, r->m * sizeof(double));
-    r->ratio[r->count] = imp->T > 0.0 ? kinetic(imp, u) / imp->T : NAN;
+    r->ratio[r->count] = imp->Ts > 0.0 ? kinetic_scaled(imp, u, imp->vscale) / imp->Ts : NAN;
     r->count++;
     return CR_OK;
 }
@@ -1350,7 +1363,7 @@ static void refuse_non_finite(const cr_impact *imp, cr_law_result *r)
 {
     for (size_t k = 0; k < r->count; k++) {
         int bad = !all_finite(r->u + k * r->n, r->n) || !all_finite(r->P + k * r->m, r->m) ||
-                  (imp->T > 0.0 && !isfinite(r->ratio[k]));
+                  (imp->Ts > 0.0 && !isfinite(r->ratio[k]));
         if (bad) {
             r->count = 0;
             r->status = CR_LAW_SOLVER_FAILED;
