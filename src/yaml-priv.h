@@ -19,6 +19,10 @@ typedef struct {
  * "file:line[:col]: reason". cr_yaml_parse calls it first.
  */
 int cr_yaml_check_text(cr_yaml_ctx *ps, const char *text, size_t len);
+/* The text of a scalar node, NULL for anything else and for single-quoted text with
+ * '' escapes or folded lines, whose text libfyaml 0.7.12 leaks when asked (use this,
+ * not fy_node_get_scalar0, for anything read from a user's file). */
+const char *cr_yaml_text(struct fy_node *n);
 /* 1-based line of a node (of its first key for a mapping), 0 when unknown (an empty list). */
 int cr_yaml_line(struct fy_node *n);
 /* Line of `key` in `map`: its value's, else the key's own; 0 when absent. */

@@ -1,5 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages cradle needs to build, test and run.
+# clang-14 and libclang-rt-14-dev: the sanitizer and libFuzzer build of
+# tools/test.sh (the fuzzer runtime is only a recommended package of clang, and
+# --no-install-recommends below would leave it out). python3: JSON checks of the tests.
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -19,6 +22,9 @@ liblapacke-dev
 libopenblas-dev
 libsiconos-numerics-dev
 libjson-c-dev
+clang-14
+libclang-rt-14-dev
+python3
 "
 
 missing=""

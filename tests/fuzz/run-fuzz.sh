@@ -16,7 +16,7 @@ mkdir -p "$artifacts"
 # -timeout: one input taking 10 s is a hang; -rss_limit_mb: the readers' caps
 # keep memory far below 2 GB; leaks count as failures (LeakSanitizer).
 "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" "$scratch" "$corpus" > "$scratch/log" 2>&1
+    -dict="$(dirname "$0")/yaml.dict" -artifact_prefix="$artifacts/" "$scratch" "$corpus" > "$scratch/log" 2>&1
 status=$?
 grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$scratch/log" | tail -1
 grep -E "^stat::(number_of_executed_units|peak_rss_mb)|^Done " "$scratch/log"
