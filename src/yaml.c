@@ -164,14 +164,16 @@ static int has_content(const char *p, const char *eol)
     return p < eol && *p != '#';
 }
 
-/*
- * The raw text, before libfyaml: UTF-8 only, printable, one document, only the
- * %YAML and %TAG directives. Debian's libfyaml 0.7.12 loops forever in
- * fy_scan_directive on a '%' line followed by invalid UTF-8, reports a NUL as a
- * missing comma and builds the first document of several without a word; an
- * empty file is a bare "syntax error". Each of these gets its own message here.
- */
-int cr_yaml_check_text(cr_yaml_ctx *ps, const char *text, size_t len)
+/* Whether the line [p, eol) is a comment (the text need not end in a NUL). */
+static int is_comment(const char *p, const char *eol)
+{
+    while (p < eol && (*p == ' ' || *p == '\t'))
+        p++;
+    return p < eol && *p == '#';
+}
+
+/* Encoding: UTF-8 (a UTF-8 byte-order mark is fine), YAML-printable characters only. */
+static int check_encoding(cr_yaml_ctx *ps, const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
     if (len >= 2 && ((s[0] == 0xff && s[1] == 0xfe) || (s[0] == 0xfe && s[1] == 0xff)))
@@ -198,30 +200,48 @@ int cr_yaml_check_text(cr_yaml_ctx *ps, const char *text, size_t len)
             line++, col = 0;
         i += k;
     }
-    /* line structure: directives, document markers, content */
-    int content = 0, started = 0, ended = 0, comments = 0, last = 1;
-    line = 1;
+    return CR_OK;
+}
+
+/* A directive line: only %YAML and %TAG, and only before the content. */
+static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int line,
+                           int content)
+{
+    size_t n = (size_t)(eol - p);
+    int yaml = n >= 5 && strncmp(p, "%YAML", 5) == 0 && (n == 5 || p[5] == ' ' || p[5] == '\t');
+    int tag = n >= 4 && strncmp(p, "%TAG", 4) == 0 && (n == 4 || p[4] == ' ' || p[4] == '\t');
+    if (!yaml && !tag) {
+        char word[48];
+        size_t w = 0;
+        while (p + w < eol && w + 1 < sizeof word && p[w] != ' ' && p[w] != '\t' &&
+               p[w] != '\r')
+            w++;
+        memcpy(word, p, w);
+        word[w] = '\0';
+        return text_fail(ps, line, 0, "unsupported directive '%s' (only %%YAML and %%TAG)",
+                         word);
+    }
+    if (content)
+        return text_fail(ps, line, 0, "a directive after the document's content");
+    return CR_OK;
+}
+
+/*
+ * Line structure: directives, one document (a "---" after content or a second
+ * "---" starts another, so does content after "..."), and something besides
+ * comments. Exact in the raw text: YAML forbids "---" and "..." at the start of
+ * a line inside any scalar.
+ */
+static int check_lines(cr_yaml_ctx *ps, const char *text, size_t len)
+{
+    int content = 0, started = 0, ended = 0, comments = 0, last = 1, line = 1;
     for (const char *p = text, *end = text + len; p < end; line++) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
             eol = end;
         if (*p == '%') {
-            size_t n = (size_t)(eol - p);
-            int yaml = n >= 5 && strncmp(p, "%YAML", 5) == 0 && (n == 5 || p[5] == ' ' || p[5] == '\t');
-            int tag = n >= 4 && strncmp(p, "%TAG", 4) == 0 && (n == 4 || p[4] == ' ' || p[4] == '\t');
-            if (!yaml && !tag) {
-                char word[48];
-                size_t w = 0;
-                while (p + w < eol && w + 1 < sizeof word && p[w] != ' ' && p[w] != '\t' &&
-                       p[w] != '\r')
-                    w++;
-                memcpy(word, p, w);
-                word[w] = '\0';
-                return text_fail(ps, line, 0,
-                                 "unsupported directive '%s' (only %%YAML and %%TAG)", word);
-            }
-            if (content)
-                return text_fail(ps, line, 0, "a directive after the document's content");
+            if (check_directive(ps, p, eol, line, content) != CR_OK)
+                return ps->rc;
         } else if (doc_marker(p, eol, '-')) {
             if (content || started || ended)
                 return text_fail(ps, line, 0,
@@ -239,12 +259,9 @@ int cr_yaml_check_text(cr_yaml_ctx *ps, const char *text, size_t len)
                                  "a second YAML document after '...': a file holds one document");
             content = 1;
             last = line;
-        } else {
-            const char *q = p;
-            while (q < eol && (*q == ' ' || *q == '\t'))
-                q++;
-            if (q < eol && *q == '#')
-                comments = 1, last = line;
+        } else if (is_comment(p, eol)) {
+            comments = 1;
+            last = line;
         }
         p = eol + 1;
     }
@@ -254,6 +271,20 @@ int cr_yaml_check_text(cr_yaml_ctx *ps, const char *text, size_t len)
                                     "was expected)"
                                   : "the file is empty (a YAML mapping was expected)");
     return CR_OK;
+}
+
+/*
+ * The raw text, before libfyaml: UTF-8 only, printable, one document, only the
+ * %YAML and %TAG directives. Debian's libfyaml 0.7.12 loops forever in
+ * fy_scan_directive on a '%' line followed by invalid UTF-8, reports a NUL as a
+ * missing comma and builds the first document of several without a word; an
+ * empty file is a bare "syntax error". Each of these gets its own message here.
+ */
+int cr_yaml_check_text(cr_yaml_ctx *ps, const char *text, size_t len)
+{
+    if (check_encoding(ps, text, len) != CR_OK)
+        return ps->rc;
+    return check_lines(ps, text, len);
 }
 
 /* ---- suggestions ------------------------------------------------------------ */
