@@ -161,10 +161,11 @@ static int positive_items(cr_yaml_ctx *ps, struct fy_node *list, const char *fie
     return CR_OK;
 }
 
-static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, origin *o)
+static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
+                       origin *o)
 {
     static const char *const keys[] = {"masses", "velocities", NULL};
-    if (cr_yaml_need_map(ps, map, 0, "chain") || cr_yaml_check_keys(ps, map, "chain", keys) ||
+    if (cr_yaml_need_map(ps, map, line, "chain") || cr_yaml_check_keys(ps, map, "chain", keys) ||
         require(ps, map, "chain", keys))
         return ps->rc;
     struct fy_node *mn = cr_yaml_child(map, "masses"), *vn = cr_yaml_child(map, "velocities");
@@ -192,10 +193,11 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, orig
     return ps->rc;
 }
 
-static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, origin *o)
+static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
+                       origin *o)
 {
     static const char *const keys[] = {"masses", "positions", "velocities", "contacts", NULL};
-    if (cr_yaml_need_map(ps, map, 0, "discs") || cr_yaml_check_keys(ps, map, "discs", keys) ||
+    if (cr_yaml_need_map(ps, map, line, "discs") || cr_yaml_check_keys(ps, map, "discs", keys) ||
         require(ps, map, "discs", keys))
         return ps->rc;
     const size_t maxd = CR_LAW_MAX_DOFS / 2;
@@ -279,11 +281,12 @@ static int nonzero_rows(cr_yaml_ctx *ps, struct fy_node *list, const char *field
     return CR_OK;
 }
 
-static int parse_system(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, origin *o)
+static int parse_system(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
+                        origin *o)
 {
     static const char *const keys[] = {"mass", "gradients", "velocity", "excitation", NULL};
     static const char *const needed[] = {"mass", "gradients", "velocity", NULL};
-    if (cr_yaml_need_map(ps, map, 0, "system") || cr_yaml_check_keys(ps, map, "system", keys) ||
+    if (cr_yaml_need_map(ps, map, line, "system") || cr_yaml_check_keys(ps, map, "system", keys) ||
         require(ps, map, "system", needed))
         return ps->rc;
     struct fy_node *mnode = cr_yaml_child(map, "mass"), *gnode = cr_yaml_child(map, "gradients");
@@ -422,10 +425,11 @@ static int parse_rigid_contact(cr_yaml_ctx *ps, struct fy_node *cl, size_t i, si
     return CR_OK;
 }
 
-static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, origin *o)
+static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
+                       origin *o)
 {
     static const char *const keys[] = {"bodies", "contacts", "pin", NULL};
-    if (cr_yaml_need_map(ps, map, 0, "rigid") || cr_yaml_check_keys(ps, map, "rigid", keys))
+    if (cr_yaml_need_map(ps, map, line, "rigid") || cr_yaml_check_keys(ps, map, "rigid", keys))
         return ps->rc;
     struct fy_node *bl = cr_yaml_child(map, "bodies"), *cl = cr_yaml_child(map, "contacts");
     if (!bl || !fy_node_is_sequence(bl) || fy_node_sequence_item_count(bl) == 0)
@@ -489,14 +493,14 @@ static double *per_contact(cr_yaml_ctx *ps, struct fy_node *node, const char *fi
     return v;
 }
 
-static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c)
+static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawcase *c)
 {
     static const char *const keys[] = {"restitution", "kappa",      "alpha",       "reference",
                                        "eta",         "max_stages", "max_outcomes", NULL};
     cr_law_params_init(&c->params);
     if (!map)
         return CR_OK;
-    if (cr_yaml_need_map(ps, map, 0, "law") || cr_yaml_check_keys(ps, map, "law", keys))
+    if (cr_yaml_need_map(ps, map, key_line, "law") || cr_yaml_check_keys(ps, map, "law", keys))
         return ps->rc;
     size_t m = cr_impact_contact_count(c->imp);
     int line = cr_yaml_line(map);
@@ -598,11 +602,12 @@ int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawc
                 break;
             }
             c->kind = kinds[k];
+            int line = line_of(root, kinds[k]);
             switch (k) {
-            case 0: parse_chain(&ps, node, c, &o); break;
-            case 1: parse_discs(&ps, node, c, &o); break;
-            case 2: parse_system(&ps, node, c, &o); break;
-            default: parse_rigid(&ps, node, c, &o); break;
+            case 0: parse_chain(&ps, node, line, c, &o); break;
+            case 1: parse_discs(&ps, node, line, c, &o); break;
+            case 2: parse_system(&ps, node, line, c, &o); break;
+            default: parse_rigid(&ps, node, line, c, &o); break;
             }
         }
         if (!found)
@@ -614,7 +619,7 @@ int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawc
         if (ps.rc == CR_OK)
             check_built(&ps, c, &o);
         if (ps.rc == CR_OK)
-            parse_law(&ps, cr_yaml_child(root, "law"), c);
+            parse_law(&ps, cr_yaml_child(root, "law"), line_of(root, "law"), c);
     }
     if (doc)
         fy_document_destroy(doc);
