@@ -103,6 +103,12 @@ run "600 balls for global-dissipation (cap 500 contacts)" 3 '^cradle: c600.yaml:
 awk 'BEGIN { printf "chain:\n  masses: ["; for (i = 0; i < 30; i++) printf "%s1", i ? ", " : ""; printf "]\n  velocities: [1"; for (i = 1; i < 30; i++) printf ", 0"; printf "]\n" }' > c30.yaml
 run "30 balls for sequential (cap 20 contacts)" 3 '^cradle: c30.yaml: sequential: too large' sequential c30.yaml
 
+printf 'chain:\n' > null-chain.yaml
+run "an empty configuration is named at its line" 3 '^cradle: null-chain.yaml:1: chain: must be a mapping' newton null-chain.yaml
+awk 'BEGIN { printf "chain:\n  masses: ["; for (i = 0; i < 2600000; i++) printf "%s1", i ? "," : ""; printf "]\n" }' > values.yaml
+run "2.6 million values (refused before libfyaml builds 1 GB of nodes)" 3 '^cradle: values.yaml:2: more than 2500000 values' newton values.yaml
+rm -f values.yaml
+
 # ---- command line --------------------------------------------------------------
 cp "$CASES/three-ball-chain.yaml" case.yaml
 run "unknown law: did you mean" 2 "^cradle: law: unknown law 'newtn'; did you mean 'newton'\\?" newtn case.yaml
