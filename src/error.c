@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "priv.h"
 
@@ -27,23 +28,48 @@ const char *cr_version(void)
     return CR_VERSION;
 }
 
+/*
+ * Input files are read whole: YAML needs the text in one piece. A cap keeps a
+ * mistaken path (/dev/zero, a multi-GB log) from eating the memory; the largest
+ * legitimate input, a law case at the law core's size cap written out in full
+ * (10⁶ numbers of %.17g), is about 25 MB.
+ */
+#define CR_FILE_MAX_BYTES (64u << 20)
+
 char *cr_file_read(const char *path, size_t *len_out, char *msg, size_t msglen, int *rc)
 {
     int dummy;
     if (!rc)
         rc = &dummy;
-    FILE *fp = path ? fopen(path, "rb") : NULL;
+    if (!path || !path[0]) {
+        cr_set_msg(msg, msglen, "%s: no file name given", path ? "''" : "(null)");
+        *rc = CR_ERR_IO;
+        return NULL;
+    }
+    FILE *fp = fopen(path, "rb");
     if (!fp) {
-        cr_set_msg(msg, msglen, "%s: cannot open: %s", path ? path : "(null)", strerror(errno));
+        cr_set_msg(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        *rc = CR_ERR_IO;
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        cr_set_msg(msg, msglen, "%s: is a directory, not a file", path);
         *rc = CR_ERR_IO;
         return NULL;
     }
     size_t cap = 4096, len = 0;
     char *text = malloc(cap);
+    int too_big = 0;
     while (text) {
         len += fread(text + len, 1, cap - 1 - len, fp);
         if (len < cap - 1)
             break;
+        if (cap > CR_FILE_MAX_BYTES) {
+            too_big = 1;
+            break;
+        }
         char *t = realloc(text, cap * 2);
         if (!t) {
             free(text);
@@ -53,12 +79,18 @@ char *cr_file_read(const char *path, size_t *len_out, char *msg, size_t msglen, 
         text = t;
         cap *= 2;
     }
-    int read_error = ferror(fp);
+    int read_errno = ferror(fp) ? errno : 0;
     fclose(fp);
-    if (!text || read_error) {
+    if (!text || read_errno || too_big) {
+        *rc = read_errno || too_big ? CR_ERR_IO : CR_ERR_NOMEM;
         free(text);
-        cr_set_msg(msg, msglen, "%s: %s", path, read_error ? "read error" : "out of memory");
-        *rc = read_error ? CR_ERR_IO : CR_ERR_NOMEM;
+        if (too_big)
+            cr_set_msg(msg, msglen, "%s: larger than %u MiB: not an input file", path,
+                       CR_FILE_MAX_BYTES >> 20);
+        else if (read_errno)
+            cr_set_msg(msg, msglen, "%s: read error: %s", path, strerror(read_errno));
+        else
+            cr_set_msg(msg, msglen, "%s: out of memory", path);
         return NULL;
     }
     text[len] = '\0';

@@ -15,6 +15,7 @@
 #include "dense-priv.h"
 #include "lcp-priv.h"
 #include "priv.h"
+#include "yaml-priv.h"
 
 /* Relative tolerance of the checks on velocities and impulses. */
 #define LAW_TOL 1e-9
@@ -22,9 +23,11 @@
 struct cr_impact {
     size_t n, m;
     double *M, *L, *W, *MiW, *G, *what, *u, *gamma;
-    double T; /* pre-impact kinetic energy */
+    double T;  /* pre-impact kinetic energy */
+    double Ts; /* the same with u⁻ / vscale: energy ratios neither overflow nor underflow */
     double vscale;
     int prepared;
+    long bad_contact; /* the contact prepare() refused, −1 for M, −2 for u⁻ */
     char err[CR_ERRMSG_LEN];
 };
 
@@ -41,7 +44,9 @@ struct cr_law_result {
 
 cr_impact *cr_impact_create(size_t n, size_t m)
 {
-    if (n == 0)
+    /* the caps are the laws' business (CR_LAW_TOO_LARGE); this only keeps n² and
+     * n·m from overflowing size_t */
+    if (n == 0 || n > 100000 || m > 100000)
         return NULL;
     cr_impact *imp = calloc(1, sizeof(*imp));
     if (!imp)
@@ -179,6 +184,10 @@ cr_impact *cr_impact_create_discs(size_t nd, const double *masses, const double 
         }
         double dx = xy[2 * b] - xy[2 * a], dy = xy[2 * b + 1] - xy[2 * a + 1];
         double d = hypot(dx, dy);
+        if (!(d > 0.0) || !isfinite(d)) { /* coincident centres: no normal */
+            cr_impact_destroy(imp);
+            return NULL;
+        }
         /* γ = n·(u_b − u_a): the normal relative velocity, positive separating */
         double *w = imp->W + k * 2 * nd;
         w[2 * a] = -dx / d;
@@ -285,26 +294,51 @@ const char *cr_impact_last_error(const cr_impact *imp)
     return imp ? imp->err : "no impact configuration";
 }
 
-static double kinetic(const cr_impact *imp, const double *v)
+/* ½ (v/s)ᵀ M (v/s) */
+static double kinetic_scaled(const cr_impact *imp, const double *v, double s)
 {
     double T = 0.0;
     for (size_t i = 0; i < imp->n; i++)
         for (size_t j = 0; j < imp->n; j++)
-            T += 0.5 * v[i] * CR_AT(imp->M, imp->n, i, j) * v[j];
+            T += 0.5 * (v[i] / s) * CR_AT(imp->M, imp->n, i, j) * (v[j] / s);
     return T;
 }
 
-/* Cholesky of M, M⁻¹W, the Delassus matrix G = WᵀM⁻¹W and γ⁻. */
+static double kinetic(const cr_impact *imp, const double *v)
+{
+    return kinetic_scaled(imp, v, 1.0);
+}
+
+static int refuse(cr_impact *imp, long contact, const char *why)
+{
+    imp->bad_contact = contact;
+    cr_set_msg(imp->err, sizeof imp->err, "%s", why);
+    return CR_ERR_INVALID;
+}
+
+/*
+ * Cholesky of M, M⁻¹W, the Delassus matrix G = WᵀM⁻¹W and γ⁻, with the checks
+ * every law relies on. dpotrf succeeds on matrices that are singular to working
+ * precision; κ(M) = κ(L)² ≥ (max Lᵢᵢ / min Lᵢᵢ)² catches those.
+ */
 static int prepare(cr_impact *imp)
 {
     if (imp->prepared)
         return CR_OK;
     size_t n = imp->n, m = imp->m;
+    char why[160];
+    imp->bad_contact = -1;
     memcpy(imp->L, imp->M, n * n * sizeof(double));
-    if (cr_dense_cholesky(imp->L, n) != 0) {
-        cr_set_msg(imp->err, sizeof imp->err, "mass matrix is not positive definite");
-        return CR_ERR_INVALID;
+    if (cr_dense_cholesky(imp->L, n) != 0)
+        return refuse(imp, -1, "mass matrix is not positive definite");
+    double lmin = INFINITY, lmax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        lmin = fmin(lmin, CR_AT(imp->L, n, i, i));
+        lmax = fmax(lmax, CR_AT(imp->L, n, i, i));
     }
+    if (!(lmin * lmin > 1e-15 * lmax * lmax) || !isfinite(lmax))
+        return refuse(imp, -1, "mass matrix is singular to working precision (condition "
+                               "number above 1e15)");
     memcpy(imp->MiW, imp->W, n * m * sizeof(double));
     if (m)
         cr_dense_cholesky_solve(imp->L, n, imp->MiW, m);
@@ -319,16 +353,44 @@ static int prepare(cr_impact *imp)
             g += CR_AT(imp->W, n, i, c) * imp->u[i];
         imp->gamma[c] = g;
         imp->vscale = fmax(imp->vscale, fabs(g));
-        if (CR_AT(imp->G, m, c, c) <= 0.0) {
-            cr_set_msg(imp->err, sizeof imp->err, "contact %zu has a zero gradient", c);
-            return CR_ERR_INVALID;
+        double gcc = CR_AT(imp->G, m, c, c);
+        if (!(gcc > 0.0)) {
+            snprintf(why, sizeof why, "contact %zu has a zero gradient (it constrains no "
+                                      "velocity)", c);
+            return refuse(imp, (long)c, why);
+        }
+        if (!isfinite(gcc)) {
+            snprintf(why, sizeof why, "contact %zu: WᵀM⁻¹W overflows (masses near 1e-308 "
+                                      "or gradients near 1e308)", c);
+            return refuse(imp, (long)c, why);
+        }
+        if (!isfinite(g)) {
+            snprintf(why, sizeof why, "contact %zu: the relative velocity overflows "
+                                      "(velocities or gradients near 1e308)", c);
+            return refuse(imp, -2, why);
         }
     }
     if (imp->vscale == 0.0)
         imp->vscale = 1.0;
     imp->T = kinetic(imp, imp->u);
+    imp->Ts = kinetic_scaled(imp, imp->u, imp->vscale);
+    if (!isfinite(imp->T) || !isfinite(imp->vscale))
+        return refuse(imp, -2, "the kinetic energy overflows (masses or velocities near "
+                               "1e308)");
     imp->prepared = 1;
     return CR_OK;
+}
+
+int cr_impact_check(cr_impact *imp, long *contact)
+{
+    if (contact)
+        *contact = -1;
+    if (!imp)
+        return CR_ERR_INVALID;
+    int rc = prepare(imp);
+    if (rc != CR_OK && contact)
+        *contact = imp->bad_contact;
+    return rc;
 }
 
 void cr_impact_get_mass(const cr_impact *imp, double *M)
@@ -433,7 +495,7 @@ static int result_push(cr_law_result *r, const cr_impact *imp, const double *u, 
     }
     memcpy(r->u + r->count * r->n, u, r->n * sizeof(double));
     memcpy(r->P + r->count * r->m, P, r->m * sizeof(double));
-    r->ratio[r->count] = imp->T > 0.0 ? kinetic(imp, u) / imp->T : NAN;
+    r->ratio[r->count] = imp->Ts > 0.0 ? kinetic_scaled(imp, u, imp->vscale) / imp->Ts : NAN;
     r->count++;
     return CR_OK;
 }
@@ -792,8 +854,11 @@ static int law_energetic(cr_impact *imp, const cr_law_params *p, cr_law_result *
             A += 0.5 * a[i] * CR_AT(imp->G, m, i, j) * a[j];
         Bq += a[i] * (imp->gamma[i] - imp->what[i]);
     }
-    double disc = Bq * Bq - 4.0 * A * C;
-    double root = disc >= 0.0 ? (-Bq + sqrt(disc)) / (2.0 * A) : NAN;
+    /* p = −h + √(h² − k) with h = B/2A, k = C/A: the same root as (−B + √(B² − 4AC))/2A
+     * without forming B² or AC, which overflow for impulses near 1e154 */
+    double h = Bq / (2.0 * A), k = C / A;
+    double disc = h * h - k;
+    double root = disc >= 0.0 ? -h + sqrt(disc) : NAN;
     if (!(disc >= 0.0) || !(root > 0.0)) {
         r->status = CR_LAW_INFEASIBLE;
         snprintf(r->msg, sizeof r->msg,
@@ -871,20 +936,25 @@ static int same_velocity(const double *a, const double *b, size_t n, double scal
     return 1;
 }
 
+/* Distinct outcomes kept: each finished branch is compared with all of them. */
+#define SEQ_MAX_DISTINCT 1000
+/* Numbers held by open branches (200 MB): bounds the memory when n is large. */
+#define SEQ_MAX_NUMBERS 25000000
+#define CR_STR_(x) #x
+#define CR_STR(x) CR_STR_(x)
+
 static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
 {
     size_t n = imp->n, m = imp->m;
     int rc = check_restitutions(imp, p);
     if (rc != CR_OK)
         return rc;
-    if (m > 20) {
-        cr_set_msg(imp->err, sizeof imp->err,
-                   "the sequential law enumerates contact subsets: at most 20 contacts (got %zu)",
-                   m);
-        return CR_ERR_INVALID;
-    }
     size_t stack_cap = 256, top = 0, explored = 0;
+    /* which cap stopped a branch: stages, branches, distinct outcomes, memory */
     int capped = 0;
+    enum { CAP_STAGES = 1, CAP_BRANCHES = 2, CAP_DISTINCT = 4, CAP_MEMORY = 8 };
+    /* open branches hold n + m numbers each: at most SEQ_MAX_NUMBERS in all */
+    size_t node_cap = SEQ_MAX_NUMBERS / (n + m + 1);
     seq_node *stack = malloc(stack_cap * sizeof(seq_node));
     double *g = malloc((m + 1) * sizeof(double)), *lam = malloc((m + 1) * sizeof(double));
     if (!stack || !g || !lam) {
@@ -912,10 +982,14 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
             int dup = 0;
             for (size_t k = 0; k < r->count && !dup; k++)
                 dup = same_velocity(r->u + k * n, node.u, n, imp->vscale);
-            if (!dup)
+            if (!dup && r->count >= SEQ_MAX_DISTINCT)
+                capped |= CAP_DISTINCT;
+            else if (!dup)
                 rc = result_push(r, imp, node.u, node.P);
-        } else if (node.depth >= p->max_stages || (int)explored >= p->max_outcomes) {
-            capped = 1;
+        } else if (node.depth >= p->max_stages) {
+            capped |= CAP_STAGES;
+        } else if ((int)explored >= p->max_outcomes) {
+            capped |= CAP_BRANCHES;
         } else {
             /* every subset of the closed contacts holding an approaching one */
             for (unsigned mask = 1; mask < (1u << nc) && rc == CR_OK; mask++) {
@@ -925,6 +999,12 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
                         has_approaching = 1;
                 if (!has_approaching)
                     continue;
+                if ((int)explored >= p->max_outcomes || top >= node_cap) {
+                    /* one stage of 20 closed contacts is 10⁶ subsets: the caps hold
+                     * inside a stage too */
+                    capped |= top >= node_cap ? CAP_MEMORY : CAP_BRANCHES;
+                    break;
+                }
                 if (newton_on_subset(imp, p, cand, nc, mask, node.u, lam, r) != 0) {
                     r->status = CR_LAW_SOLVER_FAILED;
                     snprintf(r->msg, sizeof r->msg, "LCP failed on a contact subset");
@@ -970,9 +1050,17 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
     if (capped) {
         r->status = CR_LAW_NOT_TERMINATED;
         snprintf(r->msg, sizeof r->msg,
-                 "some branches were still impacting after %d stages (or %d branches); "
-                 "%zu finished outcomes reported",
-                 p->max_stages, p->max_outcomes, r->count);
+                 "stopped at a cap (%s%s%s%s); %zu finished outcomes reported",
+                 capped & CAP_STAGES ? "a branch still impacting after max_stages, " : "",
+                 capped & CAP_BRANCHES ? "max_outcomes branches explored, " : "",
+                 capped & CAP_DISTINCT ? CR_STR(SEQ_MAX_DISTINCT) " distinct outcomes, " : "",
+                 capped & CAP_MEMORY ? "open branches hold " CR_STR(SEQ_MAX_NUMBERS) " numbers, "
+                                     : "",
+                 r->count);
+        /* drop the last ", " */
+        char *tail = strstr(r->msg, ", )");
+        if (tail)
+            memmove(tail, tail + 2, strlen(tail + 2) + 1);
     } else if (r->status == CR_LAW_OK && r->count > 1) {
         r->status = CR_LAW_MULTIPLE;
         snprintf(r->msg, sizeof r->msg, "%zu distinct outcomes", r->count);
@@ -1052,10 +1140,6 @@ static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *
     int rc = check_restitutions(imp, p);
     if (rc != CR_OK)
         return rc;
-    if (m > 64) {
-        cr_set_msg(imp->err, sizeof imp->err, "Mosterman's rule: at most 64 contacts");
-        return CR_ERR_INVALID;
-    }
     double *uA = malloc(n * sizeof(double)), *uE = malloc(n * sizeof(double));
     double *uP = malloc(n * sizeof(double)), *gA = malloc(m * sizeof(double));
     double *gE = malloc(m * sizeof(double)), *gP = malloc(m * sizeof(double));
@@ -1239,16 +1323,82 @@ void cr_law_params_init(cr_law_params *p)
     p->max_outcomes = 4096;
 }
 
+/* The contact cap of each law (CR_LAW_MAX_CONTACTS unless the law has its own). */
+static size_t contact_cap(cr_law_id law)
+{
+    switch (law) {
+    case CR_LAW_GLOBAL_DISSIPATION:
+    case CR_LAW_MAX_DISSIPATION:
+        return CR_LAW_MAX_CONTACTS_NNLS;
+    case CR_LAW_SEQUENTIAL:
+        return CR_LAW_MAX_CONTACTS_SEQUENTIAL;
+    case CR_LAW_MOSTERMAN:
+        return CR_LAW_MAX_CONTACTS_MOSTERMAN;
+    default:
+        return CR_LAW_MAX_CONTACTS;
+    }
+}
+
+/* The caps on the work a case can ask for, checked before any work. */
+static int check_caps(cr_impact *imp, cr_law_id law, const cr_law_params *p)
+{
+    if (law != CR_LAW_SEQUENTIAL && law != CR_LAW_MOSTERMAN)
+        return CR_OK;
+    if (p->max_stages < 1 || p->max_stages > CR_LAW_MAX_STAGES) {
+        cr_set_msg(imp->err, sizeof imp->err, "max_stages must lie in 1..%d (got %d)",
+                   CR_LAW_MAX_STAGES, p->max_stages);
+        return CR_ERR_INVALID;
+    }
+    if (p->max_outcomes < 1 || p->max_outcomes > CR_LAW_MAX_OUTCOMES) {
+        cr_set_msg(imp->err, sizeof imp->err, "max_outcomes must lie in 1..%d (got %d)",
+                   CR_LAW_MAX_OUTCOMES, p->max_outcomes);
+        return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
+/* A law's answer must be numbers: overflow (huge masses or velocities) or a
+ * degenerate solve must not come out as "ok" with inf or NaN in it. */
+static void refuse_non_finite(const cr_impact *imp, cr_law_result *r)
+{
+    for (size_t k = 0; k < r->count; k++) {
+        int bad = !all_finite(r->u + k * r->n, r->n) || !all_finite(r->P + k * r->m, r->m) ||
+                  (imp->Ts > 0.0 && !isfinite(r->ratio[k]));
+        if (bad) {
+            r->count = 0;
+            r->status = CR_LAW_SOLVER_FAILED;
+            snprintf(r->msg, sizeof r->msg,
+                     "the answer is not finite (overflow: masses, velocities or impulses "
+                     "out of range)");
+            return;
+        }
+    }
+}
+
 int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_result *r)
 {
     CR_CHECK(imp && p && r && (unsigned)law < CR_LAW_COUNT, imp ? imp->err : NULL,
              CR_ERR_INVALID);
-    int rc = prepare(imp);
+    result_reset(r, imp->n, imp->m);
+    size_t cap = contact_cap(law);
+    if (imp->n > CR_LAW_MAX_DOFS || imp->m > cap) {
+        /* checked before prepare(), which alone is O(n³) */
+        r->status = CR_LAW_TOO_LARGE;
+        snprintf(r->msg, sizeof r->msg,
+                 "%zu dofs and %zu contacts: %s takes at most %d dofs and %zu contacts",
+                 imp->n, imp->m, LAWS[law].name, CR_LAW_MAX_DOFS, cap);
+        return CR_OK;
+    }
+    int rc = check_caps(imp, law, p);
+    if (rc == CR_OK)
+        rc = prepare(imp);
     if (rc != CR_OK)
         return rc;
-    result_reset(r, imp->n, imp->m);
     imp->err[0] = '\0';
-    return LAWS[law].solve(imp, p, r);
+    rc = LAWS[law].solve(imp, p, r);
+    if (rc == CR_OK)
+        refuse_non_finite(imp, r);
+    return rc;
 }
 
 const char *cr_law_name(cr_law_id law)
@@ -1266,9 +1416,19 @@ int cr_law_from_name(const char *name, cr_law_id *out)
     return CR_ERR_INVALID;
 }
 
+const char *cr_law_suggest(const char *name)
+{
+    const char *names[CR_LAW_COUNT + 1];
+    for (int k = 0; k < CR_LAW_COUNT; k++)
+        names[k] = LAWS[k].name;
+    names[CR_LAW_COUNT] = NULL;
+    return cr_yaml_closest(name, names);
+}
+
 const char *cr_law_status_name(cr_law_status s)
 {
-    static const char *const names[] = {"ok",           "infeasible",   "multiple",
-                                        "not-terminated", "solver-failed", "negative-impulse"};
+    static const char *const names[] = {"ok",           "infeasible",    "multiple",
+                                        "not-terminated", "solver-failed", "negative-impulse",
+                                        "too-large"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }

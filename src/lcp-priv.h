@@ -8,7 +8,8 @@
 /*
  * G is m × m column-major (not modified), q of length m. Lexicographic Lemke
  * first (exact pivoting; handles the degenerate problems of touching contacts),
- * enumeration as a fallback. Returns 0 on success and the natural residual
+ * on q scaled to max |qᵢ| = 1; enumeration of the active sets as a fallback
+ * up to 16 contacts. Returns 0 on success and the natural residual
  * max |min(zᵢ, wᵢ)| relative to max |qᵢ| in *residual.
  */
 int cr_lcp_solve(size_t m, const double *G, const double *q, double *z, double *residual);

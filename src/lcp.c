@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <lapacke.h>
+
 #include <LCP_Solvers.h>
 #include <LinearComplementarityProblem.h>
 #include <NonSmoothDrivers.h>
@@ -53,6 +55,47 @@ static int run_solver(int solver_id, size_t m, const double *G, const double *q,
     return info;
 }
 
+/*
+ * Enumeration of the active sets S (z_S = −G_SS⁻¹ q_S, z = 0 elsewhere), the
+ * fallback when Lemke fails. Our own rather than Siconos' SICONOS_LCP_ENUM,
+ * which leaks its enumeration state (enum_init) whenever it finds no solution
+ * (LeakSanitizer, in the law-case fuzz target). 2^m sets: m ≤ ENUM_MAX.
+ */
+#define ENUM_MAX 16
+
+static int enumerate(size_t m, const double *G, const double *q, double *z)
+{
+    double A[ENUM_MAX * ENUM_MAX], b[ENUM_MAX];
+    lapack_int piv[ENUM_MAX];
+    size_t idx[ENUM_MAX];
+    double scale = 0.0;
+    for (size_t i = 0; i < m; i++)
+        scale = fmax(scale, fabs(q[i]));
+    for (unsigned long mask = 0; mask < (1ul << m); mask++) {
+        size_t k = 0;
+        for (size_t i = 0; i < m; i++)
+            if (mask & (1ul << i))
+                idx[k++] = i;
+        for (size_t i = 0; i < k; i++) {
+            b[i] = -q[idx[i]];
+            for (size_t j = 0; j < k; j++)
+                A[j * k + i] = G[idx[j] * m + idx[i]];
+        }
+        if (k && LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, A, (lapack_int)k, piv, b,
+                               (lapack_int)k) != 0)
+            continue;
+        memset(z, 0, m * sizeof(double));
+        int ok = 1;
+        for (size_t i = 0; i < k && ok; i++) {
+            ok = b[i] >= -1e-12 * scale / (G[idx[i] * m + idx[i]] + 1e-300);
+            z[idx[i]] = fmax(b[i], 0.0);
+        }
+        if (ok && natural_residual(m, G, q, z) < 1e-9)
+            return 0;
+    }
+    return -1;
+}
+
 int cr_lcp_solve(size_t m, const double *G, const double *q, double *z, double *residual)
 {
     if (m == 0) {
@@ -62,22 +105,33 @@ int cr_lcp_solve(size_t m, const double *G, const double *q, double *z, double *
     /* Trivial case first: q ≥ 0 gives z = 0 (no impulse needed). Lemke is exact
      * here too, but this keeps separating configurations off the solver. */
     int all_nonneg = 1;
-    for (size_t i = 0; i < m; i++)
+    double scale = 0.0;
+    for (size_t i = 0; i < m; i++) {
         all_nonneg &= q[i] >= 0.0;
+        scale = fmax(scale, fabs(q[i]));
+    }
     if (all_nonneg) {
         memset(z, 0, m * sizeof(double));
         *residual = 0.0;
         return 0;
     }
-    int info = run_solver(SICONOS_LCP_LEMKE, m, G, q, z);
-    *residual = natural_residual(m, G, q, z);
+    /* The LCP is positively homogeneous in q: solve with max |q| = 1, where the
+     * pivoting tolerances of Siconos are meant to work, and scale z back. */
+    double *qs = malloc(m * sizeof(double));
+    if (!qs)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        qs[i] = q[i] / scale;
+    int info = run_solver(SICONOS_LCP_LEMKE, m, G, qs, z);
+    *residual = natural_residual(m, G, qs, z);
+    if ((info != 0 || !(*residual < 1e-9)) && m <= ENUM_MAX) {
+        info = enumerate(m, G, qs, z);
+        *residual = natural_residual(m, G, qs, z);
+    }
+    free(qs);
+    for (size_t i = 0; i < m; i++)
+        z[i] *= scale;
     if (info == 0 && *residual < 1e-9)
         return 0;
-    if (m <= 20) {
-        info = run_solver(SICONOS_LCP_ENUM, m, G, q, z);
-        *residual = natural_residual(m, G, q, z);
-        if (info == 0 && *residual < 1e-9)
-            return 0;
-    }
     return info ? info : -1;
 }

@@ -1084,7 +1084,8 @@ static SUNMatrix klu_pattern(cr_pool *p)
 {
     size_t n = p->n, nnz = 0;
     for (size_t i = 0; i < n; i++) {
-        qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
+        if (p->nnbr[i] > 1) /* qsort of a NULL array is undefined even for 0 items */
+            qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
         nnz += 4 * (4 + 2 * p->nnbr[i]);
     }
     sunindextype ny = (sunindextype)(4 * n);

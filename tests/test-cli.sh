@@ -38,7 +38,7 @@ h5dump -H -d /episodes j.h5 >/dev/null 2>&1 && ok "/episodes in the HDF5 file" |
 
 # memcheck of a whole run with episodes and JSON (uninitialised reads once
 # printed garbage here)
-if command -v valgrind >/dev/null 2>&1; then
+if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 "$CRADLE" run --json -o v.h5 > /dev/null 2> vg.txt
     [ $? -eq 0 ] && ok "valgrind: cradle run --json is clean" || bad "valgrind: $(head -5 vg.txt)"
 fi

@@ -2,6 +2,9 @@
 # Installs the Debian packages cradle needs to build, test and run, then builds
 # an optimised SUNDIALS from Debian's own source (tools/build-sundials.sh; it
 # falls back to the system package and says which one the build will use).
+# clang-14 and libclang-rt-14-dev: the sanitizer and libFuzzer build of
+# tools/test.sh (the fuzzer runtime is only a recommended package of clang, and
+# --no-install-recommends below would leave it out). python3: JSON checks of the tests.
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -22,6 +25,10 @@ liblapacke-dev
 libopenblas-dev
 libsiconos-numerics-dev
 libjson-c-dev
+clang-14
+libclang-rt-14-dev
+python3
+python3-h5py
 "
 
 missing=""

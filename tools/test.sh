@@ -1,16 +1,53 @@
 #!/bin/sh
-# Tests: install what is missing, build with warnings as errors, run the whole
-# suite and print meson's summary, then the total of individual checks.
+# Tests: install what is missing, then two builds with warnings as errors:
+#   build/        gcc, the whole suite with the valgrind (memcheck) reruns;
+#   build-clang/  clang-14 with AddressSanitizer + UndefinedBehaviorSanitizer, the
+#                 whole suite again except the valgrind reruns (valgrind cannot run
+#                 sanitized programs), plus the libFuzzer targets for the model-file
+#                 and law-case readers, 60 s each (CR_FUZZ_SECONDS to change it).
+# Prints meson's summaries, then the total of individual checks: each distinct
+# check once (reruns under valgrind or the sanitizers are not extra checks; a
+# check that fails in any run counts as failed), and the tests that failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 sh tools/install-deps.sh || exit 1
+
 if [ ! -f build/build.ninja ]; then
     meson setup build -Dwerror=true >/dev/null || exit 1
 fi
 ninja -C build || exit 1
 meson test -C build --print-errorlogs
 status=$?
-# Each test program ends with "<name>: N passed, N failed"; add them up.
-awk '/^test-[a-z]+: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }
-     END { printf "%d passed, %d failed\n", p, f }' build/meson-logs/testlog.txt
+
+if [ ! -f build-clang/build.ninja ]; then
+    CC=clang-14 meson setup build-clang -Dwerror=true -Db_sanitize=address,undefined \
+        -Db_lundef=false -Dfuzzing=true >/dev/null || exit 1
+fi
+ninja -C build-clang || exit 1
+# UBSan only prints by default: stop at the first report so the test fails.
+# CR_NO_VALGRIND tells the shell tests to leave valgrind out here.
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+    CR_NO_VALGRIND=1 meson test -C build-clang --print-errorlogs
+[ $? -eq 0 ] || status=1
+
+# Every test program ends with "<name>: N passed, N failed" (the shell tests and
+# the fuzz runs too). Per name: checks = the most any run reported, failed = the
+# most any run failed. Tests whose result is not exit status 0 are listed: a
+# program that crashed before its summary line has no count to add.
+awk '
+/^[a-z][a-z-]*: [0-9]+ passed, [0-9]+ failed$/ {
+    name = $1; p = $2; f = $4
+    if (p + f > total[name]) total[name] = p + f
+    if (f > failed[name]) failed[name] = f
+    next
+}
+/^test: / { sub(/^test: +/, ""); test = $0; next }
+/^result: / {
+    if ($0 !~ /exit status (0|77)$/) { bad = bad sep FILENAME ": " test " (" substr($0, 15) ")"; sep = "; " }
+}
+END {
+    for (n in total) { P += total[n] - failed[n]; F += failed[n] }
+    printf "%d passed, %d failed (each distinct check once)\n", P, F
+    if (bad != "") printf "FAILED: %s\n", bad
+}' build/meson-logs/testlog.txt build-clang/meson-logs/testlog.txt
 exit $status

@@ -38,8 +38,10 @@ typedef struct {
     double kappa;               /**< energetic law: κ = T⁺/T⁻ */
     const double *alpha;        /**< energetic law: αⱼ = Pⱼ / P_ref, m values (α_ref is 1) */
     size_t reference;           /**< energetic law: the reference contact */
-    int max_stages;             /**< sequential law: cap on the stages of one branch (64) */
-    int max_outcomes;           /**< sequential law: cap on the branches explored (4096) */
+    int max_stages;             /**< sequential law: cap on the stages of one branch (64);
+                                     Mosterman: 10 × max_stages iterations. 1..CR_LAW_MAX_STAGES */
+    int max_outcomes;           /**< sequential law: cap on the branches explored (4096);
+                                     1..CR_LAW_MAX_OUTCOMES */
     const double *eta;          /**< Mosterman: per-contact η, or NULL for η = 1 − εᵢ */
 } cr_law_params;
 
@@ -50,8 +52,30 @@ typedef enum {
     CR_LAW_MULTIPLE,        /**< several outcomes (sequential law), all reported */
     CR_LAW_NOT_TERMINATED,  /**< a branch hit the stage cap; the outcomes found are reported */
     CR_LAW_SOLVER_FAILED,   /**< the LCP / NNLS solver did not converge */
-    CR_LAW_NEGATIVE_IMPULSE /**< an equality law returned Pᵢ < 0 (a pulling contact); reported */
+    CR_LAW_NEGATIVE_IMPULSE, /**< an equality law returned Pᵢ < 0 (a pulling contact); reported */
+    CR_LAW_TOO_LARGE        /**< the case exceeds the law's size cap (below); nothing computed */
 } cr_law_status;
+
+/**
+ * Size caps of the law core. Its cost grows as a power of the size (measured on
+ * chains with one striker, one core, docs/errors.md): forming M⁻¹W and G = WᵀM⁻¹W
+ * is dense, O(n³); Newton's and Poisson's LCPs (Lemke) grow as m²–m³ up to 1000
+ * contacts and faster beyond; the dissipation laws' non-negative least squares
+ * as m^3.4. At the caps every law takes a few seconds at most. A case above a
+ * cap gets the status CR_LAW_TOO_LARGE instead of an answer hours later.
+ */
+#define CR_LAW_MAX_DOFS 1000
+#define CR_LAW_MAX_CONTACTS 1000
+/** global-dissipation and max-dissipation (non-negative least squares). */
+#define CR_LAW_MAX_CONTACTS_NNLS 500
+/** sequential: every subset of the closed contacts is a branch (2^m). */
+#define CR_LAW_MAX_CONTACTS_SEQUENTIAL 20
+/** mosterman: dense collision steps on fixed buffers. */
+#define CR_LAW_MAX_CONTACTS_MOSTERMAN 64
+/** Largest accepted cr_law_params::max_stages and ::max_outcomes (the work of the
+ * sequential law and Mosterman's iteration is proportional to them). */
+#define CR_LAW_MAX_STAGES 1000
+#define CR_LAW_MAX_OUTCOMES 100000
 
 CR_EXPORT void cr_law_params_init(cr_law_params *p);
 
@@ -128,6 +152,17 @@ CR_EXPORT void cr_impact_get_mass(const cr_impact *imp, double *M);
 CR_EXPORT void cr_impact_get_gradients(const cr_impact *imp, double *W);
 /** Pre-impact velocity u⁻ (n values). */
 CR_EXPORT void cr_impact_get_velocity(const cr_impact *imp, double *u);
+/**
+ * Checks that the laws can work on the configuration: M symmetric positive
+ * definite and not singular to working precision (condition number below 10¹⁵),
+ * every gradient non-zero in the kinetic metric (Gᵢᵢ > 0), γ⁻, G and the kinetic
+ * energy finite (masses and velocities near 10³⁰⁸ overflow). Sizes above the caps
+ * are not checked here (cr_law_solve reports them as CR_LAW_TOO_LARGE).
+ * @return CR_OK, or CR_ERR_INVALID with the reason in cr_impact_last_error and,
+ * in @p contact (may be NULL), the contact at fault, −1 when it is M, −2 when it
+ * is u⁻ (with M: the kinetic energy overflows).
+ */
+CR_EXPORT int cr_impact_check(cr_impact *imp, long *contact);
 /** Pre-impact relative velocities γᵢ⁻ = wᵢᵀu⁻ + ŵᵢ. */
 CR_EXPORT int cr_impact_get_gamma(cr_impact *imp, double *gamma);
 /** Delassus matrix G = WᵀM⁻¹W, row-major m × m. */
@@ -144,8 +179,10 @@ CR_EXPORT void cr_law_result_destroy(cr_law_result *r);
 
 /**
  * Applies law @p law to the configuration. @return CR_OK when the law ran (its
- * physical verdict is cr_law_result_status), a negative code on invalid input
- * (message in cr_impact_last_error).
+ * physical verdict is cr_law_result_status, CR_LAW_TOO_LARGE above the size caps),
+ * a negative code on invalid input (message in cr_impact_last_error). A result
+ * never holds a non-finite u⁺ or P with a status other than a failure: such an
+ * answer (overflow) becomes CR_LAW_SOLVER_FAILED with no outcomes.
  */
 CR_EXPORT int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p,
                            cr_law_result *r);
@@ -170,6 +207,8 @@ CR_EXPORT double cr_law_result_residual(const cr_law_result *r);
 
 CR_EXPORT const char *cr_law_name(cr_law_id law);
 CR_EXPORT int cr_law_from_name(const char *name, cr_law_id *out);
+/** The law name a mistyped @p name most likely meant ("newtn" → "newton"), or NULL. */
+CR_EXPORT const char *cr_law_suggest(const char *name);
 CR_EXPORT const char *cr_law_status_name(cr_law_status s);
 
 #endif
