@@ -13,10 +13,14 @@
  *
  * One rule set on the contact graph (a chain is the graph with contacts
  * (c, c + 1)): a group is a set of bodies joined by touching, loaded or linked
- * contacts; an episode starts when a contact closes while approaching outside
+ * contacts; an episode starts when a contact closes approaching faster than
+ * the rest speed (CR_MONITOR_START_FRACTION of the system's speed scale) outside
  * every active group, grows and merges as contacts close, and ends at the
- * first instant when every contact of its group is settled (held for the
- * settling time when links ring).
+ * first located event after which every contact of its group is settled or
+ * back at rest under its static load (held for the settling time when links
+ * ring).
+ *
+ * Destroy the monitor before its system.
  */
 #ifndef CRADLE_MONITOR_H
 #define CRADLE_MONITOR_H
@@ -34,24 +38,48 @@ typedef struct {
     size_t contact_count;   /**< contact records (cr_monitor_contacts) */
     size_t reference;       /**< the contact (system numbering) whose closing started it */
     size_t reference_record;/**< its index among the episode's contact records */
-    double T_minus, T_plus; /**< kinetic energy of the group's moving bodies before / after, J */
-    double kappa;           /**< T⁺ / T⁻ (001 eq. 12's e) */
-    double field_work;      /**< work of the fields on the group during the episode, J */
-    double dissipated;      /**< energy lost during the episode (damper work plus elastic
-                                 energy abandoned by released contacts), J */
+    double T_minus, T_plus; /**< kinetic energy of the group's moving bodies before / after
+                                 (lab frame; T⁺ includes the fields' work), J */
+    /**
+     * (T⁺ − field_work) / T⁻: the kinetic energy the impact itself keeps
+     * (001 eq. 12's e). Without fields it is T⁺ / T⁻; under gravity or
+     * pendulums the fields' work during the finite episode is taken out, as an
+     * instantaneous rigid impact has none.
+     */
+    double kappa;
+    double field_work;      /**< work of the fields on the group's bodies during the episode, J
+                                 (measured as mean field force × displacement per
+                                 link-connected cluster: exact for uniform gravity) */
+    double dissipated;      /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
+                                 abandoned by released contacts, J */
     int complete;           /**< 1: ended by the end rule; 0: still running when the run stopped */
     size_t event_count;     /**< events of the episode (cr_monitor_events) */
 } cr_episode_info;
 
 /** Why a per-contact coefficient is NaN (flags of cr_contact_record). */
 enum {
-    CR_RECORD_AT_REST = 1,       /**< |γ⁻| below CR_MONITOR_REST_FRACTION of the reference's:
-                                      eᴺ is undefined (a contact touching at rest) */
+    CR_RECORD_AT_REST = 1,       /**< γ⁻ ≥ −CR_MONITOR_REST_FRACTION·|γ_ref⁻| (at rest or
+                                      separating when it joined): eᴺ is undefined */
     CR_RECORD_NO_COMPRESSION = 2 /**< no compression impulse: eᴾ is undefined */
 };
 
-/** |γᵢ⁻| below this fraction of the reference contact's |γ⁻| counts as at rest. */
-#define CR_MONITOR_REST_FRACTION 1e-6
+/**
+ * A contact approaching slower than this fraction of the reference contact's
+ * |γ⁻| is at rest: its eᴺ is NaN (flag CR_RECORD_AT_REST), and a loaded contact
+ * that joined at rest is back at rest when it is that slow again and carries
+ * no more than its force at joining. The contact's own approach energy is
+ * then below 10⁻⁴ of the reference's (per unit reduced mass): an eᴺ there
+ * describes how the others pushed it, not its restitution (docs/design.md).
+ */
+#define CR_MONITOR_REST_FRACTION 1e-2
+
+/**
+ * A closing slower than this fraction of the system's speed scale
+ * (cr_system_get_scales) starts no episode: it is a field pressing touching
+ * bodies together (a ball resting on a floor reaches the event margin at
+ * ~1e-8 m/s), not an impact.
+ */
+#define CR_MONITOR_START_FRACTION 1e-6
 
 /** Per-contact record of one episode. */
 typedef struct {
@@ -61,8 +89,8 @@ typedef struct {
     double impulse;         /**< Pᵢ = ∫ fᵢ dt over the episode, N s */
     double compression;     /**< impulse while δ̇ > 0 */
     double expansion;       /**< impulse while δ̇ < 0 */
-    double gamma_minus;     /**< γᵢ⁻ = −δ̇ along the normal at joining (γ < 0 approaching), m/s */
-    double gamma_plus;      /**< γᵢ⁺ at the end */
+    double gamma_minus;     /**< γᵢ⁻ = wᵢᵀu⁻ of the impact configuration (γ < 0 approaching), m/s */
+    double gamma_plus;      /**< γᵢ⁺ = wᵢᵀu⁺ (same normals), m/s */
     double newton;          /**< eᴺ = −γ⁺/γ⁻ (NaN, flag CR_RECORD_AT_REST, where at rest) */
     double poisson;         /**< eᴾ = expansion / compression (NaN where no compression) */
     double alpha;           /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
@@ -82,6 +110,8 @@ CR_EXPORT cr_monitor *cr_monitor_create(cr_system *sys);
 CR_EXPORT void cr_monitor_destroy(cr_monitor *mon);
 /** After the run: closes episodes still running (complete = 0). */
 CR_EXPORT int cr_monitor_finish(cr_monitor *mon);
+/** What failed last (a listener's CR_ERR_NOMEM, a bad argument). */
+CR_EXPORT const char *cr_monitor_last_error(const cr_monitor *mon);
 
 CR_EXPORT size_t cr_monitor_episode_count(const cr_monitor *mon);
 /** @return CR_ERR_INVALID for an index out of range or an episode still running. */
