@@ -1,7 +1,18 @@
 /*
- * Impact-episode monitor for 1-D chains. All per-contact bookkeeping lives in
- * arrays over the whole chain while an episode is active; an episode's results
- * are extracted into compact arrays when it ends.
+ * Impact episodes on the contact graph, for every engine behind cr_system.
+ *
+ * An active episode owns a set of bodies (owner[] per body) and a list of
+ * member contacts (mem_ep[] / mem_idx[] per contact), so every event is
+ * looked up in O(1) and a group grows by walking cr_system_body_contacts of
+ * the bodies that join: nothing scans the whole system per event. Fixed
+ * bodies are listed in the groups they touch but owned by none (an infinite
+ * mass transmits nothing between two groups).
+ *
+ * Impulses are differences of the engine's quadratures read at located
+ * events; the compression/expansion split is taken at the max/min-compression
+ * events. The state at the end (velocities, positions, impulses) is kept in a
+ * snapshot, taken when the end rule holds, so that episodes held for the
+ * settling time end where the rule first held.
  */
 #include "cradle/monitor.h"
 
@@ -14,214 +25,609 @@
 enum { PHASE_NONE = 0, PHASE_COMP, PHASE_EXP };
 
 typedef struct {
+    size_t contact;
+    size_t body_a;
+    long body_b;
+    int unilateral, linked, preloaded;
+    double n[3];             /* normal at joining: the impact configuration's W */
+    double q0, v0[3];        /* impulse and vector impulse at joining */
+    double q1, v1[3];        /* at the end (snapshot) */
+    double f0;               /* force at joining (the static load of a preloaded contact) */
+    int phase;
+    double qs, comp, exp_, peak_d, peak_f;
+    int closings, openings;
+} member;
+
+typedef struct {
+    size_t body;
+    int fixed;
+    double t0;               /* joining time */
+    double u0[3], x0[3];     /* velocity (u⁻) and position at joining */
+    double u1[3], x1[3];     /* at the end (snapshot) */
+} gbody;
+
+typedef struct episode {
     cr_episode_info info;
-    /* while active: start state of the whole chain */
-    double *u0, *q0; /* velocities (nb), impulses (nc) at the start */
-    double W0, U0;
-    int *phase;      /* per contact */
-    double *qs, *comp, *exp_, *peak_d, *peak_f;
-    int *closings, *openings;
-    /* results */
-    double *u_before, *u_after, *mass;
-    cr_contact_record *rec;
+    int active, pending, has_preload;
+    double gamma_ref;        /* reference contact's approach speed at the start, m/s */
+    gbody *b;
+    size_t nb, bcap;
+    member *mem;
+    size_t nmem, mcap;
     size_t *ev;
     size_t nev, evcap;
-    int active;
-    /* end rule met with links present: the state then, kept for the settling time */
-    int pending;
-    double pend_t, pend_W, pend_U;
-    double *pend_v, *pend_Q;
+    size_t witness;          /* a member last found unsettled: checked first */
+    double t1;               /* snapshot time */
+    /* results */
+    size_t *bodies;
+    double *mass, *ub, *ua, *vec, *nrm;
+    cr_contact_record *rec;
 } episode;
 
 struct cr_monitor {
-    cr_sim *sim;
-    size_t nb, nc;
-    double settle;
-    int *fixed, *linked, *contact_on;
-    double *mass, *v, *delta, *rate, *force, *Q;
-    episode **ep;
+    cr_system *sys;
+    int dim, started;
+    size_t nbody;
+    double settle, v_start;
+    double *mass;            /* INFINITY for fixed bodies */
+    double *v, *x;           /* the system's velocities and positions, read lazily */
+    int fresh;               /* v and x hold the current state */
+    episode **owner;         /* active episode of each (moving) body */
+    size_t *bidx;            /* index of the body in its owner's list */
+    episode **mem_ep;        /* active episode of each contact, or NULL */
+    size_t *mem_idx;
+    size_t ccap;
+    episode **ep;            /* every episode, in start order */
     size_t nep, epcap;
+    episode **act;           /* the active ones */
+    size_t nact, actcap;
+    char err[CR_ERRMSG_LEN];
 };
 
-static void read_state(cr_monitor *m)
+/* ---- small helpers ----------------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
 {
-    cr_sim_get_velocities(m->sim, m->v);
-    cr_sim_get_overlaps(m->sim, m->delta);
-    cr_sim_get_overlap_rates(m->sim, m->rate);
-    cr_sim_get_forces(m->sim, m->force);
-    cr_sim_get_impulses(m->sim, m->Q);
+    if (need <= *cap)
+        return CR_OK;
+    size_t c = *cap ? *cap : 8;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return CR_ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return CR_OK;
 }
 
-/* The working arrays over the whole chain, needed only while the episode runs. */
-static void free_work(episode *e)
+static int nomem(cr_monitor *m)
 {
-    free(e->u0);
-    free(e->q0);
-    free(e->phase);
-    free(e->qs);
-    free(e->comp);
-    free(e->exp_);
-    free(e->peak_d);
-    free(e->peak_f);
-    free(e->closings);
-    free(e->openings);
-    e->u0 = e->q0 = e->qs = e->comp = e->exp_ = e->peak_d = e->peak_f = NULL;
-    e->phase = e->closings = e->openings = NULL;
+    cr_set_msg(m->err, sizeof m->err, "monitor: out of memory at t = %.9g s",
+               cr_system_get_time(m->sys));
+    return CR_ERR_NOMEM;
+}
+
+/* Velocities and positions are read at most once per listener call, and only
+ * when a body joins or an episode ends. */
+static void read_state(cr_monitor *m)
+{
+    if (m->fresh)
+        return;
+    cr_system_get_velocities(m->sys, m->v);
+    cr_system_get_positions(m->sys, m->x);
+    m->fresh = 1;
+}
+
+/* Pool contacts appear during the run: the per-contact maps follow. */
+static int ensure_contacts(cr_monitor *m)
+{
+    size_t nc = cr_system_contact_count(m->sys);
+    if (nc <= m->ccap)
+        return CR_OK;
+    size_t cap = m->ccap ? m->ccap : 64;
+    while (cap < nc)
+        cap *= 2;
+    episode **e = realloc(m->mem_ep, cap * sizeof(*e));
+    if (!e)
+        return CR_ERR_NOMEM;
+    m->mem_ep = e;
+    size_t *idx = realloc(m->mem_idx, cap * sizeof(*idx));
+    if (!idx)
+        return CR_ERR_NOMEM;
+    m->mem_idx = idx;
+    for (size_t k = m->ccap; k < cap; k++)
+        m->mem_ep[k] = NULL;
+    m->ccap = cap;
+    return CR_OK;
+}
+
+/* The sign of a contact's normal on body_a in its W column: −n for a pair,
+ * +n for a half-plane wall (whose normal points from the wall to the body). */
+static double sign_a(const member *c)
+{
+    return c->body_b < 0 ? 1.0 : -1.0;
 }
 
 static void free_episode(episode *e)
 {
     if (!e)
         return;
-    free_work(e);
-    free(e->u_before);
-    free(e->u_after);
-    free(e->mass);
-    free(e->rec);
+    free(e->b);
+    free(e->mem);
     free(e->ev);
-    free(e->pend_v);
-    free(e->pend_Q);
+    free(e->bodies);
+    free(e->mass);
+    free(e->ub);
+    free(e->ua);
+    free(e->vec);
+    free(e->nrm);
+    free(e->rec);
     free(e);
 }
 
-/* Pairs that belong to an impact configuration from the start: touching
- * (δ = 0 exactly for bodies at rest, snapped by the model), loaded, or linked. */
-static int touching(const cr_monitor *m, size_t c)
-{
-    return m->linked[c] || (m->contact_on[c] && m->delta[c] >= 0.0);
-}
+/* ---- group building ---------------------------------------------------------- */
 
-/* A contact takes part in the impact configuration: touching (δ = 0 exactly for
- * balls at rest, snapped by the model) or loaded. */
-static episode *start_episode(cr_monitor *m, size_t c, double t)
+/* Adds body i to e (a fixed body once, unowned). */
+static int add_body(cr_monitor *m, episode *e, size_t i)
 {
-    if (m->nep == m->epcap) {
-        size_t cap = m->epcap ? 2 * m->epcap : 16;
-        episode **p = realloc(m->ep, cap * sizeof(*p));
-        if (!p)
-            return NULL;
-        m->ep = p;
-        m->epcap = cap;
+    int fixed = isinf(m->mass[i]);
+    if (!fixed && m->owner[i] == e)
+        return CR_OK;
+    if (fixed)
+        for (size_t k = 0; k < e->nb; k++)
+            if (e->b[k].body == i)
+                return CR_OK;
+    if (grow((void **)&e->b, &e->bcap, e->nb + 1, sizeof(gbody)) != CR_OK)
+        return CR_ERR_NOMEM;
+    read_state(m);
+    gbody *g = &e->b[e->nb];
+    memset(g, 0, sizeof(*g));
+    g->body = i;
+    g->fixed = fixed;
+    g->t0 = cr_system_get_time(m->sys);
+    /* a body joining later was in free flight: its velocity now is its u⁻ */
+    for (int d = 0; d < m->dim && !fixed; d++) {
+        g->u0[d] = m->v[(size_t)m->dim * i + (size_t)d];
+        g->x0[d] = m->x[(size_t)m->dim * i + (size_t)d];
     }
-    episode *e = calloc(1, sizeof(*e));
-    size_t nb = m->nb, nc = m->nc;
-    if (!e)
-        return NULL;
-    e->u0 = malloc(nb * sizeof(double));
-    e->q0 = malloc(nc * sizeof(double));
-    e->phase = calloc(nc, sizeof(int));
-    e->qs = calloc(nc, sizeof(double));
-    e->comp = calloc(nc, sizeof(double));
-    e->exp_ = calloc(nc, sizeof(double));
-    e->peak_d = calloc(nc, sizeof(double));
-    e->peak_f = calloc(nc, sizeof(double));
-    e->closings = calloc(nc, sizeof(int));
-    e->openings = calloc(nc, sizeof(int));
-    if (!e->u0 || !e->q0 || !e->phase || !e->qs || !e->comp || !e->exp_ || !e->peak_d ||
-        !e->peak_f || !e->closings || !e->openings) {
-        free_episode(e);
-        return NULL;
+    if (!fixed) {
+        m->owner[i] = e;
+        m->bidx[i] = e->nb;
     }
-    memcpy(e->u0, m->v, nb * sizeof(double));
-    memcpy(e->q0, m->Q, nc * sizeof(double));
-    e->W0 = cr_sim_dissipated_work(m->sim);
-    e->U0 = cr_sim_potential_energy(m->sim);
-    size_t lo = c, hi = c;
-    while (lo > 0 && touching(m, lo - 1))
-        lo--;
-    while (hi + 1 < nc && touching(m, hi + 1))
-        hi++;
-    e->info.t_start = t;
-    e->info.first_contact = lo;
-    e->info.last_contact = hi;
-    e->info.reference = c;
-    e->active = 1;
-    /* touching contacts load without a located closing: their compression
-     * phase starts with the episode */
-    for (size_t k = lo; k <= hi; k++) {
-        e->phase[k] = PHASE_COMP;
-        e->qs[k] = m->Q[k];
-    }
-    m->ep[m->nep++] = e;
-    return e;
-}
-
-static episode *active_with(const cr_monitor *m, size_t c)
-{
-    for (size_t k = 0; k < m->nep; k++) {
-        episode *e = m->ep[k];
-        if (e->active && e->info.first_contact <= c && c <= e->info.last_contact)
-            return e;
-    }
-    return NULL;
-}
-
-static int push_event(episode *e, size_t idx)
-{
-    if (e->nev == e->evcap) {
-        size_t cap = e->evcap ? 2 * e->evcap : 32;
-        size_t *p = realloc(e->ev, cap * sizeof(*p));
-        if (!p)
-            return CR_ERR_NOMEM;
-        e->ev = p;
-        e->evcap = cap;
-    }
-    e->ev[e->nev++] = idx;
+    e->nb++;
     return CR_OK;
 }
 
-/* Folds episode b into a (b started later or is the neighbour); b is dropped. */
-static void merge(cr_monitor *m, episode *a, episode *b)
+/* Adds contact k (view w) to e with its impulses, normal and force now. */
+static int add_member(cr_monitor *m, episode *e, size_t k, const cr_contact_view *w)
 {
-    for (size_t c = b->info.first_contact; c <= b->info.last_contact; c++) {
-        a->phase[c] = b->phase[c];
-        a->qs[c] = b->qs[c];
-        a->comp[c] = b->comp[c];
-        a->exp_[c] = b->exp_[c];
-        a->peak_d[c] = b->peak_d[c];
-        a->peak_f[c] = b->peak_f[c];
-        a->closings[c] = b->closings[c];
-        a->openings[c] = b->openings[c];
-        /* the joined contacts' start state is the one of the episode they were in */
-        a->q0[c] = b->q0[c];
-    }
-    for (size_t i = b->info.first_contact; i <= b->info.last_contact + 1; i++)
-        a->u0[i] = b->u0[i];
-    for (size_t k = 0; k < b->nev; k++)
-        push_event(a, b->ev[k]);
-    if (b->info.first_contact < a->info.first_contact)
-        a->info.first_contact = b->info.first_contact;
-    if (b->info.last_contact > a->info.last_contact)
-        a->info.last_contact = b->info.last_contact;
-    for (size_t k = 0; k < m->nep; k++)
-        if (m->ep[k] == b) {
-            memmove(&m->ep[k], &m->ep[k + 1], (m->nep - k - 1) * sizeof(*m->ep));
-            m->nep--;
-            break;
-        }
-    free_episode(b);
+    if (grow((void **)&e->mem, &e->mcap, e->nmem + 1, sizeof(member)) != CR_OK)
+        return CR_ERR_NOMEM;
+    member *c = &e->mem[e->nmem];
+    memset(c, 0, sizeof(*c));
+    c->contact = k;
+    c->body_a = w->body_a;
+    c->body_b = w->body_b;
+    c->unilateral = w->unilateral;
+    c->linked = w->linked;
+    memcpy(c->n, w->normal, sizeof c->n);
+    c->q0 = c->qs = w->impulse;
+    memcpy(c->v0, w->vector_impulse, sizeof c->v0);
+    c->f0 = w->force;
+    /* loaded at rest when it joins: a static load (a ball on a floor) */
+    c->preloaded = w->unilateral && w->state == CR_CONTACT_LOADED && e->gamma_ref > 0.0 &&
+                   fabs(w->rate) <= CR_MONITOR_REST_FRACTION * e->gamma_ref;
+    e->has_preload |= c->preloaded;
+    /* touching and loaded contacts load without a located closing */
+    c->phase = w->state == CR_CONTACT_LOADED && w->rate < 0.0 ? PHASE_EXP : PHASE_COMP;
+    c->peak_f = w->force > 0.0 ? w->force : 0.0;
+    m->mem_ep[k] = e;
+    m->mem_idx[k] = e->nmem++;
+    return CR_OK;
 }
 
-/* A closing next to an active group: the group grows (and may meet another). */
-static episode *extend(cr_monitor *m, size_t c)
+static int merge(cr_monitor *m, episode *dst, episode *src);
+
+/* Takes in, from the bodies e->b[from …], every contact that is touching,
+ * loaded or linked, and the bodies across them, until nothing more touches:
+ * the group's impact configuration. Cost: the contacts of the bodies that
+ * join. A touching contact into another active group merges the two. */
+static int close_over(cr_monitor *m, episode *e, size_t from)
 {
-    episode *left = c > 0 ? active_with(m, c - 1) : NULL;
-    episode *right = c + 1 < m->nc ? active_with(m, c + 1) : NULL;
-    episode *e = left ? left : right;
+    if (ensure_contacts(m) != CR_OK)
+        return CR_ERR_NOMEM;
+    for (size_t q = from; q < e->nb; q++) {
+        if (e->b[q].fixed)
+            continue;
+        size_t nk;
+        const size_t *ks = cr_system_body_contacts(m->sys, e->b[q].body, &nk);
+        for (size_t a = 0; a < nk; a++) {
+            size_t k = ks[a];
+            cr_contact_view w;
+            if (m->mem_ep[k] == e || cr_system_get_contact(m->sys, k, &w) != CR_OK)
+                continue;
+            if (!(w.unilateral || w.linked) || (w.state == CR_CONTACT_OPEN && !w.linked))
+                continue;
+            for (int s = 0; s < 2; s++) {
+                long j = s ? w.body_b : (long)w.body_a;
+                if (j < 0)
+                    continue;
+                episode *f = m->owner[j];
+                if (f && f != e && merge(m, e, f) != CR_OK)
+                    return CR_ERR_NOMEM;
+                if (add_body(m, e, (size_t)j) != CR_OK)
+                    return CR_ERR_NOMEM;
+            }
+            if (m->mem_ep[k] != e && add_member(m, e, k, &w) != CR_OK)
+                return CR_ERR_NOMEM;
+        }
+    }
+    return CR_OK;
+}
+
+static episode *start_episode(cr_monitor *m, size_t k, const cr_contact_view *w)
+{
+    if (grow((void **)&m->ep, &m->epcap, m->nep + 1, sizeof(episode *)) != CR_OK ||
+        grow((void **)&m->act, &m->actcap, m->nact + 1, sizeof(episode *)) != CR_OK)
+        return NULL;
+    episode *e = calloc(1, sizeof(*e));
     if (!e)
         return NULL;
-    if (c < e->info.first_contact)
-        e->info.first_contact = c;
-    if (c > e->info.last_contact)
-        e->info.last_contact = c;
-    /* a contact joining later starts from the chain's current state */
-    e->q0[c] = m->Q[c];
-    e->u0[c] = e == left ? e->u0[c] : m->v[c];
-    e->u0[c + 1] = e == right ? e->u0[c + 1] : m->v[c + 1];
-    if (left && right && left != right)
-        merge(m, left->info.t_start <= right->info.t_start ? left : right,
-              left->info.t_start <= right->info.t_start ? right : left);
-    return active_with(m, c);
+    e->active = 1;
+    e->info.t_start = cr_system_get_time(m->sys);
+    e->info.reference = k;
+    e->gamma_ref = w->rate;
+    m->ep[m->nep++] = e;
+    m->act[m->nact++] = e;
+    if (add_body(m, e, w->body_a) != CR_OK ||
+        (w->body_b >= 0 && add_body(m, e, (size_t)w->body_b) != CR_OK) ||
+        add_member(m, e, k, w) != CR_OK || close_over(m, e, 0) != CR_OK)
+        return NULL;
+    return e;
+}
+
+static void drop_from(episode **list, size_t *n, const episode *e)
+{
+    for (size_t k = 0; k < *n; k++)
+        if (list[k] == e) {
+            memmove(&list[k], &list[k + 1], (*n - k - 1) * sizeof(*list));
+            (*n)--;
+            return;
+        }
+}
+
+/* Merges two sorted event lists into dst (indices increase with time). */
+static int merge_events(episode *dst, const episode *src)
+{
+    size_t n = dst->nev + src->nev;
+    size_t *ev = malloc((n ? n : 1) * sizeof(size_t));
+    if (!ev)
+        return CR_ERR_NOMEM;
+    size_t i = 0, j = 0, k = 0;
+    while (i < dst->nev || j < src->nev)
+        ev[k++] = j == src->nev || (i < dst->nev && dst->ev[i] < src->ev[j]) ? dst->ev[i++]
+                                                                             : src->ev[j++];
+    free(dst->ev);
+    dst->ev = ev;
+    dst->nev = dst->evcap = n;
+    return CR_OK;
+}
+
+/* Folds src into dst; the merged episode keeps the older start and reference. */
+static int merge(cr_monitor *m, episode *dst, episode *src)
+{
+    for (size_t q = 0; q < src->nb; q++) {
+        const gbody *g = &src->b[q];
+        int dup = 0;
+        for (size_t k = 0; g->fixed && k < dst->nb; k++)
+            dup |= dst->b[k].body == g->body;
+        if (dup)
+            continue;
+        if (grow((void **)&dst->b, &dst->bcap, dst->nb + 1, sizeof(gbody)) != CR_OK)
+            return CR_ERR_NOMEM;
+        dst->b[dst->nb] = *g;
+        if (!g->fixed) {
+            m->owner[g->body] = dst;
+            m->bidx[g->body] = dst->nb;
+        }
+        dst->nb++;
+    }
+    for (size_t q = 0; q < src->nmem; q++) {
+        if (grow((void **)&dst->mem, &dst->mcap, dst->nmem + 1, sizeof(member)) != CR_OK)
+            return CR_ERR_NOMEM;
+        dst->mem[dst->nmem] = src->mem[q];
+        m->mem_ep[src->mem[q].contact] = dst;
+        m->mem_idx[src->mem[q].contact] = dst->nmem++;
+    }
+    if (merge_events(dst, src) != CR_OK)
+        return CR_ERR_NOMEM;
+    if (src->info.t_start < dst->info.t_start) {
+        dst->info.t_start = src->info.t_start;
+        dst->info.reference = src->info.reference;
+        dst->gamma_ref = src->gamma_ref;
+    }
+    dst->has_preload |= src->has_preload;
+    dst->pending = 0;
+    drop_from(m->ep, &m->nep, src);
+    drop_from(m->act, &m->nact, src);
+    free_episode(src);
+    return CR_OK;
+}
+
+/* A closing outside every group: it grows (and may merge) the groups of its
+ * bodies, or starts an episode when it approaches faster than the rest speed. */
+static int on_closing(cr_monitor *m, size_t k)
+{
+    cr_contact_view w;
+    if (cr_system_get_contact(m->sys, k, &w) != CR_OK || !(w.unilateral || w.linked))
+        return CR_OK;
+    episode *ea = m->owner[w.body_a], *eb = w.body_b >= 0 ? m->owner[w.body_b] : NULL;
+    if (ea && eb && ea != eb) {
+        if (merge(m, ea, eb) != CR_OK)
+            return CR_ERR_NOMEM;
+        eb = ea;
+    }
+    episode *e = ea ? ea : eb;
+    if (!e)
+        return w.unilateral && w.rate > m->v_start && !start_episode(m, k, &w) ? CR_ERR_NOMEM
+                                                                               : CR_OK;
+    size_t from = e->nb;
+    if (add_body(m, e, w.body_a) != CR_OK ||
+        (w.body_b >= 0 && add_body(m, e, (size_t)w.body_b) != CR_OK) ||
+        add_member(m, e, k, &w) != CR_OK || close_over(m, e, from) != CR_OK)
+        return CR_ERR_NOMEM;
+    return CR_OK;
+}
+
+/* ---- the phase machine --------------------------------------------------------- */
+
+static void close_phase(member *c, double q)
+{
+    if (c->phase == PHASE_COMP)
+        c->comp += q - c->qs;
+    else if (c->phase == PHASE_EXP)
+        c->exp_ += q - c->qs;
+    c->qs = q;
+}
+
+static void step_phase(member *c, const cr_event *ev)
+{
+    switch (ev->kind) {
+    case CR_EVENT_CLOSE:
+        c->closings++;
+        close_phase(c, ev->impulse);
+        c->phase = PHASE_COMP;
+        break;
+    case CR_EVENT_MAX_COMPRESSION:
+        close_phase(c, ev->impulse);
+        c->phase = PHASE_EXP;
+        c->peak_d = fmax(c->peak_d, ev->overlap);
+        break;
+    case CR_EVENT_MIN_COMPRESSION:
+        close_phase(c, ev->impulse);
+        c->phase = PHASE_COMP;
+        break;
+    case CR_EVENT_OPEN:
+        c->openings++;
+        close_phase(c, ev->impulse);
+        c->phase = PHASE_NONE;
+        break;
+    case CR_EVENT_FORCE_RELEASE:
+        close_phase(c, ev->impulse);
+        c->phase = PHASE_NONE;
+        break;
+    case CR_EVENT_FORCE_REENGAGE:
+        close_phase(c, ev->impulse);
+        c->phase = ev->rate > 0.0 ? PHASE_COMP : PHASE_EXP;
+        break;
+    }
+    c->peak_f = fmax(c->peak_f, ev->force);
+}
+
+/* ---- the end rule ------------------------------------------------------------- */
+
+/* A member is done when the engine calls it settled (not loaded, not
+ * approaching), or, having joined under a static load, when it is back at rest
+ * under no more than that load. */
+static int member_done(const cr_monitor *m, const episode *e, const member *c)
+{
+    cr_contact_view w;
+    if (cr_system_get_contact(m->sys, c->contact, &w) != CR_OK)
+        return 1;
+    if (w.settled)
+        return 1;
+    return c->preloaded && fabs(w.rate) <= CR_MONITOR_REST_FRACTION * e->gamma_ref &&
+           w.force <= c->f0 * (1.0 + CR_MONITOR_REST_FRACTION);
+}
+
+/* Every member done? The member found unsettled last time is tried first, so a
+ * long group costs O(1) per event while anything in it is still loaded. */
+static int group_done(const cr_monitor *m, episode *e)
+{
+    size_t n = e->nmem, w = e->witness < n ? e->witness : 0;
+    for (size_t a = 0; a < n; a++) {
+        size_t q = (w + a) % n;
+        if (!member_done(m, e, &e->mem[q])) {
+            e->witness = q;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The state the episode ends on. */
+static void snapshot(cr_monitor *m, episode *e)
+{
+    read_state(m);
+    e->t1 = cr_system_get_time(m->sys);
+    for (size_t q = 0; q < e->nb; q++) {
+        gbody *g = &e->b[q];
+        for (int d = 0; d < m->dim && !g->fixed; d++) {
+            g->u1[d] = m->v[(size_t)m->dim * g->body + (size_t)d];
+            g->x1[d] = m->x[(size_t)m->dim * g->body + (size_t)d];
+        }
+    }
+    for (size_t q = 0; q < e->nmem; q++) {
+        cr_contact_view w;
+        member *c = &e->mem[q];
+        if (cr_system_get_contact(m->sys, c->contact, &w) != CR_OK)
+            continue;
+        c->q1 = w.impulse;
+        memcpy(c->v1, w.vector_impulse, sizeof c->v1);
+    }
+}
+
+static int finalize(cr_monitor *m, episode *e, int complete);
+
+/* The end rule holds: end now, or with links keep the state and wait for the
+ * settling time (a later closing in the group cancels the wait). */
+static int rule_met(cr_monitor *m, episode *e)
+{
+    snapshot(m, e);
+    if (m->settle == 0.0)
+        return finalize(m, e, 1);
+    e->pending = 1;
+    return CR_OK;
+}
+
+/* Episodes held for the settling time end where the rule held once it passed
+ * quietly (checked before the events of a return are taken in). */
+static int expire_pending(cr_monitor *m)
+{
+    double t = cr_system_get_time(m->sys);
+    for (size_t k = 0; k < m->nact;) {
+        episode *e = m->act[k];
+        if (e->pending && t > e->t1 + m->settle) {
+            int rc = finalize(m, e, 1);
+            if (rc != CR_OK)
+                return rc;
+            continue; /* finalize dropped it from act */
+        }
+        k++;
+    }
+    return CR_OK;
+}
+
+/* The end rule after the events of a return; at output times only for groups
+ * holding a preloaded contact, which can come to rest without any event. */
+static int check_ends(cr_monitor *m, int at_output)
+{
+    for (size_t k = 0; k < m->nact;) {
+        episode *e = m->act[k];
+        if (!e->pending && (!at_output || e->has_preload) && group_done(m, e)) {
+            int rc = rule_met(m, e);
+            if (rc != CR_OK)
+                return rc;
+            if (k < m->nact && m->act[k] != e)
+                continue; /* it ended and left the list */
+        }
+        k++;
+    }
+    return CR_OK;
+}
+
+/* ---- results ------------------------------------------------------------------ */
+
+static const double zero3[3] = {0.0, 0.0, 0.0};
+
+/* A body's velocity at joining (after = 0) or at the end; 0 for fixed bodies
+ * and walls. */
+static const double *body_u(const cr_monitor *m, const episode *e, long i, int after)
+{
+    if (i < 0 || isinf(m->mass[i]) || m->owner[i] != e)
+        return zero3;
+    const gbody *g = &e->b[m->bidx[i]];
+    return after ? g->u1 : g->u0;
+}
+
+/* γ = wᵀu with the member's W column (normal at joining). */
+static double gamma_of(const cr_monitor *m, const episode *e, const member *c, int after)
+{
+    const double *ua = body_u(m, e, (long)c->body_a, after), *ub = body_u(m, e, c->body_b, after);
+    double g = 0.0;
+    for (int d = 0; d < m->dim; d++)
+        g += c->n[d] * (sign_a(c) * ua[d] + ub[d]);
+    return g;
+}
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+    while (parent[i] != i)
+        i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* Work of the fields on the group: per link-connected cluster, the field's
+ * impulse J = Σ mᵢΔuᵢ − (contact impulses from outside the cluster) times the
+ * mass-weighted displacement over the mass-weighted duration. Exact for a
+ * uniform field (J = g Σ mᵢΔtᵢ, W = g·Σ mᵢΔxᵢ); for a pendulum it is the mean
+ * force times the displacement (docs/design.md). Links are internal to a
+ * cluster, so their impulses, which the engines do not integrate, cancel. */
+static int field_work(const cr_monitor *m, const episode *e, double *W)
+{
+    size_t nb = e->nb, dim = (size_t)m->dim;
+    size_t *parent = malloc((nb ? nb : 1) * sizeof(size_t));
+    double *acc = calloc((nb ? nb : 1) * (2 * dim + 1), sizeof(double));
+    if (!parent || !acc) {
+        free(parent);
+        free(acc);
+        return CR_ERR_NOMEM;
+    }
+    for (size_t q = 0; q < nb; q++)
+        parent[q] = q;
+    for (size_t q = 0; q < e->nmem; q++) {
+        const member *c = &e->mem[q];
+        if (c->linked && c->body_b >= 0 && m->owner[c->body_a] == e && m->owner[c->body_b] == e)
+            parent[uf_find(parent, m->bidx[c->body_a])] = uf_find(parent, m->bidx[c->body_b]);
+    }
+    /* per cluster root: J (dim), Σ m Δx (dim), Σ m Δt */
+    for (size_t q = 0; q < nb; q++) {
+        const gbody *g = &e->b[q];
+        if (g->fixed)
+            continue;
+        double *a = acc + uf_find(parent, q) * (2 * dim + 1), mi = m->mass[g->body];
+        for (size_t d = 0; d < dim; d++) {
+            a[d] += mi * (g->u1[d] - g->u0[d]);
+            a[dim + d] += mi * (g->x1[d] - g->x0[d]);
+        }
+        a[2 * dim] += mi * (e->t1 - g->t0);
+    }
+    for (size_t q = 0; q < e->nmem; q++) {
+        const member *c = &e->mem[q];
+        for (int s = 0; s < 2 && c->unilateral; s++) {
+            long i = s ? c->body_b : (long)c->body_a;
+            if (i < 0 || m->owner[i] != e)
+                continue;
+            double sg = s ? 1.0 : sign_a(c);
+            double *a = acc + uf_find(parent, m->bidx[i]) * (2 * dim + 1);
+            for (size_t d = 0; d < dim; d++)
+                a[d] -= sg * (c->v1[d] - c->v0[d]);
+        }
+    }
+    *W = 0.0;
+    for (size_t q = 0; q < nb; q++) {
+        const double *a = acc + q * (2 * dim + 1);
+        if (parent[q] != q || !(a[2 * dim] > 0.0))
+            continue;
+        for (size_t d = 0; d < dim; d++)
+            *W += a[d] * a[dim + d] / a[2 * dim];
+    }
+    free(parent);
+    free(acc);
+    return CR_OK;
+}
+
+static int cmp_body(const void *x, const void *y)
+{
+    size_t a = ((const gbody *)x)->body, b = ((const gbody *)y)->body;
+    return a < b ? -1 : a > b;
+}
+
+static int cmp_member(const void *x, const void *y)
+{
+    size_t a = ((const member *)x)->contact, b = ((const member *)y)->contact;
+    return a < b ? -1 : a > b;
 }
 
 static double nan_div(double a, double b)
@@ -229,311 +635,322 @@ static double nan_div(double a, double b)
     return b != 0.0 ? a / b : NAN;
 }
 
-/* The state an episode ends on: the current one, or the one kept while pending. */
-typedef struct {
-    double t, W, U;
-    const double *v, *Q;
-} end_state;
-
-static int finalize(cr_monitor *m, episode *e, const end_state *st, int complete)
+/* One record from a member (its γ± computed by the caller). */
+static void fill_record(cr_contact_record *r, const member *c, double gm, double gp,
+                        double Pref, double rest)
 {
-    size_t b0 = e->info.first_contact, b1 = e->info.last_contact + 1;
-    size_t nbg = b1 - b0 + 1, ncg = b1 - b0;
-    double t = st->t;
-    const double *V = st->v, *Q = st->Q;
-    e->info.first_ball = b0;
-    e->info.last_ball = b1;
-    e->info.t_end = t;
-    e->info.complete = complete;
-    e->info.event_count = e->nev;
-    e->u_before = malloc(nbg * sizeof(double));
-    e->u_after = malloc(nbg * sizeof(double));
-    e->mass = malloc(nbg * sizeof(double));
-    e->rec = calloc(ncg, sizeof(cr_contact_record));
-    if (!e->u_before || !e->u_after || !e->mass || !e->rec)
-        return CR_ERR_NOMEM;
-    double T0 = 0, T1 = 0;
-    for (size_t i = 0; i < nbg; i++) {
-        e->u_before[i] = e->u0[b0 + i];
-        e->u_after[i] = V[b0 + i];
-        if (m->fixed[b0 + i]) {
-            e->mass[i] = INFINITY; /* a wall */
-            continue;
-        }
-        e->mass[i] = m->mass[b0 + i];
-        T0 += 0.5 * e->mass[i] * e->u_before[i] * e->u_before[i];
-        T1 += 0.5 * e->mass[i] * e->u_after[i] * e->u_after[i];
+    memset(r, 0, sizeof(*r));
+    r->contact = c->contact;
+    r->body_a = c->body_a;
+    r->body_b = c->body_b;
+    r->impulse = c->q1 - c->q0;
+    r->compression = c->comp;
+    r->expansion = c->exp_;
+    r->gamma_minus = gm;
+    r->gamma_plus = gp;
+    /* Newton's coefficient is about a contact's own approach: NaN when it
+     * joined at rest or separating */
+    if (gm < -rest) {
+        r->newton = -gp / gm;
+    } else {
+        r->newton = NAN;
+        r->flags |= CR_RECORD_AT_REST;
     }
+    if (c->comp > 0.0) {
+        r->poisson = c->exp_ / c->comp;
+    } else {
+        r->poisson = NAN;
+        r->flags |= CR_RECORD_NO_COMPRESSION;
+    }
+    r->alpha = nan_div(r->impulse, Pref);
+    r->peak_overlap = c->peak_d;
+    r->peak_force = c->peak_f;
+    r->closings = c->closings;
+    r->openings = c->openings;
+}
+
+/* Records of the unilateral members, by contact number; γ from the impact
+ * configuration (u⁻, u⁺ and the normals at joining). */
+static int build_records(cr_monitor *m, episode *e)
+{
+    size_t dim = (size_t)m->dim, nr = 0;
+    qsort(e->mem, e->nmem, sizeof(member), cmp_member);
+    double *gm = malloc((e->nmem ? e->nmem : 1) * 2 * sizeof(double));
+    if (!gm)
+        return CR_ERR_NOMEM;
+    double Pref = 0.0, gref = 0.0;
+    for (size_t q = 0; q < e->nmem; q++) {
+        const member *c = &e->mem[q];
+        gm[2 * q] = gamma_of(m, e, c, 0);
+        gm[2 * q + 1] = gamma_of(m, e, c, 1);
+        if (c->contact == e->info.reference) {
+            Pref = c->q1 - c->q0;
+            gref = gm[2 * q];
+            e->info.reference_record = nr;
+        }
+        nr += (size_t)c->unilateral;
+    }
+    e->rec = calloc(nr ? nr : 1, sizeof(cr_contact_record));
+    e->vec = malloc((nr ? nr : 1) * dim * sizeof(double));
+    e->nrm = malloc((nr ? nr : 1) * dim * sizeof(double));
+    if (!e->rec || !e->vec || !e->nrm) {
+        free(gm);
+        return CR_ERR_NOMEM;
+    }
+    size_t r = 0;
+    for (size_t q = 0; q < e->nmem; q++) {
+        const member *c = &e->mem[q];
+        if (!c->unilateral)
+            continue;
+        fill_record(&e->rec[r], c, gm[2 * q], gm[2 * q + 1], Pref,
+                    CR_MONITOR_REST_FRACTION * fabs(gref));
+        for (size_t d = 0; d < dim; d++) {
+            e->vec[r * dim + d] = c->v1[d] - c->v0[d];
+            e->nrm[r * dim + d] = c->n[d];
+        }
+        r++;
+    }
+    e->info.contact_count = nr;
+    free(gm);
+    return CR_OK;
+}
+
+/* Bodies (sorted), masses, u⁻ and u⁺; T⁻ and T⁺ of the moving ones. */
+static int build_bodies(cr_monitor *m, episode *e)
+{
+    size_t dim = (size_t)m->dim, nb = e->nb;
+    qsort(e->b, nb, sizeof(gbody), cmp_body);
+    e->bodies = malloc((nb ? nb : 1) * sizeof(size_t));
+    e->mass = malloc((nb ? nb : 1) * sizeof(double));
+    e->ub = calloc((nb ? nb : 1) * dim, sizeof(double));
+    e->ua = calloc((nb ? nb : 1) * dim, sizeof(double));
+    if (!e->bodies || !e->mass || !e->ub || !e->ua)
+        return CR_ERR_NOMEM;
+    double T0 = 0.0, T1 = 0.0;
+    for (size_t q = 0; q < nb; q++) {
+        const gbody *g = &e->b[q];
+        e->bodies[q] = g->body;
+        e->mass[q] = m->mass[g->body];
+        for (size_t d = 0; d < dim && !g->fixed; d++) {
+            e->ub[q * dim + d] = g->u0[d];
+            e->ua[q * dim + d] = g->u1[d];
+            T0 += 0.5 * e->mass[q] * g->u0[d] * g->u0[d];
+            T1 += 0.5 * e->mass[q] * g->u1[d] * g->u1[d];
+        }
+    }
+    e->info.body_count = nb;
     e->info.T_minus = T0;
     e->info.T_plus = T1;
-    e->info.kappa = nan_div(T1, T0);
-    /* elastic energy still stored when the group lets go (`force` release ends
-     * with δ > 0) is abandoned for good: it counts as lost */
-    e->info.dissipated = st->W - e->W0 + st->U - e->U0;
-    double Pref = Q[e->info.reference] - e->q0[e->info.reference];
-    /* γ⁻ of a touching contact at rest is zero up to the root location's
-     * roundoff (~1e-12 of the speeds): below this it counts as zero */
-    double vmax = 0.0;
-    for (size_t i = 0; i < nbg; i++)
-        vmax = fmax(vmax, fmax(fabs(e->u_before[i]), fabs(e->u_after[i])));
-    double gamma_zero = 1e-9 * vmax;
-    for (size_t k = 0; k < ncg; k++) {
-        size_t c = e->info.first_contact + k;
-        cr_contact_record *r = &e->rec[k];
-        /* a phase still open at the end closes here */
-        if (e->phase[c] == PHASE_COMP)
-            e->comp[c] += Q[c] - e->qs[c];
-        else if (e->phase[c] == PHASE_EXP)
-            e->exp_[c] += Q[c] - e->qs[c];
-        r->contact = c;
-        r->impulse = Q[c] - e->q0[c];
-        r->compression = e->comp[c];
-        r->expansion = e->exp_[c];
-        r->gamma_minus = e->u0[c + 1] - e->u0[c];
-        r->gamma_plus = V[c + 1] - V[c];
-        r->newton = fabs(r->gamma_minus) > gamma_zero ? -r->gamma_plus / r->gamma_minus : NAN;
-        r->poisson = r->compression > 0.0 ? r->expansion / r->compression : NAN;
-        r->alpha = nan_div(r->impulse, Pref);
-        r->peak_overlap = e->peak_d[c];
-        r->peak_force = e->peak_f[c];
-        r->closings = e->closings[c];
-        r->openings = e->openings[c];
-    }
+    return CR_OK;
+}
+
+/* Frees the group's bodies and contacts for later episodes. */
+static void release(cr_monitor *m, episode *e)
+{
+    for (size_t q = 0; q < e->nb; q++)
+        if (!e->b[q].fixed && m->owner[e->b[q].body] == e)
+            m->owner[e->b[q].body] = NULL;
+    for (size_t q = 0; q < e->nmem; q++)
+        if (m->mem_ep[e->mem[q].contact] == e)
+            m->mem_ep[e->mem[q].contact] = NULL;
+}
+
+/* Ends an episode on its snapshot: records, bodies, energies. */
+static int finalize(cr_monitor *m, episode *e, int complete)
+{
+    double W = 0.0;
+    /* field work and γ read the per-body data through owner/bidx: before sorting */
+    if (field_work(m, e, &W) != CR_OK || build_records(m, e) != CR_OK)
+        return nomem(m);
+    release(m, e);
+    if (build_bodies(m, e) != CR_OK)
+        return nomem(m);
+    e->info.t_end = e->t1;
+    e->info.complete = complete;
+    e->info.event_count = e->nev;
+    e->info.field_work = W;
+    e->info.dissipated = e->info.T_minus - e->info.T_plus + W;
+    e->info.kappa = nan_div(e->info.T_plus - W, e->info.T_minus);
     e->active = 0;
-    free_work(e);
+    e->pending = 0;
+    free(e->b);
+    free(e->mem);
+    e->b = NULL;
+    e->mem = NULL;
+    e->nmem = 0;
+    drop_from(m->act, &m->nact, e);
     return CR_OK;
 }
 
-static void close_phase(episode *e, size_t c, double q)
-{
-    if (e->phase[c] == PHASE_COMP)
-        e->comp[c] += q - e->qs[c];
-    else if (e->phase[c] == PHASE_EXP)
-        e->exp_[c] += q - e->qs[c];
-    e->qs[c] = q;
-}
+/* ---- listeners ---------------------------------------------------------------- */
 
-/* End rule (ARCHITECTURE.md): every contact of the group settled. */
-static int group_done(const cr_monitor *m, const episode *e)
+/* Contacts touching and already approaching when the run starts (pool contacts
+ * exist from the t = 0 output on) open an episode at once. */
+static int first_output(cr_monitor *m)
 {
-    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++)
-        if (!cr_sim_contact_settled(m->sim, c))
-            return 0;
-    return 1;
-}
-
-static end_state current(const cr_monitor *m)
-{
-    end_state st = {cr_sim_get_time(m->sim), cr_sim_dissipated_work(m->sim),
-                    cr_sim_potential_energy(m->sim), m->v, m->Q};
-    return st;
-}
-
-static int finalize_pending(cr_monitor *m, episode *e)
-{
-    end_state st = {e->pend_t, e->pend_W, e->pend_U, e->pend_v, e->pend_Q};
-    return finalize(m, e, &st, 1);
-}
-
-/* The end rule holds: end now, or with links wait for the settling time. */
-static int rule_met(cr_monitor *m, episode *e)
-{
-    if (m->settle == 0.0) {
-        end_state st = current(m);
-        return finalize(m, e, &st, 1);
-    }
-    if (e->pending)
-        return CR_OK;
-    if (!e->pend_v)
-        e->pend_v = malloc(m->nb * sizeof(double));
-    if (!e->pend_Q)
-        e->pend_Q = malloc((m->nc ? m->nc : 1) * sizeof(double));
-    if (!e->pend_v || !e->pend_Q)
+    m->started = 1;
+    if (ensure_contacts(m) != CR_OK)
         return CR_ERR_NOMEM;
-    memcpy(e->pend_v, m->v, m->nb * sizeof(double));
-    memcpy(e->pend_Q, m->Q, m->nc * sizeof(double));
-    e->pend_t = cr_sim_get_time(m->sim);
-    e->pend_W = cr_sim_dissipated_work(m->sim);
-    e->pend_U = cr_sim_potential_energy(m->sim);
-    e->pending = 1;
+    size_t nc = cr_system_contact_count(m->sys);
+    for (size_t k = 0; k < nc; k++) {
+        cr_contact_view w;
+        if (m->mem_ep[k] || cr_system_get_contact(m->sys, k, &w) != CR_OK)
+            continue;
+        if (w.unilateral && w.state != CR_CONTACT_OPEN && w.rate > m->v_start &&
+            !start_episode(m, k, &w))
+            return CR_ERR_NOMEM;
+    }
     return CR_OK;
 }
 
-static int on_events(const cr_sim *sim, size_t first, void *user)
+/* Peak forces are sampled at outputs between the events. */
+static void sample_forces(cr_monitor *m)
+{
+    for (size_t k = 0; k < m->nact; k++) {
+        episode *e = m->act[k];
+        for (size_t q = 0; q < e->nmem && !e->pending; q++) {
+            cr_contact_view w;
+            if (e->mem[q].unilateral &&
+                cr_system_get_contact(m->sys, e->mem[q].contact, &w) == CR_OK)
+                e->mem[q].peak_f = fmax(e->mem[q].peak_f, w.force);
+        }
+    }
+}
+
+static int on_output(const cr_system *sys, void *user)
 {
     cr_monitor *m = user;
-    (void)sim;
-    read_state(m);
-    const cr_event *ev = cr_sim_events(m->sim);
-    size_t n = cr_sim_event_count(m->sim);
-    double t = cr_sim_get_time(m->sim);
-    /* pending episodes whose settling time passed quietly end where the rule held */
-    for (size_t k = 0; k < m->nep; k++) {
-        episode *e = m->ep[k];
-        if (e->active && e->pending && t > e->pend_t + m->settle &&
-            finalize_pending(m, e) != CR_OK)
-            return 1;
+    (void)sys;
+    m->fresh = 0;
+    int rc = m->started ? CR_OK : first_output(m);
+    if (rc == CR_OK) {
+        sample_forces(m);
+        rc = expire_pending(m);
     }
-    for (size_t k = first; k < n; k++) {
-        const cr_event *e = &ev[k];
-        size_t c = e->contact;
-        episode *ep = active_with(m, c);
-        if (e->kind == CR_EVENT_CLOSE && !ep) {
-            ep = extend(m, c);
-            if (!ep && e->rate > 0.0)
-                ep = start_episode(m, c, e->t);
-            if (!ep)
-                continue;
-        }
-        if (!ep)
-            continue;
-        if (e->kind == CR_EVENT_CLOSE)
-            ep->pending = 0; /* touched again within the settling time: same episode */
-        if (push_event(ep, k) != CR_OK)
-            return 1;
-        switch (e->kind) {
-        case CR_EVENT_CLOSE:
-            ep->closings[c]++;
-            ep->phase[c] = PHASE_COMP;
-            ep->qs[c] = e->impulse;
-            break;
-        case CR_EVENT_MAX_COMPRESSION:
-            close_phase(ep, c, e->impulse);
-            ep->phase[c] = PHASE_EXP;
-            ep->peak_d[c] = fmax(ep->peak_d[c], e->overlap);
-            break;
-        case CR_EVENT_MIN_COMPRESSION:
-            close_phase(ep, c, e->impulse);
-            ep->phase[c] = PHASE_COMP;
-            break;
-        case CR_EVENT_OPEN:
-            ep->openings[c]++;
-            close_phase(ep, c, e->impulse);
-            ep->phase[c] = PHASE_NONE;
-            break;
-        case CR_EVENT_FORCE_RELEASE:
-            close_phase(ep, c, e->impulse);
-            ep->phase[c] = PHASE_NONE;
-            break;
-        case CR_EVENT_FORCE_REENGAGE:
-            ep->qs[c] = e->impulse;
-            ep->phase[c] = e->rate > 0.0 ? PHASE_COMP : PHASE_EXP;
-            break;
-        }
-        ep->peak_f[c] = fmax(ep->peak_f[c], e->force);
-    }
-    for (size_t k = 0; k < m->nep; k++) {
-        episode *e = m->ep[k];
-        if (e->active && !e->pending && group_done(m, e) && rule_met(m, e) != CR_OK)
-            return 1;
-    }
-    return 0;
+    if (rc == CR_OK)
+        rc = check_ends(m, 1);
+    return rc == CR_ERR_NOMEM ? nomem(m) : rc;
 }
 
-void cr_monitor_sample(cr_monitor *m)
+static int take_event(cr_monitor *m, size_t k, const cr_event *ev)
 {
-    if (!m)
-        return;
-    cr_sim_get_forces(m->sim, m->force);
-    for (size_t k = 0; k < m->nep; k++) {
-        episode *e = m->ep[k];
-        if (e->active)
-            for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++)
-                e->peak_f[c] = fmax(e->peak_f[c], m->force[c]);
+    if (ev->contact >= m->ccap || !m->mem_ep[ev->contact]) {
+        if (ev->kind != CR_EVENT_CLOSE)
+            return CR_OK;
+        int rc = on_closing(m, ev->contact);
+        if (rc != CR_OK || !m->mem_ep[ev->contact])
+            return rc;
     }
+    episode *e = m->mem_ep[ev->contact];
+    if (ev->kind == CR_EVENT_CLOSE)
+        e->pending = 0; /* touched again within the settling time: same episode */
+    if (grow((void **)&e->ev, &e->evcap, e->nev + 1, sizeof(size_t)) != CR_OK)
+        return CR_ERR_NOMEM;
+    e->ev[e->nev++] = k;
+    step_phase(&e->mem[m->mem_idx[ev->contact]], ev);
+    return CR_OK;
 }
+
+static int on_events(const cr_system *sys, size_t first, void *user)
+{
+    cr_monitor *m = user;
+    (void)sys;
+    m->fresh = 0;
+    const cr_event *ev = cr_system_events(m->sys);
+    size_t n = cr_system_event_count(m->sys);
+    int rc = ensure_contacts(m);
+    if (rc == CR_OK)
+        rc = expire_pending(m);
+    for (size_t k = first; k < n && rc == CR_OK; k++)
+        rc = take_event(m, k, &ev[k]);
+    if (rc == CR_OK)
+        rc = check_ends(m, 0);
+    return rc == CR_ERR_NOMEM ? nomem(m) : rc;
+}
+
+/* ---- lifetime ------------------------------------------------------------------ */
 
 void cr_monitor_destroy(cr_monitor *m)
 {
     if (!m)
         return;
-    if (m->sim)
-        cr_sim_set_event_callback(m->sim, NULL, NULL);
+    if (m->sys)
+        cr_system_remove_listeners(m->sys, m);
     for (size_t k = 0; k < m->nep; k++)
         free_episode(m->ep[k]);
     free(m->ep);
+    free(m->act);
     free(m->mass);
-    free(m->fixed);
-    free(m->linked);
-    free(m->contact_on);
     free(m->v);
-    free(m->delta);
-    free(m->rate);
-    free(m->force);
-    free(m->Q);
+    free(m->x);
+    free(m->owner);
+    free(m->bidx);
+    free(m->mem_ep);
+    free(m->mem_idx);
     free(m);
 }
 
-cr_monitor *cr_monitor_create(cr_sim *sim)
+cr_monitor *cr_monitor_create(cr_system *sys)
 {
-    if (!sim)
+    if (!sys)
         return NULL;
     cr_monitor *m = calloc(1, sizeof(*m));
     if (!m)
         return NULL;
-    m->sim = sim;
-    m->nb = cr_sim_ball_count(sim);
-    m->nc = cr_sim_contact_count(sim);
-    size_t nc = m->nc ? m->nc : 1;
-    m->mass = malloc(m->nb * sizeof(double));
-    m->fixed = calloc(m->nb, sizeof(int));
-    m->linked = calloc(nc, sizeof(int));
-    m->contact_on = calloc(nc, sizeof(int));
-    m->v = malloc(m->nb * sizeof(double));
-    m->delta = malloc(nc * sizeof(double));
-    m->rate = malloc(nc * sizeof(double));
-    m->force = malloc(nc * sizeof(double));
-    m->Q = malloc(nc * sizeof(double));
-    if (!m->mass || !m->fixed || !m->linked || !m->contact_on || !m->v || !m->delta ||
-        !m->rate || !m->force || !m->Q) {
+    m->sys = sys;
+    m->dim = cr_system_dimension(sys);
+    m->nbody = cr_system_body_count(sys);
+    size_t nb = m->nbody ? m->nbody : 1, dim = (size_t)m->dim;
+    m->mass = malloc(nb * sizeof(double));
+    m->v = malloc(nb * dim * sizeof(double));
+    m->x = malloc(nb * dim * sizeof(double));
+    m->owner = calloc(nb, sizeof(episode *));
+    m->bidx = calloc(nb, sizeof(size_t));
+    if (!m->mass || !m->v || !m->x || !m->owner || !m->bidx || m->dim < 1 || m->dim > 3 ||
+        cr_system_add_event_listener(sys, on_events, m) != CR_OK ||
+        cr_system_add_output_listener(sys, on_output, m) != CR_OK) {
         cr_monitor_destroy(m);
         return NULL;
     }
-    cr_sim_get_masses(sim, m->mass);
-    m->settle = cr_sim_settle_time(sim);
-    for (size_t i = 0; i < m->nb; i++)
-        m->fixed[i] = cr_sim_body_is_fixed(sim, i);
-    for (size_t c = 0; c < m->nc; c++) {
-        m->linked[c] = cr_sim_pair_is_linked(sim, c);
-        m->contact_on[c] = cr_sim_pair_has_contact(sim, c);
-    }
-    read_state(m);
-    /* touching contacts already approaching: the impact starts at t = 0 */
-    for (size_t c = 0; c < m->nc; c++)
-        if (m->delta[c] >= 0.0 && m->rate[c] > 0.0 && !active_with(m, c) &&
-            !start_episode(m, c, cr_sim_get_time(sim))) {
-            cr_monitor_destroy(m);
-            return NULL;
-        }
-    cr_sim_set_event_callback(sim, on_events, m);
+    cr_system_get_masses(sys, m->mass);
+    m->settle = cr_system_settle_time(sys);
+    double V = 0.0;
+    cr_system_get_scales(sys, NULL, &V, NULL);
+    m->v_start = CR_MONITOR_START_FRACTION * V;
     return m;
 }
 
 int cr_monitor_finish(cr_monitor *m)
 {
-    if (!m)
-        return CR_ERR_INVALID;
-    read_state(m);
-    end_state st = current(m);
-    for (size_t k = 0; k < m->nep; k++) {
-        episode *e = m->ep[k];
-        if (!e->active)
-            continue;
-        int rc = e->pending ? finalize_pending(m, e) : finalize(m, e, &st, 0);
+    CR_CHECK(m, NULL, CR_ERR_INVALID);
+    m->fresh = 0;
+    while (m->nact > 0) {
+        episode *e = m->act[0];
+        int complete = e->pending;
+        if (!e->pending)
+            snapshot(m, e);
+        int rc = finalize(m, e, complete);
         if (rc != CR_OK)
             return rc;
     }
     return CR_OK;
 }
 
+const char *cr_monitor_last_error(const cr_monitor *m)
+{
+    return m ? m->err : "no monitor";
+}
+
+/* ---- getters -------------------------------------------------------------------- */
+
 size_t cr_monitor_episode_count(const cr_monitor *m)
 {
-    return m->nep;
+    return m ? m->nep : 0;
 }
 
 static const episode *done_episode(const cr_monitor *m, size_t k)
 {
-    return k < m->nep && !m->ep[k]->active ? m->ep[k] : NULL;
+    return m && k < m->nep && !m->ep[k]->active ? m->ep[k] : NULL;
 }
 
 int cr_monitor_get_episode(const cr_monitor *m, size_t k, cr_episode_info *info)
@@ -545,32 +962,120 @@ int cr_monitor_get_episode(const cr_monitor *m, size_t k, cr_episode_info *info)
     return CR_OK;
 }
 
-const cr_contact_record *cr_monitor_contacts(const cr_monitor *m, size_t k, size_t *n)
+static void set_n(size_t *n, size_t v)
 {
-    const episode *e = done_episode(m, k);
-    *n = e ? e->info.last_contact - e->info.first_contact + 1 : 0;
-    return e ? e->rec : NULL;
+    if (n)
+        *n = v;
 }
 
-const double *cr_monitor_velocities(const cr_monitor *m, size_t k, int after, size_t *n)
+const size_t *cr_monitor_bodies(const cr_monitor *m, size_t k, size_t *n)
 {
     const episode *e = done_episode(m, k);
-    *n = e ? e->info.last_ball - e->info.first_ball + 1 : 0;
-    return e ? (after ? e->u_after : e->u_before) : NULL;
+    set_n(n, e ? e->info.body_count : 0);
+    return e ? e->bodies : NULL;
 }
 
 const double *cr_monitor_masses(const cr_monitor *m, size_t k, size_t *n)
 {
     const episode *e = done_episode(m, k);
-    *n = e ? e->info.last_ball - e->info.first_ball + 1 : 0;
+    set_n(n, e ? e->info.body_count : 0);
     return e ? e->mass : NULL;
+}
+
+const double *cr_monitor_velocities(const cr_monitor *m, size_t k, int after, size_t *n)
+{
+    const episode *e = done_episode(m, k);
+    set_n(n, e ? e->info.body_count : 0);
+    return e ? (after ? e->ua : e->ub) : NULL;
+}
+
+const cr_contact_record *cr_monitor_contacts(const cr_monitor *m, size_t k, size_t *n)
+{
+    const episode *e = done_episode(m, k);
+    set_n(n, e ? e->info.contact_count : 0);
+    return e ? e->rec : NULL;
+}
+
+const double *cr_monitor_vector_impulses(const cr_monitor *m, size_t k, size_t *n)
+{
+    const episode *e = done_episode(m, k);
+    set_n(n, e ? e->info.contact_count : 0);
+    return e ? e->vec : NULL;
+}
+
+const double *cr_monitor_normals(const cr_monitor *m, size_t k, size_t *n)
+{
+    const episode *e = done_episode(m, k);
+    set_n(n, e ? e->info.contact_count : 0);
+    return e ? e->nrm : NULL;
 }
 
 const size_t *cr_monitor_events(const cr_monitor *m, size_t k, size_t *n)
 {
     const episode *e = done_episode(m, k);
-    *n = e ? e->nev : 0;
+    set_n(n, e ? e->nev : 0);
     return e ? e->ev : NULL;
+}
+
+/* Index of a body in the episode's sorted list, or nb. */
+static size_t find_body(const episode *e, long body)
+{
+    if (body < 0)
+        return e->info.body_count;
+    size_t lo = 0, hi = e->info.body_count;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (e->bodies[mid] < (size_t)body)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < e->info.body_count && e->bodies[lo] == (size_t)body ? lo : e->info.body_count;
+}
+
+int cr_monitor_alpha_matrix(const cr_monitor *m, size_t k, double *alpha)
+{
+    const episode *e = done_episode(m, k);
+    CR_CHECK(e && alpha, NULL, CR_ERR_INVALID);
+    size_t n = e->info.contact_count;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            alpha[i * n + j] = nan_div(e->rec[j].impulse, e->rec[i].impulse);
+    return CR_OK;
+}
+
+/* wᵢᵀM⁻¹wⱼ from the records' bodies and normals (walls and fixed bodies carry
+ * no dofs). */
+static double kinetic_product(const cr_monitor *m, const episode *e, size_t i, size_t j)
+{
+    const cr_contact_record *ri = &e->rec[i], *rj = &e->rec[j];
+    size_t dim = (size_t)m->dim;
+    double s = 0.0;
+    long bi[2] = {(long)ri->body_a, ri->body_b}, bj[2] = {(long)rj->body_a, rj->body_b};
+    double si[2] = {ri->body_b < 0 ? 1.0 : -1.0, 1.0}, sj[2] = {rj->body_b < 0 ? 1.0 : -1.0, 1.0};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            if (bi[a] < 0 || bi[a] != bj[b] || isinf(m->mass[bi[a]]))
+                continue;
+            double dot = 0.0;
+            for (size_t d = 0; d < dim; d++)
+                dot += e->nrm[i * dim + d] * e->nrm[j * dim + d];
+            s += si[a] * sj[b] * dot / m->mass[bi[a]];
+        }
+    return s;
+}
+
+int cr_monitor_kinetic_cosines(const cr_monitor *m, size_t k, double *cosines)
+{
+    const episode *e = done_episode(m, k);
+    CR_CHECK(e && cosines, NULL, CR_ERR_INVALID);
+    size_t n = e->info.contact_count;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            cosines[i * n + j] =
+                nan_div(kinetic_product(m, e, i, j),
+                        sqrt(kinetic_product(m, e, i, i) * kinetic_product(m, e, j, j)));
+    return CR_OK;
 }
 
 cr_impact *cr_monitor_impact(const cr_monitor *m, size_t k)
@@ -578,39 +1083,35 @@ cr_impact *cr_monitor_impact(const cr_monitor *m, size_t k)
     const episode *e = done_episode(m, k);
     if (!e)
         return NULL;
-    /* dofs: the moving balls of the group; columns: its unilateral contacts */
-    size_t b0 = e->info.first_ball, nbg = e->info.last_ball - b0 + 1;
-    size_t *dof = malloc(nbg * sizeof(size_t)), n = 0, ncol = 0;
-    double *mass = malloc(nbg * sizeof(double)), *u = malloc(nbg * sizeof(double));
-    double *w = calloc(nbg, sizeof(double));
-    cr_impact *imp = NULL;
-    if (!dof || !mass || !u || !w)
-        goto done;
-    for (size_t i = 0; i < nbg; i++) {
-        dof[i] = m->fixed[b0 + i] ? (size_t)-1 : n;
-        if (!m->fixed[b0 + i]) {
-            mass[n] = e->mass[i];
-            u[n++] = e->u_before[i];
-        }
+    size_t dim = (size_t)m->dim, nb = e->info.body_count, nr = e->info.contact_count;
+    size_t *dof = malloc((nb ? nb : 1) * sizeof(size_t)), n = 0;
+    for (size_t q = 0; dof && q < nb; q++) {
+        dof[q] = isinf(e->mass[q]) ? (size_t)-1 : n;
+        n += isinf(e->mass[q]) ? 0 : dim;
     }
-    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++)
-        ncol += m->contact_on[c];
-    imp = n ? cr_impact_create(n, ncol) : NULL;
+    double *mass = malloc((n ? n : 1) * sizeof(double)), *u = malloc((n ? n : 1) * sizeof(double));
+    double *w = malloc((n ? n : 1) * sizeof(double));
+    cr_impact *imp = dof && mass && u && w && n ? cr_impact_create(n, nr) : NULL;
     if (!imp)
         goto done;
+    for (size_t q = 0; q < nb; q++)
+        for (size_t d = 0; d < dim && dof[q] != (size_t)-1; d++) {
+            mass[dof[q] + d] = e->mass[q];
+            u[dof[q] + d] = e->ub[q * dim + d];
+        }
     cr_impact_set_mass_diagonal(imp, mass);
     cr_impact_set_velocity(imp, u);
-    size_t col = 0;
-    for (size_t c = e->info.first_contact; c <= e->info.last_contact; c++) {
-        if (!m->contact_on[c])
-            continue;
+    for (size_t r = 0; r < nr; r++) {
+        const cr_contact_record *rec = &e->rec[r];
         memset(w, 0, n * sizeof(double));
-        size_t a = dof[c - b0], b = dof[c + 1 - b0];
-        if (a != (size_t)-1)
-            w[a] = -1.0;
-        if (b != (size_t)-1)
-            w[b] = 1.0;
-        cr_impact_set_gradient(imp, col++, w);
+        size_t qa = find_body(e, (long)rec->body_a), qb = find_body(e, rec->body_b);
+        for (size_t d = 0; d < dim; d++) {
+            if (qa < nb && dof[qa] != (size_t)-1)
+                w[dof[qa] + d] = (rec->body_b < 0 ? 1.0 : -1.0) * e->nrm[r * dim + d];
+            if (qb < nb && dof[qb] != (size_t)-1)
+                w[dof[qb] + d] = e->nrm[r * dim + d];
+        }
+        cr_impact_set_gradient(imp, r, w);
     }
 done:
     free(dof);

@@ -7,7 +7,8 @@
  * at a wall and between discs, a pair with its own stiffness has the Hertz
  * duration of that stiffness, vector impulses balance momentum exactly, the
  * sparse Jacobian matches central differences, GMRES matches KLU, and bad
- * input is refused with a reason.
+ * input is refused with a reason. (The pool episode checks moved to
+ * test-monitor.c with the one monitor.)
  */
 #include <string.h>
 
@@ -312,152 +313,6 @@ static void jacobian_check(void)
     }
 }
 
-/* Impulse balance in a pool (issue 4): with the vector impulses ∫ f n dt,
- * m (u⁺ − u⁻) = Σ ±∫ f n dt exactly (1e-10); with the scalar impulses and the
- * impact-configuration W (normals at first touch) it is off by the rotation of
- * the normals during contact, a finite-compliance effect that shrinks as K grows. */
-static double geometry_residual(double kscale, double *exact)
-{
-    double g = 1e-9, th = 1.0; /* tiny gap: the normals at t = 0 are those of first touch */
-    cr_disc d[3] = {
-        {M, R, -(2 * R + g) * cos(th), -(2 * R + g) * sin(th), cos(th - 0.3), sin(th - 0.3)},
-        {M, R, 0.0, 0.0, 0.0, 0.0},
-        {M, R, 2 * R, 0.0, 0.0, 0.0},
-    };
-    char msg[256];
-    cr_contact_params law;
-    cr_contact_params_init(&law, K * kscale, 1.5, 0.0, CR_RELEASE_GAP);
-    cr_pool *p = cr_pool_create(3, d, &law, msg, sizeof msg);
-    cr_pool_set_tolerances(p, 1e-12, 1e-14);
-    CHECK(cr_pool_run(p, 0.0) == CR_OK, "run: %s", cr_pool_last_error(p));
-    double v[6], pv[6] = {0}, pw[6] = {0};
-    cr_pool_get_velocities(p, v);
-    for (size_t k = 0; k < cr_pool_contact_count(p); k++) {
-        long i, j;
-        double vec[2];
-        cr_pool_contact_bodies(p, k, &i, &j);
-        double P = cr_pool_contact_impulse(p, k, vec);
-        /* W column: the unit normal between the initial centres (i towards j) */
-        double nx = d[j].x - d[i].x, ny = d[j].y - d[i].y, nn = hypot(nx, ny);
-        nx /= nn;
-        ny /= nn;
-        pv[2 * j] += vec[0], pv[2 * j + 1] += vec[1];
-        pv[2 * i] -= vec[0], pv[2 * i + 1] -= vec[1];
-        pw[2 * j] += P * nx, pw[2 * j + 1] += P * ny;
-        pw[2 * i] -= P * nx, pw[2 * i + 1] -= P * ny;
-    }
-    double worst_v = 0, worst_w = 0;
-    for (int i = 0; i < 3; i++)
-        for (int c = 0; c < 2; c++) {
-            double dp = M * (v[2 * i + c] - (c ? d[i].vy : d[i].vx));
-            worst_v = fmax(worst_v, fabs(dp - pv[2 * i + c]) / M);
-            worst_w = fmax(worst_w, fabs(dp - pw[2 * i + c]) / M);
-        }
-    *exact = worst_v;
-    cr_pool_destroy(p);
-    return worst_w;
-}
-
-static void impulse_balance(void)
-{
-    printf("     pool impulse balance (theta = 1, tau = 0.3), residual / (m v):\n");
-    printf("     %10s %14s %18s\n", "K / K_steel", "vector impulses", "W of first touch");
-    double prev = INFINITY;
-    for (int k = 0; k < 3; k++) {
-        double scale = pow(100.0, k), exact;
-        double geo = geometry_residual(scale, &exact);
-        printf("     %10.0e %14.2e %18.2e\n", scale, exact, geo);
-        CHECK(exact <= 1e-10, "vector impulses balance momentum exactly: %.3g", exact);
-        CHECK(geo < prev, "the geometry residual shrinks as K grows: %.3g after %.3g", geo, prev);
-        prev = geo;
-    }
-}
-
-/* Pool episodes (issue 4): the 001 sect. 4 pool is one episode; per episode
- * m (u⁺ − u⁻) = Σ ± ∫ f n dt exactly; undamped κ = 1; two collisions far
- * apart are two episodes; a disc on a wall has eᴺ = eᴾ = 1 and P = 2 m vₙ. */
-static void pool_episodes(void)
-{
-    double g = 1e-5, th = M_PI / 3;
-    cr_disc d[5] = {
-        {M, R, -(2 * R + g) * cos(th), -(2 * R + g) * sin(th), cos(th), sin(th)},
-        {M, R, 0.0, 0.0, 0.0, 0.0},
-        {M, R, 2 * R, 0.0, 0.0, 0.0},
-        /* a second, separate collision far away, later */
-        {M, R, 1.0, 0.0, 0.0, 0.0},
-        {M, R, 1.0 + 2 * R + 2e-3, 0.0, -1.0, 0.0},
-    };
-    char msg[256];
-    cr_contact_params law;
-    cr_contact_params_init(&law, K, 1.5, 0.0, CR_RELEASE_GAP);
-    cr_pool *p = cr_pool_create(5, d, &law, msg, sizeof msg);
-    cr_pool_set_tolerances(p, 1e-12, 1e-14);
-    cr_pool_monitor *mon = cr_pool_monitor_create(p);
-    CHECK(cr_pool_run(p, 3e-3) == CR_OK, "run: %s", cr_pool_last_error(p));
-    cr_pool_monitor_finish(mon);
-    CHECK(cr_pool_monitor_episode_count(mon) == 2, "two episodes, got %zu",
-          cr_pool_monitor_episode_count(mon));
-    for (size_t k = 0; k < cr_pool_monitor_episode_count(mon); k++) {
-        cr_episode_info in;
-        cr_pool_monitor_get_episode(mon, k, &in);
-        size_t nd, nc, nv;
-        const size_t *disc = cr_pool_monitor_discs(mon, k, &nd);
-        const double *u0 = cr_pool_monitor_velocities(mon, k, 0, &nv);
-        const double *u1 = cr_pool_monitor_velocities(mon, k, 1, &nv);
-        const cr_contact_record *rec = cr_pool_monitor_contacts(mon, k, &nc);
-        const double *vec = cr_pool_monitor_vector_impulses(mon, k, &nc);
-        double worst = 0;
-        for (size_t q = 0; q < nd; q++) {
-            double px = 0, py = 0;
-            for (size_t c = 0; c < nc; c++) {
-                long i, j;
-                cr_pool_contact_bodies(p, rec[c].contact, &i, &j);
-                double sgn = (size_t)j == disc[q] ? 1.0 : ((size_t)i == disc[q] ? -1.0 : 0.0);
-                if (j < 0 && (size_t)i == disc[q])
-                    sgn = 1.0; /* a wall pushes the disc along its normal */
-                px += sgn * vec[2 * c];
-                py += sgn * vec[2 * c + 1];
-            }
-            worst = fmax(worst, fabs(M * (u1[2 * q] - u0[2 * q]) - px) / M);
-            worst = fmax(worst, fabs(M * (u1[2 * q + 1] - u0[2 * q + 1]) - py) / M);
-        }
-        CHECK(worst <= 1e-10, "episode %zu: vector impulse balance %.3g", k, worst);
-        CHECK_REL(in.kappa, 1.0, 1e-9, "undamped pool episode: kappa = 1");
-        CHECK(in.complete, "ended by the rule");
-        if (k == 0) {
-            CHECK(nd == 3 && disc[0] == 0 && disc[2] == 2, "first episode: discs 0, 1, 2");
-            /* kinetic angle of contacts 0-1 and 1-2 at θ = π/3: n₁·n₂ = −½ cos θ
-             * (001 eq. 42), from the episode's impact configuration */
-            cr_impact *imp = cr_pool_monitor_impact(mon, k);
-            size_t a = nc, b = nc;
-            for (size_t c = 0; c < nc; c++) {
-                long i, j;
-                cr_pool_contact_bodies(p, rec[c].contact, &i, &j);
-                if (i == 0 && j == 1)
-                    a = c;
-                if (i == 1 && j == 2)
-                    b = c;
-            }
-            CHECK(imp && a < nc && b < nc, "contacts 0-1 and 1-2 in the episode");
-            if (imp && a < nc && b < nc)
-                CHECK_REL(cr_impact_kinetic_cosine(imp, a, b), -0.5 * cos(th), 1e-6,
-                          "001 eq. 42 from the pool episode (normals at first touch)");
-            cr_impact_destroy(imp);
-        }
-        if (k == 1) {
-            CHECK(nd == 2 && disc[0] == 3, "second episode: discs 3, 4");
-            /* one contact between equal discs: eN = eP = 1, P = m v */
-            CHECK_REL(rec[0].newton, 1.0, 1e-9, "single contact: eN = 1 (undamped)");
-            CHECK_REL(rec[0].poisson, rec[0].newton, 1e-9, "single contact: eP = eN");
-            CHECK_REL(rec[0].impulse, M * 1.0, 1e-9, "P = mu (1 + e) v = m v");
-        }
-    }
-    printf("ok   pool episodes: %zu, vector impulse balance <= 1e-10, kappa = 1\n",
-           cr_pool_monitor_episode_count(mon));
-    cr_pool_monitor_destroy(mon);
-    cr_pool_destroy(p);
-}
-
 /* The matrix-free solver (GMRES with the per-disc block preconditioner) gives
  * the direct solver's answer: the 001 sect. 4 pool to 1e-9 (rtol 1e-12). */
 static void gmres_equals_klu(void)
@@ -656,8 +511,6 @@ int main(void)
     seed_pool(0.0, 0.5);
     bernoulli();
     jacobian_check();
-    impulse_balance();
-    pool_episodes();
     gmres_equals_klu();
     walls();
     bad_input();

@@ -1,134 +1,155 @@
 /**
  * @file monitor.h
- * @brief Impact episodes of a compliant run: impulses, impulse ratios,
- * restitution, the contact sequence, and the impact configuration for the
- * rigid laws (definitions in ../shared/ARCHITECTURE.md).
+ * @brief Impact episodes of a compliant run, for every engine: impulses,
+ * impulse ratios, restitution, the contact sequence, and the impact
+ * configuration (M, W, u⁻) for the rigid laws. Definitions in docs/design.md
+ * ("Contact states and episodes").
  *
- * The monitor follows a run through the simulator's event callback: it needs
- * no dense output and integrates nothing itself. Impulses are differences of
- * the simulator's quadratures at located events, so the split into compression
- * (δ̇ > 0) and expansion (δ̇ < 0) is exact to the integration tolerance.
+ * The monitor follows a run as a listener of its cr_system (events and output
+ * times): it needs no dense output and integrates nothing itself. Impulses are
+ * differences of the engine's quadratures at located events, so the split into
+ * compression (δ̇ > 0) and expansion (δ̇ < 0) is exact to the integration
+ * tolerance.
  *
- * Groups in a 1-D chain are contiguous runs of contacts: an episode starts when
- * a contact closes with γ < 0 outside every active episode (its group: that
- * contact and the touching contacts on either side), grows when a neighbouring
- * contact closes, merges with an episode it meets, and ends at the first event
- * after which no contact of the group is loaded and none approaches (γ ≥ 0).
+ * One rule set on the contact graph (a chain is the graph with contacts
+ * (c, c + 1)): a group is a set of bodies joined by touching, loaded or linked
+ * contacts; an episode starts when a contact closes approaching faster than
+ * the rest speed (CR_MONITOR_START_FRACTION of the system's speed scale) outside
+ * every active group, grows and merges as contacts close, and ends at the
+ * first located event after which every contact of its group is settled or
+ * back at rest under its static load (held for the settling time when links
+ * ring).
+ *
+ * Destroy the monitor before its system.
  */
 #ifndef CRADLE_MONITOR_H
 #define CRADLE_MONITOR_H
 
 #include "cradle/common.h"
 #include "cradle/laws.h"
-#include "cradle/pool.h"
-#include "cradle/sim.h"
+#include "cradle/system.h"
 
 typedef struct cr_monitor cr_monitor;
 
-/** Scalars of one episode. Balls first_ball … last_ball, contacts first_contact … last_contact. */
+/** Scalars of one episode. */
 typedef struct {
-    double t_start, t_end;     /**< s */
-    size_t first_ball, last_ball;
-    size_t first_contact, last_contact;
-    size_t reference;          /**< the contact whose closing started the episode */
-    double T_minus, T_plus;    /**< kinetic energy of the group before / after, J */
-    double kappa;              /**< T⁺ / T⁻ (001 eq. 12's e) */
-    double dissipated;         /**< energy lost during the episode: damper work plus elastic
-                                    energy abandoned by released contacts (whole chain), J */
-    int complete;              /**< 1: ended by the end rule; 0: still running when the run stopped */
-    size_t event_count;        /**< events of the episode (cr_monitor_events) */
+    double t_start, t_end;  /**< s */
+    size_t body_count;      /**< bodies of the group (cr_monitor_bodies) */
+    size_t contact_count;   /**< contact records (cr_monitor_contacts) */
+    size_t reference;       /**< the contact (system numbering) whose closing started it */
+    size_t reference_record;/**< its index among the episode's contact records */
+    double T_minus, T_plus; /**< kinetic energy of the group's moving bodies before / after
+                                 (lab frame; T⁺ includes the fields' work), J */
+    /**
+     * (T⁺ − field_work) / T⁻: the kinetic energy the impact itself keeps
+     * (001 eq. 12's e). Without fields it is T⁺ / T⁻; under gravity or
+     * pendulums the fields' work during the finite episode is taken out, as an
+     * instantaneous rigid impact has none.
+     */
+    double kappa;
+    double field_work;      /**< work of the fields on the group's bodies during the episode, J
+                                 (measured as mean field force × displacement per
+                                 link-connected cluster: exact for uniform gravity) */
+    double dissipated;      /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
+                                 abandoned by released contacts, J */
+    int complete;           /**< 1: ended by the end rule; 0: still running when the run stopped */
+    size_t event_count;     /**< events of the episode (cr_monitor_events) */
 } cr_episode_info;
+
+/** Why a per-contact coefficient is NaN (flags of cr_contact_record). */
+enum {
+    CR_RECORD_AT_REST = 1,       /**< γ⁻ ≥ −CR_MONITOR_REST_FRACTION·|γ_ref⁻| (at rest or
+                                      separating when it joined): eᴺ is undefined */
+    CR_RECORD_NO_COMPRESSION = 2 /**< no compression impulse: eᴾ is undefined */
+};
+
+/**
+ * A contact approaching slower than this fraction of the reference contact's
+ * |γ⁻| is at rest: its eᴺ is NaN (flag CR_RECORD_AT_REST), and a loaded contact
+ * that joined at rest is back at rest when it is that slow again and carries
+ * no more than its force at joining. The contact's own approach energy is
+ * then below 10⁻⁴ of the reference's (per unit reduced mass): an eᴺ there
+ * describes how the others pushed it, not its restitution (docs/design.md).
+ */
+#define CR_MONITOR_REST_FRACTION 1e-2
+
+/**
+ * A closing slower than this fraction of the system's speed scale
+ * (cr_system_get_scales) starts no episode: it is a field pressing touching
+ * bodies together (a ball resting on a floor reaches the event margin at
+ * ~1e-8 m/s), not an impact.
+ */
+#define CR_MONITOR_START_FRACTION 1e-6
 
 /** Per-contact record of one episode. */
 typedef struct {
-    size_t contact;
-    double impulse;            /**< Pᵢ = ∫ fᵢ dt over the episode, N s */
-    double compression;        /**< impulse while δ̇ > 0 */
-    double expansion;          /**< impulse while δ̇ < 0 */
-    double gamma_minus;        /**< γᵢ⁻ = −δ̇ at the start (γ < 0 approaching), m/s */
-    double gamma_plus;         /**< γᵢ⁺ at the end */
-    double newton;             /**< eᴺ = −γ⁺/γ⁻ (NaN where |γ⁻| ≤ 1e-9 of the group's speeds) */
-    double poisson;            /**< eᴾ = expansion / compression (NaN where no compression) */
-    double alpha;              /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
-    double peak_overlap;       /**< largest δ at a maximum-compression event, m */
-    double peak_force;         /**< largest f seen at events and outputs, N (sampled) */
-    int closings, openings;    /**< located closings / openings in the episode */
+    size_t contact;         /**< contact number in the system */
+    size_t body_a;          /**< its bodies (body_b < 0: wall CR_WALL_INDEX(body_b)) */
+    long body_b;
+    double impulse;         /**< Pᵢ = ∫ fᵢ dt over the episode, N s */
+    double compression;     /**< impulse while δ̇ > 0 */
+    double expansion;       /**< impulse while δ̇ < 0 */
+    double gamma_minus;     /**< γᵢ⁻ = wᵢᵀu⁻ of the impact configuration (γ < 0 approaching), m/s */
+    double gamma_plus;      /**< γᵢ⁺ = wᵢᵀu⁺ (same normals), m/s */
+    double newton;          /**< eᴺ = −γ⁺/γ⁻ (NaN, flag CR_RECORD_AT_REST, where at rest) */
+    double poisson;         /**< eᴾ = expansion / compression (NaN where no compression) */
+    double alpha;           /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
+    double peak_overlap;    /**< largest δ at a maximum-compression event, m */
+    double peak_force;      /**< largest f seen at events and outputs, N (sampled) */
+    int closings, openings; /**< located closings / openings in the episode */
+    int flags;              /**< CR_RECORD_* reasons for NaN coefficients */
 } cr_contact_record;
 
 /**
- * Attaches a monitor to @p sim (it takes the simulator's event callback) and
- * reads the initial state: touching contacts already approaching at t = 0 open
- * an episode at once. Create it after configuring and before cr_sim_run.
+ * Attaches a monitor to @p sys (as an event and output listener). Create it
+ * after the system and before cr_system_run; contacts touching and already
+ * approaching at t = 0 open an episode at once.
  */
-CR_EXPORT cr_monitor *cr_monitor_create(cr_sim *sim);
-/** Frees the monitor; accepts NULL. */
+CR_EXPORT cr_monitor *cr_monitor_create(cr_system *sys);
+/** Detaches and frees the monitor; accepts NULL. */
 CR_EXPORT void cr_monitor_destroy(cr_monitor *mon);
 /** After the run: closes episodes still running (complete = 0). */
 CR_EXPORT int cr_monitor_finish(cr_monitor *mon);
-/** Also follow output times (peak-force sampling); call from the output callback. */
-CR_EXPORT void cr_monitor_sample(cr_monitor *mon);
+/** What failed last (a listener's CR_ERR_NOMEM, a bad argument). */
+CR_EXPORT const char *cr_monitor_last_error(const cr_monitor *mon);
 
 CR_EXPORT size_t cr_monitor_episode_count(const cr_monitor *mon);
+/** @return CR_ERR_INVALID for an index out of range or an episode still running. */
 CR_EXPORT int cr_monitor_get_episode(const cr_monitor *mon, size_t k, cr_episode_info *info);
-/** Per-contact records of episode k (first_contact … last_contact); count in *n. */
-CR_EXPORT const cr_contact_record *cr_monitor_contacts(const cr_monitor *mon, size_t k,
-                                                       size_t *n);
-/** Velocities of the group's balls before (after = 0) or after (after = 1); count in *n. */
+/** Bodies of the group, increasing (fixed bodies included); count in *n. */
+CR_EXPORT const size_t *cr_monitor_bodies(const cr_monitor *mon, size_t k, size_t *n);
+/** Masses of the group's bodies (INFINITY for a fixed one); count in *n. */
+CR_EXPORT const double *cr_monitor_masses(const cr_monitor *mon, size_t k, size_t *n);
+/** Velocities of the group's bodies (dim per body) before (after = 0) or after; bodies in *n. */
 CR_EXPORT const double *cr_monitor_velocities(const cr_monitor *mon, size_t k, int after,
                                               size_t *n);
-/** Indices into cr_sim_events of the episode's events, in time order; count in *n. */
+/** Per-contact records (unilateral contacts of the group); count in *n. */
+CR_EXPORT const cr_contact_record *cr_monitor_contacts(const cr_monitor *mon, size_t k,
+                                                       size_t *n);
+/** ∫ f n dt over the episode, dim values per record; records in *n. */
+CR_EXPORT const double *cr_monitor_vector_impulses(const cr_monitor *mon, size_t k, size_t *n);
+/** Unit normals at joining (the impact configuration's W), dim per record; records in *n. */
+CR_EXPORT const double *cr_monitor_normals(const cr_monitor *mon, size_t k, size_t *n);
+/** Indices into cr_system_events of the episode's events, in time order; count in *n. */
 CR_EXPORT const size_t *cr_monitor_events(const cr_monitor *mon, size_t k, size_t *n);
-/** Masses of the group's balls; count in *n. */
-CR_EXPORT const double *cr_monitor_masses(const cr_monitor *mon, size_t k, size_t *n);
+
 /**
- * The impact configuration of episode k for the rigid laws: M, W of the group's
- * contacts in the engine's coordinates (ball velocities) and u⁻. Caller destroys.
+ * Impulse ratios αᵢⱼ = Pⱼ / Pᵢ between the episode's records (001 eq. 26), row
+ * major, records² values into @p alpha (NaN where Pᵢ = 0).
+ */
+CR_EXPORT int cr_monitor_alpha_matrix(const cr_monitor *mon, size_t k, double *alpha);
+/**
+ * Kinetic angles of the impact configuration (001 eqs. 39–45): the cosines
+ * wᵢᵀM⁻¹wⱼ / √(wᵢᵀM⁻¹wᵢ · wⱼᵀM⁻¹wⱼ) between the records' columns, records²
+ * values into @p cosines.
+ */
+CR_EXPORT int cr_monitor_kinetic_cosines(const cr_monitor *mon, size_t k, double *cosines);
+
+/**
+ * The impact configuration of episode k for the rigid laws: dim dofs per
+ * moving body of the group, M diagonal, one column of W per record from the
+ * normals at joining (−n on body_a, +n on body_b), u⁻. Caller destroys.
  */
 CR_EXPORT cr_impact *cr_monitor_impact(const cr_monitor *mon, size_t k);
-
-/* ---- pools ------------------------------------------------------------------ */
-
-/**
- * Impact episodes of a planar pool. A group is a connected set of discs joined
- * by loaded or touching contacts (and walls); it starts when a contact closes
- * with γ < 0 outside every active group, grows and merges as contacts close,
- * and ends at the first event after which no contact of the group is loaded and
- * none approaches. Per contact: scalar and vector impulses (∫ f dt, ∫ f n dt),
- * the compression/expansion split, γ± along the contact normal, eᴺ, eᴾ, α.
- */
-typedef struct cr_pool_monitor cr_pool_monitor;
-
-/** Attaches to @p pool (takes its event callback); create before cr_pool_run. */
-CR_EXPORT cr_pool_monitor *cr_pool_monitor_create(cr_pool *pool);
-CR_EXPORT void cr_pool_monitor_destroy(cr_pool_monitor *mon);
-/** After the run: closes episodes still running (complete = 0). */
-CR_EXPORT int cr_pool_monitor_finish(cr_pool_monitor *mon);
-CR_EXPORT size_t cr_pool_monitor_episode_count(const cr_pool_monitor *mon);
-/** Scalars of episode k; first_ball/last_ball are the smallest and largest disc index. */
-CR_EXPORT int cr_pool_monitor_get_episode(const cr_pool_monitor *mon, size_t k,
-                                          cr_episode_info *info);
-/** Discs of episode k, increasing; count in *n. */
-CR_EXPORT const size_t *cr_pool_monitor_discs(const cr_pool_monitor *mon, size_t k, size_t *n);
-/** Velocities (vx, vy per disc of cr_pool_monitor_discs) before / after; count of discs in *n. */
-CR_EXPORT const double *cr_pool_monitor_velocities(const cr_pool_monitor *mon, size_t k,
-                                                   int after, size_t *n);
-/** Contact records (`contact` indexes cr_pool contacts); count in *n. */
-CR_EXPORT const cr_contact_record *cr_pool_monitor_contacts(const cr_pool_monitor *mon,
-                                                            size_t k, size_t *n);
-/** Vector impulses ∫ f n dt over the episode, two per contact record. */
-CR_EXPORT const double *cr_pool_monitor_vector_impulses(const cr_pool_monitor *mon, size_t k,
-                                                        size_t *n);
-/**
- * Unit normals (from i towards j, or the wall normal) of the episode's contacts
- * at its start, two per contact record: the impact configuration's W.
- */
-CR_EXPORT const double *cr_pool_monitor_normals(const cr_pool_monitor *mon, size_t k, size_t *n);
-/**
- * The impact configuration of pool episode k for the rigid laws: 2 dofs per disc
- * of cr_pool_monitor_discs (vx, vy), M = diag of the masses, one column per
- * contact record from the normals at joining (+n on disc j and on the disc of a
- * wall contact, −n on disc i), u⁻. Caller destroys.
- */
-CR_EXPORT cr_impact *cr_pool_monitor_impact(const cr_pool_monitor *mon, size_t k);
 
 #endif

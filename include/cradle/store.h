@@ -1,10 +1,12 @@
 /**
  * @file store.h
- * @brief HDF5 output of a compliant run (layout in docs/hdf5-layout.md).
+ * @brief HDF5 output of a run, one layout for every engine
+ * (docs/hdf5-layout.md).
  *
  * The file is written under a temporary name beside the target and renamed
- * into place by cr_store_commit, so an interrupted or failed run never leaves
- * a half-written file under the requested name.
+ * into place by cr_store_commit only once it closed cleanly, so a failed or
+ * interrupted run never replaces a good file with a broken one. The store
+ * computes no physics: it writes what the system and the monitor report.
  */
 #ifndef CRADLE_STORE_H
 #define CRADLE_STORE_H
@@ -12,68 +14,46 @@
 #include "cradle/common.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
-#include "cradle/pool.h"
-#include "cradle/sim.h"
+#include "cradle/system.h"
 
 typedef struct cr_store cr_store;
 
+/** Version of the layout written (the root attribute `format_version`). */
+#define CR_STORE_FORMAT_VERSION 2
+
 /**
- * Opens a new output for @p sim's model. @p model_text (may be NULL) and
- * @p model_path are archived as attributes so the file explains itself.
- * @return NULL on failure with the reason in @p msg.
+ * Opens a new output for @p sys, built from @p model, and attaches to it as an
+ * output listener (one /trajectory row per output time). @p model_text (may be
+ * NULL) and @p model_path are archived so the file explains itself.
+ * @return NULL on failure with the reason (path and cause) in @p msg.
  */
-CR_EXPORT cr_store *cr_store_create(const char *path, const cr_model *model,
-                                    const char *model_path, const char *model_text,
-                                    char *msg, size_t msglen);
+CR_EXPORT cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *model,
+                                    const char *model_path, const char *model_text, char *msg,
+                                    size_t msglen);
 
-/** Appends the simulator's current state to /trajectory (use it as the output callback body). */
-CR_EXPORT int cr_store_append_frame(cr_store *store, const cr_sim *sim);
-
-/** cr_sim_output_fn adapter: @p user is the cr_store. */
-CR_EXPORT int cr_store_output_callback(const cr_sim *sim, void *user);
+/** Appends the system's current state to /trajectory (the output listener does this). */
+CR_EXPORT int cr_store_append_frame(cr_store *store);
 
 /**
- * Writes /episodes (a table) and /episode/NNNN groups (per-contact records,
- * velocities, α matrix, kinetic angles, M and W, event indices); see
- * docs/hdf5-layout.md. Call after cr_monitor_finish, before cr_store_commit.
+ * Writes /episodes (a table) and /episode/NNNN groups (records, bodies,
+ * velocities, α matrix, kinetic cosines, M and W, vector impulses and normals
+ * where dim > 1, event indices). Call after cr_monitor_finish.
  */
 CR_EXPORT int cr_store_write_episodes(cr_store *store, const cr_monitor *mon);
 
 /**
- * Writes /events, the run's statistics and @p status ("complete", "interrupted")
- * as attributes, closes the file and renames it into place.
+ * Writes /final, /contacts, /events, the statistics, the end reason and
+ * @p status ("complete", "interrupted", "failed"; with @p error the reason of
+ * a failure), closes the file and, only when it closed cleanly, renames it into
+ * place.
  */
-CR_EXPORT int cr_store_commit(cr_store *store, const cr_sim *sim, const char *status);
+CR_EXPORT int cr_store_commit(cr_store *store, const char *status, const char *error);
 
-/** Frees the store; when not committed, the temporary file is removed. Accepts NULL. */
+/** Detaches and frees the store; an uncommitted temporary file is removed. Accepts NULL. */
 CR_EXPORT void cr_store_destroy(cr_store *store);
 
 CR_EXPORT const char *cr_store_last_error(const cr_store *store);
-
-/**
- * A pool's output, streamed like a chain's: /trajectory/time, position and
- * velocity (T × 2N: x₀, y₀, x₁, …), kinetic_energy, potential_energy,
- * dissipated_work; committed with the final state, contacts, events and
- * episodes by cr_store_commit_pool (temporary file and rename, as for chains).
- */
-CR_EXPORT cr_store *cr_store_create_pool(const char *path, const cr_pool *pool,
-                                         const char *model_path, const char *model_text,
-                                         char *msg, size_t msglen);
-CR_EXPORT int cr_store_append_pool_frame(cr_store *store, const cr_pool *pool);
-/** cr_pool_output_fn adapter: @p user is the cr_store. */
-CR_EXPORT int cr_store_pool_output_callback(const cr_pool *pool, void *user);
-CR_EXPORT int cr_store_commit_pool(cr_store *store, const cr_pool *pool,
-                                   const cr_pool_monitor *mon, const char *status);
-
-/**
- * Writes the result of a pool run to @p path (atomically: temporary file and
- * rename): /final/position and /final/velocity (N × 2), /contacts (pairs with
- * their scalar and vector impulses; j < 0 is wall −1 − j), /events, the model
- * text, and with a monitor /episodes and /episode/NNNN. Layout in docs/hdf5-layout.md ("Pools").
- */
-CR_EXPORT int cr_store_write_pool(const char *path, const cr_pool *pool,
-                                  const cr_pool_monitor *mon, const char *model_path,
-                                  const char *model_text, const char *status, char *msg,
-                                  size_t msglen);
+/** The path the committed file has (the target). */
+CR_EXPORT const char *cr_store_path(const cr_store *store);
 
 #endif
