@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,10 @@
 /* Rows buffered between flushes are bounded in bytes as well as in rows, so a
  * 10⁵-body pool does not buffer gigabytes. */
 #define BUFFER_BYTES (4u << 20)
+
+/* Free space a new file needs beyond its model text: the metadata of the
+ * initial layout is ~20 KiB; the rest is slack for the first rows. */
+#define CREATE_MARGIN (256u << 10)
 
 /* Trajectory series: one extendible dataset each, fed one row at a time. */
 enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_COUNT };
@@ -264,6 +269,13 @@ static int append_rows(hid_t d, hid_t type, size_t have, size_t n, size_t cols, 
 
 /* ---- errors ---------------------------------------------------------------- */
 
+/* The operating system's errno behind the last failed HDF5 write ("errno =
+ * 28" in the sec2 driver's message). HDF5 clears its error stack at the next
+ * API call, and a failing write is usually followed by the closing calls of
+ * its helper, so the stack is read when HDF5 reports the failure: the store's
+ * silent error handler (H5Eset_auto2) records it here. */
+static _Thread_local int h5_os_errno;
+
 static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *user)
 {
     (void)n;
@@ -273,22 +285,32 @@ static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *user)
     return 0;
 }
 
-/* The operating system's reason behind a failed HDF5 call, if it gave one. */
+static herr_t note_errno(hid_t stack, void *user)
+{
+    (void)user;
+    int err = 0;
+    H5Ewalk2(stack, H5E_WALK_UPWARD, find_errno, &err);
+    if (err && h5_os_errno == 0)
+        h5_os_errno = err;
+    return 0; /* and print nothing: the library never prints */
+}
+
+/* The recorded errno since the last call (and forget it). */
 static int hdf5_errno(void)
 {
-    int err = 0;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, find_errno, &err);
+    int err = h5_os_errno;
+    h5_os_errno = 0;
     return err;
 }
 
-static int close_file(cr_store *st);
+static int close_file(cr_store *st, int discard);
 
 /* The store is dead: @p rc and the message stay, the temporary goes. */
 static int store_die(cr_store *st, int rc)
 {
     st->rc = rc;
     st->state = ST_DEAD;
-    close_file(st);
+    close_file(st, 1);
     unlink(st->tmp);
     return rc;
 }
@@ -319,11 +341,19 @@ static int store_fail(cr_store *st, const char *what)
 
 /* ---- closing --------------------------------------------------------------- */
 
-/* Closes every id the store holds; the file last. @return -1 when HDF5
- * reported an error while closing (then the file may not be complete). */
-static int close_file(cr_store *st)
+/* Closes every id the store holds, the file last, each exactly once.
+ * @p discard: the file is being thrown away after a write error. HDF5 1.10
+ * still holds metadata it could not write; H5Fclose then fails with the file
+ * half torn down, and a second H5Fclose (or HDF5's atexit handler) crashes in
+ * H5F__close. Truncating the doomed file first gives back its space, so the
+ * close can write that metadata and finish cleanly.
+ * @return -1 when HDF5 reported an error (then the file is not complete). */
+static int close_file(cr_store *st, int discard)
 {
     int e = 0;
+    void *handle = NULL;
+    if (discard && st->file > 0 && H5Fget_vfd_handle(st->file, st->fapl, &handle) >= 0 && handle)
+        e |= ftruncate(*(int *)handle, 0) < 0 ? -1 : 0;
     for (int k = 0; k < S_COUNT; k++) {
         if (st->s[k].dset > 0 && H5Dclose(st->s[k].dset) < 0)
             e = -1;
@@ -336,16 +366,10 @@ static int close_file(cr_store *st)
     if (st->traj > 0 && H5Gclose(st->traj) < 0)
         e = -1;
     st->events = st->event_type = st->traj = 0;
-    if (st->file > 0) {
-        /* H5F_CLOSE_STRONG (fapl) closes whatever is still open in the file, so
-         * no id outlives this call and HDF5's atexit handler never meets a file
-         * it would try to flush again. */
-        if (H5Fclose(st->file) < 0) {
-            e = -1;
-            if (H5Iis_valid(st->file) > 0)
-                H5Fclose(st->file);
-        }
-    }
+    /* H5F_CLOSE_STRONG (fapl) closes whatever is still open in the file, so no
+     * id of ours outlives this call. Never retried: see above. */
+    if (st->file > 0 && H5Fclose(st->file) < 0)
+        e = -1;
     st->file = 0;
     return e;
 }
@@ -400,30 +424,30 @@ static int append_events(cr_store *st)
 /* Hands the buffered rows and new events to HDF5 and makes the file on disk
  * whole: H5Fflush writes HDF5's metadata, fsync the kernel's pages (so a power
  * loss, not only a kill, keeps what was flushed). */
-static int store_flush(cr_store *st)
+static int store_flush(cr_store *st, const char *what)
 {
     if (st->state != ST_OPEN)
         return st->rc;
+    h5_os_errno = 0;
     for (int k = 0; k < S_COUNT; k++) {
         series *s = &st->s[k];
         if (s->dset <= 0)
             continue;
         if (append_rows(s->dset, H5T_NATIVE_DOUBLE, s->rows, st->buffered, s->cols, s->buf) < 0)
-            return store_fail(st, "appending trajectory rows");
+            return store_fail(st, what);
         s->rows += st->buffered;
     }
     st->buffered = 0;
-    if (append_events(st) < 0)
-        return store_fail(st, "appending events");
-    if (attr_double(st->file, "t_end", st->t_last) < 0 || H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
-        return store_fail(st, "flushing the file");
+    if (append_events(st) < 0 || attr_double(st->file, "t_end", st->t_last) < 0 ||
+        H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+        return store_fail(st, what);
     void *handle = NULL;
     if (H5Fget_vfd_handle(st->file, st->fapl, &handle) >= 0 && handle &&
         fsync(*(int *)handle) < 0) {
         cr_set_msg(st->err, sizeof st->err,
-                   "%s: write error while syncing the file (%s); the output was not written "
-                   "and %s is unchanged",
-                   st->path, strerror(errno), st->path);
+                   "%s: write error while %s (fsync: %s); the output was not written and %s "
+                   "is unchanged",
+                   st->path, what, strerror(errno), st->path);
         return store_die(st, CR_ERR_IO);
     }
     st->last_flush = wall_seconds();
@@ -577,15 +601,23 @@ static int write_walls(cr_store *st, hid_t g)
     return e;
 }
 
-/* The model text as a dataset: attributes are capped at 64 KiB. */
+/* The model text as a dataset (attributes are capped at 64 KiB), a
+ * fixed-length UTF-8 string: raw data, written by H5Dwrite at once. As a
+ * variable-length string it would sit in HDF5's metadata cache until a flush,
+ * and metadata that cannot be written (a full disk) leaves HDF5 1.10 unable to
+ * close the file. */
 static int write_text(hid_t g, const char *text)
 {
-    hid_t t = utf8_type();
-    if (t < 0)
-        return -1;
     const char *p = text ? text : "";
-    int e = write_array(g, "text", t, &p, 0, 0, 0, "UTF-8 model file text");
-    return H5Tclose(t) < 0 ? -1 : e;
+    size_t n = strlen(p);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
+                    H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
+                ? -1
+                : write_array(g, "text", t, n ? p : "", 0, 0, 0, "UTF-8 model file text");
+    if (t >= 0 && H5Tclose(t) < 0)
+        e = -1;
+    return e;
 }
 
 static int write_model(cr_store *st, const cr_model *model, const char *text)
@@ -727,10 +759,27 @@ static int store_layout(cr_store *st, const cr_model *model, const char *model_p
         return store_fail(st, "creating /trajectory");
     if (open_events(st) < 0)
         return store_fail(st, "creating /events");
-    int rc = store_flush(st);
+    int rc = store_flush(st, "creating the file layout");
     if (rc == CR_OK)
         (void)sync_path(st->dir, 1); /* best effort: the temporary's name survives a power loss */
     return rc;
+}
+
+/* A disk too full for the file's first flush is refused before HDF5 touches
+ * it: if HDF5 1.10 cannot write the metadata of a new file, it can neither
+ * close it nor shut down at exit (it loops in H5_term_library). */
+static int room_for(const cr_store *st, const char *text, char *msg, size_t msglen)
+{
+    struct statvfs vfs;
+    if (statvfs(st->dir, &vfs) != 0)
+        return 1; /* H5Fcreate will say what is wrong with the folder */
+    unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+    unsigned long long need = CREATE_MARGIN + (text ? strlen(text) : 0);
+    if (avail >= need)
+        return 1;
+    cr_set_msg(msg, msglen, "%s: disk full: %llu KiB free in %s, a new output needs %llu KiB",
+               st->path, avail / 1024, st->dir, need / 1024);
+    return 0;
 }
 
 static int on_output(const cr_system *sys, void *user)
@@ -757,14 +806,21 @@ cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *mode
         cr_set_msg(msg, msglen, "cr_store_create: no path, system or model");
         return NULL;
     }
-    /* The library never prints: silence HDF5's automatic error stack dump. */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    /* The library never prints: HDF5's automatic error stack dump is replaced
+     * by a silent handler that keeps the OS reason of failed writes. */
+    H5Eset_auto2(H5E_DEFAULT, note_errno, NULL);
+    h5_os_errno = 0;
     cr_store *st = store_alloc(path, sys, model);
     if (!st) {
         cr_set_msg(msg, msglen, "%s: out of memory", path);
         return NULL;
     }
     recover_stale(st);
+    if (!room_for(st, model_text, msg, msglen)) {
+        st->state = ST_DEAD;
+        cr_store_destroy(st);
+        return NULL;
+    }
     st->fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (st->fapl < 0 || H5Pset_fclose_degree(st->fapl, H5F_CLOSE_STRONG) < 0) {
         cr_set_msg(msg, msglen, "%s: HDF5 error while preparing the file", path);
@@ -775,8 +831,9 @@ cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *mode
     if (st->file < 0) {
         int err = hdf5_errno();
         unlink(st->tmp); /* HDF5 may have created it before failing */
-        cr_set_msg(msg, msglen, "%s: cannot create the output file %s (%s)", path, st->tmp,
-                   err ? strerror(err) : "is the folder writable?");
+        cr_set_msg(msg, msglen, "%s: %s the output file %s (%s)", path,
+                   err == ENOSPC || err == EDQUOT ? "disk full: cannot create" : "cannot create",
+                   st->tmp, err ? strerror(err) : "is the folder writable?");
         st->state = ST_DEAD;
         cr_store_destroy(st);
         return NULL;
@@ -801,7 +858,7 @@ void cr_store_destroy(cr_store *st)
     if (st->sys)
         cr_system_remove_listeners(st->sys, st);
     if (st->state == ST_OPEN) { /* never committed: nothing of it is kept */
-        close_file(st);
+        close_file(st, 1);
         if (st->tmp)
             unlink(st->tmp);
     }
@@ -884,7 +941,7 @@ int cr_store_append_frame(cr_store *st)
      * large: the buffer holds BUFFER_BYTES) or flush_seconds of wall time */
     if (st->buffered >= st->capacity || st->buffered >= st->flush_rows ||
         wall_seconds() - st->last_flush >= st->flush_seconds)
-        return store_flush(st);
+        return store_flush(st, "appending trajectory rows");
     return CR_OK;
 }
 
@@ -1046,7 +1103,7 @@ static int write_summary(cr_store *st, const char *status, const char *error)
 /* Closed cleanly, synced, then renamed: only then is the target replaced. */
 static int store_close_and_rename(cr_store *st)
 {
-    if (close_file(st) < 0)
+    if (close_file(st, 0) < 0)
         return store_fail(st, "closing the file");
     if (sync_path(st->tmp, 0) < 0) {
         cr_set_msg(st->err, sizeof st->err,
@@ -1078,7 +1135,7 @@ int cr_store_commit(cr_store *st, const char *status, const char *error)
     if (st->state == ST_DEAD)
         return st->rc;
     CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
-    int rc = store_flush(st);
+    int rc = store_flush(st, "writing the last trajectory rows");
     if (rc != CR_OK)
         return rc;
     if (write_final(st) < 0)
