@@ -31,7 +31,7 @@
 
 /* Rows buffered between flushes are bounded in bytes as well as in rows, so a
  * 10⁵-body pool does not buffer gigabytes. */
-#define BUFFER_BYTES (4u << 20)
+#define BUFFER_BYTES (16u << 20)
 
 /* Free space a new file needs beyond its model text: the metadata of the
  * initial layout is ~20 KiB; the rest is slack for the first rows. */

@@ -24,7 +24,7 @@ typedef struct cr_store cr_store;
 /**
  * Bounded loss on a kill or a power loss: buffered trajectory rows and new
  * events are written, H5Fflush'ed and fsync'ed at least every
- * CR_STORE_FLUSH_ROWS rows (fewer when rows are large: at most 4 MiB are
+ * CR_STORE_FLUSH_ROWS rows (fewer when rows are large: at most 16 MiB are
  * buffered) and at the first row appended CR_STORE_FLUSH_SECONDS of wall time
  * after the last flush. Between flushes HDF5 writes nothing, so a kill leaves
  * the file as the last flush left it (docs/hdf5-layout.md, "What survives").
