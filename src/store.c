@@ -142,8 +142,8 @@ static int write_array(hid_t loc, const char *name, hid_t type, const void *v, i
 {
     hsize_t dims[2] = {rows, cols};
     hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
-    hid_t d = space < 0 ? -1
-                        : H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d =
+        space < 0 ? -1 : H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     size_t count = rank == 0 ? 1 : rows * (rank == 2 ? cols : 1);
     int e = d < 0 || (count && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) ? -1 : 0;
     if (d >= 0 && units)
@@ -208,8 +208,8 @@ static int write_table(hid_t loc, const char *name, size_t size, const field *f,
         return -1;
     hsize_t dim = n;
     hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = space < 0 ? -1
-                        : H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t d =
+        space < 0 ? -1 : H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
     if (d >= 0) {
         e |= table_units(d, f, nf, description);
@@ -412,8 +412,9 @@ static int append_events(cr_store *st)
     if (!rows)
         return -1;
     for (size_t i = k0; i < n; i++)
-        rows[i - k0] = (event_row){ev[i].t,       (int64_t)ev[i].contact, (int)ev[i].kind,
-                                   ev[i].overlap, ev[i].rate, ev[i].force, ev[i].impulse};
+        rows[i - k0] = (event_row){
+            ev[i].t,     (int64_t)ev[i].contact, (int)ev[i].kind, ev[i].overlap, ev[i].rate,
+            ev[i].force, ev[i].impulse};
     int e = append_rows(st->events, st->event_type, k0, n - k0, 0, rows);
     free(rows);
     if (e == 0)
@@ -671,9 +672,9 @@ static int open_events(cr_store *st)
     };
     size_t nf = sizeof f / sizeof f[0];
     st->event_type = compound_type(sizeof(event_row), f, nf);
-    st->events = st->event_type < 0 ? -1
-                                    : create_extendible(st->file, "events", st->event_type, 0,
-                                                        sizeof(event_row));
+    st->events = st->event_type < 0
+                     ? -1
+                     : create_extendible(st->file, "events", st->event_type, 0, sizeof(event_row));
     int e = st->events < 0 ? -1
                            : table_units(st->events, f, nf,
                                          "contact events located by root finding, in time order");
@@ -689,13 +690,12 @@ static int open_trajectory(cr_store *st)
     if (st->traj < 0)
         return -1;
     size_t nbd = st->nb * (size_t)st->dim, nc = st->nseries_contacts;
-    static const char *const name[S_COUNT] = {"time",           "position",         "velocity",
-                                              "kinetic_energy", "potential_energy",
-                                              "dissipated_work", "overlap",         "force",
-                                              "impulse"};
+    static const char *const name[S_COUNT] = {
+        "time",    "position", "velocity", "kinetic_energy", "potential_energy", "dissipated_work",
+        "overlap", "force",    "impulse"};
     static const char *const units[S_COUNT] = {
-        "s", "m (columns: x0, [y0,] x1, ...)", "m/s", "J", "J", "J", "m", "N",
-        "N s (integral of f dt since t = 0)"};
+        "s", "m (columns: x0, [y0,] x1, ...)",    "m/s", "J", "J", "J", "m",
+        "N", "N s (integral of f dt since t = 0)"};
     size_t cols[S_COUNT] = {0, nbd, nbd, 0, 0, 0, nc, nc, nc};
     size_t row_doubles = 4 + 2 * nbd + 3 * nc;
     st->capacity = BUFFER_BYTES / (row_doubles * sizeof(double));
@@ -708,8 +708,8 @@ static int open_trajectory(cr_store *st)
         series *s = &st->s[k];
         s->cols = cols[k];
         size_t per = s->cols ? s->cols : 1;
-        s->dset = create_extendible(st->traj, name[k], H5T_NATIVE_DOUBLE, s->cols,
-                                    per * sizeof(double));
+        s->dset =
+            create_extendible(st->traj, name[k], H5T_NATIVE_DOUBLE, s->cols, per * sizeof(double));
         s->buf = malloc(st->capacity * per * sizeof(double));
         e = s->dset < 0 || !s->buf ? -1 : attr_string(s->dset, "units", units[k]);
     }
@@ -793,14 +793,13 @@ static void store_note_recovered(const cr_store *st, char *msg, size_t msglen)
     if (st->nrecovered == 0)
         cr_set_msg(msg, msglen, "%s", "");
     else
-        cr_set_msg(msg, msglen,
-                   "kept %s: the temporary output of an earlier run whose process is gone%s",
-                   st->recovered[0], st->nrecovered > 1 ? " (and more: cr_store_recovered_path)" : "");
+        cr_set_msg(
+            msg, msglen, "kept %s: the temporary output of an earlier run whose process is gone%s",
+            st->recovered[0], st->nrecovered > 1 ? " (and more: cr_store_recovered_path)" : "");
 }
 
 cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *model,
-                          const char *model_path, const char *model_text, char *msg,
-                          size_t msglen)
+                          const char *model_path, const char *model_text, char *msg, size_t msglen)
 {
     if (!path || !*path || !sys || !model) {
         cr_set_msg(msg, msglen, "cr_store_create: no path, system or model");
@@ -839,8 +838,10 @@ cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *mode
         return NULL;
     }
     int rc = store_layout(st, model, model_path, model_text);
-    if (rc == CR_OK)
-        rc = cr_system_add_output_listener(sys, on_output, st) == CR_OK ? CR_OK : store_fail(st, "attaching to the system");
+    if (rc == CR_OK && cr_system_add_output_listener(sys, on_output, st) != CR_OK) {
+        cr_set_msg(st->err, sizeof st->err, "%s: out of memory attaching to the system", path);
+        rc = store_die(st, CR_ERR_NOMEM);
+    }
     if (rc != CR_OK) {
         cr_set_msg(msg, msglen, "%s", st->err);
         cr_store_destroy(st);
@@ -983,12 +984,23 @@ static void contact_row_fill(const cr_store *st, size_t k, contact_row *r)
     memset(r, 0, sizeof(*r));
     if (cr_system_get_contact(st->sys, k, &v) != CR_OK)
         memset(&v, 0, sizeof v);
-    *r = (contact_row){(int64_t)v.body_a, (int64_t)v.body_b, (int8_t)v.unilateral,
-                       (int8_t)v.linked,  (int8_t)v.settled, (int)v.state,
-                       v.overlap,         v.rate,            v.force,
-                       v.impulse,         {0},               {0},
-                       NAN,               NAN,               NAN,
-                       NAN,               -1};
+    *r = (contact_row){(int64_t)v.body_a,
+                       (int64_t)v.body_b,
+                       (int8_t)v.unilateral,
+                       (int8_t)v.linked,
+                       (int8_t)v.settled,
+                       (int)v.state,
+                       v.overlap,
+                       v.rate,
+                       v.force,
+                       v.impulse,
+                       {0},
+                       {0},
+                       NAN,
+                       NAN,
+                       NAN,
+                       NAN,
+                       -1};
     memcpy(r->normal, v.normal, sizeof v.normal);
     memcpy(r->vector_impulse, v.vector_impulse, sizeof v.vector_impulse);
     cr_contact_params law;
@@ -1027,7 +1039,10 @@ static int write_contacts(cr_store *st)
     int e = vec < 0 || ste < 0 || rel < 0 || !rows ? -1 : 0;
     for (size_t k = 0; e == 0 && k < n; k++)
         contact_row_fill(st, k, &rows[k]);
-#define CF(name, member, type, units) {name, offsetof(contact_row, member), type, units}
+#define CF(name, member, type, units)                                                              \
+    {                                                                                              \
+        name, offsetof(contact_row, member), type, units                                           \
+    }
     const field f[] = {
         CF("body_a", body_a, H5T_NATIVE_INT64, "1"),
         CF("body_b", body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
@@ -1049,9 +1064,8 @@ static int write_contacts(cr_store *st)
     };
 #undef CF
     if (e == 0)
-        e = write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0],
-                        rows, n,
-                        "every contact of the run, state at the end; impulses since t = 0");
+        e = write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0], rows,
+                        n, "every contact of the run, state at the end; impulses since t = 0");
     free(rows);
     if (vec >= 0)
         H5Tclose(vec);
@@ -1089,10 +1103,10 @@ static int write_summary(cr_store *st, const char *status, const char *error)
     const struct {
         const char *name;
         long v;
-    } c[] = {{"steps", s.steps},         {"rhs_evals", s.rhs_evals},   {"jac_evals", s.jac_evals},
-             {"root_evals", s.root_evals}, {"restarts", s.restarts}, {"events", s.events},
-             {"outputs", s.outputs},     {"nonlin_iters", s.nonlin_iters},
-             {"rebuilds", s.rebuilds}};
+    } c[] = {
+        {"steps", s.steps},           {"rhs_evals", s.rhs_evals},       {"jac_evals", s.jac_evals},
+        {"root_evals", s.root_evals}, {"restarts", s.restarts},         {"events", s.events},
+        {"outputs", s.outputs},       {"nonlin_iters", s.nonlin_iters}, {"rebuilds", s.rebuilds}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         e |= attr_int64(f, c[k].name, c[k].v);
     /* last: a file whose status is not "running" has everything above */
@@ -1117,8 +1131,8 @@ static int store_close_and_rename(cr_store *st)
         st->state = ST_DEAD;
         st->rc = CR_ERR_IO;
         cr_set_msg(st->err, sizeof st->err,
-                   "%s: cannot move the finished file into place (%s); it is kept as %s",
-                   st->path, strerror(err), st->tmp);
+                   "%s: cannot move the finished file into place (%s); it is kept as %s", st->path,
+                   strerror(err), st->tmp);
         return st->rc;
     }
     sync_path(st->dir, 1);
@@ -1167,23 +1181,39 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
     for (size_t k = 0; k < n && e == 0; k++) {
         cr_episode_info in;
         e = cr_monitor_get_episode(mon, k, &in) == CR_OK ? 0 : -1;
-        rows[k] = (episode_row){(int64_t)k,          in.t_start,           in.t_end,
-                                (int64_t)in.body_count, (int64_t)in.contact_count,
-                                (int64_t)in.reference, (int64_t)in.reference_record,
-                                in.T_minus,          in.T_plus,            in.kappa,
-                                in.field_work,       in.dissipated,        (int8_t)in.complete,
+        rows[k] = (episode_row){(int64_t)k,
+                                in.t_start,
+                                in.t_end,
+                                (int64_t)in.body_count,
+                                (int64_t)in.contact_count,
+                                (int64_t)in.reference,
+                                (int64_t)in.reference_record,
+                                in.T_minus,
+                                in.T_plus,
+                                in.kappa,
+                                in.field_work,
+                                in.dissipated,
+                                (int8_t)in.complete,
                                 (int64_t)in.event_count};
     }
-#define EF(name, type, units) {#name, offsetof(episode_row, name), type, units}
+#define EF(name, type, units)                                                                      \
+    {                                                                                              \
+#name, offsetof(episode_row, name), type, units                                            \
+    }
     const field f[] = {
-        EF(index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"), EF(t_start, H5T_NATIVE_DOUBLE, "s"),
-        EF(t_end, H5T_NATIVE_DOUBLE, "s"), EF(body_count, H5T_NATIVE_INT64, "1"),
+        EF(index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"),
+        EF(t_start, H5T_NATIVE_DOUBLE, "s"),
+        EF(t_end, H5T_NATIVE_DOUBLE, "s"),
+        EF(body_count, H5T_NATIVE_INT64, "1"),
         EF(contact_count, H5T_NATIVE_INT64, "1"),
         EF(reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
         EF(reference_record, H5T_NATIVE_INT64, "1 (row of the episode's contacts)"),
-        EF(T_minus, H5T_NATIVE_DOUBLE, "J"), EF(T_plus, H5T_NATIVE_DOUBLE, "J"),
-        EF(kappa, H5T_NATIVE_DOUBLE, "1"), EF(field_work, H5T_NATIVE_DOUBLE, "J"),
-        EF(dissipated, H5T_NATIVE_DOUBLE, "J"), EF(complete, H5T_NATIVE_INT8, "1 (0: run ended first)"),
+        EF(T_minus, H5T_NATIVE_DOUBLE, "J"),
+        EF(T_plus, H5T_NATIVE_DOUBLE, "J"),
+        EF(kappa, H5T_NATIVE_DOUBLE, "1"),
+        EF(field_work, H5T_NATIVE_DOUBLE, "J"),
+        EF(dissipated, H5T_NATIVE_DOUBLE, "J"),
+        EF(complete, H5T_NATIVE_INT8, "1 (0: run ended first)"),
         EF(event_count, H5T_NATIVE_INT64, "1"),
     };
 #undef EF
@@ -1207,24 +1237,42 @@ static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
     if (!rows)
         return -1;
     for (size_t i = 0; i < n; i++)
-        rows[i] = (record_row){(int64_t)rec[i].contact, (int64_t)rec[i].body_a, rec[i].body_b,
-                               rec[i].impulse,          rec[i].compression,
-                               rec[i].expansion,        rec[i].gamma_minus,
-                               rec[i].gamma_plus,       rec[i].newton,
-                               rec[i].poisson,          rec[i].alpha,
-                               rec[i].peak_overlap,     rec[i].peak_force,
-                               rec[i].closings,         rec[i].openings,
+        rows[i] = (record_row){(int64_t)rec[i].contact,
+                               (int64_t)rec[i].body_a,
+                               rec[i].body_b,
+                               rec[i].impulse,
+                               rec[i].compression,
+                               rec[i].expansion,
+                               rec[i].gamma_minus,
+                               rec[i].gamma_plus,
+                               rec[i].newton,
+                               rec[i].poisson,
+                               rec[i].alpha,
+                               rec[i].peak_overlap,
+                               rec[i].peak_force,
+                               rec[i].closings,
+                               rec[i].openings,
                                rec[i].flags};
-#define RF(name, type, units) {#name, offsetof(record_row, name), type, units}
+#define RF(name, type, units)                                                                      \
+    {                                                                                              \
+#name, offsetof(record_row, name), type, units                                             \
+    }
     const field f[] = {
-        RF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"), RF(body_a, H5T_NATIVE_INT64, "1"),
+        RF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        RF(body_a, H5T_NATIVE_INT64, "1"),
         RF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
-        RF(impulse, H5T_NATIVE_DOUBLE, "N s"), RF(compression, H5T_NATIVE_DOUBLE, "N s"),
-        RF(expansion, H5T_NATIVE_DOUBLE, "N s"), RF(gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
-        RF(gamma_plus, H5T_NATIVE_DOUBLE, "m/s"), RF(newton, H5T_NATIVE_DOUBLE, "1"),
-        RF(poisson, H5T_NATIVE_DOUBLE, "1"), RF(alpha, H5T_NATIVE_DOUBLE, "1"),
-        RF(peak_overlap, H5T_NATIVE_DOUBLE, "m"), RF(peak_force, H5T_NATIVE_DOUBLE, "N"),
-        RF(closings, H5T_NATIVE_INT32, "1"), RF(openings, H5T_NATIVE_INT32, "1"),
+        RF(impulse, H5T_NATIVE_DOUBLE, "N s"),
+        RF(compression, H5T_NATIVE_DOUBLE, "N s"),
+        RF(expansion, H5T_NATIVE_DOUBLE, "N s"),
+        RF(gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
+        RF(gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
+        RF(newton, H5T_NATIVE_DOUBLE, "1"),
+        RF(poisson, H5T_NATIVE_DOUBLE, "1"),
+        RF(alpha, H5T_NATIVE_DOUBLE, "1"),
+        RF(peak_overlap, H5T_NATIVE_DOUBLE, "m"),
+        RF(peak_force, H5T_NATIVE_DOUBLE, "N"),
+        RF(closings, H5T_NATIVE_INT32, "1"),
+        RF(openings, H5T_NATIVE_INT32, "1"),
         RF(flags, H5T_NATIVE_INT32, "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
     };
 #undef RF
@@ -1271,7 +1319,8 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
     for (size_t i = 0; i < nb; i++)
         D += isfinite(mass[i]) ? d : 0;
     double *Md = malloc((D + 1) * sizeof(double)), *val = malloc((2 * d * nr + 1) * sizeof(double));
-    int64_t *row = malloc((2 * d * nr + 1) * sizeof(int64_t)), *col = malloc((2 * d * nr + 1) * sizeof(int64_t));
+    int64_t *row = malloc((2 * d * nr + 1) * sizeof(int64_t)),
+            *col = malloc((2 * d * nr + 1) * sizeof(int64_t));
     int64_t *dof_body = malloc((D + 1) * sizeof(int64_t));
     int e = Md && val && row && col && dof_body ? 0 : -1;
     for (size_t i = 0, q = 0; e == 0 && i < nb; i++)
@@ -1293,7 +1342,8 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
         int64_t shape[2] = {(int64_t)D, (int64_t)nr};
         hsize_t two = 2;
         hid_t sp = H5Screate_simple(1, &two, NULL);
-        hid_t a = sp < 0 ? -1 : H5Acreate2(w, "shape", H5T_NATIVE_INT64, sp, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t a =
+            sp < 0 ? -1 : H5Acreate2(w, "shape", H5T_NATIVE_INT64, sp, H5P_DEFAULT, H5P_DEFAULT);
         e |= a < 0 || H5Awrite(a, H5T_NATIVE_INT64, shape) < 0 ? -1 : 0;
         if (a >= 0 && H5Aclose(a) < 0)
             e = -1;
@@ -1304,7 +1354,8 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
         e |= write_doubles(w, "value", val, nz, 0, "1 (gamma = W^T u)");
         e |= H5Gclose(w) < 0 ? -1 : 0;
         e |= write_doubles(g, "M_diagonal", Md, D, 0, "kg");
-        e |= write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0, "1 (body of each dof)");
+        e |=
+            write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0, "1 (body of each dof)");
     }
     free(Md), free(val), free(row), free(col), free(dof_body);
     return e;
@@ -1347,8 +1398,8 @@ static int write_episode(cr_store *st, hid_t top, const cr_monitor *mon, size_t 
     const double *nrm = cr_monitor_normals(mon, k, &nn);
     const size_t *ev = cr_monitor_events(mon, k, &nev);
     int e = nm == nb && nv0 == nb && nv1 == nb && ni == nr && nn == nr &&
-                    (nb == 0 || (bodies && mass && u0 && u1)) &&
-                    (nr == 0 || (rec && imp && nrm)) && (nev == 0 || ev)
+                    (nb == 0 || (bodies && mass && u0 && u1)) && (nr == 0 || (rec && imp && nrm)) &&
+                    (nev == 0 || ev)
                 ? 0
                 : -1;
     e |= e ? -1 : write_indices(g, "bodies", bodies, nb, "1");

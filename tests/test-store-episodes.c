@@ -78,18 +78,40 @@ static void fake_fill(cr_monitor *m, fake_episode *e, size_t k, size_t nr)
     for (size_t r = 0; r < nr; r++) {
         cr_contact_view v;
         cr_system_get_contact(m->sys, r % nc, &v);
-        e->rec[r] = (cr_contact_record){r % nc, v.body_a, v.body_b, v.impulse, 0.25 * (double)r,
-                                        0.5 * (double)r, -1.0 - (double)r, 0.5 + (double)r,
-                                        r % 3 ? 0.9 : NAN, 0.8, 1.0 / (1.0 + (double)r),
-                                        1e-6 * (double)r, 10.0 * (double)r, (int)(r % 4),
-                                        (int)(r % 5), (int)(r % 4)};
+        e->rec[r] = (cr_contact_record){r % nc,
+                                        v.body_a,
+                                        v.body_b,
+                                        v.impulse,
+                                        0.25 * (double)r,
+                                        0.5 * (double)r,
+                                        -1.0 - (double)r,
+                                        0.5 + (double)r,
+                                        r % 3 ? 0.9 : NAN,
+                                        0.8,
+                                        1.0 / (1.0 + (double)r),
+                                        1e-6 * (double)r,
+                                        10.0 * (double)r,
+                                        (int)(r % 4),
+                                        (int)(r % 5),
+                                        (int)(r % 4)};
         memcpy(e->imp + r * d, v.vector_impulse, d * sizeof(double));
         memcpy(e->nrm + r * d, v.normal, d * sizeof(double));
     }
     for (size_t i = 0; i < e->nev; i++)
         e->ev[i] = i;
-    e->info = (cr_episode_info){1e-5 * (double)k, cr_system_get_time(m->sys), nb, nr, 0, 0,
-                                2.0, 1.5, 0.75, 0.01, 0.49, (int)(k == 0), e->nev};
+    e->info = (cr_episode_info){1e-5 * (double)k,
+                                cr_system_get_time(m->sys),
+                                nb,
+                                nr,
+                                0,
+                                0,
+                                2.0,
+                                1.5,
+                                0.75,
+                                0.01,
+                                0.49,
+                                (int)(k == 0),
+                                e->nev};
 }
 
 int cr_monitor_finish(cr_monitor *m)
@@ -371,7 +393,8 @@ static void check_dense(hid_t f, const char *g, const fake_episode *e)
         for (size_t i = 0; i < R * R; i++)
             A[i] = fake_alpha(i / R, i % R), C[i] = fake_cosine(i / R, i % R);
         snprintf(name, sizeof name, "%s/alpha_matrix", g);
-        CHECK(dense == 1 && same_doubles(f, name, A, R * R), "%s: alpha matrix as the monitor gave it", g);
+        CHECK(dense == 1 && same_doubles(f, name, A, R * R),
+              "%s: alpha matrix as the monitor gave it", g);
         snprintf(name, sizeof name, "%s/kinetic_cosine", g);
         CHECK(same_doubles(f, name, C, R * R), "%s: kinetic cosines as the monitor gave them", g);
         free(A), free(C);
@@ -415,7 +438,8 @@ static int run_episodes(const char *path, cr_model *model, const char *text, int
     char msg[512];
     cr_system *sys = cr_system_create(model, msg, sizeof msg);
     cr_monitor *mon = sys ? cr_monitor_create(sys) : NULL;
-    cr_store *st = sys ? cr_store_create(path, sys, model, "inline.yaml", text, msg, sizeof msg) : NULL;
+    cr_store *st =
+        sys ? cr_store_create(path, sys, model, "inline.yaml", text, msg, sizeof msg) : NULL;
     if (!st) {
         printf("%s: %s\n", path, msg);
         return -1;
@@ -460,10 +484,13 @@ int main(int argc, char **argv)
         cr_model_destroy(p);
         return rc == CR_OK ? 0 : 1;
     }
-    run_episodes("test-store-episodes-chain.h5", c, "", 1);
-    run_episodes("test-store-episodes-pool.h5", p, "", 1);
-    unlink("test-store-episodes-chain.h5");
-    unlink("test-store-episodes-pool.h5");
+    char chain[64], pool[64];
+    snprintf(chain, sizeof chain, "test-store-episodes-chain-%ld.h5", (long)getpid());
+    snprintf(pool, sizeof pool, "test-store-episodes-pool-%ld.h5", (long)getpid());
+    run_episodes(chain, c, "", 1);
+    run_episodes(pool, p, "", 1);
+    unlink(chain);
+    unlink(pool);
     cr_model_destroy(c);
     cr_model_destroy(p);
     return tu_finish("test-store-episodes");

@@ -222,7 +222,8 @@ static void attr_str(hid_t obj, const char *name, char *out, size_t len)
         return;
     hid_t ft = H5Aget_type(a), t = vlen_utf8();
     char *s = NULL;
-    if (H5Tis_variable_str(ft) > 0 && H5Tget_cset(ft) == H5T_CSET_UTF8 && H5Aread(a, t, &s) >= 0 && s)
+    if (H5Tis_variable_str(ft) > 0 && H5Tget_cset(ft) == H5T_CSET_UTF8 && H5Aread(a, t, &s) >= 0 &&
+        s)
         snprintf(out, len, "%s", s);
     H5free_memory(s);
     H5Tclose(t);
@@ -350,8 +351,8 @@ typedef struct {
 
 /* Runs @p model into @p path the way the CLI does (system, monitor, store,
  * recorder), commits with the status the run's code calls for. */
-static void run_into_flushing(run *r, const char *path, const cr_model *model,
-                              const char *text, int stop_at, int stop_code, size_t flush_rows)
+static void run_into_flushing(run *r, const char *path, const cr_model *model, const char *text,
+                              int stop_at, int stop_code, size_t flush_rows)
 {
     char msg[512];
     memset(r, 0, sizeof(*r));
@@ -370,14 +371,15 @@ static void run_into_flushing(run *r, const char *path, const cr_model *model,
     r->run_rc = cr_system_run(r->sys, cr_model_settings(model)->t_end);
     cr_monitor_finish(r->mon);
     cr_store_write_episodes(r->st, r->mon);
-    const char *status = r->run_rc == CR_OK ? "complete"
-                                            : (r->run_rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed");
-    r->commit_rc = cr_store_commit(r->st, status,
-                                   r->run_rc == CR_OK ? NULL : cr_system_last_error(r->sys));
+    const char *status = r->run_rc == CR_OK
+                             ? "complete"
+                             : (r->run_rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed");
+    r->commit_rc =
+        cr_store_commit(r->st, status, r->run_rc == CR_OK ? NULL : cr_system_last_error(r->sys));
 }
 
-static void run_into(run *r, const char *path, const cr_model *model, const char *text,
-                     int stop_at, int stop_code)
+static void run_into(run *r, const char *path, const cr_model *model, const char *text, int stop_at,
+                     int stop_code)
 {
     run_into_flushing(r, path, model, text, stop_at, stop_code, 0);
 }
@@ -424,8 +426,7 @@ static void check_trajectory(hid_t f, const recorder *rec, const char *what)
             for (size_t c = 0; c < s[k].per; c++)
                 bad += memcmp(&v[i * s[k].per + c], &s[k].ref[i * s[k].stride + s[k].off + c],
                               sizeof(double)) != 0;
-        CHECK(bad == 0, "%s: %s equals the getters bit for bit (%zu differ)", what, s[k].name,
-              bad);
+        CHECK(bad == 0, "%s: %s equals the getters bit for bit (%zu differ)", what, s[k].name, bad);
         free(v);
     }
 }
@@ -435,7 +436,8 @@ static void check_summary(hid_t f, const run *r, const char *status, const char 
 {
     char s[512];
     size_t nbd = r->rec.nbd;
-    double *fx = read_doubles(f, "/final/position", nbd), *fv = read_doubles(f, "/final/velocity", nbd);
+    double *fx = read_doubles(f, "/final/position", nbd),
+           *fv = read_doubles(f, "/final/velocity", nbd);
     double *gx = malloc(nbd * sizeof(double)), *gv = malloc(nbd * sizeof(double));
     cr_system_get_positions(r->sys, gx);
     cr_system_get_velocities(r->sys, gv);
@@ -477,8 +479,10 @@ static void check_events(hid_t f, const cr_system *sys, const char *what)
     int ok = d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
     size_t bad = 0;
     for (size_t i = 0; ok && i < n; i++)
-        bad += rows[i].t != e[i].t || rows[i].c != (long long)e[i].contact || rows[i].kind != (int)e[i].kind;
-    CHECK(ok && bad == 0 && n > 0, "%s: %zu event rows equal the system's (%zu differ)", what, n, bad);
+        bad += rows[i].t != e[i].t || rows[i].c != (long long)e[i].contact ||
+               rows[i].kind != (int)e[i].kind;
+    CHECK(ok && bad == 0 && n > 0, "%s: %zu event rows equal the system's (%zu differ)", what, n,
+          bad);
     /* every column carries its units (one string per field, in order) */
     if (d >= 0) {
         hid_t a = H5Aopen(d, "units", H5P_DEFAULT);
@@ -537,7 +541,8 @@ static void check_pool(run *r, const char *path)
     CHECK(strcmp(s, "pool") == 0 && attr_ll(g, "dim") == 2, "pool: /model kind '%s', dim 2", s);
     H5Gclose(g);
     hsize_t cols = 0;
-    CHECK(rows_of(f, "/model/wall_normal", &cols) == 1 && cols == 2, "pool: one wall, normal 1 x 2");
+    CHECK(rows_of(f, "/model/wall_normal", &cols) == 1 && cols == 2,
+          "pool: one wall, normal 1 x 2");
     CHECK(rows_of(f, "/final/velocity", &cols) == 3 && cols == 2, "pool: /final/velocity N x 2");
     H5Fclose(f);
 }
@@ -658,7 +663,8 @@ static void check_statuses(const char *path)
     /* a failure message naming a contact is traced to it */
     cr_system *sys = cr_system_create(m, s, sizeof s);
     cr_store *st = cr_store_create(path, sys, m, NULL, NULL, s, sizeof s);
-    CHECK(cr_store_commit(st, "failed", "CVODES failed at t = 1e-05 s near contact 1: step") == CR_OK,
+    CHECK(cr_store_commit(st, "failed", "CVODES failed at t = 1e-05 s near contact 1: step") ==
+              CR_OK,
           "commit failed with a named contact");
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(attr_ll(f, "failure_contact") == 1, "failure_contact = 1 (named in the error)");
@@ -698,7 +704,8 @@ static int kill_writer(const char *path)
     char msg[512];
     cr_model *m = chain3(2e-6);
     cr_system *sys = cr_system_create(m, msg, sizeof msg);
-    cr_store *st = sys ? cr_store_create(path, sys, m, "inline.yaml", "# killed\n", msg, sizeof msg) : NULL;
+    cr_store *st =
+        sys ? cr_store_create(path, sys, m, "inline.yaml", "# killed\n", msg, sizeof msg) : NULL;
     if (!st) {
         fprintf(stderr, "kill-writer: %s\n", msg);
         return 2;
@@ -747,7 +754,8 @@ static void check_kill(const char *self, const char *path)
     cr_model *m = chain3(2e-6);
     run r;
     run_into(&r, path, m, "", 0, 0);
-    double *t = read_doubles(f, "/trajectory/time", T), *v = read_doubles(f, "/trajectory/velocity", 3 * T);
+    double *t = read_doubles(f, "/trajectory/time", T),
+           *v = read_doubles(f, "/trajectory/velocity", 3 * T);
     CHECK(t && v && T <= r.rec.rows && memcmp(t, r.rec.t, T * sizeof(double)) == 0 &&
               memcmp(v, r.rec.v, 3 * T * sizeof(double)) == 0,
           "the surviving rows equal an uninterrupted run's, bit for bit");
@@ -809,7 +817,7 @@ static void full_disk_runs(const char *dir)
     CHECK(r.commit_rc == CR_OK, "a good file on the small disk: %s", cr_store_last_error(r.st));
     run_free(&r);
     char keep[4096];
-    snprintf(keep, sizeof keep, "%s.reference", "test-store-full-disk-good");
+    snprintf(keep, sizeof keep, "test-store-full-disk-good.%ld", (long)getpid());
     FILE *a = fopen(out, "rb"), *b = fopen(keep, "wb");
     for (int c; a && b && (c = fgetc(a)) != EOF;)
         fputc(c, b);
@@ -937,7 +945,11 @@ int main(int argc, char **argv)
         full_disk_runs(argv[2]);
         return tu_finish("test-store (full disk)");
     }
-    const char *chain = "test-store-chain.h5", *pool = "test-store-pool.h5";
+    /* names of this process: store and store-memcheck run at the same time */
+    char chain[64], pool[64], killed[64];
+    snprintf(chain, sizeof chain, "test-store-chain-%ld.h5", (long)getpid());
+    snprintf(pool, sizeof pool, "test-store-pool-%ld.h5", (long)getpid());
+    snprintf(killed, sizeof killed, "test-store-killed-%ld.h5", (long)getpid());
     const char *text = "# archived model text\nname: store-test\n";
     unlink(chain);
     unlink(pool);
@@ -964,7 +976,7 @@ int main(int argc, char **argv)
     /* argv[0] under valgrind, where /proc/self/exe is valgrind itself */
     if (strchr(argv[0], '/'))
         self_exe = argv[0];
-    check_kill(self_exe, "test-store-killed.h5");
+    check_kill(self_exe, killed);
     check_full_disk();
     unlink(chain);
     unlink(pool);
