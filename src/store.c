@@ -1,201 +1,888 @@
 /*
- * HDF5 writer. Rows of the trajectory are buffered and written in blocks into
- * chunked, deflate-compressed datasets whose first dimension grows.
+ * HDF5 writer: one layout for every engine (docs/hdf5-layout.md), written
+ * against cr_system and cr_monitor only.
+ *
+ * Crash behaviour shapes the code. HDF5 1.10 without SWMR keeps no journal: a
+ * file whose writer dies while HDF5 has unwritten or half-written metadata may
+ * not open at all. So trajectory rows and events are buffered here and handed
+ * to HDF5 only in store_flush, which ends with H5Fflush and fsync: between
+ * flushes HDF5 writes nothing, and a kill there leaves the file exactly as the
+ * last flush left it. Write errors (a full disk) kill the store: its temporary
+ * file is closed and removed at once and the target path is never touched.
  */
 #include "cradle/store.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "priv.h"
 
-#define ROW_BLOCK 256
+/* Rows buffered between flushes are bounded in bytes as well as in rows, so a
+ * 10⁵-body pool does not buffer gigabytes. */
+#define BUFFER_BYTES (16u << 20)
 
-/* An extendible (rows × cols) double dataset fed one row at a time. */
+/* Free space a new file needs beyond its model text: the metadata of the
+ * initial layout is ~20 KiB; the rest is slack for the first rows. */
+#define CREATE_MARGIN (256u << 10)
+
+/* Trajectory series: one extendible dataset each, fed one row at a time. */
+enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_COUNT };
+
 typedef struct {
     hid_t dset;
-    size_t cols, rows, buffered;
-    double *buf;
+    size_t cols; /* 0: a 1-D series (one number per row) */
+    size_t rows; /* rows in the file */
+    double *buf; /* buffered rows, row-major */
 } series;
 
-enum { S_TIME, S_POS, S_VEL, S_OVL, S_FORCE, S_IMPULSE, S_KIN, S_POT, S_DISS, S_COUNT };
+enum { ST_OPEN, ST_DEAD, ST_COMMITTED };
 
 struct cr_store {
-    char *path, *tmp;
-    hid_t file, traj;
+    char *path, *tmp, *dir;
+    cr_system *sys;
+    const cr_model *model;
+    int dim, state, rc; /* rc: the error that killed the store */
+    size_t nb, nseries_contacts;
+    hid_t fapl, file, traj, events, event_type;
     series s[S_COUNT];
-    double *row;
-    size_t nb, nc;
-    int committed;
-    int pool; /* a pool's store: 2N position columns, no per-contact series */
+    size_t buffered, capacity; /* rows in the buffers, and their room */
+    size_t events_written;
+    size_t flush_rows;
+    double flush_seconds, last_flush;
+    double t_last; /* time of the last appended row */
+    char **recovered;
+    size_t nrecovered;
     char err[CR_ERRMSG_LEN];
 };
 
-static int h5fail(cr_store *st, const char *what)
+/* ---- small HDF5 helpers (each returns 0 or -1 and closes what it opened) --- */
+
+static hid_t utf8_type(void)
 {
-    cr_set_msg(st->err, sizeof st->err, "%s: HDF5 error while %s", st->tmp ? st->tmp : "?",
-               what);
-    return CR_ERR_HDF5;
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+/* Writes (or overwrites) a scalar attribute of type @p type. */
+static int attr_put(hid_t obj, const char *name, hid_t type, const void *value)
+{
+    htri_t there = H5Aexists(obj, name);
+    if (there < 0)
+        return -1;
+    hid_t a;
+    if (there) {
+        a = H5Aopen(obj, name, H5P_DEFAULT);
+    } else {
+        hid_t space = H5Screate(H5S_SCALAR);
+        a = space < 0 ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+        if (space >= 0)
+            H5Sclose(space);
+    }
+    if (a < 0)
+        return -1;
+    int e = H5Awrite(a, type, value) < 0 ? -1 : 0;
+    return H5Aclose(a) < 0 ? -1 : e;
 }
 
 static int attr_string(hid_t obj, const char *name, const char *value)
 {
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, strlen(value) + 1);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t e = a < 0 ? -1 : H5Awrite(a, type, value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(type);
-    return e < 0 ? -1 : 0;
+    hid_t t = utf8_type();
+    if (t < 0)
+        return -1;
+    const char *p = value ? value : "";
+    int e = attr_put(obj, name, t, &p);
+    return H5Tclose(t) < 0 ? -1 : e;
 }
 
-/* A scalar attribute of a native numeric type. */
-static int attr_scalar(hid_t obj, const char *name, hid_t type, const void *value)
+static int attr_double(hid_t obj, const char *name, double v)
 {
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t e = a < 0 ? -1 : H5Awrite(a, type, value);
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(space);
-    return e < 0 ? -1 : 0;
+    return attr_put(obj, name, H5T_NATIVE_DOUBLE, &v);
 }
 
-static int attr_double(hid_t obj, const char *name, double value)
+static int attr_int64(hid_t obj, const char *name, int64_t v)
 {
-    return attr_scalar(obj, name, H5T_NATIVE_DOUBLE, &value);
+    return attr_put(obj, name, H5T_NATIVE_INT64, &v);
 }
 
-static int attr_long(hid_t obj, const char *name, long value)
-{
-    return attr_scalar(obj, name, H5T_NATIVE_LONG, &value);
-}
-
-static int write_vector(hid_t loc, const char *name, const double *v, size_t n,
-                        const char *units)
+/* A 1-D attribute of @p n strings (the units of a table's fields, in order). */
+static int attr_strings(hid_t obj, const char *name, const char *const *v, size_t n)
 {
     hsize_t dim = n;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT);
-    herr_t e = d < 0 ? -1 : (n ? H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : 0);
-    if (d >= 0 && units)
-        e |= attr_string(d, "units", units);
-    if (d >= 0)
-        H5Dclose(d);
-    H5Sclose(space);
-    return e < 0 ? -1 : 0;
-}
-
-/* A 1-D table of n compound rows, with an optional description attribute. */
-static int write_table(hid_t loc, const char *name, hid_t type, const void *rows, size_t n,
-                       const char *description)
-{
-    hsize_t dim = n;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = d < 0 || (n && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
-    if (d >= 0 && description)
-        e |= attr_string(d, "description", description);
-    if (d >= 0)
-        H5Dclose(d);
-    H5Sclose(space);
+    hid_t t = utf8_type(), space = H5Screate_simple(1, &dim, NULL);
+    hid_t a = t < 0 || space < 0 ? -1 : H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
+    int e = a < 0 || H5Awrite(a, t, v) < 0 ? -1 : 0;
+    if (a >= 0 && H5Aclose(a) < 0)
+        e = -1;
+    if (space >= 0)
+        H5Sclose(space);
+    if (t >= 0)
+        H5Tclose(t);
     return e;
 }
 
-static int series_open(series *s, hid_t loc, const char *name, size_t cols, const char *units)
+/* A dataset of rank 0 (rank = 0), 1 or 2 written in one go, with its units. */
+static int write_array(hid_t loc, const char *name, hid_t type, const void *v, int rank,
+                       size_t rows, size_t cols, const char *units)
 {
-    s->cols = cols;
-    int rank = cols == 0 ? 1 : 2;
+    hsize_t dims[2] = {rows, cols};
+    hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
+    hid_t d =
+        space < 0 ? -1 : H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    size_t count = rank == 0 ? 1 : rows * (rank == 2 ? cols : 1);
+    int e = d < 0 || (count && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) ? -1 : 0;
+    if (d >= 0 && units)
+        e |= attr_string(d, "units", units);
+    if (d >= 0 && H5Dclose(d) < 0)
+        e = -1;
+    if (space >= 0)
+        H5Sclose(space);
+    return e;
+}
+
+static int write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
+                         const char *units)
+{
+    return write_array(loc, name, H5T_NATIVE_DOUBLE, v, cols ? 2 : 1, rows, cols, units);
+}
+
+static hid_t group_create(hid_t loc, const char *name)
+{
+    return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+/* ---- compound tables ------------------------------------------------------- */
+
+/* One field of a compound row: name, offset, HDF5 type (not owned) and units. */
+typedef struct {
+    const char *name;
+    size_t offset;
+    hid_t type;
+    const char *units;
+} field;
+
+static hid_t compound_type(size_t size, const field *f, size_t nf)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, size);
+    for (size_t i = 0; t >= 0 && i < nf; i++)
+        if (H5Tinsert(t, f[i].name, f[i].offset, f[i].type) < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    return t;
+}
+
+/* The per-field units attribute every table carries (docs/hdf5-layout.md). */
+static int table_units(hid_t d, const field *f, size_t nf, const char *description)
+{
+    const char *u[32];
+    for (size_t i = 0; i < nf && i < 32; i++)
+        u[i] = f[i].units;
+    int e = attr_strings(d, "units", u, nf < 32 ? nf : 32);
+    if (description)
+        e |= attr_string(d, "description", description);
+    return e;
+}
+
+/* A fixed-size table of n rows. */
+static int write_table(hid_t loc, const char *name, size_t size, const field *f, size_t nf,
+                       const void *rows, size_t n, const char *description)
+{
+    hid_t t = compound_type(size, f, nf);
+    if (t < 0)
+        return -1;
+    hsize_t dim = n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d =
+        space < 0 ? -1 : H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
+    if (d >= 0) {
+        e |= table_units(d, f, nf, description);
+        if (H5Dclose(d) < 0)
+            e = -1;
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    H5Tclose(t);
+    return e;
+}
+
+/* An extendible dataset (first dimension unlimited), chunked and compressed. */
+static hid_t create_extendible(hid_t loc, const char *name, hid_t type, size_t cols,
+                               size_t row_bytes)
+{
+    int rank = cols ? 2 : 1;
     hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols};
-    size_t per_row = cols ? cols : 1;
-    hsize_t chunk_rows = 65536 / (per_row * sizeof(double));
-    if (chunk_rows < 1)
-        chunk_rows = 1;
-    if (chunk_rows > 4096)
-        chunk_rows = 4096;
+    hsize_t chunk_rows = 65536 / (row_bytes ? row_bytes : 1);
+    chunk_rows = chunk_rows < 1 ? 1 : (chunk_rows > 4096 ? 4096 : chunk_rows);
     hsize_t chunk[2] = {chunk_rows, cols ? cols : 1};
     hid_t space = H5Screate_simple(rank, dims, maxd);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, rank, chunk);
-    H5Pset_shuffle(dcpl);
-    H5Pset_deflate(dcpl, 4);
-    s->dset = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    if (s->dset < 0)
-        return -1;
-    s->buf = malloc(ROW_BLOCK * per_row * sizeof(double));
-    if (!s->buf)
-        return -1;
-    return attr_string(s->dset, "units", units);
+    hid_t d = -1;
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+        H5Pset_shuffle(dcpl) >= 0 && H5Pset_deflate(dcpl, 4) >= 0)
+        d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return d;
 }
 
-static int series_flush(series *s)
+/* Appends @p n rows of @p type (cols per row; 0: a 1-D dataset) after @p have. */
+static int append_rows(hid_t d, hid_t type, size_t have, size_t n, size_t cols, const void *buf)
 {
-    if (s->buffered == 0 || s->dset <= 0)
+    if (n == 0)
         return 0;
-    int rank = s->cols == 0 ? 1 : 2;
-    hsize_t newdims[2] = {s->rows + s->buffered, s->cols};
-    if (H5Dset_extent(s->dset, newdims) < 0)
+    int rank = cols ? 2 : 1;
+    hsize_t newdims[2] = {have + n, cols}, start[2] = {have, 0}, count[2] = {n, cols};
+    if (H5Dset_extent(d, newdims) < 0)
         return -1;
-    hid_t fspace = H5Dget_space(s->dset);
-    hsize_t start[2] = {s->rows, 0}, count[2] = {s->buffered, s->cols};
-    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t fspace = H5Dget_space(d);
     hid_t mspace = H5Screate_simple(rank, count, NULL);
-    herr_t e = H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, mspace, fspace, H5P_DEFAULT, s->buf);
-    H5Sclose(mspace);
-    H5Sclose(fspace);
-    s->rows += s->buffered;
-    s->buffered = 0;
-    return e < 0 ? -1 : 0;
+    int e = fspace < 0 || mspace < 0 ||
+                    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+                    H5Dwrite(d, type, mspace, fspace, H5P_DEFAULT, buf) < 0
+                ? -1
+                : 0;
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return e;
 }
 
-static int series_push(series *s, const double *row)
+/* ---- errors ---------------------------------------------------------------- */
+
+/* The operating system's errno behind the last failed HDF5 write ("errno =
+ * 28" in the sec2 driver's message). HDF5 clears its error stack at the next
+ * API call, and a failing write is usually followed by the closing calls of
+ * its helper, so the stack is read when HDF5 reports the failure: the store's
+ * silent error handler (H5Eset_auto2) records it here. */
+static _Thread_local int h5_os_errno;
+
+static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *user)
 {
-    if (s->dset <= 0)
-        return 0; /* a series this kind of run does not have */
-    size_t per_row = s->cols ? s->cols : 1;
-    memcpy(s->buf + s->buffered * per_row, row, per_row * sizeof(double));
-    if (++s->buffered == ROW_BLOCK)
-        return series_flush(s);
+    (void)n;
+    const char *p = e->desc ? strstr(e->desc, "errno = ") : NULL;
+    if (p && *(int *)user == 0)
+        *(int *)user = atoi(p + 8);
     return 0;
 }
 
-static void close_all(cr_store *st)
+static herr_t note_errno(hid_t stack, void *user)
 {
+    (void)user;
+    int err = 0;
+    H5Ewalk2(stack, H5E_WALK_UPWARD, find_errno, &err);
+    if (err && h5_os_errno == 0)
+        h5_os_errno = err;
+    return 0; /* and print nothing: the library never prints */
+}
+
+/* The recorded errno since the last call (and forget it). */
+static int hdf5_errno(void)
+{
+    int err = h5_os_errno;
+    h5_os_errno = 0;
+    return err;
+}
+
+static int close_file(cr_store *st, int discard);
+
+/* The store is dead: @p rc and the message stay, the temporary goes. */
+static int store_die(cr_store *st, int rc)
+{
+    st->rc = rc;
+    st->state = ST_DEAD;
+    close_file(st, 1);
+    unlink(st->tmp);
+    return rc;
+}
+
+/* A write failed: the store is dead. Its temporary is closed and removed now
+ * (the space comes back at once on a full disk) and the target is left as it
+ * was. The message says what failed, where, and the system's reason. */
+static int store_fail(cr_store *st, const char *what)
+{
+    if (st->state != ST_OPEN)
+        return st->rc;
+    int err = hdf5_errno();
+    if (err == ENOSPC || err == EDQUOT)
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: disk full while %s (%s); the output was not written and %s is unchanged",
+                   st->path, what, strerror(err), st->path);
+    else if (err)
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: write error while %s (%s); the output was not written and %s is "
+                   "unchanged",
+                   st->path, what, strerror(err), st->path);
+    else
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: HDF5 error while %s; the output was not written and %s is unchanged",
+                   st->path, what, st->path);
+    return store_die(st, err ? CR_ERR_IO : CR_ERR_HDF5);
+}
+
+/* ---- closing --------------------------------------------------------------- */
+
+/* Closes every id the store holds, the file last, each exactly once.
+ * @p discard: the file is being thrown away after a write error. HDF5 1.10
+ * still holds metadata it could not write; H5Fclose then fails with the file
+ * half torn down, and a second H5Fclose (or HDF5's atexit handler) crashes in
+ * H5F__close. Truncating the doomed file first gives back its space, so the
+ * close can write that metadata and finish cleanly.
+ * @return -1 when HDF5 reported an error (then the file is not complete). */
+static int close_file(cr_store *st, int discard)
+{
+    int e = 0;
+    void *handle = NULL;
+    if (discard && st->file > 0 && H5Fget_vfd_handle(st->file, st->fapl, &handle) >= 0 && handle)
+        e |= ftruncate(*(int *)handle, 0) < 0 ? -1 : 0;
     for (int k = 0; k < S_COUNT; k++) {
-        if (st->s[k].dset > 0)
-            H5Dclose(st->s[k].dset);
+        if (st->s[k].dset > 0 && H5Dclose(st->s[k].dset) < 0)
+            e = -1;
         st->s[k].dset = 0;
     }
-    if (st->traj > 0)
-        H5Gclose(st->traj);
-    if (st->file > 0)
-        H5Fclose(st->file);
-    st->traj = st->file = 0;
+    if (st->events > 0 && H5Dclose(st->events) < 0)
+        e = -1;
+    if (st->event_type > 0)
+        H5Tclose(st->event_type);
+    if (st->traj > 0 && H5Gclose(st->traj) < 0)
+        e = -1;
+    st->events = st->event_type = st->traj = 0;
+    /* H5F_CLOSE_STRONG (fapl) closes whatever is still open in the file, so no
+     * id of ours outlives this call. Never retried: see above. */
+    if (st->file > 0 && H5Fclose(st->file) < 0)
+        e = -1;
+    st->file = 0;
+    return e;
+}
+
+/* fsync on a path (a file, or a folder after a rename). */
+static int sync_path(const char *path, int directory)
+{
+    int fd = open(path, O_RDONLY | (directory ? O_DIRECTORY : 0));
+    if (fd < 0)
+        return -1;
+    int e = fsync(fd);
+    if (close(fd) < 0)
+        e = -1;
+    return e < 0 && !(directory && errno == EINVAL) ? -1 : 0;
+}
+
+/* ---- flushing -------------------------------------------------------------- */
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    double time;
+    int64_t contact;
+    int kind;
+    double overlap, rate, force, impulse;
+} event_row;
+
+static int append_events(cr_store *st)
+{
+    size_t n = cr_system_event_count(st->sys), k0 = st->events_written;
+    if (n <= k0)
+        return 0;
+    const cr_event *ev = cr_system_events(st->sys);
+    event_row *rows = calloc(n - k0, sizeof(*rows)); /* zeroed padding on disk */
+    if (!rows)
+        return -1;
+    for (size_t i = k0; i < n; i++)
+        rows[i - k0] = (event_row){
+            ev[i].t,     (int64_t)ev[i].contact, (int)ev[i].kind, ev[i].overlap, ev[i].rate,
+            ev[i].force, ev[i].impulse};
+    int e = append_rows(st->events, st->event_type, k0, n - k0, 0, rows);
+    free(rows);
+    if (e == 0)
+        st->events_written = n;
+    return e;
+}
+
+/* Hands the buffered rows and new events to HDF5 and makes the file on disk
+ * whole: H5Fflush writes HDF5's metadata, fsync the kernel's pages (so a power
+ * loss, not only a kill, keeps what was flushed). */
+static int store_flush(cr_store *st, const char *what)
+{
+    if (st->state != ST_OPEN)
+        return st->rc;
+    h5_os_errno = 0;
+    for (int k = 0; k < S_COUNT; k++) {
+        series *s = &st->s[k];
+        if (s->dset <= 0)
+            continue;
+        if (append_rows(s->dset, H5T_NATIVE_DOUBLE, s->rows, st->buffered, s->cols, s->buf) < 0)
+            return store_fail(st, what);
+        s->rows += st->buffered;
+    }
+    st->buffered = 0;
+    if (append_events(st) < 0 || attr_double(st->file, "t_end", st->t_last) < 0 ||
+        H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+        return store_fail(st, what);
+    void *handle = NULL;
+    if (H5Fget_vfd_handle(st->file, st->fapl, &handle) >= 0 && handle &&
+        fsync(*(int *)handle) < 0) {
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: write error while %s (fsync: %s); the output was not written and %s "
+                   "is unchanged",
+                   st->path, what, strerror(errno), st->path);
+        return store_die(st, CR_ERR_IO);
+    }
+    st->last_flush = wall_seconds();
+    return CR_OK;
+}
+
+/* ---- stale temporaries ----------------------------------------------------- */
+
+/* Process @p pid is gone (kill(pid, 0) fails with ESRCH; EPERM means alive). */
+static int process_gone(long pid)
+{
+    return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static int remember(cr_store *st, const char *path)
+{
+    char **r = realloc(st->recovered, (st->nrecovered + 1) * sizeof(*r));
+    if (!r)
+        return -1;
+    st->recovered = r;
+    r[st->nrecovered] = strdup(path);
+    if (!r[st->nrecovered])
+        return -1;
+    st->nrecovered++;
+    return 0;
+}
+
+/* Renames @p stale (a temporary of dead process @p pid) to BASE.partial-PID.h5,
+ * or BASE.partial-PID-2.h5, … when that exists: never deleted, never
+ * overwritten. */
+static void keep_partial(cr_store *st, const char *stale, long pid)
+{
+    size_t len = strlen(st->path) + 64;
+    char *dst = malloc(len);
+    if (!dst)
+        return;
+    for (int k = 1; k < 1000; k++) {
+        if (k == 1)
+            snprintf(dst, len, "%s.partial-%ld.h5", st->path, pid);
+        else
+            snprintf(dst, len, "%s.partial-%ld-%d.h5", st->path, pid, k);
+        struct stat sb;
+        if (lstat(dst, &sb) == 0)
+            continue;
+        if (rename(stale, dst) == 0)
+            remember(st, dst);
+        break;
+    }
+    free(dst);
+}
+
+/* PID when @p name is BASE.tmp.PID (digits only), else 0. */
+static long temp_pid(const char *name, const char *base)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".tmp.", 5) != 0)
+        return 0;
+    const char *p = name + bl + 5;
+    if (!*p)
+        return 0;
+    for (const char *q = p; *q; q++)
+        if (!isdigit((unsigned char)*q))
+            return 0;
+    return strtol(p, NULL, 10);
+}
+
+/* Temporaries of dead writers into the same target (a SIGKILL, a power loss)
+ * hold what they flushed: they are renamed, so the next run neither deletes nor
+ * mistakes them. Temporaries of live processes are left alone. */
+static void recover_stale(cr_store *st)
+{
+    const char *slash = strrchr(st->path, '/');
+    const char *base = slash ? slash + 1 : st->path;
+    DIR *d = opendir(st->dir);
+    if (!d)
+        return;
+    struct dirent *ent;
+    size_t len = strlen(st->path) + 256;
+    char *full = malloc(len);
+    while (full && (ent = readdir(d)) != NULL) {
+        long pid = temp_pid(ent->d_name, base);
+        if (pid == 0 || pid == (long)getpid() || !process_gone(pid))
+            continue;
+        snprintf(full, len, "%s/%s", st->dir, ent->d_name);
+        keep_partial(st, full, pid);
+    }
+    free(full);
+    closedir(d);
+}
+
+/* ---- the file at creation: root attributes, /model, empty series ----------- */
+
+static int write_root(cr_store *st, const cr_model *model, const char *model_path)
+{
+    int e = attr_int64(st->file, "format_version", CR_STORE_FORMAT_VERSION);
+    e |= attr_string(st->file, "cradle_version", cr_version());
+    e |= attr_string(st->file, "model_name", cr_model_name(model));
+    e |= attr_string(st->file, "model_file", model_path);
+    e |= attr_string(st->file, "status", "running");
+    e |= attr_string(st->file, "end_reason", "");
+    e |= attr_string(st->file, "error", "");
+    e |= attr_double(st->file, "t_end", 0.0);
+    e |= attr_double(st->file, "failure_time", NAN);
+    e |= attr_int64(st->file, "failure_contact", -1);
+    e |= attr_int64(st->file, "writer_pid", (int64_t)getpid());
+    return e;
+}
+
+/* Bodies: mass (INFINITY for fixed), the fixed flag, radius, initial state. */
+static int write_bodies(cr_store *st, hid_t g, const cr_model *model)
+{
+    size_t n = st->nb, dim = (size_t)st->dim;
+    double *m = malloc((n + 1) * sizeof(double)), *r = malloc((n + 1) * sizeof(double));
+    double *x = malloc((n * dim + 1) * sizeof(double)), *v = malloc((n * dim + 1) * sizeof(double));
+    uint8_t *fixed = malloc(n + 1);
+    int e = m && r && x && v && fixed ? 0 : -1;
+    if (e == 0) {
+        cr_system_get_masses(st->sys, m);
+        cr_system_get_radii(st->sys, r);
+        for (size_t i = 0; i < n; i++) {
+            fixed[i] = (uint8_t)(cr_system_body_is_fixed(st->sys, i) != 0);
+            if (cr_model_get_body(model, i, x + i * dim, v + i * dim) != CR_OK)
+                e = -1;
+        }
+        e |= write_doubles(g, "mass", m, n, 0, "kg (inf: fixed body)");
+        e |= write_array(g, "fixed", H5T_NATIVE_UINT8, fixed, 1, n, 0, "1: fixed body");
+        e |= write_doubles(g, "radius", r, n, 0, "m");
+        e |= write_doubles(g, "position0", x, n, dim, "m");
+        e |= write_doubles(g, "velocity0", v, n, dim, "m/s");
+    }
+    free(m), free(r), free(x), free(v), free(fixed);
+    return e;
+}
+
+/* Half-plane walls (W × dim normals, offsets); empty datasets when none. */
+static int write_walls(cr_store *st, hid_t g)
+{
+    size_t nw = cr_system_wall_count(st->sys), dim = (size_t)st->dim;
+    double *nrm = malloc((nw * dim + 1) * sizeof(double)), *off = malloc((nw + 1) * sizeof(double));
+    int e = nrm && off ? 0 : -1;
+    for (size_t w = 0; e == 0 && w < nw; w++) {
+        double n3[3] = {0, 0, 0};
+        e = cr_system_get_wall(st->sys, w, n3, &off[w]) == CR_OK ? 0 : -1;
+        memcpy(nrm + w * dim, n3, dim * sizeof(double));
+    }
+    if (e == 0) {
+        e |= write_doubles(g, "wall_normal", nrm, nw, dim, "1 (unit normal into free space)");
+        e |= write_doubles(g, "wall_offset", off, nw, 0, "m");
+    }
+    free(nrm), free(off);
+    return e;
+}
+
+/* The model text as a dataset (attributes are capped at 64 KiB), a
+ * fixed-length UTF-8 string: raw data, written by H5Dwrite at once. As a
+ * variable-length string it would sit in HDF5's metadata cache until a flush,
+ * and metadata that cannot be written (a full disk) leaves HDF5 1.10 unable to
+ * close the file. */
+static int write_text(hid_t g, const char *text)
+{
+    const char *p = text ? text : "";
+    size_t n = strlen(p);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
+                    H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
+                ? -1
+                : write_array(g, "text", t, n ? p : "", 0, 0, 0, "UTF-8 model file text");
+    if (t >= 0 && H5Tclose(t) < 0)
+        e = -1;
+    return e;
+}
+
+static int write_model(cr_store *st, const cr_model *model, const char *text)
+{
+    hid_t g = group_create(st->file, "model");
+    if (g < 0)
+        return -1;
+    const cr_settings *set = cr_model_settings(model);
+    double grav[3] = {0, 0, 0};
+    cr_model_get_gravity_vector(model, grav);
+    int e = attr_string(g, "kind", cr_system_engine_name(st->sys));
+    e |= attr_int64(g, "dim", st->dim);
+    e |= attr_int64(g, "body_count", (int64_t)st->nb);
+    e |= attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));
+    e |= attr_double(g, "t_end_requested", set->t_end);
+    e |= attr_double(g, "rtol", set->rtol);
+    e |= attr_double(g, "atol", set->atol);
+    e |= attr_double(g, "output_interval", set->output_interval);
+    e |= write_bodies(st, g, model);
+    e |= write_walls(st, g);
+    e |= write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
+    e |= write_text(g, text);
+    return H5Gclose(g) < 0 ? -1 : e;
+}
+
+static hid_t event_kind_type(void)
+{
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT);
+    for (int k = CR_EVENT_CLOSE; t >= 0 && k <= CR_EVENT_FORCE_REENGAGE; k++)
+        if (H5Tenum_insert(t, cr_event_kind_name((cr_event_kind)k), &k) < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    return t;
+}
+
+/* /events: an extendible table, appended at every flush so a kill keeps them. */
+static int open_events(cr_store *st)
+{
+    hid_t kind = event_kind_type();
+    if (kind < 0)
+        return -1;
+    const field f[] = {
+        {"time", offsetof(event_row, time), H5T_NATIVE_DOUBLE, "s"},
+        {"contact", offsetof(event_row, contact), H5T_NATIVE_INT64, "1 (row of /contacts)"},
+        {"kind", offsetof(event_row, kind), kind, "1 (enum)"},
+        {"overlap", offsetof(event_row, overlap), H5T_NATIVE_DOUBLE, "m"},
+        {"rate", offsetof(event_row, rate), H5T_NATIVE_DOUBLE, "m/s"},
+        {"force", offsetof(event_row, force), H5T_NATIVE_DOUBLE, "N"},
+        {"impulse", offsetof(event_row, impulse), H5T_NATIVE_DOUBLE, "N s"},
+    };
+    size_t nf = sizeof f / sizeof f[0];
+    st->event_type = compound_type(sizeof(event_row), f, nf);
+    st->events = st->event_type < 0
+                     ? -1
+                     : create_extendible(st->file, "events", st->event_type, 0, sizeof(event_row));
+    int e = st->events < 0 ? -1
+                           : table_units(st->events, f, nf,
+                                         "contact events located by root finding, in time order");
+    H5Tclose(kind);
+    return e;
+}
+
+/* Trajectory series: per body dim columns; per contact only when the contact
+ * set is fixed (chains), since a pool's contacts appear during the run. */
+static int open_trajectory(cr_store *st)
+{
+    st->traj = group_create(st->file, "trajectory");
+    if (st->traj < 0)
+        return -1;
+    size_t nbd = st->nb * (size_t)st->dim, nc = st->nseries_contacts;
+    static const char *const name[S_COUNT] = {
+        "time",    "position", "velocity", "kinetic_energy", "potential_energy", "dissipated_work",
+        "overlap", "force",    "impulse"};
+    static const char *const units[S_COUNT] = {
+        "s", "m (columns: x0, [y0,] x1, ...)",    "m/s", "J", "J", "J", "m",
+        "N", "N s (integral of f dt since t = 0)"};
+    size_t cols[S_COUNT] = {0, nbd, nbd, 0, 0, 0, nc, nc, nc};
+    size_t row_doubles = 4 + 2 * nbd + 3 * nc;
+    st->capacity = BUFFER_BYTES / (row_doubles * sizeof(double));
+    st->capacity = st->capacity < 1 ? 1 : st->capacity;
+    st->capacity = st->capacity > CR_STORE_FLUSH_ROWS ? CR_STORE_FLUSH_ROWS : st->capacity;
+    int e = 0;
+    for (int k = 0; e == 0 && k < S_COUNT; k++) {
+        if (k >= S_OVL && nc == 0)
+            break;
+        series *s = &st->s[k];
+        s->cols = cols[k];
+        size_t per = s->cols ? s->cols : 1;
+        s->dset =
+            create_extendible(st->traj, name[k], H5T_NATIVE_DOUBLE, s->cols, per * sizeof(double));
+        s->buf = malloc(st->capacity * per * sizeof(double));
+        e = s->dset < 0 || !s->buf ? -1 : attr_string(s->dset, "units", units[k]);
+    }
+    return e;
+}
+
+/* ---- create / destroy ------------------------------------------------------ */
+
+static cr_store *store_alloc(const char *path, cr_system *sys, const cr_model *model)
+{
+    cr_store *st = calloc(1, sizeof(*st));
+    if (!st)
+        return NULL;
+    st->sys = sys;
+    st->model = model;
+    st->dim = cr_system_dimension(sys);
+    st->nb = cr_system_body_count(sys);
+    st->nseries_contacts = cr_system_contacts_fixed(sys) ? cr_system_contact_count(sys) : 0;
+    st->flush_rows = CR_STORE_FLUSH_ROWS;
+    st->flush_seconds = CR_STORE_FLUSH_SECONDS;
+    st->path = strdup(path);
+    size_t tl = strlen(path) + 32;
+    st->tmp = malloc(tl);
+    st->dir = strdup(path);
+    if (!st->path || !st->tmp || !st->dir) {
+        cr_store_destroy(st);
+        return NULL;
+    }
+    snprintf(st->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    char *slash = strrchr(st->dir, '/');
+    if (!slash)
+        strcpy(st->dir, ".");
+    else
+        slash[slash == st->dir ? 1 : 0] = '\0';
+    return st;
+}
+
+/* The layout written at creation, flushed so the file is readable from the start. */
+static int store_layout(cr_store *st, const cr_model *model, const char *model_path,
+                        const char *model_text)
+{
+    if (write_root(st, model, model_path) < 0)
+        return store_fail(st, "writing the root attributes");
+    if (write_model(st, model, model_text) < 0)
+        return store_fail(st, "writing /model");
+    if (open_trajectory(st) < 0)
+        return store_fail(st, "creating /trajectory");
+    if (open_events(st) < 0)
+        return store_fail(st, "creating /events");
+    int rc = store_flush(st, "creating the file layout");
+    if (rc == CR_OK)
+        (void)sync_path(st->dir, 1); /* best effort: the temporary's name survives a power loss */
+    return rc;
+}
+
+/* A disk too full for the file's first flush is refused before HDF5 touches
+ * it: if HDF5 1.10 cannot write the metadata of a new file, it can neither
+ * close it nor shut down at exit (it loops in H5_term_library). */
+static int room_for(const cr_store *st, const char *text, char *msg, size_t msglen)
+{
+    struct statvfs vfs;
+    if (statvfs(st->dir, &vfs) != 0)
+        return 1; /* H5Fcreate will say what is wrong with the folder */
+    unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+    unsigned long long need = CREATE_MARGIN + (text ? strlen(text) : 0);
+    if (avail >= need)
+        return 1;
+    cr_set_msg(msg, msglen, "%s: disk full: %llu KiB free in %s, a new output needs %llu KiB",
+               st->path, avail / 1024, st->dir, need / 1024);
+    return 0;
+}
+
+static int on_output(const cr_system *sys, void *user)
+{
+    (void)sys;
+    return cr_store_append_frame(user);
+}
+
+static void store_note_recovered(const cr_store *st, char *msg, size_t msglen)
+{
+    if (st->nrecovered == 0)
+        cr_set_msg(msg, msglen, "%s", "");
+    else
+        cr_set_msg(
+            msg, msglen, "kept %s: the temporary output of an earlier run whose process is gone%s",
+            st->recovered[0], st->nrecovered > 1 ? " (and more: cr_store_recovered_path)" : "");
+}
+
+cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *model,
+                          const char *model_path, const char *model_text, char *msg, size_t msglen)
+{
+    if (!path || !*path || !sys || !model) {
+        cr_set_msg(msg, msglen, "cr_store_create: no path, system or model");
+        return NULL;
+    }
+    /* The library never prints: HDF5's automatic error stack dump is replaced
+     * by a silent handler that keeps the OS reason of failed writes. */
+    H5Eset_auto2(H5E_DEFAULT, note_errno, NULL);
+    h5_os_errno = 0;
+    cr_store *st = store_alloc(path, sys, model);
+    if (!st) {
+        cr_set_msg(msg, msglen, "%s: out of memory", path);
+        return NULL;
+    }
+    recover_stale(st);
+    if (!room_for(st, model_text, msg, msglen)) {
+        st->state = ST_DEAD;
+        cr_store_destroy(st);
+        return NULL;
+    }
+    st->fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (st->fapl < 0 || H5Pset_fclose_degree(st->fapl, H5F_CLOSE_STRONG) < 0) {
+        cr_set_msg(msg, msglen, "%s: HDF5 error while preparing the file", path);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, st->fapl);
+    if (st->file < 0) {
+        int err = hdf5_errno();
+        unlink(st->tmp); /* HDF5 may have created it before failing */
+        cr_set_msg(msg, msglen, "%s: %s the output file %s (%s)", path,
+                   err == ENOSPC || err == EDQUOT ? "disk full: cannot create" : "cannot create",
+                   st->tmp, err ? strerror(err) : "is the folder writable?");
+        st->state = ST_DEAD;
+        cr_store_destroy(st);
+        return NULL;
+    }
+    int rc = store_layout(st, model, model_path, model_text);
+    if (rc == CR_OK && cr_system_add_output_listener(sys, on_output, st) != CR_OK) {
+        cr_set_msg(st->err, sizeof st->err, "%s: out of memory attaching to the system", path);
+        rc = store_die(st, CR_ERR_NOMEM);
+    }
+    if (rc != CR_OK) {
+        cr_set_msg(msg, msglen, "%s", st->err);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    st->last_flush = wall_seconds();
+    store_note_recovered(st, msg, msglen);
+    return st;
 }
 
 void cr_store_destroy(cr_store *st)
 {
     if (!st)
         return;
-    close_all(st);
-    if (!st->committed && st->tmp)
-        unlink(st->tmp);
+    if (st->sys)
+        cr_system_remove_listeners(st->sys, st);
+    if (st->state == ST_OPEN) { /* never committed: nothing of it is kept */
+        close_file(st, 1);
+        if (st->tmp)
+            unlink(st->tmp);
+    }
+    if (st->fapl > 0)
+        H5Pclose(st->fapl);
     for (int k = 0; k < S_COUNT; k++)
         free(st->s[k].buf);
-    free(st->row);
+    for (size_t i = 0; i < st->nrecovered; i++)
+        free(st->recovered[i]);
+    free(st->recovered);
     free(st->path);
     free(st->tmp);
+    free(st->dir);
     free(st);
+}
+
+int cr_store_set_flush_interval(cr_store *st, size_t rows, double seconds)
+{
+    CR_CHECK(st && rows >= 1 && seconds >= 0.0 && !isnan(seconds), st ? st->err : NULL,
+             CR_ERR_INVALID);
+    st->flush_rows = rows;
+    st->flush_seconds = seconds;
+    return CR_OK;
 }
 
 const char *cr_store_last_error(const cr_store *st)
@@ -203,618 +890,547 @@ const char *cr_store_last_error(const cr_store *st)
     return st ? st->err : "no store";
 }
 
-static int write_model(cr_store *st, const cr_model *model)
+const char *cr_store_path(const cr_store *st)
 {
-    hid_t g = H5Gcreate2(st->file, "model", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0)
-        return -1;
-    size_t nb = st->nb, nc = st->nc;
-    size_t n = nb > nc ? nb : nc;
-    double *v = malloc((n ? n : 1) * sizeof(double));
-    int e = v ? 0 : -1;
-    struct {
-        const char *name, *units;
-        int per_ball;
-        int what;
-    } cols[] = {{"mass", "kg", 1, 0},          {"radius", "m", 1, 1},
-                {"position0", "m", 1, 2},      {"velocity0", "m/s", 1, 3},
-                {"contact_K", "N/m^n", 0, 4},  {"contact_n", "1", 0, 5},
-                {"contact_C", "N s/m^(m+1)", 0, 6}, {"contact_m", "1", 0, 7},
-                {"contact_release_force", "1 = force, 0 = gap", 0, 8},
-                {"initial_overlap", "m", 0, 9}};
-    for (size_t k = 0; e == 0 && k < sizeof cols / sizeof cols[0]; k++) {
-        size_t count = cols[k].per_ball ? nb : nc;
-        for (size_t i = 0; i < count; i++) {
-            const cr_contact_params *p = cols[k].per_ball ? NULL : cr_model_contact(model, i);
-            switch (cols[k].what) {
-            case 0: v[i] = cr_model_mass(model, i); break;
-            case 1: v[i] = cr_model_radius(model, i); break;
-            case 2: v[i] = cr_model_position(model, i); break;
-            case 3: v[i] = cr_model_velocity(model, i); break;
-            case 4: v[i] = p->K; break;
-            case 5: v[i] = p->n; break;
-            case 6: v[i] = p->C; break;
-            case 7: v[i] = p->m; break;
-            case 8: v[i] = p->release == CR_RELEASE_FORCE; break;
-            default: v[i] = cr_model_initial_overlap(model, i); break;
-            }
-        }
-        e |= write_vector(g, cols[k].name, v, count, cols[k].units);
-    }
-    free(v);
-    e |= attr_string(g, "kind", "chain-1d");
-    H5Gclose(g);
-    return e;
+    return st ? st->path : NULL;
 }
 
-/* The file every run writes: a temporary beside @p path (renamed into place by
- * store_finish, so an interrupted run never leaves a half-written file at
- * @p path), its common attributes and the /trajectory group; rows hold
- * max(nb, nc) numbers. */
-static cr_store *store_open(const char *path, size_t nb, size_t nc, const char *model_path,
-                            const char *model_text, char *msg, size_t msglen)
+size_t cr_store_recovered_count(const cr_store *st)
 {
-    /* The library never prints: silence HDF5's automatic error stack dump. */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    cr_store *st = calloc(1, sizeof(*st));
-    if (!st) {
-        cr_set_msg(msg, msglen, "out of memory");
-        return NULL;
-    }
-    st->nb = nb;
-    st->nc = nc;
-    st->path = strdup(path);
-    size_t tl = strlen(path) + 32;
-    st->tmp = malloc(tl);
-    size_t rl = nb > nc ? nb : nc;
-    st->row = malloc((rl ? rl : 1) * sizeof(double));
-    if (!st->path || !st->tmp || !st->row) {
-        cr_set_msg(msg, msglen, "out of memory");
-        cr_store_destroy(st);
-        return NULL;
-    }
-    snprintf(st->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-    st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (st->file < 0) {
-        cr_set_msg(msg, msglen, "%s: cannot create output file (is the folder writable?)",
-                   path);
-        free(st->tmp);
-        st->tmp = NULL;
-        cr_store_destroy(st);
-        return NULL;
-    }
-    int e = attr_string(st->file, "cradle_version", cr_version());
-    e |= attr_string(st->file, "model_file", model_path ? model_path : "");
-    e |= attr_string(st->file, "model_text", model_text ? model_text : "");
-    e |= attr_string(st->file, "status", "running");
-    st->traj = H5Gcreate2(st->file, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (e || st->traj < 0) {
-        cr_set_msg(msg, msglen, "%s: HDF5 error while creating the layout", path);
-        cr_store_destroy(st);
-        return NULL;
-    }
-    return st;
+    return st ? st->nrecovered : 0;
 }
 
-/* Flushed, closed and moved into place: the file at st->path is complete. */
-static int store_finish(cr_store *st)
+const char *cr_store_recovered_path(const cr_store *st, size_t k)
 {
-    close_all(st);
-    if (rename(st->tmp, st->path) != 0) {
-        cr_set_msg(st->err, sizeof st->err, "%s: cannot move the finished file into place",
-                   st->path);
-        return CR_ERR_IO;
+    return st && k < st->nrecovered ? st->recovered[k] : NULL;
+}
+
+/* ---- appending ------------------------------------------------------------- */
+
+static void buffer_contacts(cr_store *st, size_t row)
+{
+    size_t nc = st->nseries_contacts;
+    double *ov = st->s[S_OVL].buf + row * nc, *f = st->s[S_FORCE].buf + row * nc;
+    double *P = st->s[S_IMPULSE].buf + row * nc;
+    for (size_t c = 0; c < nc; c++) {
+        cr_contact_view v;
+        if (cr_system_get_contact(st->sys, c, &v) != CR_OK)
+            v.overlap = v.force = v.impulse = NAN;
+        ov[c] = v.overlap;
+        f[c] = v.force;
+        P[c] = v.impulse;
     }
-    st->committed = 1;
+}
+
+int cr_store_append_frame(cr_store *st)
+{
+    CR_CHECK(st, NULL, CR_ERR_INVALID);
+    if (st->state != ST_OPEN)
+        return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
+    size_t r = st->buffered, nbd = st->nb * (size_t)st->dim;
+    st->t_last = cr_system_get_time(st->sys);
+    st->s[S_TIME].buf[r] = st->t_last;
+    cr_system_get_positions(st->sys, st->s[S_POS].buf + r * nbd);
+    cr_system_get_velocities(st->sys, st->s[S_VEL].buf + r * nbd);
+    st->s[S_KIN].buf[r] = cr_system_kinetic_energy(st->sys);
+    st->s[S_POT].buf[r] = cr_system_potential_energy(st->sys);
+    st->s[S_DISS].buf[r] = cr_system_dissipated_work(st->sys);
+    if (st->nseries_contacts)
+        buffer_contacts(st, r);
+    st->buffered++;
+    /* the bound on what a kill loses: flush_rows rows (fewer when rows are
+     * large: the buffer holds BUFFER_BYTES) or flush_seconds of wall time */
+    if (st->buffered >= st->capacity || st->buffered >= st->flush_rows ||
+        wall_seconds() - st->last_flush >= st->flush_seconds)
+        return store_flush(st, "appending trajectory rows");
     return CR_OK;
 }
 
-cr_store *cr_store_create(const char *path, const cr_model *model, const char *model_path,
-                          const char *model_text, char *msg, size_t msglen)
+/* ---- the end of the run ---------------------------------------------------- */
+
+static int write_final(cr_store *st)
 {
-    if (!path || !model) {
-        cr_set_msg(msg, msglen, "cr_store_create: no path or model");
-        return NULL;
+    size_t nbd = st->nb * (size_t)st->dim;
+    double *v = malloc((nbd + 1) * sizeof(double));
+    hid_t g = v ? group_create(st->file, "final") : -1;
+    int e = g < 0 ? -1 : 0;
+    if (e == 0) {
+        double t = cr_system_get_time(st->sys);
+        e |= write_array(g, "time", H5T_NATIVE_DOUBLE, &t, 0, 0, 0, "s");
+        cr_system_get_positions(st->sys, v);
+        e |= write_doubles(g, "position", v, st->nb, (size_t)st->dim, "m");
+        cr_system_get_velocities(st->sys, v);
+        e |= write_doubles(g, "velocity", v, st->nb, (size_t)st->dim, "m/s");
+        if (H5Gclose(g) < 0)
+            e = -1;
     }
-    cr_store *st = store_open(path, cr_model_ball_count(model), cr_model_contact_count(model),
-                              model_path, model_text, msg, msglen);
-    if (!st)
-        return NULL;
-    int e = attr_string(st->file, "model_name", cr_model_name(model));
-    e |= write_model(st, model);
-    static const struct {
-        const char *name, *units;
-        int per; /* 0 scalar, 1 ball, 2 contact */
-    } sd[S_COUNT] = {{"time", "s", 0},        {"position", "m", 1},
-                     {"velocity", "m/s", 1},  {"overlap", "m", 2},
-                     {"force", "N", 2},       {"impulse", "N s", 2},
-                     {"kinetic_energy", "J", 0}, {"potential_energy", "J", 0},
-                     {"dissipated_work", "J", 0}};
-    for (int k = 0; e == 0 && k < S_COUNT; k++)
-        e |= series_open(&st->s[k], st->traj, sd[k].name,
-                         sd[k].per == 0 ? 0 : (sd[k].per == 1 ? st->nb : st->nc), sd[k].units);
-    if (e) {
-        cr_set_msg(msg, msglen, "%s: HDF5 error while creating the layout", path);
-        cr_store_destroy(st);
-        return NULL;
+    free(v);
+    return e;
+}
+
+typedef struct {
+    int64_t body_a, body_b;
+    int8_t unilateral, linked, settled;
+    int state;
+    double overlap, rate, force, impulse;
+    double normal[3], vector_impulse[3];
+    double K, n, C, m;
+    int release;
+} contact_row;
+
+static void contact_row_fill(const cr_store *st, size_t k, contact_row *r)
+{
+    cr_contact_view v;
+    memset(r, 0, sizeof(*r));
+    if (cr_system_get_contact(st->sys, k, &v) != CR_OK)
+        memset(&v, 0, sizeof v);
+    *r = (contact_row){(int64_t)v.body_a,
+                       (int64_t)v.body_b,
+                       (int8_t)v.unilateral,
+                       (int8_t)v.linked,
+                       (int8_t)v.settled,
+                       (int)v.state,
+                       v.overlap,
+                       v.rate,
+                       v.force,
+                       v.impulse,
+                       {0},
+                       {0},
+                       NAN,
+                       NAN,
+                       NAN,
+                       NAN,
+                       -1};
+    memcpy(r->normal, v.normal, sizeof v.normal);
+    memcpy(r->vector_impulse, v.vector_impulse, sizeof v.vector_impulse);
+    cr_contact_params law;
+    if (cr_model_pair_law(st->model, v.body_a, v.body_b, &law) == CR_OK) {
+        r->K = law.K, r->n = law.n, r->C = law.C, r->m = law.m;
+        r->release = law.release == CR_RELEASE_FORCE ? 1 : 0;
     }
-    return st;
 }
 
-int cr_store_append_frame(cr_store *st, const cr_sim *sim)
+/* Enums of the /contacts table: contact state and release convention. */
+static hid_t enum_of(const char *const *names, int n)
 {
-    double t = cr_sim_get_time(sim);
-    int e = series_push(&st->s[S_TIME], &t);
-    cr_sim_get_positions(sim, st->row);
-    e |= series_push(&st->s[S_POS], st->row);
-    cr_sim_get_velocities(sim, st->row);
-    e |= series_push(&st->s[S_VEL], st->row);
-    if (st->nc) {
-        cr_sim_get_overlaps(sim, st->row);
-        e |= series_push(&st->s[S_OVL], st->row);
-        cr_sim_get_forces(sim, st->row);
-        e |= series_push(&st->s[S_FORCE], st->row);
-        cr_sim_get_impulses(sim, st->row);
-        e |= series_push(&st->s[S_IMPULSE], st->row);
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT);
+    for (int k = 0; t >= 0 && k < n; k++)
+        if (H5Tenum_insert(t, names[k], &k) < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    return t;
+}
+
+static int write_contacts(cr_store *st)
+{
+    size_t n = cr_system_contact_count(st->sys);
+    hsize_t dim = (hsize_t)st->dim;
+    static const char *const states[] = {"open", "touching", "loaded"};
+    static const char *const release[] = {"gap", "force"};
+    hid_t vec = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &dim);
+    hid_t ste = enum_of(states, 3), rel = enum_of(release, 2);
+    int none = -1; /* the model gave no law for the pair */
+    if (rel >= 0 && H5Tenum_insert(rel, "unknown", &none) < 0) {
+        H5Tclose(rel);
+        rel = -1;
     }
-    double en[3] = {cr_sim_kinetic_energy(sim), cr_sim_potential_energy(sim),
-                    cr_sim_dissipated_work(sim)};
-    e |= series_push(&st->s[S_KIN], &en[0]);
-    e |= series_push(&st->s[S_POT], &en[1]);
-    e |= series_push(&st->s[S_DISS], &en[2]);
-    return e ? h5fail(st, "appending a trajectory row") : CR_OK;
+    contact_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    int e = vec < 0 || ste < 0 || rel < 0 || !rows ? -1 : 0;
+    for (size_t k = 0; e == 0 && k < n; k++)
+        contact_row_fill(st, k, &rows[k]);
+#define CF(name, member, type, units)                                                              \
+    {                                                                                              \
+        name, offsetof(contact_row, member), type, units                                           \
+    }
+    const field f[] = {
+        CF("body_a", body_a, H5T_NATIVE_INT64, "1"),
+        CF("body_b", body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CF("unilateral", unilateral, H5T_NATIVE_INT8, "1 (1: contact law acts)"),
+        CF("linked", linked, H5T_NATIVE_INT8, "1 (1: bilateral link)"),
+        CF("settled", settled, H5T_NATIVE_INT8, "1 (1: end rule holds)"),
+        CF("state", state, ste, "1 (enum)"),
+        CF("overlap", overlap, H5T_NATIVE_DOUBLE, "m"),
+        CF("rate", rate, H5T_NATIVE_DOUBLE, "m/s"),
+        CF("force", force, H5T_NATIVE_DOUBLE, "N"),
+        CF("impulse", impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CF("normal", normal, vec, "1"),
+        CF("vector_impulse", vector_impulse, vec, "N s"),
+        CF("K", K, H5T_NATIVE_DOUBLE, "N/m^n"),
+        CF("n", n, H5T_NATIVE_DOUBLE, "1"),
+        CF("C", C, H5T_NATIVE_DOUBLE, "N s/m^(m+1)"),
+        CF("m", m, H5T_NATIVE_DOUBLE, "1"),
+        CF("release", release, rel, "1 (enum)"),
+    };
+#undef CF
+    if (e == 0)
+        e = write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0], rows,
+                        n, "every contact of the run, state at the end; impulses since t = 0");
+    free(rows);
+    if (vec >= 0)
+        H5Tclose(vec);
+    if (ste >= 0)
+        H5Tclose(ste);
+    if (rel >= 0)
+        H5Tclose(rel);
+    return e;
 }
 
-int cr_store_output_callback(const cr_sim *sim, void *user)
+/* The contact a failure message names ("contact N"), or −1. */
+static int64_t named_contact(const char *error)
 {
-    return cr_store_append_frame(user, sim);
+    const char *p = error ? strstr(error, "contact ") : NULL;
+    if (!p || !isdigit((unsigned char)p[8]))
+        return -1;
+    return strtoll(p + 8, NULL, 10);
 }
 
-static int write_event_table(hid_t loc, const cr_event *ev, size_t n);
-
-static int write_events(cr_store *st, const cr_sim *sim)
+static int write_summary(cr_store *st, const char *status, const char *error)
 {
-    return write_event_table(st->file, cr_sim_events(sim), cr_sim_event_count(sim));
+    hid_t f = st->file;
+    cr_run_stats s = cr_system_get_stats(st->sys);
+    double L = NAN, V = NAN, T = NAN, t = cr_system_get_time(st->sys);
+    cr_system_get_scales(st->sys, &L, &V, &T);
+    int failed = strcmp(status, "failed") == 0;
+    int e = attr_string(f, "end_reason", cr_system_end_reason(st->sys));
+    e |= attr_string(f, "error", error ? error : "");
+    e |= attr_double(f, "t_end", t);
+    e |= attr_double(f, "failure_time", failed ? t : NAN);
+    e |= attr_int64(f, "failure_contact", failed ? named_contact(error) : -1);
+    e |= attr_double(f, "length_scale", L);
+    e |= attr_double(f, "speed_scale", V);
+    e |= attr_double(f, "time_scale", T);
+    const struct {
+        const char *name;
+        long v;
+    } c[] = {
+        {"steps", s.steps},           {"rhs_evals", s.rhs_evals},       {"jac_evals", s.jac_evals},
+        {"root_evals", s.root_evals}, {"restarts", s.restarts},         {"events", s.events},
+        {"outputs", s.outputs},       {"nonlin_iters", s.nonlin_iters}, {"rebuilds", s.rebuilds}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        e |= attr_int64(f, c[k].name, c[k].v);
+    /* last: a file whose status is not "running" has everything above */
+    e |= attr_string(f, "status", status);
+    return e;
 }
 
-static int write_matrix(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
-                        const char *units)
+/* Closed cleanly, synced, then renamed: only then is the target replaced. */
+static int store_close_and_rename(cr_store *st)
 {
-    hsize_t dims[2] = {rows, cols};
-    hid_t space = H5Screate_simple(2, dims, NULL);
-    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT);
-    herr_t e = d < 0 ? -1
-                     : (rows > 0 && cols > 0 ? H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL,
-                                               H5P_DEFAULT, v)
-                                    : 0);
-    if (d >= 0 && units)
-        e |= attr_string(d, "units", units);
-    if (d >= 0)
-        H5Dclose(d);
-    H5Sclose(space);
-    return e < 0 ? -1 : 0;
+    if (close_file(st, 0) < 0)
+        return store_fail(st, "closing the file");
+    if (sync_path(st->tmp, 0) < 0) {
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: write error while syncing the file (%s); the output was not written "
+                   "and %s is unchanged",
+                   st->path, strerror(errno), st->path);
+        return store_die(st, CR_ERR_IO);
+    }
+    if (rename(st->tmp, st->path) != 0) {
+        int err = errno;
+        st->state = ST_DEAD;
+        st->rc = CR_ERR_IO;
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: cannot move the finished file into place (%s); it is kept as %s", st->path,
+                   strerror(err), st->tmp);
+        return st->rc;
+    }
+    sync_path(st->dir, 1);
+    st->state = ST_COMMITTED;
+    return CR_OK;
 }
 
-/* The /episodes table from episode scalars (chains and pools alike). */
-static int write_episode_rows(hid_t loc, const cr_episode_info *in, size_t n)
+int cr_store_commit(cr_store *st, const char *status, const char *error)
 {
-    typedef struct {
-        long index;
-        double t_start, t_end;
-        long first_ball, last_ball, first_contact, last_contact, reference;
-        double T_minus, T_plus, kappa, dissipated;
-        int complete;
-        long events;
-    } row;
-    row *rows = calloc(n ? n : 1, sizeof(row));
+    CR_CHECK(st && status, st ? st->err : NULL, CR_ERR_INVALID);
+    CR_CHECK(strcmp(status, "complete") == 0 || strcmp(status, "interrupted") == 0 ||
+                 strcmp(status, "failed") == 0,
+             st->err, CR_ERR_INVALID);
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
+    int rc = store_flush(st, "writing the last trajectory rows");
+    if (rc != CR_OK)
+        return rc;
+    if (write_final(st) < 0)
+        return store_fail(st, "writing /final");
+    if (write_contacts(st) < 0)
+        return store_fail(st, "writing /contacts");
+    if (write_summary(st, status, error) < 0)
+        return store_fail(st, "writing the run summary");
+    return store_close_and_rename(st);
+}
+
+/* ---- episodes -------------------------------------------------------------- */
+
+typedef struct {
+    int64_t index;
+    double t_start, t_end;
+    int64_t body_count, contact_count, reference, reference_record;
+    double T_minus, T_plus, kappa, field_work, dissipated;
+    int8_t complete;
+    int64_t event_count;
+} episode_row;
+
+static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
+{
+    episode_row *rows = calloc(n ? n : 1, sizeof(*rows));
     if (!rows)
         return -1;
-    for (size_t k = 0; k < n; k++)
-        rows[k] = (row){(long)k,          in[k].t_start,         in[k].t_end,
-                        (long)in[k].first_ball, (long)in[k].last_ball,
-                        (long)in[k].first_contact, (long)in[k].last_contact,
-                        (long)in[k].reference, in[k].T_minus,   in[k].T_plus,
-                        in[k].kappa,      in[k].dissipated,      in[k].complete,
-                        (long)in[k].event_count};
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(row));
-    H5Tinsert(t, "index", HOFFSET(row, index), H5T_NATIVE_LONG);
-    H5Tinsert(t, "t_start", HOFFSET(row, t_start), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "t_end", HOFFSET(row, t_end), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "first_ball", HOFFSET(row, first_ball), H5T_NATIVE_LONG);
-    H5Tinsert(t, "last_ball", HOFFSET(row, last_ball), H5T_NATIVE_LONG);
-    H5Tinsert(t, "first_contact", HOFFSET(row, first_contact), H5T_NATIVE_LONG);
-    H5Tinsert(t, "last_contact", HOFFSET(row, last_contact), H5T_NATIVE_LONG);
-    H5Tinsert(t, "reference", HOFFSET(row, reference), H5T_NATIVE_LONG);
-    H5Tinsert(t, "T_minus", HOFFSET(row, T_minus), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "T_plus", HOFFSET(row, T_plus), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "kappa", HOFFSET(row, kappa), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "dissipated", HOFFSET(row, dissipated), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "complete", HOFFSET(row, complete), H5T_NATIVE_INT);
-    H5Tinsert(t, "events", HOFFSET(row, events), H5T_NATIVE_LONG);
-    int e = write_table(loc, "episodes", t, rows, n,
-                        "impact episodes; details in /episode/NNNN; SI units; kappa = T+/T-");
-    H5Tclose(t);
+    int e = 0;
+    for (size_t k = 0; k < n && e == 0; k++) {
+        cr_episode_info in;
+        e = cr_monitor_get_episode(mon, k, &in) == CR_OK ? 0 : -1;
+        rows[k] = (episode_row){(int64_t)k,
+                                in.t_start,
+                                in.t_end,
+                                (int64_t)in.body_count,
+                                (int64_t)in.contact_count,
+                                (int64_t)in.reference,
+                                (int64_t)in.reference_record,
+                                in.T_minus,
+                                in.T_plus,
+                                in.kappa,
+                                in.field_work,
+                                in.dissipated,
+                                (int8_t)in.complete,
+                                (int64_t)in.event_count};
+    }
+#define EF(name, type, units)                                                                      \
+    {                                                                                              \
+#name, offsetof(episode_row, name), type, units                                            \
+    }
+    const field f[] = {
+        EF(index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"),
+        EF(t_start, H5T_NATIVE_DOUBLE, "s"),
+        EF(t_end, H5T_NATIVE_DOUBLE, "s"),
+        EF(body_count, H5T_NATIVE_INT64, "1"),
+        EF(contact_count, H5T_NATIVE_INT64, "1"),
+        EF(reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        EF(reference_record, H5T_NATIVE_INT64, "1 (row of the episode's contacts)"),
+        EF(T_minus, H5T_NATIVE_DOUBLE, "J"),
+        EF(T_plus, H5T_NATIVE_DOUBLE, "J"),
+        EF(kappa, H5T_NATIVE_DOUBLE, "1"),
+        EF(field_work, H5T_NATIVE_DOUBLE, "J"),
+        EF(dissipated, H5T_NATIVE_DOUBLE, "J"),
+        EF(complete, H5T_NATIVE_INT8, "1 (0: run ended first)"),
+        EF(event_count, H5T_NATIVE_INT64, "1"),
+    };
+#undef EF
+    if (e == 0)
+        e = write_table(st->file, "episodes", sizeof(episode_row), f, sizeof f / sizeof f[0], rows,
+                        n, "impact episodes found by the monitor");
     free(rows);
     return e;
 }
 
-static int write_episode_table(cr_store *st, const cr_monitor *mon)
+typedef struct {
+    int64_t contact, body_a, body_b;
+    double impulse, compression, expansion, gamma_minus, gamma_plus, newton, poisson, alpha;
+    double peak_overlap, peak_force;
+    int32_t closings, openings, flags;
+} record_row;
+
+static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
 {
-    size_t n = cr_monitor_episode_count(mon);
-    cr_episode_info *in = calloc(n ? n : 1, sizeof(*in));
-    if (!in)
+    record_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
         return -1;
-    for (size_t k = 0; k < n; k++)
-        cr_monitor_get_episode(mon, k, &in[k]);
-    int e = write_episode_rows(st->file, in, n);
-    free(in);
-    return e;
-}
-
-static int write_contact_records(hid_t g, const cr_contact_record *rec, size_t nc)
-{
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(cr_contact_record));
-    H5Tinsert(t, "contact", HOFFSET(cr_contact_record, contact), H5T_NATIVE_ULONG);
-    H5Tinsert(t, "impulse", HOFFSET(cr_contact_record, impulse), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "compression", HOFFSET(cr_contact_record, compression), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "expansion", HOFFSET(cr_contact_record, expansion), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "gamma_minus", HOFFSET(cr_contact_record, gamma_minus), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "gamma_plus", HOFFSET(cr_contact_record, gamma_plus), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "newton", HOFFSET(cr_contact_record, newton), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "poisson", HOFFSET(cr_contact_record, poisson), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "alpha", HOFFSET(cr_contact_record, alpha), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "peak_overlap", HOFFSET(cr_contact_record, peak_overlap), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "peak_force", HOFFSET(cr_contact_record, peak_force), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "closings", HOFFSET(cr_contact_record, closings), H5T_NATIVE_INT);
-    H5Tinsert(t, "openings", HOFFSET(cr_contact_record, openings), H5T_NATIVE_INT);
-    int e = write_table(g, "contacts", t, rec, nc, NULL);
-    H5Tclose(t);
-    return e;
-}
-
-/* Episodes with more contacts than this store no dense matrices. */
-#define DENSE_MAX 256
-
-static int write_episode_events(hid_t g, const size_t *ev, size_t nev)
-{
-    long *li = malloc((nev ? nev : 1) * sizeof(long));
-    if (!li)
-        return -1;
-    for (size_t i = 0; i < nev; i++)
-        li[i] = (long)ev[i];
-    hsize_t dim = nev;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d = H5Dcreate2(g, "events", H5T_NATIVE_LONG, space, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT);
-    int e = d < 0 || (nev && H5Dwrite(d, H5T_NATIVE_LONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, li) < 0)
-                ? -1
-                : 0;
-    if (d >= 0) {
-        e |= attr_string(d, "description", "rows of /events, in time order");
-        H5Dclose(d);
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (record_row){(int64_t)rec[i].contact,
+                               (int64_t)rec[i].body_a,
+                               rec[i].body_b,
+                               rec[i].impulse,
+                               rec[i].compression,
+                               rec[i].expansion,
+                               rec[i].gamma_minus,
+                               rec[i].gamma_plus,
+                               rec[i].newton,
+                               rec[i].poisson,
+                               rec[i].alpha,
+                               rec[i].peak_overlap,
+                               rec[i].peak_force,
+                               rec[i].closings,
+                               rec[i].openings,
+                               rec[i].flags};
+#define RF(name, type, units)                                                                      \
+    {                                                                                              \
+#name, offsetof(record_row, name), type, units                                             \
     }
-    H5Sclose(space);
-    free(li);
+    const field f[] = {
+        RF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        RF(body_a, H5T_NATIVE_INT64, "1"),
+        RF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        RF(impulse, H5T_NATIVE_DOUBLE, "N s"),
+        RF(compression, H5T_NATIVE_DOUBLE, "N s"),
+        RF(expansion, H5T_NATIVE_DOUBLE, "N s"),
+        RF(gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
+        RF(gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
+        RF(newton, H5T_NATIVE_DOUBLE, "1"),
+        RF(poisson, H5T_NATIVE_DOUBLE, "1"),
+        RF(alpha, H5T_NATIVE_DOUBLE, "1"),
+        RF(peak_overlap, H5T_NATIVE_DOUBLE, "m"),
+        RF(peak_force, H5T_NATIVE_DOUBLE, "N"),
+        RF(closings, H5T_NATIVE_INT32, "1"),
+        RF(openings, H5T_NATIVE_INT32, "1"),
+        RF(flags, H5T_NATIVE_INT32, "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
+    };
+#undef RF
+    int e = write_table(g, "contacts", sizeof(record_row), f, sizeof f / sizeof f[0], rows, n,
+                        "per-contact records of the episode");
+    free(rows);
     return e;
 }
 
-/* α matrix, kinetic angles, and the rigid-law configuration M, W of an episode. */
-static int write_episode_matrices(hid_t g, const cr_monitor *mon, size_t k,
-                                  const cr_contact_record *rec, size_t nc)
+static int write_indices(hid_t g, const char *name, const size_t *v, size_t n, const char *units)
 {
-    cr_impact *imp = cr_monitor_impact(mon, k);
-    size_t nd = imp ? cr_impact_dof_count(imp) : 0, nu = imp ? cr_impact_contact_count(imp) : 0;
-    size_t cap = nc * nc + nd * nd + nd * nu + 1;
-    double *buf = imp ? malloc(cap * sizeof(double)) : NULL;
-    int e = 0;
-    if (!imp || !buf) {
-        cr_impact_destroy(imp);
-        free(buf);
+    int64_t *w = malloc((n ? n : 1) * sizeof(*w));
+    if (!w)
         return -1;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (int64_t)v[i];
+    int e = write_array(g, name, H5T_NATIVE_INT64, w, 1, n, 0, units);
+    free(w);
+    return e;
+}
+
+/* Position of body @p b among the group's moving bodies (dim dofs each), or −1. */
+static long dof_block(const size_t *bodies, const double *mass, size_t nb, long b)
+{
+    if (b < 0)
+        return -1;
+    long moving = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (bodies[i] == (size_t)b)
+            return isfinite(mass[i]) ? moving : -1;
+        moving += isfinite(mass[i]) ? 1 : 0;
     }
-    /* α_ij = P_j / P_i (001 eq. 26's order), row i, column j */
-    for (size_t i = 0; i < nc; i++)
-        for (size_t j = 0; j < nc; j++)
-            buf[i * nc + j] = rec[i].impulse != 0.0 ? rec[j].impulse / rec[i].impulse : NAN;
-    e |= write_matrix(g, "alpha_matrix", buf, nc, nc, "alpha_ij = P_j / P_i");
-    for (size_t i = 0; i < nu; i++)
-        for (size_t j = 0; j < nu; j++)
-            buf[i * nu + j] = cr_impact_kinetic_cosine(imp, i, j);
-    e |= write_matrix(g, "kinetic_cosine", buf, nu, nu,
-                      "cos of the kinetic angle, 001 eq. 39-40; unilateral contacts");
-    /* the rigid-law configuration: moving balls × unilateral contacts */
-    cr_impact_get_mass(imp, buf);
-    e |= write_matrix(g, "M", buf, nd, nd, "kg; rows/columns: the moving balls");
-    cr_impact_get_gradients(imp, buf);
-    e |= write_matrix(g, "W", buf, nd, nu, "gamma = W^T u; columns: the unilateral contacts");
-    cr_impact_destroy(imp);
+    return -1;
+}
+
+/* The impact configuration in the structure it has: M diagonal (dim entries per
+ * moving body), W sparse (−n on body_a, +n on body_b per record; fixed bodies
+ * and walls have no dofs). Nothing here grows as records². */
+static int write_configuration(hid_t g, int dim, const size_t *bodies, const double *mass,
+                               size_t nb, const cr_contact_record *rec, const double *nrm,
+                               size_t nr)
+{
+    size_t D = 0, nz = 0, d = (size_t)dim;
+    for (size_t i = 0; i < nb; i++)
+        D += isfinite(mass[i]) ? d : 0;
+    double *Md = malloc((D + 1) * sizeof(double)), *val = malloc((2 * d * nr + 1) * sizeof(double));
+    int64_t *row = malloc((2 * d * nr + 1) * sizeof(int64_t)),
+            *col = malloc((2 * d * nr + 1) * sizeof(int64_t));
+    int64_t *dof_body = malloc((D + 1) * sizeof(int64_t));
+    int e = Md && val && row && col && dof_body ? 0 : -1;
+    for (size_t i = 0, q = 0; e == 0 && i < nb; i++)
+        for (size_t c = 0; isfinite(mass[i]) && c < d; c++, q++)
+            Md[q] = mass[i], dof_body[q] = (int64_t)bodies[i];
+    for (size_t r = 0; e == 0 && r < nr; r++) {
+        long blk[2] = {dof_block(bodies, mass, nb, (long)rec[r].body_a),
+                       dof_block(bodies, mass, nb, rec[r].body_b)};
+        for (int side = 0; side < 2; side++)
+            for (size_t c = 0; blk[side] >= 0 && c < d; c++, nz++) {
+                row[nz] = blk[side] * (int64_t)d + (int64_t)c;
+                col[nz] = (int64_t)r;
+                val[nz] = side == 0 ? -nrm[r * d + c] : nrm[r * d + c];
+            }
+    }
+    hid_t w = e == 0 ? group_create(g, "W") : -1;
+    e |= w < 0 ? -1 : 0;
+    if (e == 0) {
+        int64_t shape[2] = {(int64_t)D, (int64_t)nr};
+        hsize_t two = 2;
+        hid_t sp = H5Screate_simple(1, &two, NULL);
+        hid_t a =
+            sp < 0 ? -1 : H5Acreate2(w, "shape", H5T_NATIVE_INT64, sp, H5P_DEFAULT, H5P_DEFAULT);
+        e |= a < 0 || H5Awrite(a, H5T_NATIVE_INT64, shape) < 0 ? -1 : 0;
+        if (a >= 0 && H5Aclose(a) < 0)
+            e = -1;
+        if (sp >= 0)
+            H5Sclose(sp);
+        e |= write_array(w, "row", H5T_NATIVE_INT64, row, 1, nz, 0, "1 (dof)");
+        e |= write_array(w, "col", H5T_NATIVE_INT64, col, 1, nz, 0, "1 (record)");
+        e |= write_doubles(w, "value", val, nz, 0, "1 (gamma = W^T u)");
+        e |= H5Gclose(w) < 0 ? -1 : 0;
+        e |= write_doubles(g, "M_diagonal", Md, D, 0, "kg");
+        e |=
+            write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0, "1 (body of each dof)");
+    }
+    free(Md), free(val), free(row), free(col), free(dof_body);
+    return e;
+}
+
+/* α and the kinetic cosines are records² numbers: written up to
+ * CR_STORE_DENSE_MAX records. Above, α_ij = P_j / P_i is the records'
+ * impulses and the cosines follow from M_diagonal and W (docs). */
+static int write_dense(hid_t g, const cr_monitor *mon, size_t k, size_t nr)
+{
+    int dense = nr <= CR_STORE_DENSE_MAX;
+    int e = attr_int64(g, "dense_matrices", dense);
+    if (!dense)
+        return e;
+    double *buf = malloc((nr * nr + 1) * sizeof(double));
+    if (!buf)
+        return -1;
+    e |= cr_monitor_alpha_matrix(mon, k, buf) == CR_OK ? 0 : -1;
+    e |= e ? -1 : write_doubles(g, "alpha_matrix", buf, nr, nr, "1 (alpha_ij = P_j / P_i)");
+    e |= e ? -1 : (cr_monitor_kinetic_cosines(mon, k, buf) == CR_OK ? 0 : -1);
+    e |= e ? -1 : write_doubles(g, "kinetic_cosine", buf, nr, nr, "1 (001 eq. 39-45)");
     free(buf);
     return e;
+}
+
+static int write_episode(cr_store *st, hid_t top, const cr_monitor *mon, size_t k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%04zu", k);
+    hid_t g = group_create(top, name);
+    if (g < 0)
+        return -1;
+    size_t nb, nm, nv0, nv1, nr, ni, nn, nev, d = (size_t)st->dim;
+    const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
+    const double *mass = cr_monitor_masses(mon, k, &nm);
+    const double *u0 = cr_monitor_velocities(mon, k, 0, &nv0);
+    const double *u1 = cr_monitor_velocities(mon, k, 1, &nv1);
+    const cr_contact_record *rec = cr_monitor_contacts(mon, k, &nr);
+    const double *imp = cr_monitor_vector_impulses(mon, k, &ni);
+    const double *nrm = cr_monitor_normals(mon, k, &nn);
+    const size_t *ev = cr_monitor_events(mon, k, &nev);
+    int e = nm == nb && nv0 == nb && nv1 == nb && ni == nr && nn == nr &&
+                    (nb == 0 || (bodies && mass && u0 && u1)) && (nr == 0 || (rec && imp && nrm)) &&
+                    (nev == 0 || ev)
+                ? 0
+                : -1;
+    e |= e ? -1 : write_indices(g, "bodies", bodies, nb, "1");
+    e |= e ? -1 : write_doubles(g, "mass", mass, nb, 0, "kg (inf: fixed body)");
+    e |= e ? -1 : write_doubles(g, "velocity_before", u0, nb, d, "m/s");
+    e |= e ? -1 : write_doubles(g, "velocity_after", u1, nb, d, "m/s");
+    e |= e ? -1 : write_records(g, rec, nr);
+    e |= e ? -1 : write_doubles(g, "vector_impulse", imp, nr, d, "N s (integral of f n dt)");
+    e |= e ? -1 : write_doubles(g, "normal", nrm, nr, d, "1 (unit normal at joining)");
+    e |= e ? -1 : write_configuration(g, st->dim, bodies, mass, nb, rec, nrm, nr);
+    e |= e ? -1 : write_dense(g, mon, k, nr);
+    e |= e ? -1 : write_indices(g, "events", ev, nev, "1 (row of /events)");
+    return H5Gclose(g) < 0 ? -1 : e;
 }
 
 int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
 {
     CR_CHECK(st && mon, st ? st->err : NULL, CR_ERR_INVALID);
-    int e = write_episode_table(st, mon);
-    hid_t top = H5Gcreate2(st->file, "episode", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (top < 0)
-        return h5fail(st, "creating /episode");
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
     size_t n = cr_monitor_episode_count(mon);
-    for (size_t k = 0; k < n && e == 0; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "%04zu", k);
-        hid_t g = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        if (g < 0) {
-            e = -1;
-            break;
-        }
-        size_t nb, nc, nev;
-        const double *u0 = cr_monitor_velocities(mon, k, 0, &nb);
-        const double *u1 = cr_monitor_velocities(mon, k, 1, &nb);
-        const double *m = cr_monitor_masses(mon, k, &nb);
-        const cr_contact_record *rec = cr_monitor_contacts(mon, k, &nc);
-        const size_t *ev = cr_monitor_events(mon, k, &nev);
-        e |= write_vector(g, "velocity_before", u0, nb, "m/s");
-        e |= write_vector(g, "velocity_after", u1, nb, "m/s");
-        e |= write_vector(g, "mass", m, nb, "kg");
-        e |= write_contact_records(g, rec, nc);
-        e |= write_episode_events(g, ev, nev);
-        /* The dense matrices grow as contacts² (and the laws' configuration costs
-         * a dense Cholesky): for a long chain's wave they are left out, the
-         * per-contact records keep α and the rest. */
-        if (nc > DENSE_MAX) {
-            char why[96];
-            snprintf(why, sizeof why, "%zu contacts > %d: alpha_matrix, kinetic_cosine, M, W "
-                                      "omitted",
-                     nc, DENSE_MAX);
-            e |= attr_string(g, "dense_matrices", why);
-        } else {
-            e |= write_episode_matrices(g, mon, k, rec, nc);
-        }
-        H5Gclose(g);
-    }
-    H5Gclose(top);
-    return e ? h5fail(st, "writing the episodes") : CR_OK;
-}
-
-int cr_store_commit(cr_store *st, const cr_sim *sim, const char *status)
-{
-    CR_CHECK(st && sim && status, st ? st->err : NULL, CR_ERR_INVALID);
+    if (write_episode_table(st, mon, n) < 0)
+        return store_fail(st, "writing /episodes");
+    hid_t top = group_create(st->file, "episode");
+    if (top < 0)
+        return store_fail(st, "writing /episode");
     int e = 0;
-    for (int k = 0; k < S_COUNT; k++)
-        e |= series_flush(&st->s[k]);
-    e |= write_events(st, sim);
-    cr_sim_stats stats = cr_sim_get_stats(sim);
-    double L, V, T;
-    cr_sim_get_scales(sim, &L, &V, &T);
-    H5Adelete(st->file, "status");
-    e |= attr_string(st->file, "status", status);
-    e |= attr_string(st->file, "end_reason", cr_sim_end_reason(sim));
-    e |= attr_double(st->file, "length_scale", L);
-    e |= attr_double(st->file, "speed_scale", V);
-    e |= attr_double(st->file, "time_scale", T);
-    e |= attr_long(st->file, "steps", stats.steps);
-    e |= attr_long(st->file, "rhs_evals", stats.rhs_evals);
-    e |= attr_long(st->file, "jac_evals", stats.jac_evals);
-    e |= attr_long(st->file, "restarts", stats.restarts);
-    if (e)
-        return h5fail(st, "writing the run summary");
-    return store_finish(st);
-}
-
-/* An events table from any simulator's event array. */
-static int write_event_table(hid_t loc, const cr_event *ev, size_t n)
-{
-    hid_t kind = H5Tenum_create(H5T_NATIVE_INT);
-    for (int k = CR_EVENT_CLOSE; k <= CR_EVENT_FORCE_REENGAGE; k++)
-        H5Tenum_insert(kind, cr_event_kind_name((cr_event_kind)k), &k);
-    typedef struct {
-        double t;
-        long contact;
-        int kind;
-        double overlap, rate, force;
-    } row;
-    hid_t type = H5Tcreate(H5T_COMPOUND, sizeof(row));
-    H5Tinsert(type, "time", HOFFSET(row, t), H5T_NATIVE_DOUBLE);
-    H5Tinsert(type, "contact", HOFFSET(row, contact), H5T_NATIVE_LONG);
-    H5Tinsert(type, "kind", HOFFSET(row, kind), kind);
-    H5Tinsert(type, "overlap", HOFFSET(row, overlap), H5T_NATIVE_DOUBLE);
-    H5Tinsert(type, "rate", HOFFSET(row, rate), H5T_NATIVE_DOUBLE);
-    H5Tinsert(type, "force", HOFFSET(row, force), H5T_NATIVE_DOUBLE);
-    row *rows = calloc(n ? n : 1, sizeof(row)); /* zeroed padding: no uninitialised bytes on disk */
-    int e = rows ? 0 : -1;
-    for (size_t i = 0; rows && i < n; i++)
-        rows[i] = (row){ev[i].t, (long)ev[i].contact, (int)ev[i].kind,
-                        ev[i].overlap, ev[i].rate, ev[i].force};
-    if (!e)
-        e = write_table(loc, "events", type, rows, n,
-                        "contact events located by CVODE root finding; SI units");
-    H5Tclose(type);
-    H5Tclose(kind);
-    free(rows);
-    return e;
-}
-
-/* /episodes and /episode/NNNN of a pool run. */
-static int write_pool_episodes(hid_t f, const cr_pool_monitor *mon)
-{
-    size_t n = cr_pool_monitor_episode_count(mon);
-    cr_episode_info *in = calloc(n ? n : 1, sizeof(*in));
-    if (!in)
-        return -1;
-    for (size_t k = 0; k < n; k++)
-        cr_pool_monitor_get_episode(mon, k, &in[k]);
-    int e = write_episode_rows(f, in, n);
-    free(in);
-    hid_t top = H5Gcreate2(f, "episode", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    for (size_t k = 0; k < n && e == 0; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "%04zu", k);
-        hid_t g = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        size_t nd, nc;
-        const size_t *disc = cr_pool_monitor_discs(mon, k, &nd);
-        double *dv = malloc((nd ? nd : 1) * sizeof(double));
-        for (size_t i = 0; dv && i < nd; i++)
-            dv[i] = (double)disc[i];
-        e |= dv ? write_vector(g, "discs", dv, nd, "disc indices") : -1;
-        free(dv);
-        e |= write_matrix(g, "velocity_before", cr_pool_monitor_velocities(mon, k, 0, &nd), nd, 2,
-                          "m/s");
-        e |= write_matrix(g, "velocity_after", cr_pool_monitor_velocities(mon, k, 1, &nd), nd, 2,
-                          "m/s");
-        const cr_contact_record *rec = cr_pool_monitor_contacts(mon, k, &nc);
-        e |= write_contact_records(g, rec, nc);
-        e |= write_matrix(g, "vector_impulse", cr_pool_monitor_vector_impulses(mon, k, &nc), nc,
-                          2, "N s: integral of f n dt over the episode");
-        const double *nrm = cr_pool_monitor_normals(mon, k, &nc);
-        e |= write_matrix(g, "normal", nrm, nc, 2,
-                          "unit normal when the contact joined the episode (W column)");
-        /* kinetic angles (001 eq. 39-40) in the impact configuration; left out,
-         * as for chains, when the episode has too many contacts for a dense matrix */
-        if (nc > DENSE_MAX) {
-            e |= attr_string(g, "dense_matrices", "kinetic_cosine omitted (too many contacts)");
-            H5Gclose(g);
-            continue;
-        }
-        cr_impact *imp = cr_pool_monitor_impact(mon, k);
-        double *cosm = malloc((nc ? nc * nc : 1) * sizeof(double));
-        if (!imp || !cosm) {
-            e = -1;
-        } else {
-            for (size_t a = 0; a < nc; a++)
-                for (size_t b = 0; b < nc; b++)
-                    cosm[a * nc + b] = cr_impact_kinetic_cosine(imp, a, b);
-            e |= write_matrix(g, "kinetic_cosine", cosm, nc, nc,
-                              "cos of the kinetic angle, 001 eq. 39-40");
-        }
-        cr_impact_destroy(imp);
-        free(cosm);
-        H5Gclose(g);
-    }
-    H5Gclose(top);
-    return e;
-}
-
-cr_store *cr_store_create_pool(const char *path, const cr_pool *pool, const char *model_path,
-                               const char *model_text, char *msg, size_t msglen)
-{
-    if (!path || !pool) {
-        cr_set_msg(msg, msglen, "cr_store_create_pool: no path or pool");
-        return NULL;
-    }
-    /* rows of positions and velocities hold (x₀, y₀, x₁, …): 2N columns */
-    cr_store *st = store_open(path, 2 * cr_pool_disc_count(pool), 0, model_path, model_text,
-                              msg, msglen);
-    if (!st)
-        return NULL;
-    st->pool = 1;
-    int e = attr_string(st->file, "model_kind", "pool-2d");
-    e |= series_open(&st->s[S_TIME], st->traj, "time", 0, "s");
-    e |= series_open(&st->s[S_POS], st->traj, "position", st->nb, "m; columns x0, y0, x1, y1, ...");
-    e |= series_open(&st->s[S_VEL], st->traj, "velocity", st->nb,
-                     "m/s; columns vx0, vy0, vx1, vy1, ...");
-    e |= series_open(&st->s[S_KIN], st->traj, "kinetic_energy", 0, "J");
-    e |= series_open(&st->s[S_POT], st->traj, "potential_energy", 0, "J");
-    e |= series_open(&st->s[S_DISS], st->traj, "dissipated_work", 0, "J");
-    if (e) {
-        cr_set_msg(msg, msglen, "%s: HDF5 error while creating the layout", path);
-        cr_store_destroy(st);
-        return NULL;
-    }
-    return st;
-}
-
-int cr_store_append_pool_frame(cr_store *st, const cr_pool *pool)
-{
-    double t = cr_pool_get_time(pool);
-    int e = series_push(&st->s[S_TIME], &t);
-    cr_pool_get_positions(pool, st->row);
-    e |= series_push(&st->s[S_POS], st->row);
-    cr_pool_get_velocities(pool, st->row);
-    e |= series_push(&st->s[S_VEL], st->row);
-    double en[3] = {cr_pool_kinetic_energy(pool), cr_pool_potential_energy(pool),
-                    cr_pool_dissipated_work(pool)};
-    e |= series_push(&st->s[S_KIN], &en[0]);
-    e |= series_push(&st->s[S_POT], &en[1]);
-    e |= series_push(&st->s[S_DISS], &en[2]);
-    return e ? h5fail(st, "appending a trajectory row") : CR_OK;
-}
-
-int cr_store_pool_output_callback(const cr_pool *pool, void *user)
-{
-    return cr_store_append_pool_frame(user, pool);
-}
-
-int cr_store_commit_pool(cr_store *st, const cr_pool *pool, const cr_pool_monitor *mon,
-                         const char *status)
-{
-    CR_CHECK(st && pool && status && st->pool, st ? st->err : NULL, CR_ERR_INVALID);
-    size_t n = cr_pool_disc_count(pool), nc = cr_pool_contact_count(pool);
-    hid_t f = st->file;
-    int e = 0;
-    for (int k = 0; k < S_COUNT; k++)
-        e |= series_flush(&st->s[k]);
-    typedef struct {
-        long i, j;
-        double impulse, impulse_x, impulse_y;
-    } crow;
-    crow *rows = calloc(nc ? nc : 1, sizeof(crow));
-    double *buf = malloc((2 * n + 1) * sizeof(double));
-    if (!rows || !buf) {
-        free(rows);
-        free(buf);
-        return h5fail(st, "allocating");
-    }
-    H5Adelete(f, "status");
-    e |= attr_string(f, "status", status);
-    e |= attr_double(f, "t_end", cr_pool_get_time(pool));
-    e |= attr_long(f, "rebuilds", cr_pool_rebuilds(pool));
-    hid_t g = H5Gcreate2(f, "final", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    cr_pool_get_positions(pool, buf);
-    e |= write_matrix(g, "position", buf, n, 2, "m");
-    cr_pool_get_velocities(pool, buf);
-    e |= write_matrix(g, "velocity", buf, n, 2, "m/s");
-    H5Gclose(g);
-    for (size_t k = 0; k < nc; k++) {
-        double v[2];
-        cr_pool_contact_bodies(pool, k, &rows[k].i, &rows[k].j);
-        rows[k].impulse = cr_pool_contact_impulse(pool, k, v);
-        rows[k].impulse_x = v[0];
-        rows[k].impulse_y = v[1];
-    }
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(crow));
-    H5Tinsert(t, "i", HOFFSET(crow, i), H5T_NATIVE_LONG);
-    H5Tinsert(t, "j", HOFFSET(crow, j), H5T_NATIVE_LONG);
-    H5Tinsert(t, "impulse", HOFFSET(crow, impulse), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "impulse_x", HOFFSET(crow, impulse_x), H5T_NATIVE_DOUBLE);
-    H5Tinsert(t, "impulse_y", HOFFSET(crow, impulse_y), H5T_NATIVE_DOUBLE);
-    e |= write_table(f, "contacts", t, rows, nc,
-                     "candidate contacts: discs i < j, or disc i and wall -1 - j; impulses "
-                     "from t = 0 (N s), vector impulse = integral of f n dt");
-    H5Tclose(t);
-    free(rows);
-    free(buf);
-    e |= write_event_table(f, cr_pool_events(pool), cr_pool_event_count(pool));
-    if (mon)
-        e |= write_pool_episodes(f, mon);
-    if (e)
-        return h5fail(st, "writing the pool results");
-    return store_finish(st);
-}
-
-int cr_store_write_pool(const char *path, const cr_pool *pool, const cr_pool_monitor *mon,
-                        const char *model_path, const char *model_text, const char *status,
-                        char *msg, size_t msglen)
-{
-    cr_store *st = cr_store_create_pool(path, pool, model_path, model_text, msg, msglen);
-    if (!st)
-        return CR_ERR_HDF5;
-    int rc = cr_store_append_pool_frame(st, pool);
-    if (rc == CR_OK)
-        rc = cr_store_commit_pool(st, pool, mon, status);
-    if (rc != CR_OK)
-        cr_set_msg(msg, msglen, "%s", cr_store_last_error(st));
-    cr_store_destroy(st);
-    return rc;
+    for (size_t k = 0; k < n && e == 0; k++)
+        e = write_episode(st, top, mon, k);
+    if (H5Gclose(top) < 0 || e < 0)
+        return store_fail(st, "writing /episode");
+    return CR_OK;
 }

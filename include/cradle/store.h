@@ -22,17 +22,51 @@ typedef struct cr_store cr_store;
 #define CR_STORE_FORMAT_VERSION 2
 
 /**
+ * Bounded loss on a kill or a power loss: buffered trajectory rows and new
+ * events are written, H5Fflush'ed and fsync'ed at least every
+ * CR_STORE_FLUSH_ROWS rows (fewer when rows are large: at most 16 MiB are
+ * buffered) and at the first row appended CR_STORE_FLUSH_SECONDS of wall time
+ * after the last flush. Between flushes HDF5 writes nothing, so a kill leaves
+ * the file as the last flush left it (docs/hdf5-layout.md, "What survives").
+ */
+#define CR_STORE_FLUSH_ROWS 4096
+#define CR_STORE_FLUSH_SECONDS 10.0
+
+/**
+ * Episodes with up to this many contact records get the dense records² α
+ * matrix and kinetic cosines; above, both follow from what every episode
+ * stores (impulses, M_diagonal, sparse W), as docs/hdf5-layout.md shows.
+ */
+#define CR_STORE_DENSE_MAX 512
+
+/**
  * Opens a new output for @p sys, built from @p model, and attaches to it as an
  * output listener (one /trajectory row per output time). @p model_text (may be
  * NULL) and @p model_path are archived so the file explains itself.
- * @return NULL on failure with the reason (path and cause) in @p msg.
+ * @p model must stay valid until cr_store_commit (the pair laws of the
+ * contacts the run met go into /contacts); @p sys until cr_store_destroy.
+ *
+ * A temporary PATH.tmp.PID left beside @p path by a process that is gone (a
+ * SIGKILL, a power loss) is renamed to PATH.partial-PID.h5, never deleted;
+ * @p msg then holds a one-line note (otherwise ""), and
+ * cr_store_recovered_count / cr_store_recovered_path list them.
+ * @return NULL on failure with the reason (path and cause) in @p msg; no
+ * temporary file is left behind.
  */
 CR_EXPORT cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *model,
                                     const char *model_path, const char *model_text, char *msg,
                                     size_t msglen);
 
-/** Appends the system's current state to /trajectory (the output listener does this). */
+/**
+ * Appends the system's current state to /trajectory (the output listener does
+ * this). @return CR_OK, or CR_ERR_IO (disk full, write error) / CR_ERR_HDF5
+ * with the path and cause in cr_store_last_error: the store is then dead, its
+ * temporary removed, and every later call returns the same code.
+ */
 CR_EXPORT int cr_store_append_frame(cr_store *store);
+
+/** Sets the flush bound (rows ≥ 1, seconds ≥ 0; 0 s: flush at every row). */
+CR_EXPORT int cr_store_set_flush_interval(cr_store *store, size_t rows, double seconds);
 
 /**
  * Writes /episodes (a table) and /episode/NNNN groups (records, bodies,
@@ -42,10 +76,12 @@ CR_EXPORT int cr_store_append_frame(cr_store *store);
 CR_EXPORT int cr_store_write_episodes(cr_store *store, const cr_monitor *mon);
 
 /**
- * Writes /final, /contacts, /events, the statistics, the end reason and
- * @p status ("complete", "interrupted", "failed"; with @p error the reason of
- * a failure), closes the file and, only when it closed cleanly, renames it into
- * place.
+ * Writes /final, /contacts, the rest of /events, the statistics, the end reason
+ * and @p status ("complete", "interrupted", "failed"; with @p error the reason
+ * of a failure, e.g. cr_system_last_error, stored with the failure time), closes
+ * the file and, only when every write and the close succeeded, renames it into
+ * place. A failed run keeps its file this way. On a write error nothing is
+ * renamed, the temporary is removed and the file at the target is untouched.
  */
 CR_EXPORT int cr_store_commit(cr_store *store, const char *status, const char *error);
 
@@ -55,5 +91,9 @@ CR_EXPORT void cr_store_destroy(cr_store *store);
 CR_EXPORT const char *cr_store_last_error(const cr_store *store);
 /** The path the committed file has (the target). */
 CR_EXPORT const char *cr_store_path(const cr_store *store);
+/** Stale temporaries renamed by cr_store_create (their new paths). */
+CR_EXPORT size_t cr_store_recovered_count(const cr_store *store);
+/** @return the new path of the k-th, or NULL out of range. */
+CR_EXPORT const char *cr_store_recovered_path(const cr_store *store, size_t k);
 
 #endif
