@@ -1,7 +1,11 @@
 #include "tools-common.h"
 
+#include <libgen.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,3 +40,63 @@ const char *tools_default_model(void)
     return candidates[1];
 }
 
+
+int tools_check_output(const char *out, const char *input, char *msg, size_t msglen)
+{
+    struct stat so, si;
+    size_t len = out ? strlen(out) : 0;
+    if (len == 0) {
+        snprintf(msg, msglen, "the output file name is empty (give -o FILE)");
+        return -1;
+    }
+    if (out[len - 1] == '/') {
+        snprintf(msg, msglen, "%s: the output names a folder, not a file", out);
+        return -1;
+    }
+    if (stat(out, &so) == 0) {
+        if (S_ISDIR(so.st_mode)) {
+            snprintf(msg, msglen, "%s: the output is a folder, not a file", out);
+            return -1;
+        }
+        if (!S_ISREG(so.st_mode)) {
+            snprintf(msg, msglen,
+                     "%s: the output exists and is not a regular file (a device, pipe or "
+                     "socket): refusing to replace it",
+                     out);
+            return -1;
+        }
+        if (input && stat(input, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            snprintf(msg, msglen, "%s: the output is the model file itself: refusing to "
+                                  "overwrite it",
+                     out);
+            return -1;
+        }
+    }
+    /* the folder must exist and be writable: the temporary file goes there */
+    char *copy = strdup(out);
+    if (!copy) {
+        snprintf(msg, msglen, "out of memory");
+        return -1;
+    }
+    const char *dir = dirname(copy);
+    int ok = stat(dir, &so) == 0 && S_ISDIR(so.st_mode);
+    int writable = ok && access(dir, W_OK | X_OK) == 0;
+    if (!ok)
+        snprintf(msg, msglen, "%s: the folder %s does not exist", out, dir);
+    else if (!writable)
+        snprintf(msg, msglen, "%s: the folder %s is not writable", out, dir);
+    free(copy);
+    return ok && writable ? 0 : -1;
+}
+
+void tools_catch_stop_signals(void (*on_stop)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}

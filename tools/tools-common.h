@@ -2,10 +2,11 @@
 #ifndef CRADLE_TOOLS_COMMON_H
 #define CRADLE_TOOLS_COMMON_H
 
+#include <stddef.h>
 #include <stdio.h>
 
-/* Exit statuses of the command-line tool. */
-enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_RUN = 4 };
+/* Exit statuses of the command-line tool (docs/errors.md). */
+enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_RUN = 4, EXIT_INTERRUPTED = 130 };
 
 /* Wall-clock seconds from a monotonic clock. */
 double tools_now(void);
@@ -16,7 +17,24 @@ void tools_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Path of the default model: the installed copy, else the source tree's. */
 const char *tools_default_model(void);
 
+/*
+ * Checks an output path before any work: refuses an empty name, a directory, a
+ * path that exists and is not a regular file (a device, a pipe), the input file
+ * itself, and a folder that does not exist. @return 0, or -1 with the reason in
+ * @p msg.
+ */
+int tools_check_output(const char *out, const char *input, char *msg, size_t msglen);
+
+/*
+ * Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to @p on_stop (which must be
+ * async-signal-safe) and ignores SIGPIPE (a closed terminal must not kill a run
+ * that still has a file to close).
+ */
+void tools_catch_stop_signals(void (*on_stop)(int));
+
 /* Subcommands. */
+int cmd_run(int argc, char **argv);
+void usage_run(FILE *out);
 int cmd_law(int argc, char **argv);
 void usage_law(FILE *out);
 

@@ -1,0 +1,246 @@
+/* cradle run [MODEL] [-o FILE]: one path for every engine. Read the model,
+ * build the system, attach the monitor, the store and the progress line, run,
+ * keep what was computed whatever happens, report. */
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cradle/cradle.h"
+#include "run-report.h"
+#include "tools-common.h"
+
+static cr_system *volatile running;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (running)
+        cr_system_request_stop(running);
+}
+
+void usage_run(FILE *out)
+{
+    fprintf(out,
+            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR]\n"
+            "\n"
+            "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
+            "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
+            "compression and release is located; impact episodes are monitored; the\n"
+            "trajectory, events and episodes go to FILE (HDF5, docs/hdf5-layout.md).\n"
+            "\n"
+            "  MODEL               model file (default: %s)\n"
+            "  -o, --output FILE   output file (default: cradle-out.h5)\n"
+            "  -q, --quiet         print nothing but errors\n"
+            "  -j, --json          print the summary and the impact episodes as JSON\n"
+            "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
+            "                      kappa, alpha, e_N) for `cradle law`\n"
+            "  -h, --help          show this help\n"
+            "\n"
+            "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
+            "a valid file whose 'status' attribute says \"interrupted\"; a solver failure\n"
+            "keeps one that says \"failed\" and why. Exit status: 0 done, 2 usage, 3 bad\n"
+            "input, 4 run failure, 130 interrupted (docs/errors.md).\n",
+            tools_default_model());
+}
+
+typedef struct {
+    const char *out, *cases, *model;
+    int quiet, json;
+} run_args;
+
+/* @return 0, or an exit status. */
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': a->out = optarg; break;
+        case 'q': a->quiet = 1; break;
+        case 'j': a->json = 1; break;
+        case 'c': a->cases = optarg; break;
+        case 'h': usage_run(stdout); return -1;
+        default: usage_run(stderr); return EXIT_USAGE;
+        }
+    }
+    if (argc - optind > 1) {
+        const char *extra = argv[optind + 1];
+        size_t n = strlen(extra);
+        if (n > 3 && strcmp(extra + n - 3, ".h5") == 0)
+            tools_error("run takes one model file; to name the output, use -o %s", extra);
+        else
+            tools_error("run takes one model file, got %d arguments", argc - optind);
+        return EXIT_USAGE;
+    }
+    a->model = optind < argc ? argv[optind] : tools_default_model();
+    return 0;
+}
+
+/* The model of @p path, calibrated; @return NULL with the message printed. */
+static cr_model *load_model(const char *path, char **text)
+{
+    char msg[1024];
+    size_t len = 0;
+    cr_model *model = NULL;
+    *text = cr_file_read(path, &len, msg, sizeof msg, NULL);
+    if (!*text) {
+        tools_error("%s", msg);
+        return NULL;
+    }
+    if (cr_modelfile_parse(*text, len, path, &model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s", msg);
+        return NULL;
+    }
+    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s: calibration: %s", path, msg);
+        cr_model_destroy(model);
+        return NULL;
+    }
+    return model;
+}
+
+/* A progress line on a terminal, at most twice a second. */
+typedef struct {
+    double t_end, last, start;
+} progress;
+
+static int show_progress(const cr_system *sys, void *user)
+{
+    progress *p = user;
+    double now = tools_now();
+    if (now - p->last < 0.5)
+        return CR_OK;
+    p->last = now;
+    double t = cr_system_get_time(sys);
+    if (p->t_end > 0)
+        fprintf(stderr, "\r  t = %.6g s (%.0f %%), %zu events, %.0f s  ", t, 100 * t / p->t_end,
+                cr_system_event_count(sys), now - p->start);
+    else
+        fprintf(stderr, "\r  t = %.6g s, %zu events, %.0f s  ", t, cr_system_event_count(sys),
+                now - p->start);
+    return CR_OK;
+}
+
+/* The pieces of one run, freed together. */
+typedef struct {
+    cr_model *model;
+    char *text;
+    cr_system *sys;
+    cr_monitor *mon;
+    cr_store *store;
+    progress prog;
+} run_state;
+
+static void release(run_state *r)
+{
+    cr_monitor_destroy(r->mon);
+    cr_store_destroy(r->store);
+    cr_system_destroy(r->sys);
+    cr_model_destroy(r->model);
+    free(r->text);
+}
+
+/* Model, system, store, monitor: @return 0 or an exit status (message printed). */
+static int set_up(const run_args *a, run_state *r)
+{
+    char msg[1024];
+    if (!(r->model = load_model(a->model, &r->text)))
+        return EXIT_INPUT;
+    if (!(r->sys = cr_system_create(r->model, msg, sizeof msg))) {
+        tools_error("%s: %s", a->model, msg);
+        return EXIT_INPUT;
+    }
+    msg[0] = '\0';
+    if (!(r->store = cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg,
+                                     sizeof msg))) {
+        tools_error("%s", msg);
+        return EXIT_RUN;
+    }
+    if (msg[0] && !a->quiet)
+        tools_error("%s", msg); /* e.g. a stale temporary file kept under another name */
+    if (!(r->mon = cr_monitor_create(r->sys))) {
+        tools_error("out of memory");
+        return EXIT_RUN;
+    }
+    r->prog = (progress){cr_model_settings(r->model)->t_end, tools_now(), tools_now()};
+    if (isatty(STDERR_FILENO) && !a->quiet)
+        cr_system_add_output_listener(r->sys, show_progress, &r->prog);
+    return 0;
+}
+
+/* Closes the file as what the run became; @return the exit status. */
+static int finish(const run_args *a, run_state *r, int rc)
+{
+    const char *status = rc == CR_OK               ? "complete"
+                         : rc == CR_ERR_INTERRUPTED ? "interrupted"
+                                                    : "failed";
+    char why[1024];
+    snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->sys));
+    cr_monitor_finish(r->mon);
+    if (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
+        cr_store_commit(r->store, status, rc == CR_OK ? NULL : why) != CR_OK) {
+        /* a write error (disk full): that is the error to report */
+        tools_error("%s", cr_store_last_error(r->store));
+        return EXIT_RUN;
+    }
+    if (rc == CR_ERR_INTERRUPTED) {
+        tools_error("%s; partial results kept in %s", why, a->out);
+        return EXIT_INTERRUPTED;
+    }
+    if (rc != CR_OK) {
+        tools_error("%s: %s; what was computed is kept in %s (status failed)", a->model, why,
+                    a->out);
+        return EXIT_RUN;
+    }
+    return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a;
+    int st = parse_args(argc, argv, &a);
+    if (st != 0)
+        return st < 0 ? 0 : st;
+    char msg[1024];
+    if (tools_check_output(a.out, a.model, msg, sizeof msg) != 0) {
+        tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    run_state r = {0};
+    if ((st = set_up(&a, &r)) != 0) {
+        release(&r);
+        return st;
+    }
+    run_info info = {r.model, a.model, a.out, 0.0, {0, 0, 0}, 0.0};
+    info.E0 = cr_system_kinetic_energy(r.sys) + cr_system_potential_energy(r.sys);
+    cr_system_momentum(r.sys, info.p0);
+    running = r.sys;
+    tools_catch_stop_signals(on_stop_signal);
+    double t0 = tools_now();
+    int rc = cr_system_run(r.sys, cr_model_settings(r.model)->t_end);
+    info.wall = tools_now() - t0;
+    running = NULL;
+    if (isatty(STDERR_FILENO) && !a.quiet)
+        fputs("\r\033[K", stderr);
+    st = finish(&a, &r, rc);
+    if (st == 0 && a.json && report_json(&info, r.sys, r.mon) != 0)
+        st = EXIT_RUN;
+    if (st == 0 && !a.json && !a.quiet) {
+        report_summary(&info, r.sys);
+        report_episodes(r.sys, r.mon);
+    }
+    if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
+        st = EXIT_RUN;
+    release(&r);
+    return st;
+}

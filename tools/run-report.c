@@ -1,0 +1,350 @@
+/* `cradle run` output: text summary, episode table and JSON, written once for
+ * every engine through cr_system and cr_monitor. */
+#include "run-report.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SHOWN_BODIES 12
+#define SHOWN_EPISODES 20
+#define SHOWN_RECORDS 12
+
+/* Body i's velocity as "0.123456" (1-D) or "(0.1, 0.2)" (2-D). */
+static void print_vector(const double *v, int dim)
+{
+    if (dim == 1) {
+        printf(" %.6f", v[0]);
+        return;
+    }
+    printf(" (%.6f", v[0]);
+    for (int d = 1; d < dim; d++)
+        printf(", %.6f", v[d]);
+    printf(")");
+}
+
+static void print_law_line(const run_info *info, const cr_system *sys)
+{
+    size_t nb = cr_system_body_count(sys), nc = cr_system_contact_count(sys);
+    cr_contact_params p;
+    int dim = cr_system_dimension(sys);
+    if (dim == 1)
+        printf("  %zu bodies, %zu pairs", nb, nc);
+    else
+        printf("  %zu discs, %zu walls (planar)", nb, cr_system_wall_count(sys));
+    if (nb >= 2 && cr_model_pair_law(info->model, 0, 1, &p) == CR_OK)
+        printf("; contact 0: K = %.4g, n = %g, C = %.6g, release %s\n", p.K, p.n, p.C,
+               cr_release_name(p.release));
+    else
+        printf("\n");
+    double e, v;
+    if ((dim == 1 && nb >= 2 && cr_model_contact_target(info->model, 0, &e, &v)) ||
+        (dim == 2 && cr_model_default_target(info->model, &e, &v)))
+        printf("  (C solved for restitution %g at %g m/s)\n", e, v);
+}
+
+/* Fields or fixed bodies take momentum: then p is not an invariant. */
+static int momentum_conserved(const run_info *info, const cr_system *sys)
+{
+    if (cr_model_has_fields(info->model) || cr_system_wall_count(sys) > 0)
+        return 0;
+    for (size_t i = 0; i < cr_system_body_count(sys); i++)
+        if (cr_system_body_is_fixed(sys, i))
+            return 0;
+    return 1;
+}
+
+static void print_balances(const run_info *info, const cr_system *sys)
+{
+    double T = cr_system_kinetic_energy(sys), U = cr_system_potential_energy(sys);
+    double W = cr_system_dissipated_work(sys), E0 = info->E0;
+    /* U holds contact, link and field energy, so T + U + W is conserved */
+    printf("  energy: E0 = %.9g J; T + U + dissipated = %.9g + %.3g + %.3g J; "
+           "balance %.2e (relative)\n",
+           E0, T, U, W, E0 != 0 ? fabs(T + U + W - E0) / fabs(E0) : fabs(T + U + W));
+    int dim = cr_system_dimension(sys);
+    double p[3] = {0, 0, 0}, dp = 0, p0 = 0;
+    cr_system_momentum(sys, p);
+    for (int d = 0; d < dim; d++) {
+        dp += (p[d] - info->p0[d]) * (p[d] - info->p0[d]);
+        p0 += info->p0[d] * info->p0[d];
+    }
+    printf("  momentum: p0 =");
+    print_vector(info->p0, dim);
+    printf(", p =");
+    print_vector(p, dim);
+    if (momentum_conserved(info, sys))
+        printf(" N s; balance %.2e (relative)\n", p0 > 0 ? sqrt(dp / p0) : sqrt(dp));
+    else
+        printf(" N s (walls or fields: not conserved)\n");
+}
+
+void report_summary(const run_info *info, const cr_system *sys)
+{
+    size_t nb = cr_system_body_count(sys);
+    int dim = cr_system_dimension(sys);
+    cr_run_stats st = cr_system_get_stats(sys);
+    printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(info->model), info->model_path);
+    print_law_line(info, sys);
+    printf("  integrated 0 -> %.6g s (%s)\n", cr_system_get_time(sys), cr_system_end_reason(sys));
+    printf("  %ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts", st.steps,
+           st.rhs_evals, st.jac_evals, st.events, st.restarts);
+    if (st.rebuilds)
+        printf(", %ld neighbour rebuilds", st.rebuilds);
+    printf(", %.3f s wall\n", info->wall);
+    double *v = malloc(nb * (size_t)dim * sizeof(double));
+    if (v) {
+        cr_system_get_velocities(sys, v);
+        printf("  final velocities (m/s):");
+        for (size_t i = 0; i < nb && i < SHOWN_BODIES; i++)
+            print_vector(v + i * (size_t)dim, dim);
+        printf(nb > SHOWN_BODIES ? " ...\n" : "\n");
+        free(v);
+    }
+    print_balances(info, sys);
+    printf("  wrote %s\n", info->output);
+}
+
+/* "bodies 0-4" when the group is a run of consecutive bodies, else "7 bodies". */
+static void print_bodies(const size_t *b, size_t n)
+{
+    int run = n > 0;
+    for (size_t q = 1; q < n; q++)
+        run &= b[q] == b[q - 1] + 1;
+    if (run)
+        printf("bodies %zu-%zu", b[0], b[n - 1]);
+    else
+        printf("%zu bodies", n);
+}
+
+static void print_record_pair(const cr_contact_record *r)
+{
+    char with[48];
+    if (r->body_b >= 0)
+        snprintf(with, sizeof with, "%zu-%ld", r->body_a, r->body_b);
+    else
+        snprintf(with, sizeof with, "%zu|w%zu", r->body_a, CR_WALL_INDEX(r->body_b));
+    printf("    %7zu %9s", r->contact, with);
+}
+
+void report_episodes(const cr_system *sys, const cr_monitor *mon)
+{
+    (void)sys;
+    size_t n = cr_monitor_episode_count(mon);
+    printf("  %zu impact episode%s\n", n, n == 1 ? "" : "s");
+    for (size_t k = 0; k < n && k < SHOWN_EPISODES; k++) {
+        cr_episode_info in;
+        if (cr_monitor_get_episode(mon, k, &in) != CR_OK)
+            continue;
+        size_t nb, nc;
+        const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
+        printf("  episode %zu: t = %.6g .. %.6g s, ", k + 1, in.t_start, in.t_end);
+        print_bodies(bodies, nb);
+        printf(", reference contact %zu, kappa = T+/T- = %.9f%s\n", in.reference, in.kappa,
+               in.complete ? "" : " (still running at the end)");
+        const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
+        printf("    %7s %9s %12s %10s %10s %10s %11s %11s\n", "contact", "bodies", "P [N s]",
+               "alpha", "e_N", "e_P", "gamma- m/s", "gamma+ m/s");
+        for (size_t c = 0; c < nc && c < SHOWN_RECORDS; c++) {
+            print_record_pair(&r[c]);
+            printf(" %12.6g %10.6f %10.6f %10.6f %11.6f %11.6f\n", r[c].impulse, r[c].alpha,
+                   r[c].newton, r[c].poisson, r[c].gamma_minus, r[c].gamma_plus);
+        }
+        if (nc > SHOWN_RECORDS)
+            printf("    ... %zu contacts in all (see the HDF5 file)\n", nc);
+    }
+    if (n > SHOWN_EPISODES)
+        printf("  ... %zu episodes in all (see the HDF5 file)\n", n);
+}
+
+/* ---- JSON (json-c: strings are escaped, NaN becomes null) ------------------ */
+
+static json_object *json_number(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *json_numbers(const double *v, size_t n)
+{
+    json_object *a = json_object_new_array_ext((int)n);
+    for (size_t i = 0; a && i < n; i++)
+        json_object_array_add(a, json_number(v[i]));
+    return a;
+}
+
+static void put(json_object *o, const char *key, json_object *value)
+{
+    json_object_object_add(o, key, value);
+}
+
+static json_object *json_record(const cr_contact_record *r, const double *vec, int dim)
+{
+    json_object *o = json_object_new_object();
+    put(o, "contact", json_object_new_uint64(r->contact));
+    put(o, "body_a", json_object_new_uint64(r->body_a));
+    put(o, "body_b", json_object_new_int64(r->body_b));
+    put(o, "impulse", json_number(r->impulse));
+    put(o, "alpha", json_number(r->alpha));
+    put(o, "newton", json_number(r->newton));
+    put(o, "poisson", json_number(r->poisson));
+    put(o, "gamma_minus", json_number(r->gamma_minus));
+    put(o, "gamma_plus", json_number(r->gamma_plus));
+    put(o, "flags", json_object_new_int(r->flags));
+    if (vec)
+        put(o, "vector_impulse", json_numbers(vec, (size_t)dim));
+    return o;
+}
+
+static json_object *json_episode(const cr_monitor *mon, size_t k, int dim)
+{
+    cr_episode_info in;
+    if (cr_monitor_get_episode(mon, k, &in) != CR_OK)
+        return NULL;
+    json_object *o = json_object_new_object();
+    put(o, "t_start", json_number(in.t_start));
+    put(o, "t_end", json_number(in.t_end));
+    put(o, "reference", json_object_new_uint64(in.reference));
+    put(o, "complete", json_object_new_boolean(in.complete));
+    put(o, "kappa", json_number(in.kappa));
+    put(o, "dissipated", json_number(in.dissipated));
+    put(o, "field_work", json_number(in.field_work));
+    size_t nb, nc, nv;
+    const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
+    json_object *b = json_object_new_array_ext((int)nb);
+    for (size_t q = 0; q < nb; q++)
+        json_object_array_add(b, json_object_new_uint64(bodies[q]));
+    put(o, "bodies", b);
+    const double *ub = cr_monitor_velocities(mon, k, 0, &nb);
+    put(o, "velocity_before", json_numbers(ub, nb * (size_t)dim));
+    const double *ua = cr_monitor_velocities(mon, k, 1, &nb);
+    put(o, "velocity_after", json_numbers(ua, nb * (size_t)dim));
+    const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
+    const double *vec = cr_monitor_vector_impulses(mon, k, &nv);
+    json_object *c = json_object_new_array_ext((int)nc);
+    for (size_t q = 0; q < nc; q++)
+        json_object_array_add(c, json_record(&r[q], vec ? vec + q * (size_t)dim : NULL, dim));
+    put(o, "contacts", c);
+    return o;
+}
+
+int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon)
+{
+    int dim = cr_system_dimension(sys);
+    size_t nb = cr_system_body_count(sys);
+    json_object *o = json_object_new_object();
+    if (!o)
+        return -1;
+    put(o, "model", json_object_new_string(cr_model_name(info->model)));
+    put(o, "model_file", json_object_new_string(info->model_path));
+    put(o, "output", json_object_new_string(info->output));
+    put(o, "engine", json_object_new_string(cr_system_engine_name(sys)));
+    put(o, "dim", json_object_new_int(dim));
+    put(o, "t_end", json_number(cr_system_get_time(sys)));
+    put(o, "end_reason", json_object_new_string(cr_system_end_reason(sys)));
+    put(o, "wall_time", json_number(info->wall));
+    double *v = malloc((nb ? nb : 1) * (size_t)dim * sizeof(double));
+    if (v) {
+        cr_system_get_velocities(sys, v);
+        put(o, "final_velocities", json_numbers(v, nb * (size_t)dim));
+        free(v);
+    }
+    size_t ne = cr_monitor_episode_count(mon);
+    json_object *eps = json_object_new_array_ext((int)ne);
+    for (size_t k = 0; k < ne; k++) {
+        json_object *e = json_episode(mon, k, dim);
+        if (e)
+            json_object_array_add(eps, e);
+    }
+    put(o, "episodes", eps);
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    int rc = text ? (puts(text) >= 0 ? 0 : -1) : -1;
+    json_object_put(o);
+    return rc;
+}
+
+/* ---- law cases ----------------------------------------------------------- */
+
+/* eᴺ as a Newton law parameter: at rest (NaN) Newton's law does not depend on it
+ * (0 is written); outside [0, 1] the law is not defined for it: 1 is written and
+ * the measured value kept in the comment. @return 1 when substituted. */
+static int newton_parameter(double measured, double *e)
+{
+    if (!isfinite(measured)) {
+        *e = 0.0;
+        return 0;
+    }
+    if (measured < 0.0 || measured > 1.0) {
+        *e = 1.0;
+        return 1;
+    }
+    *e = measured;
+    return 0;
+}
+
+static int write_case(const char *path, const run_info *info, const cr_monitor *mon, size_t k)
+{
+    cr_episode_info in;
+    size_t nc;
+    if (cr_monitor_get_episode(mon, k, &in) != CR_OK)
+        return 0;
+    const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
+    cr_impact *imp = cr_monitor_impact(mon, k);
+    if (!imp)
+        return 0; /* nothing moves: no configuration */
+    double *alpha = malloc((nc + 1) * sizeof(double)), *e = malloc((nc + 1) * sizeof(double));
+    char comment[1024], subst[512] = "";
+    int rc = alpha && e ? CR_OK : CR_ERR_NOMEM;
+    cr_law_params p;
+    cr_law_params_init(&p);
+    for (size_t c = 0; rc == CR_OK && c < nc; c++) {
+        alpha[c] = r[c].alpha;
+        if (newton_parameter(r[c].newton, &e[c])) {
+            size_t used = strlen(subst);
+            snprintf(subst + used, sizeof subst - used, " contact %zu: e_N = %.6g;", r[c].contact,
+                     r[c].newton);
+        }
+    }
+    p.reference = in.reference_record;
+    p.kappa = in.kappa;
+    p.alpha = alpha;
+    p.restitutions = e;
+    snprintf(comment, sizeof comment,
+             "episode %zu of %s, t = %.9g .. %.9g s; kappa and alpha as measured; restitution "
+             "= measured e_N (0 at rest, where Newton's law does not depend on it)%s%s",
+             k, info->model_path, in.t_start, in.t_end,
+             subst[0] ? "; outside [0, 1], written as 1:" : "", subst);
+    FILE *f = rc == CR_OK ? fopen(path, "w") : NULL;
+    if (rc == CR_OK)
+        rc = f ? cr_lawcase_write(f, imp, &p, comment) : CR_ERR_IO;
+    if (f && fclose(f) != 0)
+        rc = CR_ERR_IO;
+    free(alpha);
+    free(e);
+    cr_impact_destroy(imp);
+    return rc == CR_OK ? 1 : -1;
+}
+
+int report_cases(const char *dir, const run_info *info, const cr_monitor *mon)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "cradle: %s: cannot create the folder: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    size_t written = 0;
+    for (size_t k = 0; k < cr_monitor_episode_count(mon); k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/episode-%04zu.yaml", dir, k);
+        int w = write_case(path, info, mon, k);
+        if (w < 0) {
+            fprintf(stderr, "cradle: %s: cannot write the law case\n", path);
+            return -1;
+        }
+        written += (size_t)w;
+    }
+    fprintf(stderr, "cradle: %zu law case%s written to %s/\n", written, written == 1 ? "" : "s",
+            dir);
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* What `cradle run` prints about a finished run: the text summary with the
+ * episode table, the same as JSON, and the episodes as law cases. One writer
+ * for every engine (public API only). */
+#ifndef CRADLE_RUN_REPORT_H
+#define CRADLE_RUN_REPORT_H
+
+#include "cradle/cradle.h"
+
+/* What the report needs besides the system and the monitor. */
+typedef struct {
+    const cr_model *model;
+    const char *model_path;
+    const char *output;
+    double E0;   /* T + U at t = 0, J */
+    double p0[3]; /* momentum at t = 0 */
+    double wall; /* wall-clock seconds of the run */
+} run_info;
+
+void report_summary(const run_info *info, const cr_system *sys);
+void report_episodes(const cr_system *sys, const cr_monitor *mon);
+/* JSON through json-c on stdout; @return 0 or -1 (out of memory). */
+int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon);
+/* Each episode as a law case in @p dir; @return 0 or -1 with the reason printed. */
+int report_cases(const char *dir, const run_info *info, const cr_monitor *mon);
+
+#endif
