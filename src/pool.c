@@ -28,7 +28,7 @@
 #include <sunlinsol/sunlinsol_spgmr.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
-#include "engine.h"
+#include "engines-priv.h"
 #include "integrator.h"
 #include "model-priv.h"
 #include "priv.h"

@@ -32,7 +32,7 @@
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunmatrix/sunmatrix_band.h>
 
-#include "engine.h"
+#include "engines-priv.h"
 #include "integrator.h"
 #include "priv.h"
 

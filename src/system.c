@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engines-priv.h"
 #include "priv.h"
 
 typedef struct {

@@ -1,10 +1,12 @@
 #!/bin/sh
-# The command-line tool end to end: the default run writes a readable HDF5 file;
-# every bad input gives a one-line error naming file, line and field, a non-zero
-# exit status, and no output file.
+# `cradle run` end to end, for chains and pools alike: the default run writes a
+# readable HDF5 file; --json is valid JSON whatever the names; every bad input or
+# bad output path gives one line, the documented exit status (docs/errors.md) and
+# no file; a run that fails or is stopped keeps a valid file that says why.
 set -u
 CRADLE=$1
 DATA=$2
+MODELS=$DATA/../../models
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
@@ -12,6 +14,11 @@ passed=0
 failed=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+# Debian's python3 (h5py and json); a pyenv on PATH may lack h5py
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)"/\1/p'; }
+no_temp() { ! ls ./*.tmp.* >/dev/null 2>&1; }
 
 # --version, help
 "$CRADLE" --version | grep -q "^cradle [0-9]" && ok "--version" || bad "--version"
@@ -22,108 +29,145 @@ bad() { failed=$((failed + 1)); echo "FAIL $1"; }
 # default run: the 5-ball Newton's cradle
 if "$CRADLE" run > run.txt 2>&1; then ok "default run exits 0"; else bad "default run: $(cat run.txt)"; fi
 grep -q "final velocities" run.txt && ok "summary printed" || bad "summary missing"
-if h5dump -a /status cradle-out.h5 2>/dev/null | grep -q '"complete"'; then
-    ok "h5dump reads cradle-out.h5, status complete"
-else
-    bad "h5dump cannot read cradle-out.h5"
-fi
+[ "$(status_of cradle-out.h5)" = complete ] && ok "h5dump reads cradle-out.h5, status complete" \
+    || bad "h5dump cannot read cradle-out.h5"
 h5dump -H -d /trajectory/velocity cradle-out.h5 2>/dev/null | grep -q "DATASPACE  SIMPLE { ( [0-9]*, 5 )" \
     && ok "trajectory velocity has 5 columns" || bad "trajectory layout"
-ls ./*.tmp.* >/dev/null 2>&1 && bad "temporary file left" || ok "no temporary left"
+no_temp && ok "no temporary left" || bad "temporary file left"
 
-# --json: the episode summary for scripts
-"$CRADLE" run --json -o j.h5 > run.json && grep -q '"episodes": \[{"t_start"' run.json \
-    && ok "run --json lists the episodes" || bad "run --json: $(head -c 300 run.json)"
+# --json: valid JSON (a parser reads it), episodes for scripts
+"$CRADLE" run --json -o j.h5 > run.json
+"$PY" -c 'import json,sys; d=json.load(open("run.json")); sys.exit(not (d["engine"] == "chain" and d["episodes"][0]["t_start"] > 0))' \
+    && ok "run --json: valid JSON with the episodes" || bad "run --json: $(head -c 300 run.json)"
 h5dump -H -d /episodes j.h5 >/dev/null 2>&1 && ok "/episodes in the HDF5 file" || bad "/episodes missing"
+# names full of quotes, backslashes, a newline and non-ASCII stay valid JSON
+sed 's/^name: .*/name: "say \\"hi\\" \\\\ back\\nslash é"/' "$MODELS/three-ball-chain.yaml" > quoted.yaml
+"$CRADLE" run --json -o 'q"uote\.h5' quoted.yaml > quoted.json 2> quoted.err
+"$PY" -c 'import json,sys; d=json.load(open("quoted.json")); sys.exit(not (d["model"] == "say \"hi\" \\ back\nslash é" and d["output"] == "q\"uote\\.h5"))' \
+    && ok "--json escapes quotes, backslashes, newlines and non-ASCII" \
+    || bad "--json with odd names: $(head -c 300 quoted.json) $(cat quoted.err)"
 
-# memcheck of a whole run with episodes and JSON (uninitialised reads once
-# printed garbage here)
+# memcheck of a whole run with episodes and JSON
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 "$CRADLE" run --json -o v.h5 > /dev/null 2> vg.txt
     [ $? -eq 0 ] && ok "valgrind: cradle run --json is clean" || bad "valgrind: $(head -5 vg.txt)"
 fi
 
-# -o
+# -o, and a second file name given without -o
 "$CRADLE" run -q -o other.h5 "$DATA/two-balls.yaml" && [ -f other.h5 ] && ok "-o FILE" || bad "-o FILE"
+"$CRADLE" run "$DATA/two-balls.yaml" out2.h5 2> err.txt; st=$?
+[ $st -eq 2 ] && grep -q -- "-o out2.h5" err.txt && [ ! -e out2.h5 ] \
+    && ok "run MODEL OUT.h5 suggests -o (exit 2)" || bad "run MODEL OUT.h5: status $st, $(cat err.txt)"
 
-# bad input: message names file, line (when there is one) and field; no file
+# bad input: one line naming file, line and field; exit 3; no file
 check_bad() { # file expected-substring...
     f=$1
     shift
     rm -f out.h5
     "$CRADLE" run -o out.h5 "$f" > stdout.txt 2> stderr.txt
     status=$?
-    if [ $status -eq 0 ]; then bad "$f: exit status 0"; return; fi
-    if [ -e out.h5 ] || ls out.h5.tmp.* >/dev/null 2>&1; then bad "$f: output file written"; return; fi
+    if [ $status -ne 3 ]; then bad "$f: exit status $status, want 3"; return; fi
+    if [ -e out.h5 ] || ! no_temp; then bad "$f: output file written"; return; fi
     if [ "$(wc -l < stderr.txt)" -ne 1 ]; then bad "$f: not one line: $(cat stderr.txt)"; return; fi
     for s in "$@"; do
         grep -qF -- "$s" stderr.txt || { bad "$f: '$s' not in: $(cat stderr.txt)"; return; }
     done
-    ok "$f refused (status $status): $(cat stderr.txt)"
+    ok "$f refused (status 3): $(cat stderr.txt)"
 }
 check_bad "$DATA/nope.yaml" "nope.yaml" "cannot open"
 check_bad "$DATA/bad-syntax.yaml" "bad-syntax.yaml:4:" "syntax"
 check_bad "$DATA/negative-mass.yaml" "negative-mass.yaml:4:" "balls[1].mass"
 check_bad "$DATA/missing-field.yaml" "missing-field.yaml:7:" "balls[1].radius" "missing"
 check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
-
-# a planar pool model: symmetric Bernoulli impact, results in HDF5
-"$CRADLE" run -o pool.h5 "$DATA/../../models/pool-bernoulli.yaml" > pool.txt 2>&1 \
-    && grep -q "pool of 3 discs" pool.txt && h5dump -d /contacts pool.h5 >/dev/null 2>&1 \
-    && ok "pool model runs and writes /contacts" || bad "pool run: $(cat pool.txt)"
-grep -q "3 impact episodes" pool.txt && h5dump -d /episodes pool.h5 >/dev/null 2>&1 \
-    && ok "pool episodes printed and stored" || bad "pool episodes: $(cat pool.txt)"
-"$CRADLE" run --json -o pool2.h5 "$DATA/../../models/pool-bernoulli.yaml" > pool.json \
-    && grep -q '"model_kind": "pool-2d"' pool.json && grep -q '"vector_impulse": \[' pool.json \
-    && ok "pool --json" || bad "pool --json: $(head -c 300 pool.json)"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
 check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml
 check_bad outside-pool.yaml "outside-pool.yaml:4:" "walls[0]" "outside"
 
+# bad output paths (issue 14): refused before any work (the 3000-bead model would
+# run for a minute), one line, exit 3, nothing of the user's changed
+check_out() { # label output expected-substring (run in user/, messages kept outside)
+    label=$1 out=$2 want=$3
+    before=$(cd user && find . -exec stat -c '%n %s %Y %F' {} + | sort | md5sum)
+    (cd user && timeout 10 "$CRADLE" run -o "$out" model.yaml > ../stdout.txt 2> ../stderr.txt)
+    st=$?
+    after=$(cd user && find . -exec stat -c '%n %s %Y %F' {} + | sort | md5sum)
+    if [ $st -eq 3 ] && [ "$(wc -l < stderr.txt)" -eq 1 ] && grep -qF -- "$want" stderr.txt \
+        && [ "$before" = "$after" ]; then
+        ok "-o $label refused at once: $(cat stderr.txt)"
+    else
+        bad "-o $label: status $st, changed: $([ "$before" = "$after" ] && echo no || echo yes), $(cat stderr.txt)"
+    fi
+}
+mkdir -p user/adir
+mkfifo user/afifo
+cp "$DATA/long-run.yaml" user/model.yaml
+check_out "the model file" model.yaml "the model file itself"
+check_out "a folder" adir "is a folder"
+check_out "a folder/" adir/ "names a folder"
+check_out "''" "" "empty"
+check_out "a FIFO" afifo "not a regular file"
+check_out "a missing folder" nodir/x.h5 "does not exist"
+
+# a planar pool: the same run path, summary, JSON, HDF5 and law cases
+"$CRADLE" run -o pool.h5 "$MODELS/pool-bernoulli.yaml" > pool.txt 2>&1 \
+    && grep -q "3 discs, 1 wall (planar)" pool.txt && h5dump -d /contacts pool.h5 >/dev/null 2>&1 \
+    && ok "pool model runs and writes /contacts" || bad "pool run: $(cat pool.txt)"
+grep -q "3 impact episodes" pool.txt && h5dump -d /episodes pool.h5 >/dev/null 2>&1 \
+    && ok "pool episodes printed and stored" || bad "pool episodes: $(cat pool.txt)"
+"$CRADLE" run --json -o pool2.h5 "$MODELS/pool-bernoulli.yaml" > pool.json
+"$PY" -c 'import json,sys; d=json.load(open("pool.json")); c=d["episodes"][0]["contacts"][0]; sys.exit(not (d["engine"] == "pool" and d["dim"] == 2 and len(c["vector_impulse"]) == 2))' \
+    && ok "pool --json: engine pool, dim 2, vector impulses" || bad "pool --json: $(head -c 300 pool.json)"
+"$CRADLE" run -q --cases pool-cases -o pool3.h5 "$MODELS/pool-bernoulli.yaml" 2> cases.err
+n=$(ls pool-cases/*.yaml 2>/dev/null | wc -l)
+accepted=0
+for c in pool-cases/*.yaml; do
+    "$CRADLE" law energetic "$c" > /dev/null 2>&1 && accepted=$((accepted + 1))
+done
+[ "$n" -eq 3 ] && [ "$accepted" -eq 3 ] && ok "pool --cases: 3 law cases, each accepted by cradle law" \
+    || bad "pool --cases: $n cases, $accepted accepted ($(cat cases.err))"
+
 # closing the loop: an episode exported as a law case; the energetic law with the
 # measured kappa and alpha gives back the compliant u+ (001 eq. 17-18; 1e-8)
-"$CRADLE" run --json --cases cases-out -o loop.h5 "$DATA/../../models/three-ball-chain.yaml" > loop.json 2> loop.err
-after=$(sed -n 's/.*"velocity_after": \[\([^]]*\)\].*/\1/p' loop.json)
-law=$("$CRADLE" law energetic --input cases-out/episode-0000.yaml --json | sed -n 's/.*"velocity": \[\([^]]*\)\].*/\1/p')
-if [ -n "$after" ] && [ -n "$law" ] && printf '%s\n%s\n' "$after" "$law" | awk -F', ' '
-    NR == 1 { for (i = 1; i <= NF; i++) a[i] = $i; n = NF }
-    NR == 2 { for (i = 1; i <= n; i++) { d = a[i] - $i; if (d < 0) d = -d; if (d > 1e-8) bad = 1 } }
-    END { exit bad }'; then
-    ok "episode -> law case -> energetic law reproduces the compliant u+ to 1e-8"
-else
-    bad "closing the loop: compliant [$after] vs law [$law] ($(cat loop.err))"
-fi
+"$CRADLE" run --json --cases cases-out -o loop.h5 "$MODELS/three-ball-chain.yaml" > loop.json 2> loop.err
+"$CRADLE" law energetic cases-out/episode-0000.yaml --json > law.json 2>> loop.err
+"$PY" -c '
+import json, sys
+a = json.load(open("loop.json"))["episodes"][0]["velocity_after"]
+b = json.load(open("law.json"))["outcomes"][0]["velocity"]
+sys.exit(not (len(a) == len(b) == 3 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-8))' \
+    && ok "episode -> law case -> energetic law reproduces the compliant u+ to 1e-8" \
+    || bad "closing the loop: $(head -c 200 loop.json) / $(head -c 200 law.json) ($(cat loop.err))"
 
-# Ctrl-C: the run stops at the next output time and keeps a valid file that says so
-"$CRADLE" run -o int.h5 "$DATA/long-run.yaml" > int.txt 2>&1 &
-pid=$!
-sleep 1
-kill -INT $pid
-wait $pid
-st=$?
-if [ $st -eq 130 ] && h5dump -a /status int.h5 2>/dev/null | grep -q '"interrupted"' \
-    && ! ls int.h5.tmp.* >/dev/null 2>&1; then
-    ok "SIGINT: exit 130, int.h5 valid with status interrupted, no temporary left"
-else
-    bad "SIGINT: status $st, $(cat int.txt)"
-fi
+# a solver failure keeps what was computed, in a valid file that says why (exit 4)
+printf 'name: fail\nchain: {count: 3, mass: 1.0, radius: 0.5, striker: {count: 1, velocity: 1.0, gap: 1.0e-3}}\ncontact: {K: 1.0, n: 1.5, C: 1.0e300}\n' > fail.yaml
+"$CRADLE" run -o failed.h5 fail.yaml > fail.txt 2>&1; st=$?
+[ $st -eq 4 ] && [ "$(status_of failed.h5)" = failed ] && h5dump -a /error failed.h5 2>/dev/null | grep -q CVode \
+    && grep -q "kept in failed.h5" fail.txt && no_temp \
+    && ok "solver failure: exit 4, failed.h5 valid with status failed and the error" \
+    || bad "solver failure: status $st, $(cat fail.txt)"
 
-# cradle law: the 3-ball chain of 001 sect. 3.2, Newton e = 1 -> (-1/3, 2/3, 2/3)
-CASES=$DATA/../../cases
-out=$("$CRADLE" law newton --input "$CASES/three-ball-chain.yaml" --json)
-vel=$(echo "$out" | sed -n 's/.*"velocity": \[\([^]]*\)\].*/\1/p')
-echo "$vel" | awk -F', ' '{ e = 1e-12; exit !(($1 + 1/3)^2 < e*e && ($2 - 2/3)^2 < e*e && ($3 - 2/3)^2 < e*e) }' \
-    && ok "law newton --json: u+ = (-1/3, 2/3, 2/3) to 1e-12 (001 sect. 3.2)" || bad "law newton --json: $out"
-"$CRADLE" law sequential -i "$CASES/three-ball-chain.yaml" | grep -q "multiple: 2 distinct outcomes" \
-    && ok "law sequential: two outcomes" || bad "law sequential"
-"$CRADLE" law pandrea -i "$CASES/pandrea-bar.yaml" | grep -q "P       115.6 88.4" \
-    && ok "law pandrea: P = (115.6, 88.4) N s (004 bar, consistent data)" || bad "law pandrea"
-"$CRADLE" law --list | grep -qx mosterman && ok "law --list" || bad "law --list"
-"$CRADLE" law frobnicate -i "$CASES/three-ball-chain.yaml" 2>/dev/null; [ $? -eq 2 ] && ok "unknown law: exit 2" || bad "unknown law"
-printf 'chain:\n  masses: [1, -1]\n  velocities: [1, 0]\n' > badcase.yaml
-"$CRADLE" law newton -i badcase.yaml 2> err.txt; st=$?
-if [ $st -ne 0 ] && grep -q "badcase.yaml:2: chain.masses" err.txt; then ok "bad case: $(cat err.txt)"; else bad "bad case: $(cat err.txt)"; fi
+# a stale temporary of a dead process is kept under another name, never deleted
+echo stale > kept.h5.tmp.999999
+"$CRADLE" run -q -o kept.h5 "$DATA/two-balls.yaml" 2> stale.txt
+[ -f kept.h5.partial-999999.h5 ] && [ -f kept.h5 ] && grep -q "partial-999999" stale.txt \
+    && ok "stale temporary renamed and reported: $(cat stale.txt)" || bad "stale temporary: $(ls) $(cat stale.txt)"
+
+# Ctrl-C, SIGTERM, SIGHUP (a closed terminal) and SIGQUIT: the run stops and keeps
+# a valid file whose status says interrupted (exit 130)
+for sig in INT TERM HUP QUIT; do
+    "$CRADLE" run -o "sig-$sig.h5" "$DATA/long-run.yaml" > int.txt 2>&1 &
+    pid=$!
+    sleep 1
+    kill -"$sig" $pid
+    wait $pid
+    st=$?
+    if [ $st -eq 130 ] && [ "$(status_of "sig-$sig.h5")" = interrupted ] && no_temp; then
+        ok "SIG$sig: exit 130, valid file with status interrupted, no temporary left"
+    else
+        bad "SIG$sig: status $st, $(cat int.txt)"
+    fi
+done
 
 echo "test-cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

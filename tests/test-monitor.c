@@ -646,13 +646,14 @@ static void pool_episodes(void)
 }
 
 /* A chain given as a dim-2 model with every centre on the x-axis: the pool
- * engine's episode table is the chain engine's (1e-10). Records are matched by
+ * engine's episode table is the chain engine's (1e-10 at rtol 1e-13; at 1e-12 the
+ * two integrations differ by 2e-10 in kappa). Records are matched by
  * their bodies (the engines number contacts differently). */
 static void chain_as_pool(const char *name, int nb, const double *m, const double *x,
                           const double *v, const cr_contact_params *law)
 {
-    run_t c = run(chain(nb, m, x, v, law), 1e-12, 1e-14, 0.0);
-    run_t p = run(chain_2d(nb, m, x, v, law), 1e-12, 1e-14, 0.0);
+    run_t c = run(chain(nb, m, x, v, law), 1e-13, 1e-15, 0.0);
+    run_t p = run(chain_2d(nb, m, x, v, law), 1e-13, 1e-15, 0.0);
     size_t n = cr_monitor_episode_count(c.mon);
     CHECK(n >= 1 && cr_monitor_episode_count(p.mon) == n, "%s: %zu episodes in both", name, n);
     double worst = 0.0;

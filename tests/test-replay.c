@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/engine.h"
+#include "cradle/engine.h"
 #include "../tools/run-report.h"
 #include "cradle/cradle.h"
 #include "testutil.h"

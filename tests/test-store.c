@@ -294,6 +294,15 @@ static void names_of(const char *path, char *buf)
     }
 }
 
+/* Episode groups compare by their layout, not their number: episode/0003/x
+ * reads as episode/####/x. */
+static void number_blind(char *buf)
+{
+    for (char *p = buf; (p = strstr(p, "episode/")) != NULL; p += 8)
+        if ((p == buf || p[-1] == '\n') && strspn(p + 8, "0123456789") == 4)
+            memcpy(p + 8, "####", 4);
+}
+
 static int has_line(const char *buf, const char *line)
 {
     size_t n = strlen(line);
@@ -554,6 +563,8 @@ static void check_same_structure(const char *chain, const char *pool)
     static char a[8192], b[8192];
     names_of(chain, a);
     names_of(pool, b);
+    number_blind(a);
+    number_blind(b);
     static const char *const chain_only[] = {"trajectory/overlap", "trajectory/force",
                                              "trajectory/impulse"};
     size_t missing = 0, extra = 0;

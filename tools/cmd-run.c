@@ -166,8 +166,8 @@ static int set_up(const run_args *a, run_state *r)
         tools_error("%s", msg);
         return EXIT_RUN;
     }
-    if (msg[0] && !a->quiet)
-        tools_error("%s", msg); /* e.g. a stale temporary file kept under another name */
+    if (msg[0]) /* a stale temporary file kept under another name: always said */
+        tools_error("%s", msg);
     if (!(r->mon = cr_monitor_create(r->sys))) {
         tools_error("out of memory");
         return EXIT_RUN;

@@ -34,7 +34,8 @@ static void print_law_line(const run_info *info, const cr_system *sys)
     if (dim == 1)
         printf("  %zu bodies, %zu pairs", nb, nc);
     else
-        printf("  %zu discs, %zu walls (planar)", nb, cr_system_wall_count(sys));
+        printf("  %zu discs, %zu wall%s (planar)", nb, cr_system_wall_count(sys),
+               cr_system_wall_count(sys) == 1 ? "" : "s");
     if (nb >= 2 && cr_model_pair_law(info->model, 0, 1, &p) == CR_OK)
         printf("; contact 0: K = %.4g, n = %g, C = %.6g, release %s\n", p.K, p.n, p.C,
                cr_release_name(p.release));
@@ -114,7 +115,9 @@ static void print_bodies(const size_t *b, size_t n)
     int run = n > 0;
     for (size_t q = 1; q < n; q++)
         run &= b[q] == b[q - 1] + 1;
-    if (run)
+    if (run && n == 1)
+        printf("body %zu", b[0]);
+    else if (run)
         printf("bodies %zu-%zu", b[0], b[n - 1]);
     else
         printf("%zu bodies", n);
@@ -259,7 +262,7 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
             json_object_array_add(eps, e);
     }
     put(o, "episodes", eps);
-    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text ? (puts(text) >= 0 ? 0 : -1) : -1;
     json_object_put(o);
     return rc;

@@ -16,5 +16,6 @@
 #include "cradle/pool.h"
 #include "cradle/sim.h"
 #include "cradle/store.h"
+#include "cradle/system.h"
 
 #endif

@@ -1,9 +1,15 @@
-/* The ops table every engine implements (CONVENTIONS §8: ops tables where
- * several implementations exist), and what an engine calls back into the
- * system. Private: the layers above an engine see only cradle/system.h. */
+/**
+ * @file engine.h
+ * @brief The one place where an engine plugs in: the ops table every engine
+ * implements (CONVENTIONS §8, like GSL's step types), and the two calls an
+ * engine makes back into its system. The chain and pool engines are built this
+ * way; so is tests/test-replay.c's replay engine. Everything above the engines
+ * (monitor, store, CLI) sees only cradle/system.h.
+ */
 #ifndef CRADLE_ENGINE_H
 #define CRADLE_ENGINE_H
 
+#include "cradle/model.h"
 #include "cradle/system.h"
 
 /* One engine behind cr_system. Every function takes the engine's own state
@@ -43,19 +49,23 @@ typedef struct cr_engine_ops {
     void (*scales)(const void *e, double *length, double *speed, double *time);
 } cr_engine_ops;
 
-extern const cr_engine_ops cr_chain_engine; /* sim.c: dim 1, banded */
-extern const cr_engine_ops cr_pool_engine;  /* pool.c: dim 2, sparse */
 
-/* Called by an engine at t = 0, every output time and the end: runs the output
- * listeners; returns the first non-zero code (propagate it). */
-int cr_system_emit_output(cr_system *sys);
-/* Called by an engine after a root return recorded events first …: runs the
- * event listeners; returns the first non-zero code. */
-int cr_system_emit_events(cr_system *sys, size_t first);
+/**
+ * Called by an engine at t = 0, every output time and the end: runs the output
+ * listeners. @return the first non-zero code (the engine stops and returns it).
+ */
+CR_EXPORT int cr_system_emit_output(cr_system *sys);
+/**
+ * Called by an engine after a root return recorded events @p first …: runs the
+ * event listeners. @return the first non-zero code.
+ */
+CR_EXPORT int cr_system_emit_events(cr_system *sys, size_t first);
 
-/* Creates a system around an engine given its ops (tests plug a replay engine in
- * through the same door as the chain and pool engines). */
-cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model, char *msg,
-                                 size_t msglen);
+/**
+ * A system around the engine @p ops for @p model (cr_system_create picks the
+ * chain or pool engine this way). @return NULL with the reason in @p msg.
+ */
+CR_EXPORT cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model,
+                                           char *msg, size_t msglen);
 
 #endif
