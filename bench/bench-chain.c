@@ -37,40 +37,50 @@ static cr_model *chain(int n, double gap)
 
 typedef struct {
     double wall;
-    cr_sim_stats st;
+    cr_run_stats st;
     double v_last;
 } result;
 
 static int with_monitor;
 
+/* The system for @p m with tolerances and method (model settings). */
+static cr_system *make(cr_model *m, double rtol, double atol, cr_method method)
+{
+    cr_settings set = *cr_model_settings(m);
+    set.rtol = rtol;
+    set.atol = atol;
+    set.method = method;
+    cr_model_set_settings(m, &set);
+    char msg[256];
+    cr_system *s = cr_system_create(m, msg, sizeof msg);
+    if (!s)
+        printf("error: %s\n", msg);
+    return s;
+}
+
 static result run(cr_model *m, double t_end_in_T, double rtol, cr_method method)
 {
-    char msg[256];
-    cr_sim *s = cr_sim_create(m, msg, sizeof msg);
+    cr_system *s = make(m, rtol, rtol * 1e-2, method);
     result r = {0};
-    if (!s) {
-        printf("error: %s\n", msg);
+    if (!s)
         return r;
-    }
-    cr_sim_set_tolerances(s, rtol, rtol * 1e-2);
-    cr_sim_set_method(s, method);
     double T;
-    cr_sim_get_scales(s, NULL, NULL, &T);
+    cr_system_get_scales(s, NULL, NULL, &T);
     double t0 = now();
     cr_monitor *mon = with_monitor ? cr_monitor_create(s) : NULL;
-    int rc = cr_sim_run(s, t_end_in_T > 0 ? t_end_in_T * T : 0.0);
+    int rc = cr_system_run(s, t_end_in_T > 0 ? t_end_in_T * T : 0.0);
     cr_monitor_finish(mon);
     r.wall = now() - t0;
     cr_monitor_destroy(mon);
-    r.st = cr_sim_get_stats(s);
+    r.st = cr_system_get_stats(s);
     double v[8];
-    if (cr_sim_ball_count(s) <= 8) {
-        cr_sim_get_velocities(s, v);
-        r.v_last = v[cr_sim_ball_count(s) - 1];
+    if (cr_system_body_count(s) <= 8) {
+        cr_system_get_velocities(s, v);
+        r.v_last = v[cr_system_body_count(s) - 1];
     }
     if (rc != CR_OK)
-        printf("error: %s\n", cr_sim_last_error(s));
-    cr_sim_destroy(s);
+        printf("error: %s\n", cr_system_last_error(s));
+    cr_system_destroy(s);
     return r;
 }
 
@@ -106,12 +116,10 @@ int main(int argc, char **argv)
         cr_model *m = chain(nb, 1e-5);
         double uref[8], u[8];
         {
-            char msg[256];
-            cr_sim *s = cr_sim_create(m, msg, sizeof msg);
-            cr_sim_set_tolerances(s, 1e-13, 1e-15);
-            cr_sim_run(s, 0.0);
-            cr_sim_get_velocities(s, uref);
-            cr_sim_destroy(s);
+            cr_system *s = make(m, 1e-13, 1e-15, CR_METHOD_BDF);
+            cr_system_run(s, 0.0);
+            cr_system_get_velocities(s, uref);
+            cr_system_destroy(s);
         }
         double rtols[] = {1e-8, 1e-10, 1e-12}, walls[6], errs[6];
         long nsteps[6];
@@ -120,18 +128,16 @@ int main(int argc, char **argv)
                 double best = 1e30;
                 long steps = 0;
                 for (int rep = 0; rep < 20; rep++) {
-                    char msg[256];
-                    cr_sim *s = cr_sim_create(m, msg, sizeof msg);
-                    cr_sim_set_tolerances(s, rtols[j], rtols[j] * 1e-2);
-                    cr_sim_set_method(s, k ? CR_METHOD_ADAMS : CR_METHOD_BDF);
+                    cr_system *s = make(m, rtols[j], rtols[j] * 1e-2,
+                                        k ? CR_METHOD_ADAMS : CR_METHOD_BDF);
                     double t0 = now();
-                    cr_sim_run(s, 0.0);
+                    cr_system_run(s, 0.0);
                     double w = now() - t0;
                     if (w < best)
                         best = w;
-                    steps = cr_sim_get_stats(s).steps;
-                    cr_sim_get_velocities(s, u);
-                    cr_sim_destroy(s);
+                    steps = cr_system_get_stats(s).steps;
+                    cr_system_get_velocities(s, u);
+                    cr_system_destroy(s);
                 }
                 double err = 0.0;
                 for (int i = 0; i < nb; i++)

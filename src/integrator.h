@@ -8,7 +8,7 @@
 #include <cvodes/cvodes.h>
 #include <stddef.h>
 
-#include "cradle/sim.h"
+#include "sim-priv.h"
 
 /* CVodeInit at τ = 0 with the quadratures (error-controlled, same tolerances),
  * user data, tolerances and a step cap; CVODE's own messages go to @p err (a

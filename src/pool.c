@@ -15,7 +15,7 @@
  * list is rebuilt exactly then, and the integrator restarts with the new
  * Jacobian pattern (rebuilds are rare; each is counted).
  */
-#include "cradle/pool.h"
+#include "pool-priv.h"
 
 #include <cvodes/cvodes.h>
 #include <math.h>
@@ -1921,6 +1921,11 @@ static void pe_scales(const void *e, double *length, double *speed, double *time
         *time = p->T;
 }
 
+static int pe_check_jacobian(void *e, double *max_rel)
+{
+    return cr_pool_check_jacobian(((pool_engine *)e)->pool, max_rel);
+}
+
 const cr_engine_ops cr_pool_engine = {
     .name = "pool",
     .create = pe_create,
@@ -1952,20 +1957,6 @@ const cr_engine_ops cr_pool_engine = {
     .settle_time = pe_settle,
     .stats = pe_stats,
     .scales = pe_scales,
+    .check_jacobian = pe_check_jacobian,
 };
 
-int cr_pool_debug_check_jacobian(const cr_model *model, double t_stop, double *max_rel,
-                                 char *msg, size_t msglen)
-{
-    cr_pool *p = cr_pool_create_from_model(model, msg, msglen);
-    if (!p)
-        return CR_ERR_MODEL;
-    cr_pool_set_linear_solver(p, CR_SOLVER_KLU);
-    int rc = cr_pool_run(p, t_stop);
-    if (rc == CR_OK)
-        rc = cr_pool_check_jacobian(p, max_rel);
-    if (rc != CR_OK)
-        cr_set_msg(msg, msglen, "%s", cr_pool_last_error(p));
-    cr_pool_destroy(p);
-    return rc;
-}

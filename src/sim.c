@@ -20,7 +20,7 @@
  *
  * Walls are fixed bodies: their acceleration factor is 0, so d and v stay 0.
  */
-#include "cradle/sim.h"
+#include "sim-priv.h"
 
 #include <cvodes/cvodes.h>
 #include <math.h>

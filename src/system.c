@@ -286,3 +286,14 @@ void cr_system_get_scales(const cr_system *sys, double *length, double *speed, d
     if (sys)
         sys->ops->scales(sys->engine, length, speed, time);
 }
+
+int cr_system_check_jacobian(cr_system *sys, double *max_rel)
+{
+    CR_CHECK(sys && max_rel, sys ? sys->err : NULL, CR_ERR_INVALID);
+    if (!sys->ops->check_jacobian) {
+        cr_set_msg(sys->err, sizeof sys->err, "the %s engine has no Jacobian check",
+                   sys->ops->name);
+        return CR_ERR_INVALID;
+    }
+    return sys->ops->check_jacobian(sys->engine, max_rel);
+}

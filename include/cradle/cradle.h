@@ -13,8 +13,6 @@
 #include "cradle/model.h"
 #include "cradle/modelfile.h"
 #include "cradle/monitor.h"
-#include "cradle/pool.h"
-#include "cradle/sim.h"
 #include "cradle/store.h"
 #include "cradle/system.h"
 

@@ -47,6 +47,8 @@ typedef struct cr_engine_ops {
     double (*settle_time)(const void *e);
     cr_run_stats (*stats)(const void *e);
     void (*scales)(const void *e, double *length, double *speed, double *time);
+    /* optional diagnostic (NULL: the engine has none): cr_system_check_jacobian */
+    int (*check_jacobian)(void *e, double *max_rel);
 } cr_engine_ops;
 
 

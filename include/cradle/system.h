@@ -181,4 +181,13 @@ CR_EXPORT cr_run_stats cr_system_get_stats(const cr_system *sys);
 CR_EXPORT void cr_system_get_scales(const cr_system *sys, double *length, double *speed,
                                     double *time);
 
+/**
+ * Diagnostic: compares the engine's analytic Jacobian at the current state with
+ * central differences of its right-hand side (dense: small systems) and gives
+ * the largest difference relative to the largest entry in @p max_rel. Call after
+ * (part of) a run. @return CR_ERR_INVALID when the engine offers no such check
+ * or cannot make it in its current state (pools: only with the KLU solver).
+ */
+CR_EXPORT int cr_system_check_jacobian(cr_system *sys, double *max_rel);
+
 #endif

@@ -1,5 +1,5 @@
 /**
- * @file pool.h
+ * @file pool-priv.h (private: the pool engine behind cr_system)
  * @brief Planar ball pools: discs in a plane, contacts between any pair found
  * by a cell-list neighbour search with a skin, fixed walls (half-planes),
  * integrated with CVODES and a sparse (KLU) Jacobian.
@@ -16,7 +16,7 @@
 #include "cradle/common.h"
 #include "cradle/contact.h"
 #include "cradle/model.h"
-#include "cradle/sim.h"
+#include "sim-priv.h"
 
 typedef struct cr_pool cr_pool;
 
@@ -35,79 +35,79 @@ typedef struct {
  * them with CR_ERR_MODEL before it integrates anything. @return NULL with the
  * reason.
  */
-CR_EXPORT cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen);
+cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen);
 /** A pool of @p n discs with one contact law (a dim-2 model built on the spot). */
-CR_EXPORT cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params *law,
+cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params *law,
                                   char *msg, size_t msglen);
-CR_EXPORT void cr_pool_destroy(cr_pool *p);
+void cr_pool_destroy(cr_pool *p);
 
 /**
  * Adds a fixed wall: the half-plane n·p ≥ offset is free space for the disc
  * surfaces (disc i overlaps the wall by offset + rᵢ − n·pᵢ). @p nx, @p ny need not
  * be unit. Every disc must start inside every wall (CR_ERR_MODEL otherwise).
  */
-CR_EXPORT int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
+int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
 /** As cr_pool_add_wall, with the wall's own contact law (NULL: the discs' law). */
-CR_EXPORT int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
+int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
                                    const cr_contact_params *law);
-CR_EXPORT int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
+int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
 /** Linear solver of the Newton iterations (cr_linear_solver, model.h). */
-CR_EXPORT int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver);
+int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver);
 /** Neighbour-list skin relative to the largest radius (default 0.5). */
-CR_EXPORT int cr_pool_set_skin(cr_pool *p, double rel_skin);
+int cr_pool_set_skin(cr_pool *p, double rel_skin);
 /**
  * Integrates to @p t_end (s). With t_end ≤ 0 the run ends when no contact is
  * loaded and no pair of discs (nor disc and wall) approaches on a collision
  * course; that check is O(N²) and limited to N ≤ 2000; with gravity an end
  * time is needed.
  */
-CR_EXPORT int cr_pool_run(cr_pool *p, double t_end);
+int cr_pool_run(cr_pool *p, double t_end);
 /** Called at t = 0, every output interval and the end; non-zero stops the run. */
 typedef int (*cr_pool_output_fn)(const cr_pool *pool, void *user);
 /** Output interval in s (≤ 0: δ* /(4V), but at least t_end/1000 when t_end is given). */
-CR_EXPORT int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user);
+int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user);
 /** Async-signal-safe: asks a running cr_pool_run to stop (CR_ERR_INTERRUPTED). */
-CR_EXPORT void cr_pool_request_stop(cr_pool *p);
-CR_EXPORT const char *cr_pool_last_error(const cr_pool *p);
+void cr_pool_request_stop(cr_pool *p);
+const char *cr_pool_last_error(const cr_pool *p);
 /** Why the run ended ("end time reached", "all contacts open and separating", …). */
-CR_EXPORT const char *cr_pool_end_reason(const cr_pool *p);
+const char *cr_pool_end_reason(const cr_pool *p);
 
-CR_EXPORT size_t cr_pool_disc_count(const cr_pool *p);
-CR_EXPORT double cr_pool_get_time(const cr_pool *p);
+size_t cr_pool_disc_count(const cr_pool *p);
+double cr_pool_get_time(const cr_pool *p);
 /** Positions and velocities, 2N values each (x₀, y₀, x₁, …). */
-CR_EXPORT void cr_pool_get_positions(const cr_pool *p, double *xy);
-CR_EXPORT void cr_pool_get_velocities(const cr_pool *p, double *vxy);
-CR_EXPORT double cr_pool_kinetic_energy(const cr_pool *p);
-CR_EXPORT double cr_pool_potential_energy(const cr_pool *p);
-CR_EXPORT double cr_pool_dissipated_work(const cr_pool *p);
-CR_EXPORT void cr_pool_momentum(const cr_pool *p, double *px, double *py);
+void cr_pool_get_positions(const cr_pool *p, double *xy);
+void cr_pool_get_velocities(const cr_pool *p, double *vxy);
+double cr_pool_kinetic_energy(const cr_pool *p);
+double cr_pool_potential_energy(const cr_pool *p);
+double cr_pool_dissipated_work(const cr_pool *p);
+void cr_pool_momentum(const cr_pool *p, double *px, double *py);
 
 /**
  * Contacts that have ever been candidates, numbered in order of appearance:
  * disc pairs (i, j) with i < j, or disc i and wall w (j = −1 − w).
  */
-CR_EXPORT size_t cr_pool_contact_count(const cr_pool *p);
-CR_EXPORT void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j);
+size_t cr_pool_contact_count(const cr_pool *p);
+void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j);
 /** ∫ f dt (N s) and ∫ f n dt (2 values) of contact k since t = 0. */
-CR_EXPORT double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vector);
+double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vector);
 /** Events (their `contact` field indexes the contacts above). */
-CR_EXPORT size_t cr_pool_event_count(const cr_pool *p);
-CR_EXPORT const cr_event *cr_pool_events(const cr_pool *p);
-CR_EXPORT cr_sim_stats cr_pool_get_stats(const cr_pool *p);
+size_t cr_pool_event_count(const cr_pool *p);
+const cr_event *cr_pool_events(const cr_pool *p);
+cr_sim_stats cr_pool_get_stats(const cr_pool *p);
 /** Neighbour-list rebuilds so far (each restarts the integrator). */
-CR_EXPORT long cr_pool_rebuilds(const cr_pool *p);
+long cr_pool_rebuilds(const cr_pool *p);
 
 /**
  * Overlap δ, rate δ̇, force and whether contact @p k is loaded (f > 0 with δ above
  * the event margin), at the current state. Contacts out of the candidate list are
  * open: δ < 0, f = 0.
  */
-CR_EXPORT void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate,
+void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate,
                                      double *force, int *loaded);
 /** Current unit normal of contact @p k: from disc i towards j, or the wall's. */
-CR_EXPORT void cr_pool_contact_normal(const cr_pool *p, size_t k, double *n);
+void cr_pool_contact_normal(const cr_pool *p, size_t k, double *n);
 /** Masses and radii of the discs (N values each; either may be NULL). */
-CR_EXPORT void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius);
+void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius);
 
 /**
  * Called after every root return, once its events are recorded (indices
@@ -115,19 +115,13 @@ CR_EXPORT void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius)
  * cr_sim_event_fn.
  */
 typedef int (*cr_pool_event_fn)(const cr_pool *pool, size_t first, void *user);
-CR_EXPORT int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *user);
+int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *user);
 /**
  * Diagnostic: compares the analytic sparse Jacobian at the current state with
  * central differences of the right-hand side (dense, O(N²): small pools) and
  * returns in @p max_rel the largest difference relative to the largest entry.
  * Call after cr_pool_run with the KLU solver (CR_ERR_INVALID otherwise).
  */
-CR_EXPORT int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
-/**
- * Diagnostic hook for tests: builds the pool of @p model, runs it to @p t_stop
- * and compares its Jacobian there (cr_pool_check_jacobian; KLU is forced).
- */
-CR_EXPORT int cr_pool_debug_check_jacobian(const cr_model *model, double t_stop,
-                                           double *max_rel, char *msg, size_t msglen);
+int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 
 #endif
