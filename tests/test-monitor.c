@@ -321,6 +321,29 @@ static void segmentation(void)
     done(&r);
 }
 
+/* Two collisions that meet merge into one episode: the older start and its
+ * reference contact are kept. Contact 2 closes at 1e-5 s, contact 0 at 2e-5 s,
+ * and contact 1 while both are loaded (a contact lasts ~6e-4 s here). */
+static void merging(void)
+{
+    const double m[4] = {1, 1, 1, 1}, v[4] = {1, 0, 0, -1};
+    const double x[4] = {0, 0.02 + 2e-5, 0.04 + 3e-5, 0.06 + 4e-5};
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1e9, 1.5, 0.0, CR_RELEASE_GAP);
+    run_t r = run(chain(4, m, x, v, &law), 1e-12, 1e-14, 0.0);
+    cr_episode_info in = {0};
+    size_t nb = 0, nr = 0;
+    CHECK(cr_monitor_episode_count(r.mon) == 1 && cr_monitor_get_episode(r.mon, 0, &in) == CR_OK,
+          "merged: one episode, got %zu", cr_monitor_episode_count(r.mon));
+    cr_monitor_bodies(r.mon, 0, &nb);
+    cr_monitor_contacts(r.mon, 0, &nr);
+    CHECK(in.reference == 2 && nb == 4 && nr == 3, "the older collision's reference (2), 4 balls");
+    CHECK_REL(in.t_start, 1e-5, 1e-9, "starts when the right pair closes: gap / speed");
+    CHECK_REL(in.kappa, 1.0, 1e-9, "undamped: kappa = 1");
+    CHECK(balance(r.mon, 0, 1, 0) < 1e-10, "merged: impulse balance %.3g", balance(r.mon, 0, 1, 0));
+    done(&r);
+}
+
 /* Impulse balance on every episode of a damped, decorated chain. */
 static void decorated(void)
 {
@@ -769,6 +792,7 @@ int main(void)
     two_balls("damped Hertz, force", &law, NAN);
     three_balls();
     segmentation();
+    merging();
     decorated();
     glocker_rods();
     two_pendulums();
