@@ -349,6 +349,16 @@ static int merge(cr_monitor *m, episode *dst, episode *src)
     }
     dst->has_preload |= src->has_preload;
     dst->pending = 0;
+    /* the list stays in start order: dst takes the older one's place */
+    size_t id = 0, is = 0;
+    while (m->ep[id] != dst)
+        id++;
+    while (m->ep[is] != src)
+        is++;
+    if (id > is) {
+        m->ep[is] = dst;
+        m->ep[id] = src;
+    }
     drop_from(m->ep, &m->nep, src);
     drop_from(m->act, &m->nact, src);
     free_episode(src);
@@ -765,6 +775,11 @@ static int finalize(cr_monitor *m, episode *e, int complete)
     release(m, e);
     if (build_bodies(m, e) != CR_OK)
         return nomem(m);
+    /* events after the state the episode ended on (a group held for the
+     * settling time keeps ringing) are not the episode's */
+    const cr_event *ev = cr_system_events(m->sys);
+    while (e->nev > 0 && ev[e->ev[e->nev - 1]].t > e->t1)
+        e->nev--;
     e->info.t_end = e->t1;
     e->info.complete = complete;
     e->info.event_count = e->nev;

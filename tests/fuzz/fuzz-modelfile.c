@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: the model-file readers (chains and pools) on arbitrary bytes.
+ * libFuzzer target: the model-file reader (chains and pools) on arbitrary bytes.
  * Beyond "no crash, no leak, no hang" (ASan, UBSan, LSan, -timeout) it asserts
  * the readers' promise: a refusal is one line naming the file.
  */
@@ -17,16 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *text = (const char *)data;
     int rc;
     msg[0] = '\0';
-    if (cr_modelfile_is_pool(text, size)) {
-        cr_pool *pool = NULL;
-        cr_pool_settings set;
-        rc = cr_modelfile_parse_pool(text, size, "fuzz.yaml", &pool, &set, msg, sizeof msg);
-        cr_pool_destroy(pool);
-    } else {
-        cr_model *m = NULL;
-        rc = cr_modelfile_parse(text, size, "fuzz.yaml", &m, msg, sizeof msg);
-        cr_model_destroy(m);
-    }
+    cr_model *m = NULL; /* one reader for chains and pools */
+    rc = cr_modelfile_parse(text, size, "fuzz.yaml", &m, msg, sizeof msg);
+    cr_model_destroy(m);
     if (rc != CR_OK && (strncmp(msg, "fuzz.yaml", 9) != 0 || strchr(msg, '\n')))
         abort(); /* a refusal that does not name the file on one line */
     return 0;
