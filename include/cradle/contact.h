@@ -2,7 +2,7 @@
  * @file contact.h
  * @brief The compliant normal contact law f = K δⁿ + C δᵐ δ̇ (m = n − 1 by default).
  *
- * ../shared/seeds/001_e08116da91db305f.txt (eq. 20). δ is the overlap (positive when
+ * Acary & Taha 2005 (eq. 20). δ is the overlap (positive when
  * the bodies interpenetrate), δ̇ > 0 is compression. The module knows nothing about
  * bodies: it maps (δ, δ̇) to a force and its partial derivatives.
  */

@@ -5,7 +5,7 @@
  * An impact configuration holds, in the coordinates of the model: the mass
  * matrix M (n × n, symmetric positive definite), the constraint gradients W
  * (n × m, one column wᵢ per closed contact, gᵢ ≥ 0 admissible), optional
- * kinematic excitation terms ŵ (../shared/seeds/003_eec1a2ecbe7b58dc.txt eq. 4:
+ * kinematic excitation terms ŵ (Glocker GDI eq. 4:
  * γᵢ = wᵢᵀu + ŵᵢ) and the pre-impact velocity u⁻. A law maps it to u⁺ and
  * the contact impulses P with M(u⁺ − u⁻) = W P. The module knows nothing about
  * compliant contacts.
