@@ -13,17 +13,21 @@
 #define SHOWN_EPISODES 20
 #define SHOWN_RECORDS 12
 
-/* Body i's velocity as "0.123456" (1-D) or "(0.1, 0.2)" (2-D). */
+/* A vector as " 0.123456" (1-D) or " (0.1, 0.2)" (2-D), each number in @p fmt. */
+static void print_in(const double *v, int dim, const char *fmt)
+{
+    printf(dim == 1 ? " " : " (");
+    for (int d = 0; d < dim; d++) {
+        printf(d ? ", " : "");
+        printf(fmt, v[d]);
+    }
+    printf(dim == 1 ? "" : ")");
+}
+
+/* Body velocities: six decimals, as the summary has always shown them. */
 static void print_vector(const double *v, int dim)
 {
-    if (dim == 1) {
-        printf(" %.6f", v[0]);
-        return;
-    }
-    printf(" (%.6f", v[0]);
-    for (int d = 1; d < dim; d++)
-        printf(", %.6f", v[d]);
-    printf(")");
+    print_in(v, dim, "%.6f");
 }
 
 static void print_law_line(const run_info *info, const cr_system *sys)
@@ -74,9 +78,9 @@ static void print_balances(const run_info *info, const cr_system *sys)
         p0 += info->p0[d] * info->p0[d];
     }
     printf("  momentum: p0 =");
-    print_vector(info->p0, dim);
+    print_in(info->p0, dim, "%.9g");
     printf(", p =");
-    print_vector(p, dim);
+    print_in(p, dim, "%.9g");
     if (momentum_conserved(info, sys))
         printf(" N s; balance %.2e (relative)\n", p0 > 0 ? sqrt(dp / p0) : sqrt(dp));
     else
