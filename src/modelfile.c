@@ -767,7 +767,7 @@ static int cmp_cell(const void *a, const void *b)
 
 static int64_t cell_of(double x, double y, double h, int64_t dx, int64_t dy)
 {
-    return ((int64_t)floor(x / h) + dx) * 4294967311LL + (int64_t)floor(y / h) + dy;
+    return cr_cell_key(cr_cell_index(x, h) + dx, cr_cell_index(y, h) + dy);
 }
 
 /* The first pair (by the later disc's index) whose discs interpenetrate beyond

@@ -901,11 +901,6 @@ static int cmp_cell(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int64_t cell_key(int64_t cx, int64_t cy)
-{
-    return cx * 4294967311LL + cy; /* a prime stride: distinct for |cy| < 2³¹ */
-}
-
 static int nbr_push(cr_pool *p, size_t i, size_t j)
 {
     if (p->nnbr[i] == p->nbrcap[i]) {
@@ -970,11 +965,11 @@ static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells,
 {
     size_t n = p->n;
     double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
-    int64_t cx = (int64_t)floor(xi / h), cy = (int64_t)floor(yi / h);
+    int64_t cx = cr_cell_index(xi, h), cy = cr_cell_index(yi, h);
     int rc = CR_OK;
     for (int64_t dx = -1; dx <= 1; dx++)
         for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
-            int64_t key = cell_key(cx + dx, cy + dy);
+            int64_t key = cr_cell_key(cx + dx, cy + dy);
             size_t lo = 0, hi = n; /* first entry with this key */
             while (lo < hi) {
                 size_t mid = (lo + hi) / 2;
@@ -1008,7 +1003,7 @@ static int find_candidates(cr_pool *p, candidates *cd)
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         double x = p->x0[i] + p->L * y[4 * i], yy = p->y0[i] + p->L * y[4 * i + 1];
-        cells[i].key = cell_key((int64_t)floor(x / h), (int64_t)floor(yy / h));
+        cells[i].key = cr_cell_key(cr_cell_index(x, h), cr_cell_index(yy, h));
         cells[i].i = i;
         p->nnbr[i] = 0;
     }

@@ -2,7 +2,9 @@
 #ifndef CRADLE_PRIV_H
 #define CRADLE_PRIV_H
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cradle/common.h"
@@ -40,6 +42,21 @@ static inline double cr_root_nonzero(double g)
     /* not a power of two: CVODE's Illinois step scales the left value by powers
      * of two, and must never meet the right value exactly (0/0) */
     return g != 0.0 ? g : 1e-300;
+}
+
+/* Cell lists (the pool engine's neighbour search, the model file's overlap
+ * check): the cell of a coordinate, clamped so that absurd positions cannot
+ * overflow the conversion, and a hash key of a cell pair computed with unsigned
+ * wrap-around (a prime stride keeps keys distinct for |cy| < 2³¹). */
+static inline int64_t cr_cell_index(double x, double h)
+{
+    double c = floor(x / h);
+    return c > 1e15 ? (int64_t)1e15 : (c < -1e15 ? -(int64_t)1e15 : (int64_t)c);
+}
+
+static inline int64_t cr_cell_key(int64_t cx, int64_t cy)
+{
+    return (int64_t)((uint64_t)cx * 4294967311ULL + (uint64_t)cy);
 }
 
 /* Writes a formatted message into a fixed buffer (never fails, truncates). */

@@ -64,7 +64,8 @@ static int record(const cr_system *sys, int is_event, size_t first, recording *r
     f->stats = cr_system_get_stats(sys);
     r->nev = cr_system_event_count(sys);
     r->ev = realloc(r->ev, (r->nev ? r->nev : 1) * sizeof(cr_event));
-    memcpy(r->ev, cr_system_events(sys), r->nev * sizeof(cr_event));
+    if (r->nev)
+        memcpy(r->ev, cr_system_events(sys), r->nev * sizeof(cr_event));
     f->nev = r->nev;
     return CR_OK;
 }
