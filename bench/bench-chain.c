@@ -109,8 +109,10 @@ int main(int argc, char **argv)
     /* accuracy vs cost: error of u+ against a tolerance-converged run (BDF,
      * rtol 1e-13), for the default (BDF 1e-10) and the alternatives */
     for (int nb = 3; nb <= 5; nb += 2) {
-        printf("# %d-ball steel cradle, automatic end: error of u+ vs BDF rtol 1e-13; time ratio vs "
-               "the default (BDF, rtol 1e-10), best of 20\n", nb);
+        printf(
+            "# %d-ball steel cradle, automatic end: error of u+ vs BDF rtol 1e-13; time ratio vs "
+            "the default (BDF, rtol 1e-10), best of 20\n",
+            nb);
         printf("%6s %8s %12s %8s %12s %10s\n", "method", "rtol", "wall [s]", "steps", "max|du+|",
                "time ratio");
         cr_model *m = chain(nb, 1e-5);
@@ -128,8 +130,8 @@ int main(int argc, char **argv)
                 double best = 1e30;
                 long steps = 0;
                 for (int rep = 0; rep < 20; rep++) {
-                    cr_system *s = make(m, rtols[j], rtols[j] * 1e-2,
-                                        k ? CR_METHOD_ADAMS : CR_METHOD_BDF);
+                    cr_system *s =
+                        make(m, rtols[j], rtols[j] * 1e-2, k ? CR_METHOD_ADAMS : CR_METHOD_BDF);
                     double t0 = now();
                     cr_system_run(s, 0.0);
                     double w = now() - t0;

@@ -19,8 +19,8 @@ static double now(void)
 int main(void)
 {
     static const int sizes[] = {2, 5, 10, 50};
-    static const cr_law_id laws[] = {CR_LAW_NEWTON, CR_LAW_GLOBAL_DISSIPATION, CR_LAW_POISSON,
-                                     CR_LAW_ENERGETIC, CR_LAW_MOSTERMAN, CR_LAW_PANDREA};
+    static const cr_law_id laws[] = {CR_LAW_NEWTON,    CR_LAW_GLOBAL_DISSIPATION, CR_LAW_POISSON,
+                                     CR_LAW_ENERGETIC, CR_LAW_MOSTERMAN,          CR_LAW_PANDREA};
     cr_law_result *res = cr_law_result_create();
     double base = 0.0;
     printf("# rigid laws on an (m+1)-ball chain, unit masses, e = 0.9\n");

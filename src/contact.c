@@ -3,8 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-void cr_contact_params_init(cr_contact_params *p, double K, double n, double C,
-                            cr_release release)
+void cr_contact_params_init(cr_contact_params *p, double K, double n, double C, cr_release release)
 {
     p->K = K;
     p->n = n;

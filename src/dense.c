@@ -19,14 +19,14 @@ int cr_dense_cholesky_solve(const double *L, size_t n, double *B, size_t nrhs)
 
 void cr_dense_lower_solve(const double *L, size_t n, double *B, size_t nrhs)
 {
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)n,
-                (int)nrhs, 1.0, L, (int)n, B, (int)n);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)n, (int)nrhs,
+                1.0, L, (int)n, B, (int)n);
 }
 
 void cr_dense_atb(const double *A, const double *B, size_t k, size_t m, size_t n, double *C)
 {
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)k,
-                B, (int)k, 0.0, C, (int)m);
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)k, B,
+                (int)k, 0.0, C, (int)m);
 }
 
 void cr_dense_gemv(const double *A, size_t m, size_t n, const double *x, double *y)
@@ -47,10 +47,10 @@ static int ls_on_set(const double *A, size_t m, const double *b, const size_t *s
     memcpy(work_b, b, m * sizeof(double));
     lapack_int *jpvt = calloc(np ? np : 1, sizeof(lapack_int));
     lapack_int rank;
-    int info = jpvt ? (int)LAPACKE_dgelsy(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)np, 1,
-                                          work_a, (lapack_int)m, work_b, (lapack_int)ldb, jpvt,
-                                          1e-13, &rank)
-                    : -1;
+    int info = jpvt
+                   ? (int)LAPACKE_dgelsy(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)np, 1, work_a,
+                                         (lapack_int)m, work_b, (lapack_int)ldb, jpvt, 1e-13, &rank)
+                   : -1;
     free(jpvt);
     for (size_t k = 0; k < np; k++)
         z[k] = work_b[k];

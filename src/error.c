@@ -13,8 +13,8 @@
 const char *cr_strerror(int code)
 {
     switch (code) {
-#define CR_X_CASE(name, value, text)                                           \
-    case value:                                                                \
+#define CR_X_CASE(name, value, text)                                                               \
+    case value:                                                                                    \
         return text;
         CR_ERROR_LIST(CR_X_CASE)
 #undef CR_X_CASE

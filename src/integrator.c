@@ -7,14 +7,13 @@
 
 /* CVODE hands its message to this handler before returning the flag: keep it in
  * the owner's buffer so the error the user sees says why. */
-static void error_handler(int code, const char *module, const char *function, char *msg,
-                          void *user)
+static void error_handler(int code, const char *module, const char *function, char *msg, void *user)
 {
     cr_set_msg(user, CR_ERRMSG_LEN, "%s %s (flag %d): %s", module, function, code, msg);
 }
 
-int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ,
-                  void *user, double rtol, double atol, char *err)
+int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ, void *user,
+                  double rtol, double atol, char *err)
 {
     CVodeSetErrHandlerFn(mem, error_handler, err);
     int flag = CVodeInit(mem, rhs, 0.0, y);

@@ -13,8 +13,8 @@
 /* CVodeInit at τ = 0 with the quadratures (error-controlled, same tolerances),
  * user data, tolerances and a step cap; CVODE's own messages go to @p err (a
  * CR_ERRMSG_LEN buffer), to be quoted by cr_cvode_fail. Returns a CVODE flag. */
-int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ,
-                  void *user, double rtol, double atol, char *err);
+int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ, void *user,
+                  double rtol, double atol, char *err);
 
 /* Records "@p what failed at t = … s with FLAG: CVODE's message" in @p err;
  * returns CR_ERR_SOLVER. */

@@ -11,7 +11,7 @@
 /* Where the parts of the configuration sit in the file, for messages about the
  * built configuration (a singular M, a zero gradient) that must name a line. */
 typedef struct {
-    struct fy_node *mass;     /* the node M came from */
+    struct fy_node *mass; /* the node M came from */
     const char *mass_field;
     struct fy_node *contacts; /* the list with one item per contact, or NULL */
     const char *contacts_field;
@@ -60,8 +60,7 @@ static int line_of(struct fy_node *map, const char *key)
 }
 
 /* The required fields of a mapping, each missing one named at the mapping's line. */
-static int require(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
-                   const char *const *keys)
+static int require(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const char *const *keys)
 {
     for (const char *const *k = keys; *k; k++)
         if (!cr_yaml_child(map, *k)) {
@@ -76,8 +75,7 @@ static int require(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
 static int check_length(cr_yaml_ctx *ps, struct fy_node *node, const char *field, size_t max,
                         const char *what)
 {
-    if (node && fy_node_is_sequence(node) &&
-        (size_t)fy_node_sequence_item_count(node) > max)
+    if (node && fy_node_is_sequence(node) && (size_t)fy_node_sequence_item_count(node) > max)
         return cr_yaml_fail(ps, cr_yaml_line(node), field,
                             "%d %s: more than the law core's limit of %zu (docs/errors.md)",
                             fy_node_sequence_item_count(node), what, max);
@@ -109,8 +107,8 @@ static double *vectors(cr_yaml_ctx *ps, struct fy_node *node, const char *field,
 {
     *rows = 0;
     if (!node || !fy_node_is_sequence(node)) {
-        cr_yaml_fail(ps, cr_yaml_line(node), field, node ? "must be a list of lists"
-                                                         : "missing required field");
+        cr_yaml_fail(ps, cr_yaml_line(node), field,
+                     node ? "must be a list of lists" : "missing required field");
         return NULL;
     }
     if (check_length(ps, node, field, max_rows, "rows") != CR_OK)
@@ -146,23 +144,21 @@ static double *vectors(cr_yaml_ctx *ps, struct fy_node *node, const char *field,
 }
 
 /* Masses (or moments) must be positive; each is named by its index. */
-static int positive_items(cr_yaml_ctx *ps, struct fy_node *list, const char *field,
-                          const double *v, size_t n)
+static int positive_items(cr_yaml_ctx *ps, struct fy_node *list, const char *field, const double *v,
+                          size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!(v[i] > 0)) {
             char f[96];
             snprintf(f, sizeof f, "%s[%zu]", field, i);
-            struct fy_node *item = fy_node_is_sequence(list)
-                                       ? fy_node_sequence_get_by_index(list, (int)i)
-                                       : list;
+            struct fy_node *item =
+                fy_node_is_sequence(list) ? fy_node_sequence_get_by_index(list, (int)i) : list;
             return cr_yaml_fail(ps, cr_yaml_line(item), f, "must be positive (got %g)", v[i]);
         }
     return CR_OK;
 }
 
-static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
-                       origin *o)
+static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c, origin *o)
 {
     static const char *const keys[] = {"masses", "velocities", NULL};
     if (cr_yaml_need_map(ps, map, line, "chain") || cr_yaml_check_keys(ps, map, "chain", keys) ||
@@ -193,8 +189,7 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcas
     return ps->rc;
 }
 
-static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
-                       origin *o)
+static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c, origin *o)
 {
     static const char *const keys[] = {"masses", "positions", "velocities", "contacts", NULL};
     if (cr_yaml_need_map(ps, map, line, "discs") || cr_yaml_check_keys(ps, map, "discs", keys) ||
@@ -208,11 +203,10 @@ static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcas
     double *m = check_length(ps, mn, "discs.masses", maxd, "discs (2 dofs each)") == CR_OK
                     ? numbers(ps, mn, "discs.masses", maxd, &nm)
                     : NULL;
-    double *xy = m ? vectors(ps, cr_yaml_child(map, "positions"), "discs.positions", 2, maxd, &np)
-                   : NULL;
-    double *u = xy ? vectors(ps, cr_yaml_child(map, "velocities"), "discs.velocities", 2, maxd,
-                             &nv)
-                   : NULL;
+    double *xy =
+        m ? vectors(ps, cr_yaml_child(map, "positions"), "discs.positions", 2, maxd, &np) : NULL;
+    double *u =
+        xy ? vectors(ps, cr_yaml_child(map, "velocities"), "discs.velocities", 2, maxd, &nv) : NULL;
     double *pr = u ? vectors(ps, cn, "discs.contacts", 2, CR_LAW_MAX_CONTACTS, &nc) : NULL;
     size_t *pairs = pr ? malloc((nc ? nc : 1) * 2 * sizeof(size_t)) : NULL;
     if (pairs && np != nm)
@@ -247,13 +241,17 @@ static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcas
         double dy = xy[2 * (size_t)b + 1] - xy[2 * (size_t)a + 1];
         if (!(hypot(dx, dy) > 0.0) || !isfinite(hypot(dx, dy)))
             cr_yaml_fail(ps, line, f,
-                         "discs %g and %g are at the same position: the contact has no normal",
-                         a, b);
+                         "discs %g and %g are at the same position: the contact has no normal", a,
+                         b);
     }
     if (pairs && ps->rc == CR_OK) {
         c->imp = cr_impact_create_discs(nm, m, xy, nc, pairs, u);
-        *o = (origin){mn, "discs.masses", cn, "discs.contacts",
-                      cr_yaml_child(map, "velocities"), "discs.velocities"};
+        *o = (origin){mn,
+                      "discs.masses",
+                      cn,
+                      "discs.contacts",
+                      cr_yaml_child(map, "velocities"),
+                      "discs.velocities"};
     }
     free(m);
     free(xy);
@@ -264,8 +262,8 @@ static int parse_discs(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcas
 }
 
 /* Gradients that are zero vectors constrain nothing (the law would divide by 0). */
-static int nonzero_rows(cr_yaml_ctx *ps, struct fy_node *list, const char *field,
-                        const double *v, size_t rows, size_t k)
+static int nonzero_rows(cr_yaml_ctx *ps, struct fy_node *list, const char *field, const double *v,
+                        size_t rows, size_t k)
 {
     for (size_t r = 0; r < rows; r++) {
         int zero = 1;
@@ -274,15 +272,14 @@ static int nonzero_rows(cr_yaml_ctx *ps, struct fy_node *list, const char *field
         if (zero) {
             char f[96];
             snprintf(f, sizeof f, "%s[%zu]", field, r);
-            return cr_yaml_fail(ps, cr_yaml_line(fy_node_sequence_get_by_index(list, (int)r)),
-                                f, "a zero gradient: the contact constrains no velocity");
+            return cr_yaml_fail(ps, cr_yaml_line(fy_node_sequence_get_by_index(list, (int)r)), f,
+                                "a zero gradient: the contact constrains no velocity");
         }
     }
     return CR_OK;
 }
 
-static int parse_system(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
-                        origin *o)
+static int parse_system(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c, origin *o)
 {
     static const char *const keys[] = {"mass", "gradients", "velocity", "excitation", NULL};
     static const char *const needed[] = {"mass", "gradients", "velocity", NULL};
@@ -309,8 +306,8 @@ static int parse_system(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawca
     }
     if (M && n == 0)
         cr_yaml_fail(ps, line_of(map, "mass"), "system.mass", "an empty mass matrix");
-    double *u = M && ps->rc == CR_OK ? numbers(ps, vnode, "system.velocity", CR_LAW_MAX_DOFS, &nu)
-                                     : NULL;
+    double *u =
+        M && ps->rc == CR_OK ? numbers(ps, vnode, "system.velocity", CR_LAW_MAX_DOFS, &nu) : NULL;
     if (u && nu != n)
         cr_yaml_fail(ps, line_of(map, "velocity"), "system.velocity",
                      "one value per dof: system.mass has %zu, got %zu", n, nu);
@@ -359,8 +356,7 @@ static int vec3(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const c
     cr_yaml_path(f, sizeof f, where, key);
     struct fy_node *n = cr_yaml_child(map, key);
     if (!n)
-        return required ? cr_yaml_fail(ps, cr_yaml_line(map), f, "missing required field")
-                        : CR_OK;
+        return required ? cr_yaml_fail(ps, cr_yaml_line(map), f, "missing required field") : CR_OK;
     size_t got;
     if (fy_node_is_sequence(n) && fy_node_sequence_item_count(n) != 3)
         return cr_yaml_fail(ps, line_of(map, key), f, "needs 3 numbers, got %d",
@@ -425,8 +421,7 @@ static int parse_rigid_contact(cr_yaml_ctx *ps, struct fy_node *cl, size_t i, si
     return CR_OK;
 }
 
-static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c,
-                       origin *o)
+static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcase *c, origin *o)
 {
     static const char *const keys[] = {"bodies", "contacts", "pin", NULL};
     if (cr_yaml_need_map(ps, map, line, "rigid") || cr_yaml_check_keys(ps, map, "rigid", keys))
@@ -436,8 +431,8 @@ static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *map, int line, cr_lawcas
         return cr_yaml_fail(ps, bl ? line_of(map, "bodies") : cr_yaml_line(map), "rigid.bodies",
                             "needs a non-empty list of bodies");
     if (!cl || !fy_node_is_sequence(cl) || fy_node_sequence_item_count(cl) == 0)
-        return cr_yaml_fail(ps, cl ? line_of(map, "contacts") : cr_yaml_line(map),
-                            "rigid.contacts", "needs a non-empty list of contacts");
+        return cr_yaml_fail(ps, cl ? line_of(map, "contacts") : cr_yaml_line(map), "rigid.contacts",
+                            "needs a non-empty list of contacts");
     if (check_length(ps, bl, "rigid.bodies", CR_LAW_MAX_DOFS / 6, "bodies (6 dofs each)") ||
         check_length(ps, cl, "rigid.contacts", CR_LAW_MAX_CONTACTS, "contacts"))
         return ps->rc;
@@ -495,7 +490,7 @@ static double *per_contact(cr_yaml_ctx *ps, struct fy_node *node, const char *fi
 
 static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawcase *c)
 {
-    static const char *const keys[] = {"restitution", "kappa",      "alpha",       "reference",
+    static const char *const keys[] = {"restitution", "kappa",      "alpha",        "reference",
                                        "eta",         "max_stages", "max_outcomes", NULL};
     cr_law_params_init(&c->params);
     if (!map)
@@ -510,8 +505,7 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawc
         if (!c->restitutions)
             return ps->rc;
         c->params.restitutions = c->restitutions;
-    } else if (cr_yaml_number(ps, map, line, "law", "restitution", 0, 0,
-                              &c->params.restitution)) {
+    } else if (cr_yaml_number(ps, map, line, "law", "restitution", 0, 0, &c->params.restitution)) {
         return ps->rc;
     } else if (!(c->params.restitution >= 0.0 && c->params.restitution <= 1.0)) {
         return cr_yaml_fail(ps, line_of(map, "restitution"), "law.restitution",
@@ -536,8 +530,8 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawc
         cr_yaml_count_in(ps, map, line, "law", "max_outcomes", 0, 1, CR_LAW_MAX_OUTCOMES, &outs))
         return ps->rc;
     if (!(c->params.kappa >= 0.0))
-        return cr_yaml_fail(ps, line_of(map, "kappa"), "law.kappa",
-                            "must be >= 0 (T+/T-; got %g)", c->params.kappa);
+        return cr_yaml_fail(ps, line_of(map, "kappa"), "law.kappa", "must be >= 0 (T+/T-; got %g)",
+                            c->params.kappa);
     if ((size_t)ref >= m)
         return cr_yaml_fail(ps, line_of(map, "reference"), "law.reference",
                             "no contact %ld (contacts 0 to %zu)", ref, m - 1);
@@ -569,8 +563,8 @@ static int check_built(cr_yaml_ctx *ps, cr_lawcase *c, const origin *o)
 int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawcase **out,
                      char *msg, size_t msglen)
 {
-    static const char *const top[] = {"name", "description", "chain", "discs", "system",
-                                      "rigid", "law", NULL};
+    static const char *const top[] = {"name",   "description", "chain", "discs",
+                                      "system", "rigid",       "law",   NULL};
     static const char *const kinds[] = {"chain", "discs", "system", "rigid"};
     cr_yaml_ctx ps = {.file = filename ? filename : "<case>", .msg = msg, .msglen = msglen};
     if (!out) {
@@ -597,17 +591,24 @@ int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawc
                 continue;
             if (found++) {
                 cr_yaml_fail(&ps, line_of(root, kinds[k]), kinds[k],
-                             "give one of chain, discs, system, rigid (%s is given too)",
-                             c->kind);
+                             "give one of chain, discs, system, rigid (%s is given too)", c->kind);
                 break;
             }
             c->kind = kinds[k];
             int line = line_of(root, kinds[k]);
             switch (k) {
-            case 0: parse_chain(&ps, node, line, c, &o); break;
-            case 1: parse_discs(&ps, node, line, c, &o); break;
-            case 2: parse_system(&ps, node, line, c, &o); break;
-            default: parse_rigid(&ps, node, line, c, &o); break;
+            case 0:
+                parse_chain(&ps, node, line, c, &o);
+                break;
+            case 1:
+                parse_discs(&ps, node, line, c, &o);
+                break;
+            case 2:
+                parse_system(&ps, node, line, c, &o);
+                break;
+            default:
+                parse_rigid(&ps, node, line, c, &o);
+                break;
             }
         }
         if (!found)

@@ -97,8 +97,7 @@ static int all_finite(const double *v, size_t k)
 
 int cr_impact_set_mass(cr_impact *imp, const double *M)
 {
-    CR_CHECK(imp && M && all_finite(M, imp->n * imp->n), imp ? imp->err : NULL,
-             CR_ERR_INVALID);
+    CR_CHECK(imp && M && all_finite(M, imp->n * imp->n), imp ? imp->err : NULL, CR_ERR_INVALID);
     for (size_t i = 0; i < imp->n; i++)
         for (size_t j = 0; j < imp->n; j++) {
             if (fabs(M[i * imp->n + j] - M[j * imp->n + i]) >
@@ -337,8 +336,9 @@ static int prepare(cr_impact *imp)
         lmax = fmax(lmax, CR_AT(imp->L, n, i, i));
     }
     if (!(lmin * lmin > 1e-15 * lmax * lmax) || !isfinite(lmax))
-        return refuse(imp, -1, "mass matrix is singular to working precision (condition "
-                               "number above 1e15)");
+        return refuse(imp, -1,
+                      "mass matrix is singular to working precision (condition "
+                      "number above 1e15)");
     memcpy(imp->MiW, imp->W, n * m * sizeof(double));
     if (m)
         cr_dense_cholesky_solve(imp->L, n, imp->MiW, m);
@@ -355,18 +355,24 @@ static int prepare(cr_impact *imp)
         imp->vscale = fmax(imp->vscale, fabs(g));
         double gcc = CR_AT(imp->G, m, c, c);
         if (!(gcc > 0.0)) {
-            snprintf(why, sizeof why, "contact %zu has a zero gradient (it constrains no "
-                                      "velocity)", c);
+            snprintf(why, sizeof why,
+                     "contact %zu has a zero gradient (it constrains no "
+                     "velocity)",
+                     c);
             return refuse(imp, (long)c, why);
         }
         if (!isfinite(gcc)) {
-            snprintf(why, sizeof why, "contact %zu: WᵀM⁻¹W overflows (masses near 1e-308 "
-                                      "or gradients near 1e308)", c);
+            snprintf(why, sizeof why,
+                     "contact %zu: WᵀM⁻¹W overflows (masses near 1e-308 "
+                     "or gradients near 1e308)",
+                     c);
             return refuse(imp, (long)c, why);
         }
         if (!isfinite(g)) {
-            snprintf(why, sizeof why, "contact %zu: the relative velocity overflows "
-                                      "(velocities or gradients near 1e308)", c);
+            snprintf(why, sizeof why,
+                     "contact %zu: the relative velocity overflows "
+                     "(velocities or gradients near 1e308)",
+                     c);
             return refuse(imp, -2, why);
         }
     }
@@ -375,8 +381,9 @@ static int prepare(cr_impact *imp)
     imp->T = kinetic(imp, imp->u);
     imp->Ts = kinetic_scaled(imp, imp->u, imp->vscale);
     if (!isfinite(imp->T) || !isfinite(imp->vscale))
-        return refuse(imp, -2, "the kinetic energy overflows (masses or velocities near "
-                               "1e308)");
+        return refuse(imp, -2,
+                      "the kinetic energy overflows (masses or velocities near "
+                      "1e308)");
     imp->prepared = 1;
     return CR_OK;
 }
@@ -591,8 +598,8 @@ static void judge(cr_law_result *r, double violation, const char *what)
 }
 
 /* max over contacts of the violation of  a ≥ 0, b ≥ 0, a·b = 0, relative to scale */
-static double complementarity_violation(size_t m, const double *a, const double *b,
-                                        double scale_a, double scale_b)
+static double complementarity_violation(size_t m, const double *a, const double *b, double scale_a,
+                                        double scale_b)
 {
     double v = 0.0;
     for (size_t i = 0; i < m; i++) {
@@ -677,7 +684,8 @@ static int law_global_dissipation_eps(cr_impact *imp, double eps, cr_law_result 
     int rc = CR_OK;
     double *B = malloc(n * m * sizeof(double) + 8), *x = malloc(n * sizeof(double));
     double *lam = malloc((m + 1) * sizeof(double)), *u = malloc(n * sizeof(double));
-    double *c = malloc((n > m ? n : m) * sizeof(double) + 8), *Bt = malloc(n * m * sizeof(double) + 8);
+    double *c = malloc((n > m ? n : m) * sizeof(double) + 8),
+           *Bt = malloc(n * m * sizeof(double) + 8);
     double *g = malloc((m + 1) * sizeof(double)), *sv = malloc((m + n) * sizeof(double));
     if (!B || !x || !lam || !u || !c || !Bt || !g || !sv) {
         rc = CR_ERR_NOMEM;
@@ -702,8 +710,8 @@ static int law_global_dissipation_eps(cr_impact *imp, double eps, cr_law_result 
         memset(c, 0, (n > m ? n : m) * sizeof(double));
         memcpy(c, imp->what, m * sizeof(double));
         lapack_int rank;
-        if (LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, 1, Bt, (lapack_int)m,
-                           c, (lapack_int)(n > m ? n : m), sv, 1e-13, &rank) != 0) {
+        if (LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, 1, Bt, (lapack_int)m, c,
+                           (lapack_int)(n > m ? n : m), sv, 1e-13, &rank) != 0) {
             r->status = CR_LAW_SOLVER_FAILED;
             snprintf(r->msg, sizeof r->msg, "excitation: least squares failed");
             goto done;
@@ -904,9 +912,8 @@ typedef struct {
 } seq_node;
 
 /* Newton's law on the contacts of `subset` only (bit mask over `cand`). */
-static int newton_on_subset(cr_impact *imp, const cr_law_params *p, const size_t *cand,
-                            size_t nc, unsigned mask, const double *u, double *lam,
-                            cr_law_result *r)
+static int newton_on_subset(cr_impact *imp, const cr_law_params *p, const size_t *cand, size_t nc,
+                            unsigned mask, const double *u, double *lam, cr_law_result *r)
 {
     size_t k = 0, idx[32];
     for (size_t i = 0; i < nc; i++)
@@ -1049,14 +1056,13 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
         return rc;
     if (capped) {
         r->status = CR_LAW_NOT_TERMINATED;
-        snprintf(r->msg, sizeof r->msg,
-                 "stopped at a cap (%s%s%s%s); %zu finished outcomes reported",
-                 capped & CAP_STAGES ? "a branch still impacting after max_stages, " : "",
-                 capped & CAP_BRANCHES ? "max_outcomes branches explored, " : "",
-                 capped & CAP_DISTINCT ? CR_STR(SEQ_MAX_DISTINCT) " distinct outcomes, " : "",
-                 capped & CAP_MEMORY ? "open branches hold " CR_STR(SEQ_MAX_NUMBERS) " numbers, "
-                                     : "",
-                 r->count);
+        snprintf(
+            r->msg, sizeof r->msg, "stopped at a cap (%s%s%s%s); %zu finished outcomes reported",
+            capped & CAP_STAGES ? "a branch still impacting after max_stages, " : "",
+            capped & CAP_BRANCHES ? "max_outcomes branches explored, " : "",
+            capped & CAP_DISTINCT ? CR_STR(SEQ_MAX_DISTINCT) " distinct outcomes, " : "",
+            capped & CAP_MEMORY ? "open branches hold " CR_STR(SEQ_MAX_NUMBERS) " numbers, " : "",
+            r->count);
         /* drop the last ", " */
         char *tail = strstr(r->msg, ", )");
         if (tail)
@@ -1146,8 +1152,8 @@ static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *
     double *lam = malloc(m * sizeof(double)), *Ptot = calloc(m, sizeof(double));
     char *kind = calloc(m, 1), *prev_pre = calloc(m, 1), *mark = calloc(m, 1);
     int *changed = calloc(n, sizeof(int));
-    if (!uA || !uE || !uP || !gA || !gE || !gP || !lam || !Ptot || !kind || !prev_pre ||
-        !mark || !changed) {
+    if (!uA || !uE || !uP || !gA || !gE || !gP || !lam || !Ptot || !kind || !prev_pre || !mark ||
+        !changed) {
         rc = CR_ERR_NOMEM;
         goto done;
     }
@@ -1377,16 +1383,15 @@ static void refuse_non_finite(const cr_impact *imp, cr_law_result *r)
 
 int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_result *r)
 {
-    CR_CHECK(imp && p && r && (unsigned)law < CR_LAW_COUNT, imp ? imp->err : NULL,
-             CR_ERR_INVALID);
+    CR_CHECK(imp && p && r && (unsigned)law < CR_LAW_COUNT, imp ? imp->err : NULL, CR_ERR_INVALID);
     result_reset(r, imp->n, imp->m);
     size_t cap = contact_cap(law);
     if (imp->n > CR_LAW_MAX_DOFS || imp->m > cap) {
         /* checked before prepare(), which alone is O(n³) */
         r->status = CR_LAW_TOO_LARGE;
         snprintf(r->msg, sizeof r->msg,
-                 "%zu dofs and %zu contacts: %s takes at most %d dofs and %zu contacts",
-                 imp->n, imp->m, LAWS[law].name, CR_LAW_MAX_DOFS, cap);
+                 "%zu dofs and %zu contacts: %s takes at most %d dofs and %zu contacts", imp->n,
+                 imp->m, LAWS[law].name, CR_LAW_MAX_DOFS, cap);
         return CR_OK;
     }
     int rc = check_caps(imp, law, p);
@@ -1427,8 +1432,8 @@ const char *cr_law_suggest(const char *name)
 
 const char *cr_law_status_name(cr_law_status s)
 {
-    static const char *const names[] = {"ok",           "infeasible",    "multiple",
-                                        "not-terminated", "solver-failed", "negative-impulse",
-                                        "too-large"};
+    static const char *const names[] = {
+        "ok",       "infeasible", "multiple", "not-terminated", "solver-failed", "negative-impulse",
+        "too-large"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "unknown";
 }

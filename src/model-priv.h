@@ -25,7 +25,6 @@ typedef int (*cr_pair_class_fn)(const cr_contact_params *law, double mu, void *u
  * then every pair of body kinds and every kind with every wall; with more than
  * max_kinds kinds only the explicit pairs are enumerated and the return is
  * CR_ERR_MODEL. */
-int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn,
-                          void *user);
+int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn, void *user);
 
 #endif

@@ -148,7 +148,8 @@ int cr_model_set_link(cr_model *model, size_t c, const cr_link *link)
 
 int cr_model_set_contact_target(cr_model *model, size_t c, double e, double v)
 {
-    if (!model || c + 1 >= model->n || model->dim != 1 || !(e > 0.0 && e <= 1.0) || !(v > 0.0) || !isfinite(v))
+    if (!model || c + 1 >= model->n || model->dim != 1 || !(e > 0.0 && e <= 1.0) || !(v > 0.0) ||
+        !isfinite(v))
         return CR_ERR_INVALID;
     model->balls[c].target_e = e;
     model->balls[c].target_v = v;
@@ -332,8 +333,8 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
     for (size_t i = 0; i < model->n; i++) {
         const ball *b = &model->balls[i];
         if (!isfinite(b->mass) || b->mass <= 0.0) {
-            cr_set_msg(msg, msglen, "%s %zu: mass must be positive and finite (got %g)", what,
-                       i, b->mass);
+            cr_set_msg(msg, msglen, "%s %zu: mass must be positive and finite (got %g)", what, i,
+                       b->mass);
             return CR_ERR_MODEL;
         }
         if (b->fixed) {
@@ -344,8 +345,8 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
             continue;
         }
         if (!isfinite(b->radius) || b->radius <= 0.0) {
-            cr_set_msg(msg, msglen, "%s %zu: radius must be positive and finite (got %g)", what,
-                       i, b->radius);
+            cr_set_msg(msg, msglen, "%s %zu: radius must be positive and finite (got %g)", what, i,
+                       b->radius);
             return CR_ERR_MODEL;
         }
         if (!isfinite(b->x) || !isfinite(b->v) || !isfinite(b->y) || !isfinite(b->vy)) {
@@ -354,8 +355,8 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
         }
         if (b->has_pendulum && (!(b->plength > 0.0) || !(b->pg > 0.0) || !isfinite(b->pivot) ||
                                 !isfinite(b->plength) || !isfinite(b->pg))) {
-            cr_set_msg(msg, msglen, "ball %zu: pendulum needs length > 0, g > 0 (got %g, %g)",
-                       i, b->plength, b->pg);
+            cr_set_msg(msg, msglen, "ball %zu: pendulum needs length > 0, g > 0 (got %g, %g)", i,
+                       b->plength, b->pg);
             return CR_ERR_MODEL;
         }
     }
@@ -387,17 +388,15 @@ static int validate_chain(const cr_model *model, char *msg, size_t msglen)
             return CR_ERR_MODEL;
         }
         if (a->fixed && b->fixed) {
-            cr_set_msg(msg, msglen, "bodies %zu and %zu: two walls next to each other", c,
-                       c + 1);
+            cr_set_msg(msg, msglen, "bodies %zu and %zu: two walls next to each other", c, c + 1);
             return CR_ERR_MODEL;
         }
         if (a->has_link) {
             const cr_link *l = &a->link;
             if (!(l->k > 0.0) || !(l->length > 0.0) || !(l->c >= 0.0) || !isfinite(l->k) ||
                 !isfinite(l->length) || !isfinite(l->c)) {
-                cr_set_msg(msg, msglen,
-                           "link %zu: need k > 0, length > 0, c >= 0 (got %g, %g, %g)", c,
-                           l->k, l->length, l->c);
+                cr_set_msg(msg, msglen, "link %zu: need k > 0, length > 0, c >= 0 (got %g, %g, %g)",
+                           c, l->k, l->length, l->c);
                 return CR_ERR_MODEL;
             }
         }
@@ -446,8 +445,10 @@ static int validate_pool(const cr_model *model, char *msg, size_t msglen)
 {
     for (size_t i = 0; i < model->n; i++)
         if (model->balls[i].fixed) {
-            cr_set_msg(msg, msglen, "body %zu: a planar model has half-plane walls, not fixed "
-                                    "bodies", i);
+            cr_set_msg(msg, msglen,
+                       "body %zu: a planar model has half-plane walls, not fixed "
+                       "bodies",
+                       i);
             return CR_ERR_MODEL;
         }
     for (size_t w = 0; w < model->nplanes; w++) {
@@ -457,8 +458,8 @@ static int validate_pool(const cr_model *model, char *msg, size_t msglen)
             double ov = pl->offset + b->radius - (pl->nx * b->x + pl->ny * b->y);
             if (ov > CR_GEOM_TOL * b->radius) {
                 cr_set_msg(msg, msglen,
-                           "body %zu lies outside wall %zu (normal (%g, %g), offset %g) by %g m",
-                           i, w, pl->nx, pl->ny, pl->offset, ov);
+                           "body %zu lies outside wall %zu (normal (%g, %g), offset %g) by %g m", i,
+                           w, pl->nx, pl->ny, pl->offset, ov);
                 return CR_ERR_MODEL;
             }
         }
@@ -508,8 +509,9 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
     }
     if (!(s->jacobian_floor > 0.0 && s->jacobian_floor < 1.0) || !(s->skin > 0.0) ||
         !isfinite(s->skin) || (unsigned)s->solver > CR_SOLVER_GMRES) {
-        cr_set_msg(msg, msglen, "integration settings: need 0 < jacobian_floor < 1, skin > 0, "
-                                "a known solver");
+        cr_set_msg(msg, msglen,
+                   "integration settings: need 0 < jacobian_floor < 1, skin > 0, "
+                   "a known solver");
         return CR_ERR_MODEL;
     }
     return CR_OK;
@@ -592,8 +594,7 @@ size_t cr_model_body_count(const cr_model *model)
     return model ? model->n : 0;
 }
 
-int cr_model_add_body(cr_model *model, double mass, double radius, const double *x,
-                      const double *v)
+int cr_model_add_body(cr_model *model, double mass, double radius, const double *x, const double *v)
 {
     if (!model || !x || !v)
         return CR_ERR_INVALID;
@@ -889,8 +890,7 @@ int cr_model_default_target(const cr_model *model, double *e, double *v)
     return 1;
 }
 
-int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law, double mu,
-                                double C)
+int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law, double mu, double C)
 {
     if (!model || !law || !(mu > 0.0) || !(C >= 0.0) || !isfinite(C))
         return CR_ERR_INVALID;
@@ -974,8 +974,9 @@ int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_
         const ball *b = &model->balls[i];
         if (b->fixed)
             continue;
-        k[m++] = (kind_key){b->mass, b->radius, b->has_material ? b->E : 0.0,
-                            b->has_material ? b->nu : 0.0, b->has_material, i};
+        k[m++] = (kind_key){
+            b->mass,         b->radius, b->has_material ? b->E : 0.0, b->has_material ? b->nu : 0.0,
+            b->has_material, i};
     }
     qsort(k, m, sizeof(*k), cmp_kind);
     for (size_t q = 0; q < m; q++) {
@@ -1022,15 +1023,13 @@ static int pool_pair_classes(const cr_model *model, const size_t *rep, const siz
     return rc;
 }
 
-int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn,
-                          void *user)
+int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn, void *user)
 {
     if (model->dim == 1) {
         for (size_t c = 0; c + 1 < model->n; c++) {
             if (model->balls[c].contact_off)
                 continue;
-            int rc = fn(cr_model_contact(model, c), pair_reduced_mass(model, c, (long)c + 1),
-                        user);
+            int rc = fn(cr_model_contact(model, c), pair_reduced_mass(model, c, (long)c + 1), user);
             if (rc != CR_OK)
                 return rc;
         }

@@ -27,12 +27,10 @@ typedef struct {
     double target_e, target_v; /* restitution target (C solved later), 0: none */
 } law_spec;
 
-static const char *const DEFAULT_LAW_KEYS[] = {"K",       "n",        "C",     "m",
-                                               "release", "material", "pairs", "restitution",
-                                               "reference_speed", NULL};
-static const char *const PAIR_LAW_KEYS[] = {"K",       "n",        "C",       "m",
-                                            "release", "material", "between", "restitution",
-                                            "reference_speed", NULL};
+static const char *const DEFAULT_LAW_KEYS[] = {
+    "K", "n", "C", "m", "release", "material", "pairs", "restitution", "reference_speed", NULL};
+static const char *const PAIR_LAW_KEYS[] = {
+    "K", "n", "C", "m", "release", "material", "between", "restitution", "reference_speed", NULL};
 static const char *const WALL_LAW_KEYS[] = {"K", "n", "C", "m", "release", NULL};
 
 /* "where.key" */
@@ -71,8 +69,8 @@ static int parse_target(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
     field_of(field, sizeof field, where, "restitution");
     if (!tn) {
         if (vn)
-            return cr_yaml_fail(ps, cr_yaml_line(vn), field_of(field, sizeof field, where,
-                                                               "reference_speed"),
+            return cr_yaml_fail(ps, cr_yaml_line(vn),
+                                field_of(field, sizeof field, where, "reference_speed"),
                                 "goes with restitution");
         return CR_OK;
     }
@@ -92,8 +90,7 @@ static int parse_target(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
     return CR_OK;
 }
 
-static int parse_release(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
-                         law_spec *law)
+static int parse_release(cr_yaml_ctx *ps, struct fy_node *map, const char *where, law_spec *law)
 {
     struct fy_node *rel = cr_yaml_child(map, "release");
     if (!rel)
@@ -107,23 +104,25 @@ static int parse_release(cr_yaml_ctx *ps, struct fy_node *map, const char *where
 }
 
 /* The numbers of a law must make a law (n ≥ 1, K > 0 unless a material gives it). */
-static int check_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
-                     const law_spec *law)
+static int check_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const law_spec *law)
 {
     char f[256];
-    const char *bad = !(law->p.n >= 1.0)                          ? "n"
+    const char *bad = !(law->p.n >= 1.0)                        ? "n"
                       : !law->has_material && !(law->p.K > 0.0) ? "K"
                       : law->p.C < 0.0                          ? "C"
                       : law->p.m < 0.0                          ? "m"
                                                                 : NULL;
     if (!bad)
         return CR_OK;
-    double v = bad[0] == 'n' ? law->p.n : bad[0] == 'K' ? law->p.K : bad[0] == 'C' ? law->p.C
-                                                                                    : law->p.m;
-    const char *rule = bad[0] == 'n' ? "must be >= 1" : bad[0] == 'K' ? "must be positive"
-                                                                      : "must be >= 0";
-    return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, bad)), field_of(f, sizeof f, where, bad),
-                        "%s (got %g)", rule, v);
+    double v = bad[0] == 'n'   ? law->p.n
+               : bad[0] == 'K' ? law->p.K
+               : bad[0] == 'C' ? law->p.C
+                               : law->p.m;
+    const char *rule = bad[0] == 'n'   ? "must be >= 1"
+                       : bad[0] == 'K' ? "must be positive"
+                                       : "must be >= 0";
+    return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, bad)),
+                        field_of(f, sizeof f, where, bad), "%s (got %g)", rule, v);
 }
 
 /* A law mapping: the keys it names replace those of @p law (a default or a base). */
@@ -210,8 +209,7 @@ static int parse_pendulum(cr_yaml_ctx *ps, struct fy_node *pm, int dim, field_sp
     if (cr_yaml_need_map(ps, pm, 0, w) || cr_yaml_check_keys(ps, pm, w, pkeys) ||
         cr_yaml_number(ps, pm, cr_yaml_line(pm), w, "length", 1, 0, &f->length) ||
         cr_yaml_number(ps, pm, cr_yaml_line(pm), w, "g", 0, 0, &f->g) ||
-        cr_yaml_positive(ps, pm, w, "length", f->length) ||
-        cr_yaml_positive(ps, pm, w, "g", f->g))
+        cr_yaml_positive(ps, pm, w, "length", f->length) || cr_yaml_positive(ps, pm, w, "g", f->g))
         return ps->rc;
     f->pendulum = 1;
     return CR_OK;
@@ -267,8 +265,8 @@ static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
             continue;
         double pivot = i < f->cap ? f->pivot[i] : NAN;
         if (isnan(pivot))
-            return cr_yaml_fail(ps, 0, "fields.pendulum", "body %zu has no pivot (rods cannot hang)",
-                                i);
+            return cr_yaml_fail(ps, 0, "fields.pendulum",
+                                "body %zu has no pivot (rods cannot hang)", i);
         cr_model_set_pendulum(model, i, pivot, f->length, f->g);
     }
     return CR_OK;
@@ -276,8 +274,8 @@ static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
 
 /* ---- dim 1: balls, chains, rods, links ------------------------------------ */
 
-static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at,
-                            const char *field, double x)
+static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at, const char *field,
+                            double x)
 {
     size_t n = cr_model_ball_count(model);
     if (n > 0) {
@@ -299,19 +297,21 @@ static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
     if (!(mass > 0.0))
         return cr_yaml_fail(ps, cr_yaml_line(at), field, "mass must be positive (got %g)", mass);
     if (!(radius > 0.0))
-        return cr_yaml_fail(ps, cr_yaml_line(at), field, "radius must be positive (got %g)", radius);
+        return cr_yaml_fail(ps, cr_yaml_line(at), field, "radius must be positive (got %g)",
+                            radius);
     size_t n = cr_model_ball_count(model);
     if (n > 0) {
         double xp = cr_model_position(model, n - 1), rp = cr_model_radius(model, n - 1);
         if (!(x > xp))
             return cr_yaml_fail(ps, cr_yaml_line(at), field,
-                        "balls must be listed in increasing x (x = %g after %g)", x, xp);
+                                "balls must be listed in increasing x (x = %g after %g)", x, xp);
         double delta = rp + radius - (x - xp);
         double tol = CR_GEOM_TOL * (rp > 0 && rp < radius ? rp : radius);
         if (delta > tol)
-            return cr_yaml_fail(ps, cr_yaml_line(at), field,
-                        "interpenetrates ball %zu at start by %g m (touching tolerance %g m)",
-                        n - 1, delta, tol);
+            return cr_yaml_fail(
+                ps, cr_yaml_line(at), field,
+                "interpenetrates ball %zu at start by %g m (touching tolerance %g m)", n - 1, delta,
+                tol);
     }
     int rc = cr_model_add_ball(model, mass, radius, x, v);
     if (rc < 0) {
@@ -352,8 +352,8 @@ static int body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where, 
 }
 
 /* {wall: true, x} in a dim-1 list */
-static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where,
-                           cr_model *model, field_spec *f)
+static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
+                           field_spec *f)
 {
     struct fy_node *wall = cr_yaml_child(b, "wall");
     const char *w = fy_node_get_scalar0(wall);
@@ -378,8 +378,8 @@ static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where
 static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model,
                        field_spec *f)
 {
-    static const char *const keys[] = {"mass", "radius", "x", "v", "pivot", "wall", "material",
-                                       NULL};
+    static const char *const keys[] = {"mass",  "radius", "x",        "v",
+                                       "pivot", "wall",   "material", NULL};
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
         return cr_yaml_fail(ps, cr_yaml_line(seq), list, "must be a non-empty list of balls");
     void *it = NULL;
@@ -402,13 +402,12 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
             body_mass_radius(ps, b, where, &mass, &radius) ||
             cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) ||
             cr_yaml_number(ps, b, line, where, "v", 0, 0, &v) ||
-            add_ball_checked(ps, model, cr_yaml_child(b, "x"), field_of(field, sizeof field, where, "x"),
-                             mass, radius, x, v))
+            add_ball_checked(ps, model, cr_yaml_child(b, "x"),
+                             field_of(field, sizeof field, where, "x"), mass, radius, x, v))
             return ps->rc;
         size_t k = cr_model_ball_count(model) - 1;
         /* a pendulum ball hangs above its given position unless a pivot is named */
-        if (body_material(ps, b, where, model, k) ||
-            note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
+        if (body_material(ps, b, where, model, k) || note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
             return ps->rc;
     }
     return CR_OK;
@@ -423,8 +422,7 @@ typedef struct {
     int linked;
 } chain_spec;
 
-static int chain_striker(cr_yaml_ctx *ps, struct fy_node *st, const field_spec *f,
-                         chain_spec *c)
+static int chain_striker(cr_yaml_ctx *ps, struct fy_node *st, const field_spec *f, chain_spec *c)
 {
     static const char *const skeys[] = {"count", "velocity", "gap", "angle", NULL};
     const char *w = "chain.striker";
@@ -472,8 +470,8 @@ static int chain_walls(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
         else if (side && strcmp(side, "right") == 0)
             c->wall_right = 1;
         else
-            return cr_yaml_fail(ps, cr_yaml_line(w), "chain.walls",
-                                "'left' or 'right' (got '%s')", side ? side : "?");
+            return cr_yaml_fail(ps, cr_yaml_line(w), "chain.walls", "'left' or 'right' (got '%s')",
+                                side ? side : "?");
     }
     if (cr_yaml_number(ps, map, cr_yaml_line(map), "chain", "wall_gap", 0, 0, &c->wall_gap))
         return ps->rc;
@@ -502,9 +500,9 @@ static int chain_link(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
 
 static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f, chain_spec *c)
 {
-    static const char *const keys[] = {"count",    "mass",    "radius", "x0",       "spacing",
-                                       "velocity", "striker", "walls",  "wall_gap", "link",
-                                       NULL};
+    static const char *const keys[] = {"count",    "mass",     "radius",  "x0",
+                                       "spacing",  "velocity", "striker", "walls",
+                                       "wall_gap", "link",     NULL};
     const char *w = "chain";
     if (cr_yaml_need_map(ps, map, 0, w) || cr_yaml_check_keys(ps, map, w, keys))
         return ps->rc;
@@ -522,8 +520,8 @@ static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f,
         c->spacing = 2.0 * c->radius;
     if (c->spacing < 2.0 * c->radius * (1.0 - CR_GEOM_TOL))
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "spacing")), "chain.spacing",
-                            "balls interpenetrate at start: spacing %g < 2 radius = %g",
-                            c->spacing, 2.0 * c->radius);
+                            "balls interpenetrate at start: spacing %g < 2 radius = %g", c->spacing,
+                            2.0 * c->radius);
     if (chain_striker(ps, cr_yaml_child(map, "striker"), f, c) || chain_walls(ps, map, c) ||
         chain_link(ps, map, c))
         return ps->rc;
@@ -533,8 +531,8 @@ static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f,
 /* Places the balls: touching neighbours from the previous one so that the
  * overlap is exactly zero, not zero up to rounding; `rest` is the position at
  * rest (the pendulum pivot), `shift` the gap behind the strikers. */
-static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c,
-                       cr_model *model, field_spec *f)
+static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c, cr_model *model,
+                       field_spec *f)
 {
     double rest = c->x0, shift = 0.0;
     for (long i = 0; i < c->count; i++) {
@@ -566,9 +564,9 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, fi
     if (chain_read(ps, map, f, &c))
         return ps->rc;
     struct fy_node *wl = cr_yaml_child(map, "walls");
-    if (c.wall_left && (add_wall_checked(ps, model, wl, "chain.walls",
-                                         c.x0 - c.radius - c.wall_gap) ||
-                        note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN)))
+    if (c.wall_left &&
+        (add_wall_checked(ps, model, wl, "chain.walls", c.x0 - c.radius - c.wall_gap) ||
+         note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN)))
         return ps->rc;
     size_t first = cr_model_ball_count(model);
     if (chain_place(ps, map, &c, model, f))
@@ -593,12 +591,12 @@ static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, fi
 static int parse_rod(cr_yaml_ctx *ps, struct fy_node *r, const char *w, int k, double *end,
                      cr_model *model, field_spec *f)
 {
-    static const char *const keys[] = {"elements", "length", "mass", "EA", "velocity", "gap",
-                                       NULL};
+    static const char *const keys[] = {"elements", "length", "mass", "EA", "velocity", "gap", NULL};
     long ne = 0;
     double len = 0, mass = 0, EA = 0, v = 0, gap = 0;
     int line = cr_yaml_line(r);
-    if (cr_yaml_check_keys(ps, r, w, keys) || cr_yaml_count(ps, r, line, w, "elements", 1, 1, &ne) ||
+    if (cr_yaml_check_keys(ps, r, w, keys) ||
+        cr_yaml_count(ps, r, line, w, "elements", 1, 1, &ne) ||
         cr_yaml_number(ps, r, line, w, "length", 1, 0, &len) ||
         cr_yaml_number(ps, r, line, w, "mass", 1, 0, &mass) ||
         cr_yaml_number(ps, r, line, w, "EA", 1, 0, &EA) ||
@@ -636,8 +634,7 @@ static int parse_rods(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model, fie
     while ((r = fy_node_sequence_iterate(seq, &it))) {
         char w[64];
         snprintf(w, sizeof w, "rods[%d]", k);
-        if (cr_yaml_need_map(ps, r, cr_yaml_line(seq), w) ||
-            parse_rod(ps, r, w, k, &end, model, f))
+        if (cr_yaml_need_map(ps, r, cr_yaml_line(seq), w) || parse_rod(ps, r, w, k, &end, model, f))
             return ps->rc;
         k++;
     }
@@ -671,7 +668,8 @@ static int parse_link(cr_yaml_ctx *ps, struct fy_node *l, const char *w, cr_mode
     int line = cr_yaml_line(l);
     if (cr_yaml_number(ps, l, line, w, "k", 1, 0, &link.k) ||
         cr_yaml_number(ps, l, line, w, "length", 0, 0, &link.length) ||
-        cr_yaml_number(ps, l, line, w, "c", 0, 0, &link.c) || cr_yaml_positive(ps, l, w, "k", link.k) ||
+        cr_yaml_number(ps, l, line, w, "c", 0, 0, &link.c) ||
+        cr_yaml_positive(ps, l, w, "k", link.k) ||
         cr_yaml_positive(ps, l, w, "length", link.length))
         return ps->rc;
     if (link.c < 0)
@@ -692,8 +690,9 @@ static int parse_links(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
     if (!seq)
         return CR_OK;
     if (cr_model_dimension(model) != 1)
-        return cr_yaml_fail(ps, cr_yaml_line(seq), "links", "links join neighbours of a chain "
-                                                            "(dim 1)");
+        return cr_yaml_fail(ps, cr_yaml_line(seq), "links",
+                            "links join neighbours of a chain "
+                            "(dim 1)");
     if (!fy_node_is_sequence(seq))
         return cr_yaml_fail(ps, cr_yaml_line(seq), "links", "must be a list");
     void *it = NULL;
@@ -901,8 +900,8 @@ static int parse_wall(cr_yaml_ctx *ps, struct fy_node *w, const char *where, con
                             "give the wall either its own contact law or a material");
     if (wc && wall_law(ps, wc, field_of(field, sizeof field, where, "contact"), def, &law))
         return ps->rc;
-    if (mat && parse_material(ps, mat, cr_yaml_line(w), field_of(field, sizeof field, where,
-                                                                  "material"), &E, &nu))
+    if (mat && parse_material(ps, mat, cr_yaml_line(w),
+                              field_of(field, sizeof field, where, "material"), &E, &nu))
         return ps->rc;
     int wi = cr_model_add_plane(model, nrm, off, wc ? &law.p : NULL);
     if (wi < 0)
@@ -914,8 +913,7 @@ static int parse_wall(cr_yaml_ctx *ps, struct fy_node *w, const char *where, con
     return check_inside(ps, w, where, model, (size_t)wi);
 }
 
-static int parse_walls(cr_yaml_ctx *ps, struct fy_node *seq, const law_spec *def,
-                       cr_model *model)
+static int parse_walls(cr_yaml_ctx *ps, struct fy_node *seq, const law_spec *def, cr_model *model)
 {
     if (!seq)
         return CR_OK;
@@ -972,8 +970,7 @@ static int pair_between(cr_yaml_ctx *ps, struct fy_node *pm, const char *where,
                             "must name two neighbouring balls [i, i+1] of the chain");
     if (!ok)
         return cr_yaml_fail(ps, cr_yaml_line(bt), field,
-                            "must name two different bodies [i, j] that exist (there are %zu)",
-                            n);
+                            "must name two different bodies [i, j] that exist (there are %zu)", n);
     *i = (size_t)v[0];
     *j = (size_t)v[1];
     return CR_OK;
@@ -1010,8 +1007,7 @@ static cr_contact_params law_for_pair(const law_spec *law, const cr_model *model
     return p;
 }
 
-static int chain_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, const law_spec *def,
-                       cr_model *model)
+static int chain_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, const law_spec *def, cr_model *model)
 {
     void *it = NULL;
     struct fy_node *pm;
@@ -1154,7 +1150,7 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
 
 static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
-    static const char *const ikeys[] = {"t_end", "rtol",   "atol",   "method",
+    static const char *const ikeys[] = {"t_end",          "rtol", "atol",   "method",
                                         "jacobian_floor", "skin", "solver", NULL};
     const char *w = "integration";
     if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
@@ -1222,8 +1218,10 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
         return ps->rc;
     struct fy_node *dn = cr_yaml_child(root, "dim");
     if (dn && dim != 1 && dim != 2)
-        return cr_yaml_fail(ps, cr_yaml_line(dn), "dim", "must be 1 (a chain) or 2 (a planar "
-                                                         "pool) (got %g)", dim);
+        return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
+                            "must be 1 (a chain) or 2 (a planar "
+                            "pool) (got %g)",
+                            dim);
     bl->node = NULL;
     for (int k = 0; k < 5; k++) {
         struct fy_node *n = cr_yaml_child(root, names[k]);
@@ -1234,8 +1232,10 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
                                 "give one of 'bodies', 'balls', 'chain', 'rods', 'discs'");
         *bl = (body_list){n, names[k], dims[k] ? dims[k] : (dn ? (int)dim : 1)};
         if (dn && dims[k] && dims[k] != (int)dim)
-            return cr_yaml_fail(ps, cr_yaml_line(dn), "dim", "'%s' describes a model of "
-                                "dimension %d (got dim: %g)", names[k], dims[k], dim);
+            return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
+                                "'%s' describes a model of "
+                                "dimension %d (got dim: %g)",
+                                names[k], dims[k], dim);
     }
     if (!bl->node)
         return cr_yaml_fail(ps, 1, "bodies",
@@ -1243,8 +1243,8 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
     return CR_OK;
 }
 
-static int parse_dim1(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl,
-                      cr_model *model, field_spec *fields)
+static int parse_dim1(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl, cr_model *model,
+                      field_spec *fields)
 {
     struct fy_node *walls = cr_yaml_child(root, "walls");
     if (walls)
@@ -1260,15 +1260,14 @@ static int parse_dim1(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
     return chain_contact(ps, cr_yaml_child(root, "contact"), model);
 }
 
-static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl,
-                      cr_model *model, field_spec *fields)
+static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl, cr_model *model,
+                      field_spec *fields)
 {
     law_spec def;
     struct fy_node *contact = cr_yaml_child(root, "contact");
-    if (parse_discs(ps, bl->node, bl->key, model) ||
-        check_overlaps(ps, bl->node, bl->key, model) ||
-        parse_links(ps, cr_yaml_child(root, "links"), model) ||
-        apply_fields(ps, fields, model) || pool_contact(ps, contact, model, &def) ||
+    if (parse_discs(ps, bl->node, bl->key, model) || check_overlaps(ps, bl->node, bl->key, model) ||
+        parse_links(ps, cr_yaml_child(root, "links"), model) || apply_fields(ps, fields, model) ||
+        pool_contact(ps, contact, model, &def) ||
         parse_walls(ps, cr_yaml_child(root, "walls"), &def, model))
         return ps->rc;
     struct fy_node *pairs = cr_yaml_child(contact, "pairs");
@@ -1297,8 +1296,7 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
         return ps->rc;
     if (cr_model_has_fields(model) && cr_model_settings(model)->t_end <= 0.0) {
         struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
-        return cr_yaml_fail(ps,
-                            te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
+        return cr_yaml_fail(ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
                             "integration.t_end",
                             "with gravity or pendulums nothing comes to rest: give an end time");
     }
@@ -1310,13 +1308,11 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
     return ps->rc;
 }
 
-static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model,
-                      field_spec *fields)
+static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, field_spec *fields)
 {
-    static const char *const top_keys[] = {"name",  "description", "dim",   "bodies",
-                                           "balls", "chain",       "rods",  "discs",
-                                           "walls", "links",       "fields", "contact",
-                                           "integration", "output",  NULL};
+    static const char *const top_keys[] = {
+        "name",  "description", "dim",    "bodies",  "balls",       "chain",  "rods", "discs",
+        "walls", "links",       "fields", "contact", "integration", "output", NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))
         return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",
@@ -1325,8 +1321,8 @@ static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model,
     if (cr_yaml_check_keys(ps, root, "", top_keys) || find_bodies(ps, root, &bl))
         return ps->rc;
     struct fy_node *name = cr_yaml_child(root, "name");
-    cr_model_set_name(model, name && fy_node_get_scalar0(name) ? fy_node_get_scalar0(name)
-                                                               : ps->file);
+    cr_model_set_name(model,
+                      name && fy_node_get_scalar0(name) ? fy_node_get_scalar0(name) : ps->file);
     cr_model_set_dimension(model, bl.dim);
     if (parse_fields(ps, cr_yaml_child(root, "fields"), bl.dim, fields) ||
         (bl.dim == 1 ? parse_dim1(ps, root, &bl, model, fields)
@@ -1366,8 +1362,7 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
     return CR_OK;
 }
 
-int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *msg,
-                      size_t msglen)
+int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *msg, size_t msglen)
 {
     if (text_out)
         *text_out = NULL;

@@ -29,10 +29,10 @@ typedef struct {
     size_t body_a;
     long body_b;
     int unilateral, linked, preloaded;
-    double n[3];             /* normal at joining: the impact configuration's W */
-    double q0, v0[3];        /* impulse and vector impulse at joining */
-    double q1, v1[3];        /* at the end (snapshot) */
-    double f0;               /* force at joining (the static load of a preloaded contact) */
+    double n[3];      /* normal at joining: the impact configuration's W */
+    double q0, v0[3]; /* impulse and vector impulse at joining */
+    double q1, v1[3]; /* at the end (snapshot) */
+    double f0;        /* force at joining (the static load of a preloaded contact) */
     int phase;
     double qs, comp, exp_, peak_d, peak_f;
     int closings, openings;
@@ -41,23 +41,23 @@ typedef struct {
 typedef struct {
     size_t body;
     int fixed;
-    double t0;               /* joining time */
-    double u0[3], x0[3];     /* velocity (u⁻) and position at joining */
-    double u1[3], x1[3];     /* at the end (snapshot) */
+    double t0;           /* joining time */
+    double u0[3], x0[3]; /* velocity (u⁻) and position at joining */
+    double u1[3], x1[3]; /* at the end (snapshot) */
 } gbody;
 
 typedef struct episode {
     cr_episode_info info;
     int active, pending, has_preload;
-    double gamma_ref;        /* reference contact's approach speed at the start, m/s */
+    double gamma_ref; /* reference contact's approach speed at the start, m/s */
     gbody *b;
     size_t nb, bcap;
     member *mem;
     size_t nmem, mcap;
     size_t *ev;
     size_t nev, evcap;
-    size_t witness;          /* a member last found unsettled: checked first */
-    double t1;               /* snapshot time */
+    size_t witness; /* a member last found unsettled: checked first */
+    double t1;      /* snapshot time */
     /* results */
     size_t *bodies;
     double *mass, *ub, *ua, *vec, *nrm;
@@ -69,17 +69,17 @@ struct cr_monitor {
     int dim, started;
     size_t nbody;
     double settle, v_start;
-    double *mass;            /* INFINITY for fixed bodies */
-    double *v, *x;           /* the system's velocities and positions, read lazily */
-    int fresh;               /* v and x hold the current state */
-    episode **owner;         /* active episode of each (moving) body */
-    size_t *bidx;            /* index of the body in its owner's list */
-    episode **mem_ep;        /* active episode of each contact, or NULL */
+    double *mass;     /* INFINITY for fixed bodies */
+    double *v, *x;    /* the system's velocities and positions, read lazily */
+    int fresh;        /* v and x hold the current state */
+    episode **owner;  /* active episode of each (moving) body */
+    size_t *bidx;     /* index of the body in its owner's list */
+    episode **mem_ep; /* active episode of each contact, or NULL */
     size_t *mem_idx;
     size_t ccap;
-    episode **ep;            /* every episode, in start order */
+    episode **ep; /* every episode, in start order */
     size_t nep, epcap;
-    episode **act;           /* the active ones */
+    episode **act; /* the active ones */
     size_t nact, actcap;
     char err[CR_ERRMSG_LEN];
 };
@@ -646,8 +646,8 @@ static double nan_div(double a, double b)
 }
 
 /* One record from a member (its γ± computed by the caller). */
-static void fill_record(cr_contact_record *r, const member *c, double gm, double gp,
-                        double Pref, double rest)
+static void fill_record(cr_contact_record *r, const member *c, double gm, double gp, double Pref,
+                        double rest)
 {
     memset(r, 0, sizeof(*r));
     r->contact = c->contact;

@@ -37,8 +37,8 @@ typedef struct {
  */
 cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen);
 /** A pool of @p n discs with one contact law (a dim-2 model built on the spot). */
-cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params *law,
-                                  char *msg, size_t msglen);
+cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params *law, char *msg,
+                        size_t msglen);
 void cr_pool_destroy(cr_pool *p);
 
 /**
@@ -49,7 +49,7 @@ void cr_pool_destroy(cr_pool *p);
 int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
 /** As cr_pool_add_wall, with the wall's own contact law (NULL: the discs' law). */
 int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
-                                   const cr_contact_params *law);
+                         const cr_contact_params *law);
 int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
 /** Linear solver of the Newton iterations (cr_linear_solver, model.h). */
 int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver);
@@ -102,8 +102,8 @@ long cr_pool_rebuilds(const cr_pool *p);
  * the event margin), at the current state. Contacts out of the candidate list are
  * open: δ < 0, f = 0.
  */
-void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate,
-                                     double *force, int *loaded);
+void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate, double *force,
+                           int *loaded);
 /** Current unit normal of contact @p k: from disc i towards j, or the wall's. */
 void cr_pool_contact_normal(const cr_pool *p, size_t k, double *n);
 /** Masses and radii of the discs (N values each; either may be NULL). */

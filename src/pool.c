@@ -69,7 +69,7 @@ struct cr_pool {
     double *dref;       /* displacements at the last rebuild (scaled) */
     size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
     size_t *nnbr, *nbrcap;
-    size_t **bc;        /* per disc: every contact id it has had (cr_system_body_contacts) */
+    size_t **bc; /* per disc: every contact id it has had (cr_system_body_contacts) */
     size_t *nbc, *bccap;
 
     SUNContext ctx;
@@ -116,8 +116,8 @@ static inline const cr_contact_params *law_of(const cr_pool *p, const contact *k
 
 /* Overlap, rate δ̇, unit normal (from i towards j, or the wall normal) and
  * centre distance (walls: unused) of contact k in the scaled state y. */
-static void geom(const cr_pool *p, const double *y, const contact *k, double *delta,
-                 double *rate, double *nx, double *ny, double *dist)
+static void geom(const cr_pool *p, const double *y, const contact *k, double *delta, double *rate,
+                 double *nx, double *ny, double *dist)
 {
     size_t i = (size_t)k->i;
     if (is_wall(k)) {
@@ -324,8 +324,8 @@ static int invert4(const double *A, double *inv)
 
 /* GMRES preconditioner: per disc, the 4×4 diagonal block of I − γJ (its own
  * displacement and velocity coupling through every contact it has), inverted. */
-static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok,
-                  sunbooleantype *jcur, sunrealtype gamma, void *user)
+static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
+                  sunrealtype gamma, void *user)
 {
     (void)t, (void)fy, (void)jok;
     cr_pool *p = user;
@@ -379,8 +379,8 @@ static int psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector
     for (size_t i = 0; i < p->n; i++) {
         const double *b = p->pblock + 16 * i, *ri = r + 4 * i;
         for (int a = 0; a < 4; a++)
-            z[4 * i + (size_t)a] =
-                b[4 * a] * ri[0] + b[4 * a + 1] * ri[1] + b[4 * a + 2] * ri[2] + b[4 * a + 3] * ri[3];
+            z[4 * i + (size_t)a] = b[4 * a] * ri[0] + b[4 * a + 1] * ri[1] + b[4 * a + 2] * ri[2] +
+                                   b[4 * a + 3] * ri[3];
     }
     return 0;
 }
@@ -687,7 +687,7 @@ static void choose_scales(cr_pool *p)
     int rc = cr_model_pair_classes(p->model, CR_MODEL_MAX_KINDS, class_scale, args);
     if (rc != CR_OK)
         L = bound_scale(p, L); /* explicit pairs are in L already */
-    if (!isfinite(L)) { /* one disc, no walls: nothing touches; any scale will do */
+    if (!isfinite(L)) {        /* one disc, no walls: nothing touches; any scale will do */
         const cr_contact_params *d = cr_model_default_contact(p->model);
         L = pow(0.5 * mmin * p->V * p->V / d->K, 1.0 / (d->n + 1.0));
     }
@@ -816,8 +816,8 @@ int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
         double ov = offset + p->r[i] - (nx * p->x0[i] + ny * p->y0[i]);
         if (ov > CR_GEOM_TOL * p->r[i]) {
             cr_set_msg(p->err, sizeof p->err,
-                       "disc %zu lies outside the wall n = (%g, %g), offset %g (overlap %g m)",
-                       i, nx, ny, offset, ov);
+                       "disc %zu lies outside the wall n = (%g, %g), offset %g (overlap %g m)", i,
+                       nx, ny, offset, ov);
             return CR_ERR_MODEL;
         }
     }
@@ -883,7 +883,6 @@ int cr_pool_set_skin(cr_pool *p, double rel)
 
 /* ---- neighbour search and rebuilds ---------------------------------------- */
 
-
 static int use_gmres(const cr_pool *p)
 {
     return p->solver == CR_SOLVER_GMRES ||
@@ -938,30 +937,29 @@ static int note_candidate(cr_pool *p, candidates *cd, long i, long j)
     const contact *k = &p->c[id];
     if (!p->ran && j >= 0 && k->c0 > 0.0) {
         cr_set_msg(p->err, sizeof p->err,
-                   "discs %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)",
-                   i, j, k->c0 / (k->R + hypot(k->a0x, k->a0y)),
-                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
+                   "discs %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)", i,
+                   j, k->c0 / (k->R + hypot(k->a0x, k->a0y)), CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
         return CR_ERR_MODEL;
     }
     if (k->slot >= 0) {
         cd->keep[id] = 1;
     } else if (cd->nfresh == cd->freshcap) {
-        cr_set_msg(p->err, sizeof p->err,
-                   "more than %zu new candidate contacts: lower the skin", cd->freshcap);
+        cr_set_msg(p->err, sizeof p->err, "more than %zu new candidate contacts: lower the skin",
+                   cd->freshcap);
         return CR_ERR_SOLVER;
     } else {
         cd->fresh[cd->nfresh++] = id;
     }
-    if (j >= 0 && (nbr_push(p, (size_t)i, (size_t)j) != CR_OK ||
-                   nbr_push(p, (size_t)j, (size_t)i) != CR_OK))
+    if (j >= 0 &&
+        (nbr_push(p, (size_t)i, (size_t)j) != CR_OK || nbr_push(p, (size_t)j, (size_t)i) != CR_OK))
         return CR_ERR_NOMEM;
     return CR_OK;
 }
 
 /* The candidates of disc i: discs j > i in the 3 × 3 cells around it closer
  * than rᵢ + rⱼ + skin, and walls within the skin. */
-static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells, double h,
-                           size_t i, candidates *cd)
+static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells, double h, size_t i,
+                           candidates *cd)
 {
     size_t n = p->n;
     double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
@@ -1035,8 +1033,8 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         while (s < p->nslots && p->slot_contact[s] >= 0)
             s++;
         if (s == p->nslots) {
-            cr_set_msg(p->err, sizeof p->err,
-                       "more than %zu candidate contacts: lower the skin", p->nslots);
+            cr_set_msg(p->err, sizeof p->err, "more than %zu candidate contacts: lower the skin",
+                       p->nslots);
             return CR_ERR_SOLVER;
         }
         contact *c = &p->c[cd->fresh[k]];
@@ -1257,8 +1255,7 @@ static int setup(cr_pool *p)
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
-    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr ||
-        !p->nbrcap)
+    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr || !p->nbrcap)
         return CR_ERR_NOMEM;
     for (size_t s = 0; s < p->nslots; s++)
         p->slot_contact[s] = -1;
@@ -1368,8 +1365,7 @@ static int after_roots(cr_pool *p, double t_stop)
     size_t first = p->nev;
     if ((rc = handle_roots(p, &need)) != CR_OK)
         return rc;
-    if (p->ev_fn && p->nev > first &&
-        (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
+    if (p->ev_fn && p->nev > first && (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
         return stopped(p, rc);
     if (need && (rc = rebuild(p)) != CR_OK)
         return rc;
@@ -1632,8 +1628,8 @@ done:
     return rc;
 }
 
-void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate,
-                           double *force, int *loaded)
+void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate, double *force,
+                           int *loaded)
 {
     const contact *c = &p->c[k];
     *delta = -INFINITY;
@@ -1840,8 +1836,8 @@ static int pe_contact(const void *e, size_t k, cr_contact_view *w)
         }
     } else {
         double dist;
-        geom(p, N_VGetArrayPointer(p->y), c, &w->overlap, &w->rate, &w->normal[0],
-             &w->normal[1], &dist);
+        geom(p, N_VGetArrayPointer(p->y), c, &w->overlap, &w->rate, &w->normal[0], &w->normal[1],
+             &dist);
     }
     w->force = w->overlap > 0.0 ? cr_contact_force(law_of(p, c), w->overlap, w->rate) : 0.0;
     if (w->overlap > ETA * p->L && w->force > 0.0)
@@ -1954,4 +1950,3 @@ const cr_engine_ops cr_pool_engine = {
     .scales = pe_scales,
     .check_jacobian = pe_check_jacobian,
 };
-

@@ -74,13 +74,12 @@ static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
 
 /* Argument check in pixman's return_val_if_fail style: records the failed
  * condition in the object's message buffer and returns the code. */
-#define CR_CHECK(cond, msgbuf, code)                                           \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            cr_set_msg((msgbuf), CR_ERRMSG_LEN, "%s: check failed: %s",        \
-                       __func__, #cond);                                       \
-            return (code);                                                     \
-        }                                                                      \
+#define CR_CHECK(cond, msgbuf, code)                                                               \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            cr_set_msg((msgbuf), CR_ERRMSG_LEN, "%s: check failed: %s", __func__, #cond);          \
+            return (code);                                                                         \
+        }                                                                                          \
     } while (0)
 
 #endif

@@ -122,5 +122,4 @@ cr_sim_stats cr_sim_get_stats(const cr_sim *sim);
 /** Internal scales: overlap δ* (m), speed V (m/s), time δ* / V (s). */
 void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double *time);
 
-
 #endif

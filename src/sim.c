@@ -54,8 +54,8 @@ struct cr_sim {
     double gravity;
     double *pivot, *plength, *pg; /* plength 0: no pendulum */
     int has_fields;
-    size_t *cluster;              /* link-connected cluster of each body */
-    double settle;                /* cr_sim_settle_time */
+    size_t *cluster; /* link-connected cluster of each body */
+    double settle;   /* cr_sim_settle_time */
 
     /* scales */
     double L, V, T, Pscale, Escale;
@@ -158,7 +158,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
 
     for (size_t i = 0; i < s->nb; i++) {
         yd[3 * i] = vel_s(y, i);
-        yd[3 * i + 1] = s->fixed[i] || !s->has_fields ? 0.0 : fscale * field_accel(s, i, dis_s(y, i));
+        yd[3 * i + 1] =
+            s->fixed[i] || !s->has_fields ? 0.0 : fscale * field_accel(s, i, dis_s(y, i));
     }
     for (size_t c = 0; c < s->nc; c++) {
         double delta, rate;
@@ -465,9 +466,9 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     }
     for (size_t c = 0; c < s->nc; c++)
         if (s->has_link[c]) {
-            double m = s->fixed[c] ? s->mass[c + 1]
-                                   : (s->fixed[c + 1] ? s->mass[c]
-                                                      : 0.5 * (s->mass[c] + s->mass[c + 1]));
+            double m = s->fixed[c]
+                           ? s->mass[c + 1]
+                           : (s->fixed[c + 1] ? s->mass[c] : 0.5 * (s->mass[c] + s->mass[c + 1]));
             s->settle += 2.0 * sqrt(m / s->link[c].k);
         }
     const cr_settings *set = cr_model_settings(model);
@@ -549,7 +550,6 @@ static void pair_now(const cr_sim *s, size_t c, double *delta, double *rate)
         *rate = s->v0[c] - s->v0[c + 1];
     }
 }
-
 
 /* Velocity of body i now (or as the model starts); a wall's is 0 exactly, its
  * states carrying only the linear solver's roundoff. */
@@ -653,8 +653,7 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
 /* The events a root crossing of pair c means (signs before: @p lo; root
  * functions now: @p now). Used for CVODE's own root returns and when a quiet
  * contact wakes up and its frozen signs meet the live ones. */
-static int contact_events(cr_sim *s, size_t c, const double *lo, const double *now,
-                          int *restart)
+static int contact_events(cr_sim *s, size_t c, const double *lo, const double *now, int *restart)
 {
     const double *y = N_VGetArrayPointer(s->y);
     int close = (lo[R_CLOSE] < 0.0) != (now[R_CLOSE] < 0.0);
@@ -667,13 +666,13 @@ static int contact_events(cr_sim *s, size_t c, const double *lo, const double *n
     if (ovl_s(y, c) <= ETA || rc != CR_OK)
         return rc;
     if ((lo[R_RATE] < 0.0) != (now[R_RATE] < 0.0))
-        rc = push_event(s, c, now[R_RATE] < 0.0 ? CR_EVENT_MAX_COMPRESSION
-                                                : CR_EVENT_MIN_COMPRESSION);
+        rc = push_event(s, c,
+                        now[R_RATE] < 0.0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
     /* the release root jumps from the overlap to the law at closing: that
      * crossing is the closing event, not a re-engagement */
     if (rc == CR_OK && !close && (lo[R_FORCE] < 0.0) != (now[R_FORCE] < 0.0))
-        rc = push_event(s, c, now[R_FORCE] < 0.0 ? CR_EVENT_FORCE_RELEASE
-                                                 : CR_EVENT_FORCE_REENGAGE);
+        rc =
+            push_event(s, c, now[R_FORCE] < 0.0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
     return rc;
 }
 
@@ -757,9 +756,9 @@ static double safety_cap(const cr_sim *s)
 
 /* When the run stops next and what it writes. */
 typedef struct {
-    int automatic;  /* t_end ≤ 0: ends by the rule */
-    int sparse;     /* automatic sampling of a free chain: nothing written in free flight */
-    int coarsened;  /* the row budget was reached: dt widened */
+    int automatic; /* t_end ≤ 0: ends by the rule */
+    int sparse;    /* automatic sampling of a free chain: nothing written in free flight */
+    int coarsened; /* the row budget was reached: dt widened */
     double t_stop, dt, next, pending;
     long rows;
 } run_plan;
@@ -774,7 +773,7 @@ static int plan_run(cr_sim *s, double t_end, run_plan *p)
     p->automatic = t_end <= 0.0;
     p->t_stop = p->automatic ? safety_cap(s) : t_end;
     p->dt = s->out_interval > 0.0 ? s->out_interval
-                                   : fmax(0.25 * s->T, p->automatic ? 0.0 : t_end / 1000.0);
+                                  : fmax(0.25 * s->T, p->automatic ? 0.0 : t_end / 1000.0);
     p->sparse = s->out_interval <= 0.0 && !s->has_fields && s->settle == 0.0;
     p->coarsened = 0;
     p->next = p->dt;
@@ -782,8 +781,8 @@ static int plan_run(cr_sim *s, double t_end, run_plan *p)
     p->rows = 1;
     if (!p->automatic && t_end / p->dt > CR_MAX_OUTPUT_ROWS) {
         cr_set_msg(s->err, sizeof s->err,
-                   "output interval %g s asks for %.3g rows up to t_end = %g s (at most %d)",
-                   p->dt, t_end / p->dt, t_end, CR_MAX_OUTPUT_ROWS);
+                   "output interval %g s asks for %.3g rows up to t_end = %g s (at most %d)", p->dt,
+                   t_end / p->dt, t_end, CR_MAX_OUTPUT_ROWS);
         return CR_ERR_INVALID;
     }
     return CR_OK;
@@ -822,8 +821,7 @@ static int after_roots(cr_sim *s, run_plan *p, int *done)
     int rc = handle_roots(s);
     if (rc != CR_OK)
         return rc;
-    if (s->ev_fn && s->nev > first &&
-        (rc = listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
+    if (s->ev_fn && s->nev > first && (rc = listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
         return rc;
     skip_past(p, s->t); /* free flight skipped outputs: resume after now */
     if (!p->automatic)
@@ -929,7 +927,8 @@ int cr_sim_run(cr_sim *s, double t_end)
             goto interrupted;
     }
     if (plan.coarsened)
-        snprintf(s->end_reason + strlen(s->end_reason), sizeof s->end_reason - strlen(s->end_reason),
+        snprintf(s->end_reason + strlen(s->end_reason),
+                 sizeof s->end_reason - strlen(s->end_reason),
                  " (output interval widened to %.3g s after %d rows)", plan.dt, CR_MAX_OUTPUT_ROWS);
     return CR_OK;
 interrupted:
@@ -1305,8 +1304,9 @@ static int chain_contact(const void *e, size_t c, cr_contact_view *w)
     w->linked = s->has_link[c];
     pair_now(s, c, &w->overlap, &w->rate);
     w->force = contact_force(s, c, w->overlap, w->rate);
-    double rmin = s->fixed[c] ? s->radius[c + 1]
-                              : (s->fixed[c + 1] ? s->radius[c] : fmin(s->radius[c], s->radius[c + 1]));
+    double rmin = s->fixed[c]
+                      ? s->radius[c + 1]
+                      : (s->fixed[c + 1] ? s->radius[c] : fmin(s->radius[c], s->radius[c + 1]));
     if (cr_sim_contact_loaded(s, c))
         w->state = CR_CONTACT_LOADED;
     else if (w->overlap >= -CR_GEOM_TOL * rmin)

@@ -54,8 +54,7 @@ cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
     case 2:
         return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
     default:
-        cr_set_msg(msg, msglen, "no engine for a model of dimension %d",
-                   cr_model_dimension(model));
+        cr_set_msg(msg, msglen, "no engine for a model of dimension %d", cr_model_dimension(model));
         return NULL;
     }
 }

@@ -101,7 +101,8 @@ static void put_escaped(char *dst, size_t dlen, const char *src)
 }
 
 /* Formats a message and stores it escaped: the one-line promise holds whatever the input. */
-static void set_escaped(cr_yaml_ctx *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_escaped(cr_yaml_ctx *ps, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void set_escaped(cr_yaml_ctx *ps, const char *fmt, ...)
 {
     char raw[2 * CR_ERRMSG_LEN];
@@ -177,11 +178,13 @@ static int check_encoding(cr_yaml_ctx *ps, const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
     if (len >= 2 && ((s[0] == 0xff && s[1] == 0xfe) || (s[0] == 0xfe && s[1] == 0xff)))
-        return text_fail(ps, 1, 0, "not UTF-8 text: a UTF-16 byte-order mark; save the file "
-                                   "as UTF-8");
+        return text_fail(ps, 1, 0,
+                         "not UTF-8 text: a UTF-16 byte-order mark; save the file "
+                         "as UTF-8");
     if ((len >= 1 && s[0] == 0) || (len >= 2 && s[1] == 0))
-        return text_fail(ps, 1, 0, "not UTF-8 text: NUL bytes (UTF-16 or UTF-32?); save the "
-                                   "file as UTF-8");
+        return text_fail(ps, 1, 0,
+                         "not UTF-8 text: NUL bytes (UTF-16 or UTF-32?); save the "
+                         "file as UTF-8");
     size_t i = len >= 3 && s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf ? 3 : 0;
     int line = 1, col = 1;
     for (; i < len; col++) {
@@ -204,8 +207,7 @@ static int check_encoding(cr_yaml_ctx *ps, const char *text, size_t len)
 }
 
 /* A directive line: only %YAML and %TAG, and only before the content. */
-static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int line,
-                           int content)
+static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int line, int content)
 {
     size_t n = (size_t)(eol - p);
     int yaml = n >= 5 && strncmp(p, "%YAML", 5) == 0 && (n == 5 || p[5] == ' ' || p[5] == '\t');
@@ -213,13 +215,11 @@ static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int 
     if (!yaml && !tag) {
         char word[48];
         size_t w = 0;
-        while (p + w < eol && w + 1 < sizeof word && p[w] != ' ' && p[w] != '\t' &&
-               p[w] != '\r')
+        while (p + w < eol && w + 1 < sizeof word && p[w] != ' ' && p[w] != '\t' && p[w] != '\r')
             w++;
         memcpy(word, p, w);
         word[w] = '\0';
-        return text_fail(ps, line, 0, "unsupported directive '%s' (only %%YAML and %%TAG)",
-                         word);
+        return text_fail(ps, line, 0, "unsupported directive '%s' (only %%YAML and %%TAG)", word);
     }
     if (content)
         return text_fail(ps, line, 0, "a directive after the document's content");
@@ -472,8 +472,9 @@ int cr_yaml_check_keys(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
             continue;
         char field[256], shown[96];
         cr_yaml_echo(shown, sizeof shown,
-                     key ? key : fy_node_is_scalar(kn) ? "(a quoted key with escapes)"
-                                                       : "(a key that is not a word)");
+                     key                     ? key
+                     : fy_node_is_scalar(kn) ? "(a quoted key with escapes)"
+                                             : "(a key that is not a word)");
         cr_yaml_path(field, sizeof field, where, shown);
         int line = cr_yaml_line(kn);
         if (!line)
@@ -570,8 +571,7 @@ int cr_yaml_count_in(cr_yaml_ctx *ps, struct fy_node *map, int map_line, const c
         char field[256];
         cr_yaml_path(field, sizeof field, where, key);
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, key)), field,
-                            "must be a whole number from %ld to %ld (got %g)", minimum, maximum,
-                            v);
+                            "must be a whole number from %ld to %ld (got %g)", minimum, maximum, v);
     }
     *out = (long)v;
     return CR_OK;
@@ -665,8 +665,8 @@ int cr_yaml_numbers(cr_yaml_ctx *ps, struct fy_node *node, const char *field, do
     while ((item = fy_node_sequence_iterate(node, &it))) {
         snprintf(f, sizeof f, "%s[%zu]", field, *n);
         if (!fy_node_is_scalar(item))
-            return cr_yaml_fail(ps, cr_yaml_line(item) ? cr_yaml_line(item) : cr_yaml_line(node),
-                                f, "must be a number, not a %s",
+            return cr_yaml_fail(ps, cr_yaml_line(item) ? cr_yaml_line(item) : cr_yaml_line(node), f,
+                                "must be a number, not a %s",
                                 fy_node_is_mapping(item) ? "mapping" : "list");
         const char *s = cr_yaml_text(item);
         double v;

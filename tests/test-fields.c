@@ -99,8 +99,7 @@ static void ball_on_floor(void)
     cr_model_add_wall(model, 0.0);
     cr_model_add_ball(model, m, r, r + h, 0.0);
     cr_contact_params law;
-    cr_contact_params_init(&law, cr_contact_hertz_stiffness(2.1e11, 0.3, r, 2.1e11, 0.3,
-                                                            INFINITY),
+    cr_contact_params_init(&law, cr_contact_hertz_stiffness(2.1e11, 0.3, r, 2.1e11, 0.3, INFINITY),
                            1.5, 0.0, CR_RELEASE_GAP);
     cr_model_set_default_contact(model, &law);
     cr_model_set_gravity(model, -g);
@@ -176,8 +175,7 @@ static void glocker_rods(void)
     }
     /* the discrete dispersion makes the error oscillate, not fall monotonically:
      * the two finest levels are within 1 % of l1/l2 and 5x closer than n1 = 4 */
-    CHECK(worst_fine < 0.01, "e_eff within 1%% of l1/l2 = 1/2 for n1 >= 16, worst %g",
-          worst_fine);
+    CHECK(worst_fine < 0.01, "e_eff within 1%% of l1/l2 = 1/2 for n1 >= 16, worst %g", worst_fine);
     CHECK(worst_fine < 0.2 * first, "refinement improves e_eff: %g vs %g at n1 = 4", worst_fine,
           first);
 }

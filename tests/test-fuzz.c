@@ -36,8 +36,9 @@ static size_t mutate(char *buf, size_t len, size_t cap)
     static const char special[] = ":-[]{},#'\"\n \t0123456789.eE+-%\\";
     /* what libfyaml 0.7.12 mishandles: a directive line, a document marker, bytes
      * that are not UTF-8, NUL, a byte-order mark */
-    static const char *const hazards[] = {"\n%", "\n---\n", "\n...\n", "\x80", "\xff\xfe",
-                                          "\xc3", "\n%YAML 1.2\n", "\x01", "\xef\xbb\xbf"};
+    static const char *const hazards[] = {"\n%",           "\n---\n",  "\n...\n",
+                                          "\x80",          "\xff\xfe", "\xc3",
+                                          "\n%YAML 1.2\n", "\x01",     "\xef\xbb\xbf"};
     unsigned kind = next() % 5;
     if (len == 0)
         return 0;
@@ -120,8 +121,12 @@ static void hazards(void)
         {T(""), "empty"},
         {T("  \n\n"), "empty"},
         {T("# only\n# comments\n"), "only comments"},
-        {T("\xff\xfe" "a\0:\0"), "not UTF-8"},
-        {T("a\0:\0 \0" "1\0"), "not UTF-8"},
+        {T("\xff\xfe"
+           "a\0:\0"),
+         "not UTF-8"},
+        {T("a\0:\0 \0"
+           "1\0"),
+         "not UTF-8"},
         {T("chain:\n  masses: [1,\0 1]\n"), "NUL byte"},
         {T("chain: {}\n---\nchain: {}\n"), "second YAML document"},
         {T("chain: {}\n...\nchain: {}\n"), "second YAML document"},
@@ -155,12 +160,12 @@ int main(void)
                                          "../../models/glocker-rods.yaml",
                                          "../../models/pendulum-cradle.yaml",
                                          "../../models/pool-bernoulli.yaml",
-                                         "two-balls.yaml", "chain-pairs.yaml"};
-    static const char *const cases[] = {"../../cases/three-ball-chain.yaml",
-                                        "../../cases/pool-bernoulli.yaml",
-                                        "../../cases/pandrea-bar.yaml",
-                                        "../../cases/pandrea-shell.yaml",
-                                        "../../cases/mosterman-four.yaml"};
+                                         "two-balls.yaml",
+                                         "chain-pairs.yaml"};
+    static const char *const cases[] = {
+        "../../cases/three-ball-chain.yaml", "../../cases/pool-bernoulli.yaml",
+        "../../cases/pandrea-bar.yaml", "../../cases/pandrea-shell.yaml",
+        "../../cases/mosterman-four.yaml"};
     int accepted = 0, refused = 0, bad_messages = 0, non_finite = 0, cases_accepted = 0;
     hazards();
     char msg[1024];

@@ -11,10 +11,10 @@
 static cr_law_result *res;
 
 /* A summary line: "ok" only when no check failed since `f0` (tu_failed then). */
-#define SUMMARY(f0, ...)                                                                 \
-    do {                                                                                 \
-        printf(tu_failed == (f0) ? "ok   " : "(failed above) ");                         \
-        printf(__VA_ARGS__);                                                             \
+#define SUMMARY(f0, ...)                                                                           \
+    do {                                                                                           \
+        printf(tu_failed == (f0) ? "ok   " : "(failed above) ");                                   \
+        printf(__VA_ARGS__);                                                                       \
     } while (0)
 
 static const double *solve(cr_impact *imp, cr_law_id law, const cr_law_params *p)
@@ -24,8 +24,7 @@ static const double *solve(cr_impact *imp, cr_law_id law, const cr_law_params *p
     return cr_law_result_outcome_count(res) ? cr_law_result_velocity(res, 0) : NULL;
 }
 
-static void check_vec(const double *got, const double *want, size_t n, double tol,
-                      const char *ref)
+static void check_vec(const double *got, const double *want, size_t n, double tol, const char *ref)
 {
     for (size_t i = 0; i < n; i++)
         CHECK_REL(got ? got[i] : NAN, want[i], tol, ref);
@@ -51,8 +50,7 @@ static void three_ball_chain(void)
     solve(imp, CR_LAW_SEQUENTIAL, &p);
     CHECK(cr_law_result_status(res) == CR_LAW_MULTIPLE, "status %s",
           cr_law_status_name(cr_law_result_status(res)));
-    CHECK(cr_law_result_outcome_count(res) == 2, "outcomes: %zu",
-          cr_law_result_outcome_count(res));
+    CHECK(cr_law_result_outcome_count(res) == 2, "outcomes: %zu", cr_law_result_outcome_count(res));
     int seen15 = 0, seen16 = 0;
     const double eq16[3] = {0, 0, 1};
     for (size_t k = 0; k < cr_law_result_outcome_count(res); k++) {
@@ -129,8 +127,10 @@ static void energetic_chain(void)
         }
     }
     CHECK(bad == 0, "%d of %d grid points differ from 001 eq. 18 by more than 1e-9", bad, grid);
-    SUMMARY(f0, "energetic law = 001 eq. 18 on %d (e, alpha) points of eq. 19's domain "
-           "(abs 1e-9)\n", grid);
+    SUMMARY(f0,
+            "energetic law = 001 eq. 18 on %d (e, alpha) points of eq. 19's domain "
+            "(abs 1e-9)\n",
+            grid);
 
     /* outside eq. 19's domain: infeasible, no numbers */
     const double outside[][2] = {{1.0, 0.3}, {0.2, 0.8}, {0.7, eq19_alpha_max(0.7) + 0.2}};
@@ -179,12 +179,12 @@ static void pool_cases(void)
                 const double *v = solve(imp, CR_LAW_ENERGETIC, &p);
                 double D = 2 * (e - 1) * (a * a - a * cos(th) + 1) + 1;
                 double s = (1 + sqrt(D)) / (-2 * a * cos(th) + 2 * a * a + 2);
-                double want[6] = {cos(th) * (1 - s), sin(th) * (1 - s), (cos(th) - a) * s,
-                                  sin(th) * s, a * s, 0};
+                double want[6] = {
+                    cos(th) * (1 - s), sin(th) * (1 - s), (cos(th) - a) * s, sin(th) * s, a * s, 0};
                 if (cr_law_result_status(res) == CR_LAW_OK) {
                     for (int c = 0; c < 6; c++)
-                        CHECK(fabs(v[c] - want[c]) < 1e-10, "eq. 27 theta %g e %g a %g: %d", th,
-                              e, a, c);
+                        CHECK(fabs(v[c] - want[c]) < 1e-10, "eq. 27 theta %g e %g a %g: %d", th, e,
+                              a, c);
                     checked++;
                 }
                 cr_impact_destroy(imp);
@@ -202,10 +202,18 @@ static void pool_cases(void)
         double A0 = 1 - a + a * a, A1 = 1 + a * a, c = cos(tau), sn = sin(tau);
         double ep0 = sqrt(1 - 2 * (1 - e) * A0 / (c * c));
         double ep1 = sqrt(1 - 2 * (1 - e) * A1 / (c * c));
-        double want35[6] = {-c * (-1 + 2 * a - 2 * a * a + ep0) / (2 * A0), -sn,
-                            c * (1 + ep0) * (1 - a) / (2 * A0), 0, a * c * (1 + ep0) / (2 * A0), 0};
-        double want36[6] = {sn, c * (1 + 2 * a * a - ep1) / (2 * A1), -a * c * (1 + ep1) / (2 * A1),
-                            c * (1 + ep1) / (2 * A1), a * c * (1 + ep1) / (2 * A1), 0};
+        double want35[6] = {-c * (-1 + 2 * a - 2 * a * a + ep0) / (2 * A0),
+                            -sn,
+                            c * (1 + ep0) * (1 - a) / (2 * A0),
+                            0,
+                            a * c * (1 + ep0) / (2 * A0),
+                            0};
+        double want36[6] = {sn,
+                            c * (1 + 2 * a * a - ep1) / (2 * A1),
+                            -a * c * (1 + ep1) / (2 * A1),
+                            c * (1 + ep1) / (2 * A1),
+                            a * c * (1 + ep1) / (2 * A1),
+                            0};
         cr_impact *imp = pool(0.0, tau);
         check_vec(solve(imp, CR_LAW_ENERGETIC, &p), want35, 6, 1e-10, "001 eq. 35 (corrected)");
         cr_impact_destroy(imp);
@@ -219,15 +227,18 @@ static void pool_cases(void)
     const double a33[] = {0.5, 0.8, 1.0};
     for (int k = 0; k < 3; k++) {
         double a = a33[k], D = 2 * a * a - a + 2;
-        double want[6] = {0.5 * (-a + 2 * a * a) / D, 0.5 * sqrt(3) * (-a + 2 * a * a) / D,
-                          (1 - 2 * a) / D, sqrt(3) / D, 2 * a / D, 0};
+        double want[6] = {0.5 * (-a + 2 * a * a) / D,
+                          0.5 * sqrt(3) * (-a + 2 * a * a) / D,
+                          (1 - 2 * a) / D,
+                          sqrt(3) / D,
+                          2 * a / D,
+                          0};
         p.kappa = 1.0;
         alpha[1] = a;
         cr_impact *imp = pool(M_PI / 3, 0.0);
         check_vec(solve(imp, CR_LAW_ENERGETIC, &p), want, 6, 1e-12, "001 eq. 33 (theta = pi/3)");
         /* kinetic angle: n1·n2 = −½ cos θ (001 eq. 42) */
-        CHECK_REL(cr_impact_kinetic_cosine(imp, 0, 1), -0.5 * cos(M_PI / 3), 1e-12,
-                  "001 eq. 42");
+        CHECK_REL(cr_impact_kinetic_cosine(imp, 0, 1), -0.5 * cos(M_PI / 3), 1e-12, "001 eq. 42");
         cr_impact_destroy(imp);
     }
 }
@@ -324,8 +335,7 @@ static void pandrea(void)
     cr_law_params p;
     cr_law_params_init(&p);
     p.restitution = 0.7;
-    cr_rigid_body bar = {.mass = 12, .inertia = {0.01, 4, 4}, .v = {0, -10, 0},
-                         .omega = {0, 0, 2}};
+    cr_rigid_body bar = {.mass = 12, .inertia = {0.01, 4, 4}, .v = {0, -10, 0}, .omega = {0, 0, 2}};
     cr_rigid_contact feet[2] = {
         {.body_a = -1, .body_b = 0, .r_b = {-0.5, 0, 0}, .normal = {0, 1, 0}},
         {.body_a = -1, .body_b = 0, .r_b = {0.5, 0, 0}, .normal = {0, 1, 0}},
@@ -406,8 +416,8 @@ static void pandrea(void)
         L1[j] = two[0].inertia[j] * u[3 + j] + two[1].inertia[j] * u[9 + j] +
                 two[0].mass * (ca[j1] * u[j2] - ca[j2] * u[j1]) +
                 two[1].mass * (cb[j1] * u[6 + j2] - cb[j2] * u[6 + j1]);
-        CHECK(fabs(L1[j] - L0[j]) <= 1e-12 * (1 + fabs(L0[j])), "angular momentum %d: %.15g vs %.15g",
-              j, L1[j], L0[j]);
+        CHECK(fabs(L1[j] - L0[j]) <= 1e-12 * (1 + fabs(L0[j])),
+              "angular momentum %d: %.15g vs %.15g", j, L1[j], L0[j]);
     }
     printf("     two-body screw case: P = (%.6g, %.6g), status %s\n",
            cr_law_result_impulse(res, 0)[0], cr_law_result_impulse(res, 0)[1],
@@ -421,8 +431,8 @@ static void pandrea(void)
      * from eq. 7 (seeds/README); the re-derivation gives P = (102, 544) N s. */
     {
         const double a = 0.5, m = 120.0;
-        cr_rigid_body shell = {.mass = m, .inertia = {m * a * a / 3, m * a * a / 3,
-                                                      2 * m * a * a / 3},
+        cr_rigid_body shell = {.mass = m,
+                               .inertia = {m * a * a / 3, m * a * a / 3, 2 * m * a * a / 3},
                                .omega = {8, -2, 0}};
         const double pin[3] = {a, a, 0};
         cr_rigid_contact pts[2] = {
@@ -449,8 +459,8 @@ static void pandrea(void)
     cr_rigid_contact legs[4];
     const double xy[4][2] = {{1, 1}, {-1, 1}, {-1, -1}, {1, -1}};
     for (int k = 0; k < 4; k++)
-        legs[k] = (cr_rigid_contact){.body_a = -1, .body_b = 0,
-                                     .r_b = {xy[k][0], xy[k][1], -0.5}, .normal = {0, 0, 1}};
+        legs[k] = (cr_rigid_contact){
+            .body_a = -1, .body_b = 0, .r_b = {xy[k][0], xy[k][1], -0.5}, .normal = {0, 0, 1}};
     imp = cr_impact_create_rigid(1, &table, 4, legs);
     p.restitutions = NULL;
     solve(imp, CR_LAW_PANDREA, &p);
@@ -583,8 +593,8 @@ static void properties(void)
                 continue;
             }
             double bal, gmin, pmin, ratio;
-            outcome_checks(&rc, cr_law_result_velocity(res, 0), cr_law_result_impulse(res, 0),
-                           &bal, &gmin, &pmin, &ratio);
+            outcome_checks(&rc, cr_law_result_velocity(res, 0), cr_law_result_impulse(res, 0), &bal,
+                           &gmin, &pmin, &ratio);
             worst_balance = fmax(worst_balance, bal);
             fail_balance += bal > 1e-10;
             fail_cone += gmin < -1e-9 || pmin < -1e-12;
@@ -594,8 +604,8 @@ static void properties(void)
                 memcpy(un, cr_law_result_velocity(res, 0), rc.n * sizeof(double));
             if (k == 1) /* 003 Prop. 3.1: GDI = Newton with all εᵢ equal */
                 for (size_t i = 0; i < rc.n; i++)
-                    newton_vs_gdi += fabs(cr_law_result_velocity(res, 0)[i] - un[i]) >
-                                     1e-9 * (1 + fabs(un[i]));
+                    newton_vs_gdi +=
+                        fabs(cr_law_result_velocity(res, 0)[i] - un[i]) > 1e-9 * (1 + fabs(un[i]));
         }
         /* per-contact ε: Newton and Poisson do not guarantee T⁺ ≤ T⁻; report */
         double eps[8];
@@ -617,11 +627,11 @@ static void properties(void)
         if (cr_law_solve(imp, CR_LAW_ENERGETIC, &p, res) == CR_OK &&
             cr_law_result_status(res) == CR_LAW_OK) {
             double bal, gmin, pmin, ratio;
-            outcome_checks(&rc, cr_law_result_velocity(res, 0), cr_law_result_impulse(res, 0),
-                           &bal, &gmin, &pmin, &ratio);
+            outcome_checks(&rc, cr_law_result_velocity(res, 0), cr_law_result_impulse(res, 0), &bal,
+                           &gmin, &pmin, &ratio);
             energetic_runs++;
-            energetic_bad += bal > 1e-10 || fabs(ratio - p.kappa) > 1e-10 || gmin < -1e-9 ||
-                             pmin < 0;
+            energetic_bad +=
+                bal > 1e-10 || fabs(ratio - p.kappa) > 1e-10 || gmin < -1e-9 || pmin < 0;
         }
         cr_impact_destroy(imp);
     }
@@ -630,19 +640,18 @@ static void properties(void)
           worst_balance);
     CHECK(fail_cone == 0, "%d violations of gamma+ >= 0 or P >= 0", fail_cone);
     CHECK(fail_energy == 0, "%d energy gains with one epsilon", fail_energy);
-    CHECK(newton_vs_gdi == 0, "%d components where GDI != Newton (003 Prop. 3.1)",
-          newton_vs_gdi);
-    CHECK(energetic_bad == 0, "%d energetic runs off T+ = kappa T- or the balance",
-          energetic_bad);
+    CHECK(newton_vs_gdi == 0, "%d components where GDI != Newton (003 Prop. 3.1)", newton_vs_gdi);
+    CHECK(energetic_bad == 0, "%d energetic runs off T+ = kappa T- or the balance", energetic_bad);
     /* the loop above says nothing when (alpha, kappa) is never feasible: with random
      * alpha in [0, 2) and kappa in [0, 1) about 70 of the 400 cases are (seed fixed) */
     CHECK(energetic_runs >= 40, "energetic law feasible in only %d of %d random cases",
           energetic_runs, CASES);
-    SUMMARY(f0, "%d random cases x 4 laws: M(u+ - u-) = W P (worst %.2e <= 1e-10), gamma+ >= 0,"
-           " P >= 0, T+ <= T-; GDI = Newton (003 Prop. 3.1, 1e-9)\n",
-           CASES, worst_balance);
+    SUMMARY(f0,
+            "%d random cases x 4 laws: M(u+ - u-) = W P (worst %.2e <= 1e-10), gamma+ >= 0,"
+            " P >= 0, T+ <= T-; GDI = Newton (003 Prop. 3.1, 1e-9)\n",
+            CASES, worst_balance);
     SUMMARY(f0, "energetic law feasible in %d cases: T+ = kappa T- (1e-10), balance, gamma+ >= 0\n",
-           energetic_runs);
+            energetic_runs);
     printf("     report (not asserted): energy grows in %d/%d Newton and %d/%d Poisson runs "
            "with per-contact restitution\n",
            newton_gain, CASES, poisson_gain, CASES);
@@ -695,9 +704,8 @@ static void caps(void)
         imp = striker_chain(per_law[k].cap + 1); /* exactly at the cap: it runs */
         rc = cr_law_solve(imp, per_law[k].law, &p, res);
         CHECK(rc == CR_OK && cr_law_result_status(res) != CR_LAW_TOO_LARGE,
-              "%s on %zu contacts (the cap) must run: rc %d status %s",
-              cr_law_name(per_law[k].law), per_law[k].cap, rc,
-              cr_law_status_name(cr_law_result_status(res)));
+              "%s on %zu contacts (the cap) must run: rc %d status %s", cr_law_name(per_law[k].law),
+              per_law[k].cap, rc, cr_law_status_name(cr_law_result_status(res)));
         cr_impact_destroy(imp);
     }
     /* max_outcomes above its cap is refused; below it, the cap holds inside one stage:
@@ -761,8 +769,8 @@ static void degenerate(void)
     /* velocities of 1e200: the kinetic energy overflows, refused as u⁻'s fault */
     const double uh[2] = {1e200, 0};
     imp = cr_impact_create_chain(2, m2, uh);
-    CHECK(cr_impact_check(imp, &bad) == CR_ERR_INVALID && bad == -2,
-          "u = 1e200: %ld %s", bad, cr_impact_last_error(imp));
+    CHECK(cr_impact_check(imp, &bad) == CR_ERR_INVALID && bad == -2, "u = 1e200: %ld %s", bad,
+          cr_impact_last_error(imp));
     for (int law = 0; law < CR_LAW_COUNT; law++)
         CHECK(cr_law_solve(imp, (cr_law_id)law, &p, res) == CR_ERR_INVALID,
               "%s on u = 1e200 must refuse", cr_law_name((cr_law_id)law));
@@ -775,10 +783,12 @@ static void degenerate(void)
     p.alpha = alpha;
     p.kappa = 0.75;
     imp = cr_impact_create_chain(2, mt, ut);
-    const double want[2] = {1e300 * (1 - 0.70710678118654752440) / 2, 1e300 * (1 + 0.70710678118654752440) / 2};
+    const double want[2] = {1e300 * (1 - 0.70710678118654752440) / 2,
+                            1e300 * (1 + 0.70710678118654752440) / 2};
     check_vec(solve(imp, CR_LAW_ENERGETIC, &p), want, 2, 1e-12,
               "two-body energetic, closed form (1 -+ e)/2, scaled by 1e300");
-    CHECK_REL(cr_law_result_energy_ratio(res, 0), 0.75, 1e-12, "kappa = T+/T- on scaled velocities");
+    CHECK_REL(cr_law_result_energy_ratio(res, 0), 0.75, 1e-12,
+              "kappa = T+/T- on scaled velocities");
     /* every law on it: whatever the verdict, "ok" comes with finite numbers */
     int f0 = tu_failed;
     for (int law = 0; law < CR_LAW_COUNT; law++) {
@@ -797,9 +807,9 @@ static void degenerate(void)
 /* Unknown law names get the one they most likely meant. */
 static void suggestions(void)
 {
-    const char *const typos[][2] = {{"newtn", "newton"},     {"Newton", "newton"},
-                                    {"possion", "poisson"},  {"sequental", "sequential"},
-                                    {"pandera", "pandrea"},  {"max-dissipaton", "max-dissipation"}};
+    const char *const typos[][2] = {{"newtn", "newton"},    {"Newton", "newton"},
+                                    {"possion", "poisson"}, {"sequental", "sequential"},
+                                    {"pandera", "pandrea"}, {"max-dissipaton", "max-dissipation"}};
     for (int k = 0; k < 6; k++) {
         const char *got = cr_law_suggest(typos[k][0]);
         CHECK(got && strcmp(got, typos[k][1]) == 0, "%s -> %s, want %s", typos[k][0],

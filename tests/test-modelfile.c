@@ -14,8 +14,8 @@ static cr_model *load(const char *name, int expect_rc)
     cr_model *model = NULL;
     msg[0] = '\0';
     int rc = cr_modelfile_load(path, &model, NULL, msg, sizeof msg);
-    CHECK(rc == expect_rc, "%s: rc %d (%s), expected %d; message: %s", name, rc,
-          cr_strerror(rc), expect_rc, msg);
+    CHECK(rc == expect_rc, "%s: rc %d (%s), expected %d; message: %s", name, rc, cr_strerror(rc),
+          expect_rc, msg);
     if (expect_rc != CR_OK)
         CHECK(model == NULL, "%s: no model on failure", name);
     return model;
@@ -32,7 +32,6 @@ static void expect_message(const char *file, const char *line_tag, const char *f
     if (field)
         CHECK(strstr(msg, field) != NULL, "names the field '%s': %s", field, msg);
 }
-
 
 /* Hertz K = (4/3) E* √R*, 1/E* = Σ (1 − ν²)/E, 1/R* = Σ 1/R (a flat: R = ∞). */
 static double hertz_k(double E1, double nu1, double R1, double E2, double nu2, double R2)
@@ -159,8 +158,8 @@ static void pool_errors(void)
     bad_pool(text, ":4:", "bodies[1].mass", "must be positive (got -1)");
     snprintf(text, sizeof text, "%s  - {mass: 1, radius: 0.1, x: [1]}\n", head);
     bad_pool(text, ":4:", "bodies[1].x", "two numbers");
-    snprintf(text, sizeof text, "%s  - {mass: 1, radius: 0.1, x: [1, 0], material: {E: 1e9, nu: 0.7}}\n",
-             head);
+    snprintf(text, sizeof text,
+             "%s  - {mass: 1, radius: 0.1, x: [1, 0], material: {E: 1e9, nu: 0.7}}\n", head);
     bad_pool(text, ":4:", "bodies[1].material.nu", "(-1, 0.5)");
     snprintf(text, sizeof text, "%sfields:\n  pendulum: {length: 0.2}\nintegration: {t_end: 1}\n",
              head);
@@ -185,15 +184,14 @@ static void pool_errors(void)
              "contact: {C: 5}}\n",
              head);
     bad_pool(text, ":6:", "walls[0].contact", "K is needed");
-    bad_pool("dim: 2\nballs:\n  - {mass: 1, radius: 0.1, x: 0}\n", ":1:", "dim",
-             "dimension 1");
+    bad_pool("dim: 2\nballs:\n  - {mass: 1, radius: 0.1, x: 0}\n", ":1:", "dim", "dimension 1");
     bad_pool("dim: 2\nchain: {count: 2, mass: 1, radius: 0.1}\n", ":1:", "dim", "dimension 1");
     snprintf(text, sizeof text, "%slinks:\n  - {between: [0, 1], k: 1}\n", head);
     bad_pool(text, ":5:", "links", "dim 1");
     snprintf(text, sizeof text, "%sintegration: {solver: fast}\n", head);
     bad_pool(text, ":4:", "integration.solver", "auto, klu or gmres");
-    bad_pool("balls:\n  - {mass: 1, radius: 0.1, x: 0}\nintegration: {skin: 0.3}\n", ":3:",
-             "integration.skin", "dim 2");
+    bad_pool("balls:\n  - {mass: 1, radius: 0.1, x: 0}\nintegration: {skin: 0.3}\n",
+             ":3:", "integration.skin", "dim 2");
     bad_pool("balls:\n  - {mass: 1, radius: 0.1, x: 0}\nwalls:\n  - {normal: [1, 0], offset: 0}\n",
              ":4:", "walls", "dim 2");
 }
@@ -247,7 +245,8 @@ int main(void)
     snprintf(path, sizeof path, "%s/../../models/bead-column.yaml", CR_TEST_DATA);
     CHECK(cr_modelfile_load(path, &mm, NULL, msg, sizeof msg) == CR_OK, "bead column: %s", msg);
     if (mm) {
-        CHECK(cr_model_ball_count(mm) == 11 && cr_model_is_fixed(mm, 0) && !cr_model_is_fixed(mm, 1),
+        CHECK(cr_model_ball_count(mm) == 11 && cr_model_is_fixed(mm, 0) &&
+                  !cr_model_is_fixed(mm, 1),
               "a floor wall and 10 beads");
         CHECK(cr_model_gravity(mm) == -9.81, "gravity");
         CHECK_REL(cr_model_initial_overlap(mm, 0), -1e-4, 1e-9, "wall gap 0.1 mm");
@@ -291,8 +290,7 @@ int main(void)
         CHECK(cr_model_contact_target(mm, 2, &e, &v) && e == 0.9 && v == 1.0, "target read");
         CHECK(cr_model_validate(mm, msg, sizeof msg) == CR_ERR_MODEL, "uncalibrated refused");
         CHECK(cr_calibrate_model(mm, msg, sizeof msg) == CR_OK, "%s", msg);
-        CHECK(cr_model_contact(mm, 2)->C > 0 &&
-                  cr_model_validate(mm, msg, sizeof msg) == CR_OK,
+        CHECK(cr_model_contact(mm, 2)->C > 0 && cr_model_validate(mm, msg, sizeof msg) == CR_OK,
               "calibrated: C = %g", cr_model_contact(mm, 2)->C);
     }
     cr_model_destroy(mm);
@@ -329,8 +327,8 @@ int main(void)
     /* inline text: syntax errors carry the line too */
     static const char bad_number[] = "chain:\n  count: 3\n  mass: heavy\n  radius: 0.01\n";
     cr_model *x = NULL;
-    CHECK(cr_modelfile_parse(bad_number, strlen(bad_number), "inline.yaml", &x, msg,
-                             sizeof msg) == CR_ERR_MODEL,
+    CHECK(cr_modelfile_parse(bad_number, strlen(bad_number), "inline.yaml", &x, msg, sizeof msg) ==
+              CR_ERR_MODEL,
           "non-number refused");
     expect_message("inline.yaml", ":3:", "chain.mass");
     static const char zero_radius[] = "chain: {count: 2, mass: 1, radius: 0}\n";

@@ -186,8 +186,7 @@ static void two_balls(const char *name, const cr_contact_params *law, double e_e
     const frame *f0 = frame_at(&r, info.t_start), *f1 = frame_at(&r, info.t_end);
     CHECK(f0 && f1, "%s: frames at t_start, t_end", name);
     if (f0 && f1) {
-        snprintf(ref, sizeof ref, "%s: dissipated = quadrature + stored elastic (invariant)",
-                 name);
+        snprintf(ref, sizeof ref, "%s: dissipated = quadrature + stored elastic (invariant)", name);
         CHECK_REL(info.dissipated, f1->D - f0->D + f1->U - f0->U, 1e-8, ref);
     }
     CHECK(fabs(info.field_work) <= 1e-10 * info.T_minus,
@@ -270,8 +269,8 @@ static void three_balls(void)
  * starting when ball 2's free flight closes the gap to ball 3. */
 static void segmentation(void)
 {
-    const double m5[5] = {1, 1, 1, 1, 1}, x5[5] = {0, 0.02 + 1e-5, 0.04 + 1e-5, 0.06 + 1e-5,
-                                                   0.08 + 1e-5};
+    const double m5[5] = {1, 1, 1, 1, 1},
+                 x5[5] = {0, 0.02 + 1e-5, 0.04 + 1e-5, 0.06 + 1e-5, 0.08 + 1e-5};
     const double v5[5] = {1, 0, 0, 0, 0};
     cr_contact_params law;
     cr_contact_params_init(&law, 1e9, 1.5, 0.0, CR_RELEASE_GAP);
@@ -515,15 +514,15 @@ static void bead_column(void)
 }
 
 /* Static preload (issue 8): ball B rests on a floor under gravity, ball A falls
- * onto it (B starts touching the floor, so it sinks into its static overlap). The floor contact closes at once under B's weight (a few 1e-9 s, at
- * ~1e-8 m/s): no episode. The impact is A on B: reference contact A–B; the
- * floor contact joins loaded at rest, its eN is undefined. */
+ * onto it (B starts touching the floor, so it sinks into its static overlap). The floor contact
+ * closes at once under B's weight (a few 1e-9 s, at ~1e-8 m/s): no episode. The impact is A on B:
+ * reference contact A–B; the floor contact joins loaded at rest, its eN is undefined. */
 static void preload(int damped)
 {
     const double r = 0.01, m = 0.0329, g = 9.81, v0 = 0.5, K = 1.0878565e10;
     cr_model *model = cr_model_create();
     cr_model_add_wall(model, 0.0);
-    cr_model_add_ball(model, m, r, r, 0.0);              /* B on the floor */
+    cr_model_add_ball(model, m, r, r, 0.0);            /* B on the floor */
     cr_model_add_ball(model, m, r, 3 * r + 1e-3, -v0); /* A, 1 mm above */
     cr_contact_params hertz, floor;
     cr_contact_params_init(&hertz, K, 1.5, 0.0, CR_RELEASE_GAP);
@@ -538,7 +537,8 @@ static void preload(int damped)
     size_t n = cr_monitor_episode_count(rr.mon);
     cr_episode_info in = {0};
     cr_monitor_get_episode(rr.mon, 0, &in);
-    printf("     preload, %s floor: %zu episodes; first t = %.9g .. %.9g s, reference %zu, complete %d, "
+    printf("     preload, %s floor: %zu episodes; first t = %.9g .. %.9g s, reference %zu, "
+           "complete %d, "
            "field work %.4g J, kappa %.9f\n",
            damped ? "damped linear" : "undamped Hertz", n, in.t_start, in.t_end, in.reference,
            in.complete, in.field_work, in.kappa);
@@ -716,11 +716,11 @@ static void chain_as_pool(const char *name, int nb, const double *m, const doubl
                 }
         }
     }
-    printf("     %s: chain engine vs pool engine, episode tables differ by %.2e (relative)\n",
-           name, worst);
+    printf("     %s: chain engine vs pool engine, episode tables differ by %.2e (relative)\n", name,
+           worst);
     CHECK(same && worst <= 1e-10,
-          "%s: dim-2 chain = chain (t_start, t_end, kappa, P, alpha, eN, eP) to 1e-10: %.3g",
-          name, worst);
+          "%s: dim-2 chain = chain (t_start, t_end, kappa, P, alpha, eN, eP) to 1e-10: %.3g", name,
+          worst);
     done(&c);
     done(&p);
 }
@@ -740,8 +740,8 @@ static void chains_as_pools(void)
      * exchange velocities: eN = 1, P = m Δv (closed form) */
     const double x2[2] = {0.0, 2 * PR}, v2[2] = {0.5, -0.5};
     for (int k = 0; k < 2; k++) {
-        run_t p = run(k ? chain_2d(2, m3, x2, v2, &law) : chain(2, m3, x2, v2, &law), 1e-12,
-                      1e-14, 0.0);
+        run_t p =
+            run(k ? chain_2d(2, m3, x2, v2, &law) : chain(2, m3, x2, v2, &law), 1e-12, 1e-14, 0.0);
         cr_episode_info in = {0};
         size_t nr = 0;
         const cr_contact_record *rec = NULL;

@@ -119,8 +119,8 @@ static void pool_equals_chain(void)
     CHECK(strcmp(cr_system_engine_name(ps), "pool") == 0, "dim 2: the pool engine");
     cr_system_get_velocities(ps, up);
     for (int i = 0; i < 3; i++) {
-        CHECK(fabs(up[2 * i] - uc[i]) <= 1e-10, "ball %d: pool %.15g vs chain %.15g", i,
-              up[2 * i], uc[i]);
+        CHECK(fabs(up[2 * i] - uc[i]) <= 1e-10, "ball %d: pool %.15g vs chain %.15g", i, up[2 * i],
+              uc[i]);
         CHECK(up[2 * i + 1] == 0.0, "no motion off the line");
     }
     printf("ok   theta = 0 pool = chain to 1e-10: (%.12f, %.12f, %.12f)\n", up[0], up[2], up[4]);
@@ -188,8 +188,8 @@ static void bernoulli(void)
     CHECK(fabs(v[1]) <= 1e-10, "ball 1 stays on the axis: vy = %g", v[1]);
     CHECK(fabs(v[2] - v[4]) <= 1e-10 && fabs(v[3] + v[5]) <= 1e-10,
           "balls 2 and 3 mirror each other: (%g, %g) vs (%g, %g)", v[2], v[3], v[4], v[5]);
-    printf("ok   Bernoulli pool: u1 = %.6f, u2 = (%.6f, %.6f), mirror symmetric to 1e-10\n",
-           v[0], v[2], v[3]);
+    printf("ok   Bernoulli pool: u1 = %.6f, u2 = (%.6f, %.6f), mirror symmetric to 1e-10\n", v[0],
+           v[2], v[3]);
     cr_system_destroy(p);
 }
 
@@ -312,8 +312,8 @@ static void jacobian_check(void)
               "check: %s %s", msg, sys ? cr_system_last_error(sys) : "");
         cr_system_destroy(sys);
         CHECK(err >= 0.0 && err < 1e-6, "analytic vs finite-difference Jacobian: %.3g", err);
-        printf("ok   sparse Jacobian = central differences to %.2e (<= 1e-6), mid-impact%s\n",
-               err, k ? ", under gravity" : "");
+        printf("ok   sparse Jacobian = central differences to %.2e (<= 1e-6), mid-impact%s\n", err,
+               k ? ", under gravity" : "");
         cr_model_destroy(model);
     }
 }
@@ -372,8 +372,8 @@ static void free_fall(void)
     double v[2];
     cr_system_get_velocities(p, v);
     CHECK_REL(v[0], gx * 1.5 * tc, 1e-9, "the floor does not touch vx: vx = gx t");
-    double E = cr_system_kinetic_energy(p) + cr_system_potential_energy(p) +
-               cr_system_dissipated_work(p);
+    double E =
+        cr_system_kinetic_energy(p) + cr_system_potential_energy(p) + cr_system_dissipated_work(p);
     CHECK_REL(E, E0, 1e-9, "energy with the field's potential");
     cr_system_destroy(p);
     cr_model_destroy(model);
@@ -387,7 +387,7 @@ static void restitution_target(void)
     const double e = 0.85, vref = 1.0;
     cr_contact_params law = hertz(K, 0.0, CR_RELEASE_FORCE), wl = hertz(1e9, 0.0, CR_RELEASE_FORCE);
     disc d[3] = {
-        {M, R, 0.0, 0.0, vref, 0.0},           /* towards the wall at x = 0.02 */
+        {M, R, 0.0, 0.0, vref, 0.0}, /* towards the wall at x = 0.02 */
         /* these two meet at vref, along y, clear of the wall and of disc 0 */
         {2 * M, R, -0.1, 0.3, 0.0, 0.5 * vref},
         {2 * M, R, -0.1, 0.3 + 2 * R + 1e-4, 0.0, -0.5 * vref},
@@ -460,7 +460,8 @@ static void scales_and_output(void)
         {M, R, 2 * R + 1e-5, 0.0, 0.0, 0.0},
         {M, R, 0.1, 0.1, 0.0, 0.0},
     };
-    cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP), stiff = hertz(1e3 * K, 0.0, CR_RELEASE_GAP);
+    cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP),
+                      stiff = hertz(1e3 * K, 0.0, CR_RELEASE_GAP);
     cr_model *model = pool_model(3, d, &law, 1e-10);
     cr_model_set_pair_law(model, 0, 2, &stiff);
     char msg[256];

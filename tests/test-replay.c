@@ -19,7 +19,7 @@
 
 /* One instant of the recorded run. */
 typedef struct {
-    int is_event;     /* 1: a root return (first event index), 0: an output time */
+    int is_event;      /* 1: a root return (first event index), 0: an output time */
     size_t first, nev; /* events recorded so far */
     double t, T, U, W, p;
     double *x, *v;
@@ -115,8 +115,8 @@ static int rp_run(void *e, double t_end)
     replay *p = e;
     for (p->now = 0; p->now < p->r->nf; p->now++) {
         const frame *f = &p->r->f[p->now];
-        int rc = f->is_event ? cr_system_emit_events(p->sys, f->first)
-                             : cr_system_emit_output(p->sys);
+        int rc =
+            f->is_event ? cr_system_emit_events(p->sys, f->first) : cr_system_emit_output(p->sys);
         if (rc != CR_OK)
             return rc;
     }
@@ -395,7 +395,8 @@ static void replay_case(int n, double C)
     cr_monitor_finish(mon);
     CHECK(strcmp(cr_system_engine_name(sys), "replay") == 0, "the engine behind is the replay");
     same_episodes(mon_rec, mon);
-    CHECK(cr_store_write_episodes(store, mon) == CR_OK && cr_store_commit(store, "complete", NULL) == CR_OK,
+    CHECK(cr_store_write_episodes(store, mon) == CR_OK &&
+              cr_store_commit(store, "complete", NULL) == CR_OK,
           "store commit: %s", cr_store_last_error(store));
     stored(path, r);
     /* the CLI's report writer, unchanged, on the replayed system */

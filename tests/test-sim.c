@@ -301,8 +301,8 @@ static void subchains(void)
         cr_model_destroy(sub);
     }
     for (int i = 0; i < 4; i++)
-        CHECK(fabs(part[i] - full[i]) <= 1e-10, "ball %d: cluster %.15g vs full %.15g", i,
-              part[i], full[i]);
+        CHECK(fabs(part[i] - full[i]) <= 1e-10, "ball %d: cluster %.15g vs full %.15g", i, part[i],
+              full[i]);
     printf("ok   two clusters integrated apart = the full chain to 1e-10\n");
     CHECK(cr_model_subchain(model, 2, 7, NULL, NULL) == NULL, "bad range refused");
     cr_model_destroy(model);
@@ -335,15 +335,15 @@ static void long_chain_defaults(int n)
     long events = 0;
     for (int k = 0; k < 2; k++) {
         cr_model *model = steel_chain(n);
-        cr_system *sim = k == 0 ? run(model, CR_DEFAULT_RTOL, CR_DEFAULT_ATOL)
-                                : run(model, 1e-12, 1e-14);
+        cr_system *sim =
+            k == 0 ? run(model, CR_DEFAULT_RTOL, CR_DEFAULT_ATOL) : run(model, 1e-12, 1e-14);
         CHECK(strcmp(cr_system_end_reason(sim), "all contacts open and separating") == 0,
               "%d beads: ends because %s", n, cr_system_end_reason(sim));
         if (k == 0) {
             events = (long)cr_system_event_count(sim);
             CHECK_REL(momentum(sim), 0.0329, 1e-12, "momentum conservation (invariant)");
-            CHECK_REL(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim),
-                      0.5 * 0.0329, 1e-6, "energy conservation at the default rtol (invariant)");
+            CHECK_REL(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim), 0.5 * 0.0329,
+                      1e-6, "energy conservation at the default rtol (invariant)");
         }
         cr_system_get_velocities(sim, post[k]);
         cr_system_destroy(sim);
@@ -356,8 +356,8 @@ static void long_chain_defaults(int n)
     /* the default rtol's error grows along the chain: 1e-9 V per bead */
     CHECK(worst <= 1e-9 * n, "%d beads: defaults vs rtol 1e-12 differ by %.2e m/s (<= %g)", n,
           worst, 1e-9 * n);
-    printf("     %d-bead chain at the defaults: %ld events, max |dv| vs rtol 1e-12 = %.2e m/s\n",
-           n, events, worst);
+    printf("     %d-bead chain at the defaults: %ld events, max |dv| vs rtol 1e-12 = %.2e m/s\n", n,
+           events, worst);
 }
 
 /* Issue 14: `contact.restitution: 1e-4` (main run) and 1e-6 (calibration) gave

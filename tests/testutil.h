@@ -15,32 +15,32 @@
 
 static int tu_passed, tu_failed;
 
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            tu_passed++;                                                                 \
-        } else {                                                                         \
-            tu_failed++;                                                                 \
-            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                       \
-            printf(__VA_ARGS__);                                                         \
-            printf("\n");                                                                \
-        }                                                                                \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            tu_passed++;                                                                           \
+        } else {                                                                                   \
+            tu_failed++;                                                                           \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                 \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
     } while (0)
 
 /* |actual − expected| ≤ tol·|expected| (absolute when expected = 0); `ref` names the source. */
-#define CHECK_REL(actual, expected, tol, ref)                                            \
-    do {                                                                                 \
-        double a_ = (actual), e_ = (expected), t_ = (tol);                               \
-        double err_ = e_ != 0.0 ? fabs(a_ - e_) / fabs(e_) : fabs(a_);                   \
-        if (err_ <= t_ && isfinite(a_)) {                                                \
-            tu_passed++;                                                                 \
-            printf("ok   %-44s %.12g vs %.12g (rel err %.2e <= %.0e) [%s]\n", #actual,   \
-                   a_, e_, err_, t_, ref);                                               \
-        } else {                                                                         \
-            tu_failed++;                                                                 \
-            printf("FAIL %s:%d: %s = %.15g, expected %.15g (rel err %.3e > %.1e) [%s]\n", \
-                   __FILE__, __LINE__, #actual, a_, e_, err_, t_, ref);                  \
-        }                                                                                \
+#define CHECK_REL(actual, expected, tol, ref)                                                      \
+    do {                                                                                           \
+        double a_ = (actual), e_ = (expected), t_ = (tol);                                         \
+        double err_ = e_ != 0.0 ? fabs(a_ - e_) / fabs(e_) : fabs(a_);                             \
+        if (err_ <= t_ && isfinite(a_)) {                                                          \
+            tu_passed++;                                                                           \
+            printf("ok   %-44s %.12g vs %.12g (rel err %.2e <= %.0e) [%s]\n", #actual, a_, e_,     \
+                   err_, t_, ref);                                                                 \
+        } else {                                                                                   \
+            tu_failed++;                                                                           \
+            printf("FAIL %s:%d: %s = %.15g, expected %.15g (rel err %.3e > %.1e) [%s]\n",          \
+                   __FILE__, __LINE__, #actual, a_, e_, err_, t_, ref);                            \
+        }                                                                                          \
     } while (0)
 
 static inline int tu_finish(const char *name)

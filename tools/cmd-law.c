@@ -52,8 +52,11 @@ static char *valid_utf8(const char *s)
         return NULL;
     for (size_t i = 0; i < len;) {
         const unsigned char *p = (const unsigned char *)s + i;
-        size_t k = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
-                                 : (p[0] & 0xf8) == 0xf0   ? 4 : 0;
+        size_t k = p[0] < 0x80             ? 1
+                   : (p[0] & 0xe0) == 0xc0 ? 2
+                   : (p[0] & 0xf0) == 0xe0 ? 3
+                   : (p[0] & 0xf8) == 0xf0 ? 4
+                                           : 0;
         int ok = k > 0 && i + k <= len;
         for (size_t j = 1; ok && j < k; j++)
             ok = (p[j] & 0xc0) == 0x80;

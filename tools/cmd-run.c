@@ -54,23 +54,33 @@ typedef struct {
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"cases", required_argument, NULL, 'c'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': a->out = optarg; break;
-        case 'q': a->quiet = 1; break;
-        case 'j': a->json = 1; break;
-        case 'c': a->cases = optarg; break;
-        case 'h': usage_run(stdout); return -1;
-        default: usage_run(stderr); return EXIT_USAGE;
+        case 'o':
+            a->out = optarg;
+            break;
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'j':
+            a->json = 1;
+            break;
+        case 'c':
+            a->cases = optarg;
+            break;
+        case 'h':
+            usage_run(stdout);
+            return -1;
+        default:
+            usage_run(stderr);
+            return EXIT_USAGE;
         }
     }
     if (argc - optind > 1) {
@@ -161,8 +171,8 @@ static int set_up(const run_args *a, run_state *r)
         return EXIT_INPUT;
     }
     msg[0] = '\0';
-    if (!(r->store = cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg,
-                                     sizeof msg))) {
+    if (!(r->store =
+              cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg, sizeof msg))) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }
@@ -181,7 +191,7 @@ static int set_up(const run_args *a, run_state *r)
 /* Closes the file as what the run became; @return the exit status. */
 static int finish(const run_args *a, run_state *r, int rc)
 {
-    const char *status = rc == CR_OK               ? "complete"
+    const char *status = rc == CR_OK                ? "complete"
                          : rc == CR_ERR_INTERRUPTED ? "interrupted"
                                                     : "failed";
     char why[1024];

@@ -4,7 +4,8 @@
 # falls back to the system package and says which one the build will use).
 # clang-14 and libclang-rt-14-dev: the sanitizer and libFuzzer build of
 # tools/test.sh (the fuzzer runtime is only a recommended package of clang, and
-# --no-install-recommends below would leave it out). python3: JSON checks of the tests.
+# --no-install-recommends below would leave it out). clang-format: the format
+# check. python3, python3-h5py: JSON and HDF5 checks of the tests.
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -26,6 +27,7 @@ libopenblas-dev
 libsiconos-numerics-dev
 libjson-c-dev
 clang-14
+clang-format
 libclang-rt-14-dev
 python3
 python3-h5py

@@ -95,8 +95,8 @@ void report_summary(const run_info *info, const cr_system *sys)
     printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(info->model), info->model_path);
     print_law_line(info, sys);
     printf("  integrated 0 -> %.6g s (%s)\n", cr_system_get_time(sys), cr_system_end_reason(sys));
-    printf("  %ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts", st.steps,
-           st.rhs_evals, st.jac_evals, st.events, st.restarts);
+    printf("  %ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts", st.steps, st.rhs_evals,
+           st.jac_evals, st.events, st.restarts);
     if (st.rebuilds)
         printf(", %ld neighbour rebuilds", st.rebuilds);
     printf(", %.3f s wall\n", info->wall);
@@ -266,7 +266,8 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
             json_object_array_add(eps, e);
     }
     put(o, "episodes", eps);
-    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text =
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text ? (puts(text) >= 0 ? 0 : -1) : -1;
     json_object_put(o);
     return rc;

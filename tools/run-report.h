@@ -11,9 +11,9 @@ typedef struct {
     const cr_model *model;
     const char *model_path;
     const char *output;
-    double E0;   /* T + U at t = 0, J */
+    double E0;    /* T + U at t = 0, J */
     double p0[3]; /* momentum at t = 0 */
-    double wall; /* wall-clock seconds of the run */
+    double wall;  /* wall-clock seconds of the run */
 } run_info;
 
 void report_summary(const run_info *info, const cr_system *sys);

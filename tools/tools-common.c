@@ -40,7 +40,6 @@ const char *tools_default_model(void)
     return candidates[1];
 }
 
-
 int tools_check_output(const char *out, const char *input, char *msg, size_t msglen)
 {
     struct stat so, si;
@@ -66,8 +65,9 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
             return -1;
         }
         if (input && stat(input, &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
-            snprintf(msg, msglen, "%s: the output is the model file itself: refusing to "
-                                  "overwrite it",
+            snprintf(msg, msglen,
+                     "%s: the output is the model file itself: refusing to "
+                     "overwrite it",
                      out);
             return -1;
         }

@@ -18,8 +18,8 @@
  * Restitution e = −γ⁺/γ⁻ of one contact with law @p law between bodies of reduced
  * mass @p mu meeting at relative speed @p v (0 if they never separate).
  */
-CR_EXPORT int cr_calibrate_restitution(const cr_contact_params *law, double mu, double v,
-                                       double *e, char *msg, size_t msglen);
+CR_EXPORT int cr_calibrate_restitution(const cr_contact_params *law, double mu, double v, double *e,
+                                       char *msg, size_t msglen);
 
 /**
  * The damping coefficient C (law->C is ignored) for which that contact has

@@ -17,17 +17,17 @@
  * Every error code of the library, defined once (SUNDIALS v7 style) so that
  * the enum and cr_strerror() cannot drift apart.
  */
-#define CR_ERROR_LIST(X)                                                       \
-    X(CR_OK, 0, "success")                                                     \
-    X(CR_ERR_NOMEM, -1, "out of memory")                                       \
-    X(CR_ERR_INVALID, -2, "invalid argument")                                  \
-    X(CR_ERR_IO, -3, "file input/output error")                                \
-    X(CR_ERR_SYNTAX, -4, "model file syntax error")                            \
-    X(CR_ERR_MODEL, -5, "invalid model")                                       \
-    X(CR_ERR_SOLVER, -6, "integrator failure")                                 \
-    X(CR_ERR_HDF5, -7, "HDF5 error")                                           \
-    X(CR_ERR_INTERRUPTED, -8, "run interrupted")                               \
-    X(CR_ERR_INFEASIBLE, -9, "no admissible solution")                         \
+#define CR_ERROR_LIST(X)                                                                           \
+    X(CR_OK, 0, "success")                                                                         \
+    X(CR_ERR_NOMEM, -1, "out of memory")                                                           \
+    X(CR_ERR_INVALID, -2, "invalid argument")                                                      \
+    X(CR_ERR_IO, -3, "file input/output error")                                                    \
+    X(CR_ERR_SYNTAX, -4, "model file syntax error")                                                \
+    X(CR_ERR_MODEL, -5, "invalid model")                                                           \
+    X(CR_ERR_SOLVER, -6, "integrator failure")                                                     \
+    X(CR_ERR_HDF5, -7, "HDF5 error")                                                               \
+    X(CR_ERR_INTERRUPTED, -8, "run interrupted")                                                   \
+    X(CR_ERR_INFEASIBLE, -9, "no admissible solution")                                             \
     X(CR_ERR_NOT_CONVERGED, -10, "iteration did not converge")
 
 /** Error codes: CR_OK = 0, failures negative. */

@@ -82,8 +82,8 @@ CR_EXPORT double cr_contact_dissipation_rate(const cr_contact_params *p, double 
  * 1/E* = (1−ν₁²)/E₁ + (1−ν₂²)/E₂ and 1/R* = 1/R₁ + 1/R₂.
  * A flat wall is R₂ = INFINITY.
  */
-CR_EXPORT double cr_contact_hertz_stiffness(double E1, double nu1, double R1, double E2,
-                                            double nu2, double R2);
+CR_EXPORT double cr_contact_hertz_stiffness(double E1, double nu1, double R1, double E2, double nu2,
+                                            double R2);
 
 /** @return "gap" or "force". */
 CR_EXPORT const char *cr_release_name(cr_release r);

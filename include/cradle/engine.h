@@ -51,7 +51,6 @@ typedef struct cr_engine_ops {
     int (*check_jacobian)(void *e, double *max_rel);
 } cr_engine_ops;
 
-
 /**
  * Called by an engine at t = 0, every output time and the end: runs the output
  * listeners. @return the first non-zero code (the engine stops and returns it).

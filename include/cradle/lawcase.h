@@ -15,8 +15,8 @@
 typedef struct cr_lawcase cr_lawcase;
 
 /** Parses a case; @p filename is used in messages only. */
-CR_EXPORT int cr_lawcase_parse(const char *text, size_t len, const char *filename,
-                               cr_lawcase **out, char *msg, size_t msglen);
+CR_EXPORT int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawcase **out,
+                               char *msg, size_t msglen);
 /** Reads and parses @p path. */
 CR_EXPORT int cr_lawcase_load(const char *path, cr_lawcase **out, char *msg, size_t msglen);
 CR_EXPORT void cr_lawcase_destroy(cr_lawcase *c);

@@ -20,14 +20,14 @@ typedef struct cr_law_result cr_law_result;
 
 /** The laws. */
 typedef enum {
-    CR_LAW_NEWTON = 0,       /**< Newton inequality law, per-contact εᵢ (003 eq. 6-8), LCP */
+    CR_LAW_NEWTON = 0,         /**< Newton inequality law, per-contact εᵢ (003 eq. 6-8), LCP */
     CR_LAW_GLOBAL_DISSIPATION, /**< global dissipation index (000 eq. 56-60; 003 eq. 26-31) */
-    CR_LAW_MAX_DISSIPATION,  /**< maximal dissipation, u⁺ = prox_T(u⁻) (000 eq. 52-53) */
-    CR_LAW_POISSON,          /**< Poisson, compression LCP then expansion (002 eq. 10-17) */
-    CR_LAW_ENERGETIC,        /**< energetic coefficient κ + impulse ratios α (001 eq. 17-19, 38) */
-    CR_LAW_SEQUENTIAL,       /**< sequential impacts (Han & Gilmore; 001 sect. 3.2) */
-    CR_LAW_MOSTERMAN,        /**< Newton with Mosterman's pre-collision rule (002 eq. 23-29) */
-    CR_LAW_PANDREA,          /**< Newton as equalities, P = −G⁻¹(I + K)γ⁻ (004 eq. 4, 7, 14) */
+    CR_LAW_MAX_DISSIPATION,    /**< maximal dissipation, u⁺ = prox_T(u⁻) (000 eq. 52-53) */
+    CR_LAW_POISSON,            /**< Poisson, compression LCP then expansion (002 eq. 10-17) */
+    CR_LAW_ENERGETIC,  /**< energetic coefficient κ + impulse ratios α (001 eq. 17-19, 38) */
+    CR_LAW_SEQUENTIAL, /**< sequential impacts (Han & Gilmore; 001 sect. 3.2) */
+    CR_LAW_MOSTERMAN,  /**< Newton with Mosterman's pre-collision rule (002 eq. 23-29) */
+    CR_LAW_PANDREA,    /**< Newton as equalities, P = −G⁻¹(I + K)γ⁻ (004 eq. 4, 7, 14) */
     CR_LAW_COUNT
 } cr_law_id;
 
@@ -47,13 +47,13 @@ typedef struct {
 
 /** What a law found. */
 typedef enum {
-    CR_LAW_OK = 0,          /**< one solution satisfying the law's conditions */
-    CR_LAW_INFEASIBLE,      /**< no admissible solution (e.g. (α, κ) outside 001 eq. 19/28) */
-    CR_LAW_MULTIPLE,        /**< several outcomes (sequential law), all reported */
-    CR_LAW_NOT_TERMINATED,  /**< a branch hit the stage cap; the outcomes found are reported */
-    CR_LAW_SOLVER_FAILED,   /**< the LCP / NNLS solver did not converge */
+    CR_LAW_OK = 0,           /**< one solution satisfying the law's conditions */
+    CR_LAW_INFEASIBLE,       /**< no admissible solution (e.g. (α, κ) outside 001 eq. 19/28) */
+    CR_LAW_MULTIPLE,         /**< several outcomes (sequential law), all reported */
+    CR_LAW_NOT_TERMINATED,   /**< a branch hit the stage cap; the outcomes found are reported */
+    CR_LAW_SOLVER_FAILED,    /**< the LCP / NNLS solver did not converge */
     CR_LAW_NEGATIVE_IMPULSE, /**< an equality law returned Pᵢ < 0 (a pulling contact); reported */
-    CR_LAW_TOO_LARGE        /**< the case exceeds the law's size cap (below); nothing computed */
+    CR_LAW_TOO_LARGE         /**< the case exceeds the law's size cap (below); nothing computed */
 } cr_law_status;
 
 /**
@@ -102,9 +102,9 @@ CR_EXPORT cr_impact *cr_impact_create_chain(size_t nballs, const double *masses,
  * xy, with wᵢ along the unit line of centres from the first to the second disc
  * (γ = relative normal velocity, positive separating).
  */
-CR_EXPORT cr_impact *cr_impact_create_discs(size_t ndiscs, const double *masses,
-                                            const double *xy, size_t ncontacts,
-                                            const size_t *pairs, const double *u_minus);
+CR_EXPORT cr_impact *cr_impact_create_discs(size_t ndiscs, const double *masses, const double *xy,
+                                            size_t ncontacts, const size_t *pairs,
+                                            const double *u_minus);
 
 /** A rigid body for cr_impact_create_rigid (principal axes parallel to the world axes). */
 typedef struct {
@@ -184,8 +184,7 @@ CR_EXPORT void cr_law_result_destroy(cr_law_result *r);
  * never holds a non-finite u⁺ or P with a status other than a failure: such an
  * answer (overflow) becomes CR_LAW_SOLVER_FAILED with no outcomes.
  */
-CR_EXPORT int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p,
-                           cr_law_result *r);
+CR_EXPORT int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_result *r);
 
 CR_EXPORT cr_law_status cr_law_result_status(const cr_law_result *r);
 CR_EXPORT const char *cr_law_result_message(const cr_law_result *r);

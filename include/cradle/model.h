@@ -96,8 +96,7 @@ CR_EXPORT int cr_model_add_plane(cr_model *model, const double *normal, double o
                                  const cr_contact_params *law);
 CR_EXPORT size_t cr_model_plane_count(const cr_model *model);
 /** Unit normal (dim values) and offset (rescaled with the normal) of wall @p w. */
-CR_EXPORT int cr_model_get_plane(const cr_model *model, size_t w, double *normal,
-                                 double *offset);
+CR_EXPORT int cr_model_get_plane(const cr_model *model, size_t w, double *normal, double *offset);
 /** Sets a wall's material (E, ν): a flat of that material for Hertz pair laws. */
 CR_EXPORT int cr_model_set_plane_material(cr_model *model, size_t w, double E, double nu);
 
@@ -121,8 +120,7 @@ CR_EXPORT int cr_model_material(const cr_model *model, size_t i, double *E, doub
  * Sets the law of the pair (@p i, @p j) of bodies, or of body @p i and wall w
  * with @p j = CR_WALL_BODY(w). In dim 1 the bodies must be neighbours.
  */
-CR_EXPORT int cr_model_set_pair_law(cr_model *model, size_t i, long j,
-                                    const cr_contact_params *p);
+CR_EXPORT int cr_model_set_pair_law(cr_model *model, size_t i, long j, const cr_contact_params *p);
 /**
  * The law that acts between bodies @p i and @p j (or body i and wall
  * CR_WALL_INDEX(j) for j < 0): the pair's own law, else Hertz from the
@@ -142,8 +140,8 @@ CR_EXPORT int cr_model_default_target(const cr_model *model, double *e, double *
  * Records the damping solved for a law (C ignored in the key) and reduced mass
  * @p mu; cr_model_pair_law applies it to every pair with that law and mass.
  */
-CR_EXPORT int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law,
-                                          double mu, double C);
+CR_EXPORT int cr_model_add_solved_damping(cr_model *model, const cr_contact_params *law, double mu,
+                                          double C);
 /** Frees a model; accepts NULL. */
 CR_EXPORT void cr_model_destroy(cr_model *model);
 /**

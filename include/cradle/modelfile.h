@@ -19,8 +19,8 @@
  * @return CR_OK and a new model in @p out, or CR_ERR_SYNTAX / CR_ERR_MODEL /
  * CR_ERR_NOMEM with the one-line reason in @p msg.
  */
-CR_EXPORT int cr_modelfile_parse(const char *text, size_t len, const char *filename,
-                                 cr_model **out, char *msg, size_t msglen);
+CR_EXPORT int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_model **out,
+                                 char *msg, size_t msglen);
 
 /**
  * Reads @p path and parses it. When @p text_out is not NULL it receives the

@@ -33,13 +33,13 @@ typedef struct cr_monitor cr_monitor;
 
 /** Scalars of one episode. */
 typedef struct {
-    double t_start, t_end;  /**< s */
-    size_t body_count;      /**< bodies of the group (cr_monitor_bodies) */
-    size_t contact_count;   /**< contact records (cr_monitor_contacts) */
-    size_t reference;       /**< the contact (system numbering) whose closing started it */
-    size_t reference_record;/**< its index among the episode's contact records */
-    double T_minus, T_plus; /**< kinetic energy of the group's moving bodies before / after
-                                 (lab frame; T⁺ includes the fields' work), J */
+    double t_start, t_end;   /**< s */
+    size_t body_count;       /**< bodies of the group (cr_monitor_bodies) */
+    size_t contact_count;    /**< contact records (cr_monitor_contacts) */
+    size_t reference;        /**< the contact (system numbering) whose closing started it */
+    size_t reference_record; /**< its index among the episode's contact records */
+    double T_minus, T_plus;  /**< kinetic energy of the group's moving bodies before / after
+                                  (lab frame; T⁺ includes the fields' work), J */
     /**
      * (T⁺ − field_work) / T⁻: the kinetic energy the impact itself keeps
      * (001 eq. 12's e). Without fields it is T⁺ / T⁻; under gravity or
@@ -47,13 +47,13 @@ typedef struct {
      * instantaneous rigid impact has none.
      */
     double kappa;
-    double field_work;      /**< work of the fields on the group's bodies during the episode, J
-                                 (measured as mean field force × displacement per
-                                 link-connected cluster: exact for uniform gravity) */
-    double dissipated;      /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
-                                 abandoned by released contacts, J */
-    int complete;           /**< 1: ended by the end rule; 0: still running when the run stopped */
-    size_t event_count;     /**< events of the episode (cr_monitor_events) */
+    double field_work;  /**< work of the fields on the group's bodies during the episode, J
+                             (measured as mean field force × displacement per
+                             link-connected cluster: exact for uniform gravity) */
+    double dissipated;  /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
+                             abandoned by released contacts, J */
+    int complete;       /**< 1: ended by the end rule; 0: still running when the run stopped */
+    size_t event_count; /**< events of the episode (cr_monitor_events) */
 } cr_episode_info;
 
 /** Why a per-contact coefficient is NaN (flags of cr_contact_record). */
@@ -83,19 +83,19 @@ enum {
 
 /** Per-contact record of one episode. */
 typedef struct {
-    size_t contact;         /**< contact number in the system */
-    size_t body_a;          /**< its bodies (body_b < 0: wall CR_WALL_INDEX(body_b)) */
+    size_t contact; /**< contact number in the system */
+    size_t body_a;  /**< its bodies (body_b < 0: wall CR_WALL_INDEX(body_b)) */
     long body_b;
-    double impulse;         /**< Pᵢ = ∫ fᵢ dt over the episode, N s */
-    double compression;     /**< impulse while δ̇ > 0 */
-    double expansion;       /**< impulse while δ̇ < 0 */
-    double gamma_minus;     /**< γᵢ⁻ = wᵢᵀu⁻ of the impact configuration (γ < 0 approaching), m/s */
-    double gamma_plus;      /**< γᵢ⁺ = wᵢᵀu⁺ (same normals), m/s */
-    double newton;          /**< eᴺ = −γ⁺/γ⁻ (NaN, flag CR_RECORD_AT_REST, where at rest) */
-    double poisson;         /**< eᴾ = expansion / compression (NaN where no compression) */
-    double alpha;           /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
-    double peak_overlap;    /**< largest δ at a maximum-compression event, m */
-    double peak_force;      /**< largest f seen at events and outputs, N (sampled) */
+    double impulse;     /**< Pᵢ = ∫ fᵢ dt over the episode, N s */
+    double compression; /**< impulse while δ̇ > 0 */
+    double expansion;   /**< impulse while δ̇ < 0 */
+    double gamma_minus; /**< γᵢ⁻ = wᵢᵀu⁻ of the impact configuration (γ < 0 approaching), m/s */
+    double gamma_plus;   /**< γᵢ⁺ = wᵢᵀu⁺ (same normals), m/s */
+    double newton;       /**< eᴺ = −γ⁺/γ⁻ (NaN, flag CR_RECORD_AT_REST, where at rest) */
+    double poisson;      /**< eᴾ = expansion / compression (NaN where no compression) */
+    double alpha;        /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
+    double peak_overlap; /**< largest δ at a maximum-compression event, m */
+    double peak_force;   /**< largest f seen at events and outputs, N (sampled) */
     int closings, openings; /**< located closings / openings in the episode */
     int flags;              /**< CR_RECORD_* reasons for NaN coefficients */
 } cr_contact_record;
@@ -124,8 +124,7 @@ CR_EXPORT const double *cr_monitor_masses(const cr_monitor *mon, size_t k, size_
 CR_EXPORT const double *cr_monitor_velocities(const cr_monitor *mon, size_t k, int after,
                                               size_t *n);
 /** Per-contact records (unilateral contacts of the group); count in *n. */
-CR_EXPORT const cr_contact_record *cr_monitor_contacts(const cr_monitor *mon, size_t k,
-                                                       size_t *n);
+CR_EXPORT const cr_contact_record *cr_monitor_contacts(const cr_monitor *mon, size_t k, size_t *n);
 /** ∫ f n dt over the episode, dim values per record; records in *n. */
 CR_EXPORT const double *cr_monitor_vector_impulses(const cr_monitor *mon, size_t k, size_t *n);
 /** Unit normals at joining (the impact configuration's W), dim per record; records in *n. */

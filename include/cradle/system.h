@@ -55,7 +55,11 @@ CR_EXPORT const char *cr_event_kind_name(cr_event_kind kind);
  * beyond the geometric tolerance), touching (within it, no force), loaded
  * (f > 0 with δ above the event margin).
  */
-typedef enum { CR_CONTACT_OPEN = 0, CR_CONTACT_TOUCHING = 1, CR_CONTACT_LOADED = 2 } cr_contact_state;
+typedef enum {
+    CR_CONTACT_OPEN = 0,
+    CR_CONTACT_TOUCHING = 1,
+    CR_CONTACT_LOADED = 2
+} cr_contact_state;
 
 /** Everything the layers above an engine need to know about one contact, now. */
 typedef struct {
