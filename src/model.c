@@ -105,7 +105,7 @@ void cr_model_destroy(cr_model *model)
 
 int cr_model_add_ball(cr_model *model, double mass, double radius, double x, double v)
 {
-    if (!model)
+    if (!model || model->n >= CR_MAX_BODIES)
         return CR_ERR_INVALID;
     if (model->n == model->cap) {
         size_t cap = model->cap ? 2 * model->cap : 16;
@@ -327,6 +327,12 @@ double cr_model_initial_overlap(const cr_model *model, size_t c)
 }
 
 /* Masses, radii, positions and velocities of every body, in any dimension. */
+/* Outside the range where products like ½mv² and K δⁿ stay finite. */
+static int out_of_range(double x)
+{
+    return !(x >= 1.0 / CR_MAX_MAGNITUDE && x <= CR_MAX_MAGNITUDE);
+}
+
 static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
 {
     const char *what = model->dim == 1 ? "ball" : "body";
@@ -351,6 +357,14 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
         }
         if (!isfinite(b->x) || !isfinite(b->v) || !isfinite(b->y) || !isfinite(b->vy)) {
             cr_set_msg(msg, msglen, "%s %zu: position and velocity must be finite", what, i);
+            return CR_ERR_MODEL;
+        }
+        if (out_of_range(b->mass) || out_of_range(b->radius) ||
+            fmax(fmax(fabs(b->x), fabs(b->y)), fmax(fabs(b->v), fabs(b->vy))) > CR_MAX_MAGNITUDE) {
+            cr_set_msg(msg, msglen,
+                       "%s %zu: mass, radius, position and speed must lie within %g .. %g in SI "
+                       "units (got m = %g, r = %g)",
+                       what, i, 1.0 / CR_MAX_MAGNITUDE, CR_MAX_MAGNITUDE, b->mass, b->radius);
             return CR_ERR_MODEL;
         }
         if (b->has_pendulum && (!(b->plength > 0.0) || !(b->pg > 0.0) || !isfinite(b->pivot) ||

@@ -507,7 +507,7 @@ static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f,
     if (cr_yaml_need_map(ps, map, 0, w) || cr_yaml_check_keys(ps, map, w, keys))
         return ps->rc;
     int line = cr_yaml_line(map);
-    if (cr_yaml_count(ps, map, line, w, "count", 1, 1, &c->count) ||
+    if (cr_yaml_count_in(ps, map, line, w, "count", 1, 1, CR_MAX_BODIES, &c->count) ||
         cr_yaml_number(ps, map, line, w, "mass", 1, 0, &c->mass) ||
         cr_yaml_number(ps, map, line, w, "radius", 1, 0, &c->radius) ||
         cr_yaml_number(ps, map, line, w, "x0", 0, 0, &c->x0) ||

@@ -1403,6 +1403,8 @@ int cr_pool_run(cr_pool *p, double t_end)
      * 1000 frames over a given end time */
     double dt = p->out_interval > 0.0 ? p->out_interval
                                       : fmax(0.25 * p->T, automatic ? 0.0 : t_end / 1000.0);
+    if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
+        return rc;
     CVodeSetStopTime(p->cvode, t_stop / p->T);
     p->t = 0.0;
     if ((rc = emit(p)) != CR_OK)

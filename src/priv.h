@@ -82,4 +82,27 @@ static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
         }                                                                                          \
     } while (0)
 
+/* An explicit output interval both engines refuse: finer than a millionth of
+ * the contact time scale @p T (nothing to see there, and rows without end), or
+ * more than CR_MAX_OUTPUT_ROWS over a given end time. */
+static inline int cr_output_interval_check(double interval, double T, double t_end, char *err,
+                                           size_t errlen)
+{
+    if (interval <= 0.0)
+        return CR_OK;
+    if (interval < 1e-6 * T) {
+        cr_set_msg(err, errlen,
+                   "output.interval: %g s is below a millionth of the contact time scale %g s",
+                   interval, T);
+        return CR_ERR_INVALID;
+    }
+    if (t_end > 0.0 && t_end / interval > CR_MAX_OUTPUT_ROWS) {
+        cr_set_msg(err, errlen,
+                   "output.interval: %g s asks for %.3g rows up to t_end = %g s (at most %d)",
+                   interval, t_end / interval, t_end, CR_MAX_OUTPUT_ROWS);
+        return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
 #endif

@@ -779,13 +779,7 @@ static int plan_run(cr_sim *s, double t_end, run_plan *p)
     p->next = p->dt;
     p->pending = INFINITY;
     p->rows = 1;
-    if (!p->automatic && t_end / p->dt > CR_MAX_OUTPUT_ROWS) {
-        cr_set_msg(s->err, sizeof s->err,
-                   "output interval %g s asks for %.3g rows up to t_end = %g s (at most %d)", p->dt,
-                   t_end / p->dt, t_end, CR_MAX_OUTPUT_ROWS);
-        return CR_ERR_INVALID;
-    }
-    return CR_OK;
+    return cr_output_interval_check(s->out_interval, s->T, t_end, s->err, sizeof s->err);
 }
 
 /* The next output time after @p t; t is CVODE's time times T, which can fall an

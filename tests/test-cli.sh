@@ -79,6 +79,13 @@ check_bad "$DATA/bad-syntax.yaml" "bad-syntax.yaml:4:" "syntax"
 check_bad "$DATA/negative-mass.yaml" "negative-mass.yaml:4:" "balls[1].mass"
 check_bad "$DATA/missing-field.yaml" "missing-field.yaml:7:" "balls[1].radius" "missing"
 check_bad "$DATA/overlap.yaml" "overlap.yaml:4:" "balls[1].x" "interpenetrates"
+# asks that cannot be met are bounded (issue 14): no endless rows, no overflow, no 2 GB parse
+sed 's/^integration:.*/output: {interval: 1.0e-300}\nintegration: {t_end: 1.0e-3}/' "$MODELS/three-ball-chain.yaml" > interval.yaml
+check_bad interval.yaml "interval.yaml" "output.interval" "millionth"
+printf 'balls:\n  - {mass: 1.0e308, radius: 0.01, x: 0, v: 1.0e308}\n  - {mass: 1.0e308, radius: 0.01, x: 0.03}\n' > huge.yaml
+check_bad huge.yaml "huge.yaml" "ball 0" "1e+100"
+printf 'chain: {count: 20000000, mass: 1, radius: 0.01, striker: {velocity: 1}}\n' > count.yaml
+check_bad count.yaml "count.yaml:1:" "chain.count" "1000000"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
 check_bad overlap-pool.yaml "overlap-pool.yaml:3:" "discs[1]" "interpenetrates"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\nwalls:\n  - {normal: [1, 0], offset: 0.5}\n' > outside-pool.yaml

@@ -191,6 +191,11 @@ static int set_up(const run_args *a, run_state *r)
 /* Closes the file as what the run became; @return the exit status. */
 static int finish(const run_args *a, run_state *r, int rc)
 {
+    if (rc == CR_ERR_INVALID) {
+        /* a setting the engine refused before the first step: bad input, no file */
+        tools_error("%s: %s", a->model, cr_system_last_error(r->sys));
+        return EXIT_INPUT;
+    }
     const char *status = rc == CR_OK                ? "complete"
                          : rc == CR_ERR_INTERRUPTED ? "interrupted"
                                                     : "failed";

@@ -38,6 +38,14 @@ typedef enum {
 /** Above this many bodies the automatic choice is GMRES (KLU's fill-in grows ~N^1.5). */
 #define CR_SOLVER_AUTO_GMRES_ABOVE 2000
 
+/**
+ * Bodies a model may hold (a 10⁶-bead chain needs ~1.3 GB); every mass, radius,
+ * position and speed lies within CR_MAX_MAGNITUDE⁻¹ … CR_MAX_MAGNITUDE in SI units,
+ * where ½mv², K δⁿ and their sums stay finite.
+ */
+#define CR_MAX_BODIES 1000000
+#define CR_MAX_MAGNITUDE 1e100
+
 /** Default relative and absolute tolerances, Jacobian floor and neighbour skin. */
 #define CR_DEFAULT_RTOL 1e-10
 #define CR_DEFAULT_ATOL 1e-12
