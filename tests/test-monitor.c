@@ -592,7 +592,7 @@ static void pool_balance(void)
 {
     printf("     pool impulse balance (theta = 1, tau = 0.3), residual / (m v):\n");
     printf("     %10s %14s %18s\n", "K / K_steel", "vector impulses", "W of first touch");
-    double prev = INFINITY, g = 1e-9, th = 1.0;
+    double prev = 0.0, g = 1e-9, th = 1.0;
     const double d[3][4] = {
         {-(2 * PR + g) * cos(th), -(2 * PR + g) * sin(th), cos(th - 0.3), sin(th - 0.3)},
         {0.0, 0.0, 0.0, 0.0},
@@ -605,7 +605,12 @@ static void pool_balance(void)
         double exact = balance(r.mon, 0, 2, 1), geo = balance(r.mon, 0, 2, 0);
         printf("     %10.0e %14.2e %18.2e\n", scale, exact, geo);
         CHECK(exact <= 1e-13, "vector impulses balance momentum exactly: %.3g", exact);
-        CHECK(geo < prev, "the geometry residual shrinks as K grows: %.3g after %.3g", geo, prev);
+        /* the normals turn by ~δ*/R during contact, δ* ∝ K^(-1/(n+1)) = K^-0.4: each
+         * hundredfold stiffer contact divides the residual by 100^0.4 (2 % kept for the
+         * next order in δ*/R) */
+        if (k > 0)
+            CHECK_REL(geo / prev, pow(100.0, -0.4), 2e-2,
+                      "first-touch W residual shrinks as K^-0.4 (normal rotation ~ delta*/R)");
         prev = geo;
         done(&r);
     }
