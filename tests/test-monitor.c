@@ -605,7 +605,7 @@ static void pool_balance(void)
         double exact = balance(r.mon, 0, 2, 1), geo = balance(r.mon, 0, 2, 0);
         printf("     %10.0e %14.2e %18.2e\n", scale, exact, geo);
         CHECK(exact <= 1e-13, "vector impulses balance momentum exactly: %.3g", exact);
-        /* the normals turn by ~δ*/R during contact, δ* ∝ K^(-1/(n+1)) = K^-0.4: each
+        /* the normals turn by ~δ* / R during contact, δ* ∝ K^(-1/(n+1)) = K^-0.4: each
          * hundredfold stiffer contact divides the residual by 100^0.4 (2 % kept for the
          * next order in δ*/R) */
         if (k > 0)
