@@ -84,6 +84,8 @@ sed 's/^integration:.*/output: {interval: 1.0e-300}\nintegration: {t_end: 1.0e-3
 check_bad interval.yaml "interval.yaml" "output.interval" "millionth"
 printf 'balls:\n  - {mass: 1.0e308, radius: 0.01, x: 0, v: 1.0e308}\n  - {mass: 1.0e308, radius: 0.01, x: 0.03}\n' > huge.yaml
 check_bad huge.yaml "huge.yaml" "ball 0" "1e+100"
+printf 'balls:\n  - {wall: true, x: 0}\n  - {wall: true, x: 0.03}\n  - {mass: 1, radius: 0.01, x: 0.05}\n' > walls.yaml
+check_bad walls.yaml "walls.yaml:3:" "balls[1]" "two walls"
 printf 'chain: {count: 20000000, mass: 1, radius: 0.01, striker: {velocity: 1}}\n' > count.yaml
 check_bad count.yaml "count.yaml:1:" "chain.count" "1000000"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
