@@ -304,10 +304,6 @@ static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
         return cr_yaml_fail(ps, cr_yaml_line(at), field, "radius must be positive (got %g)",
                             radius);
     size_t n = cr_model_ball_count(model);
-    if (n > 0 && cr_model_is_fixed(model, n - 1))
-        return cr_yaml_fail(ps, cr_yaml_line(at), field,
-                            "two walls next to each other (a wall needs a ball between it and "
-                            "the wall before)");
     if (n > 0) {
         double xp = cr_model_position(model, n - 1), rp = cr_model_radius(model, n - 1);
         if (!(x > xp))
