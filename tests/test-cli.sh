@@ -261,5 +261,16 @@ check_cmp_bad "a .h5 file that is not HDF5 (read as a model)" "fake.h5" compare 
 "$CRADLE" run -q -o notrun.h5 "$DATA/two-balls.yaml" && h5copy -i notrun.h5 -o model-only.h5 -s /model -d /model 2>/dev/null
 [ -f model-only.h5 ] && check_cmp_bad "an HDF5 file that is no cradle run file" "not a cradle run file" compare model-only.h5 -o new.h5
 
+# --cases: Poisson's e_P and out-of-range values kept as they are in `measured`, flagged
+"$CRADLE" run -q --cases cases-5 -o c5.h5 2> /dev/null
+"$PY" -c '
+import sys
+t = open("cases-5/episode-0000.yaml").read()
+m = t[t.index("\nmeasured:"):]
+ep = float(m.split("e_P: [")[1].split(",")[0])
+sys.exit(not (ep > 1.0 and "out_of_range: [0]" in m))' \
+    && "$CRADLE" law poisson cases-5/episode-0000.yaml > /dev/null \
+    && ok "--cases: e_P > 1 written as it is in measured, flagged out_of_range; the case still reads" \
+    || bad "--cases measured block: $(tail -6 cases-5/episode-0000.yaml)"
 echo "test-cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
