@@ -272,5 +272,12 @@ sys.exit(not (ep > 1.0 and "out_of_range: [0]" in m))' \
     && "$CRADLE" law poisson cases-5/episode-0000.yaml > /dev/null \
     && ok "--cases: e_P > 1 written as it is in measured, flagged out_of_range; the case still reads" \
     || bad "--cases measured block: $(tail -6 cases-5/episode-0000.yaml)"
+# memcheck of compare on a run file with /comparison written, and of law --episode
+if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        "$CRADLE" compare run-c.h5 --json -o vg-cmp.h5 > /dev/null 2> vg.txt \
+        && valgrind -q --error-exitcode=9 "$CRADLE" law poisson --input run-c.h5 --episode 0 > /dev/null 2>> vg.txt \
+        && ok "valgrind: cradle compare -o and law --episode are clean" || bad "valgrind compare: $(head -5 vg.txt)"
+fi
 echo "test-cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
