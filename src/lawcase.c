@@ -560,11 +560,21 @@ static int check_built(cr_yaml_ctx *ps, cr_lawcase *c, const origin *o)
     return cr_yaml_fail(ps, cr_yaml_line(o->mass), o->mass_field, "%s", why);
 }
 
+/* `measured:` (written by `cradle run --cases`): the coefficients measured on
+ * the episode as they are, out-of-range ones included. Informational: no law
+ * reads it, so only its shape is checked. */
+static void check_measured(cr_yaml_ctx *ps, struct fy_node *map, int key_line)
+{
+    static const char *const keys[] = {"e_N", "e_P", "kappa", "alpha", "out_of_range", NULL};
+    if (map && cr_yaml_need_map(ps, map, key_line, "measured") == CR_OK)
+        cr_yaml_check_keys(ps, map, "measured", keys);
+}
+
 int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawcase **out,
                      char *msg, size_t msglen)
 {
-    static const char *const top[] = {"name",   "description", "chain", "discs",
-                                      "system", "rigid",       "law",   NULL};
+    static const char *const top[] = {"name",  "description", "chain",    "discs", "system",
+                                      "rigid", "law",         "measured", NULL};
     static const char *const kinds[] = {"chain", "discs", "system", "rigid"};
     cr_yaml_ctx ps = {.file = filename ? filename : "<case>", .msg = msg, .msglen = msglen};
     if (!out) {
@@ -621,6 +631,8 @@ int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawc
             check_built(&ps, c, &o);
         if (ps.rc == CR_OK)
             parse_law(&ps, cr_yaml_child(root, "law"), line_of(root, "law"), c);
+        if (ps.rc == CR_OK)
+            check_measured(&ps, cr_yaml_child(root, "measured"), line_of(root, "measured"));
     }
     if (doc)
         fy_document_destroy(doc);

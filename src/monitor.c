@@ -1032,6 +1032,16 @@ const size_t *cr_monitor_events(const cr_monitor *m, size_t k, size_t *n)
     return e ? e->ev : NULL;
 }
 
+int cr_monitor_episode_data(const cr_monitor *m, size_t k, cr_episode_data *d)
+{
+    const episode *e = done_episode(m, k);
+    if (!e || !d)
+        return CR_ERR_INVALID;
+    *d = (cr_episode_data){e->info, m->dim, e->bodies, e->mass, e->ub,
+                           e->ua,   e->rec, e->nrm,    e->vec};
+    return CR_OK;
+}
+
 /* Index of a body in the episode's sorted list, or nb. */
 static size_t find_body(const episode *e, long body)
 {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cradle/cradle.h"
+#include "compare-report.h"
 #include "run-report.h"
 #include "tools-common.h"
 
@@ -24,7 +25,7 @@ static void on_stop_signal(int sig)
 void usage_run(FILE *out)
 {
     fprintf(out,
-            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR]\n"
+            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR] [--compare]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
@@ -36,7 +37,9 @@ void usage_run(FILE *out)
             "  -q, --quiet         print nothing but errors\n"
             "  -j, --json          print the summary and the impact episodes as JSON\n"
             "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
-            "                      kappa, alpha, e_N) for `cradle law`\n"
+            "                      kappa, alpha, e_N, e_P) for `cradle law`\n"
+            "      --compare       compare every rigid law with each episode (as\n"
+            "                      `cradle compare`) and add /comparison to FILE\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -48,17 +51,20 @@ void usage_run(FILE *out)
 
 typedef struct {
     const char *out, *cases, *model;
-    int quiet, json;
+    int quiet, json, compare;
 } run_args;
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"compare", no_argument, NULL, 'C'},
+                                         {NULL, 0, NULL, 0}};
+    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
@@ -74,6 +80,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             break;
         case 'c':
             a->cases = optarg;
+            break;
+        case 'C':
+            a->compare = 1;
             break;
         case 'h':
             usage_run(stdout);
@@ -256,6 +265,8 @@ int cmd_run(int argc, char **argv)
     }
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
         st = EXIT_RUN;
+    if (st == 0 && a.compare)
+        st = compare_after_run(a.model, r.model, r.mon, a.out, a.quiet, a.json);
     release(&r);
     return st;
 }

@@ -275,9 +275,11 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
 
 /* ---- law cases ----------------------------------------------------------- */
 
-/* eᴺ as a Newton law parameter: at rest (NaN) Newton's law does not depend on it
- * (0 is written); outside [0, 1] the law is not defined for it: 1 is written and
- * the measured value kept in the comment. @return 1 when substituted. */
+/* eᴺ as the case's restitution: at rest (NaN) Newton's law does not depend on
+ * it (0 is written); outside [0, 1] a case cannot hold it (the reader and the
+ * law core refuse it): 1 is written, the contact is listed in
+ * measured.out_of_range and the value kept as it is in measured.e_N.
+ * @return 1 when substituted. */
 static int newton_parameter(double measured, double *e)
 {
     if (!isfinite(measured)) {
@@ -290,6 +292,49 @@ static int newton_parameter(double measured, double *e)
     }
     *e = measured;
     return 0;
+}
+
+static void yaml_numbers(FILE *f, const char *key, const cr_contact_record *r, size_t n,
+                         int poisson)
+{
+    fprintf(f, "  %s: [", key);
+    for (size_t c = 0; c < n; c++) {
+        double v = poisson ? r[c].poisson : r[c].newton;
+        fprintf(f, c ? ", " : "");
+        if (isfinite(v))
+            fprintf(f, "%.17g", v);
+        else
+            fprintf(f, "null");
+    }
+    fprintf(f, "]\n");
+}
+
+static int out_of_range(double v)
+{
+    return isfinite(v) && (v < 0.0 || v > 1.0);
+}
+
+/* The coefficients as measured, out-of-range ones flagged: no law reads this
+ * block; `cradle law NAME --input RUN.h5 --episode K` gives each law its own
+ * (Poisson eᴾ, GDI's ε) as `cradle compare` does. */
+static void write_measured(FILE *f, const cr_episode_info *in, const cr_contact_record *r, size_t n,
+                           size_t k)
+{
+    fprintf(f,
+            "# measured on the episode, as they are (no law reads this block); Poisson's "
+            "law takes e_P,\n# GDI one epsilon from kappa: cradle law NAME --input RUN.h5 "
+            "--episode %zu (docs/compare.md)\nmeasured:\n",
+            k);
+    yaml_numbers(f, "e_N", r, n, 0);
+    yaml_numbers(f, "e_P", r, n, 1);
+    fprintf(f, "  kappa: %.17g\n  out_of_range: [", in->kappa);
+    int first = 1;
+    for (size_t c = 0; c < n; c++)
+        if (out_of_range(r[c].newton) || out_of_range(r[c].poisson)) {
+            fprintf(f, "%s%zu", first ? "" : ", ", c);
+            first = 0;
+        }
+    fprintf(f, "]\n");
 }
 
 static int write_case(const char *path, const run_info *info, const cr_monitor *mon, size_t k)
@@ -311,8 +356,7 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
         alpha[c] = r[c].alpha;
         if (newton_parameter(r[c].newton, &e[c])) {
             size_t used = strlen(subst);
-            snprintf(subst + used, sizeof subst - used, " contact %zu: e_N = %.6g;", r[c].contact,
-                     r[c].newton);
+            snprintf(subst + used, sizeof subst - used, " record %zu: e_N = %.9g;", c, r[c].newton);
         }
     }
     p.reference = in.reference_record;
@@ -323,11 +367,15 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
              "episode %zu of %s, t = %.9g .. %.9g s; kappa and alpha as measured; restitution "
              "= measured e_N (0 at rest, where Newton's law does not depend on it)%s%s",
              k, info->model_path, in.t_start, in.t_end,
-             subst[0] ? "; outside [0, 1], written as 1:" : "", subst);
+             subst[0] ? "; OUT OF RANGE, a case holds [0, 1] only, written as 1 (see measured):"
+                      : "",
+             subst);
     FILE *f = rc == CR_OK ? fopen(path, "w") : NULL;
     if (rc == CR_OK)
         rc = f ? cr_lawcase_write(f, imp, &p, comment) : CR_ERR_IO;
-    if (f && fclose(f) != 0)
+    if (rc == CR_OK)
+        write_measured(f, &in, r, nc, k);
+    if (f && (ferror(f) || fclose(f) != 0))
         rc = CR_ERR_IO;
     free(alpha);
     free(e);

@@ -101,6 +101,23 @@ typedef struct {
 } cr_contact_record;
 
 /**
+ * One finished episode as plain arrays: what the store writes to
+ * /episode/NNNN and reads back (cr_run_file_episode), and what the comparator
+ * takes (cr_compare_add). The arrays belong to whoever filled the struct.
+ */
+typedef struct {
+    cr_episode_info info;
+    int dim;                          /**< numbers per body vector (1 or 2) */
+    const size_t *bodies;             /**< info.body_count, increasing */
+    const double *mass;               /**< per body, INFINITY for a fixed one */
+    const double *velocity_before;    /**< u⁻, body_count × dim */
+    const double *velocity_after;     /**< u⁺, body_count × dim */
+    const cr_contact_record *records; /**< info.contact_count */
+    const double *normals;            /**< at joining, contact_count × dim */
+    const double *vector_impulses;    /**< ∫ f n dt, contact_count × dim */
+} cr_episode_data;
+
+/**
  * Attaches a monitor to @p sys (as an event and output listener). Create it
  * after the system and before cr_system_run; contacts touching and already
  * approaching at t = 0 open an episode at once.
@@ -131,6 +148,12 @@ CR_EXPORT const double *cr_monitor_vector_impulses(const cr_monitor *mon, size_t
 CR_EXPORT const double *cr_monitor_normals(const cr_monitor *mon, size_t k, size_t *n);
 /** Indices into cr_system_events of the episode's events, in time order; count in *n. */
 CR_EXPORT const size_t *cr_monitor_events(const cr_monitor *mon, size_t k, size_t *n);
+
+/**
+ * Episode k as plain arrays pointing into the monitor (valid while it lives).
+ * @return CR_ERR_INVALID for an index out of range or an episode still running.
+ */
+CR_EXPORT int cr_monitor_episode_data(const cr_monitor *mon, size_t k, cr_episode_data *d);
 
 /**
  * Impulse ratios αᵢⱼ = Pⱼ / Pᵢ between the episode's records (001 eq. 26), row
