@@ -253,6 +253,7 @@ int cmd_run(int argc, char **argv)
     if (st == 0 && !a.json && !a.quiet) {
         report_summary(&info, r.sys);
         report_episodes(r.sys, r.mon);
+        report_collisions(r.mon);
     }
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
         st = EXIT_RUN;
