@@ -203,6 +203,7 @@ static int finish(const run_args *a, run_state *r, int rc)
     snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->sys));
     cr_monitor_finish(r->mon);
     if (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
+        cr_store_write_collisions(r->store, r->mon) != CR_OK ||
         cr_store_commit(r->store, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
         tools_error("%s", cr_store_last_error(r->store));
