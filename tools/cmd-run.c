@@ -1,12 +1,17 @@
 /* cradle run [MODEL] [-o FILE]: one path for every engine. Read the model,
  * build the system, attach the monitor, the store and the progress line, run,
  * keep what was computed whatever happens, report. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "cr-config.h"
 
 #include "cradle/cradle.h"
 #include "run-report.h"
@@ -24,7 +29,7 @@ static void on_stop_signal(int sig)
 void usage_run(FILE *out)
 {
     fprintf(out,
-            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR]\n"
+            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR] [--plot]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
@@ -37,6 +42,8 @@ void usage_run(FILE *out)
             "  -j, --json          print the summary and the impact episodes as JSON\n"
             "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
             "                      kappa, alpha, e_N) for `cradle law`\n"
+            "  -p, --plot          then draw FILE's figures with cradle-plot (FILE-KIND.png\n"
+            "                      beside FILE; needs python3-matplotlib, docs/viewers.md)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -48,20 +55,23 @@ void usage_run(FILE *out)
 
 typedef struct {
     const char *out, *cases, *model;
-    int quiet, json;
+    int quiet, json, plot;
 } run_args;
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"plot", no_argument, NULL, 'p'},
+                                         {NULL, 0, NULL, 0}};
+    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qjc:hp", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             a->out = optarg;
@@ -74,6 +84,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             break;
         case 'c':
             a->cases = optarg;
+            break;
+        case 'p':
+            a->plot = 1;
             break;
         case 'h':
             usage_run(stdout);
@@ -221,6 +234,61 @@ static int finish(const run_args *a, run_state *r, int rc)
     return 0;
 }
 
+/* cradle-plot: $CRADLE_PLOT, the installed one, the source tree's, else PATH. */
+static const char *find_plotter(void)
+{
+    const char *env = getenv("CRADLE_PLOT");
+    static const char *const candidates[] = {CR_BINDIR "/cradle-plot",
+                                             CR_SOURCE_ROOT "/tools/cradle-plot"};
+    if (env && env[0])
+        return env;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], X_OK) == 0)
+            return candidates[i];
+    return "cradle-plot";
+}
+
+/* Runs cradle-plot on the output; its lines go to stderr under --json (stdout
+ * is the JSON document) and nowhere under -q. @return 0 or EXIT_RUN. */
+static int plot_output(const run_args *a)
+{
+    const char *plotter = find_plotter();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tools_error("--plot: cannot start %s: %s", plotter, strerror(errno));
+        return EXIT_RUN;
+    }
+    if (pid == 0) {
+        if (a->json)
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        else if (a->quiet) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, STDOUT_FILENO);
+        }
+        char *args[] = {(char *)plotter, (char *)a->out, NULL};
+        if (strchr(plotter, '/'))
+            execv(plotter, args);
+        else
+            execvp(plotter, args);
+        fprintf(stderr,
+                "cradle: --plot: %s: %s (install python3-matplotlib and cradle-plot, "
+                "or set CRADLE_PLOT); %s is written\n",
+                plotter, strerror(errno), a->out);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
+        tools_error("--plot: %s failed on %s (status %d); the run's file is written", plotter,
+                    a->out, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return EXIT_RUN;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -258,6 +326,8 @@ int cmd_run(int argc, char **argv)
     }
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
         st = EXIT_RUN;
+    if (st == 0 && a.plot)
+        st = plot_output(&a);
     release(&r);
     return st;
 }
