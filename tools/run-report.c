@@ -193,7 +193,7 @@ void report_collisions(const cr_monitor *mon)
     else if (ff > 0.0)
         printf(" (episodes sharing bodies within %.4g s, set by the caller)\n", window);
     else
-        printf(" (no body met twice: one per episode or group of touching episodes)\n");
+        printf(" (no body in two episodes: one collision per episode)\n");
     if (n == 0)
         return;
     printf("    %9s %12s %12s %8s %10s %12s %12s %12s\n", "collision", "t_start s", "t_end s",
