@@ -1,12 +1,17 @@
 /* cradle run [MODEL] [-o FILE]: one path for every engine. Read the model,
  * build the system, attach the monitor, the store and the progress line, run,
  * keep what was computed whatever happens, report. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "cr-config.h"
 
 #include "cradle/cradle.h"
 #include "compare-report.h"
@@ -26,6 +31,7 @@ void usage_run(FILE *out)
 {
     fprintf(out,
             "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR] [--compare]\n"
+            "                  [--plot]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
@@ -40,6 +46,8 @@ void usage_run(FILE *out)
             "                      kappa, alpha, e_N, e_P) for `cradle law`\n"
             "      --compare       compare every rigid law with each episode (as\n"
             "                      `cradle compare`) and add /comparison to FILE\n"
+            "  -p, --plot          then draw FILE's figures with cradle-plot (FILE-KIND.png\n"
+            "                      beside FILE; needs python3-matplotlib, docs/viewers.md)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -51,23 +59,21 @@ void usage_run(FILE *out)
 
 typedef struct {
     const char *out, *cases, *model;
-    int quiet, json, compare;
+    int quiet, json, compare, plot;
 } run_args;
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"cases", required_argument, NULL, 'c'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"compare", no_argument, NULL, 'C'},
-                                         {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0};
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},         {"compare", no_argument, NULL, 'C'},
+        {"plot", no_argument, NULL, 'p'},         {NULL, 0, NULL, 0}};
+    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0, 0};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qjc:hp", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             a->out = optarg;
@@ -83,6 +89,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             break;
         case 'C':
             a->compare = 1;
+            break;
+        case 'p':
+            a->plot = 1;
             break;
         case 'h':
             usage_run(stdout);
@@ -212,6 +221,7 @@ static int finish(const run_args *a, run_state *r, int rc)
     snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->sys));
     cr_monitor_finish(r->mon);
     if (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
+        cr_store_write_collisions(r->store, r->mon) != CR_OK ||
         cr_store_commit(r->store, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
         tools_error("%s", cr_store_last_error(r->store));
@@ -227,6 +237,61 @@ static int finish(const run_args *a, run_state *r, int rc)
         return EXIT_RUN;
     }
     return 0;
+}
+
+/* cradle-plot: $CRADLE_PLOT, the installed one, the source tree's, else PATH. */
+static const char *find_plotter(void)
+{
+    const char *env = getenv("CRADLE_PLOT");
+    static const char *const candidates[] = {CR_BINDIR "/cradle-plot",
+                                             CR_SOURCE_ROOT "/tools/cradle-plot"};
+    if (env && env[0])
+        return env;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], X_OK) == 0)
+            return candidates[i];
+    return "cradle-plot";
+}
+
+/* Runs cradle-plot on the output; its lines go to stderr under --json (stdout
+ * is the JSON document) and nowhere under -q. @return 0 or EXIT_RUN. */
+static int plot_output(const run_args *a)
+{
+    const char *plotter = find_plotter();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tools_error("--plot: cannot start %s: %s", plotter, strerror(errno));
+        return EXIT_RUN;
+    }
+    if (pid == 0) {
+        if (a->json)
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        else if (a->quiet) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, STDOUT_FILENO);
+        }
+        char *args[] = {(char *)plotter, (char *)a->out, NULL};
+        if (strchr(plotter, '/'))
+            execv(plotter, args);
+        else
+            execvp(plotter, args);
+        fprintf(stderr,
+                "cradle: --plot: %s: %s (install python3-matplotlib and cradle-plot, "
+                "or set CRADLE_PLOT); %s is written\n",
+                plotter, strerror(errno), a->out);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
+        tools_error("--plot: %s failed on %s (status %d); the run's file is written", plotter,
+                    a->out, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return EXIT_RUN;
 }
 
 int cmd_run(int argc, char **argv)
@@ -262,11 +327,14 @@ int cmd_run(int argc, char **argv)
     if (st == 0 && !a.json && !a.quiet) {
         report_summary(&info, r.sys);
         report_episodes(r.sys, r.mon);
+        report_collisions(r.mon);
     }
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
         st = EXIT_RUN;
     if (st == 0 && a.compare)
         st = compare_after_run(a.model, r.model, r.mon, a.out, a.quiet, a.json);
+    if (st == 0 && a.plot)
+        st = plot_output(&a);
     release(&r);
     return st;
 }

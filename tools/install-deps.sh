@@ -6,6 +6,9 @@
 # tools/test.sh (the fuzzer runtime is only a recommended package of clang, and
 # --no-install-recommends below would leave it out). clang-format: the format
 # check. python3, python3-h5py: JSON and HDF5 checks of the tests.
+# python3-numpy, python3-matplotlib, python3-pil, python3-yaml, python3-pytest:
+# the Python package (python/cradle), tools/cradle-plot (figures, GIFs) and
+# its tests.
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -31,6 +34,11 @@ clang-format
 libclang-rt-14-dev
 python3
 python3-h5py
+python3-numpy
+python3-matplotlib
+python3-pil
+python3-yaml
+python3-pytest
 "
 
 missing=""

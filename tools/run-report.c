@@ -12,6 +12,7 @@
 #define SHOWN_BODIES 12
 #define SHOWN_EPISODES 20
 #define SHOWN_RECORDS 12
+#define SHOWN_COLLISIONS 40
 
 /* A vector as " 0.123456" (1-D) or " (0.1, 0.2)" (2-D), each number in @p fmt. */
 static void print_in(const double *v, int dim, const char *fmt)
@@ -167,6 +168,52 @@ void report_episodes(const cr_system *sys, const cr_monitor *mon)
         printf("  ... %zu episodes in all (see the HDF5 file)\n", n);
 }
 
+/* "0-4" for a run of consecutive bodies, else "7 bodies" (collision table). */
+static void format_bodies(char *buf, size_t len, const size_t *b, size_t n)
+{
+    int run = n > 0;
+    for (size_t q = 1; q < n; q++)
+        run &= b[q] == b[q - 1] + 1;
+    if (run && n == 1)
+        snprintf(buf, len, "%zu", b[0]);
+    else if (run)
+        snprintf(buf, len, "%zu-%zu", b[0], b[n - 1]);
+    else
+        snprintf(buf, len, "%zu bodies", n);
+}
+
+void report_collisions(const cr_monitor *mon)
+{
+    size_t n = cr_monitor_collision_count(mon);
+    double ff = 0.0, window = cr_monitor_collision_window(mon, &ff);
+    printf("  %zu collision%s", n, n == 1 ? "" : "s");
+    if (ff > 0.0 && fabs(window - CR_MONITOR_COLLISION_FRACTION * ff) <= 1e-12 * ff)
+        printf(" (episodes sharing bodies within %.4g s = %g x the longest free flight, %.4g s)\n",
+               window, CR_MONITOR_COLLISION_FRACTION, ff);
+    else if (ff > 0.0)
+        printf(" (episodes sharing bodies within %.4g s, set by the caller)\n", window);
+    else
+        printf(" (no body in two episodes: one collision per episode)\n");
+    if (n == 0)
+        return;
+    printf("    %9s %12s %12s %8s %10s %12s %12s %12s\n", "collision", "t_start s", "t_end s",
+           "episodes", "bodies", "T- [J]", "T+ [J]", "kappa");
+    for (size_t k = 0; k < n && k < SHOWN_COLLISIONS; k++) {
+        cr_collision_info c;
+        if (cr_monitor_get_collision(mon, k, &c) != CR_OK)
+            continue;
+        size_t nb;
+        char who[32];
+        const size_t *b = cr_monitor_collision_bodies(mon, k, &nb);
+        format_bodies(who, sizeof who, b, nb);
+        printf("    %9zu %12.6f %12.6f %8zu %10s %12.6g %12.6g %12.9f%s\n", k + 1, c.t_start,
+               c.t_end, c.episode_count, who, c.T_minus, c.T_plus, c.kappa,
+               c.complete ? "" : " (still running at the end)");
+    }
+    if (n > SHOWN_COLLISIONS)
+        printf("    ... %zu collisions in all (see the HDF5 file)\n", n);
+}
+
 /* ---- JSON (json-c: strings are escaped, NaN becomes null) ------------------ */
 
 static json_object *json_number(double v)
@@ -237,6 +284,55 @@ static json_object *json_episode(const cr_monitor *mon, size_t k, int dim)
     return o;
 }
 
+static json_object *json_collision(const cr_monitor *mon, size_t k, int dim)
+{
+    cr_collision_info in;
+    if (cr_monitor_get_collision(mon, k, &in) != CR_OK)
+        return NULL;
+    json_object *o = json_object_new_object();
+    put(o, "t_start", json_number(in.t_start));
+    put(o, "t_end", json_number(in.t_end));
+    put(o, "reference", json_object_new_uint64(in.reference));
+    put(o, "complete", json_object_new_boolean(in.complete));
+    put(o, "T_minus", json_number(in.T_minus));
+    put(o, "T_plus", json_number(in.T_plus));
+    put(o, "kappa", json_number(in.kappa));
+    put(o, "field_work", json_number(in.field_work));
+    put(o, "dissipated", json_number(in.dissipated));
+    size_t ne, nb, nc, nv;
+    const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
+    json_object *e = json_object_new_array_ext((int)ne);
+    for (size_t q = 0; q < ne; q++)
+        json_object_array_add(e, json_object_new_uint64(eps[q]));
+    put(o, "episodes", e);
+    const size_t *bodies = cr_monitor_collision_bodies(mon, k, &nb);
+    json_object *b = json_object_new_array_ext((int)nb);
+    for (size_t q = 0; q < nb; q++)
+        json_object_array_add(b, json_object_new_uint64(bodies[q]));
+    put(o, "bodies", b);
+    put(o, "velocity_before",
+        json_numbers(cr_monitor_collision_velocities(mon, k, 0, &nb), nb * (size_t)dim));
+    put(o, "velocity_after",
+        json_numbers(cr_monitor_collision_velocities(mon, k, 1, &nb), nb * (size_t)dim));
+    const cr_collision_record *r = cr_monitor_collision_contacts(mon, k, &nc);
+    const double *vec = cr_monitor_collision_vector_impulses(mon, k, &nv);
+    json_object *c = json_object_new_array_ext((int)nc);
+    for (size_t q = 0; q < nc; q++) {
+        json_object *x = json_object_new_object();
+        put(x, "contact", json_object_new_uint64(r[q].contact));
+        put(x, "body_a", json_object_new_uint64(r[q].body_a));
+        put(x, "body_b", json_object_new_int64(r[q].body_b));
+        put(x, "impulse", json_number(r[q].impulse));
+        put(x, "alpha", json_number(r[q].alpha));
+        put(x, "episodes", json_object_new_uint64(r[q].episode_count));
+        if (vec)
+            put(x, "vector_impulse", json_numbers(vec + q * (size_t)dim, (size_t)dim));
+        json_object_array_add(c, x);
+    }
+    put(o, "contacts", c);
+    return o;
+}
+
 int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon)
 {
     int dim = cr_system_dimension(sys);
@@ -266,6 +362,17 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
             json_object_array_add(eps, e);
     }
     put(o, "episodes", eps);
+    size_t nk = cr_monitor_collision_count(mon);
+    double ff = 0.0, window = cr_monitor_collision_window(mon, &ff);
+    put(o, "collision_window", json_number(window));
+    put(o, "free_flight", json_number(ff));
+    json_object *cols = json_object_new_array_ext((int)nk);
+    for (size_t k = 0; k < nk; k++) {
+        json_object *c = json_collision(mon, k, dim);
+        if (c)
+            json_object_array_add(cols, c);
+    }
+    put(o, "collisions", cols);
     const char *text =
         json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text ? (puts(text) >= 0 ? 0 : -1) : -1;

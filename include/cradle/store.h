@@ -77,6 +77,15 @@ CR_EXPORT int cr_store_set_flush_interval(cr_store *store, size_t rows, double s
 CR_EXPORT int cr_store_write_episodes(cr_store *store, const cr_monitor *mon);
 
 /**
+ * Writes /collisions (a table, with the window and free flight as attributes)
+ * and the flat datasets of /collision (episodes, bodies, velocities before and
+ * after, per-contact totals, vector impulses) from the monitor's collisions
+ * (docs/hdf5-layout.md). Call after cr_monitor_finish, once; a file committed
+ * without it has both, empty.
+ */
+CR_EXPORT int cr_store_write_collisions(cr_store *store, const cr_monitor *mon);
+
+/**
  * Writes /final, /contacts, the rest of /events, the statistics, the end reason
  * and @p status ("complete", "interrupted", "failed"; with @p error the reason
  * of a failure, e.g. cr_system_last_error, stored with the failure time), closes
