@@ -25,6 +25,7 @@ void usage_run(FILE *out)
 {
     fprintf(out,
             "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR]\n"
+            "                  [--rigid LAW [--restitution E] [--kappa K --alpha A[,A...]]]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
@@ -37,6 +38,13 @@ void usage_run(FILE *out)
             "  -j, --json          print the summary and the impact episodes as JSON\n"
             "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
             "                      kappa, alpha, e_N) for `cradle law`\n"
+            "      --rigid LAW     run the same chain as rigid balls, every impact resolved\n"
+            "                      by LAW of `cradle law --list` (docs/design.md, Rigid\n"
+            "                      engine); links and pools are refused\n"
+            "      --restitution E ε of every pair (default: 1 for undamped pair laws, the\n"
+            "                      model's restitution target; a damped pair needs E)\n"
+            "      --kappa K       energetic law: the energetic coefficient T+/T-\n"
+            "      --alpha A,...   energetic law: impulse weights, one or one per pair\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -49,20 +57,96 @@ void usage_run(FILE *out)
 typedef struct {
     const char *out, *cases, *model;
     int quiet, json;
+    const char *rigid, *alpha; /* --rigid LAW, --alpha list */
+    cr_law_id law;
+    double restitution, kappa; /* NaN: not given */
 } run_args;
+
+/* A whole number argument of @p opt; @return 0, or EXIT_USAGE with the message. */
+static int number_arg(const char *opt, const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(*out)) {
+        tools_error("%s: not a number: '%s'", opt, text);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --rigid and its parameters: the law exists and gets what it needs, no more. */
+static int check_rigid(run_args *a)
+{
+    int has_e = !isnan(a->restitution), has_k = !isnan(a->kappa) || a->alpha;
+    if (!a->rigid) {
+        if (has_e || has_k)
+            tools_error("%s needs --rigid LAW", has_e ? "--restitution" : "--kappa/--alpha");
+        return has_e || has_k ? EXIT_USAGE : 0;
+    }
+    if (strcmp(a->rigid, "calibrated") == 0) {
+        tools_error("--rigid calibrated: the laws' parameters measured on the compliant run, "
+                    "episode by episode, are the comparator's job (cradle compare), not built yet");
+        return EXIT_USAGE;
+    }
+    if (cr_law_from_name(a->rigid, &a->law) != CR_OK) {
+        const char *s = cr_law_suggest(a->rigid);
+        tools_error("--rigid: unknown law '%s'%s%s%s (cradle law --list)", a->rigid,
+                    s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+        return EXIT_USAGE;
+    }
+    int energetic = a->law == CR_LAW_ENERGETIC;
+    if (has_e && (energetic || a->law == CR_LAW_MAX_DISSIPATION)) {
+        tools_error("--restitution: law %s has no restitution", a->rigid);
+        return EXIT_USAGE;
+    }
+    if (has_e && !(a->restitution >= 0.0 && a->restitution <= 1.0)) {
+        tools_error("--restitution: must lie in [0, 1] (got %g)", a->restitution);
+        return EXIT_USAGE;
+    }
+    if (has_k && !energetic) {
+        tools_error("--kappa/--alpha: only the energetic law takes them (not %s)", a->rigid);
+        return EXIT_USAGE;
+    }
+    if (energetic && (isnan(a->kappa) || !a->alpha)) {
+        tools_error("--rigid energetic needs --kappa K and --alpha A[,A...] (Acary & Taha 2005 "
+                    "eq. 17-18; from a reference table later)");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0};
-    int c;
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"rigid", required_argument, NULL, 'R'},
+                                         {"restitution", required_argument, NULL, 'E'},
+                                         {"kappa", required_argument, NULL, 'K'},
+                                         {"alpha", required_argument, NULL, 'A'},
+                                         {NULL, 0, NULL, 0}};
+    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, NULL, NULL, CR_LAW_NEWTON, NAN, NAN};
+    int c, st;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
         switch (c) {
+        case 'R':
+            a->rigid = optarg;
+            break;
+        case 'E':
+            if ((st = number_arg("--restitution", optarg, &a->restitution)) != 0)
+                return st;
+            break;
+        case 'K':
+            if ((st = number_arg("--kappa", optarg, &a->kappa)) != 0)
+                return st;
+            break;
+        case 'A':
+            a->alpha = optarg;
+            break;
         case 'o':
             a->out = optarg;
             break;
@@ -93,7 +177,67 @@ static int parse_args(int argc, char **argv, run_args *a)
         return EXIT_USAGE;
     }
     a->model = optind < argc ? argv[optind] : tools_default_model();
-    return 0;
+    return check_rigid(a);
+}
+
+/* --alpha: one weight for every pair, or one per pair of the model; into a new
+ * array of @p nc values. @return 0 or EXIT_INPUT / EXIT_USAGE with the message. */
+static int alpha_weights(const run_args *a, size_t nc, double **out)
+{
+    size_t n = 1;
+    for (const char *p = a->alpha; *p; p++)
+        n += *p == ',';
+    double *w = calloc(nc > n ? nc : n, sizeof(double));
+    char *copy = strdup(a->alpha), *save = NULL;
+    if (!w || !copy) {
+        free(w);
+        free(copy);
+        tools_error("out of memory");
+        return EXIT_RUN;
+    }
+    size_t k = 0;
+    int st = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && st == 0; tok = strtok_r(NULL, ",", &save))
+        st = number_arg("--alpha", tok, &w[k++]);
+    if (st == 0 && k != n)
+        tools_error("--alpha: an empty value in '%s'", a->alpha), st = EXIT_USAGE;
+    if (st == 0 && n != 1 && n != nc)
+        tools_error("--alpha: %zu values for the %zu pairs of %s (give one, or one per pair)", n,
+                    nc, a->model),
+            st = EXIT_INPUT;
+    for (size_t c = 1; st == 0 && n == 1 && c < nc; c++)
+        w[c] = w[0];
+    free(copy);
+    if (st != 0)
+        free(w);
+    *out = st == 0 ? w : NULL;
+    return st;
+}
+
+/* The system: compliant, or rigid under the law asked for. */
+static cr_system *make_system(const run_args *a, const cr_model *model, int *st)
+{
+    char msg[1024];
+    cr_system *sys = NULL;
+    double *alpha = NULL;
+    *st = EXIT_INPUT;
+    if (!a->rigid) {
+        sys = cr_system_create(model, msg, sizeof msg);
+    } else {
+        cr_law_params lp;
+        cr_law_params_init(&lp);
+        lp.restitution = a->restitution; /* NaN: each pair's own */
+        lp.kappa = a->kappa;
+        if (a->alpha && (*st = alpha_weights(a, cr_model_contact_count(model), &alpha)) != 0)
+            return NULL;
+        lp.alpha = alpha;
+        sys = cr_system_create_rigid(model, a->law, &lp, msg, sizeof msg);
+        *st = EXIT_INPUT;
+    }
+    if (!sys)
+        tools_error("%s: %s", a->model, msg);
+    free(alpha);
+    return sys;
 }
 
 /* The model of @p path, calibrated; @return NULL with the message printed. */
@@ -166,10 +310,9 @@ static int set_up(const run_args *a, run_state *r)
     char msg[1024];
     if (!(r->model = load_model(a->model, &r->text)))
         return EXIT_INPUT;
-    if (!(r->sys = cr_system_create(r->model, msg, sizeof msg))) {
-        tools_error("%s: %s", a->model, msg);
-        return EXIT_INPUT;
-    }
+    int st;
+    if (!(r->sys = make_system(a, r->model, &st)))
+        return st;
     msg[0] = '\0';
     if (!(r->store =
               cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg, sizeof msg))) {
@@ -252,6 +395,9 @@ int cmd_run(int argc, char **argv)
         st = EXIT_RUN;
     if (st == 0 && !a.json && !a.quiet) {
         report_summary(&info, r.sys);
+        char law[256];
+        if (cr_system_rigid_law(r.sys, law, sizeof law) == CR_OK)
+            printf("  rigid run: law %s\n", law);
         report_episodes(r.sys, r.mon);
     }
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
