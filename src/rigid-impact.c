@@ -273,7 +273,7 @@ static int events_after(cr_rigid *r, const config *k, const double *before)
         if (rc == CR_OK && leaves) {
             r->closed[c] = 0;
             rc = cr_rigid_push_event(r, c, CR_EVENT_OPEN, 0.0, r->impulse[c]);
-        } else if (rc == CR_OK && k->P[j] > k->Pc[j]) {
+        } else if (rc == CR_OK && k->P[j] - k->Pc[j] > 1e-12 * k->P[j]) {
             rc = cr_rigid_push_event(r, c, CR_EVENT_MIN_COMPRESSION, 0.0, r->impulse[c]);
         }
     }

@@ -88,6 +88,10 @@ static int check_rigid(run_args *a)
                     "episode by episode, are the comparator's job (cradle compare), not built yet");
         return EXIT_USAGE;
     }
+    if (strcmp(a->rigid, "lzb") == 0 && cr_law_from_name(a->rigid, &a->law) != CR_OK) {
+        tools_error("--rigid lzb: the LZB law is not in the law core yet (cradle law --list)");
+        return EXIT_USAGE;
+    }
     if (cr_law_from_name(a->rigid, &a->law) != CR_OK) {
         const char *s = cr_law_suggest(a->rigid);
         tools_error("--rigid: unknown law '%s'%s%s%s (cradle law --list)", a->rigid,
