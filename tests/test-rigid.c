@@ -308,6 +308,15 @@ static void test_cradle_newton(void)
     for (size_t i = 0; i < 3; i++)
         worst = fmax(worst, fabs(episode_velocity(r.mon, 0, i, 1) / v1 - want[i]));
     CHECK_REL(worst + 1.0, 1.0, 1e-9, "u+ / v1 = (-1/3, 2/3, 2/3) (Acary & Taha 2005)");
+    /* the compression impulse is the plastic impact's (all at v₁/3: P_c = (2/3,
+     * 1/3) m v₁) and Newton's P = (4/3, 2/3) m v₁ = (1 + e) P_c: eᴾ = e = 1 */
+    size_t nr;
+    const cr_contact_record *rec = cr_monitor_contacts(r.mon, 0, &nr);
+    CHECK(nr == 2, "two records");
+    CHECK_REL(rec[0].poisson, 1.0, 1e-12, "e_P of pair 0 = P / P_plastic - 1 = 1");
+    CHECK_REL(rec[1].poisson, 1.0, 1e-12, "e_P of pair 1 = 1");
+    CHECK_REL(rec[0].compression / (0.0329 * v1), 2.0 / 3.0, 1e-9,
+              "compression impulse of pair 0 = plastic impact's 2/3 m v1");
     /* balls 1 and 2 leave together: a persistent contact without force */
     cr_contact_view w;
     cr_system_get_contact(r.sys, 1, &w);
