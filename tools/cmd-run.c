@@ -16,6 +16,7 @@
 #include "cradle/cradle.h"
 #include "compare-report.h"
 #include "run-report.h"
+#include "run-rigid.h"
 #include "tools-common.h"
 
 static cr_system *volatile running;
@@ -31,7 +32,7 @@ void usage_run(FILE *out)
 {
     fprintf(out,
             "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR] [--compare]\n"
-            "                  [--plot]\n"
+            "                  [--plot] [--rigid LAW [--restitution E] [--kappa K --alpha A,...]]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
@@ -48,6 +49,14 @@ void usage_run(FILE *out)
             "                      `cradle compare`) and add /comparison to FILE\n"
             "  -p, --plot          then draw FILE's figures with cradle-plot (FILE-KIND.png\n"
             "                      beside FILE; needs python3-matplotlib, docs/viewers.md)\n"
+            "      --rigid LAW     run the same chain as rigid balls, every impact resolved\n"
+            "                      by LAW of `cradle law --list` (docs/design.md, Rigid\n"
+            "                      engine); links and pools are refused\n"
+            "      --restitution E restitution of every pair (default: 1 for undamped pair\n"
+            "                      laws, the model's restitution target; a damped pair\n"
+            "                      needs E)\n"
+            "      --kappa K       energetic law: the energetic coefficient T+/T-\n"
+            "      --alpha A,...   energetic law: impulse weights, one or one per pair\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -60,18 +69,24 @@ void usage_run(FILE *out)
 typedef struct {
     const char *out, *cases, *model;
     int quiet, json, compare, plot;
+    rigid_args rigid;
 } run_args;
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {"compare", no_argument, NULL, 'C'},
-        {"plot", no_argument, NULL, 'p'},         {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0, 0};
-    int c;
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"compare", no_argument, NULL, 'C'},
+                                         {"plot", no_argument, NULL, 'p'},
+                                         RIGID_LONG_OPTIONS,
+                                         {NULL, 0, NULL, 0}};
+    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0, 0, {0}};
+    rigid_args_init(&a->rigid);
+    int c, st;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qjc:hp", opts, NULL)) != -1) {
         switch (c) {
@@ -97,6 +112,11 @@ static int parse_args(int argc, char **argv, run_args *a)
             usage_run(stdout);
             return -1;
         default:
+            if ((st = rigid_option(c, optarg, &a->rigid)) >= 0) {
+                if (st != 0)
+                    return st;
+                break;
+            }
             usage_run(stderr);
             return EXIT_USAGE;
         }
@@ -111,7 +131,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         return EXIT_USAGE;
     }
     a->model = optind < argc ? argv[optind] : tools_default_model();
-    return 0;
+    return rigid_check(&a->rigid);
 }
 
 /* The model of @p path, calibrated; @return NULL with the message printed. */
@@ -184,10 +204,9 @@ static int set_up(const run_args *a, run_state *r)
     char msg[1024];
     if (!(r->model = load_model(a->model, &r->text)))
         return EXIT_INPUT;
-    if (!(r->sys = cr_system_create(r->model, msg, sizeof msg))) {
-        tools_error("%s: %s", a->model, msg);
-        return EXIT_INPUT;
-    }
+    int st;
+    if (!(r->sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
+        return st;
     msg[0] = '\0';
     if (!(r->store =
               cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg, sizeof msg))) {
@@ -326,6 +345,9 @@ int cmd_run(int argc, char **argv)
         st = EXIT_RUN;
     if (st == 0 && !a.json && !a.quiet) {
         report_summary(&info, r.sys);
+        char law[256];
+        if (cr_system_rigid_law(r.sys, law, sizeof law) == CR_OK)
+            printf("  rigid run: law %s\n", law);
         report_episodes(r.sys, r.mon);
         report_collisions(r.mon);
     }
