@@ -5,7 +5,9 @@
 # clang-14 and libclang-rt-14-dev: the sanitizer and libFuzzer build of
 # tools/test.sh (the fuzzer runtime is only a recommended package of clang, and
 # --no-install-recommends below would leave it out). clang-format: the format
-# check. python3, python3-h5py: JSON and HDF5 checks of the tests.
+# check. python3, python3-h5py: JSON and HDF5 checks of the tests; python3-numpy,
+# python3-scipy: the validation checks (tests/validation); python3-matplotlib:
+# their figures (tools/validate.sh).
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -31,6 +33,9 @@ clang-format
 libclang-rt-14-dev
 python3
 python3-h5py
+python3-numpy
+python3-scipy
+python3-matplotlib
 "
 
 missing=""

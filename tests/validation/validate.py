@@ -622,7 +622,7 @@ def case_column(R):
         "column", "Bead column on a wall (qualitative)",
         "Model `models/bead-column-falcon.yaml` with `count` from 1 to 20: a column of touching steel "
         "beads (R = 5 mm) falls at 0.5 m/s onto a steel wall under gravity, Hertz contacts, damping for "
-        "a restitution of 0.95 at 0.5 m/s — the setup of Falcon, Laroche, Fauve & Coste 1998. The "
+        "a restitution of 0.95 at 0.5 m/s — the setup of Falcon et al. 1998. The "
         "wall contact time runs from its first closing to its last opening; the column's restitution "
         "is −v̄⁺/v̄⁻ of the centre of mass over the first episode; the last column is the ratio of the "
         "top bead's velocity to the bottom bead's after it.\n\n"
