@@ -382,9 +382,10 @@ def case_soliton(R):
     f = R.run("solitary-wave.yaml")
     K = f["contacts"]["K"][0]
     m, a = f["model/mass"][0], 2 * f["model/radius"][0]
-    first = {}
+    first = {}                  # each contact's first maximum compression
+    kinds = h5py.check_enum_dtype(f["events"].dtype.fields["kind"][0])
     for e in f["events"][:]:
-        if e["kind"] == 2:      # max-compression (the enum's value, docs/hdf5-layout.md)
+        if e["kind"] == kinds["max-compression"]:
             first.setdefault(int(e["contact"]), e["time"])
     lo, hi = 30, 110            # the pulse has formed by bead 20; 80 contacts / beads
     cs = np.arange(lo, hi)
