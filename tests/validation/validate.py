@@ -720,16 +720,16 @@ observation it reproduces. Papers are cited by the keys of
 This page is generated: `sh tools/validate.sh` runs every case through
 `cradle run MODEL -o FILE` and rewrites it (and its figures, with matplotlib).
 The test command runs the same cases (`tests/validation/validate.py --check`,
-meson test `validation`, %s in the optimised build,
-about twice that under the sanitizers) and checks every case against its tolerance and
+meson test `validation`: 45 runs, 10–40 s in the optimised build depending on
+the disk, about a minute under the sanitizers) and checks every case against its tolerance and
 every number on this page against today's within that tolerance, so the page
 cannot fall behind the code. Rows are keyed (first column) for that comparison.
 
 """
 
 
-def render(sections, cost):
-    out = INTRO % cost
+def render(sections):
+    out = INTRO
     for s in sections:
         out += "## %s\n\n" % s.title
         for pre, header, rows, post in s.tables:
@@ -842,9 +842,8 @@ def main():
                 for s in sections:
                     if s.plot and os.path.exists(os.path.join(figdir, s.key + ".png")):
                         s.figure = "validation/%s.png" % s.key
-            cost = "about %d s on one core of the development machine" % (round(wall / 10) * 10 or 10)
             with open(page_path, "w", encoding="utf-8") as f:
-                f.write(render(sections, cost))
+                f.write(render(sections))
             print("validate: wrote %s" % page_path)
         else:
             with open(page_path, encoding="utf-8") as f:
