@@ -9,6 +9,7 @@
 # python3-numpy, python3-matplotlib, python3-pil, python3-yaml, python3-pytest:
 # the Python package (python/cradle), tools/cradle-plot (figures, GIFs) and
 # its tests.
+python3-scipy
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -39,6 +40,7 @@ python3-matplotlib
 python3-pil
 python3-yaml
 python3-pytest
+python3-scipy
 "
 
 missing=""
