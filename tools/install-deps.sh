@@ -8,8 +8,7 @@
 # check. python3, python3-h5py: JSON and HDF5 checks of the tests.
 # python3-numpy, python3-matplotlib, python3-pil, python3-yaml, python3-pytest:
 # the Python package (python/cradle), tools/cradle-plot (figures, GIFs) and
-# its tests.
-python3-scipy
+# its tests. python3-scipy: the validation checks (tests/validation).
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
