@@ -249,6 +249,31 @@ def choose(pts, target, key):
     return best
 
 
+def paired(ctx, spec, c, l):
+    """Final times of a row: LAMMPS and cradle in turn, A B A B ..., each
+    figure the median over rounds and the ratio the median of the rounds'
+    ratios, so a drift of the shared machine's speed cancels."""
+    if not c or not l:
+        return
+    rounds = 7 if max(c["cpu"], l["cpu"]) < 1 else 3 if max(c["cpu"], l["cpu"]) < 20 else 1
+    lc, cc, ratio = [], [], []
+    for _ in range(rounds):
+        a = run_lammps(ctx, spec["case"], l["dt"], l["steps"], 3 if l["cpu"] < 0.05 else 1)
+        b = run_cradle(ctx, spec["case"], c["method"], c["rtol"], spec["t_end"],
+                       9 if c["cpu"] < 0.05 else 1)
+        if "cpu" not in a or "cpu" not in b:
+            return
+        lc.append(a["cpu"])
+        cc.append(b["cpu"])
+        ratio.append(a["cpu"] / b["cpu"])
+    l["cpu"], c["cpu"] = statistics.median(lc), statistics.median(cc)
+    c["ratio"] = statistics.median(ratio)
+    c["ratio_range"] = (min(ratio), max(ratio))
+    c["rounds"] = rounds
+    log("  paired x%d: lammps %.4g s, cradle %.4g s, ratio %.3g (%.3g-%.3g)" % (
+        rounds, l["cpu"], c["cpu"], c["ratio"], min(ratio), max(ratio)))
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -299,6 +324,11 @@ def main():
     ap.add_argument("--budget", type=float, default=60.0, help="CPU s per LAMMPS run at most")
     ap.add_argument("--json", default=None, help="write every measured point here")
     ap.add_argument("--no-10k", action="store_true", help="skip the 10^4-bead row")
+    ap.add_argument("--scaling", default="", help="only the traversal scaling, for these N "
+                    "(comma-separated, e.g. 100,1000,10000,100000)")
+    ap.add_argument("--full", action="store_true", help="scaling: whole traversals")
+    ap.add_argument("--method", default="adams", help="scaling: bdf or adams")
+    ap.add_argument("--rtol", type=float, default=1e-10, help="scaling: rtol")
     args = ap.parse_args()
     args.work = args.work or os.path.join(args.build, "peers")
     ctx = Ctx(args)
@@ -308,6 +338,14 @@ def main():
     if not ctx.lmp:
         print("bench/peers: LAMMPS (lmp) not found: sh bench/peers/setup.sh installs Debian's "
               "lammps; printing cradle's side only")
+    if args.scaling:
+        res = scaling(ctx, [int(x) for x in args.scaling.split(",")], args.method, args.rtol,
+                      args.full)
+        res.update(date=time.strftime("%Y-%m-%d"), machine=machine())
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(res, f, indent=1)
+        return
     out = {"date": time.strftime("%Y-%m-%d"), "machine": machine(), "cases": {},
            "check": two_ball_check(ctx)}
     only = set(filter(None, args.only.split(",")))
@@ -329,13 +367,93 @@ def main():
             c = choose(cp, target, key=lambda p: -p["rtol"])
             l = choose(lp, target, key=lambda p: p["dt"] * -1) if lp else None
             rows.append((spec, target, c, l))
+            paired(ctx, spec, c, l)
     if not args.quick and not args.no_10k and (not only or "chain10k" in only):
         rows.append(row_10k(ctx, out, rows))
+    five = [r for r in rows if r[0]["id"] == "five" and r[1] == 1e-8]
+    if five and five[0][3] and os.path.exists(os.path.join(ctx.build, "tools", "cradle")):
+        out["whole"] = whole_process(ctx, five[0][3])
     out["rows"] = [(s["id"], t, c, l) for s, t, c, l in rows]
     print_table(rows, out)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)
+
+
+def proc_cpu(cmd):
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    return ru.ru_utime + ru.ru_stime, time.monotonic() - t0, os.waitstatus_to_exitcode(status)
+
+
+def whole_process(ctx, l):
+    """`cradle run` of the default model (rtol 1e-10: error 2.4e-9, writing HDF5)
+    against LAMMPS on the same five balls at the 1e-8 row's time step, whole
+    processes in turn, user + sys CPU from wait4, 1 warm-up, 11 rounds."""
+    log("== whole process")
+    cradle = [os.path.join(ctx.build, "tools", "cradle"), "run", "-q", "-o",
+              os.path.join(ctx.work, "whole.h5")]
+    run_lammps(ctx, "five", l["dt"], l["steps"], 1)  # writes in.lmp for these settings
+    lmp = [ctx.lmp, "-in", os.path.join(ctx.work, "in.lmp"), "-log", "none", "-screen", "none"]
+    a, b, ratio = [], [], []
+    for i in range(12):
+        x, y = proc_cpu(lmp), proc_cpu(cradle)
+        if i:
+            a.append(x)
+            b.append(y)
+            ratio.append(x[0] / y[0])
+    res = {"lammps_cpu": statistics.median(v[0] for v in a),
+           "lammps_wall": statistics.median(v[1] for v in a),
+           "cradle_cpu": statistics.median(v[0] for v in b),
+           "cradle_wall": statistics.median(v[1] for v in b),
+           "ratio": statistics.median(ratio), "ratio_range": (min(ratio), max(ratio)),
+           "lammps_dt_k": l["k"]}
+    log("  %s" % res)
+    return res
+
+
+# Where the pulse is: the reference's first maximum compression of contact k
+# is at A + B k (measured at k = 99 and 899 on 1000 beads: 2.9501e-3 s and
+# 2.64355e-2 s), a solitary wave of 2.94e-5 s per bead.
+PULSE_B = (0.026435495546775642 - 0.0029501237799928479) / 800.0
+PULSE_A = 0.0029501237799928479 - 99 * PULSE_B
+
+
+def scaling(ctx, ns, method, rtol, full):
+    """Traversal of N-bead chains (the default model's balls): the pulse to
+    bead 0.9 N. Today's engine costs O(N) per step, so beyond 10^3 only a
+    window is run (the pulse to bead 900, or 90 for 10^5) and the traversal's
+    CPU is the window's times 0.9 N / window; --full runs whole traversals."""
+    rows = []
+    for n in ns:
+        k = int(0.9 * n) if full or n <= 1000 else (900 if n <= 10000 else 90)
+        t_end = PULSE_A + PULSE_B * k
+        log("== scaling N = %d, window: pulse to bead %d (t = %.4g s)" % (n, k, t_end))
+        r = run_cradle(ctx, "chain:%d" % n, method, rtol, t_end, 1)
+        row = {"n": n, "window": k, "t_end": t_end, "cpu": r.get("cpu"), "steps": r.get("steps"),
+               "events": r.get("events"), "front": r.get("front"),
+               "rss_mb": r.get("maxrss_kb", 0) / 1024.0,
+               "traversal_cpu": r.get("cpu", float("nan")) * (0.9 * n / k)}
+        log("  %s" % row)
+        rows.append(row)
+    xs = [math.log(r["n"]) for r in rows]
+    ys = [math.log(r["traversal_cpu"]) for r in rows]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
+             sum((x - mx) ** 2 for x in xs)) if len(xs) > 1 else float("nan")
+    print("# traversal scaling: %s rtol %g (atol rtol/100), pulse to bead 0.9 N" % (method, rtol))
+    print("| N | run: pulse to bead | simulated [s] | steps | events | CPU [s] | "
+          "traversal CPU [s] | peak RSS [MB] |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        est = "" if r["window"] >= int(0.9 * r["n"]) else " (x%.0f, estimated)" % (
+            0.9 * r["n"] / r["window"])
+        print("| %d | %d | %.4g | %d | %d | %.3g | %.3g%s | %.1f |" % (
+            r["n"], r["window"], r["t_end"], r["steps"], r["events"], r["cpu"],
+            r["traversal_cpu"], est, r["rss_mb"]))
+    print("# fitted exponent (least squares of log traversal CPU on log N): %.2f" % slope)
+    return {"rows": rows, "exponent": slope, "method": method, "rtol": rtol}
 
 
 def machine():
@@ -404,7 +522,8 @@ def print_table(rows, out):
         ls = "t_c/%.0f, %.1e" % (l["k"], l["err"]) if l else "not reached"
         cs = "%s %.0e, %.1e" % (c["method"].upper() if c["method"] == "bdf" else "Adams",
                                 c["rtol"], c["err"]) if c else "not reached"
-        ratio = "%.2f" % (lt / ct) if lt and ct else "-"
+        ratio = ("%.3g (%.3g-%.3g)" % (c["ratio"], *c["ratio_range"]) if c and "ratio" in c
+                 else "%.3g" % (lt / ct) if lt and ct else "-")
         if spec.get("episodes"):
             print("| %s, episodes/s per core | %.0e | %s | %.0f /s | %s | %.0f /s | %s |" % (
                 spec["title"], target, ls, 1 / lt if lt else float("nan"), cs,
@@ -412,6 +531,13 @@ def print_table(rows, out):
         else:
             print("| %s | %.0e | %s | %s | %s | %s | %s |" % (spec["title"], target, ls, fmt_t(lt),
                                                               cs, fmt_t(ct), ratio))
+    w = out.get("whole")
+    if w:
+        print("| `cradle run` of the default model, whole process (CPU; wall) | - | t_c/%.0f "
+              "(LAMMPS' 1e-8 step), whole `lmp` | %s; %s | default BDF 1e-10, writes HDF5 | "
+              "%s; %s | %.3g (%.3g-%.3g) |" % (
+                  w["lammps_dt_k"], fmt_t(w["lammps_cpu"]), fmt_t(w["lammps_wall"]),
+                  fmt_t(w["cradle_cpu"]), fmt_t(w["cradle_wall"]), w["ratio"], *w["ratio_range"]))
 
 
 if __name__ == "__main__":
