@@ -1,9 +1,9 @@
 #!/bin/sh
 # Installs what bench/peers needs beyond cradle's own dependencies: Debian's
-# LAMMPS (the peer) and matplotlib (the plot, for Debian's /usr/bin/python3:
-# a python3 earlier on PATH, such as pyenv's, does not see Debian's modules). Idempotent; uses sudo when not
-# root. Never fails the benchmark: when a package cannot be installed, the
-# benchmark skips that part and says so.
+# LAMMPS (the peer) and matplotlib (the plot, for Debian's /usr/bin/python3: a
+# python3 earlier on PATH, such as pyenv's, does not see Debian's modules).
+# Idempotent; uses sudo when not root. Never fails the benchmark: when a
+# package cannot be installed, the benchmark skips that part and says so.
 set -u
 want=""
 command -v lmp >/dev/null 2>&1 || want="$want lammps"
