@@ -289,33 +289,32 @@ static int check_params(cr_impact *imp, const cr_law_params *p)
     for (size_t c = 0; c < imp->m; c++) {
         if (imp->what[c] != 0.0)
             return refuse(imp,
-                          "lzb: contact %zu has a kinematic excitation (%g): the law "
+                          "contact %zu has a kinematic excitation (%g): the law "
                           "takes none",
                           c, imp->what[c]);
         double K = p->stiffness ? p->stiffness[c] : 1.0;
         double n = p->exponent ? p->exponent[c] : 1.5;
         if (!(K > 0.0) || !isfinite(K))
-            return refuse(imp, "lzb: stiffness of contact %zu must be positive (got %g)", c, K);
+            return refuse(imp, "stiffness of contact %zu must be positive (got %g)", c, K);
         if (!(n >= LZB_EXPONENT_MIN && n <= LZB_EXPONENT_MAX))
-            return refuse(imp, "lzb: exponent of contact %zu must lie in [1, 10] (got %g)", c, n);
+            return refuse(imp, "exponent of contact %zu must lie in [1, 10] (got %g)", c, n);
     }
     if (!p->energetic && p->restitutions) {
         cr_set_msg(imp->err, sizeof imp->err,
-                   "lzb: give the pair laws' energetic restitution (energetic; "
-                   "energetic_restitution in a case): the per-contact restitution given "
-                   "is Newton's");
+                   "give the pair laws' energetic restitution ('energetic', in a case "
+                   "'energetic_restitution'): the per-contact 'restitution' is Newton's");
         return CR_ERR_INVALID;
     }
     for (size_t c = 0; c < imp->m; c++) {
         double e = p->energetic ? p->energetic[c] : p->restitution;
         if (!(e >= 0.0 && e <= 1.0))
             return refuse(imp,
-                          "lzb: energetic restitution of contact %zu must lie in [0, 1] "
+                          "energetic restitution of contact %zu must lie in [0, 1] "
                           "(got %g)",
                           c, e);
     }
     if (!(p->tolerance >= LZB_TOL_MIN && p->tolerance <= LZB_TOL_MAX)) {
-        cr_set_msg(imp->err, sizeof imp->err, "lzb: tolerance must lie in [%g, %g] (got %g)",
+        cr_set_msg(imp->err, sizeof imp->err, "tolerance must lie in [%g, %g] (got %g)",
                    LZB_TOL_MIN, LZB_TOL_MAX, p->tolerance);
         return CR_ERR_INVALID;
     }

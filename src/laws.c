@@ -743,11 +743,14 @@ static int law_global_dissipation(cr_impact *imp, const cr_law_params *p, cr_law
     int rc = check_restitutions(imp, p);
     if (rc != CR_OK)
         return rc;
+    /* one ε for every contact (000 eq. 56): per-contact values are taken only when
+     * they are all the same number */
     for (size_t c = 1; c < imp->m; c++)
         if (eps_of(p, c) != eps_of(p, 0)) {
             cr_set_msg(imp->err, sizeof imp->err,
-                       "the global dissipation index law takes one restitution for all "
-                       "contacts (contact 0: %g, contact %zu: %g)",
+                       "the law takes one restitution for all contacts (Glocker 2004, eq. 56), but "
+                       "'restitution' gives different values per contact (contact 0: %g, "
+                       "contact %zu: %g): give 'restitution' as one number",
                        eps_of(p, 0), c, eps_of(p, c));
             return CR_ERR_INVALID;
         }
