@@ -44,6 +44,12 @@
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "SUNDIALS must use double");
 
+/* A contact is held (no energy, not approaching: kept at 0), in compression
+ * (γ < 0) or in expansion (γ > 0). The state changes only at events, so within
+ * one integration the right-hand side is one smooth formula, continued past a
+ * switch until the root is located (the multistep interpolant stays accurate). */
+enum { HELD = 0, COMPRESSION = 1, EXPANSION = 2 };
+
 /* A start integrates the series up to this fraction of the impulse that stops
  * the primary alone (|γ_p|/G_pp): the first neglected term is this fraction
  * squared, 1e-14 of that impulse, far below every tolerance. */
@@ -59,6 +65,7 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "SUNDIALS must use double"
 /* Steps of one smooth piece, events of one impact (pieces end at events). */
 #define LZB_MAX_STEPS 1000000L
 #define LZB_MAX_EVENTS(m) (1000 + 100 * (m))
+#define LZB_MAX_ERR_FAILS 30
 /* Every piece ends at an event well before this value of its variable. */
 #define LZB_SIGMA_END 1e12
 #define LZB_EXPONENT_MIN 1.0
@@ -78,7 +85,9 @@ typedef struct {
     size_t *Gc, *Gr;
     double *C, *n, *e; /* force coefficient cⱼkⱼ, exponent, restitution */
     double *gam;       /* γ / v₀ at the current state (work) */
-    char *held;        /* released (or never loaded): kept at 0 while γⱼ ≥ 0 */
+    char *state;       /* HELD, COMPRESSION or EXPANSION */
+    char *released;    /* released once in this impact */
+    long reengaged;    /* released contacts that approached again */
     int start;         /* this piece began at a start: P_p − P_p,0 = σ^kexp */
     double kexp;       /* n_p + 1 */
     char err[CR_ERRMSG_LEN];
@@ -103,15 +112,13 @@ static double energy(const lzb *l, const double *X, size_t j)
     return j == l->p ? x : pow(x, l->n[j] + 1.0);
 }
 
-/* The rate of the energy per unit of work done on the contact: 1 in compression
- * (γ < 0), 1/e² in expansion; 0 for e = 0 in expansion, where the release event
- * drops the energy at once. The phase follows the sign of γ, so the rate passes
- * through 0 continuously at every switch. */
-static double rate(const lzb *l, size_t j, double g)
+/* The energy per unit of work done on the contact: 1 in compression, 1/e² in
+ * expansion (the bi-stiffness model), 0 while held. */
+static double rate(const lzb *l, size_t j)
 {
-    if (g < 0.0)
+    if (l->state[j] == COMPRESSION)
         return 1.0;
-    return l->e[j] > 0.0 ? 1.0 / (l->e[j] * l->e[j]) : 0.0;
+    return l->state[j] == EXPANSION && l->e[j] > 0.0 ? 1.0 / (l->e[j] * l->e[j]) : 0.0;
 }
 
 static int rhs(sunrealtype sigma, N_Vector yv, N_Vector dv, void *user)
@@ -127,24 +134,36 @@ static int rhs(sunrealtype sigma, N_Vector yv, N_Vector dv, void *user)
      * else moves; the root is located before */
     double r = fp > 0.0 ? J / fp : 0.0;
     for (size_t j = 0; j < m; j++) {
-        double g = l->gam[j], k = rate(l, j, g);
-        /* a released contact stays at 0 until it approaches again; one that
-         * expands runs on through 0, smoothly, to its release root */
-        if (l->held[j] && X[j] <= 0.0 && g >= 0.0)
-            k = 0.0;
-        double comp = g < 0.0 ? -g : 0.0; /* work of compression per unit impulse */
+        double g = l->gam[j], k = rate(l, j);
+        double comp = l->state[j] == COMPRESSION ? -g : 0.0; /* work of compression */
         if (j == p) {
             d[j] = J;
             d[m + j] = -g * k * J;
             d[2 * m + j] = comp * J;
         } else {
-            double f = l->C[j] * pow(fmax(X[j], 0.0), l->n[j]);
+            /* odd in qⱼ: past a release root (inside the step that crosses it) the
+             * force continues smoothly, as the multistep interpolant assumes */
+            double f = l->C[j] * copysign(pow(fabs(X[j]), l->n[j]), X[j]);
             d[j] = f * r;
             d[m + j] = -g * k * l->C[j] / (l->n[j] + 1.0) * r;
             d[2 * m + j] = comp * f * r;
         }
     }
     return 0;
+}
+
+/*
+ * A root function never exactly 0 and never below LZB_ROOT_FLOOR in magnitude.
+ * An exact 0 at a located root stops CVODE (cr_root_nonzero, priv.h), but its
+ * substitute 1e-300 is not enough here: CVODE detects a crossing by the sign of
+ * g_lo·g_hi, and a held contact's γ leaves 0 at the 1e-27 level, whose product
+ * with 1e-300 underflows to −0: the engagement was missed. The states are of
+ * order 1, so nothing below 1e-150 matters.
+ */
+#define LZB_ROOT_FLOOR 1e-150
+static double root_value(double g)
+{
+    return fabs(g) >= LZB_ROOT_FLOOR ? g : (g < 0.0 ? -LZB_ROOT_FLOOR : LZB_ROOT_FLOOR);
 }
 
 static int roots(sunrealtype sigma, N_Vector yv, sunrealtype *g, void *user)
@@ -156,10 +175,9 @@ static int roots(sunrealtype sigma, N_Vector yv, sunrealtype *g, void *user)
     gammas(l, y);
     double Ep = energy(l, X, l->p);
     for (size_t j = 0; j < m; j++) {
-        g[j] = cr_root_nonzero(l->gam[j]);
-        g[m + j] = cr_root_nonzero(X[j]);
-        g[2 * m + j] =
-            j == l->p ? -1.0 : cr_root_nonzero(energy(l, X, j) - (1.0 + LZB_HYSTERESIS) * Ep);
+        g[j] = root_value(l->gam[j]);
+        g[m + j] = root_value(X[j]);
+        g[2 * m + j] = j == l->p ? -1.0 : root_value(energy(l, X, j) - (1.0 + LZB_HYSTERESIS) * Ep);
     }
     return 0;
 }
@@ -183,63 +201,74 @@ static void set_primary(lzb *l, double *X, size_t q)
     l->p = q;
 }
 
+/* The series of an approaching contact j: Pⱼ(t) = aⱼ t^(nⱼ+1). */
+static double series_coefficient(const lzb *l, size_t j)
+{
+    double g = -l->gam[j], n = l->n[j];
+    return l->C[j] * pow(g * l->C[j] / (n + 1.0), n) / (n + 1.0);
+}
+
 /*
  * A start: no contact holds energy, the most approaching one becomes primary.
  * In the time-like variable t (dPⱼ = fⱼ dt) with γ frozen at its value, every
- * approaching contact has qⱼ = |γⱼ| Cⱼ t/(nⱼ+1), Pⱼ = Cⱼ qⱼ^nⱼ t/(nⱼ+1),
- * Eⱼ = W_c,j = |γⱼ| Pⱼ; t is chosen so that the primary's impulse is
- * LZB_START_FRACTION·|γ_p|/G_pp. Returns the start value of σ.
+ * approaching contact has qⱼ = |γⱼ| Cⱼ t/(nⱼ+1), Pⱼ = aⱼ t^(nⱼ+1), and
+ * Eⱼ = W_c,j = |γⱼ| Pⱼ. t is the largest for which no contact has taken more
+ * than LZB_START_FRACTION of the impulse that stops it alone (|γⱼ|/Gⱼⱼ): with
+ * unequal exponents the softer law runs ahead. Returns the start value of σ.
  */
 static double start_piece(lzb *l, double *y, const double *Gdiag)
 {
     size_t m = l->m, q = 0;
-    double *X = y + m, *W = y + 2 * m;
-    for (size_t j = 0; j < m; j++)
+    double *X = y + m, *W = y + 2 * m, t = INFINITY;
+    for (size_t j = 0; j < m; j++) {
         if (l->gam[j] < l->gam[q])
             q = j;
+        if (l->gam[j] < 0.0) {
+            double limit = LZB_START_FRACTION * -l->gam[j] / Gdiag[j];
+            t = fmin(t, pow(limit / series_coefficient(l, j), 1.0 / (l->n[j] + 1.0)));
+        }
+    }
     l->p = q;
-    double gp = -l->gam[q], np = l->n[q];
-    double lambda = LZB_START_FRACTION * gp / Gdiag[q];
-    double a = l->C[q] * pow(gp * l->C[q] / (np + 1.0), np) / (np + 1.0);
-    double t = pow(lambda / a, 1.0 / (np + 1.0));
     for (size_t j = 0; j < m; j++) {
         X[j] = 0.0;
-        l->held[j] = !(l->gam[j] < 0.0);
-        if (l->held[j])
+        l->state[j] = l->gam[j] < 0.0 ? COMPRESSION : HELD;
+        if (l->state[j] == HELD)
             continue;
         double g = -l->gam[j];
-        double qj = g * l->C[j] * t / (l->n[j] + 1.0);
-        double dP = j == q ? lambda : l->C[j] * pow(qj, l->n[j]) * t / (l->n[j] + 1.0);
+        double dP = series_coefficient(l, j) * pow(t, l->n[j] + 1.0);
         y[j] += dP;
         W[j] += g * dP;
-        X[j] = j == q ? g * dP : qj;
+        X[j] = j == q ? g * dP : g * l->C[j] * t / (l->n[j] + 1.0);
     }
     l->start = 1;
-    l->kexp = np + 1.0;
-    return pow(lambda, 1.0 / l->kexp);
+    l->kexp = l->n[q] + 1.0;
+    /* P_p − P_p,0 = σ^kexp */
+    return pow(series_coefficient(l, q), 1.0 / l->kexp) * t;
 }
 
-/* What the roots found mean. *released: the primary released; *takeover: a
- * contact overtook it. Returns 1 when a state was set (a release). */
-static int apply_roots(lzb *l, double *X, const int *found, int *released, int *takeover)
+/* What the roots found mean: phase switches, engagements, releases (the energy
+ * reaches 0; for e = 0 when expansion begins). *released: the primary released;
+ * *takeover: a contact overtook it. */
+static void apply_roots(lzb *l, double *X, const int *found, int *released, int *takeover)
 {
     size_t m = l->m;
-    int set = 0;
     for (size_t j = 0; j < m; j++) {
-        int drop = found[m + j] < 0; /* the energy reached 0 */
-        /* e = 0: all of the stored energy is dissipated when expansion begins */
-        drop |= found[j] > 0 && X[j] > 0.0 && l->e[j] == 0.0;
-        if (found[j] < 0)
-            l->held[j] = 0; /* approaches again: loads */
+        int drop = found[m + j] < 0 && l->state[j] != HELD;
+        if (found[j] > 0 && l->state[j] == COMPRESSION) {
+            l->state[j] = EXPANSION;
+            drop |= l->e[j] == 0.0; /* all of the stored energy is dissipated at once */
+        } else if (found[j] < 0 && l->state[j] != COMPRESSION) {
+            l->reengaged += l->state[j] == HELD && l->released[j];
+            l->state[j] = COMPRESSION; /* loads (again) */
+        }
         if (drop) {
             X[j] = 0.0;
-            l->held[j] = 1;
+            l->state[j] = HELD;
+            l->released[j] = 1;
             *released |= j == l->p;
-            set = 1;
         }
         *takeover |= found[2 * m + j] > 0;
     }
-    return set;
 }
 
 /* After a release or a takeover: the contact of largest energy becomes primary
@@ -262,7 +291,7 @@ static int choose_primary(lzb *l, double *X)
     }
     for (size_t j = 0; j < m; j++) {
         X[j] = 0.0;
-        l->held[j] = 1;
+        l->state[j] = HELD;
     }
     return 0;
 }
@@ -357,7 +386,8 @@ static void work_free(lzb_work *w)
     free(w->l.n);
     free(w->l.e);
     free(w->l.gam);
-    free(w->l.held);
+    free(w->l.state);
+    free(w->l.released);
     free(w->Gdiag);
     free(w->P);
     free(w->u);
@@ -389,14 +419,15 @@ static int work_alloc(lzb_work *w, const cr_impact *imp, const cr_law_params *p,
     l->n = malloc(m * sizeof(double));
     l->e = malloc(m * sizeof(double));
     l->gam = malloc(m * sizeof(double));
-    l->held = calloc(m, 1);
+    l->state = calloc(m, 1);
+    l->released = calloc(m, 1);
     w->Gdiag = malloc(m * sizeof(double));
     w->P = malloc(m * sizeof(double));
     w->u = malloc(imp->n * sizeof(double));
     w->found = calloc(3 * m, sizeof(int));
     w->g0 = malloc(m * sizeof(double));
-    if (!l->Gv || !l->Gc || !l->Gr || !l->C || !l->n || !l->e || !l->gam || !l->held || !w->Gdiag ||
-        !w->P || !w->u || !w->found || !w->g0)
+    if (!l->Gv || !l->Gc || !l->Gr || !l->C || !l->n || !l->e || !l->gam || !l->state ||
+        !l->released || !w->Gdiag || !w->P || !w->u || !w->found || !w->g0)
         return CR_ERR_NOMEM;
     nnz = 0;
     for (size_t i = 0; i < m; i++) {
@@ -447,6 +478,11 @@ static int cvode_setup(lzb_work *w, double tol)
         flag = CVodeSStolerances(w->cvode, tol, tol * LZB_ATOL_FACTOR);
     if (flag == CV_SUCCESS)
         flag = CVodeSetMaxNumSteps(w->cvode, LZB_MAX_STEPS);
+    /* a restart begins at order 1, whose step must be of the order of
+     * √(atol/|y''|): under tight tolerances and a fast expansion (1/e²) that is
+     * several tenfold reductions below CVODE's first guess, past its default of 7 */
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetMaxErrTestFails(w->cvode, LZB_MAX_ERR_FAILS);
     if (flag == CV_SUCCESS)
         flag = CVodeRootInit(w->cvode, (int)(3 * m), roots);
     if (flag == CV_SUCCESS)
@@ -455,17 +491,16 @@ static int cvode_setup(lzb_work *w, double tol)
 }
 
 /* Runs the pieces until no contact holds energy or approaches. 0 when finished,
- * 1 at the event cap, −1 on a solver failure (message in l->err). A phase switch
- * or an engagement leaves the right-hand side continuous (its rate passes through
- * 0 with γⱼ) and the integration carries on; a release sets a state and a takeover
- * changes the variable: those restart it. */
+ * 1 at the event cap, −1 on a solver failure (message in l->err). Every event
+ * restarts the integration from the located root: a state changed or the
+ * variable did, and a multistep method must not carry its history across. */
 static int integrate(lzb_work *w, double vtol, long *events, long *steps, cr_law_result *r)
 {
     lzb *l = &w->l;
     size_t m = l->m;
     double *y = N_VGetArrayPointer(w->y), sigma = 0.0;
     long cap = LZB_MAX_EVENTS((long)m), banked = 0, k = 0;
-    int need_start = 1, restart = 1;
+    int need_start = 1;
     for (*events = 0;; (*events)++) {
         if (*events > cap)
             return 1;
@@ -480,12 +515,18 @@ static int integrate(lzb_work *w, double vtol, long *events, long *steps, cr_law
             trace_primary(r, l->p);
             need_start = 0;
         }
-        if (restart) {
-            banked += k;
-            k = 0;
-            if (CVodeReInit(w->cvode, sigma, w->y) != CV_SUCCESS)
-                return -1;
-        }
+        /* a held contact already approaching will cross no root: it loads now
+         * (after a start, the series' impulses have set it approaching) */
+        gammas(l, y);
+        for (size_t j = 0; j < m; j++)
+            if (l->state[j] == HELD && l->gam[j] < 0.0) {
+                l->reengaged += l->released[j];
+                l->state[j] = COMPRESSION;
+            }
+        banked += k;
+        k = 0;
+        if (CVodeReInit(w->cvode, sigma, w->y) != CV_SUCCESS)
+            return -1;
         int flag = CVode(w->cvode, LZB_SIGMA_END, w->y, &sigma, CV_NORMAL);
         CVodeGetNumSteps(w->cvode, &k);
         *steps = banked + k;
@@ -497,9 +538,8 @@ static int integrate(lzb_work *w, double vtol, long *events, long *steps, cr_law
         CVodeGetRootInfo(w->cvode, w->found);
         int released = 0, takeover = 0;
         size_t p = l->p;
-        restart = apply_roots(l, y + m, w->found, &released, &takeover);
+        apply_roots(l, y + m, w->found, &released, &takeover);
         if (released || takeover) {
-            restart = 1;
             if (!choose_primary(l, y + m))
                 need_start = 1;
             else if (l->p != p || released) {
@@ -584,6 +624,10 @@ int cr_law_lzb(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
     size_t used = strlen(r->trace);
     snprintf(r->trace + used, sizeof r->trace - used, "%s%ld events, %ld steps", used ? "; " : "",
              events, steps);
+    used = strlen(r->trace);
+    if (w.l.reengaged)
+        snprintf(r->trace + used, sizeof r->trace - used,
+                 "; %ld re-engagements of released contacts (with no gap)", w.l.reengaged);
 done:
     work_free(&w);
     return rc;
