@@ -3,6 +3,7 @@
 //
 //   ref-siconos-lzb DP TOL e n K0 K1 ... -- m0 m1 ... -- v0 v1 ...
 //
+// Then the processor time the impact took (processEvents of the impact event), s.
 // DP is Siconos' fixed step of the primary contact's impulse (N s); TOL its
 // thresholds below which a velocity or an energy counts as zero (its default is
 // the machine epsilon, absolute: energies of contacts that have just engaged fall
@@ -12,6 +13,7 @@
 #include <SiconosKernel.hpp>
 
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -81,19 +83,24 @@ int main(int argc, char **argv)
         s->insertNonSmoothProblem(acceleration, SICONOS_OSNSP_ED_SMOOTH_ACC);
         s->initialize();
         SP::EventsManager events = s->eventsManager();
+        double seconds = 0.0;
         while (s->hasNextEvent()) {
             s->advanceToEvent();
             // the touching contacts make t = 0 an impact event too (with nothing
             // approaching, MultipleImpact changes nothing there)
             bool impact_event = events->nextEvent()->getType() == 2 && s->startingTime() > 0.0;
+            std::clock_t t0 = std::clock();
             s->processEvents();
-            if (impact_event)
+            if (impact_event) {
+                seconds = (double)(std::clock() - t0) / CLOCKS_PER_SEC;
                 break;
+            }
         }
         for (size_t i = 0; i < nb; i++) {
             SP::LagrangianDS ds = std::static_pointer_cast<LagrangianDS>(balls[i]);
             std::printf("%.17g\n", (*ds->velocity())(0));
         }
+        std::printf("%.6g\n", seconds); // the impact's processing time, s
     } catch (...) {
         std::fprintf(stderr, "siconos failed\n");
         return 1;
