@@ -60,8 +60,13 @@ enum { HELD = 0, COMPRESSION = 1, EXPANSION = 2 };
 /* Energies below this fraction of E₀ count as zero when the primary is chosen
  * (what is dropped is below the tolerance of the energy relation). */
 #define LZB_ENERGY_FLOOR 1e-13
-/* Relative velocities above −LZB_VEL_TOL·v₀ do not approach. */
+/* Relative velocities above −LZB_VEL_TOL·v₀ do not approach (before the impact). */
 #define LZB_VEL_TOL 1e-12
+/* During the impact a held contact loads when it approaches faster than
+ * LZB_SLOW·tolerance·v₀. Behind the pulse of a long chain, released contacts
+ * drift apart at speeds the integration error can flip (its global error is
+ * ~100 tolerances); an approach this slow ignored changes u⁺ by about as much. */
+#define LZB_SLOW 1e3
 /* Steps of one smooth piece, events of one impact (pieces end at events). */
 #define LZB_MAX_STEPS 1000000L
 #define LZB_MAX_EVENTS(m) (1000 + 100 * (m))
@@ -90,6 +95,7 @@ typedef struct {
     long reengaged;    /* released contacts that approached again */
     int start;         /* this piece began at a start: P_p − P_p,0 = σ^kexp */
     double kexp;       /* n_p + 1 */
+    double slow;       /* a held contact loads when γⱼ < −slow */
     char err[CR_ERRMSG_LEN];
 } lzb;
 
@@ -175,7 +181,7 @@ static int roots(sunrealtype sigma, N_Vector yv, sunrealtype *g, void *user)
     gammas(l, y);
     double Ep = energy(l, X, l->p);
     for (size_t j = 0; j < m; j++) {
-        g[j] = root_value(l->gam[j]);
+        g[j] = root_value(l->gam[j] + (l->state[j] == HELD ? l->slow : 0.0));
         g[m + j] = root_value(X[j]);
         g[2 * m + j] = j == l->p ? -1.0 : root_value(energy(l, X, j) - (1.0 + LZB_HYSTERESIS) * Ep);
     }
@@ -494,7 +500,7 @@ static int cvode_setup(lzb_work *w, double tol)
  * 1 at the event cap, −1 on a solver failure (message in l->err). Every event
  * restarts the integration from the located root: a state changed or the
  * variable did, and a multistep method must not carry its history across. */
-static int integrate(lzb_work *w, double vtol, long *events, long *steps, cr_law_result *r)
+static int integrate(lzb_work *w, long *events, long *steps, cr_law_result *r)
 {
     lzb *l = &w->l;
     size_t m = l->m;
@@ -509,7 +515,7 @@ static int integrate(lzb_work *w, double vtol, long *events, long *steps, cr_law
             double gmin = INFINITY;
             for (size_t j = 0; j < m; j++)
                 gmin = fmin(gmin, l->gam[j]);
-            if (!(gmin < -vtol))
+            if (!(gmin < -l->slow))
                 return 0; /* nothing approaches, nothing is loaded: the impact is over */
             sigma = start_piece(l, y, w->Gdiag);
             trace_primary(r, l->p);
@@ -519,7 +525,7 @@ static int integrate(lzb_work *w, double vtol, long *events, long *steps, cr_law
          * (after a start, the series' impulses have set it approaching) */
         gammas(l, y);
         for (size_t j = 0; j < m; j++)
-            if (l->state[j] == HELD && l->gam[j] < 0.0) {
+            if (l->state[j] == HELD && l->gam[j] < -l->slow) {
                 l->reengaged += l->released[j];
                 l->state[j] = COMPRESSION;
             }
@@ -577,7 +583,8 @@ int cr_law_lzb(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
         goto done;
     coefficients(&w.l, p, E0);
     long events = 0, steps = 0;
-    int st = integrate(&w, LZB_VEL_TOL, &events, &steps, r);
+    w.l.slow = LZB_SLOW * p->tolerance;
+    int st = integrate(&w, &events, &steps, r);
     if (st < 0) {
         r->status = CR_LAW_SOLVER_FAILED;
         snprintf(r->msg, sizeof r->msg, "integration failed: %s", w.l.err);
