@@ -9,6 +9,8 @@
 # python3-numpy, python3-matplotlib, python3-pil, python3-yaml, python3-pytest:
 # the Python package (python/cradle), tools/cradle-plot (figures, GIFs) and
 # its tests. python3-scipy: the validation checks (tests/validation).
+# libsiconos-kernel-dev: Siconos' own LZB law (MultipleImpact), the reference of
+# test-laws' LZB comparison (tests/ref-siconos-lzb.cpp; skipped without it).
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -28,6 +30,7 @@ libfyaml-dev
 liblapacke-dev
 libopenblas-dev
 libsiconos-numerics-dev
+libsiconos-kernel-dev
 libjson-c-dev
 clang-14
 clang-format
