@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "compare-report.h"
+#include "model-input.h"
 #include "cradle/cradle.h"
 #include "tools-common.h"
 
@@ -19,8 +20,8 @@
 
 void usage_compare(FILE *out)
 {
-    fputs("usage: cradle compare MODEL|RUN.h5 [-o FILE] [--csv | --json] [--episode K]\n"
-          "                      [--error-estimate] [-q]\n"
+    fputs("usage: cradle compare MODEL|-|RUN.h5 [--set PATH=VALUE ...] [-o FILE]\n"
+          "                      [--csv | --json] [--episode K] [--error-estimate] [-q]\n"
           "\n"
           "Evaluates every rigid impact law on every impact episode of a compliant run,\n"
           "in two modes: calibrated (parameters measured on the same episode) and\n"
@@ -29,6 +30,10 @@ void usage_compare(FILE *out)
           "impulse errors, the law's own conditions and its status (docs/compare.md).\n"
           "A MODEL is run first; a RUN.h5 (from `cradle run`) is read as it is.\n"
           "\n"
+          "  -                   read the model from standard input\n"
+          "  -s, --set PATH=VALUE\n"
+          "                      set a model-file field of MODEL before it is read\n"
+          "                      (as `cradle run --set`; repeat it)\n"
           "  -o, --output FILE   write a /comparison group: for a MODEL, FILE is the run's\n"
           "                      output; for RUN.h5, FILE may be RUN.h5 itself (replaced\n"
           "                      through a copy, never edited in place) or a new copy\n"
@@ -51,6 +56,7 @@ typedef struct {
     int csv, json, quiet, estimate;
     long episode; /* −1: all */
     char command[1024];
+    model_sets sets;
 } compare_args;
 
 static long parse_index(const char *s)
@@ -76,14 +82,19 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"error-estimate", no_argument, NULL, 'E'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
+                                         {"set", required_argument, NULL, 's'},
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof(*a));
     a->episode = -1;
     keep_command(a, argc, argv);
-    int c;
+    int c, st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:e:jEqh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:e:jEqhs:", opts, NULL)) != -1) {
         switch (c) {
+        case 's':
+            if ((st = model_sets_add(&a->sets, optarg)) != 0)
+                return st;
+            break;
         case 'o':
             a->out = optarg;
             break;
@@ -342,29 +353,25 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
-    size_t len = 0;
-    char *text = cr_file_read(a->input, &len, msg, sizeof msg, NULL);
-    if (!text) {
-        tools_error("%s", msg);
-        return EXIT_INPUT;
-    }
-    cr_model *model = model_from_text(text, len, a->input);
+    char *text = NULL;
+    const char *name = model_input_name(a->input);
+    cr_model *model = model_input_load(a->input, &a->sets, 1, &text);
     run_parts r = {0};
-    int st = model ? run_model(model, a->input, text, a->out, &r) : EXIT_INPUT;
+    int st = model ? run_model(model, name, text, a->out, &r) : EXIT_INPUT;
     size_t first = 0, last = 0;
     if (st == 0)
-        st = episode_range(a, cr_monitor_episode_count(r.mon), a->input, &first, &last);
+        st = episode_range(a, cr_monitor_episode_count(r.mon), name, &first, &last);
     double t0 = tools_now();
     for (size_t k = first; st == 0 && k < last; k++)
         if (cr_compare_add_monitor(cmp, r.mon, k, model) != CR_OK) {
-            tools_error("%s: %s", a->input, cr_compare_last_error(cmp));
+            tools_error("%s: %s", name, cr_compare_last_error(cmp));
             st = EXIT_RUN;
         }
     double tc = tools_now() - t0;
-    compare_view v = {a->input, NULL, NAN, a->episode >= 0 ? 1 : SHOWN_EPISODES};
+    compare_view v = {name, NULL, NAN, a->episode >= 0 ? 1 : SHOWN_EPISODES};
     double *acc = NULL;
     if (st == 0 && a->estimate &&
-        !(acc = estimate(model, a->input, cmp, r.mon, NULL, &v.estimate_rtol)))
+        !(acc = estimate(model, name, cmp, r.mon, NULL, &v.estimate_rtol)))
         st = EXIT_RUN;
     v.accuracy = acc;
     if (st == 0 && r.store &&
@@ -458,6 +465,12 @@ int cmd_compare(int argc, char **argv)
     if (!cmp) {
         tools_error("out of memory");
         return EXIT_RUN;
+    }
+    if (is_hdf5(a.input) && a.sets.count) {
+        tools_error("compare: --set applies to a MODEL; %s is a run file (its model is as run)",
+                    a.input);
+        cr_compare_destroy(cmp);
+        return EXIT_USAGE;
     }
     st = is_hdf5(a.input) ? compare_run_file(&a, cmp) : compare_model_file(&a, cmp);
     cr_compare_destroy(cmp);

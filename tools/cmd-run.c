@@ -15,6 +15,7 @@
 
 #include "cradle/cradle.h"
 #include "compare-report.h"
+#include "model-input.h"
 #include "run-report.h"
 #include "run-rigid.h"
 #include "tools-common.h"
@@ -31,15 +32,22 @@ static void on_stop_signal(int sig)
 void usage_run(FILE *out)
 {
     fprintf(out,
-            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR] [--compare]\n"
-            "                  [--plot] [--rigid LAW [--restitution E] [--kappa K --alpha A,...]]\n"
+            "usage: cradle run [MODEL|-] [--set PATH=VALUE ...] [-o FILE] [-q] [--json]\n"
+            "                  [--cases DIR] [--compare] [--plot]\n"
+            "                  [--rigid LAW [--restitution E] [--kappa K --alpha A,...]]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
             "compression and release is located; impact episodes are monitored; the\n"
             "trajectory, events and episodes go to FILE (HDF5, docs/hdf5-layout.md).\n"
             "\n"
-            "  MODEL               model file (default: %s)\n"
+            "  MODEL               model file (default: %s);\n"
+            "                      - reads it from standard input\n"
+            "  -s, --set PATH=VALUE\n"
+            "                      set a model-file field before the model is read, e.g.\n"
+            "                      --set chain.count=7 --set contact.restitution=0.9 (repeat\n"
+            "                      it; docs/model-format.md, Overrides); FILE records the\n"
+            "                      model as run\n"
             "  -o, --output FILE   output file (default: cradle-out.h5)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -j, --json          print the summary and the impact episodes as JSON\n"
@@ -68,8 +76,10 @@ void usage_run(FILE *out)
 
 typedef struct {
     const char *out, *cases, *model;
+    const char *input; /* the path as given ("-": standard input); model names it */
     int quiet, json, compare, plot;
     rigid_args rigid;
+    model_sets sets;
 } run_args;
 
 /* @return 0, or an exit status. */
@@ -82,14 +92,20 @@ static int parse_args(int argc, char **argv, run_args *a)
                                          {"help", no_argument, NULL, 'h'},
                                          {"compare", no_argument, NULL, 'C'},
                                          {"plot", no_argument, NULL, 'p'},
+                                         {"set", required_argument, NULL, 's'},
                                          RIGID_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0, 0, 0, {0}};
+    memset(a, 0, sizeof *a);
+    a->out = "cradle-out.h5";
     rigid_args_init(&a->rigid);
     int c, st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qjc:hp", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qjc:hps:", opts, NULL)) != -1) {
         switch (c) {
+        case 's':
+            if ((st = model_sets_add(&a->sets, optarg)) != 0)
+                return st;
+            break;
         case 'o':
             a->out = optarg;
             break;
@@ -130,31 +146,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             tools_error("run takes one model file, got %d arguments", argc - optind);
         return EXIT_USAGE;
     }
-    a->model = optind < argc ? argv[optind] : tools_default_model();
+    a->input = optind < argc ? argv[optind] : tools_default_model();
+    a->model = model_input_name(a->input);
     return rigid_check(&a->rigid);
-}
-
-/* The model of @p path, calibrated; @return NULL with the message printed. */
-static cr_model *load_model(const char *path, char **text)
-{
-    char msg[1024];
-    size_t len = 0;
-    cr_model *model = NULL;
-    *text = cr_file_read(path, &len, msg, sizeof msg, NULL);
-    if (!*text) {
-        tools_error("%s", msg);
-        return NULL;
-    }
-    if (cr_modelfile_parse(*text, len, path, &model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s", msg);
-        return NULL;
-    }
-    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s: calibration: %s", path, msg);
-        cr_model_destroy(model);
-        return NULL;
-    }
-    return model;
 }
 
 /* A progress line on a terminal, at most twice a second. */
@@ -202,7 +196,7 @@ static void release(run_state *r)
 static int set_up(const run_args *a, run_state *r)
 {
     char msg[1024];
-    if (!(r->model = load_model(a->model, &r->text)))
+    if (!(r->model = model_input_load(a->input, &a->sets, 1, &r->text)))
         return EXIT_INPUT;
     int st;
     if (!(r->sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
@@ -320,7 +314,7 @@ int cmd_run(int argc, char **argv)
     if (st != 0)
         return st < 0 ? 0 : st;
     char msg[1024];
-    if (tools_check_output(a.out, a.model, msg, sizeof msg) != 0) {
+    if (tools_check_output(a.out, a.input, msg, sizeof msg) != 0) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cradle/cradle.h"
+#include "cmd-sweep.h"
 #include "tools-common.h"
 
 static void usage_main(FILE *out)
@@ -21,6 +22,9 @@ static void usage_main(FILE *out)
           "                          parameters measured on it (docs/compare.md)\n"
           "  compare MODEL|RUN.h5    every rigid law on every impact episode,\n"
           "                          calibrated and predictive\n"
+          "  sweep SWEEP.yaml        a grid over model-file fields, every point run and\n"
+          "                          compared, one table (OpenMP threads, MPI ranks)\n"
+          "  table lookup TABLE k=v  a reference table of data/ interpolated\n"
           "  help [COMMAND]          show help\n"
           "\n"
           "options:\n"
@@ -75,6 +79,10 @@ int main(int argc, char **argv)
             usage_law_all(stdout);
         else if (argc > 2 && strcmp(argv[2], "compare") == 0)
             usage_compare(stdout);
+        else if (argc > 2 && strcmp(argv[2], "sweep") == 0)
+            usage_sweep(stdout);
+        else if (argc > 2 && strcmp(argv[2], "table") == 0)
+            usage_table(stdout);
         else
             usage_main(stdout);
         return 0;
@@ -86,6 +94,10 @@ int main(int argc, char **argv)
                                                    : cmd_law(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0)
         return cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "table") == 0)
+        return cmd_table(argc - 1, argv + 1);
     tools_error("unknown command '%s' (try 'cradle help')", cmd);
     return EXIT_USAGE;
 }
