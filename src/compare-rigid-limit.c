@@ -188,14 +188,15 @@ static double momentum_residual(const cr_episode_data *d)
     }
     for (size_t i = 0; i < nb; i++)
         for (int c = 0; c < 2; c++)
-            r[2 * i + c] = d->mass[i] * (d->velocity_after[2 * i + c] - d->velocity_before[2 * i + c]);
+            r[2 * i + c] =
+                d->mass[i] * (d->velocity_after[2 * i + c] - d->velocity_before[2 * i + c]);
     for (size_t k = 0; k < d->info.contact_count; k++) {
         const cr_contact_record *rec = &d->records[k];
         const double *n = d->normals + 2 * k;
         for (size_t i = 0; i < nb; i++) {
             double s = d->bodies[i] == rec->body_a ? (rec->body_b < 0 ? 1.0 : -1.0)
                        : rec->body_b >= 0 && d->bodies[i] == (size_t)rec->body_b ? 1.0
-                                                                                : 0.0;
+                                                                                 : 0.0;
             for (int c = 0; c < 2; c++)
                 wp[2 * i + c] += s * n[c] * rec->impulse;
         }
@@ -234,8 +235,7 @@ static int take_level(const rl_source *s, const cr_episode_data *d, size_t L, cr
     const cr_contact_record *ref = &d->records[d->info.reference_record];
     const cr_contact_record *ref0 = &ep->records[ep->info.reference_record];
     if (ep->bodies[ref->body_a] != ref0->body_a || original_b(s, ref->body_b) != ref0->body_b) {
-        cr_set_msg(msg, msglen, "at K x %g the episode starts at another contact",
-                   out->factor[L]);
+        cr_set_msg(msg, msglen, "at K x %g the episode starts at another contact", out->factor[L]);
         return CR_ERR_INVALID;
     }
     out->duration[L] = d->info.t_end - d->info.t_start;
@@ -292,15 +292,19 @@ static double richardson(const double *q, size_t stride, size_t L, double rho, d
     return T[L - 1][J];
 }
 
-/* Observed order in h from the last three levels (max norm over @p m entries). */
+/* Observed order in h from the last three levels (max norm over @p m entries);
+ * NaN when the levels agree to CR_RIGID_LIMIT_NOISE (nothing depends on K). */
 static double observed_order(const double *q, size_t m, size_t L, double rho)
 {
-    double d1 = 0.0, d2 = 0.0;
+    double d1 = 0.0, d2 = 0.0, scale = 1.0;
     for (size_t e = 0; e < m; e++) {
         d1 = fmax(d1, fabs(q[(L - 3) * m + e] - q[(L - 2) * m + e]));
         d2 = fmax(d2, fabs(q[(L - 2) * m + e] - q[(L - 1) * m + e]));
+        scale = fmax(scale, fabs(q[(L - 1) * m + e]));
     }
-    return log(d1 / d2) / log(rho);
+    return d1 > CR_RIGID_LIMIT_NOISE * scale && d2 > CR_RIGID_LIMIT_NOISE * scale
+               ? log(d1 / d2) / log(rho)
+               : NAN;
 }
 
 static void extrapolate(cr_rigid_limit *r, double rho)
@@ -321,14 +325,16 @@ static void extrapolate(cr_rigid_limit *r, double rho)
     r->velocity_order = observed_order(r->velocity, r->dofs, L, rho);
     double la = log(r->factor[L - 1] / r->factor[L - 2]);
     r->duration_exponent = log(r->duration[L - 1] / r->duration[L - 2]) / la;
-    r->residual_exponent = log(r->residual[L - 1] / r->residual[L - 2]) / la;
+    r->residual_exponent = r->residual[L - 1] > CR_RIGID_LIMIT_NOISE
+                               ? log(r->residual[L - 1] / r->residual[L - 2]) / la
+                               : NAN;
 }
 
 /* ---- the entry point ---------------------------------------------------------- */
 
 /* The one stiffness exponent of the episode's contacts, and its walls. */
-static int check_episode(const cr_model *model, const cr_episode_data *ep, rl_source *s,
-                         double *n, char *msg, size_t msglen)
+static int check_episode(const cr_model *model, const cr_episode_data *ep, rl_source *s, double *n,
+                         char *msg, size_t msglen)
 {
     *n = NAN;
     for (size_t k = 0; k < ep->info.contact_count; k++) {
@@ -378,8 +384,9 @@ int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
         return CR_ERR_INVALID;
     memset(out, 0, sizeof(*out));
     if (!model || !ep || cr_model_dimension(model) != 2 || ep->dim != 2) {
-        cr_set_msg(msg, msglen, "the rigid limit is built for pools (dim 2): a chain's normals "
-                                "never turn");
+        cr_set_msg(msg, msglen,
+                   "the rigid limit is built for pools (dim 2): a chain's normals "
+                   "never turn");
         return CR_ERR_INVALID;
     }
     if (o.levels < 3 || o.levels > CR_RIGID_LIMIT_MAX_LEVELS || !(o.ratio > 1.0) ||

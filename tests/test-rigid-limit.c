@@ -97,7 +97,8 @@ static void modelfile_option(void)
                       "contact: {K: 1.0e9}\nintegration: {normals: fixed}\n";
     m = NULL;
     int rc = cr_modelfile_parse(bad, strlen(bad), "bad.yaml", &m, msg, sizeof msg);
-    CHECK(rc == CR_ERR_MODEL && !m && strstr(msg, "bad.yaml:5") && strstr(msg, "integration.normals"),
+    CHECK(rc == CR_ERR_MODEL && !m && strstr(msg, "bad.yaml:5") &&
+              strstr(msg, "integration.normals"),
           "bad value: %s", msg);
     const char *chain = "balls:\n  - {mass: 1, radius: 0.01, x: 0}\n"
                         "contact: {K: 1.0e9}\nintegration: {normals: frozen}\n";

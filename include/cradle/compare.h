@@ -175,6 +175,12 @@ CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);
 
 /** Most stiffness levels cr_compare_rigid_limit runs. */
 #define CR_RIGID_LIMIT_MAX_LEVELS 8
+/**
+ * Level-to-level changes below this (relative to max(1, |q|); residuals below
+ * it) are the integration's noise at the default rtol: no order or exponent is
+ * given (NaN).
+ */
+#define CR_RIGID_LIMIT_NOISE 1e-9
 
 /** Stiffness levels: Kₖ = aᵏ K for k = 0 … levels − 1 (a plain input struct). */
 typedef struct {
@@ -193,10 +199,10 @@ CR_EXPORT cr_rigid_limit_options cr_rigid_limit_defaults(void);
  * cr_rigid_limit_free.
  */
 typedef struct {
-    size_t levels, contacts, dofs; /**< contacts: the episode's records, in its order */
-    double n;                      /**< the contacts' stiffness exponent (one value) */
-    double factor[CR_RIGID_LIMIT_MAX_LEVELS];   /**< Kₖ / K */
-    double h[CR_RIGID_LIMIT_MAX_LEVELS];        /**< (Kₖ/K)^(−1/(n+1)) */
+    size_t levels, contacts, dofs;            /**< contacts: the episode's records, in its order */
+    double n;                                 /**< the contacts' stiffness exponent (one value) */
+    double factor[CR_RIGID_LIMIT_MAX_LEVELS]; /**< Kₖ / K */
+    double h[CR_RIGID_LIMIT_MAX_LEVELS];      /**< (Kₖ/K)^(−1/(n+1)) */
     double duration[CR_RIGID_LIMIT_MAX_LEVELS]; /**< episode duration, s */
     /** first-touch-W momentum residual ‖M(u⁺ − u⁻) − W P‖ / ‖W P‖ (W: normals at
      * joining; Euclidean over the dofs): how far the run is from the rigid
@@ -207,10 +213,12 @@ typedef struct {
     double *alpha_limit, *velocity_limit; /**< extrapolated to h = 0 (Richardson) */
     double alpha_accuracy;    /**< max |change| of α's limit from its previous column */
     double velocity_accuracy; /**< the same for u⁺, m/s */
-    /** observed orders in h from the last three levels: log(‖q₁ − q₂‖/‖q₂ − q₃‖)/log(h₁/h₂) */
+    /** observed orders in h from the last three levels: log(‖q₁ − q₂‖/‖q₂ − q₃‖)/log(h₁/h₂)
+     * (max norms; NaN when the levels agree to CR_RIGID_LIMIT_NOISE) */
     double alpha_order, velocity_order;
     /** slopes d log(·)/d log K between the last two levels (theory: −1/(n+1) for
-     * both with turning normals; the residual is ~0 with frozen ones) */
+     * both with turning normals; the residual is ~0 with frozen ones, and its
+     * exponent NaN below CR_RIGID_LIMIT_NOISE) */
     double duration_exponent, residual_exponent;
 } cr_rigid_limit;
 
