@@ -15,7 +15,9 @@
  *   h = K^(−1/(n+1)) is 1 (±0.05); the episode duration goes as K^(−1/(n+1))
  *   = K^(−0.4) (±1e-4 on the exponent; ±1e-6 with frozen normals, where it is
  *   exact); the first-touch-W momentum residual goes as K^(−0.4) too (±1e-3),
- *   and is at the integration tolerance (≤ 1e-9) with frozen normals.
+ *   and is at the integration tolerance (≤ 1e-9) with frozen normals;
+ * - Bernoulli's configuration (θ = 2π/3): the extrapolated u⁺ is the
+ *   closed-form elastic symmetric outcome (−1/5, 0), (3/5, ±√3/5) to 1e-6.
  */
 #include <string.h>
 
@@ -266,6 +268,35 @@ done:
     cr_model_destroy(turning);
 }
 
+/* Bernoulli's configuration (models/pool-bernoulli.yaml, 001 sect. 4, θ = 2π/3):
+ * by symmetry α = 1 and, undamped, κ = 1, so the rigid outcome is closed-form:
+ * with c = cos 30°, P = 4c/(4c² + 2) (per unit mass and speed) gives the striker
+ * 1 − 2Pc = −1/5 and the struck discs P (c, ±1/2) = (3/5, ±√3/5). The
+ * extrapolated u⁺ must be that to 1e-6, though the run at K is off by ~1e-4. */
+static void bernoulli_closed_form(void)
+{
+    cr_model *m = load(CR_TEST_DATA "/../../models/pool-bernoulli.yaml", 0);
+    run_t t = run(m);
+    char msg[512];
+    cr_rigid_limit r;
+    int rc = cr_compare_rigid_limit(m, &t.ep, NULL, &r, msg, sizeof msg);
+    CHECK(rc == CR_OK && r.dofs == 6, "rigid limit (Bernoulli): %s", msg);
+    if (rc == CR_OK) {
+        double s3 = sqrt(3.0);
+        double exact[6] = {-0.2, 0.0, 0.6, 0.2 * s3, 0.6, -0.2 * s3};
+        double d_inf = max_diff(r.velocity_limit, exact, 6);
+        double d_K = max_diff(t.ep.velocity_after, exact, 6);
+        CHECK(d_inf <= 1e-6 && d_K > 1e-5, "Bernoulli u+: limit off by %.3g, run at K by %.3g",
+              d_inf, d_K);
+        printf("ok   Bernoulli u+(K -> inf) = closed form to %.1e m/s (<= 1e-6; the run at K: "
+               "%.1e)\n",
+               d_inf, d_K);
+    }
+    cr_rigid_limit_free(&r);
+    release(&t);
+    cr_model_destroy(m);
+}
+
 static void bad_input(void)
 {
     cr_model *m = load(THETA_TAU, 0);
@@ -297,6 +328,7 @@ int main(void)
     frozen_is_scale_invariant();
     frozen_mid_impact();
     rigid_limit();
+    bernoulli_closed_form();
     bad_input();
     return tu_finish("test-rigid-limit");
 }
