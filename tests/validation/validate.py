@@ -576,7 +576,7 @@ def case_soliton(R):
     sec = Section(
         "soliton", "Solitary wave in a Hertz chain (Nesterenko)",
         "Model `models/solitary-wave.yaml`: 120 steel beads (R = 5 mm) struck by one of their kind at "
-        "1 m/s, **default settings** (no tolerances or output interval given; issue 14). The speed V is "
+        "1 m/s, **default settings** (no tolerances or output interval given: a check of the defaults). The speed V is "
         "the bead diameter over the slope of a straight-line fit of the located maximum-compression "
         "times of contacts 30–109 (80 contacts, after the pulse has formed by bead 20); v_m is the mean "
         "of the beads' peak velocities (a parabola through the three highest samples of each bead in "
