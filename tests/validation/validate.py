@@ -926,7 +926,8 @@ INTRO = """# Validation
 
 Each section is one case: the model file(s) in `models/`, the reference (a closed
 form, a paper's equation or table, or an independent computation written in
-`tests/validation/`), cradle's number, the difference and the tolerance. Where no
+`tests/validation/`), cradle's number, the difference, the tolerance, and a
+figure of cradle's data beside the reference where there is one. Where no
 measured data are in the repository the case says **qualitative** and names the
 observation it reproduces. Papers are cited by the keys of
 [references.md](references.md).
