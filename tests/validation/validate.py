@@ -6,8 +6,9 @@ the HDF5 files with h5py and compares each number with its reference: a closed
 form, a paper's equation or table, or an independent computation written here
 (piecewise.py, hertzref.py). Every check names its reference and tolerance.
 
-  validate.py --cradle build/tools/cradle --check   the test: every check, and
-        docs/validation.md's numbers equal today's within each tolerance
+  validate.py --cradle build/tools/cradle --check   the test: every check,
+        docs/validation.md's numbers equal today's within each tolerance, and
+        every case's figure on the page (docs/validation/KEY.png)
   validate.py --cradle build/tools/cradle --write   rewrites docs/validation.md
         (and its figures when matplotlib is there): tools/validate.sh
 
@@ -1009,6 +1010,20 @@ def compare_page(page_rows, sections):
     return passed, failed
 
 
+def check_figures(text, sections, root):
+    """One check per case: the page shows its figure and the file is there."""
+    passed, failed = 0, []
+    for s in sections:
+        rel = "validation/%s.png" % s.key
+        if s.plot is None:
+            failed.append("page: case %s draws no figure" % s.key)
+        elif "](%s)" % rel not in text or not os.path.isfile(os.path.join(root, "docs", rel)):
+            failed.append("page: figure docs/%s missing (regenerate: sh tools/validate.sh)" % rel)
+        else:
+            passed += 1
+    return passed, failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cradle", required=True, help="the cradle executable")
@@ -1062,8 +1077,11 @@ def main():
             print("validate: wrote %s" % page_path)
         else:
             with open(page_path, encoding="utf-8") as f:
-                page = parse_page(f.read())
-            p, fl = compare_page(page, sections)
+                text = f.read()
+            p, fl = compare_page(parse_page(text), sections)
+            passed += p
+            failed += fl
+            p, fl = check_figures(text, sections, root)
             passed += p
             failed += fl
     finally:
