@@ -293,30 +293,53 @@ void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, cons
     return r;
 }
 
+/* ", v0, v1, …" of @p n values after @p used characters of @p buf. */
+static void append_list(char *buf, size_t len, const double *v, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        size_t used = strlen(buf);
+        if (used + 2 >= len)
+            return;
+        snprintf(buf + used, len - used, "%s%.9g", c ? ", " : "", v[c]);
+    }
+}
+
 void cr_rigid_describe(const void *e, char *buf, size_t len)
 {
     const cr_rigid *r = e;
-    int one = 1;
+    int one = 1, same_n = 1;
     for (size_t c = 1; c < r->nc; c++)
         one &= r->eps[c] == r->eps[0];
-    int same_n = 1;
     for (size_t c = 1; r->lzb_n && c < r->nc; c++)
-        same_n &= r->lzb_n[c] == r->lzb_n[0];
-    if (r->provider && r->provider_label[0])
+        same_n &= r->lzb_n[c] == r->lzb_n[0] && r->lzb_k[c] == r->lzb_k[0];
+    char list[512] = "";
+    if (r->provider && r->provider_label[0]) {
         cr_set_msg(buf, len, "%s (%s)", cr_law_name(r->law), r->provider_label);
-    else if (r->law == CR_LAW_ENERGETIC)
-        cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair)", r->lp.kappa);
-    else if (r->law == CR_LAW_LZB && r->nc > 0 && one && same_n)
-        cr_set_msg(buf, len, "lzb (energetic restitution %.9g, pair laws: K = %.9g, n = %.9g%s)",
-                   r->eps[0], r->lzb_k[0], r->lzb_n[0], r->nc > 1 ? " on pair 0" : "");
-    else if (r->law == CR_LAW_LZB)
-        cr_set_msg(buf, len, "lzb (energetic restitution and K, n of each pair's law)");
-    else if (!law_uses_restitution(r->law))
+        return;
+    }
+    if (r->law == CR_LAW_ENERGETIC) {
+        append_list(list, sizeof list, r->alpha, r->nc);
+        cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair: %s)", r->lp.kappa, list);
+        return;
+    }
+    if (!law_uses_restitution(r->law)) {
         cr_set_msg(buf, len, "%s", cr_law_name(r->law));
-    else if (one && r->nc > 0)
-        cr_set_msg(buf, len, "%s (restitution %.9g)", cr_law_name(r->law), r->eps[0]);
+        return;
+    }
+    const char *what = r->law == CR_LAW_LZB ? "energetic restitution" : "restitution";
+    if (one && r->nc > 0)
+        snprintf(list, sizeof list, "%s %.9g", what, r->eps[0]);
+    else {
+        snprintf(list, sizeof list, "%s per pair: ", what);
+        append_list(list, sizeof list, r->eps, r->nc);
+    }
+    if (r->law == CR_LAW_LZB && same_n && r->nc > 0)
+        cr_set_msg(buf, len, "lzb (%s; pair laws K = %.9g, n = %.9g)", list, r->lzb_k[0],
+                   r->lzb_n[0]);
+    else if (r->law == CR_LAW_LZB)
+        cr_set_msg(buf, len, "lzb (%s; K, n of each pair's law)", list);
     else
-        cr_set_msg(buf, len, "%s (restitution per pair)", cr_law_name(r->law));
+        cr_set_msg(buf, len, "%s (%s)", cr_law_name(r->law), list);
 }
 
 int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label)
