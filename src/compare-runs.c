@@ -114,8 +114,8 @@ static double decay(const cr_monitor *mon, size_t last)
     return b.T_plus / a.T_minus;
 }
 
-int cr_runcmp_collisions(const cr_monitor *compliant, const cr_monitor *rigid,
-                         cr_runcmp_row *rows, size_t cap, cr_runcmp_summary *summary)
+int cr_runcmp_collisions(const cr_monitor *compliant, const cr_monitor *rigid, cr_runcmp_row *rows,
+                         size_t cap, cr_runcmp_summary *summary)
 {
     if (!compliant || !rigid || !summary || (cap && !rows))
         return CR_ERR_INVALID;

@@ -86,9 +86,8 @@ hid_t cr_h5_fixed_string(size_t n)
     return t;
 }
 
-
 int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
-                       const void *rows, size_t n, const char *description)
+                      const void *rows, size_t n, const char *description)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, size);
     const char *units[40];
@@ -187,7 +186,7 @@ static int write_rows(hid_t g, const cr_compare *cmp)
         COL(row_out, message, sm, "1"),
     };
     int e = cr_h5_write_table(g, "rows", sizeof(row_out), c, sizeof c / sizeof c[0], rows, n,
-                        "one row per episode, law and mode");
+                              "one row per episode, law and mode");
     H5Tclose(sn);
     H5Tclose(sm);
     free(rows);
@@ -246,8 +245,8 @@ static int write_episode_rows(hid_t g, const cr_compare *cmp, const cr_compariso
         COL(episode_out, d_newton, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
         COL(episode_out, d_poisson, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
     };
-    int e = cr_h5_write_table(g, "episodes", sizeof(episode_out), c, sizeof c / sizeof c[0], rows, n,
-                        "the episodes compared");
+    int e = cr_h5_write_table(g, "episodes", sizeof(episode_out), c, sizeof c / sizeof c[0], rows,
+                              n, "the episodes compared");
     free(rows);
     return e;
 }
@@ -295,7 +294,7 @@ static int write_summary(hid_t g, const cr_compare *cmp)
         COL(summary_out, mean_energy_error, H5T_NATIVE_DOUBLE, "1 (mean |energy error|)"),
     };
     int e = cr_h5_write_table(g, "summary", sizeof(summary_out), c, sizeof c / sizeof c[0], rows, n,
-                        "per law and mode, over every episode compared");
+                              "per law and mode, over every episode compared");
     H5Tclose(sn);
     H5Tclose(counts);
     return e;
@@ -366,8 +365,8 @@ static int write_group(hid_t file, const cr_compare *cmp, const cr_comparison_pa
     e |= cr_h5_attr_string(g, "command", p ? p->command : "");
     e |= cr_h5_attr_string(g, "modes", "calibrated, predictive");
     e |= cr_h5_attr_string(g, "reference",
-                     "measured u+; where fields act u+ - M^-1 int F_field dt "
-                     "(= u- + M^-1 sum of the contacts' int f n dt)");
+                           "measured u+; where fields act u+ - M^-1 int F_field dt "
+                           "(= u- + M^-1 sum of the contacts' int f n dt)");
     e |= cr_h5_attr_number(g, "two_body_runs", H5T_NATIVE_INT64, &r);
     e |= cr_h5_attr_number(g, "condition_tolerance", H5T_NATIVE_DOUBLE, &tol);
     e |= cr_h5_attr_number(g, "error_estimate", H5T_NATIVE_INT64, &est);

@@ -107,8 +107,8 @@ static int write_rows(hid_t g, const runs_ctx *c)
         COL(run_row_out, episodes_rigid, I, "1"),
         COL(run_row_out, same_bodies, H5T_NATIVE_INT8, "1 (both collisions hold the same bodies)"),
     };
-    int e = cr_h5_write_table(g, "runs", sizeof(run_row_out), col, sizeof col / sizeof col[0],
-                              rows, n, "one row per rigid variant and matched collision");
+    int e = cr_h5_write_table(g, "runs", sizeof(run_row_out), col, sizeof col / sizeof col[0], rows,
+                              n, "one row per rigid variant and matched collision");
     H5Tclose(sn);
     free(rows);
     return e;
@@ -183,8 +183,9 @@ static int write_group(hid_t file, const void *ctx)
     e |= cr_h5_attr_string(g, "source", c->source);
     e |= cr_h5_attr_string(g, "command", c->command ? c->command : "");
     e |= cr_h5_attr_string(g, "kind", "runs");
-    e |= cr_h5_attr_string(g, "matching", "collision k of the compliant run with collision k "
-                                          "of each rigid run (/collisions order)");
+    e |= cr_h5_attr_string(g, "matching",
+                           "collision k of the compliant run with collision k "
+                           "of each rigid run (/collisions order)");
     e |= e ? -1 : write_rows(g, c);
     e |= e ? -1 : write_summary(g, c);
     return H5Gclose(g) < 0 ? -1 : e;

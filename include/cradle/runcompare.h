@@ -22,38 +22,38 @@
 
 /** Collision k of both runs. Velocity errors are relative to the collision's speed scale. */
 typedef struct {
-    size_t collision;               /**< k (0-based) */
-    double t_compliant, t_rigid;    /**< start of collision k in each run, s */
-    double phase;                   /**< t_rigid − t_compliant, s */
-    double next_compliant;          /**< t(k + 1) − t(k) in the compliant run (NaN: last), s */
-    double next_rigid;              /**< the same in the rigid run, s */
-    double speed;                   /**< max |u⁻| over the compliant collision's bodies, m/s */
-    double velocity_before_error;   /**< max over bodies |u⁻_rigid − u⁻_compliant| / speed */
-    double velocity_after_error;    /**< max over bodies |u⁺_rigid − u⁺_compliant| / speed */
-    double T_minus_compliant;       /**< kinetic energy before (cr_collision_info T_minus), J */
-    double T_minus_rigid;           /**< J */
-    double T_plus_compliant;        /**< kinetic energy after, J */
-    double T_plus_rigid;            /**< J */
-    double energy_error;            /**< (T⁺_rigid − T⁺_compliant) / T⁻_compliant */
-    double kappa_compliant;         /**< the collision's κ (field work taken out) */
-    double kappa_rigid;             /**< the rigid collision's κ */
-    size_t episodes_compliant;      /**< episodes of the collision in each run */
-    size_t episodes_rigid;          /**< (a rigid run's impacts at one or several instants) */
-    int same_bodies;                /**< 1: both collisions hold the same bodies */
+    size_t collision;             /**< k (0-based) */
+    double t_compliant, t_rigid;  /**< start of collision k in each run, s */
+    double phase;                 /**< t_rigid − t_compliant, s */
+    double next_compliant;        /**< t(k + 1) − t(k) in the compliant run (NaN: last), s */
+    double next_rigid;            /**< the same in the rigid run, s */
+    double speed;                 /**< max |u⁻| over the compliant collision's bodies, m/s */
+    double velocity_before_error; /**< max over bodies |u⁻_rigid − u⁻_compliant| / speed */
+    double velocity_after_error;  /**< max over bodies |u⁺_rigid − u⁺_compliant| / speed */
+    double T_minus_compliant;     /**< kinetic energy before (cr_collision_info T_minus), J */
+    double T_minus_rigid;         /**< J */
+    double T_plus_compliant;      /**< kinetic energy after, J */
+    double T_plus_rigid;          /**< J */
+    double energy_error;          /**< (T⁺_rigid − T⁺_compliant) / T⁻_compliant */
+    double kappa_compliant;       /**< the collision's κ (field work taken out) */
+    double kappa_rigid;           /**< the rigid collision's κ */
+    size_t episodes_compliant;    /**< episodes of the collision in each run */
+    size_t episodes_rigid;        /**< (a rigid run's impacts at one or several instants) */
+    int same_bodies;              /**< 1: both collisions hold the same bodies */
 } cr_runcmp_row;
 
 /** The whole run. */
 typedef struct {
     size_t collisions_compliant, collisions_rigid; /**< collisions of each run */
     size_t matched;                                /**< min of the two: the rows */
-    double max_velocity_error;     /**< largest velocity_after_error of the rows */
-    double mean_velocity_error;    /**< its mean */
-    double max_energy_error;       /**< largest |energy_error| */
-    double phase_drift;            /**< phase of the last row, s (NaN: no row) */
-    double max_phase;              /**< largest |phase|, s */
-    double mean_interval;          /**< mean compliant time between collisions, s (NaN: < 2) */
-    double decay_compliant;        /**< T⁺ of the last row / T⁻ of the first, compliant */
-    double decay_rigid;            /**< the same, rigid */
+    double max_velocity_error;                     /**< largest velocity_after_error of the rows */
+    double mean_velocity_error;                    /**< its mean */
+    double max_energy_error;                       /**< largest |energy_error| */
+    double phase_drift;                            /**< phase of the last row, s (NaN: no row) */
+    double max_phase;                              /**< largest |phase|, s */
+    double mean_interval;   /**< mean compliant time between collisions, s (NaN: < 2) */
+    double decay_compliant; /**< T⁺ of the last row / T⁻ of the first, compliant */
+    double decay_rigid;     /**< the same, rigid */
 } cr_runcmp_summary;
 
 /**
@@ -64,11 +64,11 @@ typedef struct {
  */
 /** One rigid variant compared with the compliant run (what the store writes). */
 typedef struct {
-    const char *name;           /**< as asked for ("newton", "calibrated", …) */
-    const char *law;            /**< cr_system_rigid_law: the law and its parameters */
-    const char *end_reason;     /**< why the rigid run ended */
-    const char *error;          /**< empty, or why the rigid run failed (rows up to there) */
-    const cr_runcmp_row *rows;  /**< summary.matched rows */
+    const char *name;          /**< as asked for ("newton", "calibrated", …) */
+    const char *law;           /**< cr_system_rigid_law: the law and its parameters */
+    const char *end_reason;    /**< why the rigid run ended */
+    const char *error;         /**< empty, or why the rigid run failed (rows up to there) */
+    const cr_runcmp_row *rows; /**< summary.matched rows */
     cr_runcmp_summary summary;
 } cr_runcmp_variant;
 
