@@ -220,17 +220,12 @@ static int core_law(cr_rigid *r, config *k, const cr_law_params *lp)
     return rc;
 }
 
-/* The law's parameters for this impact, then the law. */
-static int apply_law(cr_rigid *r, config *k)
+/* The law with this impact's parameters; u⁺ into r->v, P into k->P. */
+static int apply_law(cr_rigid *r, config *k, const cr_law_params *lp, const double *eps)
 {
-    double *buf = malloc(5 * (k->m ? k->m : 1) * sizeof(double));
-    cr_law_params lp;
-    int rc = buf ? law_params(r, k, &lp, buf) : CR_ERR_NOMEM;
-    if (rc == CR_OK && r->law == CR_LAW_SEQUENTIAL)
-        rc = sequential_pairwise(r, k, lp.restitutions ? lp.restitutions : buf);
-    else if (rc == CR_OK)
-        rc = core_law(r, k, &lp);
-    free(buf);
+    int rc = r->law == CR_LAW_SEQUENTIAL
+                 ? sequential_pairwise(r, k, lp->restitutions ? lp->restitutions : eps)
+                 : core_law(r, k, lp);
     r->impacts++;
     return rc;
 }
@@ -337,15 +332,18 @@ static int events_after(cr_rigid *r, const config *k, const double *before)
     return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
 }
 
-/* One impact: events before, the law, the accumulation rule, the books,
- * events after. */
+/* One impact: the law's parameters (before any event: a provider that
+ * refuses leaves no half episode), events before, the law, the accumulation
+ * rule, the books, events after. */
 static int impact(cr_rigid *r, size_t b0, size_t b1)
 {
     config k;
     int rc = config_build(r, b0, b1, &k);
-    double *before = malloc(k.m * sizeof(double));
-    if (rc != CR_OK || !before) {
+    double *before = malloc((k.m ? k.m : 1) * sizeof(double));
+    double *buf = malloc(5 * (k.m ? k.m : 1) * sizeof(double));
+    if (rc != CR_OK || !before || !buf) {
         free(before);
+        free(buf);
         config_free(&k);
         cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
         return CR_ERR_NOMEM;
@@ -354,9 +352,12 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
     double T0 = kinetic(r, b0, b1);
     for (size_t j = 0; j < k.m; j++)
         before[j] = r->impulse[b0 + j];
-    rc = events_before(r, &k);
+    cr_law_params lp;
+    rc = law_params(r, &k, &lp, buf);
     if (rc == CR_OK)
-        rc = apply_law(r, &k);
+        rc = events_before(r, &k);
+    if (rc == CR_OK)
+        rc = apply_law(r, &k, &lp, buf);
     if (rc == CR_OK) {
         compression_split(r, &k);
         accumulate(r, &k);
@@ -367,6 +368,7 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         rc = events_after(r, &k, before);
     }
     free(before);
+    free(buf);
     config_free(&k);
     return rc;
 }
