@@ -288,8 +288,7 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
     if (!a->rigid) {
         sys = cr_system_create(model, msg, sizeof msg);
     } else if (a->calibrated) {
-        if (!a->calib && (*st = compliant_episodes(a, model_path, model)) != 0)
-            return NULL;
+        /* the rigid system first: a model it refuses costs no compliant run */
         cr_law_params lp;
         cr_law_params_init(&lp);
         size_t nc = cr_model_contact_count(model);
@@ -303,6 +302,11 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         lp.alpha = alpha;
         lp.kappa = 1.0;
         sys = cr_system_create_rigid(model, CR_LAW_ENERGETIC, &lp, msg, sizeof msg);
+        if (sys && !a->calib && (*st = compliant_episodes(a, model_path, model)) != 0) {
+            cr_system_destroy(sys);
+            free(alpha);
+            return NULL;
+        }
         if (sys)
             cr_system_rigid_set_provider(sys, calibrated_params, a->calib, RIGID_CALIBRATED_LABEL);
     } else {
