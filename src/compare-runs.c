@@ -104,14 +104,19 @@ static void fill_row(const cr_monitor *cm, const cr_monitor *rm, size_t k, int d
     w->episodes_rigid = r.episode_count;
 }
 
-/* T⁺ of collision last / T⁻ of collision 0. */
+/* Π κ over collisions 0 … last: the kinetic energy the impacts kept, the
+ * fields' work taken out (a pendulum's swing between collisions changes T
+ * without dissipating anything). */
 static double decay(const cr_monitor *mon, size_t last)
 {
-    cr_collision_info a, b;
-    if (cr_monitor_get_collision(mon, 0, &a) != CR_OK ||
-        cr_monitor_get_collision(mon, last, &b) != CR_OK || !(a.T_minus > 0.0))
-        return NAN;
-    return b.T_plus / a.T_minus;
+    double p = 1.0;
+    for (size_t k = 0; k <= last; k++) {
+        cr_collision_info c;
+        if (cr_monitor_get_collision(mon, k, &c) != CR_OK)
+            return NAN;
+        p *= c.kappa;
+    }
+    return p;
 }
 
 int cr_runcmp_collisions(const cr_monitor *compliant, const cr_monitor *rigid, cr_runcmp_row *rows,

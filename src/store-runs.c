@@ -155,7 +155,7 @@ static int write_summary(hid_t g, const runs_ctx *c)
         COL(run_summary_out, phase_drift, D, "s (phase of the last matched collision)"),
         COL(run_summary_out, max_phase, D, "s"),
         COL(run_summary_out, mean_interval, D, "s (compliant, between collisions)"),
-        COL(run_summary_out, decay_compliant, D, "1 (T+ last / T- first)"),
+        COL(run_summary_out, decay_compliant, D, "1 (product of the matched collisions' kappa)"),
         COL(run_summary_out, decay_rigid, D, "1"),
     };
     int e = cr_h5_write_table(g, "run_summary", sizeof(run_summary_out), col,

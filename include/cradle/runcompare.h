@@ -10,8 +10,9 @@
  * of either (u⁻ of its first joining, u⁺ of its last episode's end), the
  * kinetic energies, and the time to the next collision. Over the run: the
  * phase drift (t_rigid − t_compliant of the last matched collision), the
- * energy decay T⁺(last) / T⁻(first) of each run, and the counts of unmatched
- * collisions. The module computes from two finished monitors; it runs
+ * energy decay Π κ over the matched collisions of each run (the kinetic
+ * energy the impacts kept, the fields' work taken out), and the counts of
+ * unmatched collisions. The module computes from two finished monitors; it runs
  * nothing itself.
  */
 #ifndef CRADLE_RUNCOMPARE_H
@@ -52,7 +53,7 @@ typedef struct {
     double phase_drift;                            /**< phase of the last row, s (NaN: no row) */
     double max_phase;                              /**< largest |phase|, s */
     double mean_interval;   /**< mean compliant time between collisions, s (NaN: < 2) */
-    double decay_compliant; /**< T⁺ of the last row / T⁻ of the first, compliant */
+    double decay_compliant; /**< Π κ over the matched collisions, compliant */
     double decay_rigid;     /**< the same, rigid */
 } cr_runcmp_summary;
 
