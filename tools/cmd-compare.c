@@ -10,6 +10,7 @@
 
 #include "compare-report.h"
 #include "compare-runs.h"
+#include "compare-rigid.h"
 #include "model-input.h"
 #include "cradle/cradle.h"
 #include "tools-common.h"
@@ -23,6 +24,7 @@ void usage_compare(FILE *out)
 {
     fputs("usage: cradle compare MODEL|-|RUN.h5 [--set PATH=VALUE ...] [-o FILE]\n"
           "                      [--csv | --json] [--episode K] [--error-estimate] [-q]\n"
+          "                      [--rigid-limit[=LEVELS[,RATIO]]]\n"
           "       cradle compare MODEL --rigid LAW [--rigid LAW ...] [--restitution E]\n"
           "                      [--kappa K --alpha A,...] [-o FILE] [--csv | --json] [-q]\n"
           "\n"
@@ -50,6 +52,11 @@ void usage_compare(FILE *out)
           "  -E, --error-estimate\n"
           "                      rerun at rtol/100 and report the change of alpha, kappa,\n"
           "                      e_N, e_P as their accuracy\n"
+          "  -R, --rigid-limit[=LEVELS[,RATIO]]\n"
+          "                      pools: rerun each episode with K x RATIO^k (k < LEVELS;\n"
+          "                      default 5,10), C scaled to keep restitution, and\n"
+          "                      extrapolate alpha and u+ to K -> infinity (a table\n"
+          "                      after the comparison; not with --csv or --json)\n"
           "  -q, --quiet         no table\n"
           "  -h, --help          show this help\n"
           "\n"
@@ -64,7 +71,9 @@ typedef struct {
     long episode; /* −1: all */
     char command[1024];
     model_sets sets;
-    compare_runs_args runs; /* --rigid LAW ...: compare over a run */
+    compare_runs_args runs;    /* --rigid LAW ...: compare over a run */
+    int rigid;                 /* --rigid-limit */
+    cr_rigid_limit_options rl; /* its levels */
 } compare_args;
 
 static long parse_index(const char *s)
@@ -92,6 +101,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"help", no_argument, NULL, 'h'},
                                          {"set", required_argument, NULL, 's'},
                                          RIGID_LONG_OPTIONS,
+                                         {"rigid-limit", optional_argument, NULL, 'R'},
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof(*a));
     a->episode = -1;
@@ -99,7 +109,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
     keep_command(a, argc, argv);
     int c, st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:e:jEqhs:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:e:jEqhs:R", opts, NULL)) != -1) {
         switch (c) {
         case 's':
             if ((st = model_sets_add(&a->sets, optarg)) != 0)
@@ -126,6 +136,15 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case 'q':
             a->quiet = 1;
             break;
+        case 'R':
+            a->rigid = 1;
+            if (compare_rigid_parse(optarg, &a->rl) != 0) {
+                tools_error("compare: --rigid-limit=LEVELS[,RATIO]: 3 to %d levels, a ratio > 1 "
+                            "(got '%s')",
+                            CR_RIGID_LIMIT_MAX_LEVELS, optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h':
             usage_compare(stdout);
             return -1;
@@ -141,12 +160,17 @@ static int parse_args(int argc, char **argv, compare_args *a)
     }
     if ((st = compare_runs_check(&a->runs)) != 0)
         return st;
-    if (a->runs.n && (a->episode >= 0 || a->estimate)) {
-        tools_error("compare: --rigid compares whole runs: no --episode or --error-estimate");
+    if (a->runs.n && (a->episode >= 0 || a->estimate || a->rigid)) {
+        tools_error("compare: --rigid compares whole runs: no --episode, --error-estimate or "
+                    "--rigid-limit");
         return EXIT_USAGE;
     }
     if (a->csv && a->json) {
         tools_error("compare: --csv and --json: give one");
+        return EXIT_USAGE;
+    }
+    if (a->rigid && (a->csv || a->json)) {
+        tools_error("compare: --rigid-limit prints a table: not with --csv or --json");
         return EXIT_USAGE;
     }
     if (argc - optind != 1) {
@@ -378,7 +402,13 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
     const char *name = model_input_name(a->input);
     cr_model *model = model_input_load(a->input, &a->sets, 1, &text);
     run_parts r = {0};
-    int st = model ? run_model(model, name, text, a->out, &r) : EXIT_INPUT;
+    int st = model ? 0 : EXIT_INPUT;
+    if (st == 0 && a->rigid && cr_model_dimension(model) != 2) { /* before any file is written */
+        tools_error("%s: --rigid-limit is built for pools (dim 2): a chain's normals never turn",
+                    name);
+        st = EXIT_INPUT;
+    }
+    st = st ? st : run_model(model, name, text, a->out, &r);
     size_t first = 0, last = 0;
     if (st == 0)
         st = episode_range(a, cr_monitor_episode_count(r.mon), name, &first, &last);
@@ -408,6 +438,12 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
                last - first == 1 ? "" : "s", tc, r.wall);
     if (st == 0)
         st = write_out(a, a->out ? a->out : "", cmp, &v);
+    for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
+        cr_episode_data d;
+        st = cr_monitor_episode_data(r.mon, k, &d) == CR_OK
+                 ? compare_rigid_report(stdout, name, model, k, &d, &a->rl)
+                 : EXIT_RUN;
+    }
     free(acc);
     run_release(&r);
     cr_model_destroy(model);
@@ -468,6 +504,12 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
     v.accuracy = acc;
     if (st == 0)
         st = report(a, cmp, &v);
+    for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
+        cr_episode_data d;
+        st = cr_run_file_episode(f, k, &d, NULL) == CR_OK
+                 ? compare_rigid_report(stdout, a->input, model, k, &d, &a->rl)
+                 : EXIT_INPUT;
+    }
     cr_run_file_close(f);
     if (st == 0)
         st = write_out(a, a->input, cmp, &v);
