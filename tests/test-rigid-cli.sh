@@ -156,6 +156,7 @@ checkc 2 "no --rigid variant takes a restitution" --rigid max-dissipation --rest
     "$MODELS/three-ball-chain.yaml"
 checkc 2 "is a run file" --rigid newton c3.h5
 checkc 2 "no --episode" --rigid newton --episode 0 "$MODELS/three-ball-chain.yaml"
+checkc 2 "--rigid-limit" --rigid newton --rigid-limit "$MODELS/three-ball-chain.yaml"
 checkc 3 "not rigid" --rigid newton "$MODELS/glocker-rods.yaml"
 checkc 3 "dim 2" --rigid calibrated "$MODELS/pool-bernoulli.yaml"
 checkc 3 "--restitution E" --rigid newton "$MODELS/dashpot-pair.yaml"
