@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "compare-report.h"
+#include "compare-runs.h"
 #include "compare-rigid.h"
 #include "model-input.h"
 #include "cradle/cradle.h"
@@ -24,6 +25,8 @@ void usage_compare(FILE *out)
     fputs("usage: cradle compare MODEL|-|RUN.h5 [--set PATH=VALUE ...] [-o FILE]\n"
           "                      [--csv | --json] [--episode K] [--error-estimate] [-q]\n"
           "                      [--rigid-limit[=LEVELS[,RATIO]]]\n"
+          "       cradle compare MODEL --rigid LAW [--rigid LAW ...] [--restitution E]\n"
+          "                      [--kappa K --alpha A,...] [-o FILE] [--csv | --json] [-q]\n"
           "\n"
           "Evaluates every rigid impact law on every impact episode of a compliant run,\n"
           "in two modes: calibrated (parameters measured on the same episode) and\n"
@@ -31,6 +34,10 @@ void usage_compare(FILE *out)
           "reports per law u+, P, the error |u+law - u+|_M / |v_perp|_M, the energy and\n"
           "impulse errors, the law's own conditions and its status (docs/compare.md).\n"
           "A MODEL is run first; a RUN.h5 (from `cradle run`) is read as it is.\n"
+          "With --rigid: the compliant run of MODEL against one rigid run per LAW\n"
+          "(a law name, lzb, or calibrated), collision by collision (phase, u- and u+,\n"
+          "energy, time to the next collision) and over the run (drift, energy decay);\n"
+          "-o FILE holds the compliant run with that comparison (docs/compare.md).\n"
           "\n"
           "  -                   read the model from standard input\n"
           "  -s, --set PATH=VALUE\n"
@@ -64,6 +71,7 @@ typedef struct {
     long episode; /* −1: all */
     char command[1024];
     model_sets sets;
+    compare_runs_args runs;    /* --rigid LAW ...: compare over a run */
     int rigid;                 /* --rigid-limit */
     cr_rigid_limit_options rl; /* its levels */
 } compare_args;
@@ -92,10 +100,12 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"set", required_argument, NULL, 's'},
+                                         RIGID_LONG_OPTIONS,
                                          {"rigid-limit", optional_argument, NULL, 'R'},
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof(*a));
     a->episode = -1;
+    compare_runs_init(&a->runs);
     keep_command(a, argc, argv);
     int c, st;
     optind = 1;
@@ -139,9 +149,21 @@ static int parse_args(int argc, char **argv, compare_args *a)
             usage_compare(stdout);
             return -1;
         default:
+            if ((st = compare_runs_option(c, optarg, &a->runs)) >= 0) {
+                if (st != 0)
+                    return st;
+                break;
+            }
             usage_compare(stderr);
             return EXIT_USAGE;
         }
+    }
+    if ((st = compare_runs_check(&a->runs)) != 0)
+        return st;
+    if (a->runs.n && (a->episode >= 0 || a->estimate || a->rigid)) {
+        tools_error("compare: --rigid compares whole runs: no --episode, --error-estimate or "
+                    "--rigid-limit");
+        return EXIT_USAGE;
     }
     if (a->csv && a->json) {
         tools_error("compare: --csv and --json: give one");
@@ -513,7 +535,17 @@ int cmd_compare(int argc, char **argv)
         cr_compare_destroy(cmp);
         return EXIT_USAGE;
     }
-    st = is_hdf5(a.input) ? compare_run_file(&a, cmp) : compare_model_file(&a, cmp);
+    if (a.runs.n && is_hdf5(a.input)) {
+        tools_error("compare: --rigid runs MODEL compliant and rigid; %s is a run file (give its "
+                    "model)",
+                    a.input);
+        cr_compare_destroy(cmp);
+        return EXIT_USAGE;
+    }
+    compare_runs_io io = {a.input, a.out, a.command, &a.sets, a.csv, a.json, a.quiet};
+    st = a.runs.n           ? compare_runs(&io, &a.runs)
+         : is_hdf5(a.input) ? compare_run_file(&a, cmp)
+                            : compare_model_file(&a, cmp);
     cr_compare_destroy(cmp);
     return st;
 }

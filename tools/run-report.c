@@ -344,6 +344,9 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
     put(o, "model_file", json_object_new_string(info->model_path));
     put(o, "output", json_object_new_string(info->output));
     put(o, "engine", json_object_new_string(cr_system_engine_name(sys)));
+    char law[1024];
+    if (cr_system_rigid_law(sys, law, sizeof law) == CR_OK)
+        put(o, "rigid_law", json_object_new_string(law));
     put(o, "dim", json_object_new_int(dim));
     put(o, "t_end", json_number(cr_system_get_time(sys)));
     put(o, "end_reason", json_object_new_string(cr_system_end_reason(sys)));

@@ -14,6 +14,7 @@
 #include "cradle/model.h"
 #include "cradle/modelfile.h"
 #include "cradle/monitor.h"
+#include "cradle/runcompare.h"
 #include "cradle/store.h"
 #include "cradle/system.h"
 
