@@ -382,21 +382,23 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
 
 /* ---- law cases ----------------------------------------------------------- */
 
-/* eᴺ as the case's restitution: at rest (NaN) Newton's law does not depend on
- * it (0 is written); outside [0, 1] a case cannot hold it (the reader and the
- * law core refuse it): 1 is written, the contact is listed in
- * measured.out_of_range and the value kept as it is in measured.e_N.
- * @return 1 when substituted. */
-static int newton_parameter(double measured, double *e)
+/* A measured coefficient as a case's restitution: undefined (NaN: a contact at
+ * rest for eᴺ, one without compression for eᴾ) does not enter the law, 0 is
+ * written; above 1 (undamped chains: eᴾ of the striker's contact) it is written
+ * as it is, with `superelastic: true`; below 0 no law is defined for it, 0 is
+ * written and the comment and measured.out_of_range say so.
+ * @return 1 when substituted (below 0). */
+static int case_parameter(double measured, double *e, int *superelastic)
 {
     if (!isfinite(measured)) {
         *e = 0.0;
         return 0;
     }
-    if (measured < 0.0 || measured > 1.0) {
-        *e = 1.0;
+    if (measured < 0.0) {
+        *e = 0.0;
         return 1;
     }
+    *superelastic |= measured > 1.0;
     *e = measured;
     return 0;
 }
@@ -422,14 +424,14 @@ static int out_of_range(double v)
 }
 
 /* The coefficients as measured, out-of-range ones flagged: no law reads this
- * block; `cradle law NAME --input RUN.h5 --episode K` gives each law its own
- * (Poisson eᴾ, GDI's ε) as `cradle compare` does. */
+ * block (the law block holds eᴺ and eᴾ); `cradle law NAME --input RUN.h5
+ * --episode K` also gives GDI its one ε, as `cradle compare` does. */
 static void write_measured(FILE *f, const cr_episode_info *in, const cr_contact_record *r, size_t n,
                            size_t k)
 {
     fprintf(f,
-            "# measured on the episode, as they are (no law reads this block); Poisson's "
-            "law takes e_P,\n# GDI one epsilon from kappa: cradle law NAME --input RUN.h5 "
+            "# measured on the episode, as they are (no law reads this block); GDI takes one "
+            "epsilon\n# from kappa: cradle law global-dissipation --input RUN.h5 "
             "--episode %zu (docs/compare.md)\nmeasured:\n",
             k);
     yaml_numbers(f, "e_N", r, n, 0);
@@ -455,28 +457,33 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
     if (!imp)
         return 0; /* nothing moves: no configuration */
     double *alpha = malloc((nc + 1) * sizeof(double)), *e = malloc((nc + 1) * sizeof(double));
+    double *ep = malloc((nc + 1) * sizeof(double));
     char comment[1024], subst[512] = "";
-    int rc = alpha && e ? CR_OK : CR_ERR_NOMEM;
+    int rc = alpha && e && ep ? CR_OK : CR_ERR_NOMEM;
     cr_law_params p;
     cr_law_params_init(&p);
     for (size_t c = 0; rc == CR_OK && c < nc; c++) {
         alpha[c] = r[c].alpha;
-        if (newton_parameter(r[c].newton, &e[c])) {
+        int bad_n = case_parameter(r[c].newton, &e[c], &p.superelastic);
+        int bad_p = case_parameter(r[c].poisson, &ep[c], &p.superelastic);
+        if (bad_n || bad_p) {
             size_t used = strlen(subst);
-            snprintf(subst + used, sizeof subst - used, " record %zu: e_N = %.9g;", c, r[c].newton);
+            snprintf(subst + used, sizeof subst - used, " record %zu: e_N = %.9g, e_P = %.9g;", c,
+                     r[c].newton, r[c].poisson);
         }
     }
     p.reference = in.reference_record;
     p.kappa = in.kappa;
     p.alpha = alpha;
     p.restitutions = e;
+    p.poisson_restitutions = ep;
     snprintf(comment, sizeof comment,
              "episode %zu of %s, t = %.9g .. %.9g s; kappa and alpha as measured; restitution "
-             "= measured e_N (0 at rest, where Newton's law does not depend on it)%s%s",
+             "= measured e_N (0 at rest, where Newton's law does not depend on it), "
+             "poisson_restitution = measured e_P (0 without compression), as they are%s%s%s",
              k, info->model_path, in.t_start, in.t_end,
-             subst[0] ? "; OUT OF RANGE, a case holds [0, 1] only, written as 1 (see measured):"
-                      : "",
-             subst);
+             p.superelastic ? " (above 1: superelastic)" : "",
+             subst[0] ? "; NEGATIVE, no law takes them, written as 0 (see measured):" : "", subst);
     FILE *f = rc == CR_OK ? fopen(path, "w") : NULL;
     if (rc == CR_OK)
         rc = f ? cr_lawcase_write(f, imp, &p, comment) : CR_ERR_IO;
@@ -486,6 +493,7 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
         rc = CR_ERR_IO;
     free(alpha);
     free(e);
+    free(ep);
     cr_impact_destroy(imp);
     return rc == CR_OK ? 1 : -1;
 }
