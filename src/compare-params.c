@@ -263,7 +263,7 @@ static int predictive(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
  * they are, and as energetic restitution eⱼ the two-body restitution of the pair
  * law (reduced mass of the record, the reference contact's approach speed; 1
  * for an elastic law): for a central two-body impact the energetic coefficient
- * is Newton's. The same in both modes.
+ * is Newton's. The same in both modes. Integrated at CR_COMPARE_LZB_TOL.
  */
 static int lzb(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *par, int *has_par,
                cr_compare_row *row)
@@ -279,6 +279,7 @@ static int lzb(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *pa
     p->stiffness = e->stiffness;
     p->exponent = e->exponent;
     p->energetic = par;
+    p->tolerance = CR_COMPARE_LZB_TOL;
     *has_par = 1;
     return 1;
 }

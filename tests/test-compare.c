@@ -348,8 +348,9 @@ static void three_ball_damped_predictive(void)
  * laws (K = 1, n = 3/2, elastic: e = 1) must engage the touching contact and give
  * the compliant chain's α = P₂/P₁ (the two are the same bi-stiffness dynamics
  * with the configuration frozen, test-laws lzb_compliant), and conserve momentum
- * exactly (u⁺ = u⁻ + M⁻¹WP whatever P). Tolerance of α: the run's rtol 1e-11 and
- * LZB's 1e-10 each leave a global error of ~100 tolerances (law-lzb.c), so 1e-8. */
+ * exactly (u⁺ = u⁻ + M⁻¹WP whatever P). Tolerance of α: compare integrates LZB
+ * at CR_COMPARE_LZB_TOL = 1e-8, the run at rtol 1e-11; LZB's global error is a
+ * few tolerances (measured 4.6e-8 on α), so 1e-7, 10 tolerances. */
 static void lzb_three_ball(void)
 {
     cr_model *m = model_file("three-ball-chain.yaml");
@@ -372,7 +373,7 @@ static void lzb_three_ball(void)
         printf("     lzb: alpha = %.12f, compliant %.12f; error %.3g\n", P[1] / P[0], rec[1].alpha,
                q->error);
         CHECK(P[1] > 0.0, "the contact touching at rest engages (P = %.6g)", P[1]);
-        CHECK_REL(P[1] / P[0], rec[1].alpha, 1e-8, "compliant alpha of the same Hertz chain");
+        CHECK_REL(P[1] / P[0], rec[1].alpha, 1e-7, "compliant alpha of the same Hertz chain");
         /* unit masses, u⁻ = (1, 0, 0): momentum 1 */
         CHECK(fabs(u[0] + u[1] + u[2] - 1.0) <= 1e-14, "momentum exact: %.3g",
               u[0] + u[1] + u[2] - 1.0);
