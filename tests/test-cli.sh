@@ -232,6 +232,18 @@ sys.exit(not (e["accuracy"]["kappa"] is not None and e["accuracy"]["kappa"] < 1e
 "$CRADLE" run -q --compare -o run-cc.h5 "$MODELS/three-ball-chain.yaml" \
     && h5dump -H -d /comparison/rows run-cc.h5 >/dev/null 2>&1 && [ "$(status_of run-cc.h5)" = complete ] \
     && ok "run --compare writes /comparison into the run file" || bad "run --compare"
+# fields act during an episode: the table says what u+ the laws are measured against
+"$CRADLE" compare "$MODELS/pendulum-cradle.yaml" --episode 0 > cmp-pend.txt 2>&1 \
+    && grep -q "measured against u+ - M^-1 int F_field dt" cmp-pend.txt \
+    && ok "compare on the pendulum cradle: the table says u+ - M^-1 int F_field dt" \
+    || bad "compare field note: $(head -c 300 cmp-pend.txt)"
+# lzb on a run file's episode: the pair laws from /contacts (damped: two-body e < 1)
+"$CRADLE" law lzb --input run-c.h5 --episode 0 --json > law-lzb.json && "$PY" -c '
+import json, sys
+d = json.load(open("law-lzb.json"))
+sys.exit(not (d["status"] == "ok" and all(0 < e < 1 for e in d["parameters"]) and d["error"] < 1))' \
+    && ok "law lzb --input RUN.h5 --episode 0: energetic restitutions from the pair laws" \
+    || bad "law lzb --episode: $(head -c 300 law-lzb.json)"
 # cradle law NAME --input RUN.h5 --episode K: the parameters measured on the episode
 "$CRADLE" law energetic --input run-c.h5 --episode 0 --json > law-ep.json \
     && "$PY" -c '

@@ -606,6 +606,25 @@ static void gdi_synthetic(void)
     const double want[3] = {-0.6, 0.8, 0.8};
     CHECK(max_diff(cr_compare_row_velocity(c, row), want, 3, 1.0) <= 1e-12,
           "GDI at epsilon = 1.4: v - 1.4 v_perp = (-0.6, 0.8, 0.8)");
+    /* the Newton row on the same episode, every column computed here: eᴺ₀ =
+     * (0.2 + 0.4)/1 = 0.6, contact 1 at rest (0); 001 eq. 13 with Newton's law
+     * (γ₁⁺ = 0.6, γ₂⁺ = 0): p₂ = 1.6/3, p₁ = 2p₂, u⁺ = (1 − 3.2/3, 1.6/3, 1.6/3).
+     * error ‖u⁺ − (−0.4, 0.2, 1.2)‖/‖v⊥‖ = √(2/3)/√(2/3) = 1; energy error
+     * (T⁺ − 0.82)/0.5 with T⁺ = 0.86/3; impulse error against the records' P =
+     * (1, 1): ‖(0.2/3, −1.4/3)‖/√2 = 1/3. */
+    row = row_of(c, 0, CR_LAW_NEWTON, CR_COMPARE_CALIBRATED);
+    q = cr_compare_get_row(c, row);
+    const double *eN = cr_compare_row_parameters(c, row);
+    CHECK(eN && fabs(eN[0] - 0.6) <= 1e-15 && eN[1] == 0.0, "e_N = (0.6, 0 at rest)");
+    const double nw[3] = {1.0 - 3.2 / 3.0, 1.6 / 3.0, 1.6 / 3.0};
+    CHECK(max_diff(cr_compare_row_velocity(c, row), nw, 3, 1.0) <= 1e-12,
+          "newton at e = (0.6, 0): 001 eq. 13");
+    CHECK_REL(q->error, 1.0, 1e-12, "|u+law - u+|_M / |v_perp|_M");
+    CHECK_REL(q->energy_error, (0.86 / 3.0 - 0.82) / 0.5, 1e-12, "(T+law - T+)/T-");
+    CHECK_REL(q->impulse_error, 1.0 / 3.0, 1e-12, "|P_law - P| / |P|");
+    CHECK(q->gamma_ok == 1 && q->impulse_ok == 1 && q->energy_ok == 1 && q->status == CR_COMPARE_OK,
+          "newton's own conditions hold (%d %d %d, %s)", q->gamma_ok, q->impulse_ok, q->energy_ok,
+          cr_compare_status_name(q->status));
     s.u1[0] = s.u1[1] = s.u1[2] = 0.2;
     CHECK(cr_compare_add(c, 1, &s.d, NULL, 0) == CR_OK, "synthetic kappa = 0.12");
     row = row_of(c, 1, CR_LAW_GLOBAL_DISSIPATION, CR_COMPARE_CALIBRATED);
@@ -614,6 +633,15 @@ static void gdi_synthetic(void)
               strstr(q->message, "kappa_min"),
           "kappa below kappa_min: infeasible, no epsilon substituted (%s: %s)",
           cr_compare_status_name(q->status), q->message);
+    /* a configuration the law core refuses (a zero normal: the contact constrains
+     * no velocity) within the caps: every row says failed, with the reason */
+    s.u1[0] = -0.4, s.u1[1] = 0.2, s.u1[2] = 1.2;
+    s.nrm[1] = 0.0;
+    CHECK(cr_compare_add(c, 2, &s.d, NULL, 0) == CR_OK, "synthetic with a zero normal");
+    q = cr_compare_get_row(c, row_of(c, 2, CR_LAW_NEWTON, CR_COMPARE_CALIBRATED));
+    CHECK(q->status == CR_COMPARE_FAILED && strstr(q->message, "refused"),
+          "a refused configuration: failed (%s: %s)", cr_compare_status_name(q->status),
+          q->message);
     synthetic_free(&s);
     cr_compare_destroy(c);
 }
