@@ -300,6 +300,18 @@ same = all(abs(x - y) <= 1e-12 * max(1, abs(y)) for x, y in zip(a, b))
 sys.exit(not (ep > 1.0 and ep_law == ep and "superelastic: true" in law and "out_of_range: [0]" in m and same))' \
     && ok "--cases: e_P > 1 as it is (superelastic); law poisson CASE = law poisson --input RUN.h5 --episode 0" \
     || bad "--cases: $(grep -A4 '^law:' cases-5/episode-0000.yaml) $(head -c 200 lp-case.json) $(head -c 200 lp-ep.json)"
+# the cases carry LZB's pair laws as compare maps them: `law lzb CASE` (at the law's
+# default tolerance 1e-10) agrees with compare's LZB (at 1e-8, within ~1e-6 of exact)
+"$CRADLE" law lzb cases-5/episode-0000.yaml --json > lz-case.json \
+    && "$CRADLE" law lzb --input c5.h5 --episode 0 --json > lz-ep.json && "$PY" -c '
+import json, sys
+t = open("cases-5/episode-0000.yaml").read()
+e = [float(x) for x in t.split("energetic_restitution: [")[1].split("]")[0].split(",")]
+a = json.load(open("lz-case.json"))["outcomes"][0]["velocity"]
+b = json.load(open("lz-ep.json"))["velocity"]
+sys.exit(not (e == [1.0] * 4 and "stiffness: [" in t and all(abs(x - y) <= 1e-5 for x, y in zip(a, b))))' \
+    && ok "--cases: the pair laws for lzb (e = 1 elastic); law lzb CASE = law lzb --input RUN.h5 --episode 0 to 1e-5" \
+    || bad "--cases lzb: $(head -c 300 lz-case.json) $(head -c 300 lz-ep.json)"
 # memcheck of compare on a run file with /comparison written, and of law --episode
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
