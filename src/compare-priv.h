@@ -29,7 +29,8 @@ typedef struct {
     double *e_newton, *e_poisson, *alpha; /* measured (eᴺ on the reference u⁺; NaN undefined) */
     double *normals;                      /* contacts × dim */
     cmp_column *col;
-    cr_contact_params *laws; /* per record, or NULL */
+    cr_contact_params *laws;      /* per record, or NULL */
+    double *stiffness, *exponent; /* LZB: K and n of each record's pair law, or NULL */
     double T_minus, T_ref;
     char note[160]; /* why there is no configuration (sizes, a refused M) */
 } cmp_episode;
