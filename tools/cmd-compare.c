@@ -43,6 +43,9 @@ void usage_compare(FILE *out)
           "  -E, --error-estimate\n"
           "                      rerun at rtol/100 and report the change of alpha, kappa,\n"
           "                      e_N, e_P as their accuracy\n"
+          "      --table TABLE   predictive alpha and kappa of the energetic law from a\n"
+          "                      reference table (data/, docs/tables.md) when it covers\n"
+          "                      the episode\n"
           "  -q, --quiet         no table\n"
           "  -h, --help          show this help\n"
           "\n"
@@ -52,7 +55,7 @@ void usage_compare(FILE *out)
 }
 
 typedef struct {
-    const char *input, *out;
+    const char *input, *out, *table;
     int csv, json, quiet, estimate;
     long episode; /* −1: all */
     char command[1024];
@@ -83,6 +86,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"set", required_argument, NULL, 's'},
+                                         {"table", required_argument, NULL, 'T'},
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof(*a));
     a->episode = -1;
@@ -97,6 +101,9 @@ static int parse_args(int argc, char **argv, compare_args *a)
             break;
         case 'o':
             a->out = optarg;
+            break;
+        case 'T':
+            a->table = optarg;
             break;
         case 'e':
             if ((a->episode = parse_index(optarg)) < 0) {
@@ -466,14 +473,24 @@ int cmd_compare(int argc, char **argv)
         tools_error("out of memory");
         return EXIT_RUN;
     }
+    cr_table *table = NULL;
+    char msg[512] = "";
+    if (a.table && cr_table_open(a.table, &table, msg, sizeof msg) != CR_OK) {
+        tools_error("compare: --table %s", msg);
+        cr_compare_destroy(cmp);
+        return EXIT_INPUT;
+    }
+    cr_compare_set_table(cmp, table);
     if (is_hdf5(a.input) && a.sets.count) {
         tools_error("compare: --set applies to a MODEL; %s is a run file (its model is as run)",
                     a.input);
         cr_compare_destroy(cmp);
+        cr_table_close(table);
         return EXIT_USAGE;
     }
     st = is_hdf5(a.input) ? compare_run_file(&a, cmp) : compare_model_file(&a, cmp);
     cr_compare_destroy(cmp);
+    cr_table_close(table);
     return st;
 }
 

@@ -16,5 +16,6 @@
 #include "cradle/monitor.h"
 #include "cradle/store.h"
 #include "cradle/system.h"
+#include "cradle/table.h"
 
 #endif
