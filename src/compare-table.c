@@ -59,9 +59,8 @@ static int pair_restitution(const cmp_episode *e, double *out, cr_compare_row *r
         double mu = e->mass[r] * e->mass[r + 1] / (e->mass[r] + e->mass[r + 1]);
         char msg[CR_ERRMSG_LEN];
         er[r] = 1.0;
-        if (e->laws[r].C != 0.0 &&
-            cr_calibrate_restitution(&e->laws[r], mu, e->u_minus[0], &er[r], msg, sizeof msg) !=
-                CR_OK)
+        if (e->laws[r].C != 0.0 && cr_calibrate_restitution(&e->laws[r], mu, e->u_minus[0], &er[r],
+                                                            msg, sizeof msg) != CR_OK)
             return refuse(row, "table: the two-body run for e failed");
     }
     if (fabs(er[0] - er[1]) > 1e-6)
@@ -88,8 +87,8 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
     if (cr_table_axis_index(t, "e") >= 0 && !pair_restitution(e, &er, row))
         return 0;
     const char *keys[] = {"m2/m1", "m3/m1", "K23/K12", "e"};
-    double vals[] = {e->mass[1] / e->mass[0], e->mass[2] / e->mass[0],
-                     e->laws[1].K / e->laws[0].K, er};
+    double vals[] = {e->mass[1] / e->mass[0], e->mass[2] / e->mass[0], e->laws[1].K / e->laws[0].K,
+                     er};
     double x[16];
     size_t na = cr_table_axis_count(t);
     for (size_t a = 0; a < na; a++) {
@@ -114,8 +113,8 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
     row->parameter = kappa;
     *has_par = 1;
     char what[200];
-    snprintf(what, sizeof what, "alpha, kappa from table %s (bounds %.2g, %.2g)",
-             cr_table_path(t), fmax(ba[0], ba[1]), bk);
+    snprintf(what, sizeof what, "alpha, kappa from table %s (bounds %.2g, %.2g)", cr_table_path(t),
+             fmax(ba[0], ba[1]), bk);
     note(row, what);
     return 1;
 }

@@ -106,8 +106,7 @@ static int put_string(hid_t g, const char *name, const char *value)
     return e ? -1 : 0;
 }
 
-static int put_vector(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *v,
-                      size_t n)
+static int put_vector(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *v, size_t n)
 {
     hsize_t dims[1] = {n};
     hid_t s = H5Screate_simple(1, dims, NULL);
@@ -128,10 +127,9 @@ static char *grid_text(const cr_table *t)
     for (size_t a = 0; s && a < cr_table_axis_count(t); a++) {
         size_t n = cr_table_axis_length(t, a);
         used += (size_t)snprintf(s + used, cap - used, "%s%s (%s): %zu values %.9g .. %.9g%s",
-                                 a ? "; " : "", cr_table_axis_name(t, a),
-                                 cr_table_axis_field(t, a), n, cr_table_axis_value(t, a, 0),
-                                 cr_table_axis_value(t, a, n - 1),
-                                 n < 3                      ? ""
+                                 a ? "; " : "", cr_table_axis_name(t, a), cr_table_axis_field(t, a),
+                                 n, cr_table_axis_value(t, a, 0), cr_table_axis_value(t, a, n - 1),
+                                 n < 3                        ? ""
                                  : cr_table_axis_is_log(t, a) ? " geometric (log interpolation)"
                                                               : " (linear interpolation)");
         if (used >= cap)
@@ -148,9 +146,8 @@ static int write_group(const char *path, const cr_table *t, const char *const *a
     char *grid = grid_text(t);
     long long version = CR_TABLE_FORMAT_VERSION;
     hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t av = g < 0 ? -1
-                     : H5Acreate2(g, "format_version", H5T_STD_I64LE, sp, H5P_DEFAULT,
-                                  H5P_DEFAULT);
+    hid_t av =
+        g < 0 ? -1 : H5Acreate2(g, "format_version", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
     int e = g < 0 || !grid || av < 0 || H5Awrite(av, H5T_NATIVE_LLONG, &version) < 0;
     if (av >= 0)
         H5Aclose(av);
@@ -177,8 +174,8 @@ static int write_group(const char *path, const cr_table *t, const char *const *a
     return CR_OK;
 }
 
-int cr_table_make(const char *grid, const char *check, const char *out,
-                  const char *const *attrs, char *msg, size_t msglen)
+int cr_table_make(const char *grid, const char *check, const char *out, const char *const *attrs,
+                  char *msg, size_t msglen)
 {
     CR_CHECK(grid && out, msg, CR_ERR_INVALID);
     cr_table *t = NULL;

@@ -27,9 +27,9 @@ struct cr_table {
     cr_sweep_output *out;
     size_t naxes, nin, ncol;
     tb_axis ax[TB_MAX_AXES];
-    size_t *cell;   /* grid cell (row-major over the axes) → point */
-    double *bound;  /* per column (NaN: unknown) */
-    long *checked;  /* per column */
+    size_t *cell;  /* grid cell (row-major over the axes) → point */
+    double *bound; /* per column (NaN: unknown) */
+    long *checked; /* per column */
     char *attrs[TB_MAX_ATTRS][2];
     size_t nattrs;
     char err[CR_ERRMSG_LEN];
@@ -65,8 +65,8 @@ static int distinct_values(cr_table *t, size_t j, tb_axis *a, char *msg, size_t 
     for (size_t i = 0; i < np; i++) {
         v[i] = cr_sweep_output_row(t->out, i)[j];
         if (!isfinite(v[i])) {
-            cr_set_msg(msg, msglen, "%s: input '%s' at point %zu is not a number ('%s')",
-                       t->path, cr_sweep_output_input_name(t->out, j), i,
+            cr_set_msg(msg, msglen, "%s: input '%s' at point %zu is not a number ('%s')", t->path,
+                       cr_sweep_output_input_name(t->out, j), i,
                        cr_sweep_output_input_text(t->out, i, j));
             free(v);
             return CR_ERR_INVALID;
@@ -250,8 +250,8 @@ int cr_table_open(const char *path, cr_table **out, char *msg, size_t msglen)
     size_t np = cr_sweep_output_points(t->out);
     for (size_t i = 0; i < np; i++)
         if (!cr_sweep_output_done(t->out, i)) {
-            cr_set_msg(msg, msglen, "%s: point %zu is not computed: finish the sweep first",
-                       path, i);
+            cr_set_msg(msg, msglen, "%s: point %zu is not computed: finish the sweep first", path,
+                       i);
             cr_table_close(t);
             return CR_ERR_INVALID;
         }
@@ -291,9 +291,18 @@ void cr_table_close(cr_table *t)
     free(t);
 }
 
-const char *cr_table_last_error(const cr_table *t) { return t ? t->err : "no table"; }
-const char *cr_table_path(const cr_table *t) { return t ? t->path : ""; }
-size_t cr_table_axis_count(const cr_table *t) { return t ? t->naxes : 0; }
+const char *cr_table_last_error(const cr_table *t)
+{
+    return t ? t->err : "no table";
+}
+const char *cr_table_path(const cr_table *t)
+{
+    return t ? t->path : "";
+}
+size_t cr_table_axis_count(const cr_table *t)
+{
+    return t ? t->naxes : 0;
+}
 
 const char *cr_table_axis_name(const cr_table *t, size_t a)
 {
@@ -323,8 +332,14 @@ double cr_table_axis_value(const cr_table *t, size_t a, size_t k)
     return t && a < t->naxes && k < t->ax[a].n ? t->ax[a].v[k] : NAN;
 }
 
-int cr_table_axis_is_log(const cr_table *t, size_t a) { return t && a < t->naxes && t->ax[a].log; }
-size_t cr_table_column_count(const cr_table *t) { return t ? t->ncol : 0; }
+int cr_table_axis_is_log(const cr_table *t, size_t a)
+{
+    return t && a < t->naxes && t->ax[a].log;
+}
+size_t cr_table_column_count(const cr_table *t)
+{
+    return t ? t->ncol : 0;
+}
 
 const char *cr_table_column_name(const cr_table *t, size_t j)
 {
@@ -417,8 +432,8 @@ int cr_table_lookup(cr_table *t, const double *x, size_t j, double *value, doubl
         size_t i = t->cell[c];
         const char *why = cr_sweep_output_error(t->out, i);
         if (why && why[0]) {
-            cr_set_msg(t->err, sizeof t->err, "%s: grid point %zu failed in the sweep: %s",
-                       t->path, i, why);
+            cr_set_msg(t->err, sizeof t->err, "%s: grid point %zu failed in the sweep: %s", t->path,
+                       i, why);
             return CR_ERR_INVALID;
         }
         sum += weight * cr_sweep_output_row(t->out, i)[j];
@@ -429,8 +444,7 @@ int cr_table_lookup(cr_table *t, const double *x, size_t j, double *value, doubl
     return CR_OK;
 }
 
-int cr_table_value(cr_table *t, const double *x, const char *column, double *value,
-                   double *bound)
+int cr_table_value(cr_table *t, const double *x, const char *column, double *value, double *bound)
 {
     CR_CHECK(t && column, t ? t->err : NULL, CR_ERR_INVALID);
     long j = cr_table_column_index(t, column);

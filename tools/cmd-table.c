@@ -141,9 +141,9 @@ static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int nc
 static void info(cr_table *t)
 {
     printf("%s: %s\n", cr_table_path(t), cr_table_attr(t, "name"));
-    static const char *const prov[] = {"description", "cradle_version", "git_revision",
-                                       "base_model",  "tolerances",     "date",
-                                       "configuration", NULL};
+    static const char *const prov[] = {
+        "description", "cradle_version", "git_revision",  "base_model",
+        "tolerances",  "date",           "configuration", NULL};
     for (const char *const *p = prov; *p; p++)
         if (cr_table_attr(t, *p)[0])
             printf("  %s: %s\n", *p, cr_table_attr(t, *p));

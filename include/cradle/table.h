@@ -72,19 +72,17 @@ CR_EXPORT const char *cr_table_attr(const cr_table *t, const char *name);
  * range (or not finite); CR_ERR_INVALID when a grid point it needs failed in
  * the sweep (its error text in cr_table_last_error).
  */
-CR_EXPORT int cr_table_lookup(cr_table *t, const double *x, size_t j, double *value,
-                              double *bound);
+CR_EXPORT int cr_table_lookup(cr_table *t, const double *x, size_t j, double *value, double *bound);
 /** The same for a column named @p column (CR_ERR_INVALID: no such column). */
 CR_EXPORT int cr_table_value(cr_table *t, const double *x, const char *column, double *value,
                              double *bound);
 /** α of contact @p c (relative to the reference contact, column `reference`). */
-CR_EXPORT int cr_table_alpha(cr_table *t, const double *x, size_t c, double *alpha,
-                             double *bound);
+CR_EXPORT int cr_table_alpha(cr_table *t, const double *x, size_t c, double *alpha, double *bound);
 /** κ = T⁺/T⁻ of the first episode. */
 CR_EXPORT int cr_table_kappa(cr_table *t, const double *x, double *kappa, double *bound);
 /** Newton's (@p poisson = 0) or Poisson's restitution of contact @p c. */
-CR_EXPORT int cr_table_restitution(cr_table *t, const double *x, size_t c, int poisson,
-                                   double *e, double *bound);
+CR_EXPORT int cr_table_restitution(cr_table *t, const double *x, size_t c, int poisson, double *e,
+                                   double *bound);
 
 /**
  * Makes a table at @p out from the finished sweep output @p grid: a copy of
