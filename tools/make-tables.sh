@@ -81,3 +81,10 @@ EOF
         --attr "sweep=$sweep (check points: data/sweeps/$t-check.yaml)"
     echo "make-tables: data/$t.h5 ($(stat -c %s "data/$t.h5") bytes), data/$t.csv"
 done
+
+# The figures of data/README.md (from the CSV twins; needs python3-matplotlib).
+if /usr/bin/python3 -c "import matplotlib" 2>/dev/null; then
+    /usr/bin/python3 tools/plot-tables.py data docs
+else
+    echo "make-tables: python3-matplotlib missing: figures not redrawn (tools/plot-tables.py)"
+fi
