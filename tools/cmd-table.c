@@ -83,58 +83,103 @@ static int default_column(const char *name)
            strncmp(name, "e_N[", 4) == 0 || strncmp(name, "e_P[", 4) == 0;
 }
 
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.17g", v);
+    else
+        printf("null");
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped. */
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            printf("\\%c", c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
+    }
+    putchar('"');
+}
+
+/* JSON: null for a NaN value (a contact at rest) or a bound not estimated. */
 static void print_value(const char *name, double v, double b, int json, int first)
 {
-    if (json)
-        printf("%s\n    \"%s\": {\"value\": %.17g, \"bound\": %.17g}", first ? "" : ",", name,
-               isfinite(v) ? v : 0.0, isfinite(b) ? b : -1.0);
-    else if (isfinite(b))
+    if (json) {
+        printf("%s\n    ", first ? "" : ",");
+        json_string(name);
+        printf(": {\"value\": ");
+        json_number(v);
+        printf(", \"bound\": ");
+        json_number(b);
+        printf("}");
+    } else if (isfinite(b))
         printf("  %-12s %.12g  +- %.3g\n", name, v, b);
     else
         printf("  %-12s %.12g  (bound not estimated)\n", name, v);
 }
 
+static int wanted(const char *name, const char **cols, int ncols)
+{
+    int want = ncols == 0 ? default_column(name) : 0;
+    for (int c = 0; c < ncols && !want; c++)
+        want = strcmp(cols[c], name) == 0;
+    return want;
+}
+
+/* Every value is looked up before anything is printed: an error leaves stdout
+ * empty. */
 static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int ncols, int json)
 {
     double x[64];
+    size_t ncol = cr_table_column_count(t);
     if (cr_table_axis_count(t) > 64)
         return EXIT_INPUT;
     int rc = parse_keys(t, keys, nkeys, x);
     if (rc)
         return rc;
-    if (!json) {
-        printf("%s at", cr_table_path(t));
-        for (size_t a = 0; a < cr_table_axis_count(t); a++)
-            printf(" %s=%.9g", cr_table_axis_name(t, a), x[a]);
-        printf("\n");
-    } else
-        printf("{\n  \"table\": \"%s\",\n  \"values\": {", cr_table_path(t));
-    int first = 1;
-    for (size_t j = 0; j < cr_table_column_count(t); j++) {
-        const char *name = cr_table_column_name(t, j);
-        int want = ncols == 0 ? default_column(name) : 0;
-        for (int c = 0; c < ncols && !want; c++)
-            want = strcmp(cols[c], name) == 0;
-        if (!want)
-            continue;
-        double v, b;
-        int e = cr_table_lookup(t, x, j, &v, &b);
-        if (e != CR_OK) {
-            if (json)
-                printf("\n}}\n");
-            tools_error("%s", cr_table_last_error(t));
-            return e == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
-        }
-        print_value(name, v, b, json, first);
-        first = 0;
-    }
-    if (json)
-        printf("\n  }\n}\n");
     for (int c = 0; c < ncols; c++)
         if (cr_table_column_index(t, cols[c]) < 0) {
             tools_error("table lookup: %s: no column '%s'", cr_table_path(t), cols[c]);
             return EXIT_INPUT;
         }
+    double *v = calloc(2 * ncol + 1, sizeof(double));
+    if (!v)
+        return EXIT_RUN;
+    for (size_t j = 0; j < ncol; j++) {
+        int e = wanted(cr_table_column_name(t, j), cols, ncols)
+                    ? cr_table_lookup(t, x, j, &v[2 * j], &v[2 * j + 1])
+                    : CR_OK;
+        if (e != CR_OK) {
+            tools_error("%s", cr_table_last_error(t));
+            free(v);
+            return e == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
+        }
+    }
+    if (json) {
+        printf("{\n  \"table\": ");
+        json_string(cr_table_path(t));
+        printf(",\n  \"values\": {");
+    } else {
+        printf("%s at", cr_table_path(t));
+        for (size_t a = 0; a < cr_table_axis_count(t); a++)
+            printf(" %s=%.9g", cr_table_axis_name(t, a), x[a]);
+        printf("\n");
+    }
+    int first = 1;
+    for (size_t j = 0; j < ncol; j++)
+        if (wanted(cr_table_column_name(t, j), cols, ncols)) {
+            print_value(cr_table_column_name(t, j), v[2 * j], v[2 * j + 1], json, first);
+            first = 0;
+        }
+    if (json)
+        printf("\n  }\n}\n");
+    free(v);
     return 0;
 }
 
