@@ -106,6 +106,36 @@ print(nb["status"], pa["status"], pa["error"], ca["error"], pa["message"])
 sys.exit(not (nb["status"] == "no-prediction" and pa["status"] != "no-prediction"
               and abs(pa["error"] - ca["error"]) < 1e-6 and "from table" in pa["message"]))
 EOF
+# invariance (001 sect. 3.4): the same ratios with masses x2, K x1000, a striker
+# at 0.5 m/s and damping solved for e = 0.9 at that speed: the compliant run's
+# own alpha and kappa (calibrated) equal the table's (units m1 = 1, K12 = 1,
+# v = 1) to 1e-8
+cat > scaled.yaml <<'EOF2'
+name: chain3-scaled
+balls:
+  - {mass: 2.0, radius: 0.5, x: 0.0, v: 0.5}
+  - {mass: 2.0, radius: 0.5, x: 1.0}
+  - {mass: 2.5198420997897464, radius: 0.5, x: 2.0}
+contact:
+  K: 1000.0
+  n: 1.5
+  release: force
+  restitution: 0.9
+  reference_speed: 0.5
+  pairs:
+    - {between: [1, 2], K: 1000.0}
+integration: {rtol: 1.0e-10, atol: 1.0e-12}
+EOF2
+"$CRADLE" compare scaled.yaml --table "$DATA/chain3-hertz.h5" --json > scaled.json 2>&1
+"$PY" - <<'EOF2' && ok "scaled damped chain: the table's alpha, kappa are the run's own to 1e-8 (invariance)" || bad "scaled: $(head -c 600 scaled.json)"
+import json, sys
+d = json.load(open("scaled.json"))
+rows = {(r["law"], r["mode"]): r for r in d["episodes"][0]["rows"]}
+c, p = rows[("energetic", "calibrated")], rows[("energetic", "predictive")]
+print("kappa", c["parameter"], p["parameter"], "alpha", c["parameters"][1], p["parameters"][1])
+sys.exit(not (p["status"] == "ok" and abs(c["parameter"] - p["parameter"]) < 1e-8
+              and abs(c["parameters"][1] - p["parameters"][1]) < 1e-8))
+EOF2
 # outside the domain (m2/m1 = 3): no prediction, and the reason
 sed 's/mass: 1.0, radius: 0.5, x: 1.0/mass: 3.0, radius: 0.5, x: 1.0/' chain.yaml > far.yaml
 "$CRADLE" compare far.yaml --table "$DATA/chain3-hertz.h5" --json > far.json 2>&1
