@@ -136,6 +136,18 @@ print("kappa", c["parameter"], p["parameter"], "alpha", c["parameters"][1], p["p
 sys.exit(not (p["status"] == "ok" and abs(c["parameter"] - p["parameter"]) < 1e-8
               and abs(c["parameters"][1] - p["parameters"][1]) < 1e-8))
 EOF2
+# a rigid run with the table's alpha and kappa (Acary & Taha 2005 eqs. 17-18)
+# ends with the compliant run's velocities (printed to 6 digits)
+vals=$("$CRADLE" table lookup "$DATA/chain3-hertz.h5" m2/m1=1 m3/m1=1 K23/K12=1 e=1 --json \
+    | "$PY" -c 'import json,sys; v=json.load(sys.stdin)["values"]; print(repr(v["kappa"]["value"]), repr(v["alpha[1]"]["value"]))')
+set -- $vals
+"$CRADLE" run "$ROOT/models/three-ball-chain.yaml" --rigid energetic --kappa "$1" --alpha "1,$2" -o rigid.h5 \
+    | grep "final velocities" > rigid.txt
+"$CRADLE" run "$ROOT/models/three-ball-chain.yaml" -o compliant.h5 | grep "final velocities" > compliant.txt
+[ -s rigid.txt ] && cmp -s rigid.txt compliant.txt \
+    && ok "rigid energetic run with the table's alpha, kappa: the compliant final velocities" \
+    || bad "rigid with table: $(cat rigid.txt) vs $(cat compliant.txt)"
+
 # outside the domain (m2/m1 = 3): no prediction, and the reason
 sed 's/mass: 1.0, radius: 0.5, x: 1.0/mass: 3.0, radius: 0.5, x: 1.0/' chain.yaml > far.yaml
 "$CRADLE" compare far.yaml --table "$DATA/chain3-hertz.h5" --json > far.json 2>&1
