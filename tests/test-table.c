@@ -159,6 +159,37 @@ static void check_domain(cr_table *t)
           "unknown column");
 }
 
+/* A grid with a repeated value, and a sweep not finished: refused, one line. */
+static void check_refusals(void)
+{
+    static const char *twice = "name: twice\n" PAIR_MODEL "axes:\n"
+                               "  - field: contact.C\n"
+                               "    values: [0.1, 0.1, 0.2]\n";
+    char msg[512] = "";
+    cr_table *t = NULL;
+    CHECK(run_sweep(twice, "twice.h5") == CR_OK, "sweep with a repeated value");
+    CHECK(cr_table_open("twice.h5", &t, msg, sizeof msg) == CR_ERR_INVALID && !t &&
+              strstr(msg, "twice.h5: the inputs are not a full crossed grid (2 cells, 3 points)"),
+          "repeated grid point: %s", msg);
+    cr_sweep *s = NULL;
+    cr_sweep_file *f = NULL;
+    int rc = cr_sweep_parse(grid_text, strlen(grid_text), "test", ".", &s, msg, sizeof msg);
+    if (rc == CR_OK)
+        rc = cr_sweep_file_open("partial.h5", s, 1, &f, msg, sizeof msg);
+    double row[256];
+    char err[CR_SWEEP_ERROR_LEN];
+    if (rc == CR_OK && cr_sweep_column_count(s) <= 256 &&
+        cr_sweep_compute(s, 0, row, err, sizeof err, NULL) == CR_OK)
+        cr_sweep_file_put(f, 0, row, err);
+    cr_sweep_file_close(f, "interrupted", msg, sizeof msg);
+    cr_sweep_destroy(s);
+    CHECK(cr_table_open("partial.h5", &t, msg, sizeof msg) == CR_ERR_INVALID &&
+              strstr(msg, "point 1 is not computed: finish the sweep first"),
+          "unfinished sweep: %s", msg);
+    remove("twice.h5");
+    remove("partial.h5");
+}
+
 /* tests/data/sweep-small.yaml zips contact.C with contact.n: two axes, not three. */
 static void check_zip(void)
 {
@@ -245,6 +276,7 @@ int main(void)
               access("bad.h5", F_OK) != 0,
           "a missing check file: refused, nothing written");
     check_zip();
+    check_refusals();
     check_committed();
     const char *files[] = {"grid.h5", "mid.h5", "other.h5", "table.h5", "zip.h5", NULL};
     for (const char **f = files; *f; f++)
