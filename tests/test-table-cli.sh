@@ -46,6 +46,20 @@ EOF
 grep -q "alpha\[1\] .*+- 0\.0[0-9]" off.txt && ok "off-grid lookup reports the stored bound" \
     || bad "off-grid lookup: $(cat off.txt)"
 
+# --laws: every law's error, smallest first; the energetic law calibrated on
+# the run itself reproduces it (Acary & Taha 2005: error at the runs' tolerance)
+"$CRADLE" table lookup "$DATA/chain3-hertz.h5" m2/m1=1.2 m3/m1=0.7 K23/K12=1 e=0.9 --laws --json > laws.json
+"$PY" - <<'EOF' && ok "--laws: the law map at a point, smallest error first" || bad "--laws: $(head -c 400 laws.json)"
+import json, math, sys
+v = json.load(open("laws.json"))["values"]
+names = list(v)
+errs = [v[n]["value"] for n in names if v[n]["value"] is not None]
+sys.exit(not (len(names) >= 16 and all(n.startswith("error.") for n in names)
+              and names[0] == "error.energetic.calibrated" and errs[0] < 1e-8
+              and errs == sorted(errs)
+              and all(v[n]["value"] is None for n in names[len(errs):])))
+EOF
+
 # errors: one line, documented status
 "$CRADLE" table lookup "$DATA/chain3-hertz.h5" m2/m1=3 m3/m1=1 K23/K12=1 e=1 > out.txt 2> err.txt; st=$?
 [ $st -eq 5 ] && [ "$(wc -l < err.txt)" -eq 1 ] \

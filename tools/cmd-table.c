@@ -13,7 +13,7 @@
 
 void usage_table(FILE *out)
 {
-    fputs("usage: cradle table lookup TABLE KEY=VALUE ... [--column NAME]... [--json]\n"
+    fputs("usage: cradle table lookup TABLE KEY=VALUE ... [--column NAME]... [--laws] [--json]\n"
           "       cradle table info TABLE\n"
           "       cradle table make GRID.h5 [--check CHECK.h5] -o TABLE.h5 [--csv FILE]\n"
           "                         [--attr NAME=VALUE]...\n"
@@ -22,7 +22,8 @@ void usage_table(FILE *out)
           "given by one KEY=VALUE per axis (an axis of one value may be left out) and\n"
           "prints each column with its interpolation error bound (0 at a grid point).\n"
           "Default columns: kappa, alpha[c], e_N[c], e_P[c]. A value outside an axis'\n"
-          "range is refused (exit 5), never extrapolated.\n"
+          "range is refused (exit 5), never extrapolated. --laws: every rigid law's\n"
+          "error (calibrated and predictive, first episode), smallest first: the law map.\n"
           "info prints the axes, the columns with their bounds and the provenance.\n"
           "make turns a finished `cradle sweep` output into a table: provenance\n"
           "attributes and, from CHECK.h5 (a sweep over off-grid points with the same\n"
@@ -108,7 +109,7 @@ static void json_string(const char *s)
 }
 
 /* JSON: null for a NaN value (a contact at rest) or a bound not estimated. */
-static void print_value(const char *name, double v, double b, int json, int first)
+static void print_value(const char *name, int width, double v, double b, int json, int first)
 {
     if (json) {
         printf("%s\n    ", first ? "" : ",");
@@ -119,13 +120,16 @@ static void print_value(const char *name, double v, double b, int json, int firs
         json_number(b);
         printf("}");
     } else if (isfinite(b))
-        printf("  %-12s %.12g  +- %.3g\n", name, v, b);
+        printf("  %-*s %.12g  +- %.3g\n", width, name, v, b);
     else
-        printf("  %-12s %.12g  (bound not estimated)\n", name, v);
+        printf("  %-*s %.12g  (bound not estimated)\n", width, name, v);
 }
 
-static int wanted(const char *name, const char **cols, int ncols)
+/* --laws: every law's error in the first episode (error.LAW.MODE), the law map. */
+static int wanted(const char *name, const char **cols, int ncols, int laws)
 {
+    if (laws)
+        return strncmp(name, "error.", 6) == 0;
     int want = ncols == 0 ? default_column(name) : 0;
     for (int c = 0; c < ncols && !want; c++)
         want = strcmp(cols[c], name) == 0;
@@ -134,7 +138,23 @@ static int wanted(const char *name, const char **cols, int ncols)
 
 /* Every value is looked up before anything is printed: an error leaves stdout
  * empty. */
-static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int ncols, int json)
+/* Column order for printing: as stored, or with --laws the smallest error
+ * first (NaN, a law without an answer, last). */
+static void print_order(const double *v, size_t *order, size_t n, int laws)
+{
+    for (size_t i = 1; laws && i < n; i++)
+        for (size_t k = i; k > 0; k--) {
+            double a = v[2 * order[k - 1]], b = v[2 * order[k]];
+            if (!(isnan(a) ? !isnan(b) : b < a))
+                break;
+            size_t tmp = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = tmp;
+        }
+}
+
+static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int ncols, int json,
+                  int laws)
 {
     double x[64];
     size_t ncol = cr_table_column_count(t);
@@ -149,18 +169,25 @@ static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int nc
             return EXIT_INPUT;
         }
     double *v = calloc(2 * ncol + 1, sizeof(double));
-    if (!v)
+    size_t *order = calloc(ncol + 1, sizeof(size_t)), n = 0;
+    if (!v || !order) {
+        free(v);
+        free(order);
         return EXIT_RUN;
+    }
     for (size_t j = 0; j < ncol; j++) {
-        int e = wanted(cr_table_column_name(t, j), cols, ncols)
-                    ? cr_table_lookup(t, x, j, &v[2 * j], &v[2 * j + 1])
-                    : CR_OK;
+        if (!wanted(cr_table_column_name(t, j), cols, ncols, laws))
+            continue;
+        order[n++] = j;
+        int e = cr_table_lookup(t, x, j, &v[2 * j], &v[2 * j + 1]);
         if (e != CR_OK) {
             tools_error("%s", cr_table_last_error(t));
             free(v);
+            free(order);
             return e == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
         }
     }
+    print_order(v, order, n, laws);
     if (json) {
         printf("{\n  \"table\": ");
         json_string(cr_table_path(t));
@@ -171,15 +198,17 @@ static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int nc
             printf(" %s=%.9g", cr_table_axis_name(t, a), x[a]);
         printf("\n");
     }
-    int first = 1;
-    for (size_t j = 0; j < ncol; j++)
-        if (wanted(cr_table_column_name(t, j), cols, ncols)) {
-            print_value(cr_table_column_name(t, j), v[2 * j], v[2 * j + 1], json, first);
-            first = 0;
-        }
+    int width = 12;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(cr_table_column_name(t, order[i])) > width)
+            width = (int)strlen(cr_table_column_name(t, order[i]));
+    for (size_t i = 0; i < n; i++)
+        print_value(cr_table_column_name(t, order[i]), width, v[2 * order[i]], v[2 * order[i] + 1],
+                    json, i == 0);
     if (json)
         printf("\n  }\n}\n");
     free(v);
+    free(order);
     return 0;
 }
 
@@ -283,10 +312,12 @@ int cmd_table(int argc, char **argv)
     }
     char *keys[MAX_SELECT];
     const char *cols[MAX_SELECT];
-    int nkeys = 0, ncols = 0, json = 0;
+    int nkeys = 0, ncols = 0, json = 0, laws = 0;
     for (int i = 3; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--laws") == 0)
+            laws = 1;
         else if (strcmp(argv[i], "--column") == 0 && i + 1 < argc && ncols < MAX_SELECT)
             cols[ncols++] = argv[++i];
         else if (argv[i][0] != '-' && nkeys < MAX_SELECT && strcmp(sub, "lookup") == 0)
@@ -303,7 +334,7 @@ int cmd_table(int argc, char **argv)
     if (strcmp(sub, "info") == 0)
         info(t);
     else
-        rc = lookup(t, keys, nkeys, cols, ncols, json);
+        rc = lookup(t, keys, nkeys, cols, ncols, json, laws);
     cr_table_close(t);
     return rc;
 }
