@@ -247,10 +247,12 @@ static int predictive(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
         return 1;
     if (law == CR_LAW_LZB)
         return lzb(c, e, p, par, has_par, row);
+    if (law == CR_LAW_ENERGETIC && c->table)
+        return cr_cmp_table_params(c, e, p, par, has_par, row);
     row->status = CR_COMPARE_NO_PREDICTION;
     if (law == CR_LAW_ENERGETIC)
-        note(row, "alpha and kappa need a reference table covering the configuration (none "
-                  "yet)");
+        note(row, "alpha and kappa need a reference table covering the configuration "
+                  "(cradle compare --table, docs/tables.md)");
     else
         note(row, "no predictive mapping for this law yet");
     return 0;

@@ -35,6 +35,7 @@
 #include "cradle/laws.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
+#include "cradle/table.h"
 
 typedef struct cr_compare cr_compare;
 
@@ -179,6 +180,14 @@ CR_EXPORT const double *cr_compare_row_parameters(const cr_compare *c, size_t i)
 /** Over every episode added: @p law in @p mode. */
 CR_EXPORT int cr_compare_summarize(const cr_compare *c, cr_law_id law, cr_compare_mode mode,
                                    cr_compare_summary *s);
+
+/**
+ * A reference table for the predictive mode (docs/tables.md, "Compare"): the
+ * energetic law's α and κ come from @p t when it covers the episode, instead
+ * of "no prediction". Set it before cr_compare_add; @p t (NULL: none) must
+ * outlive the comparator's adds and is not freed by it.
+ */
+CR_EXPORT void cr_compare_set_table(cr_compare *c, cr_table *t);
 
 /** Two-body runs made for the predictive mode (cache misses), and cache hits. */
 CR_EXPORT void cr_compare_cache_stats(const cr_compare *c, size_t *runs, size_t *hits);
