@@ -1,5 +1,5 @@
 /*
- * The sweep's HDF5 output (docs/sweeps.md): every dataset is created at its
+ * The sweep's HDF5 output (docs/sweep.md): every dataset is created at its
  * full size, contiguous and allocated at once (NaN, 0 or "" filled), so
  * storing a point writes raw data only and never HDF5's metadata: a file
  * stopped at any time between two points (Ctrl-C, SIGTERM, even a kill

@@ -43,14 +43,15 @@ static cr_sweep *parse(const char *text, char *msg, size_t msglen)
 static void grid(void)
 {
     char msg[512] = "";
-    cr_sweep *s = parse(THREE_BALLS "axes:\n"
-                                    "  - {field: 'balls[1].mass', key: m2, values: [0.5, 2]}\n"
-                                    "  - zip:\n"
-                                    "      - {field: contact.n, values: [1, 1.5, 2]}\n"
-                                    "      - {field: contact.C, range: {from: 0, to: 0.3, count: 3}}\n"
-                                    "  - {field: 'balls[2].mass', range: {from: 0.1, to: 10, count: 3, "
-                                    "scale: log}}\n",
-                        msg, sizeof msg);
+    cr_sweep *s =
+        parse(THREE_BALLS "axes:\n"
+                          "  - {field: 'balls[1].mass', key: m2, values: [0.5, 2]}\n"
+                          "  - zip:\n"
+                          "      - {field: contact.n, values: [1, 1.5, 2]}\n"
+                          "      - {field: contact.C, range: {from: 0, to: 0.3, count: 3}}\n"
+                          "  - {field: 'balls[2].mass', range: {from: 0.1, to: 10, count: 3, "
+                          "scale: log}}\n",
+              msg, sizeof msg);
     CHECK(s != NULL, "grid sweep refused: %s", msg);
     if (!s)
         return;
@@ -147,8 +148,8 @@ static void sweep_text(char *buf, size_t len, const chain_case *c, const copies 
     size_t o = 0;
     o += (size_t)snprintf(buf + o, len - o, "model:\n  balls:\n");
     for (int i = 0; i < c->balls; i++)
-        o += (size_t)snprintf(buf + o, len - o, "    - {mass: 1, radius: 1, x: %d, v: %g}\n",
-                              2 * i, i == 0 ? c->v : 0.0);
+        o += (size_t)snprintf(buf + o, len - o, "    - {mass: 1, radius: 1, x: %d, v: %g}\n", 2 * i,
+                              i == 0 ? c->v : 0.0);
     o += (size_t)snprintf(buf + o, len - o,
                           "  contact:\n    K: 1\n    n: %.17g\n    m: %.17g\n    C: 0\n"
                           "    pairs:\n",
@@ -203,9 +204,9 @@ static void make_copy(const chain_case *c, copies *cp, int p, double a, double b
 static void invariance(const chain_case *c)
 {
     /* scales (a, b) and units (L, M, T): mm, g, ms; then cm, t (1000 kg), µs; then all at once */
-    static const double sc[][5] = {{1, 1, 1, 1, 1},     {1e4, 1, 1, 1, 1},      {1, 1e-2, 1, 1, 1},
-                                   {1e6, 30, 1, 1, 1},  {1, 1, 1e3, 1e3, 1e3},  {1, 1, 1e2, 1e-3, 1e6},
-                                   {1e3, 0.2, 1e3, 1e3, 1e3}};
+    static const double sc[][5] = {
+        {1, 1, 1, 1, 1},       {1e4, 1, 1, 1, 1},      {1, 1e-2, 1, 1, 1},       {1e6, 30, 1, 1, 1},
+        {1, 1, 1e3, 1e3, 1e3}, {1, 1, 1e2, 1e-3, 1e6}, {1e3, 0.2, 1e3, 1e3, 1e3}};
     int np = (int)(sizeof sc / sizeof sc[0]);
     copies cp = {.copies = np};
     double dur[8], imp[8];
@@ -252,8 +253,8 @@ static void invariance(const chain_case *c)
     CHECK(worst_i <= 1e-8, "%s: impulses off b*M*L/T by %.3g", c->what, worst_i);
     printf("%s   %s: %d copies; alpha within %.1e, kappa within %.1e (tol 1e-8); durations "
            "scale as tau*T within %.1e, impulses as b*M*L/T within %.1e [001 sect. 3.4]\n",
-           worst_a <= 1e-8 && worst_k <= 1e-8 ? "ok  " : "FAIL", c->what, np - 1, worst_a,
-           worst_k, worst_d, worst_i);
+           worst_a <= 1e-8 && worst_k <= 1e-8 ? "ok  " : "FAIL", c->what, np - 1, worst_a, worst_k,
+           worst_d, worst_i);
     if (rows)
         printf("     alpha[%zu] = %.10g, kappa = %.10g\n", nc - 1,
                rows[cr_sweep_column_index(s, nc == 2 ? "alpha[1]" : "alpha[2]")], rows[ka]);
