@@ -83,6 +83,8 @@ check_set 3 'balls[1].mass=-1' "--set balls[1].mass=-1: balls[1].mass: must be p
 check_set 3 'contact.stiffness=3' "--set contact.stiffness=3" "contact.stiffness: unknown field"
 check_set 3 'balls[7].mass=1' "--set balls[7].mass=1"
 check_set 3 'contact.n=abc' "--set contact.n=abc" "contact.n: must be a number"
+check_set 3 'name.x=1' "--set name.x=1: name is a value, not a mapping or list"
+check_set 3 'balls.x=2' "--set balls.x=2: balls is a list: 'x' is not an index"
 check_set 2 'contact.K' "--set contact.K" "PATH=VALUE"
 
 # ---- standard input ------------------------------------------------------------------
