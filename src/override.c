@@ -201,8 +201,7 @@ static struct fy_node *map_step(cr_yaml_ctx *ps, set_item *s, struct fy_document
 }
 
 /* Walks the path from the root and puts @p value at its end. */
-static int place_value(cr_yaml_ctx *ps, set_item *s, struct fy_document *doc,
-                       struct fy_node *value)
+static int place_value(cr_yaml_ctx *ps, set_item *s, struct fy_document *doc, struct fy_node *value)
 {
     struct fy_node *n = fy_document_root(doc);
     int done = 0;
