@@ -62,6 +62,12 @@ END {
     printf "CPU time relative to serial (parallel overhead): 2 threads %.3f", cpu["threads"] / cpu["serial"]
     if ("ranks" in cpu) printf ", 2 ranks %.3f", cpu["ranks"] / cpu["serial"]
     printf "\n"
+    # cores the scheduler actually gave each run (CPU / wall): on an idle
+    # 2-core machine about 1 and 2; when the parallel runs got no more than the
+    # serial one, the machine was busy and the speed-ups above measure that
+    printf "cores obtained (CPU / wall): serial %.2f, 2 threads %.2f", cpu["serial"] / w["serial"], cpu["threads"] / w["threads"]
+    if ("ranks" in cpu) printf ", 2 ranks %.2f", cpu["ranks"] / w["ranks"]
+    printf "\n"
 }' "$work/times"
 for c in threads ranks; do
     [ -f "$work/$c.h5" ] || continue
