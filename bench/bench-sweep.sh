@@ -8,13 +8,17 @@
 # configuration, the wall time of the whole process (mpirun's start-up
 # included), the time cradle reports for computing the points (start-up and
 # loading excluded), and the CPU time (user + system); checks that the three
-# tables are the same bit for bit. Prints only; never fails on a number.
-# Usage: bench-sweep.sh CRADLE SWEEP MPI [REPEAT]   (ninja -C build bench-sweep)
+# tables are the same bit for bit. Then bench-sweep-cpu (bench-sweep-cpu.c)
+# runs it serially and on 2 threads through the library, timing each thread's
+# CPU: the speed-up a core per thread would give, whatever the machine's load.
+# Prints only; never fails on a number.
+# Usage: bench-sweep.sh CRADLE SWEEP MPI CPU-EXE [REPEAT]  (ninja -C build bench-sweep)
 set -u
 CRADLE=$1
 SWEEP=$2
 MPI=$3
-REPEAT=${4:-3}
+CPU_EXE=$4
+REPEAT=${5:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cores=$(nproc)
@@ -77,4 +81,5 @@ for c in threads ranks; do
         echo "bench-sweep: $c table DIFFERS from the serial table"
     fi
 done
+"$CPU_EXE" "$SWEEP" "$work/cpu.h5"
 echo "bench-sweep: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end (best of $REPEAT runs each)"
