@@ -285,7 +285,9 @@ int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progres
     int fl = cr_sweep_file_flush(f);
     if (M.rc != CR_OK)
         return M.rc;
-    return M.interrupted || (stop && *stop) ? CR_ERR_INTERRUPTED : fl;
+    /* a stop that came after the last point left nothing undone */
+    int undone = cr_sweep_file_done_count(f) < cr_sweep_point_count(s);
+    return (M.interrupted || (stop && *stop)) && undone ? CR_ERR_INTERRUPTED : fl;
 }
 
 #endif
