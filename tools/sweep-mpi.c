@@ -1,11 +1,14 @@
 /*
  * Sweep points over MPI ranks. Rank 0 owns the output file and deals indices
  * dynamically (points differ in cost by orders of magnitude, so a static split
- * would leave ranks idle); it computes points itself between messages. Each
- * worker keeps two indices in flight, so it never waits for rank 0 to finish
- * its own point. Waiting ranks nap instead of spinning (wait_for). A row is a
- * function of its point alone: the table equals the serial one bit for bit
- * whatever rank computed which row.
+ * would leave ranks idle). Its main thread only deals, receives and writes;
+ * rank 0's own points run on a second thread, so a long point of its own never
+ * keeps the workers waiting for their next index (MPI_THREAD_FUNNELED: only
+ * the main thread calls MPI). Each worker holds two indices while many remain
+ * (no wait between points), one near the end (no worker left with two of the
+ * last points while the others have none). Waiting ranks nap instead of
+ * spinning (wait_for). A row is a function of its point alone: the table
+ * equals the serial one bit for bit whatever rank computed which row.
  */
 #include "sweep-mpi.h"
 
@@ -16,6 +19,8 @@
 
 #ifdef CR_HAVE_MPI
 #include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #endif
 
 int sweep_mpi_built(void)
@@ -61,14 +66,18 @@ enum { TAG_WORK = 1, TAG_RESULT = 2 };
 #define IN_FLIGHT 2
 
 static int mpi_started;
+/* the MPI library allows rank 0's points on a thread of their own */
+static int own_thread_ok;
 
 int sweep_mpi_init(int *argc, char ***argv)
 {
     /* only under a launcher: a plain `cradle sweep` never touches MPI */
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
         return 1;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS)
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return 1;
+    own_thread_ok = provided >= MPI_THREAD_FUNNELED;
     mpi_started = 1;
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -220,7 +229,8 @@ static void receive(master *M, message *m, const volatile sig_atomic_t *stop)
     M->flight[st.MPI_SOURCE]--;
     M->in_flight--;
     store(M, m);
-    if (dealing(M, stop)) {
+    int want = M->n - M->next > (size_t)(IN_FLIGHT * M->ranks) ? IN_FLIGHT : 1;
+    while (dealing(M, stop) && M->flight[st.MPI_SOURCE] < want) {
         send_index(st.MPI_SOURCE, (int64_t)M->todo[M->next++]);
         M->flight[st.MPI_SOURCE]++;
         M->in_flight++;
@@ -234,8 +244,40 @@ static int pending(void)
     return flag;
 }
 
-static void deal(master *M, message *m, const volatile sig_atomic_t *stop)
+/* Rank 0's own point, computed on a thread while the main thread deals. */
+typedef struct {
+    const cr_sweep *s;
+    message m;
+    int64_t index;
+    const volatile sig_atomic_t *stop;
+    atomic_int finished;
+    pthread_t thread;
+    int running;
+} own_point;
+
+static void *own_compute(void *arg)
 {
+    own_point *o = arg;
+    compute_into(o->s, &o->m, o->index, o->stop);
+    atomic_store(&o->finished, 1);
+    return NULL;
+}
+
+/* Starts rank 0's next point (inline when no thread can be had). */
+static void own_start(master *M, own_point *o)
+{
+    o->index = (int64_t)M->todo[M->next++];
+    atomic_store(&o->finished, 0);
+    o->running = own_thread_ok && pthread_create(&o->thread, NULL, own_compute, o) == 0;
+    if (!o->running) {
+        compute_into(M->s, &o->m, o->index, o->stop);
+        store(M, &o->m);
+    }
+}
+
+static void deal(master *M, message *m, own_point *o, const volatile sig_atomic_t *stop)
+{
+    const struct timespec nap = {0, 100000};
     for (int r = 1; r < M->ranks; r++)
         for (int k = 0; k < IN_FLIGHT && dealing(M, stop); k++) {
             send_index(r, (int64_t)M->todo[M->next++]);
@@ -243,16 +285,25 @@ static void deal(master *M, message *m, const volatile sig_atomic_t *stop)
             M->in_flight++;
         }
     for (;;) {
-        while (M->in_flight > 0 && pending())
+        int idle = 1;
+        while (M->in_flight > 0 && pending()) {
             receive(M, m, stop);
-        if (dealing(M, stop)) {
-            compute_into(M->s, m, (int64_t)M->todo[M->next++], stop);
-            store(M, m);
-        } else if (M->in_flight > 0) {
-            receive(M, m, stop);
-        } else {
-            break;
+            idle = 0;
         }
+        if (o->running && atomic_load(&o->finished)) {
+            pthread_join(o->thread, NULL);
+            o->running = 0;
+            store(M, &o->m);
+            idle = 0;
+        }
+        if (!o->running && dealing(M, stop)) {
+            own_start(M, o);
+            idle = 0;
+        }
+        if (!o->running && M->in_flight == 0 && !dealing(M, stop))
+            break;
+        if (idle)
+            nanosleep(&nap, NULL);
     }
     for (int r = 1; r < M->ranks; r++)
         send_index(r, -1);
@@ -270,18 +321,21 @@ int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progres
     if (sweep_mpi_rank() != 0)
         return worker(s, stop);
     master M = {s, f, NULL, 0, 0, NULL, ranks, 0, CR_OK, 0, progress, user, MPI_Wtime()};
-    message m;
+    message m = {0, 0, NULL};
+    own_point o = {.s = s, .stop = stop};
     M.todo = malloc((cr_sweep_point_count(s) + 1) * sizeof(size_t));
     M.flight = calloc((size_t)ranks, sizeof(int));
-    if (!M.todo || !M.flight || message_init(&m, cr_sweep_column_count(s)) != 0)
+    if (!M.todo || !M.flight || message_init(&m, cr_sweep_column_count(s)) != 0 ||
+        message_init(&o.m, cr_sweep_column_count(s)) != 0)
         MPI_Abort(MPI_COMM_WORLD, 4);
     for (size_t i = 0; i < cr_sweep_point_count(s); i++)
         if (!cr_sweep_file_is_done(f, i))
             M.todo[M.n++] = i;
-    deal(&M, &m, stop);
+    deal(&M, &m, &o, stop);
     free(M.todo);
     free(M.flight);
     free(m.buf);
+    free(o.m.buf);
     int fl = cr_sweep_file_flush(f);
     if (M.rc != CR_OK)
         return M.rc;
