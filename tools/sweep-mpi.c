@@ -143,11 +143,12 @@ static void compute_into(const cr_sweep *s, message *m, int64_t index,
 
 /* Waits for a message without spinning: Open MPI's blocking calls poll at full
  * speed, which takes a core from the rank that shares it (oversubscribed
- * runs, a busy machine); a 100 µs nap costs nothing next to a point. */
+ * runs, a busy machine); a 1 ms nap costs nothing next to a point (workers
+ * hold two indices, so it delays no work but the last). */
 static void wait_for(int source, int tag, MPI_Status *st)
 {
     int flag = 0;
-    const struct timespec nap = {0, 100000};
+    const struct timespec nap = {0, 1000000};
     for (;;) {
         MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, st);
         if (flag)
@@ -277,7 +278,7 @@ static void own_start(master *M, own_point *o)
 
 static void deal(master *M, message *m, own_point *o, const volatile sig_atomic_t *stop)
 {
-    const struct timespec nap = {0, 100000};
+    const struct timespec nap = {0, 1000000};
     for (int r = 1; r < M->ranks; r++)
         for (int k = 0; k < IN_FLIGHT && dealing(M, stop); k++) {
             send_index(r, (int64_t)M->todo[M->next++]);
