@@ -138,10 +138,12 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
         cr_yaml_number(ps, map, line, where, "C", 0, 0, &law->p.C) ||
         cr_yaml_number(ps, map, line, where, "m", 0, 0, &m))
         return ps->rc;
+    /* m = n − 1 unless given: it follows an n named here, and a law that names
+     * neither (a pair naming only K) keeps the m of the law it starts from */
     if (!isnan(m)) {
         law->p.m = m;
         law->m_given = 1;
-    } else if (!law->m_given) {
+    } else if (!law->m_given && cr_yaml_child(map, "n")) {
         law->p.m = law->p.n - 1.0;
     }
     if (parse_target(ps, map, where, law) || parse_release(ps, map, where, law))
@@ -1024,7 +1026,6 @@ static int chain_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, const law_spec *d
             pair_between(ps, pm, where, model, &a, &b))
             return ps->rc;
         law_spec law = *def;
-        law.m_given = 0;
         if (cr_yaml_child(pm, "C"))
             law.target_e = 0.0; /* the pair's own C replaces the default's target */
         if (parse_law(ps, pm, where, &law, PAIR_LAW_KEYS) != CR_OK)

@@ -1,5 +1,5 @@
 /*
- * The sweep's HDF5 output (docs/sweeps.md): every dataset is created at its
+ * The sweep's HDF5 output (docs/sweep.md): every dataset is created at its
  * full size, contiguous and allocated at once (NaN, 0 or "" filled), so
  * storing a point writes raw data only and never HDF5's metadata: a file
  * stopped at any time between two points (Ctrl-C, SIGTERM, even a kill
@@ -17,6 +17,10 @@
 
 #define SW_KIND "cradle sweep"
 #define SW_NAME_LEN 160
+
+/* The fill value of the string datasets: HDF5 reads as many bytes as the type
+ * is long (up to CR_SWEEP_ERROR_LEN), so it is a zeroed buffer that long. */
+static const char no_text[CR_SWEEP_ERROR_LEN > SW_NAME_LEN ? CR_SWEEP_ERROR_LEN : SW_NAME_LEN];
 
 struct cr_sweep_file {
     char *path;
@@ -185,10 +189,9 @@ static int write_inputs(hid_t file, const cr_sweep *s)
     }
     hsize_t d1 = s->nin, d2[2] = {s->points, s->nin};
     hid_t tn = fixed_string(SW_NAME_LEN), tv = fixed_string(CR_SWEEP_INPUT_LEN);
-    static const char nul[SW_NAME_LEN]; /* the fill value: one string of the type, all NUL */
-    hid_t dn = e ? -1 : full_dataset(g, "name", tn, 1, &d1, nul);
-    hid_t df = e ? -1 : full_dataset(g, "field", tn, 1, &d1, nul);
-    hid_t dv = e ? -1 : full_dataset(g, "text", tv, 2, d2, nul);
+    hid_t dn = e ? -1 : full_dataset(g, "name", tn, 1, &d1, no_text);
+    hid_t df = e ? -1 : full_dataset(g, "field", tn, 1, &d1, no_text);
+    hid_t dv = e ? -1 : full_dataset(g, "text", tv, 2, d2, no_text);
     if (dn < 0 || df < 0 || dv < 0 || write_strings(dn, names, s->nin, SW_NAME_LEN) ||
         write_strings(df, fields, s->nin, SW_NAME_LEN) ||
         write_strings(dv, text, s->points * s->nin, CR_SWEEP_INPUT_LEN))
@@ -222,13 +225,12 @@ static int write_layout(hid_t file, const cr_sweep *s)
         return -1;
     hsize_t dc = s->ncol, dt[2] = {s->points, s->ncol}, dp = s->points;
     hid_t tn = fixed_string(SW_NAME_LEN), te = fixed_string(CR_SWEEP_ERROR_LEN);
-    static const char nul[CR_SWEEP_ERROR_LEN]; /* the fill value: one string of the type, all NUL */
     const double nan = NAN;
     const signed char zero = 0;
-    hid_t dcol = full_dataset(file, "columns", tn, 1, &dc, nul);
+    hid_t dcol = full_dataset(file, "columns", tn, 1, &dc, no_text);
     hid_t ids[] = {dcol, full_dataset(file, "table", H5T_IEEE_F64LE, 2, dt, &nan),
                    full_dataset(file, "done", H5T_STD_I8LE, 1, &dp, &zero),
-                   full_dataset(file, "error", te, 1, &dp, nul)};
+                   full_dataset(file, "error", te, 1, &dp, no_text)};
     e = dcol < 0 || write_strings(dcol, (const char *const *)s->columns, s->ncol, SW_NAME_LEN);
     for (size_t k = 0; k < 4; k++) {
         e |= ids[k] < 0;
@@ -384,7 +386,8 @@ int cr_sweep_file_put(cr_sweep_file *f, size_t i, const double *row, const char 
 {
     if (!f || i >= f->points || !row)
         return CR_ERR_INVALID;
-    char text[CR_SWEEP_ERROR_LEN];
+    /* zeroed: the bytes after the text reach the file too (same file whoever wrote it) */
+    char text[CR_SWEEP_ERROR_LEN] = {0};
     snprintf(text, sizeof text, "%s", err ? err : "");
     hsize_t st2[2] = {i, 0}, ct2[2] = {1, f->ncol}, st1 = i, ct1 = 1;
     hid_t te = fixed_string(CR_SWEEP_ERROR_LEN);

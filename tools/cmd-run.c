@@ -46,7 +46,7 @@ void usage_run(FILE *out)
             "  -s, --set PATH=VALUE\n"
             "                      set a model-file field before the model is read, e.g.\n"
             "                      --set chain.count=7 --set contact.restitution=0.9 (repeat\n"
-            "                      it; docs/model-format.md, Overrides); FILE records the\n"
+            "                      it; docs/sweep.md); FILE records the\n"
             "                      model as run\n"
             "  -o, --output FILE   output file (default: cradle-out.h5)\n"
             "  -q, --quiet         print nothing but errors\n"
