@@ -23,8 +23,7 @@
 
 /* ---- geometry ---------------------------------------------------------------- */
 
-void cr_rp_geometry(const cr_rigid_pool *r, size_t i, long j, double *gap, double *n,
-                    double *gamma)
+void cr_rp_geometry(const cr_rigid_pool *r, size_t i, long j, double *gap, double *n, double *gamma)
 {
     const double *pi = &r->p[2 * i], *vi = &r->v[2 * i];
     if (j < 0) {
@@ -155,7 +154,7 @@ static double first_closing(const double *c, int deg, double S)
             continue;
         double after = k + 1 < n ? poly_eval(c, deg, 0.5 * (roots[k] + roots[k + 1]))
                        : isfinite(S) && S > roots[k] ? poly_eval(c, deg, 0.5 * (roots[k] + S))
-                                                      : c[top];
+                                                     : c[top];
         if (after < 0.0)
             return roots[k];
     }

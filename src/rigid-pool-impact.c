@@ -156,8 +156,8 @@ static int law_failed(cr_rigid_pool *r, const config *c, const char *status, con
 }
 
 /* u⁺ (into @p u) and P of the core law @p law. */
-static int core_law(cr_rigid_pool *r, config *c, cr_law_id law, const cr_law_params *lp,
-                    double *u, double *P)
+static int core_law(cr_rigid_pool *r, config *c, cr_law_id law, const cr_law_params *lp, double *u,
+                    double *P)
 {
     cr_law_result *res = cr_law_result_create();
     if (!res)

@@ -42,12 +42,12 @@ extern const cr_engine_ops cr_rigid_pool_engine;
 /* One contact ever in touch. */
 typedef struct {
     size_t i;
-    long j;              /* disc j > i, or CR_WALL_BODY(w) */
-    double eps;          /* restitution of the pair law (laws that take one) */
-    double K, n;         /* LZB: the pair law's K and n */
-    int closed;          /* a disc–wall contact at rest: persistent */
-    double lambda;       /* its force, N */
-    double P, Pv[2];     /* ∫ f dt and ∫ f n dt since t = 0 */
+    long j;          /* disc j > i, or CR_WALL_BODY(w) */
+    double eps;      /* restitution of the pair law (laws that take one) */
+    double K, n;     /* LZB: the pair law's K and n */
+    int closed;      /* a disc–wall contact at rest: persistent */
+    double lambda;   /* its force, N */
+    double P, Pv[2]; /* ∫ f dt and ∫ f n dt since t = 0 */
 } cr_rp_contact;
 
 typedef struct cr_rigid_pool cr_rigid_pool;
@@ -66,7 +66,7 @@ struct cr_rigid_pool {
     /* the law */
     cr_law_id law;
     cr_law_params lp;
-    double restitution;          /* NaN: each contact's own */
+    double restitution;            /* NaN: each contact's own */
     double alpha_hit, alpha_touch; /* energetic weights: approaching, merely touching */
 
     size_t impacts; /* impacts resolved so far */

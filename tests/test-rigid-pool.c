@@ -108,8 +108,9 @@ static void test_bernoulli_energetic(double kappa)
     CHECK(r.rc == CR_OK, "Bernoulli energetic kappa %g ran", kappa);
     check_instantaneous(&r, 1, "Bernoulli energetic");
     double p = (sqrt(3.0) + sqrt(3.0 - 5.0 * (1.0 - kappa))) / 5.0, u[6];
-    double want[6] = {v0 * (1.0 - sqrt(3.0) * p), 0.0, v0 * p * sqrt(3.0) / 2.0, v0 * p / 2.0,
-                      v0 * p * sqrt(3.0) / 2.0, -v0 * p / 2.0};
+    double want[6] = {v0 * (1.0 - sqrt(3.0) * p), 0.0,
+                      v0 * p * sqrt(3.0) / 2.0,   v0 * p / 2.0,
+                      v0 * p * sqrt(3.0) / 2.0,   -v0 * p / 2.0};
     velocities(&r, u);
     double worst = 0.0;
     for (int k = 0; k < 6; k++)
@@ -194,8 +195,8 @@ static void newton_reference(double e, double v0, double *u)
 {
     double n1[2] = {sqrt(3.0) / 2.0, 0.5}, n2[2] = {sqrt(3.0) / 2.0, -0.5}, im = 1.0 / M0;
     /* columns: contact 0-1 is −n1 on disc 0, +n1 on disc 1; contact 0-2 likewise */
-    double W[6][2] = {{-n1[0], -n2[0]}, {-n1[1], -n2[1]}, {n1[0], 0}, {n1[1], 0},
-                      {0, n2[0]},       {0, n2[1]}};
+    double W[6][2] = {{-n1[0], -n2[0]}, {-n1[1], -n2[1]}, {n1[0], 0},
+                      {n1[1], 0},       {0, n2[0]},       {0, n2[1]}};
     double um[6] = {v0, 0, 0, 0, 0, 0}, Gm[2][2] = {{0, 0}, {0, 0}}, g[2] = {0, 0};
     for (int a = 0; a < 2; a++) {
         for (int d = 0; d < 6; d++)
@@ -302,13 +303,13 @@ static void test_floor(double e)
     /* what the bounces left after the last one add: 2 e^K v1 / (g (1 − e)) ≤ 2 v_rest/(g(1−e)) */
     double rest = 2.0 * v_rest / (G * (1.0 - e));
     CHECK(t_last <= tinf && tinf - t_last <= rest,
-          "e = %g: last impact %.12g s, t_inf = t1(1+e)/(1-e) = %.12g s (within %.2e s)", e,
-          t_last, tinf, rest);
+          "e = %g: last impact %.12g s, t_inf = t1(1+e)/(1-e) = %.12g s (within %.2e s)", e, t_last,
+          tinf, rest);
     double p[2], u[2];
     cr_system_get_positions(r.sys, p);
     cr_system_get_velocities(r.sys, u);
-    CHECK(u[1] == 0.0 && fabs(p[1] - R0) <= 1e-15, "resting on the floor: y = %.17g, vy = %g",
-          p[1], u[1]);
+    CHECK(u[1] == 0.0 && fabs(p[1] - R0) <= 1e-15, "resting on the floor: y = %.17g, vy = %g", p[1],
+          u[1]);
     CHECK_REL(p[0], vx * t_end, 1e-12, "sliding along the floor at vx (frictionless)");
     cr_contact_view w;
     CHECK(cr_system_contact_count(r.sys) == 1 && cr_system_get_contact(r.sys, 0, &w) == CR_OK &&
@@ -382,7 +383,8 @@ static void test_automatic_end(void)
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
     rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.0);
-    CHECK(r.rc == CR_OK && strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
+    CHECK(r.rc == CR_OK &&
+              strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
           "automatic end without walls: %s", r.sys ? cr_system_end_reason(r.sys) : "-");
     CHECK(r.sys && cr_system_dimension(r.sys) == 2 &&
               strcmp(cr_system_engine_name(r.sys), "rigid") == 0,
