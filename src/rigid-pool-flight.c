@@ -236,7 +236,7 @@ int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit)
                 smin = fmin(smin, wall_closing(r, i, w, fmin(S, smin)));
     }
     r->stats.root_evals++;
-    if (smin <= S) {
+    if (isfinite(smin) && smin <= S) {
         *hit = 1;
         advance(r, smin);
     } else if (isfinite(S)) {

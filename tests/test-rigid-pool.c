@@ -374,6 +374,85 @@ static void test_off_centre(cr_law_id law)
     cr_model_destroy(model);
 }
 
+/* ---- touching at rest, near-tangent passes ---------------------------------------- */
+
+/*
+ * Two equal discs resting on a floor under gravity, B sliding at 1 m/s into
+ * A at rest: the impact configuration holds the disc pair (approaching) and
+ * both floor contacts (touching at rest, loaded). Newton's law with e = 1 on
+ * a horizontal line of centres: the velocities are exchanged (the 1-D
+ * two-body result, the floor normals being orthogonal to the line of
+ * centres take no impulse); both discs keep resting on the floor.
+ */
+static void test_on_floor_exchange(void)
+{
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 2);
+    double xb[2] = {-0.1, R0}, vb[2] = {1.0, 0.0}, xa[2] = {0.0, R0};
+    double n[2] = {0.0, 1.0}, g[2] = {0.0, -G};
+    cr_model_add_body(model, M0, R0, xb, vb);
+    cr_model_add_body(model, M0, R0, xa, zero);
+    cr_model_add_plane(model, n, 0.0, NULL);
+    cr_model_set_gravity_vector(model, g);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 1.0;
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.2);
+    CHECK(r.rc == CR_OK, "sliding discs on a floor ran");
+    check_instantaneous(&r, 1, "sliding discs");
+    size_t nr = 0;
+    const cr_contact_record *rec = r.mon ? cr_monitor_contacts(r.mon, 0, &nr) : NULL;
+    CHECK(nr == 3, "the impact holds the pair and both resting floor contacts (%zu)", nr);
+    double u[4], p[4];
+    cr_system_get_velocities(r.sys, u);
+    cr_system_get_positions(r.sys, p);
+    CHECK(fabs(u[0]) <= 1e-15 && fabs(u[2] - 1.0) <= 1e-15 && u[1] == 0.0 && u[3] == 0.0,
+          "velocities exchanged: (%g, %g) (%g, %g)", u[0], u[1], u[2], u[3]);
+    /* B stops where it met A (x = −2r); A slides on for 0.2 − t_c */
+    double tc = 0.1 - 2 * R0;
+    CHECK(fabs(p[0] + 2 * R0) <= 1e-15 && fabs(p[2] - (0.2 - tc)) <= 1e-14 &&
+              fabs(p[1] - R0) <= 1e-15 && fabs(p[3] - R0) <= 1e-15,
+          "positions: B at (%.17g, %.17g), A at (%.17g, %.17g)", p[0], p[1], p[2], p[3]);
+    for (size_t j = 0; rec && j < nr; j++)
+        if (rec[j].body_b < 0)
+            CHECK(fabs(rec[j].impulse) <= 1e-15, "no impulse through the floor (%g)",
+                  rec[j].impulse);
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
+/*
+ * Near-tangent passes: disc A at (1, 0) m/s towards disc B at rest whose
+ * centre is off the line by b = R (1 ± 1e-13). Outside: the closed form has
+ * no real contact time (the relative distance's minimum is b > R). Inside:
+ * they touch with γ = −√(1 − (b/R)²) ≈ −4.5e-7 m/s, slower than the rest
+ * speed 1e-6 V: a landing, not an impact (no episode), and the pass goes on.
+ * Either way the run ends by the automatic rule, velocities within the rest
+ * speed of their start, and never loops.
+ */
+static void test_grazing(double rel)
+{
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 2);
+    double R = 2 * R0, xa[2] = {0.0, 0.0}, va[2] = {1.0, 0.0}, xb[2] = {0.1, R * (1.0 + rel)};
+    cr_model_add_body(model, M0, R0, xa, va);
+    cr_model_add_body(model, M0, R0, xb, zero);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 1.0;
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.0);
+    CHECK(r.rc == CR_OK &&
+              strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
+          "grazing (b = R (1 %+g)) ran to the automatic end", rel);
+    check_instantaneous(&r, 0, "grazing");
+    double u[4];
+    cr_system_get_velocities(r.sys, u);
+    double dv = fmax(fmax(fabs(u[0] - 1.0), fabs(u[1])), fmax(fabs(u[2]), fabs(u[3])));
+    CHECK(dv <= 1e-6, "grazing (b = R (1 %+g)): velocities moved by %.3e m/s <= 1e-6 V", rel, dv);
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
 /* ---- automatic end and refusals ------------------------------------------------------ */
 
 static void test_automatic_end(void)
@@ -386,6 +465,13 @@ static void test_automatic_end(void)
     CHECK(r.rc == CR_OK &&
               strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
           "automatic end without walls: %s", r.sys ? cr_system_end_reason(r.sys) : "-");
+    double u[6] = {NAN, NAN, NAN, NAN, NAN, NAN};
+    if (r.sys)
+        velocities(&r, u);
+    CHECK(fabs(u[0] + 0.2) <= 1e-12 && fabs(u[2] - 0.6) <= 1e-12 && r.sys &&
+              cr_system_get_time(r.sys) < 1.0,
+          "automatic end at the impact: elastic outcome (%g, %g), t = %g s", u[0], u[2],
+          r.sys ? cr_system_get_time(r.sys) : NAN);
     CHECK(r.sys && cr_system_dimension(r.sys) == 2 &&
               strcmp(cr_system_engine_name(r.sys), "rigid") == 0,
           "a dim-2 rigid system");
@@ -459,6 +545,9 @@ int main(void)
     test_off_centre(CR_LAW_NEWTON);
     test_off_centre(CR_LAW_SEQUENTIAL);
     test_off_centre(CR_LAW_POISSON);
+    test_on_floor_exchange();
+    test_grazing(1e-13);
+    test_grazing(-1e-13);
     test_automatic_end();
     test_refusals();
     return tu_finish("test-rigid-pool");
