@@ -145,10 +145,16 @@ static int poly_roots(const double *c, int deg, double lo, double hi, double *ou
 static double first_closing(const double *c, int deg, double S)
 {
     double roots[4];
-    int n = poly_roots(c, deg, 0.0, S, roots);
     int top = deg;
     while (top > 0 && c[top] == 0.0)
         top--;
+    if (top > 2 && !isfinite(S)) { /* Cauchy's bound: every real root lies below it */
+        S = 0.0;
+        for (int k = 0; k < top; k++)
+            S = fmax(S, fabs(c[k] / c[top]));
+        S += 1.0;
+    }
+    int n = poly_roots(c, deg, 0.0, S, roots);
     for (int k = 0; k < n; k++) {
         if (!(roots[k] > 0.0))
             continue;

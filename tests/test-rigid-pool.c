@@ -374,6 +374,46 @@ static void test_off_centre(cr_law_id law)
     cr_model_destroy(model);
 }
 
+/* ---- compare over a run ------------------------------------------------------- */
+
+/*
+ * models/pool-bernoulli.yaml compliant (steel, Hertz from the material)
+ * against rigid Newton e = 1 (cr_runcmp_collisions): three collisions each,
+ * the two wall hits at one instant in the rigid run matched to the compliant
+ * ones by their bodies (same_bodies on every row). Tolerance 10⁻³ V on u⁺:
+ * the compliant u⁺ is 3.3·10⁻⁴ V off the rigid one (docs/compare.md, the
+ * rigid limit: its discs turn their normals during contact).
+ */
+static void test_compare_run(void)
+{
+    cr_model *model = bernoulli(1.0, 1);
+    for (size_t i = 0; i < 3; i++)
+        cr_model_set_material(model, i, 2.1e11, 0.3);
+    cr_model_set_plane_material(model, 0, 2.1e11, 0.3);
+    char msg[512];
+    cr_system *cs = cr_system_create(model, msg, sizeof msg);
+    cr_monitor *cm = cs ? cr_monitor_create(cs) : NULL;
+    int rc = cm ? cr_system_run(cs, 0.2) : CR_ERR_INVALID;
+    cr_monitor_finish(cm);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 1.0;
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.2);
+    cr_runcmp_row rows[4];
+    cr_runcmp_summary sum;
+    CHECK(rc == CR_OK && r.rc == CR_OK && cr_runcmp_collisions(cm, r.mon, rows, 4, &sum) == CR_OK,
+          "compliant and rigid Bernoulli runs compared");
+    CHECK(sum.matched == 3, "3 collisions matched (%zu)", sum.matched);
+    for (size_t k = 0; k < sum.matched && k < 4; k++)
+        CHECK(rows[k].same_bodies && rows[k].velocity_after_error <= 1e-3,
+              "collision %zu: same bodies %d, |du+|/V = %.3e", k, rows[k].same_bodies,
+              rows[k].velocity_after_error);
+    run_free(&r);
+    cr_monitor_destroy(cm);
+    cr_system_destroy(cs);
+    cr_model_destroy(model);
+}
+
 /* ---- touching at rest, near-tangent passes ---------------------------------------- */
 
 /*
@@ -545,6 +585,7 @@ int main(void)
     test_off_centre(CR_LAW_NEWTON);
     test_off_centre(CR_LAW_SEQUENTIAL);
     test_off_centre(CR_LAW_POISSON);
+    test_compare_run();
     test_on_floor_exchange();
     test_grazing(1e-13);
     test_grazing(-1e-13);
