@@ -249,6 +249,8 @@ void cr_rigid_pool_describe(const void *e, char *buf, size_t len)
     else if (!isnan(r->restitution))
         cr_set_msg(buf, len, "%s (%srestitution %.9g)", cr_law_name(r->law),
                    r->law == CR_LAW_LZB ? "energetic " : "", r->restitution);
+    else if (r->law == CR_LAW_LZB)
+        cr_set_msg(buf, len, "lzb (energetic restitution, K and n of each pair law)");
     else
         cr_set_msg(buf, len, "%s (restitution of each pair law)", cr_law_name(r->law));
 }
