@@ -325,6 +325,69 @@ static void test_floor(double e)
     cr_model_destroy(model);
 }
 
+/* ---- a falling disc meets a resting one: the quartic ------------------------------- */
+
+/*
+ * Disc A rests on a floor, sliding at (0.5, 0) m/s; disc B flies at (1, 0) m/s
+ * from 5 cm behind and 5 cm above it, falling under gravity. Their relative
+ * motion is D(t) = D₀ + w t + ½ g t² (A's acceleration is 0, B's g): the
+ * contact time is the first root of the quartic |D(t)|² − (2r)², which the
+ * engine brackets between its derivative's roots. Reference computed here
+ * independently: the first sign change of |D(t)| − 2r on a grid of 10⁵
+ * points, refined by bisection. The impact configuration holds A's floor
+ * contact (resting, touching); x-momentum is kept (the floor pushes along y).
+ */
+/* |D(t)| − 2r of test_falling_on_resting's discs, from their start. */
+static double falling_gap(double t)
+{
+    return hypot(-0.05 + 0.5 * t, 0.05 - 0.5 * G * t * t) - 2 * R0;
+}
+
+static void test_falling_on_resting(void)
+{
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 2);
+    double xa[2] = {0.0, R0}, va[2] = {0.5, 0.0}, xb[2] = {-0.05, R0 + 0.05}, vb[2] = {1.0, 0.0};
+    double n[2] = {0.0, 1.0}, g[2] = {0.0, -G};
+    cr_model_add_body(model, M0, R0, xa, va);
+    cr_model_add_body(model, M0, R0, xb, vb);
+    cr_model_add_plane(model, n, 0.0, NULL);
+    cr_model_set_gravity_vector(model, g);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 1.0;
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.09);
+    CHECK(r.rc == CR_OK, "falling on a resting disc ran");
+    /* the reference contact time */
+    double t0 = 0.0, t1 = 0.0, h = 0.09 / 1e5;
+    for (int k = 1; k <= 100000 && t1 == 0.0; k++)
+        if (falling_gap(k * h) <= 0.0) {
+            t0 = (k - 1) * h;
+            t1 = k * h;
+        }
+    for (int it = 0; it < 200; it++) {
+        double m = 0.5 * (t0 + t1);
+        if (falling_gap(m) <= 0.0)
+            t1 = m;
+        else
+            t0 = m;
+    }
+    cr_episode_info in;
+    size_t nr = 0;
+    int got = r.mon && cr_monitor_get_episode(r.mon, 0, &in) == CR_OK;
+    if (got)
+        cr_monitor_contacts(r.mon, 0, &nr);
+    CHECK(got && t1 > 0.0, "an impact (reference contact time %.15g s)", t1);
+    if (got)
+        CHECK_REL(in.t_start, t1, 1e-12, "first root of |D(t)|^2 - (2r)^2 (grid + bisection)");
+    CHECK(nr == 2, "the configuration holds the pair and A's floor contact (%zu contacts)", nr);
+    double p[2];
+    cr_system_momentum(r.sys, p);
+    CHECK(fabs(p[0] - M0 * 1.5) <= 1e-15, "x-momentum kept: %.17g vs %.17g N s", p[0], M0 * 1.5);
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
 /* ---- an off-centre collision ------------------------------------------------------ */
 
 /*
@@ -583,6 +646,7 @@ int main(void)
     test_bernoulli_newton(0.5);
     test_floor(0.5);
     test_floor(0.8);
+    test_falling_on_resting();
     test_off_centre(CR_LAW_NEWTON);
     test_off_centre(CR_LAW_SEQUENTIAL);
     test_off_centre(CR_LAW_POISSON);
