@@ -610,6 +610,33 @@ static void test_refusals(void)
     lp.restitution = 0.5;
     expect_refused(stack, CR_LAW_NEWTON, &lp, "not stacks", "a stack at rest");
 
+    /* a stack that forms: disc 1 dropped onto disc 0 resting on the floor
+     * bounces (e = 0.5) until the accumulation rule would rest it on disc 0:
+     * the run stops there with the same line, after finitely many impacts */
+    double x2[2] = {0.0, 3 * R0 + 0.01};
+    cr_model *drop = cr_model_create();
+    cr_model_set_dimension(drop, 2);
+    cr_model_add_body(drop, M0, R0, x0, zero);
+    cr_model_add_body(drop, M0, R0, x2, zero);
+    cr_model_add_plane(drop, n, 0.0, NULL);
+    cr_model_set_gravity_vector(drop, g);
+    rigid_run r = run_rigid(drop, CR_LAW_NEWTON, &lp, 1.0);
+    CHECK(r.rc == CR_ERR_SOLVER && strstr(cr_system_last_error(r.sys), "not stacks") &&
+              cr_system_get_time(r.sys) < 1.0,
+          "a stack forming mid-run stops it at t = %g s: %s",
+          r.sys ? cr_system_get_time(r.sys) : NAN, r.sys ? cr_system_last_error(r.sys) : "-");
+    /* disc 0 stays put (Newton's LCP: the floor contact keeps γ⁺ = 0), so
+     * disc 1 bounces as on a floor: it would rest at t∞ = t₁(1 + e)/(1 − e),
+     * t₁ = √(2h/g), h = 1 cm, and stops within 2 v_rest/(g(1 − e)) before */
+    double V = 1.0, t1 = sqrt(2.0 * 0.01 / G), tinf = t1 * 1.5 / 0.5;
+    if (r.sys)
+        cr_system_get_scales(r.sys, NULL, &V, NULL);
+    double ts = r.sys ? cr_system_get_time(r.sys) : NAN, tail = 2e-6 * V / (G * 0.5);
+    CHECK(ts <= tinf && tinf - ts <= tail,
+          "the stack forms at %.12g s, t_inf %.12g s (within %.2e s)", ts, tinf, tail);
+    run_free(&r);
+    cr_model_destroy(drop);
+
     cr_model *damped = bernoulli(1.0, 1);
     cr_contact_params cp;
     cr_contact_params_init(&cp, 1e6, 1.5, 50.0, CR_RELEASE_FORCE);
