@@ -329,7 +329,8 @@ static int write_vectors(hid_t top, const cr_compare *cmp, size_t k)
     err |= err ? -1 : write_doubles(g, "impulse", P, R, m, "N s (rows x contacts)");
     err |= err ? -1
                : write_doubles(g, "parameters", par, R, m,
-                               "1 (per-contact restitution, or alpha for energetic)");
+                               "1 (per-contact restitution, alpha for energetic, energetic "
+                               "restitution for lzb)");
     err |= err ? -1
                : write_doubles(g, "reference_velocity", cr_compare_reference_velocity(cmp, k), n, 0,
                                "m/s");

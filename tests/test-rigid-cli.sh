@@ -82,7 +82,7 @@ check() { # status expected-substring args...
 check 2 "needs --kappa K and --alpha" --rigid energetic "$MODELS/three-ball-chain.yaml"
 check 2 "takes its parameters from the compliant run" --rigid calibrated --restitution 0.9 \
     "$MODELS/three-ball-chain.yaml"
-check 2 "tables: not available yet" --rigid energetic --table data/none.h5 \
+check 3 "data/none.h5: cannot open: No such file" --rigid energetic --table data/none.h5 \
     "$MODELS/three-ball-chain.yaml"
 check 2 "only the energetic law reads a table" --rigid newton --table data/none.h5 \
     "$MODELS/three-ball-chain.yaml"

@@ -14,8 +14,10 @@
 int compare_runs_check(const compare_runs_args *r)
 {
     const rigid_args *p = &r->params;
-    if (!r->n && (!isnan(p->restitution) || !isnan(p->kappa) || p->alpha || p->table)) {
-        tools_error("compare: --restitution, --kappa, --alpha and --table need --rigid LAW");
+    /* --table alone serves the episode comparison (the energetic law's
+     * predictive α and κ); with --rigid it also feeds a rigid energetic run */
+    if (!r->n && (!isnan(p->restitution) || !isnan(p->kappa) || p->alpha)) {
+        tools_error("compare: --restitution, --kappa and --alpha need --rigid LAW");
         return EXIT_USAGE;
     }
     return 0;

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-table.h"
 #include "tools-common.h"
 
 void rigid_args_init(rigid_args *r)
 {
-    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL};
+    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL};
 }
 
 /* A whole number argument of @p opt; @return 0, or EXIT_USAGE with the message. */
@@ -93,16 +94,13 @@ int rigid_check(rigid_args *a)
         tools_error("--table: only the energetic law reads a table (not %s)", a->rigid);
         return EXIT_USAGE;
     }
-    if (a->table) {
-        /* the table lookup API (cradle/table.h) is not on main yet */
-        tools_error("--table %s: tables: not available yet (give --kappa K --alpha A, or "
-                    "--rigid calibrated)",
-                    a->table);
+    if (a->table && has_k) {
+        tools_error("--table gives kappa and alpha: no --kappa or --alpha with it");
         return EXIT_USAGE;
     }
-    if (energetic && (isnan(a->kappa) || !a->alpha)) {
+    if (energetic && !a->table && (isnan(a->kappa) || !a->alpha)) {
         tools_error("--rigid energetic needs --kappa K and --alpha A[,A...] (Acary & Taha 2005 "
-                    "eq. 17-18), or use --rigid calibrated");
+                    "eq. 17-18), --table TABLE, or use --rigid calibrated");
         return EXIT_USAGE;
     }
     return 0;
@@ -177,6 +175,8 @@ void rigid_args_free(rigid_args *r)
 {
     calib_free(r->calib);
     r->calib = NULL;
+    rigid_table_free(r->tab);
+    r->tab = NULL;
 }
 
 int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs)
@@ -285,6 +285,29 @@ static int compliant_episodes(rigid_args *a, const char *model_path, const cr_mo
     return st;
 }
 
+/* --rigid energetic --table: α and κ of each impact from the table. */
+static cr_system *table_system(rigid_args *a, const char *model_path, const cr_model *model,
+                               int *st)
+{
+    char msg[1024];
+    *st = EXIT_INPUT;
+    if (!a->tab && !(a->tab = rigid_table_open(a->table, model, msg, sizeof msg))) {
+        tools_error("%s: --table %s", model_path, msg);
+        return NULL;
+    }
+    double alpha[2] = {1.0, 1.0}; /* placeholders: each impact gets the table's */
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.alpha = alpha;
+    lp.kappa = 1.0;
+    cr_system *sys = cr_system_create_rigid(model, CR_LAW_ENERGETIC, &lp, msg, sizeof msg);
+    if (!sys)
+        tools_error("%s: %s", model_path, msg);
+    else
+        cr_system_rigid_set_provider(sys, rigid_table_params, a->tab, rigid_table_label(a->tab));
+    return sys;
+}
+
 /* The system: compliant, or rigid under the law asked for. */
 cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, const cr_model *model,
                                      int *st)
@@ -322,6 +345,8 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         }
         if (sys)
             cr_system_rigid_set_provider(sys, calibrated_params, a->calib, RIGID_CALIBRATED_LABEL);
+    } else if (a->table) {
+        return table_system(a, model_path, model, st);
     } else {
         cr_law_params lp;
         cr_law_params_init(&lp);
