@@ -107,8 +107,11 @@ int rigid_check(rigid_args *a)
 }
 
 /* --alpha: one weight for every pair, or one per pair of the model; into a new
- * array of @p nc values. @return 0 or EXIT_INPUT / EXIT_USAGE with the message. */
-static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc, double **out)
+ * array of @p nc values. A pool (@p pool, nc = 2) has no pairs: its two weights are
+ * those of the approaching and the merely touching contacts of an impact.
+ * @return 0 or EXIT_INPUT / EXIT_USAGE with the message. */
+static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc, int pool,
+                         double **out)
 {
     size_t n = 1;
     for (const char *p = a->alpha; *p; p++)
@@ -127,7 +130,12 @@ static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc,
         st = number_arg("--alpha", tok, &w[k++]);
     if (st == 0 && k != n)
         tools_error("--alpha: an empty value in '%s'", a->alpha), st = EXIT_USAGE;
-    if (st == 0 && n != 1 && n != nc)
+    if (st == 0 && n != 1 && n != nc && pool)
+        tools_error("--alpha: %zu values for the pool %s (give one, or two: approaching and "
+                    "touching contacts)",
+                    n, model_path),
+            st = EXIT_INPUT;
+    else if (st == 0 && n != 1 && n != nc)
         tools_error("--alpha: %zu values for the %zu pairs of %s (give one, or one per pair)", n,
                     nc, model_path),
             st = EXIT_INPUT;
@@ -310,6 +318,11 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
     *st = EXIT_INPUT;
     if (!a->rigid) {
         sys = cr_system_create(model, msg, sizeof msg);
+    } else if (a->calibrated && cr_model_dimension(model) == 2) {
+        tools_error("%s: --rigid calibrated: pools have no fixed pairs to carry each episode's "
+                    "alpha; give --rigid energetic --kappa K --alpha A[,B]",
+                    model_path);
+        return NULL;
     } else if (a->calibrated) {
         /* the rigid system first: a model it refuses costs no compliant run */
         cr_law_params lp;
@@ -339,8 +352,9 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         cr_law_params_init(&lp);
         lp.restitution = a->restitution; /* NaN: each pair's own */
         lp.kappa = a->kappa;
-        if (a->alpha &&
-            (*st = alpha_weights(a, model_path, cr_model_contact_count(model), &alpha)) != 0)
+        int pool = cr_model_dimension(model) == 2;
+        size_t nc = pool ? 2 : cr_model_contact_count(model);
+        if (a->alpha && (*st = alpha_weights(a, model_path, nc, pool, &alpha)) != 0)
             return NULL;
         lp.alpha = alpha;
         sys = cr_system_create_rigid(model, a->law, &lp, msg, sizeof msg);
