@@ -23,6 +23,7 @@ struct cr_lawcase {
     cr_impact *imp;
     cr_law_params params;
     double *restitutions, *alpha, *eta;
+    double *stiffness, *exponent, *energetic; /* LZB: the pair laws, per contact */
     const char *kind;
 };
 
@@ -34,6 +35,9 @@ void cr_lawcase_destroy(cr_lawcase *c)
     free(c->restitutions);
     free(c->alpha);
     free(c->eta);
+    free(c->stiffness);
+    free(c->exponent);
+    free(c->energetic);
     free(c);
 }
 
@@ -488,10 +492,65 @@ static double *per_contact(cr_yaml_ctx *ps, struct fy_node *node, const char *fi
     return v;
 }
 
+/* One number for every contact or a list of one per contact, each in [lo, hi],
+ * as a list of m values (NULL when the field is absent or refused). */
+static double *one_or_each(cr_yaml_ctx *ps, struct fy_node *map, const char *key, size_t m,
+                           double lo, double hi)
+{
+    struct fy_node *node = cr_yaml_child(map, key);
+    char f[64];
+    snprintf(f, sizeof f, "law.%s", key);
+    if (!node)
+        return NULL;
+    if (fy_node_is_sequence(node))
+        return per_contact(ps, node, f, m, lo, hi);
+    double v;
+    if (cr_yaml_number(ps, map, cr_yaml_line(map), "law", key, 1, 0, &v) != CR_OK)
+        return NULL;
+    if (!(v >= lo && v <= hi)) {
+        cr_yaml_fail(ps, line_of(map, key), f, "must lie in [%g, %g] (got %g)", lo, hi, v);
+        return NULL;
+    }
+    double *all = malloc((m ? m : 1) * sizeof(double));
+    if (!all) {
+        cr_yaml_fail(ps, line_of(map, key), f, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < m; i++)
+        all[i] = v;
+    return all;
+}
+
+/* The LZB law's pair laws: K > 0, n in [1, 10], eⱼ in [0, 1], and its tolerance. */
+static int parse_pair_laws(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, size_t m)
+{
+    c->stiffness = one_or_each(ps, map, "stiffness", m, 1e-300, 1e300);
+    if (ps->rc == CR_OK)
+        c->exponent = one_or_each(ps, map, "exponent", m, 1.0, 10.0);
+    if (ps->rc == CR_OK)
+        c->energetic = one_or_each(ps, map, "energetic_restitution", m, 0.0, 1.0);
+    if (ps->rc != CR_OK)
+        return ps->rc;
+    c->params.stiffness = c->stiffness;
+    c->params.exponent = c->exponent;
+    c->params.energetic = c->energetic;
+    if (cr_yaml_number(ps, map, cr_yaml_line(map), "law", "tolerance", 0, 0,
+                       &c->params.tolerance) != CR_OK)
+        return ps->rc;
+    if (!(c->params.tolerance >= 1e-14 && c->params.tolerance <= 1e-3))
+        return cr_yaml_fail(ps, line_of(map, "tolerance"), "law.tolerance",
+                            "must lie in [1e-14, 0.001] (got %g)", c->params.tolerance);
+    return CR_OK;
+}
+
 static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawcase *c)
 {
-    static const char *const keys[] = {"restitution", "kappa",      "alpha",        "reference",
-                                       "eta",         "max_stages", "max_outcomes", NULL};
+    static const char *const keys[] = {"restitution",  "kappa",
+                                       "alpha",        "reference",
+                                       "eta",          "max_stages",
+                                       "max_outcomes", "stiffness",
+                                       "exponent",     "energetic_restitution",
+                                       "tolerance",    NULL};
     cr_law_params_init(&c->params);
     if (!map)
         return CR_OK;
@@ -538,7 +597,7 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawc
     c->params.reference = (size_t)ref;
     c->params.max_stages = (int)stages;
     c->params.max_outcomes = (int)outs;
-    return CR_OK;
+    return parse_pair_laws(ps, map, c, m);
 }
 
 /* What the law core refuses in the built configuration (a singular M, a gradient that
@@ -560,11 +619,21 @@ static int check_built(cr_yaml_ctx *ps, cr_lawcase *c, const origin *o)
     return cr_yaml_fail(ps, cr_yaml_line(o->mass), o->mass_field, "%s", why);
 }
 
+/* `measured:` (written by `cradle run --cases`): the coefficients measured on
+ * the episode as they are, out-of-range ones included. Informational: no law
+ * reads it, so only its shape is checked. */
+static void check_measured(cr_yaml_ctx *ps, struct fy_node *map, int key_line)
+{
+    static const char *const keys[] = {"e_N", "e_P", "kappa", "alpha", "out_of_range", NULL};
+    if (map && cr_yaml_need_map(ps, map, key_line, "measured") == CR_OK)
+        cr_yaml_check_keys(ps, map, "measured", keys);
+}
+
 int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawcase **out,
                      char *msg, size_t msglen)
 {
-    static const char *const top[] = {"name",   "description", "chain", "discs",
-                                      "system", "rigid",       "law",   NULL};
+    static const char *const top[] = {"name",  "description", "chain",    "discs", "system",
+                                      "rigid", "law",         "measured", NULL};
     static const char *const kinds[] = {"chain", "discs", "system", "rigid"};
     cr_yaml_ctx ps = {.file = filename ? filename : "<case>", .msg = msg, .msglen = msglen};
     if (!out) {
@@ -621,6 +690,8 @@ int cr_lawcase_parse(const char *text, size_t len, const char *filename, cr_lawc
             check_built(&ps, c, &o);
         if (ps.rc == CR_OK)
             parse_law(&ps, cr_yaml_child(root, "law"), line_of(root, "law"), c);
+        if (ps.rc == CR_OK)
+            check_measured(&ps, cr_yaml_child(root, "measured"), line_of(root, "measured"));
     }
     if (doc)
         fy_document_destroy(doc);
@@ -701,6 +772,16 @@ int cr_lawcase_write(FILE *out, cr_impact *imp, const cr_law_params *p, const ch
         fputc('\n', out);
     }
     fprintf(out, "  reference: %zu\n", p->reference);
+    static const char *const pair_keys[] = {"stiffness", "exponent", "energetic_restitution"};
+    const double *pair[] = {p->stiffness, p->exponent, p->energetic};
+    for (int k = 0; k < 3; k++)
+        if (pair[k]) {
+            fprintf(out, "  %s: ", pair_keys[k]);
+            write_list(out, pair[k], m);
+            fputc('\n', out);
+        }
+    if (p->tolerance != 1e-10)
+        fprintf(out, "  tolerance: %.17g\n", p->tolerance);
     free(M);
     free(W);
     free(u);

@@ -13,32 +13,10 @@
 #include <lapacke.h>
 
 #include "dense-priv.h"
+#include "laws-priv.h"
 #include "lcp-priv.h"
 #include "priv.h"
 #include "yaml-priv.h"
-
-/* Relative tolerance of the checks on velocities and impulses. */
-#define LAW_TOL 1e-9
-
-struct cr_impact {
-    size_t n, m;
-    double *M, *L, *W, *MiW, *G, *what, *u, *gamma;
-    double T;  /* pre-impact kinetic energy */
-    double Ts; /* the same with u⁻ / vscale: energy ratios neither overflow nor underflow */
-    double vscale;
-    int prepared;
-    long bad_contact; /* the contact prepare() refused, −1 for M, −2 for u⁻ */
-    char err[CR_ERRMSG_LEN];
-};
-
-struct cr_law_result {
-    size_t n, m, count, cap;
-    double *u, *P, *ratio;
-    cr_law_status status;
-    double residual;
-    char msg[256];
-    char trace[1024];
-};
 
 /* ---- configuration --------------------------------------------------------- */
 
@@ -294,7 +272,7 @@ const char *cr_impact_last_error(const cr_impact *imp)
 }
 
 /* ½ (v/s)ᵀ M (v/s) */
-static double kinetic_scaled(const cr_impact *imp, const double *v, double s)
+double cr_laws_kinetic_scaled(const cr_impact *imp, const double *v, double s)
 {
     double T = 0.0;
     for (size_t i = 0; i < imp->n; i++)
@@ -305,7 +283,7 @@ static double kinetic_scaled(const cr_impact *imp, const double *v, double s)
 
 static double kinetic(const cr_impact *imp, const double *v)
 {
-    return kinetic_scaled(imp, v, 1.0);
+    return cr_laws_kinetic_scaled(imp, v, 1.0);
 }
 
 static int refuse(cr_impact *imp, long contact, const char *why)
@@ -379,7 +357,7 @@ static int prepare(cr_impact *imp)
     if (imp->vscale == 0.0)
         imp->vscale = 1.0;
     imp->T = kinetic(imp, imp->u);
-    imp->Ts = kinetic_scaled(imp, imp->u, imp->vscale);
+    imp->Ts = cr_laws_kinetic_scaled(imp, imp->u, imp->vscale);
     if (!isfinite(imp->T) || !isfinite(imp->vscale))
         return refuse(imp, -2,
                       "the kinetic energy overflows (masses or velocities near "
@@ -460,6 +438,7 @@ void cr_law_result_destroy(cr_law_result *r)
     free(r->u);
     free(r->P);
     free(r->ratio);
+    free(r->work);
     free(r);
 }
 
@@ -470,9 +449,11 @@ static void result_reset(cr_law_result *r, size_t n, size_t m)
         free(r->u);
         free(r->P);
         free(r->ratio);
-        r->u = r->P = r->ratio = NULL;
+        free(r->work);
+        r->u = r->P = r->ratio = r->work = NULL;
         r->cap = 0;
     }
+    r->has_work = 0;
     r->n = n;
     r->m = m;
     r->count = 0;
@@ -482,7 +463,7 @@ static void result_reset(cr_law_result *r, size_t n, size_t m)
     r->trace[0] = '\0';
 }
 
-static int result_push(cr_law_result *r, const cr_impact *imp, const double *u, const double *P)
+int cr_laws_push(cr_law_result *r, const cr_impact *imp, const double *u, const double *P)
 {
     if (r->count == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 4;
@@ -502,7 +483,8 @@ static int result_push(cr_law_result *r, const cr_impact *imp, const double *u, 
     }
     memcpy(r->u + r->count * r->n, u, r->n * sizeof(double));
     memcpy(r->P + r->count * r->m, P, r->m * sizeof(double));
-    r->ratio[r->count] = imp->Ts > 0.0 ? kinetic_scaled(imp, u, imp->vscale) / imp->Ts : NAN;
+    r->ratio[r->count] =
+        imp->Ts > 0.0 ? cr_laws_kinetic_scaled(imp, u, imp->vscale) / imp->Ts : NAN;
     r->count++;
     return CR_OK;
 }
@@ -547,10 +529,15 @@ double cr_law_result_residual(const cr_law_result *r)
     return r->residual;
 }
 
+const double *cr_law_result_compression_work(const cr_law_result *r, size_t k)
+{
+    return k < r->count && r->has_work ? r->work : NULL;
+}
+
 /* ---- shared pieces of the laws --------------------------------------------- */
 
 /* u⁺ = u⁻ + M⁻¹ W P */
-static void apply_impulse(const cr_impact *imp, const double *u0, const double *P, double *u)
+void cr_laws_apply(const cr_impact *imp, const double *u0, const double *P, double *u)
 {
     memcpy(u, u0, imp->n * sizeof(double));
     for (size_t c = 0; c < imp->m; c++)
@@ -653,13 +640,13 @@ static int law_newton(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
         q[c] = (1.0 + eps_of(p, c)) * imp->gamma[c];
     if (solve_lcp(imp, q, z, r) != 0)
         goto done;
-    apply_impulse(imp, imp->u, z, u);
+    cr_laws_apply(imp, imp->u, z, u);
     relative_velocity(imp, u, g);
     for (size_t c = 0; c < m; c++)
         g[c] += eps_of(p, c) * imp->gamma[c];
     judge(r, complementarity_violation(m, g, z, imp->vscale, impulse_scale(imp)),
           "Newton complementarity");
-    rc = result_push(r, imp, u, z);
+    rc = cr_laws_push(r, imp, u, z);
 done:
     free(q);
     free(z);
@@ -737,8 +724,8 @@ static int law_global_dissipation_eps(cr_impact *imp, double eps, cr_law_result 
           "tangent-cone decomposition");
     for (size_t k = 0; k < m; k++)
         lam[k] *= 1.0 + eps;
-    apply_impulse(imp, imp->u, lam, u);
-    rc = result_push(r, imp, u, lam);
+    cr_laws_apply(imp, imp->u, lam, u);
+    rc = cr_laws_push(r, imp, u, lam);
 done:
     free(B);
     free(x);
@@ -756,11 +743,14 @@ static int law_global_dissipation(cr_impact *imp, const cr_law_params *p, cr_law
     int rc = check_restitutions(imp, p);
     if (rc != CR_OK)
         return rc;
+    /* one ε for every contact (000 eq. 56): per-contact values are taken only when
+     * they are all the same number */
     for (size_t c = 1; c < imp->m; c++)
         if (eps_of(p, c) != eps_of(p, 0)) {
             cr_set_msg(imp->err, sizeof imp->err,
-                       "the global dissipation index law takes one restitution for all "
-                       "contacts (contact 0: %g, contact %zu: %g)",
+                       "the law takes one restitution for all contacts (Glocker 2004, eq. 56), but "
+                       "'restitution' gives different values per contact (contact 0: %g, "
+                       "contact %zu: %g): give 'restitution' as one number",
                        eps_of(p, 0), c, eps_of(p, c));
             return CR_ERR_INVALID;
         }
@@ -808,11 +798,11 @@ static int law_poisson(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
         goto done;
     for (size_t k = 0; k < m; k++)
         P[k] = lc[k] + eps_of(p, k) * lc[k] + mu[k];
-    apply_impulse(imp, imp->u, P, u);
+    cr_laws_apply(imp, imp->u, P, u);
     relative_velocity(imp, u, g);
     judge(r, complementarity_violation(m, g, mu, imp->vscale, impulse_scale(imp)),
           "Poisson expansion complementarity");
-    rc = result_push(r, imp, u, P);
+    rc = cr_laws_push(r, imp, u, P);
 done:
     free(lc);
     free(mu);
@@ -878,7 +868,7 @@ static int law_energetic(cr_impact *imp, const cr_law_params *p, cr_law_result *
     }
     for (size_t k = 0; k < m; k++)
         P[k] = root * a[k];
-    apply_impulse(imp, imp->u, P, u);
+    cr_laws_apply(imp, imp->u, P, u);
     relative_velocity(imp, u, g);
     double worst = 0.0;
     size_t wc = 0;
@@ -895,7 +885,7 @@ static int law_energetic(cr_impact *imp, const cr_law_params *p, cr_law_result *
                  wc, g[wc]);
         goto done;
     }
-    rc = result_push(r, imp, u, P);
+    rc = cr_laws_push(r, imp, u, P);
 done:
     free(a);
     free(P);
@@ -992,7 +982,7 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
             if (!dup && r->count >= SEQ_MAX_DISTINCT)
                 capped |= CAP_DISTINCT;
             else if (!dup)
-                rc = result_push(r, imp, node.u, node.P);
+                rc = cr_laws_push(r, imp, node.u, node.P);
         } else if (node.depth >= p->max_stages) {
             capped |= CAP_STAGES;
         } else if ((int)explored >= p->max_outcomes) {
@@ -1035,7 +1025,7 @@ static int law_sequential(cr_impact *imp, const cr_law_params *p, cr_law_result 
                     rc = CR_ERR_NOMEM;
                     break;
                 }
-                apply_impulse(imp, node.u, lam, child.u);
+                cr_laws_apply(imp, node.u, lam, child.u);
                 for (size_t c = 0; c < m; c++)
                     child.P[c] = node.P[c] + lam[c];
                 stack[top++] = child;
@@ -1196,7 +1186,7 @@ static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *
             mark[c] = kind[c] ? 'N' : 0;
         if (mosterman_step(imp, p, mark, gE, gE, lam) != 0)
             goto singular;
-        apply_impulse(imp, uE, lam, uP);
+        cr_laws_apply(imp, uE, lam, uP);
         relative_velocity(imp, uP, gP);
         for (size_t c = 0; c < m; c++)
             if (!kind[c] && gP[c] < -tol)
@@ -1212,7 +1202,7 @@ static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *
         memcpy(uA, uE, n * sizeof(double));
         if (mosterman_step(imp, p, mark, gE, gE, lam) != 0)
             goto singular;
-        apply_impulse(imp, uA, lam, uE);
+        cr_laws_apply(imp, uA, lam, uE);
         for (size_t c = 0; c < m; c++) {
             Ptot[c] += lam[c];
             prev_pre[c] = mark[c] == 'P';
@@ -1222,7 +1212,7 @@ static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *
         r->status = CR_LAW_NOT_TERMINATED;
         snprintf(r->msg, sizeof r->msg, "still colliding after %d iterations", iter);
     }
-    rc = result_push(r, imp, uE, Ptot);
+    rc = cr_laws_push(r, imp, uE, Ptot);
     goto done;
 singular:
     r->status = CR_LAW_SOLVER_FAILED;
@@ -1284,7 +1274,7 @@ static int law_pandrea(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
             goto done;
         }
     cr_dense_cholesky_solve(G, m, P, 1);
-    apply_impulse(imp, imp->u, P, u);
+    cr_laws_apply(imp, imp->u, P, u);
     for (size_t c = 0; c < m; c++)
         if (P[c] < 0.0) {
             r->status = CR_LAW_NEGATIVE_IMPULSE;
@@ -1294,7 +1284,7 @@ static int law_pandrea(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
                      c, P[c]);
             break;
         }
-    rc = result_push(r, imp, u, P);
+    rc = cr_laws_push(r, imp, u, P);
 done:
     free(G);
     free(P);
@@ -1318,6 +1308,7 @@ static const struct {
     [CR_LAW_SEQUENTIAL] = {"sequential", law_sequential},
     [CR_LAW_MOSTERMAN] = {"mosterman", law_mosterman},
     [CR_LAW_PANDREA] = {"pandrea", law_pandrea},
+    [CR_LAW_LZB] = {"lzb", cr_law_lzb},
 };
 
 void cr_law_params_init(cr_law_params *p)
@@ -1327,6 +1318,7 @@ void cr_law_params_init(cr_law_params *p)
     p->kappa = 1.0;
     p->max_stages = 64;
     p->max_outcomes = 4096;
+    p->tolerance = 1e-10;
 }
 
 /* The contact cap of each law (CR_LAW_MAX_CONTACTS unless the law has its own). */

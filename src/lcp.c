@@ -1,17 +1,93 @@
 #include "lcp-priv.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #include <lapacke.h>
 
+/* Types and constants only: the library itself is opened at the first LCP
+ * (below), so a run that never needs one does not load Siconos Numerics and
+ * the MUMPS, scotch and BLAS/LAPACK libraries behind it (issue 12, start-up). */
 #include <LCP_Solvers.h>
 #include <LinearComplementarityProblem.h>
 #include <NonSmoothDrivers.h>
 #include <NumericsMatrix.h>
 #include <SolverOptions.h>
 #include <lcp_cst.h>
+
+#ifndef CR_SICONOS_LIBRARY
+#define CR_SICONOS_LIBRARY "libsiconos_numerics.so.7"
+#endif
+
+typedef NumericsMatrix *(*nm_create_fn)(int, int, int, void *);
+typedef SolverOptions *(*options_create_fn)(int);
+typedef int (*lcp_driver_fn)(LinearComplementarityProblem *, double *, double *, SolverOptions *);
+typedef void (*options_delete_fn)(SolverOptions *);
+typedef void (*nm_clear_fn)(NumericsMatrix *);
+
+/* The pointers must have the headers' types. _Generic does not evaluate its
+ * operand, so these checks reference no symbol and link nothing. */
+#define CR_SAME_TYPE(fn, type) _Static_assert(_Generic(&fn, type : 1, default : 0), #fn)
+CR_SAME_TYPE(NM_create_from_data, nm_create_fn);
+CR_SAME_TYPE(solver_options_create, options_create_fn);
+CR_SAME_TYPE(linearComplementarity_driver, lcp_driver_fn);
+CR_SAME_TYPE(solver_options_delete, options_delete_fn);
+CR_SAME_TYPE(NM_clear_not_dense, nm_clear_fn);
+
+static struct {
+    nm_create_fn nm_create;
+    options_create_fn options_create;
+    lcp_driver_fn driver;
+    options_delete_fn options_delete;
+    nm_clear_fn nm_clear;
+    char error[256]; /* empty when loaded */
+} siconos;
+static once_flag siconos_once = ONCE_FLAG_INIT;
+
+/* POSIX's way to store dlsym's object pointer in a function pointer (ISO C
+ * has no conversion between the two). */
+static int bind(void *lib, const char *name, void *slot)
+{
+    void *sym = dlsym(lib, name);
+    if (!sym) {
+        snprintf(siconos.error, sizeof siconos.error, "%s has no %s", CR_SICONOS_LIBRARY, name);
+        return -1;
+    }
+    memcpy(slot, &sym, sizeof sym);
+    return 0;
+}
+
+/* Opened once per process and never closed (Siconos keeps no state between
+ * calls that would need it). */
+static void siconos_load(void)
+{
+    void *lib = dlopen(CR_SICONOS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *why = dlerror();
+        snprintf(siconos.error, sizeof siconos.error,
+                 "Siconos Numerics is needed for this law's LCP and cannot be loaded (%s; "
+                 "Debian package libsiconos-numerics7)",
+                 why ? why : CR_SICONOS_LIBRARY);
+        return;
+    }
+    if (bind(lib, "NM_create_from_data", &siconos.nm_create) ||
+        bind(lib, "solver_options_create", &siconos.options_create) ||
+        bind(lib, "linearComplementarity_driver", &siconos.driver) ||
+        bind(lib, "solver_options_delete", &siconos.options_delete) ||
+        bind(lib, "NM_clear_not_dense", &siconos.nm_clear))
+        return; /* the handle stays open: harmless, and dlclose could run finalisers */
+    siconos.error[0] = '\0';
+}
+
+const char *cr_lcp_load_error(void)
+{
+    call_once(&siconos_once, siconos_load);
+    return siconos.error[0] ? siconos.error : NULL;
+}
 
 static double natural_residual(size_t m, const double *G, const double *q, const double *z)
 {
@@ -40,14 +116,14 @@ static int run_solver(int solver_id, size_t m, const double *G, const double *q,
     memcpy(Gc, G, m * m * sizeof(double));
     memcpy(qc, q, m * sizeof(double));
     memset(z, 0, m * sizeof(double));
-    NumericsMatrix *M = NM_create_from_data(NM_DENSE, (int)m, (int)m, Gc);
+    NumericsMatrix *M = siconos.nm_create(NM_DENSE, (int)m, (int)m, Gc);
     LinearComplementarityProblem prob = {.size = (int)m, .M = M, .q = qc};
-    SolverOptions *opt = solver_options_create(solver_id);
-    int info = linearComplementarity_driver(&prob, z, w, opt);
-    solver_options_delete(opt);
+    SolverOptions *opt = siconos.options_create(solver_id);
+    int info = siconos.driver(&prob, z, w, opt);
+    siconos.options_delete(opt);
     /* Siconos 4.4 clears the members but does not release the struct itself */
     free(opt);
-    NM_clear_not_dense(M);
+    siconos.nm_clear(M);
     free(M);
     free(Gc);
     free(qc);
@@ -114,6 +190,10 @@ int cr_lcp_solve(size_t m, const double *G, const double *q, double *z, double *
         memset(z, 0, m * sizeof(double));
         *residual = 0.0;
         return 0;
+    }
+    if (cr_lcp_load_error()) {
+        *residual = NAN;
+        return CR_LCP_UNAVAILABLE;
     }
     /* The LCP is positively homogeneous in q: solve with max |q| = 1, where the
      * pivoting tolerances of Siconos are meant to work, and scale z back. */

@@ -278,6 +278,10 @@ static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
                             double x)
 {
     size_t n = cr_model_ball_count(model);
+    if (n > 0 && cr_model_is_fixed(model, n - 1))
+        return cr_yaml_fail(ps, cr_yaml_line(at), field,
+                            "two walls next to each other (a wall needs a ball between it and "
+                            "the wall before)");
     if (n > 0) {
         double xp = cr_model_position(model, n - 1), rp = cr_model_radius(model, n - 1);
         if (!(x >= xp + rp * (1.0 - CR_GEOM_TOL)))
@@ -1331,6 +1335,25 @@ static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, fi
     return finish_model(ps, root, model);
 }
 
+int cr_modelfile_parse_doc(cr_yaml_ctx *ps, struct fy_document *doc, cr_model **out)
+{
+    field_spec fields = {0};
+    cr_model *model = cr_model_create();
+    *out = NULL;
+    if (!model) {
+        cr_set_msg(ps->msg, ps->msglen, "%s: out of memory", ps->file);
+        return ps->rc = CR_ERR_NOMEM;
+    }
+    parse_root(ps, fy_document_root(doc), model, &fields);
+    free(fields.pivot);
+    if (ps->rc != CR_OK) {
+        cr_model_destroy(model);
+        return ps->rc;
+    }
+    *out = model;
+    return CR_OK;
+}
+
 int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_model **out,
                        char *msg, size_t msglen)
 {
@@ -1340,26 +1363,12 @@ int cr_modelfile_parse(const char *text, size_t len, const char *filename, cr_mo
         return CR_ERR_INVALID;
     }
     *out = NULL;
-    field_spec fields = {0};
-    cr_model *model = NULL;
     struct fy_document *doc = cr_yaml_parse(&ps, text, len);
     if (doc) {
-        model = cr_model_create();
-        if (!model) {
-            cr_set_msg(msg, msglen, "%s: out of memory", ps.file);
-            ps.rc = CR_ERR_NOMEM;
-        } else {
-            parse_root(&ps, fy_document_root(doc), model, &fields);
-        }
+        cr_modelfile_parse_doc(&ps, doc, out);
         fy_document_destroy(doc);
     }
-    free(fields.pivot);
-    if (ps.rc != CR_OK) {
-        cr_model_destroy(model);
-        return ps.rc;
-    }
-    *out = model;
-    return CR_OK;
+    return ps.rc;
 }
 
 int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *msg, size_t msglen)

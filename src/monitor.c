@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collisions-priv.h"
 #include "priv.h"
 
 enum { PHASE_NONE = 0, PHASE_COMP, PHASE_EXP };
@@ -81,6 +82,8 @@ struct cr_monitor {
     size_t nep, epcap;
     episode **act; /* the active ones */
     size_t nact, actcap;
+    cr_collision_set *coll; /* built by cr_monitor_finish (collisions.c) */
+    double coll_window;     /* ≤ 0: the automatic window */
     char err[CR_ERRMSG_LEN];
 };
 
@@ -902,6 +905,7 @@ void cr_monitor_destroy(cr_monitor *m)
     free(m->bidx);
     free(m->mem_ep);
     free(m->mem_idx);
+    cr_collisions_free(m->coll);
     free(m);
 }
 
@@ -935,6 +939,27 @@ cr_monitor *cr_monitor_create(cr_system *sys)
     return m;
 }
 
+/* Collisions from the finished episodes (src/collisions.c). */
+static int build_collisions(cr_monitor *m)
+{
+    cr_collisions_free(m->coll);
+    m->coll = cr_collisions_build(m, m->nbody, m->dim, m->coll_window);
+    return m->coll ? CR_OK : nomem(m);
+}
+
+const cr_collision_set *cr_monitor_collision_set(const cr_monitor *m)
+{
+    return m ? m->coll : NULL;
+}
+
+int cr_monitor_set_collision_window(cr_monitor *m, double window)
+{
+    CR_CHECK(m, NULL, CR_ERR_INVALID);
+    CR_CHECK(!isnan(window), m->err, CR_ERR_INVALID);
+    m->coll_window = window;
+    return m->coll ? build_collisions(m) : CR_OK;
+}
+
 int cr_monitor_finish(cr_monitor *m)
 {
     CR_CHECK(m, NULL, CR_ERR_INVALID);
@@ -948,7 +973,7 @@ int cr_monitor_finish(cr_monitor *m)
         if (rc != CR_OK)
             return rc;
     }
-    return CR_OK;
+    return build_collisions(m);
 }
 
 const char *cr_monitor_last_error(const cr_monitor *m)
@@ -1030,6 +1055,16 @@ const size_t *cr_monitor_events(const cr_monitor *m, size_t k, size_t *n)
     const episode *e = done_episode(m, k);
     set_n(n, e ? e->nev : 0);
     return e ? e->ev : NULL;
+}
+
+int cr_monitor_episode_data(const cr_monitor *m, size_t k, cr_episode_data *d)
+{
+    const episode *e = done_episode(m, k);
+    if (!e || !d)
+        return CR_ERR_INVALID;
+    *d = (cr_episode_data){e->info, m->dim, e->bodies, e->mass, e->ub,
+                           e->ua,   e->rec, e->nrm,    e->vec};
+    return CR_OK;
 }
 
 /* Index of a body in the episode's sorted list, or nb. */

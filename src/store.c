@@ -59,6 +59,7 @@ struct cr_store {
     series s[S_COUNT];
     size_t buffered, capacity; /* rows in the buffers, and their room */
     size_t events_written;
+    int collisions_written; /* /collisions (an empty one is written at commit otherwise) */
     size_t flush_rows;
     double flush_seconds, last_flush;
     double t_last; /* time of the last appended row */
@@ -1140,6 +1141,8 @@ static int store_close_and_rename(cr_store *st)
     return CR_OK;
 }
 
+static int write_collisions(cr_store *st, const cr_monitor *mon);
+
 int cr_store_commit(cr_store *st, const char *status, const char *error)
 {
     CR_CHECK(st && status, st ? st->err : NULL, CR_ERR_INVALID);
@@ -1156,6 +1159,8 @@ int cr_store_commit(cr_store *st, const char *status, const char *error)
         return store_fail(st, "writing /final");
     if (write_contacts(st) < 0)
         return store_fail(st, "writing /contacts");
+    if (!st->collisions_written && write_collisions(st, NULL) < 0)
+        return store_fail(st, "writing /collisions");
     if (write_summary(st, status, error) < 0)
         return store_fail(st, "writing the run summary");
     return store_close_and_rename(st);
@@ -1432,5 +1437,200 @@ int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
         e = write_episode(st, top, mon, k);
     if (H5Gclose(top) < 0 || e < 0)
         return store_fail(st, "writing /episode");
+    return CR_OK;
+}
+
+/* ---- collisions ------------------------------------------------------------ */
+
+/* /collisions: one row per collision; its episodes, bodies and contact totals
+ * are runs of the flat datasets in /collision, at the row's offsets (ragged
+ * arrays: no group per collision, so 10⁵ collisions cost 7 datasets). */
+typedef struct {
+    int64_t index, episode_offset, episode_count, body_offset, body_count, contact_offset;
+    int64_t contact_count, reference, reference_record;
+    double t_start, t_end, T_minus, T_plus, kappa, field_work, dissipated;
+    int8_t complete;
+} collision_row;
+
+typedef struct {
+    int64_t contact, body_a, body_b;
+    double impulse, compression, expansion, alpha;
+    int64_t episode_count;
+} collision_record_row;
+
+static int write_collision_table(cr_store *st, const cr_monitor *mon, size_t n, size_t *ne,
+                                 size_t *nb, size_t *nr)
+{
+    collision_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return -1;
+    int e = 0;
+    *ne = *nb = *nr = 0;
+    for (size_t k = 0; k < n && e == 0; k++) {
+        cr_collision_info c;
+        e = cr_monitor_get_collision(mon, k, &c) == CR_OK ? 0 : -1;
+        rows[k] = (collision_row){(int64_t)k,
+                                  (int64_t)*ne,
+                                  (int64_t)c.episode_count,
+                                  (int64_t)*nb,
+                                  (int64_t)c.body_count,
+                                  (int64_t)*nr,
+                                  (int64_t)c.contact_count,
+                                  (int64_t)c.reference,
+                                  (int64_t)c.reference_record,
+                                  c.t_start,
+                                  c.t_end,
+                                  c.T_minus,
+                                  c.T_plus,
+                                  c.kappa,
+                                  c.field_work,
+                                  c.dissipated,
+                                  (int8_t)c.complete};
+        *ne += c.episode_count;
+        *nb += c.body_count;
+        *nr += c.contact_count;
+    }
+#define KF(name, type, units)                                                                      \
+    {                                                                                              \
+#name, offsetof(collision_row, name), type, units                                          \
+    }
+    const field f[] = {
+        KF(index, H5T_NATIVE_INT64, "1"),
+        KF(episode_offset, H5T_NATIVE_INT64, "1 (first row of /collision/episodes)"),
+        KF(episode_count, H5T_NATIVE_INT64, "1"),
+        KF(body_offset, H5T_NATIVE_INT64, "1 (first row of /collision/bodies)"),
+        KF(body_count, H5T_NATIVE_INT64, "1"),
+        KF(contact_offset, H5T_NATIVE_INT64, "1 (first row of /collision/contacts)"),
+        KF(contact_count, H5T_NATIVE_INT64, "1"),
+        KF(reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        KF(reference_record, H5T_NATIVE_INT64, "1 (row among the collision's contacts)"),
+        KF(t_start, H5T_NATIVE_DOUBLE, "s"),
+        KF(t_end, H5T_NATIVE_DOUBLE, "s"),
+        KF(T_minus, H5T_NATIVE_DOUBLE, "J"),
+        KF(T_plus, H5T_NATIVE_DOUBLE, "J"),
+        KF(kappa, H5T_NATIVE_DOUBLE, "1"),
+        KF(field_work, H5T_NATIVE_DOUBLE, "J"),
+        KF(dissipated, H5T_NATIVE_DOUBLE, "J"),
+        KF(complete, H5T_NATIVE_INT8, "1 (0: an episode still ran at the end)"),
+    };
+#undef KF
+    if (e == 0)
+        e = write_table(st->file, "collisions", sizeof(collision_row), f, sizeof f / sizeof f[0],
+                        rows, n, "collisions: episodes sharing bodies within the window");
+    free(rows);
+    return e;
+}
+
+static int write_collision_records(hid_t g, const cr_collision_record *rec, size_t n)
+{
+    collision_record_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (collision_record_row){(int64_t)rec[i].contact,
+                                         (int64_t)rec[i].body_a,
+                                         rec[i].body_b,
+                                         rec[i].impulse,
+                                         rec[i].compression,
+                                         rec[i].expansion,
+                                         rec[i].alpha,
+                                         (int64_t)rec[i].episode_count};
+#define CF(name, type, units)                                                                      \
+    {                                                                                              \
+#name, offsetof(collision_record_row, name), type, units                                   \
+    }
+    const field f[] = {
+        CF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CF(body_a, H5T_NATIVE_INT64, "1"),
+        CF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CF(impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CF(compression, H5T_NATIVE_DOUBLE, "N s"),
+        CF(expansion, H5T_NATIVE_DOUBLE, "N s"),
+        CF(alpha, H5T_NATIVE_DOUBLE, "1"),
+        CF(episode_count, H5T_NATIVE_INT64, "1"),
+    };
+#undef CF
+    int e = write_table(g, "contacts", sizeof(collision_record_row), f, sizeof f / sizeof f[0],
+                        rows, n, "per-contact totals of every collision, at contact_offset");
+    free(rows);
+    return e;
+}
+
+/* The flat datasets of /collision, every collision's runs one after another. */
+static int write_collision_data(cr_store *st, const cr_monitor *mon, size_t n, size_t ne, size_t nb,
+                                size_t nr)
+{
+    size_t d = (size_t)st->dim;
+    size_t *eps = malloc((ne + 1) * sizeof(size_t)), *bodies = malloc((nb + 1) * sizeof(size_t));
+    double *u0 = malloc((nb * d + 1) * sizeof(double)), *u1 = malloc((nb * d + 1) * sizeof(double));
+    double *vec = malloc((nr * d + 1) * sizeof(double));
+    cr_collision_record *rec = malloc((nr + 1) * sizeof(*rec));
+    int e = eps && bodies && u0 && u1 && vec && rec ? 0 : -1;
+    size_t ie = 0, ib = 0, ir = 0;
+    for (size_t k = 0; k < n && e == 0; k++) {
+        size_t m, mb, mr;
+        const size_t *pe = cr_monitor_collision_episodes(mon, k, &m);
+        e |= ie + m <= ne ? 0 : -1;
+        for (size_t q = 0; q < m && e == 0; q++)
+            eps[ie++] = pe[q];
+        const size_t *pb = cr_monitor_collision_bodies(mon, k, &mb);
+        const double *v0 = cr_monitor_collision_velocities(mon, k, 0, &mb);
+        const double *v1 = cr_monitor_collision_velocities(mon, k, 1, &mb);
+        e |= ib + mb <= nb && (mb == 0 || (pb && v0 && v1)) ? 0 : -1;
+        for (size_t q = 0; q < mb && e == 0; q++, ib++) {
+            bodies[ib] = pb[q];
+            memcpy(u0 + ib * d, v0 + q * d, d * sizeof(double));
+            memcpy(u1 + ib * d, v1 + q * d, d * sizeof(double));
+        }
+        const cr_collision_record *pr = cr_monitor_collision_contacts(mon, k, &mr);
+        const double *pv = cr_monitor_collision_vector_impulses(mon, k, &mr);
+        e |= ir + mr <= nr && (mr == 0 || (pr && pv)) ? 0 : -1;
+        for (size_t q = 0; q < mr && e == 0; q++, ir++) {
+            rec[ir] = pr[q];
+            memcpy(vec + ir * d, pv + q * d, d * sizeof(double));
+        }
+    }
+    hid_t g = e == 0 ? group_create(st->file, "collision") : -1;
+    e |= g < 0 ? -1 : 0;
+    e |= e ? -1 : write_indices(g, "episodes", eps, ie, "1 (row of /episodes)");
+    e |= e ? -1 : write_indices(g, "bodies", bodies, ib, "1");
+    e |= e ? -1 : write_doubles(g, "velocity_before", u0, ib, d, "m/s");
+    e |= e ? -1 : write_doubles(g, "velocity_after", u1, ib, d, "m/s");
+    e |= e ? -1 : write_collision_records(g, rec, ir);
+    e |= e ? -1 : write_doubles(g, "vector_impulse", vec, ir, d, "N s (integral of f n dt)");
+    if (g >= 0 && H5Gclose(g) < 0)
+        e = -1;
+    free(eps), free(bodies), free(u0), free(u1), free(vec), free(rec);
+    return e;
+}
+
+/* @p mon NULL: the empty tables of a file whose caller wrote no collisions. */
+static int write_collisions(cr_store *st, const cr_monitor *mon)
+{
+    size_t n = mon ? cr_monitor_collision_count(mon) : 0, ne, nb, nr;
+    double ff = NAN, window = mon ? cr_monitor_collision_window(mon, &ff) : NAN;
+    int e = write_collision_table(st, mon, n, &ne, &nb, &nr);
+    if (e == 0) {
+        hid_t d = H5Dopen2(st->file, "collisions", H5P_DEFAULT);
+        e = d < 0 ? -1 : 0;
+        e |= e ? -1 : attr_double(d, "window", window);
+        e |= e ? -1 : attr_double(d, "free_flight", ff);
+        e |= e ? -1 : attr_double(d, "fraction", CR_MONITOR_COLLISION_FRACTION);
+        if (d >= 0 && H5Dclose(d) < 0)
+            e = -1;
+    }
+    e |= e ? -1 : write_collision_data(st, mon, n, ne, nb, nr);
+    st->collisions_written = 1;
+    return e;
+}
+
+int cr_store_write_collisions(cr_store *st, const cr_monitor *mon)
+{
+    CR_CHECK(st && mon, st ? st->err : NULL, CR_ERR_INVALID);
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN && !st->collisions_written, st->err, CR_ERR_INVALID);
+    if (write_collisions(st, mon) < 0)
+        return store_fail(st, "writing /collisions");
     return CR_OK;
 }

@@ -6,6 +6,7 @@
 
 #include "engines-priv.h"
 #include "priv.h"
+#include "rigid-priv.h"
 
 typedef struct {
     cr_output_listener out;
@@ -40,6 +41,38 @@ cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model
         return NULL;
     }
     return sys;
+}
+
+/* The rigid engine needs its law at creation, which the ops table's create
+ * cannot carry: built here, the rest is the same door. */
+cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr_law_params *params,
+                                  char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "cr_system_create_rigid: no model");
+        return NULL;
+    }
+    cr_system *sys = calloc(1, sizeof(*sys));
+    if (!sys) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    sys->ops = &cr_rigid_engine;
+    sys->engine = cr_rigid_create(model, sys, law, params, msg, msglen);
+    if (!sys->engine) {
+        free(sys);
+        return NULL;
+    }
+    return sys;
+}
+
+int cr_system_rigid_law(const cr_system *sys, char *text, size_t len)
+{
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return CR_ERR_INVALID;
+    if (text && len)
+        cr_rigid_describe(sys->engine, text, len);
+    return CR_OK;
 }
 
 cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)

@@ -5,12 +5,23 @@
 #include <libfyaml.h>
 #include <stddef.h>
 
-/* A reader's context: file name for messages, the message buffer, the first error. */
+/* A command-line override of one field (src/override.c): an error in the field
+ * at `path` ("balls[1].mass", the form messages use) or below it names `arg`
+ * ("--set balls.1.mass=-1") instead of a file and line. */
+typedef struct {
+    const char *path;
+    const char *arg;
+} cr_yaml_set;
+
+/* A reader's context: file name for messages, the message buffer, the first error,
+ * and the overrides applied to the document (none for a plain file). */
 typedef struct {
     const char *file;
     char *msg;
     size_t msglen;
     int rc;
+    const cr_yaml_set *sets;
+    size_t nsets;
 } cr_yaml_ctx;
 
 /*
@@ -64,6 +75,10 @@ int cr_yaml_numbers(cr_yaml_ctx *ps, struct fy_node *node, const char *field, do
 int cr_yaml_syntax_error(cr_yaml_ctx *ps, struct fy_diag *diag);
 /* Checks the text (cr_yaml_check_text) and parses it; NULL with the message recorded. */
 struct fy_document *cr_yaml_parse(cr_yaml_ctx *ps, const char *text, size_t len);
+/* The model in an already parsed document (modelfile.c): what cr_modelfile_parse does
+ * after libfyaml; errors recorded in @p ps. @return CR_OK and the model in *out. */
+struct cr_model;
+int cr_modelfile_parse_doc(cr_yaml_ctx *ps, struct fy_document *doc, struct cr_model **out);
 /* Reads a whole file into a NUL-terminated buffer (free() it); NULL with a message on error. */
 char *cr_yaml_read_file(const char *path, size_t *len, char *msg, size_t msglen, int *rc);
 

@@ -439,6 +439,22 @@ int cr_yaml_key_line(struct fy_node *map, const char *key)
     return 0;
 }
 
+/* The override whose field is @p field or lies inside it ("chain.count" lies
+ * inside "chain"): @p inside says which. */
+static const cr_yaml_set *set_of(const cr_yaml_ctx *ps, const char *field, int *inside)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; field && i < ps->nsets; i++) {
+            const char *a = pass ? ps->sets[i].path : field, *b = pass ? field : ps->sets[i].path;
+            size_t n = strlen(b);
+            if (strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '.' || a[n] == '[')) {
+                *inside = pass && a[n] != '\0';
+                return &ps->sets[i];
+            }
+        }
+    return NULL;
+}
+
 int cr_yaml_fail(cr_yaml_ctx *ps, int line, const char *field, const char *fmt, ...)
 {
     if (ps->rc != CR_OK)
@@ -448,7 +464,13 @@ int cr_yaml_fail(cr_yaml_ctx *ps, int line, const char *field, const char *fmt, 
     va_start(ap, fmt);
     vsnprintf(reason, sizeof reason, fmt, ap);
     va_end(ap);
-    if (line > 0)
+    int inside = 0;
+    const cr_yaml_set *set = set_of(ps, field, &inside);
+    if (set && !inside) /* the value came from the command line, not from the file */
+        set_escaped(ps, "%s: %s: %s", set->arg, field, reason);
+    else if (set && line > 0) /* a field of the file holding an override */
+        set_escaped(ps, "%s:%d: %s: %s (with %s)", ps->file, line, field, reason, set->arg);
+    else if (line > 0)
         set_escaped(ps, "%s:%d: %s: %s", ps->file, line, field, reason);
     else
         set_escaped(ps, "%s: %s: %s", ps->file, field, reason);

@@ -84,6 +84,8 @@ sed 's/^integration:.*/output: {interval: 1.0e-300}\nintegration: {t_end: 1.0e-3
 check_bad interval.yaml "interval.yaml" "output.interval" "millionth"
 printf 'balls:\n  - {mass: 1.0e308, radius: 0.01, x: 0, v: 1.0e308}\n  - {mass: 1.0e308, radius: 0.01, x: 0.03}\n' > huge.yaml
 check_bad huge.yaml "huge.yaml" "ball 0" "1e+100"
+printf 'balls:\n  - {wall: true, x: 0}\n  - {wall: true, x: 0.03}\n  - {mass: 1, radius: 0.01, x: 0.05}\n' > walls.yaml
+check_bad walls.yaml "walls.yaml:3:" "balls[1]" "two walls"
 printf 'chain: {count: 20000000, mass: 1, radius: 0.01, striker: {velocity: 1}}\n' > count.yaml
 check_bad count.yaml "count.yaml:1:" "chain.count" "1000000"
 printf 'discs:\n  - {mass: 1, radius: 0.1, x: 0, y: 0}\n  - {mass: 1, radius: 0.1, x: 0.15, y: 0}\n' > overlap-pool.yaml
@@ -176,5 +178,108 @@ for sig in INT TERM HUP QUIT; do
     fi
 done
 
+# ---- cradle compare (issue 9): every law on every episode, calibrated and predictive
+"$CRADLE" compare "$MODELS/three-ball-chain.yaml" > cmp.txt 2> cmp.err
+st=$?
+[ $st -eq 0 ] && grep -q "^  energetic  *calibrated" cmp.txt && grep -q "^over 1 episode" cmp.txt \
+    && ok "compare MODEL: table with the energetic law, summary over the run" \
+    || bad "compare MODEL: status $st, $(head -c 300 cmp.txt) $(cat cmp.err)"
+# the best row comes first: the calibrated energetic law reproduces u+ (an identity)
+[ "$(awk '/^  law /{getline; print $1, $2; exit}' cmp.txt)" = "energetic calibrated" ] \
+    && ok "compare: best first (calibrated energetic on top)" || bad "compare order: $(sed -n 1,5p cmp.txt)"
+"$CRADLE" run -q -o run-c.h5 "$MODELS/damped-cradle.yaml"
+"$CRADLE" compare run-c.h5 -o cmp-out.h5 -q && "$PY" -c '
+import h5py, sys
+f = h5py.File("cmp-out.h5", "r")
+g = f["comparison"]
+rows, ep, summ = g["rows"][:], g["episodes"][:], g["summary"][:]
+laws = set(r["law"].decode() for r in rows)
+ok = len(rows) == len(ep) * len(summ) and {"newton", "poisson", "energetic", "global-dissipation"} <= laws
+ok = ok and g["episode/0000/velocity"].shape == (ep[0]["row_count"], ep[0]["dofs"])
+ok = ok and "compare" in g.attrs["command"] and f.attrs["status"] == "complete"
+sys.exit(not ok)' && ok "compare RUN.h5 -o NEW.h5: /comparison read by h5py (rows, episodes, summary, vectors)" \
+    || bad "/comparison via h5py"
+# added to the run file itself through a copy; a rerun replaces it and records its parameters
+sum_before=$(h5dump -d /episodes run-c.h5 | md5sum)
+"$CRADLE" compare run-c.h5 -o run-c.h5 -q && "$CRADLE" compare run-c.h5 -o run-c.h5 -q --episode 0 \
+    && "$PY" -c '
+import h5py, sys
+g = h5py.File("run-c.h5", "r")["comparison"]
+sys.exit(not ("--episode 0" in g.attrs["command"] and len(g["episodes"]) == 1))' \
+    && [ "$(h5dump -d /episodes run-c.h5 | md5sum)" = "$sum_before" ] && no_temp \
+    && ok "compare RUN.h5 -o RUN.h5: replaced through a copy, rerun replaces /comparison, episodes intact" \
+    || bad "compare in place"
+"$CRADLE" compare run-c.h5 --csv > cmp.csv
+n_rows=$(h5dump -H -d /comparison/rows cmp-out.h5 | sed -n 's/.*DATASPACE  SIMPLE { ( \([0-9]*\) ).*/\1/p' | head -1)
+[ "$(grep -c '^episode,' cmp.csv)" -eq 1 ] && [ "$(wc -l < cmp.csv)" -eq $((n_rows + 1)) ] \
+    && "$PY" -c 'import csv,sys; r=list(csv.DictReader(open("cmp.csv"))); sys.exit(not (r and all(x["mode"] in ("calibrated","predictive") for x in r)))' \
+    && ok "--csv: one header line, one line per row ($n_rows)" || bad "--csv: $(head -3 cmp.csv)"
+"$CRADLE" compare run-c.h5 --json --error-estimate > cmp.json
+"$PY" -c '
+import json, sys
+d = json.load(open("cmp.json"))
+e = d["episodes"][0]
+sys.exit(not (e["accuracy"]["kappa"] is not None and e["accuracy"]["kappa"] < 1e-6 and len(e["rows"]) > 8 and d["summary"]))' \
+    && ok "--json --error-estimate: parsed, accuracy of kappa below 1e-6" || bad "--json: $(head -c 300 cmp.json)"
+# run --compare: one go
+"$CRADLE" run -q --compare -o run-cc.h5 "$MODELS/three-ball-chain.yaml" \
+    && h5dump -H -d /comparison/rows run-cc.h5 >/dev/null 2>&1 && [ "$(status_of run-cc.h5)" = complete ] \
+    && ok "run --compare writes /comparison into the run file" || bad "run --compare"
+# cradle law NAME --input RUN.h5 --episode K: the parameters measured on the episode
+"$CRADLE" law energetic --input run-c.h5 --episode 0 --json > law-ep.json \
+    && "$PY" -c '
+import json, sys
+d = json.load(open("law-ep.json"))
+sys.exit(not (d["status"] == "ok" and d["error"] < 1e-8))' \
+    && ok "law energetic --input RUN.h5 --episode 0: the measured u+ back (error < 1e-8)" \
+    || bad "law --episode: $(cat law-ep.json)"
+# bad input: one line, exit 3, nothing written, the run file unchanged
+check_cmp_bad() { # label want-substring args...
+    label=$1 want=$2
+    shift 2
+    before=$(md5sum run-c.h5)
+    rm -f new.h5
+    "$CRADLE" "$@" > stdout.txt 2> stderr.txt
+    st=$?
+    if [ $st -eq 3 ] && [ "$(wc -l < stderr.txt)" -eq 1 ] && grep -qF -- "$want" stderr.txt \
+        && [ "$(md5sum run-c.h5)" = "$before" ] && [ ! -e new.h5 ] && no_temp; then
+        ok "$label refused (status 3): $(cat stderr.txt)"
+    else
+        bad "$label: status $st, $(cat stderr.txt)"
+    fi
+}
+check_cmp_bad "compare --episode out of range" "out of range" compare run-c.h5 --episode 7 -o run-c.h5
+check_cmp_bad "compare --episode out of range, new file" "out of range" compare run-c.h5 --episode 7 -o new.h5
+check_cmp_bad "law --episode out of range" "out of range" law newton --input run-c.h5 --episode 3
+check_cmp_bad "law without parameters (energetic, predictive)" "no-prediction" \
+    law energetic --input run-c.h5 --episode 0 --mode predictive
+printf 'balls:\n  - {mass: 1, radius: 0.1, x: 0, v: -1}\n  - {mass: 1, radius: 0.1, x: 0.5, v: 1}\nintegration: {t_end: 0.01}\n' > apart.yaml
+"$CRADLE" run -q -o apart.h5 apart.yaml
+cp run-c.h5 keep.h5
+check_cmp_bad "a run file without episodes" "no impact episodes" compare apart.h5 -o new.h5
+check_cmp_bad "a model without episodes" "no impact episodes" compare apart.yaml -o new.h5
+echo "not hdf5" > fake.h5
+check_cmp_bad "a .h5 file that is not HDF5 (read as a model)" "fake.h5" compare fake.h5 -o new.h5
+"$CRADLE" run -q -o notrun.h5 "$DATA/two-balls.yaml" && h5copy -i notrun.h5 -o model-only.h5 -s /model -d /model 2>/dev/null
+[ -f model-only.h5 ] && check_cmp_bad "an HDF5 file that is no cradle run file" "not a cradle run file" compare model-only.h5 -o new.h5
+
+# --cases: Poisson's e_P and out-of-range values kept as they are in `measured`, flagged
+"$CRADLE" run -q --cases cases-5 -o c5.h5 2> /dev/null
+"$PY" -c '
+import sys
+t = open("cases-5/episode-0000.yaml").read()
+m = t[t.index("\nmeasured:"):]
+ep = float(m.split("e_P: [")[1].split(",")[0])
+sys.exit(not (ep > 1.0 and "out_of_range: [0]" in m))' \
+    && "$CRADLE" law poisson cases-5/episode-0000.yaml > /dev/null \
+    && ok "--cases: e_P > 1 written as it is in measured, flagged out_of_range; the case still reads" \
+    || bad "--cases measured block: $(tail -6 cases-5/episode-0000.yaml)"
+# memcheck of compare on a run file with /comparison written, and of law --episode
+if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        "$CRADLE" compare run-c.h5 --json -o vg-cmp.h5 > /dev/null 2> vg.txt \
+        && valgrind -q --error-exitcode=9 "$CRADLE" law poisson --input run-c.h5 --episode 0 > /dev/null 2>> vg.txt \
+        && ok "valgrind: cradle compare -o and law --episode are clean" || bad "valgrind compare: $(head -5 vg.txt)"
+fi
 echo "test-cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,7 +18,8 @@ void usage_law(FILE *out)
           "docs/law-case-format.md) and prints u+, the contact impulses P, T+/T- and\n"
           "the law's status (ok, infeasible, multiple, not-terminated, solver-failed,\n"
           "negative-impulse). A case larger than the law takes (docs/errors.md) is\n"
-          "refused with exit status 3.\n"
+          "refused with exit status 3. lzb (Liu, Zhao & Brogliato) takes the pair laws\n"
+          "(stiffness, exponent, energetic_restitution) and nothing measured.\n"
           "\n"
           "  -i, --input CASE   the case file (or give it after NAME)\n"
           "  -j, --json         machine-readable output (one JSON object)\n"
@@ -153,8 +154,9 @@ static void print_text(const char *input, cr_law_id law, const cr_lawcase *lc,
         text_array("P", cr_law_result_impulse(res, k), m);
         printf("  T+/T-   %.10g\n", cr_law_result_energy_ratio(res, k));
     }
+    /* Mosterman's collision sets, LZB's primary contacts and event count */
     if (cr_law_result_trace(res)[0])
-        printf("  sets    %s\n", cr_law_result_trace(res));
+        printf("  %-7s %s\n", law == CR_LAW_MOSTERMAN ? "sets" : "trace", cr_law_result_trace(res));
 }
 
 /* Arguments: the law's name and the case (positional or --input). 0, or an exit status. */

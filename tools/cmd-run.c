@@ -1,15 +1,23 @@
 /* cradle run [MODEL] [-o FILE]: one path for every engine. Read the model,
  * build the system, attach the monitor, the store and the progress line, run,
  * keep what was computed whatever happens, report. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "cr-config.h"
+
 #include "cradle/cradle.h"
+#include "compare-report.h"
+#include "model-input.h"
 #include "run-report.h"
+#include "run-rigid.h"
 #include "tools-common.h"
 
 static cr_system *volatile running;
@@ -24,19 +32,39 @@ static void on_stop_signal(int sig)
 void usage_run(FILE *out)
 {
     fprintf(out,
-            "usage: cradle run [MODEL] [-o FILE] [-q] [--json] [--cases DIR]\n"
+            "usage: cradle run [MODEL|-] [--set PATH=VALUE ...] [-o FILE] [-q] [--json]\n"
+            "                  [--cases DIR] [--compare] [--plot]\n"
+            "                  [--rigid LAW [--restitution E] [--kappa K --alpha A,...]]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
             "compression and release is located; impact episodes are monitored; the\n"
             "trajectory, events and episodes go to FILE (HDF5, docs/hdf5-layout.md).\n"
             "\n"
-            "  MODEL               model file (default: %s)\n"
+            "  MODEL               model file (default: %s);\n"
+            "                      - reads it from standard input\n"
+            "  -s, --set PATH=VALUE\n"
+            "                      set a model-file field before the model is read, e.g.\n"
+            "                      --set chain.count=7 --set contact.restitution=0.9 (repeat\n"
+            "                      it; docs/model-format.md, Overrides); FILE records the\n"
+            "                      model as run\n"
             "  -o, --output FILE   output file (default: cradle-out.h5)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -j, --json          print the summary and the impact episodes as JSON\n"
             "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
-            "                      kappa, alpha, e_N) for `cradle law`\n"
+            "                      kappa, alpha, e_N, e_P) for `cradle law`\n"
+            "      --compare       compare every rigid law with each episode (as\n"
+            "                      `cradle compare`) and add /comparison to FILE\n"
+            "  -p, --plot          then draw FILE's figures with cradle-plot (FILE-KIND.png\n"
+            "                      beside FILE; needs python3-matplotlib, docs/viewers.md)\n"
+            "      --rigid LAW     run the same chain as rigid balls, every impact resolved\n"
+            "                      by LAW of `cradle law --list` (docs/design.md, Rigid\n"
+            "                      engine); links and pools are refused\n"
+            "      --restitution E restitution of every pair (default: 1 for undamped pair\n"
+            "                      laws, the model's restitution target; a damped pair\n"
+            "                      needs E)\n"
+            "      --kappa K       energetic law: the energetic coefficient T+/T-\n"
+            "      --alpha A,...   energetic law: impulse weights, one or one per pair\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -48,21 +76,36 @@ void usage_run(FILE *out)
 
 typedef struct {
     const char *out, *cases, *model;
-    int quiet, json;
+    const char *input; /* the path as given ("-": standard input); model names it */
+    int quiet, json, compare, plot;
+    rigid_args rigid;
+    model_sets sets;
 } run_args;
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"json", no_argument, NULL, 'j'},         {"cases", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-    *a = (run_args){"cradle-out.h5", NULL, NULL, 0, 0};
-    int c;
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"cases", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"compare", no_argument, NULL, 'C'},
+                                         {"plot", no_argument, NULL, 'p'},
+                                         {"set", required_argument, NULL, 's'},
+                                         RIGID_LONG_OPTIONS,
+                                         {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    a->out = "cradle-out.h5";
+    rigid_args_init(&a->rigid);
+    int c, st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:qjc:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:qjc:hps:", opts, NULL)) != -1) {
         switch (c) {
+        case 's':
+            if ((st = model_sets_add(&a->sets, optarg)) != 0)
+                return st;
+            break;
         case 'o':
             a->out = optarg;
             break;
@@ -75,10 +118,21 @@ static int parse_args(int argc, char **argv, run_args *a)
         case 'c':
             a->cases = optarg;
             break;
+        case 'C':
+            a->compare = 1;
+            break;
+        case 'p':
+            a->plot = 1;
+            break;
         case 'h':
             usage_run(stdout);
             return -1;
         default:
+            if ((st = rigid_option(c, optarg, &a->rigid)) >= 0) {
+                if (st != 0)
+                    return st;
+                break;
+            }
             usage_run(stderr);
             return EXIT_USAGE;
         }
@@ -92,31 +146,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             tools_error("run takes one model file, got %d arguments", argc - optind);
         return EXIT_USAGE;
     }
-    a->model = optind < argc ? argv[optind] : tools_default_model();
-    return 0;
-}
-
-/* The model of @p path, calibrated; @return NULL with the message printed. */
-static cr_model *load_model(const char *path, char **text)
-{
-    char msg[1024];
-    size_t len = 0;
-    cr_model *model = NULL;
-    *text = cr_file_read(path, &len, msg, sizeof msg, NULL);
-    if (!*text) {
-        tools_error("%s", msg);
-        return NULL;
-    }
-    if (cr_modelfile_parse(*text, len, path, &model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s", msg);
-        return NULL;
-    }
-    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s: calibration: %s", path, msg);
-        cr_model_destroy(model);
-        return NULL;
-    }
-    return model;
+    a->input = optind < argc ? argv[optind] : tools_default_model();
+    a->model = model_input_name(a->input);
+    return rigid_check(&a->rigid);
 }
 
 /* A progress line on a terminal, at most twice a second. */
@@ -164,12 +196,11 @@ static void release(run_state *r)
 static int set_up(const run_args *a, run_state *r)
 {
     char msg[1024];
-    if (!(r->model = load_model(a->model, &r->text)))
+    if (!(r->model = model_input_load(a->input, &a->sets, 1, &r->text)))
         return EXIT_INPUT;
-    if (!(r->sys = cr_system_create(r->model, msg, sizeof msg))) {
-        tools_error("%s: %s", a->model, msg);
-        return EXIT_INPUT;
-    }
+    int st;
+    if (!(r->sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
+        return st;
     msg[0] = '\0';
     if (!(r->store =
               cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg, sizeof msg))) {
@@ -203,6 +234,7 @@ static int finish(const run_args *a, run_state *r, int rc)
     snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->sys));
     cr_monitor_finish(r->mon);
     if (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
+        cr_store_write_collisions(r->store, r->mon) != CR_OK ||
         cr_store_commit(r->store, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
         tools_error("%s", cr_store_last_error(r->store));
@@ -220,6 +252,61 @@ static int finish(const run_args *a, run_state *r, int rc)
     return 0;
 }
 
+/* cradle-plot: $CRADLE_PLOT, the installed one, the source tree's, else PATH. */
+static const char *find_plotter(void)
+{
+    const char *env = getenv("CRADLE_PLOT");
+    static const char *const candidates[] = {CR_BINDIR "/cradle-plot",
+                                             CR_SOURCE_ROOT "/tools/cradle-plot"};
+    if (env && env[0])
+        return env;
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], X_OK) == 0)
+            return candidates[i];
+    return "cradle-plot";
+}
+
+/* Runs cradle-plot on the output; its lines go to stderr under --json (stdout
+ * is the JSON document) and nowhere under -q. @return 0 or EXIT_RUN. */
+static int plot_output(const run_args *a)
+{
+    const char *plotter = find_plotter();
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        tools_error("--plot: cannot start %s: %s", plotter, strerror(errno));
+        return EXIT_RUN;
+    }
+    if (pid == 0) {
+        if (a->json)
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        else if (a->quiet) {
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, STDOUT_FILENO);
+        }
+        char *args[] = {(char *)plotter, (char *)a->out, NULL};
+        if (strchr(plotter, '/'))
+            execv(plotter, args);
+        else
+            execvp(plotter, args);
+        fprintf(stderr,
+                "cradle: --plot: %s: %s (install python3-matplotlib and cradle-plot, "
+                "or set CRADLE_PLOT); %s is written\n",
+                plotter, strerror(errno), a->out);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
+        tools_error("--plot: %s failed on %s (status %d); the run's file is written", plotter,
+                    a->out, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return EXIT_RUN;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -227,7 +314,7 @@ int cmd_run(int argc, char **argv)
     if (st != 0)
         return st < 0 ? 0 : st;
     char msg[1024];
-    if (tools_check_output(a.out, a.model, msg, sizeof msg) != 0) {
+    if (tools_check_output(a.out, a.input, msg, sizeof msg) != 0) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
@@ -252,10 +339,18 @@ int cmd_run(int argc, char **argv)
         st = EXIT_RUN;
     if (st == 0 && !a.json && !a.quiet) {
         report_summary(&info, r.sys);
+        char law[256];
+        if (cr_system_rigid_law(r.sys, law, sizeof law) == CR_OK)
+            printf("  rigid run: law %s\n", law);
         report_episodes(r.sys, r.mon);
+        report_collisions(r.mon);
     }
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
         st = EXIT_RUN;
+    if (st == 0 && a.compare)
+        st = compare_after_run(a.model, r.model, r.mon, a.out, a.quiet, a.json);
+    if (st == 0 && a.plot)
+        st = plot_output(&a);
     release(&r);
     return st;
 }

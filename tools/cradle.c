@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cradle/cradle.h"
+#include "cmd-sweep.h"
 #include "tools-common.h"
 
 static void usage_main(FILE *out)
@@ -16,11 +17,43 @@ static void usage_main(FILE *out)
           "                          cradle) and write the trajectory to HDF5\n"
           "  law NAME --input CASE   apply a rigid impact law (newton, poisson, ...)\n"
           "                          to an impact configuration\n"
+          "  law NAME --input RUN.h5 --episode K\n"
+          "                          the same on an episode of a run file, with the\n"
+          "                          parameters measured on it (docs/compare.md)\n"
+          "  compare MODEL|RUN.h5    every rigid law on every impact episode,\n"
+          "                          calibrated and predictive\n"
+          "  sweep SWEEP.yaml        a grid over model-file fields, every point run and\n"
+          "                          compared, one table (OpenMP threads, MPI ranks)\n"
+          "  table lookup TABLE k=v  a reference table of data/ interpolated\n"
           "  help [COMMAND]          show help\n"
           "\n"
           "options:\n"
           "  --version               print the version\n"
           "  -h, --help              show this help\n",
+          out);
+}
+
+/* `law` on a run file's episode (--episode K) goes to cmd-compare.c; a case
+ * file to cmd-law.c. */
+static int has_option(int argc, char **argv, const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 2; i < argc; i++)
+        if (strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '='))
+            return 1;
+    return 0;
+}
+
+static void usage_law_all(FILE *out)
+{
+    usage_law(out);
+    fputs("\n"
+          "       cradle law NAME --input RUN.h5 --episode K [--mode calibrated|predictive]\n"
+          "                 [--json]\n"
+          "\n"
+          "Applies the law to episode K of a run file (`cradle run -o RUN.h5`), with the\n"
+          "parameters measured on it (calibrated, the default) or from two-body runs\n"
+          "(predictive), as `cradle compare` does (docs/compare.md).\n",
           out);
 }
 
@@ -43,7 +76,13 @@ int main(int argc, char **argv)
         if (argc > 2 && strcmp(argv[2], "run") == 0)
             usage_run(stdout);
         else if (argc > 2 && strcmp(argv[2], "law") == 0)
-            usage_law(stdout);
+            usage_law_all(stdout);
+        else if (argc > 2 && strcmp(argv[2], "compare") == 0)
+            usage_compare(stdout);
+        else if (argc > 2 && strcmp(argv[2], "sweep") == 0)
+            usage_sweep(stdout);
+        else if (argc > 2 && strcmp(argv[2], "table") == 0)
+            usage_table(stdout);
         else
             usage_main(stdout);
         return 0;
@@ -51,7 +90,14 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "law") == 0)
-        return cmd_law(argc - 1, argv + 1);
+        return has_option(argc, argv, "--episode") ? cmd_law_episode(argc - 1, argv + 1)
+                                                   : cmd_law(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return cmd_compare(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "table") == 0)
+        return cmd_table(argc - 1, argv + 1);
     tools_error("unknown command '%s' (try 'cradle help')", cmd);
     return EXIT_USAGE;
 }

@@ -6,6 +6,11 @@
 # tools/test.sh (the fuzzer runtime is only a recommended package of clang, and
 # --no-install-recommends below would leave it out). clang-format: the format
 # check. python3, python3-h5py: JSON and HDF5 checks of the tests.
+# python3-numpy, python3-matplotlib, python3-pil, python3-yaml, python3-pytest:
+# the Python package (python/cradle), tools/cradle-plot (figures, GIFs) and
+# its tests. python3-scipy: the validation checks (tests/validation).
+# libsiconos-kernel-dev: Siconos' own LZB law (MultipleImpact), the reference of
+# test-laws' LZB comparison (tests/ref-siconos-lzb.cpp; skipped without it).
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -25,12 +30,19 @@ libfyaml-dev
 liblapacke-dev
 libopenblas-dev
 libsiconos-numerics-dev
+libsiconos-kernel-dev
 libjson-c-dev
 clang-14
 clang-format
 libclang-rt-14-dev
 python3
 python3-h5py
+python3-numpy
+python3-matplotlib
+python3-pil
+python3-yaml
+python3-pytest
+python3-scipy
 "
 
 missing=""

@@ -12,6 +12,7 @@
 #define SHOWN_BODIES 12
 #define SHOWN_EPISODES 20
 #define SHOWN_RECORDS 12
+#define SHOWN_COLLISIONS 40
 
 /* A vector as " 0.123456" (1-D) or " (0.1, 0.2)" (2-D), each number in @p fmt. */
 static void print_in(const double *v, int dim, const char *fmt)
@@ -167,6 +168,52 @@ void report_episodes(const cr_system *sys, const cr_monitor *mon)
         printf("  ... %zu episodes in all (see the HDF5 file)\n", n);
 }
 
+/* "0-4" for a run of consecutive bodies, else "7 bodies" (collision table). */
+static void format_bodies(char *buf, size_t len, const size_t *b, size_t n)
+{
+    int run = n > 0;
+    for (size_t q = 1; q < n; q++)
+        run &= b[q] == b[q - 1] + 1;
+    if (run && n == 1)
+        snprintf(buf, len, "%zu", b[0]);
+    else if (run)
+        snprintf(buf, len, "%zu-%zu", b[0], b[n - 1]);
+    else
+        snprintf(buf, len, "%zu bodies", n);
+}
+
+void report_collisions(const cr_monitor *mon)
+{
+    size_t n = cr_monitor_collision_count(mon);
+    double ff = 0.0, window = cr_monitor_collision_window(mon, &ff);
+    printf("  %zu collision%s", n, n == 1 ? "" : "s");
+    if (ff > 0.0 && fabs(window - CR_MONITOR_COLLISION_FRACTION * ff) <= 1e-12 * ff)
+        printf(" (episodes sharing bodies within %.4g s = %g x the longest free flight, %.4g s)\n",
+               window, CR_MONITOR_COLLISION_FRACTION, ff);
+    else if (ff > 0.0)
+        printf(" (episodes sharing bodies within %.4g s, set by the caller)\n", window);
+    else
+        printf(" (no body in two episodes: one collision per episode)\n");
+    if (n == 0)
+        return;
+    printf("    %9s %12s %12s %8s %10s %12s %12s %12s\n", "collision", "t_start s", "t_end s",
+           "episodes", "bodies", "T- [J]", "T+ [J]", "kappa");
+    for (size_t k = 0; k < n && k < SHOWN_COLLISIONS; k++) {
+        cr_collision_info c;
+        if (cr_monitor_get_collision(mon, k, &c) != CR_OK)
+            continue;
+        size_t nb;
+        char who[32];
+        const size_t *b = cr_monitor_collision_bodies(mon, k, &nb);
+        format_bodies(who, sizeof who, b, nb);
+        printf("    %9zu %12.6f %12.6f %8zu %10s %12.6g %12.6g %12.9f%s\n", k + 1, c.t_start,
+               c.t_end, c.episode_count, who, c.T_minus, c.T_plus, c.kappa,
+               c.complete ? "" : " (still running at the end)");
+    }
+    if (n > SHOWN_COLLISIONS)
+        printf("    ... %zu collisions in all (see the HDF5 file)\n", n);
+}
+
 /* ---- JSON (json-c: strings are escaped, NaN becomes null) ------------------ */
 
 static json_object *json_number(double v)
@@ -237,6 +284,55 @@ static json_object *json_episode(const cr_monitor *mon, size_t k, int dim)
     return o;
 }
 
+static json_object *json_collision(const cr_monitor *mon, size_t k, int dim)
+{
+    cr_collision_info in;
+    if (cr_monitor_get_collision(mon, k, &in) != CR_OK)
+        return NULL;
+    json_object *o = json_object_new_object();
+    put(o, "t_start", json_number(in.t_start));
+    put(o, "t_end", json_number(in.t_end));
+    put(o, "reference", json_object_new_uint64(in.reference));
+    put(o, "complete", json_object_new_boolean(in.complete));
+    put(o, "T_minus", json_number(in.T_minus));
+    put(o, "T_plus", json_number(in.T_plus));
+    put(o, "kappa", json_number(in.kappa));
+    put(o, "field_work", json_number(in.field_work));
+    put(o, "dissipated", json_number(in.dissipated));
+    size_t ne, nb, nc, nv;
+    const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
+    json_object *e = json_object_new_array_ext((int)ne);
+    for (size_t q = 0; q < ne; q++)
+        json_object_array_add(e, json_object_new_uint64(eps[q]));
+    put(o, "episodes", e);
+    const size_t *bodies = cr_monitor_collision_bodies(mon, k, &nb);
+    json_object *b = json_object_new_array_ext((int)nb);
+    for (size_t q = 0; q < nb; q++)
+        json_object_array_add(b, json_object_new_uint64(bodies[q]));
+    put(o, "bodies", b);
+    put(o, "velocity_before",
+        json_numbers(cr_monitor_collision_velocities(mon, k, 0, &nb), nb * (size_t)dim));
+    put(o, "velocity_after",
+        json_numbers(cr_monitor_collision_velocities(mon, k, 1, &nb), nb * (size_t)dim));
+    const cr_collision_record *r = cr_monitor_collision_contacts(mon, k, &nc);
+    const double *vec = cr_monitor_collision_vector_impulses(mon, k, &nv);
+    json_object *c = json_object_new_array_ext((int)nc);
+    for (size_t q = 0; q < nc; q++) {
+        json_object *x = json_object_new_object();
+        put(x, "contact", json_object_new_uint64(r[q].contact));
+        put(x, "body_a", json_object_new_uint64(r[q].body_a));
+        put(x, "body_b", json_object_new_int64(r[q].body_b));
+        put(x, "impulse", json_number(r[q].impulse));
+        put(x, "alpha", json_number(r[q].alpha));
+        put(x, "episodes", json_object_new_uint64(r[q].episode_count));
+        if (vec)
+            put(x, "vector_impulse", json_numbers(vec + q * (size_t)dim, (size_t)dim));
+        json_object_array_add(c, x);
+    }
+    put(o, "contacts", c);
+    return o;
+}
+
 int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon)
 {
     int dim = cr_system_dimension(sys);
@@ -266,6 +362,17 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
             json_object_array_add(eps, e);
     }
     put(o, "episodes", eps);
+    size_t nk = cr_monitor_collision_count(mon);
+    double ff = 0.0, window = cr_monitor_collision_window(mon, &ff);
+    put(o, "collision_window", json_number(window));
+    put(o, "free_flight", json_number(ff));
+    json_object *cols = json_object_new_array_ext((int)nk);
+    for (size_t k = 0; k < nk; k++) {
+        json_object *c = json_collision(mon, k, dim);
+        if (c)
+            json_object_array_add(cols, c);
+    }
+    put(o, "collisions", cols);
     const char *text =
         json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text ? (puts(text) >= 0 ? 0 : -1) : -1;
@@ -275,9 +382,11 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
 
 /* ---- law cases ----------------------------------------------------------- */
 
-/* eᴺ as a Newton law parameter: at rest (NaN) Newton's law does not depend on it
- * (0 is written); outside [0, 1] the law is not defined for it: 1 is written and
- * the measured value kept in the comment. @return 1 when substituted. */
+/* eᴺ as the case's restitution: at rest (NaN) Newton's law does not depend on
+ * it (0 is written); outside [0, 1] a case cannot hold it (the reader and the
+ * law core refuse it): 1 is written, the contact is listed in
+ * measured.out_of_range and the value kept as it is in measured.e_N.
+ * @return 1 when substituted. */
 static int newton_parameter(double measured, double *e)
 {
     if (!isfinite(measured)) {
@@ -290,6 +399,49 @@ static int newton_parameter(double measured, double *e)
     }
     *e = measured;
     return 0;
+}
+
+static void yaml_numbers(FILE *f, const char *key, const cr_contact_record *r, size_t n,
+                         int poisson)
+{
+    fprintf(f, "  %s: [", key);
+    for (size_t c = 0; c < n; c++) {
+        double v = poisson ? r[c].poisson : r[c].newton;
+        fprintf(f, c ? ", " : "");
+        if (isfinite(v))
+            fprintf(f, "%.17g", v);
+        else
+            fprintf(f, "null");
+    }
+    fprintf(f, "]\n");
+}
+
+static int out_of_range(double v)
+{
+    return isfinite(v) && (v < 0.0 || v > 1.0);
+}
+
+/* The coefficients as measured, out-of-range ones flagged: no law reads this
+ * block; `cradle law NAME --input RUN.h5 --episode K` gives each law its own
+ * (Poisson eᴾ, GDI's ε) as `cradle compare` does. */
+static void write_measured(FILE *f, const cr_episode_info *in, const cr_contact_record *r, size_t n,
+                           size_t k)
+{
+    fprintf(f,
+            "# measured on the episode, as they are (no law reads this block); Poisson's "
+            "law takes e_P,\n# GDI one epsilon from kappa: cradle law NAME --input RUN.h5 "
+            "--episode %zu (docs/compare.md)\nmeasured:\n",
+            k);
+    yaml_numbers(f, "e_N", r, n, 0);
+    yaml_numbers(f, "e_P", r, n, 1);
+    fprintf(f, "  kappa: %.17g\n  out_of_range: [", in->kappa);
+    int first = 1;
+    for (size_t c = 0; c < n; c++)
+        if (out_of_range(r[c].newton) || out_of_range(r[c].poisson)) {
+            fprintf(f, "%s%zu", first ? "" : ", ", c);
+            first = 0;
+        }
+    fprintf(f, "]\n");
 }
 
 static int write_case(const char *path, const run_info *info, const cr_monitor *mon, size_t k)
@@ -311,8 +463,7 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
         alpha[c] = r[c].alpha;
         if (newton_parameter(r[c].newton, &e[c])) {
             size_t used = strlen(subst);
-            snprintf(subst + used, sizeof subst - used, " contact %zu: e_N = %.6g;", r[c].contact,
-                     r[c].newton);
+            snprintf(subst + used, sizeof subst - used, " record %zu: e_N = %.9g;", c, r[c].newton);
         }
     }
     p.reference = in.reference_record;
@@ -323,11 +474,15 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
              "episode %zu of %s, t = %.9g .. %.9g s; kappa and alpha as measured; restitution "
              "= measured e_N (0 at rest, where Newton's law does not depend on it)%s%s",
              k, info->model_path, in.t_start, in.t_end,
-             subst[0] ? "; outside [0, 1], written as 1:" : "", subst);
+             subst[0] ? "; OUT OF RANGE, a case holds [0, 1] only, written as 1 (see measured):"
+                      : "",
+             subst);
     FILE *f = rc == CR_OK ? fopen(path, "w") : NULL;
     if (rc == CR_OK)
         rc = f ? cr_lawcase_write(f, imp, &p, comment) : CR_ERR_IO;
-    if (f && fclose(f) != 0)
+    if (rc == CR_OK)
+        write_measured(f, &in, r, nc, k);
+    if (f && (ferror(f) || fclose(f) != 0))
         rc = CR_ERR_IO;
     free(alpha);
     free(e);

@@ -18,6 +18,8 @@ typedef struct {
 
 void report_summary(const run_info *info, const cr_system *sys);
 void report_episodes(const cr_system *sys, const cr_monitor *mon);
+/* The collisions (episodes of one impact taken together): a short table. */
+void report_collisions(const cr_monitor *mon);
 /* JSON through json-c on stdout; @return 0 or -1 (out of memory). */
 int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon);
 /* Each episode as a law case in @p dir; @return 0 or -1 with the reason printed. */

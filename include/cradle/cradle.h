@@ -6,6 +6,7 @@
 #define CRADLE_CRADLE_H
 
 #include "cradle/common.h"
+#include "cradle/compare.h"
 #include "cradle/calibrate.h"
 #include "cradle/contact.h"
 #include "cradle/laws.h"

@@ -28,6 +28,8 @@ typedef enum {
     CR_LAW_SEQUENTIAL, /**< sequential impacts (Han & Gilmore; 001 sect. 3.2) */
     CR_LAW_MOSTERMAN,  /**< Newton with Mosterman's pre-collision rule (002 eq. 23-29) */
     CR_LAW_PANDREA,    /**< Newton as equalities, P = −G⁻¹(I + K)γ⁻ (004 eq. 4, 7, 14) */
+    CR_LAW_LZB,        /**< Liu, Zhao & Brogliato's differential law in the impulse domain,
+                            from the pair laws (K, n, eⱼ) alone (docs/design.md) */
     CR_LAW_COUNT
 } cr_law_id;
 
@@ -43,6 +45,14 @@ typedef struct {
     int max_outcomes;           /**< sequential law: cap on the branches explored (4096);
                                      1..CR_LAW_MAX_OUTCOMES */
     const double *eta;          /**< Mosterman: per-contact η, or NULL for η = 1 − εᵢ */
+    const double *stiffness;    /**< LZB: per-contact K of f = K δⁿ (N/mⁿ), or NULL for all 1
+                                     (with equal n only the ratios matter) */
+    const double *exponent;     /**< LZB: per-contact n in [1, 10], or NULL for all 3/2 (Hertz) */
+    const double *energetic;    /**< LZB: per-contact energetic restitution eⱼ in [0, 1], or NULL
+                                     for `restitution` (refused when `restitutions` is set:
+                                     those are Newton's, not the pair laws') */
+    double tolerance;           /**< LZB: relative tolerance of the integration in the impulse
+                                     domain, 1e-14..1e-3 (1e-10) */
 } cr_law_params;
 
 /** What a law found. */
@@ -203,6 +213,12 @@ CR_EXPORT double cr_law_result_energy_ratio(const cr_law_result *r, size_t k);
 CR_EXPORT const char *cr_law_result_trace(const cr_law_result *r);
 /** Largest violation of the law's own conditions found by the residual check. */
 CR_EXPORT double cr_law_result_residual(const cr_law_result *r);
+/**
+ * LZB: the work of compression W_c,j of each contact over the impact (m values,
+ * summed over its compression phases), with T⁻ − T⁺ = Σⱼ (1 − eⱼ²) W_c,j.
+ * NULL for the other laws.
+ */
+CR_EXPORT const double *cr_law_result_compression_work(const cr_law_result *r, size_t k);
 
 CR_EXPORT const char *cr_law_name(cr_law_id law);
 CR_EXPORT int cr_law_from_name(const char *name, cr_law_id *out);

@@ -30,4 +30,38 @@ CR_EXPORT int cr_modelfile_parse(const char *text, size_t len, const char *filen
 CR_EXPORT int cr_modelfile_load(const char *path, cr_model **out, char **text_out, char *msg,
                                 size_t msglen);
 
+/** Overrides a parse takes at most. */
+#define CR_MODELFILE_MAX_SETS 256
+
+/**
+ * Command-line overrides of model-file fields (docs/model-format.md,
+ * "Overrides"): each item is "PATH=VALUE". PATH is the field's dotted path as
+ * messages name it, `chain.count`, `contact.pairs[0].K`, `balls[1].mass` (or
+ * `balls.1.mass`); mappings missing on the way are created, list items must
+ * exist. VALUE is YAML flow text: `7`, `0.9`, `force`, `[1, 0]`,
+ * `{E: 2.1e11, nu: 0.3}`.
+ */
+typedef struct {
+    const char *const *items; /**< count items "PATH=VALUE" */
+    size_t count;
+    /** put before an item in messages: "--set " gives `--set chain.count=-1: chain.count:
+     * must be ...`; NULL: "--set " */
+    const char *label;
+} cr_modelfile_sets;
+
+/**
+ * Parses @p text as cr_modelfile_parse after setting the fields @p sets names
+ * in the YAML document: the edited document is validated as a file would be,
+ * and an error in an overridden field names the override instead of a line.
+ * @p effective (may be NULL) receives the model text that was parsed (free()
+ * it): @p text itself without overrides, else the edited document (block
+ * style, comments dropped) after one comment line naming the overrides, which
+ * parses to the same model. @return as cr_modelfile_parse; a malformed
+ * override (no '=', an empty path or value, a path through a scalar, a list
+ * index out of range) is CR_ERR_MODEL naming it.
+ */
+CR_EXPORT int cr_modelfile_parse_set(const char *text, size_t len, const char *filename,
+                                     const cr_modelfile_sets *sets, cr_model **out,
+                                     char **effective, char *msg, size_t msglen);
+
 #endif

@@ -101,6 +101,23 @@ typedef struct {
 } cr_contact_record;
 
 /**
+ * One finished episode as plain arrays: what the store writes to
+ * /episode/NNNN and reads back (cr_run_file_episode), and what the comparator
+ * takes (cr_compare_add). The arrays belong to whoever filled the struct.
+ */
+typedef struct {
+    cr_episode_info info;
+    int dim;                          /**< numbers per body vector (1 or 2) */
+    const size_t *bodies;             /**< info.body_count, increasing */
+    const double *mass;               /**< per body, INFINITY for a fixed one */
+    const double *velocity_before;    /**< u⁻, body_count × dim */
+    const double *velocity_after;     /**< u⁺, body_count × dim */
+    const cr_contact_record *records; /**< info.contact_count */
+    const double *normals;            /**< at joining, contact_count × dim */
+    const double *vector_impulses;    /**< ∫ f n dt, contact_count × dim */
+} cr_episode_data;
+
+/**
  * Attaches a monitor to @p sys (as an event and output listener). Create it
  * after the system and before cr_system_run; contacts touching and already
  * approaching at t = 0 open an episode at once.
@@ -133,6 +150,12 @@ CR_EXPORT const double *cr_monitor_normals(const cr_monitor *mon, size_t k, size
 CR_EXPORT const size_t *cr_monitor_events(const cr_monitor *mon, size_t k, size_t *n);
 
 /**
+ * Episode k as plain arrays pointing into the monitor (valid while it lives).
+ * @return CR_ERR_INVALID for an index out of range or an episode still running.
+ */
+CR_EXPORT int cr_monitor_episode_data(const cr_monitor *mon, size_t k, cr_episode_data *d);
+
+/**
  * Impulse ratios αᵢⱼ = Pⱼ / Pᵢ between the episode's records (001 eq. 26), row
  * major, records² values into @p alpha (NaN where Pᵢ = 0).
  */
@@ -150,5 +173,86 @@ CR_EXPORT int cr_monitor_kinetic_cosines(const cr_monitor *mon, size_t k, double
  * normals at joining (−n on body_a, +n on body_b), u⁻. Caller destroys.
  */
 CR_EXPORT cr_impact *cr_monitor_impact(const cr_monitor *mon, size_t k);
+
+/* ---- collisions: episodes of one swing taken together ------------------------- */
+
+/**
+ * Collisions group the episodes an experimentalist sees as one impact: in a
+ * pendulum cradle the pulse disperses and one swing's impact splits into
+ * several episodes on changing subsets of the balls (re-contacts). Two
+ * episodes that share a moving body belong to one collision when the later one
+ * starts within the collision window τ after the earlier one ends, and the
+ * relation is taken transitively. τ = CR_MONITOR_COLLISION_FRACTION · T_f,
+ * where T_f, the free-flight time between collisions, is the longest time any
+ * moving body spends between two of its episodes in the run (a pendulum
+ * cradle: about half a period; docs/design.md, "Contact states and
+ * episodes"). Collisions are built from the finished episodes by
+ * cr_monitor_finish.
+ */
+#define CR_MONITOR_COLLISION_FRACTION 0.25
+
+/** Scalars of one collision. */
+typedef struct {
+    double t_start, t_end;   /**< first episode's start, last episode's end, s */
+    size_t episode_count;    /**< its episodes (cr_monitor_collision_episodes) */
+    size_t body_count;       /**< bodies of its episodes (fixed ones included) */
+    size_t contact_count;    /**< distinct unilateral contacts (cr_monitor_collision_contacts) */
+    size_t reference;        /**< the first episode's reference contact */
+    size_t reference_record; /**< its index among the collision's contacts */
+    /** kinetic energy of the moving bodies at their first joining / their last episode's end, J */
+    double T_minus, T_plus;
+    /**
+     * Work of the fields on the bodies over the collision, J: the episodes'
+     * field_work plus, for each body's free flight between two of its
+     * episodes, its kinetic energy change there (exact: only fields act).
+     */
+    double field_work;
+    double kappa;      /**< (T⁺ − field_work) / T⁻ */
+    double dissipated; /**< T⁻ − T⁺ + field_work (the episodes' dissipated, summed), J */
+    int complete;      /**< 1: every episode complete */
+} cr_collision_info;
+
+/** Per-contact totals over a collision's episodes. */
+typedef struct {
+    size_t contact; /**< contact number in the system */
+    size_t body_a;  /**< its bodies (body_b < 0: wall CR_WALL_INDEX(body_b)) */
+    long body_b;
+    double impulse;       /**< Σ of the episodes' Pᵢ, N s */
+    double compression;   /**< Σ of the episodes' compression impulses, N s */
+    double expansion;     /**< Σ of the episodes' expansion impulses, N s */
+    double alpha;         /**< impulse / the reference contact's impulse */
+    size_t episode_count; /**< episodes in which the contact is a record */
+} cr_collision_record;
+
+/**
+ * Sets the collision window τ in seconds (≤ 0: the automatic rule above).
+ * After cr_monitor_finish the collisions are rebuilt at once.
+ */
+CR_EXPORT int cr_monitor_set_collision_window(cr_monitor *mon, double window);
+/**
+ * The window τ used (s) and, in @p free_flight (may be NULL), T_f (0 when no
+ * body has two episodes). @return NAN before cr_monitor_finish.
+ */
+CR_EXPORT double cr_monitor_collision_window(const cr_monitor *mon, double *free_flight);
+/** Collisions, in the order of their first episodes (0 before cr_monitor_finish). */
+CR_EXPORT size_t cr_monitor_collision_count(const cr_monitor *mon);
+/** @return CR_ERR_INVALID for an index out of range. */
+CR_EXPORT int cr_monitor_get_collision(const cr_monitor *mon, size_t k, cr_collision_info *info);
+/** Its episodes (indices for cr_monitor_get_episode), increasing; count in *n. */
+CR_EXPORT const size_t *cr_monitor_collision_episodes(const cr_monitor *mon, size_t k, size_t *n);
+/** Its bodies, increasing (fixed bodies included); count in *n. */
+CR_EXPORT const size_t *cr_monitor_collision_bodies(const cr_monitor *mon, size_t k, size_t *n);
+/**
+ * Velocities of its bodies, dim per body: before (after = 0: u⁻ of each body's
+ * first episode of the collision) or after (u⁺ of its last); bodies in *n.
+ */
+CR_EXPORT const double *cr_monitor_collision_velocities(const cr_monitor *mon, size_t k, int after,
+                                                        size_t *n);
+/** Per-contact totals, by contact number; count in *n. */
+CR_EXPORT const cr_collision_record *cr_monitor_collision_contacts(const cr_monitor *mon, size_t k,
+                                                                   size_t *n);
+/** Σ of the episodes' ∫ f n dt per contact record, dim values each; records in *n. */
+CR_EXPORT const double *cr_monitor_collision_vector_impulses(const cr_monitor *mon, size_t k,
+                                                             size_t *n);
 
 #endif

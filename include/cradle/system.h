@@ -22,6 +22,7 @@
 #define CRADLE_SYSTEM_H
 
 #include "cradle/common.h"
+#include "cradle/laws.h"
 #include "cradle/model.h"
 
 typedef struct cr_system cr_system;
@@ -110,6 +111,39 @@ typedef int (*cr_event_listener)(const cr_system *sys, size_t first, void *user)
  * be destroyed afterwards. @return NULL with a one-line reason in @p msg.
  */
 CR_EXPORT cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen);
+/**
+ * Builds the rigid engine for a chain @p model (dim 1): the same model run as
+ * rigid balls, event-driven, every impact resolved by @p law of the core
+ * (docs/design.md, "Rigid engine"). Free flight is exact without fields or
+ * under uniform gravity and integrated by CVODES under pendulums; persistent
+ * contacts (a ball resting on a floor, a column) carry forces; accumulating
+ * impacts switch to persistent contact. Each impact is an instantaneous
+ * episode for the monitor.
+ *
+ * @p params (NULL: defaults, restitution from the pairs) is read per pair c of
+ * the model (bodies c, c + 1), not per contact of an impact:
+ * - restitution: ε of every pair; NaN: each pair's own, 1 for an undamped pair
+ *   law, its restitution target where the model gives one, refused otherwise;
+ *   restitutions: NULL, or one ε per pair. Laws other than max-dissipation and
+ *   energetic use them.
+ * - energetic: kappa (> 0) and alpha, one impulse weight per pair (≥ 0): in an
+ *   impact whose reference pair is r (the fastest approach) αⱼ = alpha[j] / alpha[r].
+ * - mosterman: eta, NULL or one η per pair. max_stages, max_outcomes: as the core.
+ * - sequential: the engine takes Han & Gilmore's pairwise order (the core's
+ *   law lists every order and subset; a run needs one outcome).
+ *
+ * Refused with a one-line reason in @p msg (NULL returned): a dim-2 model (not
+ * built yet), a model with links (a bilateral spring of finite stiffness is
+ * not rigid), a law parameter that is missing or out of range.
+ */
+CR_EXPORT cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law,
+                                            const cr_law_params *params, char *msg, size_t msglen);
+/**
+ * For a rigid system: the law and its parameters as one line ("newton
+ * (restitution 0.9)") into @p text. @return CR_OK, or CR_ERR_INVALID for a
+ * compliant engine.
+ */
+CR_EXPORT int cr_system_rigid_law(const cr_system *sys, char *text, size_t len);
 /** Frees the system; accepts NULL. */
 CR_EXPORT void cr_system_destroy(cr_system *sys);
 
@@ -134,7 +168,7 @@ CR_EXPORT void cr_system_request_stop(cr_system *sys);
 CR_EXPORT const char *cr_system_last_error(const cr_system *sys);
 /** Why the run ended ("end time reached", "all contacts open and separating", …). */
 CR_EXPORT const char *cr_system_end_reason(const cr_system *sys);
-/** "chain" or "pool" (the engine behind the interface). */
+/** "chain", "pool" or "rigid" (the engine behind the interface). */
 CR_EXPORT const char *cr_system_engine_name(const cr_system *sys);
 
 CR_EXPORT int cr_system_dimension(const cr_system *sys);

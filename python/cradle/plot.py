@@ -1,0 +1,239 @@
+"""Figures of a run (chains and pools), one per kind:
+
+  trajectory  positions and velocities against time
+  forces      contact forces (chains: every output row; pools: at the located events)
+  impulses    accumulated contact impulses ∫ f dt (chains: rows; pools: events)
+  energy      kinetic, potential, dissipated and their sum, with the relative balance
+  episodes    impact episodes: a timeline and the table
+  collisions  collisions (episodes of one impact together): a timeline and the table
+
+Every plotted line carries a gid naming what it shows ("x:3" is body 3's x
+position, "force:2" contact 2's force, "collision:0" the first collision's
+span), so a test can compare it with the file. Collision spans are shaded in
+the time plots.
+"""
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+KINDS = ("trajectory", "forces", "impulses", "energy", "episodes", "collisions")
+TABLE_ROWS = 25
+LEGEND_MAX = 8
+COMPONENTS = "xy"
+
+
+def _title(run, what):
+    return "%s: %s (%s, %d bod%s)" % (run.name, what, run.kind, run.body_count,
+                                       "y" if run.body_count == 1 else "ies")
+
+
+def _shade_collisions(ax, run):
+    for c in run.collisions:
+        ax.axvspan(c.t_start, c.t_end, color="0.85", zorder=0, gid="collision:%d" % c.index)
+
+
+def _legend(ax, n):
+    if 0 < n <= LEGEND_MAX:
+        ax.legend(fontsize="small", loc="best")
+
+
+def trajectory(run):
+    """Positions and velocities against time (pools: one panel per component)."""
+    moving = np.flatnonzero(run.moving)
+    d = run.dim
+    fig, axes = plt.subplots(2, d, figsize=(7 * d, 6), sharex=True, squeeze=False)
+    for c in range(d):
+        comp = COMPONENTS[c] if d > 1 else ""
+        for row, (data, name, unit) in enumerate(((run.position, "position", "m"),
+                                                  (run.velocity, "velocity", "m/s"))):
+            ax = axes[row][c]
+            for i in moving:
+                gid = ("x:%d" if row == 0 else "v:%d") % i if d == 1 else \
+                    ("%s%s:%d" % ("" if row == 0 else "v", COMPONENTS[c], i))
+                ax.plot(run.time, data[:, i, c], lw=0.8, label="body %d" % i, gid=gid)
+            ax.set_ylabel(("%s %s (%s)" % (name, comp, unit)).replace("  ", " "))
+            _shade_collisions(ax, run)
+            _legend(ax, len(moving))
+        axes[1][c].set_xlabel("time (s)")
+    fig.suptitle(_title(run, "positions and velocities"))
+    return fig
+
+
+def _pool_event_series(run, column):
+    """Per contact: event times and the column's values (pools have no series)."""
+    ev = run.events
+    out = {}
+    for k in np.unique(ev["contact"]):
+        sel = ev["contact"] == k
+        out[int(k)] = (ev["time"][sel], ev[column][sel])
+    return out
+
+
+def forces(run):
+    """Contact forces: chains every row, pools at the located events."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    if run.force is not None:
+        for k in range(run.force.shape[1]):
+            ax.plot(run.time, run.force[:, k], lw=0.8, label="contact %d" % k, gid="force:%d" % k)
+        n = run.force.shape[1]
+        ax.set_ylabel("contact force (N)")
+    else:
+        series = _pool_event_series(run, "force")
+        for k, (t, f) in series.items():
+            ax.plot(t, f, ".", ms=3, label="contact %d" % k, gid="event-force:%d" % k)
+        n = len(series)
+        ax.set_ylabel("contact force at events (N)")
+    ax.set_xlabel("time (s)")
+    _shade_collisions(ax, run)
+    _legend(ax, n)
+    fig.suptitle(_title(run, "contact forces"))
+    return fig
+
+
+def impulses(run):
+    """Accumulated impulses ∫ f dt from t = 0: chains every row; pools at the
+    events, with the value at the end from /contacts."""
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    if run.impulse is not None:
+        for k in range(run.impulse.shape[1]):
+            ax.plot(run.time, run.impulse[:, k], lw=0.8, label="contact %d" % k,
+                    gid="impulse:%d" % k)
+        n = run.impulse.shape[1]
+    else:
+        series = _pool_event_series(run, "impulse")
+        for k, (t, p) in series.items():
+            t = np.append(t, run.final_time)
+            p = np.append(p, run.contacts["impulse"][k])
+            ax.plot(t, p, drawstyle="steps-post", lw=0.8, label="contact %d" % k,
+                    gid="event-impulse:%d" % k)
+        n = len(series)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("accumulated impulse (N s)")
+    _shade_collisions(ax, run)
+    _legend(ax, n)
+    fig.suptitle(_title(run, "accumulated contact impulses"))
+    return fig
+
+
+def energy(run):
+    """T, U, dissipated, their sum, and (T + U + D − E0) / E0."""
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    T, U, D = run.kinetic_energy, run.potential_energy, run.dissipated_work
+    S = T + U + D
+    for y, name, gid in ((T, "kinetic T", "kinetic"), (U, "potential U", "potential"),
+                         (D, "dissipated D", "dissipated"), (S, "T + U + D", "total")):
+        ax.plot(run.time, y, lw=0.9, label=name, gid=gid)
+    ax.set_ylabel("energy (J)")
+    ax.legend(fontsize="small")
+    E0 = S[0] if len(S) else 0.0
+    bal = (S - E0) / abs(E0) if E0 != 0 else S - E0
+    bx.plot(run.time, bal, lw=0.9, color="k", gid="balance")
+    bx.set_ylabel("(T + U + D - E0) / |E0|")
+    bx.set_xlabel("time (s)")
+    for a in (ax, bx):
+        _shade_collisions(a, run)
+    fig.suptitle(_title(run, "energy balance"))
+    return fig
+
+
+def _bodies_text(b):
+    b = np.asarray(b)
+    if len(b) > 1 and np.all(np.diff(b) == 1):
+        return "%d-%d" % (b[0], b[-1])
+    if len(b) == 1:
+        return "%d" % b[0]
+    return " ".join(str(x) for x in b) if len(b) <= 4 else "%d bodies" % len(b)
+
+
+def _fmt(v, spec):
+    return "nan" if isinstance(v, float) and np.isnan(v) else format(v, spec)
+
+
+def episode_rows(run):
+    """The table's rows (strings): index, t_start, t_end, bodies, reference, kappa, collision."""
+    coll = run.episode_collision()
+    return [[str(e.index), _fmt(e.t_start, ".6f"), _fmt(e.t_end, ".6f"), _bodies_text(e.bodies),
+             str(e.reference), _fmt(e.kappa, ".9f"), str(coll[k])]
+            for k, e in enumerate(run.episodes)]
+
+
+EPISODE_COLUMNS = ["episode", "t_start (s)", "t_end (s)", "bodies", "reference", "kappa",
+                   "collision"]
+COLLISION_COLUMNS = ["collision", "t_start (s)", "t_end (s)", "episodes", "bodies", "T- (J)",
+                     "T+ (J)", "kappa"]
+
+
+def collision_rows(run):
+    return [[str(c.index), _fmt(c.t_start, ".6f"), _fmt(c.t_end, ".6f"), str(len(c.episodes)),
+             _bodies_text(c.bodies), _fmt(c.T_minus, ".6g"), _fmt(c.T_plus, ".6g"),
+             _fmt(c.kappa, ".9f")] for c in run.collisions]
+
+
+def _timeline_and_table(run, items, rows, columns, what, gid):
+    fig, (ax, tx) = plt.subplots(2, 1, figsize=(10, 8), gridspec_kw={"height_ratios": [1, 2]})
+    for it in items:
+        b = np.asarray(it.bodies)
+        lo, hi = (b.min(), b.max()) if len(b) else (0, 0)
+        # at least 0.2 % of the run wide, so that millisecond spans show on a 10 s axis
+        width = max(it.t_end - it.t_start, 2e-3 * max(run.final_time, 1e-300))
+        ax.broken_barh([(it.t_start, width)], (lo - 0.4, hi - lo + 0.8),
+                       gid="%s:%d" % (gid, it.index), alpha=0.6)
+    ax.set_xlim(0, run.final_time if run.final_time > 0 else 1)
+    ax.set_ylim(-0.6, run.body_count - 0.4)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("bodies")
+    tx.axis("off")
+    shown = rows[:TABLE_ROWS]
+    if shown:
+        t = tx.table(cellText=shown, colLabels=columns, loc="upper center", cellLoc="right")
+        t.auto_set_font_size(False)
+        t.set_fontsize(7)
+        t.set_gid("table")
+    more = len(rows) - len(shown)
+    tx.set_title("%d %s%s" % (len(rows), what, " (first %d shown)" % len(shown) if more else ""),
+                 fontsize="small")
+    fig.suptitle(_title(run, what))
+    return fig
+
+
+def episodes(run):
+    return _timeline_and_table(run, run.episodes, episode_rows(run), EPISODE_COLUMNS,
+                               "impact episodes", "episode")
+
+
+def collisions(run):
+    title = "collisions"
+    if np.isfinite(run.collision_window):
+        title += " (window %.4g s)" % run.collision_window
+    return _timeline_and_table(run, run.collisions, collision_rows(run), COLLISION_COLUMNS, title,
+                               "collision")
+
+
+FIGURES = {"trajectory": trajectory, "forces": forces, "impulses": impulses, "energy": energy,
+           "episodes": episodes, "collisions": collisions}
+
+
+def figure(run, kind):
+    """The matplotlib Figure of one kind (KINDS)."""
+    if kind not in FIGURES:
+        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS)))
+    return FIGURES[kind](run)
+
+
+def save(run, kinds=KINDS, outdir=None, stem=None, dpi=100):
+    """Writes STEM-KIND.png for each kind; @return the paths."""
+    base = run.path or "cradle-run.h5"
+    outdir = outdir or os.path.dirname(os.path.abspath(base))
+    stem = stem or os.path.splitext(os.path.basename(base))[0]
+    paths = []
+    for kind in kinds:
+        fig = figure(run, kind)
+        path = os.path.join(outdir, "%s-%s.png" % (stem, kind))
+        fig.savefig(path, dpi=dpi)
+        plt.close(fig)
+        paths.append(path)
+    return paths

@@ -1,0 +1,18 @@
+/* Collisions above episodes (src/collisions.c), built by the monitor at
+ * cr_monitor_finish from its finished episodes through the public getters. */
+#ifndef CRADLE_COLLISIONS_PRIV_H
+#define CRADLE_COLLISIONS_PRIV_H
+
+#include "cradle/monitor.h"
+
+typedef struct cr_collision_set cr_collision_set;
+
+/* Builds the collisions of @p mon's finished episodes; @p window ≤ 0: the
+ * automatic rule. @return NULL when out of memory. */
+cr_collision_set *cr_collisions_build(const cr_monitor *mon, size_t nbody, int dim, double window);
+void cr_collisions_free(cr_collision_set *set);
+
+/* monitor.c: the set built at cr_monitor_finish, or NULL before. */
+const cr_collision_set *cr_monitor_collision_set(const cr_monitor *mon);
+
+#endif

@@ -1,0 +1,655 @@
+/*
+ * The rigid engine: a chain model run as rigid balls, event-driven, under any
+ * law of the core (docs/design.md, "Rigid engine"). This file: the model copy
+ * and what a rigid run refuses, the law's per-pair parameters, the run loop,
+ * the getters and the ops table. Free flight and persistent contacts are in
+ * rigid-flight.c, impacts in rigid-impact.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rigid-priv.h"
+
+#define EVENT_MIN_CAP 64
+
+/* More impacts than this in one run end it (a ball between two walls with
+ * e = 1 never comes to rest). */
+#define MAX_IMPACTS 10000000L
+/* Root returns in a row without time moving on before the run stops as stuck. */
+#define MAX_RETURNS_AT_ONCE 10000
+
+/* ---- create / destroy ---------------------------------------------------- */
+
+static void rigid_destroy(void *e)
+{
+    cr_rigid *r = e;
+    if (!r)
+        return;
+    cr_rigid_flight_free(r);
+    double *arrays[] = {r->mass,    r->radius, r->x0,    r->g0,    r->tol, r->pivot, r->plength,
+                        r->pg,      r->eps,    r->alpha, r->eta,   r->d,   r->v,     r->lambda,
+                        r->impulse, r->acc,    r->work,  r->work2, r->fa};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        free(arrays[k]);
+    free(r->fixed);
+    free(r->on);
+    free(r->closed);
+    free(r->released);
+    free(r->ev);
+    free(r->contacts_of);
+    free(r);
+}
+
+static int alloc_arrays(cr_rigid *r)
+{
+    size_t nb = r->nb ? r->nb : 1, nc = r->nc ? r->nc : 1;
+    double **per_body[] = {&r->mass, &r->radius, &r->x0,  &r->pivot, &r->plength, &r->pg,
+                           &r->d,    &r->v,      &r->acc, &r->work,  &r->work2,   &r->fa};
+    double **per_pair[] = {&r->g0, &r->tol, &r->eps, &r->alpha, &r->lambda, &r->impulse};
+    for (size_t k = 0; k < sizeof per_body / sizeof per_body[0]; k++)
+        if (!(*per_body[k] = calloc(nb, sizeof(double))))
+            return CR_ERR_NOMEM;
+    for (size_t k = 0; k < sizeof per_pair / sizeof per_pair[0]; k++)
+        if (!(*per_pair[k] = calloc(nc, sizeof(double))))
+            return CR_ERR_NOMEM;
+    r->fixed = calloc(nb, sizeof(int));
+    r->on = calloc(nc, sizeof(int));
+    r->closed = calloc(nc, sizeof(int));
+    r->released = calloc(nc, sizeof(int));
+    r->contacts_of = malloc(2 * nc * sizeof(size_t));
+    if (!r->fixed || !r->on || !r->closed || !r->released || !r->contacts_of)
+        return CR_ERR_NOMEM;
+    return CR_OK;
+}
+
+/* What a rigid run cannot represent, named. */
+static int refuse_features(const cr_model *model, char *msg, size_t msglen)
+{
+    if (cr_model_dimension(model) != 1) {
+        cr_set_msg(msg, msglen,
+                   "rigid runs of planar pools (dim %d) are not built yet: only chains (dim 1)",
+                   cr_model_dimension(model));
+        return CR_ERR_INVALID;
+    }
+    for (size_t c = 0; c < cr_model_contact_count(model); c++) {
+        const cr_link *l = cr_model_link(model, c);
+        if (l) {
+            cr_set_msg(msg, msglen,
+                       "links: pair %zu (bodies %zu-%zu) is a bilateral spring of finite "
+                       "stiffness (k = %g N/m), which is not rigid: a rigid run cannot represent "
+                       "it (rods and linked chains run compliant)",
+                       c, c, c + 1, l->k);
+            return CR_ERR_INVALID;
+        }
+    }
+    return CR_OK;
+}
+
+static void copy_model(cr_rigid *r, const cr_model *model)
+{
+    r->gravity = cr_model_gravity(model);
+    r->fields = cr_model_has_fields(model);
+    for (size_t i = 0; i < r->nb; i++) {
+        r->fixed[i] = cr_model_is_fixed(model, i);
+        r->mass[i] = cr_model_mass(model, i);
+        r->radius[i] = cr_model_radius(model, i);
+        r->x0[i] = cr_model_position(model, i);
+        r->v[i] = r->fixed[i] ? 0.0 : cr_model_velocity(model, i);
+        cr_model_pendulum(model, i, &r->pivot[i], &r->plength[i], &r->pg[i]);
+        r->pendulums |= r->plength[i] > 0.0 && !r->fixed[i];
+    }
+    for (size_t c = 0; c < r->nc; c++) {
+        r->on[c] = cr_model_contact_enabled(model, c);
+        r->g0[c] = -cr_model_initial_overlap(model, c);
+        double rmin = r->fixed[c]
+                          ? r->radius[c + 1]
+                          : (r->fixed[c + 1] ? r->radius[c] : fmin(r->radius[c], r->radius[c + 1]));
+        r->tol[c] = CR_GEOM_TOL * rmin;
+        r->contacts_of[2 * c] = r->contacts_of[2 * c + 1] = c;
+    }
+    const cr_settings *s = cr_model_settings(model);
+    r->rtol = s->rtol;
+    r->atol = s->atol;
+    r->out_interval = s->output_interval;
+}
+
+/* The chain engine's speed scale (largest initial relative speed, else the
+ * speed a field gives), the smallest radius as length, the field and mass
+ * scales of the persistent-contact tolerances. */
+static void choose_scales(cr_rigid *r)
+{
+    double vmin = INFINITY, vmax = -INFINITY, rmin = INFINITY, lmax = 0.0;
+    r->amax = fabs(r->gravity);
+    for (size_t i = 0; i < r->nb; i++) {
+        vmin = fmin(vmin, r->v[i]);
+        vmax = fmax(vmax, r->v[i]);
+        if (r->fixed[i])
+            continue;
+        rmin = fmin(rmin, r->radius[i]);
+        r->mmax = fmax(r->mmax, r->mass[i]);
+        if (r->plength[i] > 0.0) {
+            r->amax = fmax(r->amax, r->pg[i]);
+            lmax = fmax(lmax, r->plength[i]);
+        }
+    }
+    if (!isfinite(rmin)) {
+        rmin = 1.0;
+        r->mmax = 1.0;
+    }
+    r->V = vmax > vmin ? vmax - vmin : (r->amax > 0.0 ? sqrt(r->amax * fmax(lmax, rmin)) : 1.0);
+    r->L = rmin;
+    r->T = r->L / r->V;
+    r->v_rest = CR_RIGID_REST_FRACTION * r->V;
+    r->a_tol = CR_RIGID_ACCEL_FRACTION * r->amax;
+    r->f_tol = CR_RIGID_RELEASE_FRACTION * r->mmax * r->amax;
+}
+
+static int law_uses_restitution(cr_law_id law)
+{
+    return law != CR_LAW_MAX_DISSIPATION && law != CR_LAW_ENERGETIC;
+}
+
+/* Restitution of pair c from its law: 1 for an undamped law (a two-body
+ * collision keeps its energy), the model's target where it gives one. A damped
+ * law without a target has a restitution that depends on the impact speed:
+ * not known without a compliant run. */
+static int pair_restitution(const cr_model *model, size_t c, double *e, char *msg, size_t msglen)
+{
+    double v;
+    cr_contact_params p;
+    if (cr_model_contact_target(model, c, e, &v))
+        return CR_OK;
+    if (cr_model_pair_law(model, c, (long)c + 1, &p) == CR_OK && p.C == 0.0) {
+        *e = 1.0;
+        return CR_OK;
+    }
+    cr_set_msg(msg, msglen,
+               "pair %zu (bodies %zu-%zu) is damped (C = %g) without a restitution target: its "
+               "restitution is not known without a compliant run; give one (--restitution E)",
+               c, c, c + 1, p.C);
+    return CR_ERR_INVALID;
+}
+
+static int set_restitutions(cr_rigid *r, const cr_model *model, const cr_law_params *p, char *msg,
+                            size_t msglen)
+{
+    for (size_t c = 0; c < r->nc; c++) {
+        double e = p->restitutions ? p->restitutions[c] : p->restitution;
+        if (!p->restitutions && isnan(e) && r->on[c] &&
+            pair_restitution(model, c, &e, msg, msglen) != CR_OK)
+            return CR_ERR_INVALID;
+        if (r->on[c] && !(e >= 0.0 && e <= 1.0)) {
+            cr_set_msg(msg, msglen, "restitution of pair %zu must lie in [0, 1] (got %g)", c, e);
+            return CR_ERR_INVALID;
+        }
+        r->eps[c] = r->on[c] ? e : 0.0;
+    }
+    return CR_OK;
+}
+
+/* The law and its per-pair parameters (documented in system.h). */
+static int set_law(cr_rigid *r, const cr_model *model, cr_law_id law, const cr_law_params *p,
+                   char *msg, size_t msglen)
+{
+    if ((unsigned)law >= CR_LAW_COUNT) {
+        cr_set_msg(msg, msglen, "no rigid law %d", (int)law);
+        return CR_ERR_INVALID;
+    }
+    cr_law_params def;
+    cr_law_params_init(&def);
+    def.restitution = NAN;
+    p = p ? p : &def;
+    r->law = law;
+    r->lp = *p;
+    r->lp.restitutions = r->lp.alpha = r->lp.eta = NULL;
+    if (law_uses_restitution(law) && set_restitutions(r, model, p, msg, msglen) != CR_OK)
+        return CR_ERR_INVALID;
+    if (law == CR_LAW_ENERGETIC) {
+        if (!p->alpha || !(p->kappa > 0.0 && isfinite(p->kappa))) {
+            cr_set_msg(msg, msglen,
+                       "energetic: needs kappa > 0 and one impulse weight alpha per pair (001 "
+                       "eq. 17-18); got %s",
+                       p->alpha ? "a bad kappa" : "no alpha");
+            return CR_ERR_INVALID;
+        }
+        for (size_t c = 0; c < r->nc; c++) {
+            if (!(p->alpha[c] >= 0.0 && isfinite(p->alpha[c]))) {
+                cr_set_msg(msg, msglen,
+                           "energetic: alpha of pair %zu must be finite and >= 0 "
+                           "(got %g)",
+                           c, p->alpha[c]);
+                return CR_ERR_INVALID;
+            }
+            r->alpha[c] = p->alpha[c];
+        }
+    }
+    if (law == CR_LAW_MOSTERMAN && p->eta) {
+        if (!(r->eta = malloc((r->nc ? r->nc : 1) * sizeof(double))))
+            return CR_ERR_NOMEM;
+        memcpy(r->eta, p->eta, r->nc * sizeof(double));
+    }
+    return CR_OK;
+}
+
+void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, const cr_law_params *p,
+                      char *msg, size_t msglen)
+{
+    if (cr_model_validate(model, msg, msglen) != CR_OK ||
+        refuse_features(model, msg, msglen) != CR_OK)
+        return NULL;
+    cr_rigid *r = calloc(1, sizeof(*r));
+    if (!r) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    r->sys = sys;
+    r->nb = cr_model_ball_count(model);
+    r->nc = cr_model_contact_count(model);
+    if (alloc_arrays(r) != CR_OK) {
+        cr_set_msg(msg, msglen, "out of memory");
+        rigid_destroy(r);
+        return NULL;
+    }
+    copy_model(r, model);
+    choose_scales(r);
+    if (set_law(r, model, law, p, msg, msglen) != CR_OK) {
+        rigid_destroy(r);
+        return NULL;
+    }
+    snprintf(r->end_reason, sizeof r->end_reason, "not run");
+    return r;
+}
+
+void cr_rigid_describe(const void *e, char *buf, size_t len)
+{
+    const cr_rigid *r = e;
+    int one = 1;
+    for (size_t c = 1; c < r->nc; c++)
+        one &= r->eps[c] == r->eps[0];
+    if (r->law == CR_LAW_ENERGETIC)
+        cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair)", r->lp.kappa);
+    else if (!law_uses_restitution(r->law))
+        cr_set_msg(buf, len, "%s", cr_law_name(r->law));
+    else if (one && r->nc > 0)
+        cr_set_msg(buf, len, "%s (restitution %.9g)", cr_law_name(r->law), r->eps[0]);
+    else
+        cr_set_msg(buf, len, "%s (restitution per pair)", cr_law_name(r->law));
+}
+
+/* ---- events and outputs ---------------------------------------------------- */
+
+int cr_rigid_push_event(cr_rigid *r, size_t c, cr_event_kind kind, double force, double impulse)
+{
+    if (r->nev == r->evcap) {
+        size_t cap = r->evcap ? 2 * r->evcap : EVENT_MIN_CAP;
+        cr_event *e = realloc(r->ev, cap * sizeof(*e));
+        if (!e) {
+            cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+            return CR_ERR_NOMEM;
+        }
+        r->ev = e;
+        r->evcap = cap;
+    }
+    r->ev[r->nev++] =
+        (cr_event){r->t, c, kind, -cr_rigid_gap(r, c), -cr_rigid_gamma(r, c), force, impulse};
+    r->stats.events++;
+    return CR_OK;
+}
+
+/* A listener's code: negative codes go up as they are, a positive one is an
+ * interruption (as the chain engine). */
+static int emit(cr_rigid *r)
+{
+    r->stats.outputs++;
+    int rc = cr_system_emit_output(r->sys);
+    return rc == 0 ? CR_OK : (rc < 0 ? rc : CR_ERR_INTERRUPTED);
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+/* Nothing approaches: without fields no impact can come any more. */
+static int nothing_approaches(const cr_rigid *r)
+{
+    for (size_t c = 0; c < r->nc; c++)
+        if (r->on[c] && cr_rigid_gamma(r, c) < -r->v_rest)
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    int automatic, sparse;
+    double t_stop, dt, next;
+    long impacts;
+    int stuck;
+} plan;
+
+static int plan_run(cr_rigid *r, double t_end, plan *p)
+{
+    p->automatic = t_end <= 0.0;
+    p->t_stop = p->automatic ? INFINITY : t_end;
+    p->dt = r->out_interval > 0.0 ? r->out_interval : (p->automatic ? INFINITY : t_end / 1000.0);
+    /* free flight without a field is a straight line: rows at the impacts only */
+    p->sparse = r->out_interval <= 0.0 && !r->fields;
+    p->next = p->dt;
+    p->impacts = 0;
+    p->stuck = 0;
+    return cr_output_interval_check(r->out_interval, r->T, t_end, r->err, sizeof r->err);
+}
+
+static int end_run(cr_rigid *r, const char *why, int *done)
+{
+    snprintf(r->end_reason, sizeof r->end_reason, "%s", why);
+    *done = 1;
+    return emit(r);
+}
+
+/* Impacts and persistent contacts at this instant, then the end rules. */
+static int at_instant(cr_rigid *r, plan *p, int *done)
+{
+    size_t n = 0;
+    int rc = cr_rigid_resolve(r, &n);
+    if (rc == CR_OK)
+        rc = cr_rigid_settle(r);
+    if (rc != CR_OK)
+        return rc;
+    p->impacts += (long)n;
+    if (p->impacts >= MAX_IMPACTS)
+        return end_run(r, "safety cap reached (10^7 impacts)", done);
+    if (p->automatic && nothing_approaches(r))
+        return end_run(r, "all contacts open and separating", done);
+    return n > 0 && p->sparse ? emit(r) : CR_OK;
+}
+
+/* Flight to the next output or the end; an early stop is a closing or a
+ * release at a new instant. */
+static int flight(cr_rigid *r, plan *p, int *done)
+{
+    double t0 = r->t, target = fmin(p->next, p->t_stop);
+    int hit = 0, rc = cr_rigid_fly(r, target, &hit);
+    if (rc != CR_OK)
+        return rc;
+    p->stuck = r->t > t0 ? 0 : p->stuck + 1;
+    if (p->stuck > MAX_RETURNS_AT_ONCE) {
+        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: %d returns without time moving on", r->t,
+                   MAX_RETURNS_AT_ONCE);
+        return CR_ERR_SOLVER;
+    }
+    if (hit)
+        return CR_OK;
+    if (target >= p->t_stop)
+        return end_run(r, "end time reached", done);
+    while (p->next <= r->t * (1.0 + 1e-12))
+        p->next += p->dt;
+    return emit(r);
+}
+
+static int fail_text(cr_rigid *r, int rc)
+{
+    if (rc == CR_ERR_INTERRUPTED) {
+        snprintf(r->end_reason, sizeof r->end_reason, "interrupted");
+        cr_set_msg(r->err, sizeof r->err, "run interrupted at t = %.9g s", r->t);
+    } else if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
+        snprintf(r->end_reason, sizeof r->end_reason, "stopped by a listener");
+        cr_set_msg(r->err, sizeof r->err, "a listener failed at t = %.9g s: %s", r->t,
+                   cr_strerror(rc));
+    } else {
+        snprintf(r->end_reason, sizeof r->end_reason, "failed");
+    }
+    return rc;
+}
+
+static int rigid_run(void *e, double t_end)
+{
+    cr_rigid *r = e;
+    CR_CHECK(!r->ran, r->err, CR_ERR_INVALID);
+    if (t_end <= 0.0 && r->fields) {
+        cr_set_msg(r->err, sizeof r->err,
+                   "an automatic end needs a free chain: with gravity or pendulums give an end "
+                   "time");
+        return CR_ERR_INVALID;
+    }
+    r->ran = 1;
+    plan p;
+    int rc = plan_run(r, t_end, &p);
+    if (rc != CR_OK)
+        return rc;
+    r->t = 0.0;
+    cr_rigid_forces(r, r->d, r->acc, r->lambda);
+    rc = cr_rigid_settle(r); /* touching at rest from the start: closed, no events */
+    if (rc == CR_OK)
+        rc = emit(r);
+    for (int done = 0; rc == CR_OK && !done;) {
+        if (r->stop) {
+            rc = emit(r);
+            rc = rc == CR_OK ? CR_ERR_INTERRUPTED : rc;
+            break;
+        }
+        rc = at_instant(r, &p, &done);
+        if (rc == CR_OK && !done)
+            rc = flight(r, &p, &done);
+    }
+    return rc == CR_OK ? CR_OK : fail_text(r, rc);
+}
+
+/* ---- getters ---------------------------------------------------------------- */
+
+#define RG(e) ((const cr_rigid *)(e))
+
+static void rigid_stop(void *e)
+{
+    ((cr_rigid *)e)->stop = 1;
+}
+
+static const char *rigid_error(const void *e)
+{
+    return RG(e)->err;
+}
+
+static const char *rigid_reason(const void *e)
+{
+    return RG(e)->end_reason;
+}
+
+static size_t rigid_nb(const void *e)
+{
+    return RG(e)->nb;
+}
+
+static size_t rigid_no_walls(const void *e)
+{
+    (void)e;
+    return 0;
+}
+
+static int rigid_is_fixed(const void *e, size_t i)
+{
+    return RG(e)->fixed[i];
+}
+
+static void rigid_masses(const void *e, double *m)
+{
+    for (size_t i = 0; i < RG(e)->nb; i++)
+        m[i] = RG(e)->fixed[i] ? INFINITY : RG(e)->mass[i];
+}
+
+static void rigid_radii(const void *e, double *rad)
+{
+    memcpy(rad, RG(e)->radius, RG(e)->nb * sizeof(double));
+}
+
+static int rigid_wall(const void *e, size_t w, double *n, double *o)
+{
+    (void)e, (void)w, (void)n, (void)o;
+    return CR_ERR_INVALID;
+}
+
+static double rigid_time(const void *e)
+{
+    return RG(e)->t;
+}
+
+static void rigid_positions(const void *e, double *x)
+{
+    const cr_rigid *r = e;
+    for (size_t i = 0; i < r->nb; i++)
+        x[i] = r->x0[i] + (r->fixed[i] ? 0.0 : r->d[i]);
+}
+
+static void rigid_velocities(const void *e, double *v)
+{
+    memcpy(v, RG(e)->v, RG(e)->nb * sizeof(double));
+}
+
+static size_t rigid_nc(const void *e)
+{
+    return RG(e)->nc;
+}
+
+/* Loaded: a persistent contact carrying a force; touching: in touch without
+ * one; settled: not approaching (between impacts a rigid contact is always
+ * settled: a persistent contact is at rest under its load). */
+static int rigid_contact(const void *e, size_t c, cr_contact_view *w)
+{
+    const cr_rigid *r = e;
+    memset(w, 0, sizeof(*w));
+    w->body_a = c;
+    w->body_b = (long)c + 1;
+    w->unilateral = r->on[c];
+    w->overlap = -cr_rigid_gap(r, c);
+    w->rate = -cr_rigid_gamma(r, c);
+    w->force = r->closed[c] && r->lambda[c] > 0.0 ? r->lambda[c] : 0.0;
+    if (r->on[c] && r->closed[c] && r->lambda[c] > r->f_tol)
+        w->state = CR_CONTACT_LOADED;
+    else if (r->on[c] && -w->overlap <= r->tol[c])
+        w->state = CR_CONTACT_TOUCHING;
+    else
+        w->state = CR_CONTACT_OPEN;
+    w->settled = !r->on[c] || cr_rigid_gamma(r, c) >= -r->v_rest;
+    w->impulse = r->impulse[c];
+    w->normal[0] = 1.0;
+    w->vector_impulse[0] = w->impulse;
+    return CR_OK;
+}
+
+static const size_t *rigid_body_contacts(const void *e, size_t i, size_t *n)
+{
+    size_t nc = RG(e)->nc;
+    *n = (i > 0 && i - 1 < nc) + (i < nc);
+    return *n ? RG(e)->contacts_of + (i > 0 ? 2 * i - 1 : 0) : NULL;
+}
+
+static size_t rigid_nev(const void *e)
+{
+    return RG(e)->nev;
+}
+
+static const cr_event *rigid_events(const void *e)
+{
+    return RG(e)->ev;
+}
+
+static double rigid_kinetic(const void *e)
+{
+    const cr_rigid *r = e;
+    double T = 0.0;
+    for (size_t i = 0; i < r->nb; i++)
+        T += r->fixed[i] ? 0.0 : 0.5 * r->mass[i] * r->v[i] * r->v[i];
+    return T;
+}
+
+/* Field potentials only: rigid contacts store no elastic energy. */
+static double rigid_potential(const void *e)
+{
+    const cr_rigid *r = e;
+    double U = 0.0;
+    for (size_t i = 0; i < r->nb; i++) {
+        if (r->fixed[i])
+            continue;
+        double x = r->x0[i] + r->d[i];
+        U -= r->mass[i] * r->gravity * x;
+        if (r->plength[i] > 0.0)
+            U += r->mass[i] * r->pg[i] * r->plength[i] *
+                 (1.0 - cos((x - r->pivot[i]) / r->plength[i]));
+    }
+    return U;
+}
+
+static double rigid_dissipated(const void *e)
+{
+    return RG(e)->dissipated;
+}
+
+static void rigid_momentum(const void *e, double *p)
+{
+    const cr_rigid *r = e;
+    p[0] = 0.0;
+    for (size_t i = 0; i < r->nb; i++)
+        p[0] += r->fixed[i] ? 0.0 : r->mass[i] * r->v[i];
+}
+
+static double rigid_settle_time(const void *e)
+{
+    (void)e;
+    return 0.0;
+}
+
+static cr_run_stats rigid_stats(const void *e)
+{
+    cr_run_stats st = RG(e)->stats;
+    if (RG(e)->pendulums)
+        cr_rigid_flight_stats(RG(e), &st);
+    return st;
+}
+
+static void rigid_scales(const void *e, double *length, double *speed, double *time)
+{
+    if (length)
+        *length = RG(e)->L;
+    if (speed)
+        *speed = RG(e)->V;
+    if (time)
+        *time = RG(e)->T;
+}
+
+/* Only cr_system_create_rigid builds this engine (it needs the law): create
+ * through the table refuses. */
+static void *rigid_create_plain(const cr_model *model, cr_system *sys, char *msg, size_t msglen)
+{
+    (void)model, (void)sys;
+    cr_set_msg(msg, msglen, "the rigid engine needs a law: cr_system_create_rigid");
+    return NULL;
+}
+
+const cr_engine_ops cr_rigid_engine = {
+    .name = "rigid",
+    .create = rigid_create_plain,
+    .destroy = rigid_destroy,
+    .run = rigid_run,
+    .request_stop = rigid_stop,
+    .last_error = rigid_error,
+    .end_reason = rigid_reason,
+    .dim = 1,
+    .contacts_fixed = 1,
+    .body_count = rigid_nb,
+    .wall_count = rigid_no_walls,
+    .is_fixed = rigid_is_fixed,
+    .masses = rigid_masses,
+    .radii = rigid_radii,
+    .wall = rigid_wall,
+    .time = rigid_time,
+    .positions = rigid_positions,
+    .velocities = rigid_velocities,
+    .contact_count = rigid_nc,
+    .contact = rigid_contact,
+    .body_contacts = rigid_body_contacts,
+    .event_count = rigid_nev,
+    .events = rigid_events,
+    .kinetic_energy = rigid_kinetic,
+    .potential_energy = rigid_potential,
+    .dissipated_work = rigid_dissipated,
+    .momentum = rigid_momentum,
+    .settle_time = rigid_settle_time,
+    .stats = rigid_stats,
+    .scales = rigid_scales,
+};

@@ -1,0 +1,183 @@
+"""cradle.plot: every kind rendered from a small chain run and a pool run; the
+axes and labels are the documented ones and every plotted line is the file's
+data (exact: the lines hold the arrays read from the file); the tables' cells
+are the file's numbers; tools/cradle-plot writes one PNG per kind."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import cradle
+from cradle import plot
+
+from conftest import SOURCE
+
+PLOTTER = os.path.join(SOURCE, "tools", "cradle-plot")
+
+
+def _lines(fig):
+    """gid -> (xdata, ydata) of every line of the figure."""
+    out = {}
+    for ax in fig.axes:
+        for ln in ax.get_lines():
+            if ln.get_gid():
+                out[ln.get_gid()] = (np.asarray(ln.get_xdata(), float),
+                                     np.asarray(ln.get_ydata(), float))
+    return out
+
+
+def _collision_spans(fig, run):
+    """Each time axis shades every collision's span [t_start, t_end]."""
+    shaded = 0
+    for ax in fig.axes:
+        spans = [p for p in ax.patches if (p.get_gid() or "").startswith("collision:")]
+        if not spans:
+            continue
+        shaded += 1
+        assert len(spans) == len(run.collisions)
+        for p, c in zip(spans, run.collisions):
+            xs = p.get_xy()[:, 0]
+            assert (xs.min(), xs.max()) == (c.t_start, c.t_end)
+    assert shaded >= 1
+
+
+@pytest.fixture(scope="module", params=["chain", "pool"])
+def run(request, runs):
+    return cradle.read(runs[request.param][0])
+
+
+def test_trajectory(run):
+    fig = plot.figure(run, "trajectory")
+    lines = _lines(fig)
+    d = run.dim
+    assert len(fig.axes) == 2 * d
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    if d == 1:
+        assert labels == ["position (m)", "velocity (m/s)"]
+    else:
+        assert labels == ["position x (m)", "position y (m)", "velocity x (m/s)",
+                          "velocity y (m/s)"]
+    assert [ax.get_xlabel() for ax in fig.axes[-d:]] == ["time (s)"] * d
+    for i in np.flatnonzero(run.moving):
+        for c in range(d):
+            kx = ("x:%d" % i) if d == 1 else ("%s:%d" % ("xy"[c], i))
+            kv = ("v:%d" % i) if d == 1 else ("v%s:%d" % ("xy"[c], i))
+            assert (lines[kx][0] == run.time).all() and (lines[kx][1] == run.position[:, i, c]).all()
+            assert (lines[kv][1] == run.velocity[:, i, c]).all()
+    assert len(lines) == 2 * d * run.moving.sum()
+    _collision_spans(fig, run)
+
+
+def test_forces_and_impulses(run):
+    for kind, col, series in (("forces", "force", run.force), ("impulses", "impulse", run.impulse)):
+        fig = plot.figure(run, kind)
+        ax = fig.axes[0]
+        lines = _lines(fig)
+        assert ax.get_xlabel() == "time (s)"
+        if series is not None:               # chain: every row
+            assert ax.get_ylabel() == {"force": "contact force (N)",
+                                       "impulse": "accumulated impulse (N s)"}[col]
+            assert len(lines) == series.shape[1]
+            for k in range(series.shape[1]):
+                x, y = lines["%s:%d" % (col, k)]
+                assert (x == run.time).all() and (y == series[:, k]).all()
+        else:                                # pool: at the events
+            assert ax.get_ylabel() == {"force": "contact force at events (N)",
+                                       "impulse": "accumulated impulse (N s)"}[col]
+            ev = run.events
+            for k in np.unique(ev["contact"]):
+                sel = ev["contact"] == k
+                x, y = lines["event-%s:%d" % (col, k)]
+                if col == "force":
+                    assert (x == ev["time"][sel]).all() and (y == ev["force"][sel]).all()
+                else:   # the step line ends at the final time with /contacts' impulse
+                    assert (x[:-1] == ev["time"][sel]).all() and x[-1] == run.final_time
+                    assert (y[:-1] == ev["impulse"][sel]).all()
+                    assert y[-1] == run.contacts["impulse"][k]
+        _collision_spans(fig, run)
+
+
+def test_energy(run):
+    fig = plot.figure(run, "energy")
+    lines = _lines(fig)
+    assert [ax.get_ylabel() for ax in fig.axes] == ["energy (J)", "(T + U + D - E0) / |E0|"]
+    assert fig.axes[1].get_xlabel() == "time (s)"
+    T, U, D = run.kinetic_energy, run.potential_energy, run.dissipated_work
+    assert (lines["kinetic"][1] == T).all() and (lines["potential"][1] == U).all()
+    assert (lines["dissipated"][1] == D).all() and (lines["total"][1] == T + U + D).all()
+    S = T + U + D
+    assert (lines["balance"][1] == (S - S[0]) / abs(S[0])).all()
+    # reference: the run's own balance is small (undamped, rtol 1e-10): 1e-6
+    assert np.abs(lines["balance"][1]).max() < 1e-6
+
+
+def _table_cells(fig):
+    t = [a for ax in fig.axes for a in ax.tables][0]
+    cells = t.get_celld()
+    rows = max(r for r, _ in cells) + 1
+    cols = max(c for _, c in cells) + 1
+    return [[cells[r, c].get_text().get_text() for c in range(cols)] for r in range(rows)]
+
+
+def test_episode_table(run):
+    fig = plot.figure(run, "episodes")
+    cells = _table_cells(fig)
+    assert cells[0] == plot.EPISODE_COLUMNS
+    assert len(cells) - 1 == min(len(run.episodes), plot.TABLE_ROWS)
+    owner = run.episode_collision()
+    for row, e in zip(cells[1:], run.episodes):
+        assert row[0] == str(e.index) and float(row[1]) == round(e.t_start, 6)
+        assert float(row[2]) == round(e.t_end, 6) and row[4] == str(e.reference)
+        assert abs(float(row[5]) - e.kappa) <= 5e-10 and row[6] == str(owner[e.index])
+    bars = [p for ax in fig.axes for p in ax.collections if (p.get_gid() or "").startswith("ep")]
+    assert len(bars) == len(run.episodes)
+    assert fig.axes[0].get_xlabel() == "time (s)" and fig.axes[0].get_ylabel() == "bodies"
+
+
+def test_collision_table(run):
+    fig = plot.figure(run, "collisions")
+    cells = _table_cells(fig)
+    assert cells[0] == plot.COLLISION_COLUMNS
+    assert len(cells) - 1 == len(run.collisions)
+    for row, c in zip(cells[1:], run.collisions):
+        assert row[0] == str(c.index) and float(row[1]) == round(c.t_start, 6)
+        assert int(row[3]) == len(c.episodes)
+        # 6 significant digits shown: half a unit of the 6th, 5e-6 relative
+        assert abs(float(row[5]) - c.T_minus) <= 5e-6 * abs(c.T_minus)
+        assert abs(float(row[7]) - c.kappa) <= 5e-10
+    bars = [p for ax in fig.axes for p in ax.collections if (p.get_gid() or "").startswith("coll")]
+    assert len(bars) == len(run.collisions)
+    for b, c in zip(bars, run.collisions):
+        x0 = b.get_paths()[0].vertices[:, 0].min()
+        assert x0 == c.t_start
+
+
+def test_cli(runs, tmp_path):
+    h5 = runs["pool"][0]
+    p = subprocess.run([PLOTTER, h5, "--outdir", str(tmp_path)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    for kind in plot.KINDS:
+        png = tmp_path / ("pool-%s.png" % kind)
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", kind
+        assert "wrote %s" % png in p.stdout
+    p = subprocess.run([PLOTTER, h5, "--kind", "energy,bogus"], capture_output=True, text=True)
+    assert p.returncode == 2 and "unknown kind bogus" in p.stderr
+    p = subprocess.run([PLOTTER, str(tmp_path / "none.h5")], capture_output=True, text=True)
+    assert p.returncode == 3
+
+
+def test_cradle_run_plot(runs, tmp_path):
+    """`cradle run --plot` hands the file to cradle-plot (CRADLE_PLOT names it)."""
+    from conftest import EXE
+    out = tmp_path / "p.h5"
+    env = dict(os.environ, CRADLE_PLOT=PLOTTER)
+    p = subprocess.run([EXE, "run", runs["chain"][2], "-o", str(out), "--plot", "-q"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert all((tmp_path / ("p-%s.png" % k)).exists() for k in plot.KINDS)
+    env["CRADLE_PLOT"] = str(tmp_path / "missing-plotter")
+    p = subprocess.run([EXE, "run", runs["chain"][2], "-o", str(out), "--plot", "-q"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 4 and "missing-plotter" in p.stderr and out.exists()

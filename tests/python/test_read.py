@@ -1,0 +1,120 @@
+"""cradle.read against the JSON report of the same run: two writers (the
+store, HDF5; run-report.c, json-c with 17 digits) of the same monitor, so
+every number must be equal exactly; and the /collisions layout against the
+episodes it groups."""
+import h5py
+import numpy as np
+import pytest
+
+import cradle
+
+
+def _flat(a):
+    return [None if not np.isfinite(x) else float(x) for x in np.ravel(a)]
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_episodes_equal_json(runs, kind):
+    h5, js, _ = runs[kind]
+    r = cradle.read(h5)
+    assert r.kind == js["engine"] and r.dim == js["dim"]
+    assert len(r.episodes) == len(js["episodes"]) > 0
+    for e, j in zip(r.episodes, js["episodes"]):
+        # reference: the JSON report, exact (17 significant digits round-trip a double)
+        assert (e.t_start, e.t_end, e.kappa) == (j["t_start"], j["t_end"], j["kappa"])
+        assert list(e.bodies) == j["bodies"]
+        assert _flat(e.velocity_before) == j["velocity_before"]
+        assert _flat(e.velocity_after) == j["velocity_after"]
+        assert _flat(e.contacts["impulse"]) == [c["impulse"] for c in j["contacts"]]
+    assert _flat(r.final_velocity) == js["final_velocities"]
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_collisions_equal_json(runs, kind):
+    h5, js, _ = runs[kind]
+    r = cradle.read(h5)
+    assert r.collision_window == js["collision_window"]
+    assert r.free_flight == js["free_flight"]
+    assert len(r.collisions) == len(js["collisions"]) > 0
+    for c, j in zip(r.collisions, js["collisions"]):
+        assert (c.t_start, c.t_end, c.kappa, c.T_minus, c.T_plus) == \
+            (j["t_start"], j["t_end"], j["kappa"], j["T_minus"], j["T_plus"])
+        assert list(c.episodes) == j["episodes"] and list(c.bodies) == j["bodies"]
+        assert _flat(c.velocity_before) == j["velocity_before"]
+        assert _flat(c.velocity_after) == j["velocity_after"]
+        assert _flat(c.contacts["impulse"]) == [x["impulse"] for x in j["contacts"]]
+        assert _flat(c.vector_impulse) == sum((x["vector_impulse"] for x in j["contacts"]), [])
+
+
+def test_pendulum_collisions(runs):
+    """Three swings in 1.2 s (T/4 + 2 T/2 = 1.124 s < 1.2 s < T/4 + 3 T/2): three
+    collisions; their per-contact impulses are their episodes' sums (1e-12)."""
+    r = cradle.read(runs["chain"][0])
+    assert len(r.collisions) == 3 and len(r.episodes) > 3
+    for c in r.collisions:
+        assert sorted(c.bodies) == [0, 1, 2, 3, 4]
+        for rec in c.contacts:
+            total = sum(e.contacts["impulse"][e.contacts["contact"] == rec["contact"]].sum()
+                        for e in (r.episodes[k] for k in c.episodes))
+            assert abs(rec["impulse"] - total) <= 1e-12 * abs(total)
+    # every episode in exactly one collision
+    owner = r.episode_collision()
+    assert (owner >= 0).all() and len(owner) == len(r.episodes)
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_collision_offsets(runs, kind):
+    """The ragged layout: the runs of /collision tile its datasets in order."""
+    with h5py.File(runs[kind][0], "r") as f:
+        c = f["collisions"][()]
+        for key, n in (("episode", "episodes"), ("body", "bodies"), ("contact", "contacts")):
+            off, cnt = c[key + "_offset"], c[key + "_count"]
+            assert off[0] == 0 and (off[1:] == off[:-1] + cnt[:-1]).all()
+            assert off[-1] + cnt[-1] == len(f["collision/" + n])
+        assert len(f["collision/velocity_before"]) == len(f["collision/bodies"])
+        assert len(f["collision/vector_impulse"]) == len(f["collision/contacts"])
+        assert dict(zip(c.dtype.names, f["collisions"].attrs["units"]))["t_start"] == "s"
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_arrays(runs, kind):
+    """Shapes and values against h5py directly (the reader reshapes only)."""
+    h5 = runs[kind][0]
+    r = cradle.read(h5)
+    with h5py.File(h5, "r") as f:
+        T, n, d = len(f["trajectory/time"]), r.body_count, r.dim
+        assert r.position.shape == (T, n, d) and r.velocity.shape == (T, n, d)
+        assert (r.position.reshape(T, n * d) == f["trajectory/position"][()]).all()
+        assert (r.velocity.reshape(T, n * d) == f["trajectory/velocity"][()]).all()
+        assert (r.events == f["events"][()]).all()
+        assert r.model_text == f["model/text"].asstr()[()]
+        if kind == "chain":
+            assert (r.force == f["trajectory/force"][()]).all()
+        else:
+            assert r.force is None and r.impulse is None
+
+
+def test_comparison_read_when_present(runs, tmp_path):
+    """/comparison (another module writes it) is read as it is, when present."""
+    src = runs["chain"][0]
+    dst = tmp_path / "with-comparison.h5"
+    dst.write_bytes(open(src, "rb").read())
+    with h5py.File(dst, "a") as f:
+        g = f.create_group("comparison")
+        g.attrs["laws"] = "newton"
+        g.create_dataset("error", data=np.array([0.5, 0.25]))
+        g.create_group("episode/0000").create_dataset("u_plus", data=np.ones((5, 1)))
+    r = cradle.read(str(dst))
+    assert r.comparison["attrs"]["laws"] == "newton"
+    assert list(r.comparison["error"]) == [0.5, 0.25]
+    assert r.comparison["episode"]["0000"]["u_plus"].shape == (5, 1)
+    assert cradle.read(src).comparison is None
+
+
+def test_wrong_version(runs, tmp_path):
+    dst = tmp_path / "v1.h5"
+    dst.write_bytes(open(runs["chain"][0], "rb").read())
+    with h5py.File(dst, "a") as f:
+        f.attrs["format_version"] = 1
+    with pytest.raises(ValueError, match="format_version"):
+        cradle.read(str(dst))

@@ -1,0 +1,125 @@
+"""The XDMF sidecar: every DataItem resolves through h5py to a dataset of the
+stated shape, every HyperSlab selects inside it and as many numbers as its
+Dimensions say; the selected rows are the run's (positions, velocities and
+times exact; chain forces = the net of /trajectory/force, exact); ParaView's
+reader, when installed (pvpython), opens it as particles."""
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
+import pytest
+
+from cradle import xdmf
+
+
+def _dims(item):
+    return tuple(int(x) for x in item.get("Dimensions").split())
+
+
+def _resolve(xmf, text):
+    fname, dset = text.strip().split(":", 1)
+    return os.path.join(os.path.dirname(xmf), fname), dset
+
+
+@pytest.fixture(scope="module", params=["chain", "pool"])
+def sidecar(request, runs, tmp_path_factory):
+    d = tmp_path_factory.mktemp("xdmf-" + request.param)
+    h5 = d / "run.h5"
+    h5.write_bytes(open(runs[request.param][0], "rb").read())
+    steps = 40
+    return xdmf.write(str(h5), steps=steps), str(h5), steps
+
+
+def test_every_dataitem_resolves(sidecar):
+    xmf, h5, steps = sidecar
+    root = ET.parse(xmf).getroot()
+    items = root.iter("DataItem")
+    checked = 0
+    for item in items:
+        if item.get("Format") != "HDF":
+            continue
+        path, dset = _resolve(xmf, item.text)
+        with h5py.File(path, "r") as f:
+            assert dset in f, "%s:%s" % (path, dset)
+            assert f[dset].shape == _dims(item), (dset, f[dset].shape, item.get("Dimensions"))
+        checked += 1
+    for slab in root.iter("DataItem"):
+        if slab.get("ItemType") != "HyperSlab":
+            continue
+        sel, data = list(slab)
+        start, stride, count = np.array(sel.text.split(), int).reshape(3, -1)
+        full = np.array(_dims(data))
+        assert (start + stride * (count - 1) < full).all() and (start >= 0).all()
+        assert np.prod(count) == np.prod(_dims(slab))
+    grids = [g for g in root.iter("Grid") if g.get("GridType") == "Uniform"]
+    assert 1 < len(grids) <= steps
+    # per grid: geometry, velocity, force, mass, radius
+    assert checked == 5 * len(grids)
+
+
+def test_rows_are_the_runs(sidecar):
+    xmf, h5, steps = sidecar
+    side = os.path.splitext(h5)[0] + ".xdmf.h5"
+    root = ET.parse(xmf).getroot()
+    with h5py.File(h5, "r") as f, h5py.File(side, "r") as g:
+        n, dim = int(f["model"].attrs["body_count"]), int(f["model"].attrs["dim"])
+        rows = g["row"][()]
+        t = f["trajectory/time"][()]
+        assert rows[0] == 0 and rows[-1] == len(t) - 1 and len(rows) <= steps
+        assert (g["time"][()] == t[rows]).all()
+        pos = f["trajectory/position"][()].reshape(len(t), n, dim)[rows]
+        vel = f["trajectory/velocity"][()].reshape(len(t), n, dim)[rows]
+        assert (g["position"][:, :, :dim] == pos).all() and (g["position"][:, :, dim:] == 0).all()
+        assert (g["velocity"][:, :, :dim] == vel).all()
+        if "force" in f["trajectory"]:
+            fc = f["trajectory/force"][()][rows]
+            net = np.zeros((len(rows), n))
+            net[:, 1:] += fc          # contact c pushes body c + 1 forward ...
+            net[:, :-1] -= fc         # ... and body c back
+            assert (g["force"][:, :, 0] == net).all()
+            assert "contact" in g.attrs["force"]
+        else:
+            assert "dv/dt" in g.attrs["force"]
+        grids = [x for x in root.iter("Grid") if x.get("GridType") == "Uniform"]
+        times = [float(x.find("Time").get("Value")) for x in grids]
+        assert times == list(t[rows])
+
+
+def test_main(runs, tmp_path):
+    h5 = tmp_path / "m.h5"
+    h5.write_bytes(open(runs["pool"][0], "rb").read())
+    assert xdmf.main([str(h5), "--steps", "0"]) == 0
+    with h5py.File(str(tmp_path / "m.xdmf.h5"), "r") as g, h5py.File(str(h5), "r") as f:
+        assert len(g["row"]) == len(f["trajectory/time"])      # --steps 0: every row
+
+
+PV_CHECK = """
+import sys
+from paraview.simple import XDMFReader, UpdatePipeline
+from paraview import servermanager as sm
+r = XDMFReader(FileNames=[sys.argv[1]])
+ts = r.TimestepValues
+UpdatePipeline(time=ts[-1], proxy=r)
+d = sm.Fetch(r)
+pd = d.GetPointData()
+print(len(ts), d.GetNumberOfPoints(), d.GetPoint(1)[0],
+      sorted(pd.GetArrayName(i) for i in range(pd.GetNumberOfArrays())))
+"""
+
+
+@pytest.mark.skipif(shutil.which("pvpython") is None, reason="ParaView (pvpython) not installed")
+def test_paraview_opens_it(sidecar, tmp_path):
+    xmf, h5, steps = sidecar
+    script = tmp_path / "pv.py"
+    script.write_text(PV_CHECK)
+    p = subprocess.run(["pvpython", "--force-offscreen-rendering", str(script), xmf],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    nts, npts, x1, names = p.stdout.strip().splitlines()[-1].split(" ", 3)
+    with h5py.File(os.path.splitext(h5)[0] + ".xdmf.h5", "r") as g:
+        assert int(nts) == len(g["row"]) and int(npts) == g["position"].shape[1]
+        assert float(x1) == g["position"][-1, 1, 0]
+    assert names == "['force', 'mass', 'radius', 'velocity']"

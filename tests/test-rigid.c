@@ -1,0 +1,513 @@
+/*
+ * The rigid engine (cr_system_create_rigid) against closed forms and papers:
+ * a ball bouncing on a floor to its accumulation point, two pendulums under
+ * Newton's law, pendulum cradles under the sequential and Newton laws, the
+ * energetic law fed the compliant run's α and κ, and the inputs a rigid run
+ * refuses. The monitor follows every run: each impact must be one complete
+ * episode with t_start = t_end.
+ */
+#include <string.h>
+
+#include "cradle/cradle.h"
+#include "testutil.h"
+
+#define G 9.81
+
+static cr_settings settings_until(double t_end)
+{
+    cr_settings s = cr_settings_default();
+    s.t_end = t_end;
+    return s;
+}
+
+/* A rigid system with a monitor, run to the model's end time. */
+typedef struct {
+    cr_system *sys;
+    cr_monitor *mon;
+    int rc;
+} rigid_run;
+
+static rigid_run run_rigid(const cr_model *model, cr_law_id law, const cr_law_params *p)
+{
+    rigid_run r = {NULL, NULL, CR_ERR_INVALID};
+    char msg[512];
+    r.sys = cr_system_create_rigid(model, law, p, msg, sizeof msg);
+    if (!r.sys) {
+        printf("create failed: %s\n", msg);
+        return r;
+    }
+    r.mon = cr_monitor_create(r.sys);
+    r.rc = cr_system_run(r.sys, cr_model_settings(model)->t_end);
+    if (r.rc != CR_OK)
+        printf("run failed: %s\n", cr_system_last_error(r.sys));
+    cr_monitor_finish(r.mon);
+    return r;
+}
+
+static void run_free(rigid_run *r)
+{
+    cr_monitor_destroy(r->mon);
+    cr_system_destroy(r->sys);
+}
+
+/* Every episode of a rigid run is one instantaneous, complete impact. */
+static void check_instantaneous(const rigid_run *r, const char *what)
+{
+    size_t n = cr_monitor_episode_count(r->mon), bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        cr_episode_info in;
+        if (cr_monitor_get_episode(r->mon, k, &in) != CR_OK || in.t_end != in.t_start ||
+            !in.complete)
+            bad++;
+    }
+    CHECK(n > 0 && bad == 0, "%s: %zu of %zu episodes not instantaneous and complete", what, bad,
+          n);
+}
+
+/* Velocity of body @p i after (after = 1) or before episode k. */
+static double episode_velocity(const cr_monitor *mon, size_t k, size_t i, int after)
+{
+    size_t nb;
+    const size_t *b = cr_monitor_bodies(mon, k, &nb);
+    const double *v = cr_monitor_velocities(mon, k, after, &nb);
+    for (size_t q = 0; q < nb; q++)
+        if (b[q] == i)
+            return v[q];
+    return NAN;
+}
+
+/* ---- a ball on a floor ----------------------------------------------------- */
+
+/* A ball of radius 0.01 m released from rest with its bottom h above a floor
+ * (a wall), gravity −g, Newton's law with restitution e. Closed form: first
+ * impact t₁ = √(2h/g) at v₁ = g t₁; impact k at t_k = t₁ + Σ_{j<k} 2eʲv₁/g
+ * with approach speed e^(k−1) v₁; t∞ = t₁(1 + e)/(1 − e). */
+static void test_ball_on_floor(double e)
+{
+    const double h = 0.1, r0 = 0.01, m = 0.01;
+    cr_model *model = cr_model_create();
+    cr_model_add_wall(model, 0.0);
+    cr_model_add_ball(model, m, r0, r0 + h, 0.0);
+    cr_model_set_gravity(model, -G);
+    double t1 = sqrt(2.0 * h / G), v1 = G * t1, tinf = t1 * (1.0 + e) / (1.0 - e);
+    cr_settings s = settings_until(tinf + 0.3);
+    s.output_interval = 1e-3;
+    cr_model_set_settings(model, &s);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = e;
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp);
+    CHECK(r.rc == CR_OK, "ball on floor (e = %g) ran", e);
+    check_instantaneous(&r, "ball on floor");
+
+    /* the accumulation rule: impact K is the first to leave slower than
+     * 1e-6 V; it ends the bouncing (docs/design.md, Rigid engine) */
+    double V;
+    cr_system_get_scales(r.sys, NULL, &V, NULL);
+    size_t K = 1;
+    while (pow(e, (double)K) * v1 >= 1e-6 * V)
+        K++;
+    size_t n = cr_monitor_episode_count(r.mon);
+    CHECK(n == K, "e = %g: %zu impacts, the rule makes %zu", e, n, K);
+
+    double tk = t1, worst_t = 0.0, worst_v = 0.0;
+    for (size_t k = 0; k < n && k < K; k++) {
+        cr_episode_info in;
+        cr_monitor_get_episode(r.mon, k, &in);
+        double vk = pow(e, (double)k) * v1, after = episode_velocity(r.mon, k, 1, 1);
+        worst_t = fmax(worst_t, fabs(in.t_start - tk) / tinf);
+        if (k + 1 < K) /* the last one leaves at rest: the rule */
+            worst_v = fmax(worst_v, fabs(after - e * vk) / v1);
+        tk += 2.0 * e * vk / G;
+    }
+    CHECK_REL(worst_t + 1.0, 1.0, 1e-13, "bounce times t_k, closed form");
+    CHECK_REL(worst_v + 1.0, 1.0, 1e-13, "rebound speeds e^k v1 (bounce heights (e^k v1)^2/2g)");
+    cr_episode_info last;
+    cr_monitor_get_episode(r.mon, n - 1, &last);
+    /* t∞ − t_K is the tail of bounces below the rest speed: 2eᴷv₁/(g(1−e)) */
+    double tail = 2.0 * pow(e, (double)K) * v1 / (G * (1.0 - e));
+    CHECK_REL(last.t_start + tail, tinf, 1e-13, "t_K + tail = t_inf = t1 (1+e)/(1-e)");
+    CHECK(tail <= 2.0 * 1e-6 * V / (G * (1.0 - e)),
+          "the switch comes at most 2 v_rest/(g(1-e)) = %.3g s before t_inf (tail %.3g s)",
+          2.0 * 1e-6 * V / (G * (1.0 - e)), tail);
+    CHECK(episode_velocity(r.mon, n - 1, 1, 1) == 0.0, "the last impact leaves the ball at rest");
+
+    /* persistent contact until the end: at rest on the floor, carrying m g,
+     * no event after the switch */
+    double v[2], x[2];
+    cr_system_get_velocities(r.sys, v);
+    cr_system_get_positions(r.sys, x);
+    cr_contact_view w;
+    cr_system_get_contact(r.sys, 0, &w);
+    const cr_event *ev = cr_system_events(r.sys);
+    size_t nev = cr_system_event_count(r.sys);
+    CHECK(v[1] == 0.0 && fabs(x[1] - r0) <= 1e-9 * r0, "resting at x = r: v %g, x - r %g", v[1],
+          x[1] - r0);
+    CHECK(w.state == CR_CONTACT_LOADED && w.settled, "floor contact loaded and settled");
+    CHECK_REL(w.force, m * G, 1e-12, "persistent contact force = m g");
+    CHECK(nev > 0 && ev[nev - 1].t <= last.t_start, "no event after the switch (last at %.9g s)",
+          nev ? ev[nev - 1].t : NAN);
+    /* energy: what the impacts took is the potential energy lost */
+    double E = cr_system_kinetic_energy(r.sys) + cr_system_potential_energy(r.sys) +
+               cr_system_dissipated_work(r.sys);
+    CHECK_REL(E, -m * -G * (r0 + h), 1e-13, "T + U + dissipated = m g (r + h)");
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
+/* ---- pendulums ------------------------------------------------------------- */
+
+/* Complete elliptic integral of the first kind K(k) by the AGM. */
+static double ellip_K(double k)
+{
+    double a = 1.0, b = sqrt(1.0 - k * k);
+    for (int i = 0; i < 40 && fabs(a - b) > 1e-16 * a; i++) {
+        double an = 0.5 * (a + b);
+        b = sqrt(a * b);
+        a = an;
+    }
+    return M_PI / (2.0 * a);
+}
+
+/* n equal balls hanging touching in a row, ball 0 lifted by θ₀ and released. */
+static cr_model *pendulum_row(size_t n, double theta0, double ell, double t_end)
+{
+    const double m = 0.0329, r0 = 0.01;
+    cr_model *model = cr_model_create();
+    for (size_t i = 0; i < n; i++) {
+        double pivot = 2.0 * r0 * (double)i;
+        cr_model_add_ball(model, m, r0, i ? pivot : pivot - ell * theta0, 0.0);
+        cr_model_set_pendulum(model, i, pivot, ell, G);
+    }
+    cr_settings s = settings_until(t_end);
+    s.rtol = 1e-12;
+    s.atol = 1e-14;
+    cr_model_set_settings(model, &s);
+    return model;
+}
+
+/* Two equal pendulums, Newton's law e: the velocities after collision k
+ * against the harmonic map. The first collision is at the bottom exactly
+ * (the struck ball rests there): after it (1 ∓ e)/2 · v₁. Both then return to
+ * the bottom half a period later reversed, and collide again: per collision
+ * (a, b) ← (−a, −b) then Newton's 2×2 map. Off the harmonic limit the two
+ * half-periods differ (period T₀(1 + θ²/16 + …)): the balls meet off the bottom
+ * by a phase φ ≤ πθ₀²/16, where the field has changed their speeds by a
+ * fraction ~φ²: @return the largest deviation over @p ncoll collisions
+ * relative to v₁. */
+static double two_pendulums(double theta0, double e, size_t ncoll, double *t1_err)
+{
+    const double ell = 0.2;
+    double T4 = sqrt(ell / G) * ellip_K(sin(0.5 * theta0));
+    cr_model *model = pendulum_row(2, theta0, ell, T4 + (double)ncoll * 2.0 * T4 - T4 * 0.5);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = e;
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp);
+    check_instantaneous(&r, "two pendulums");
+    double v1 = 2.0 * sqrt(G * ell) * sin(0.5 * theta0);
+    double a = v1, b = 0.0, worst = 0.0;
+    size_t n = cr_monitor_episode_count(r.mon);
+    CHECK(n == ncoll, "two pendulums: %zu collisions, want %zu", n, ncoll);
+    for (size_t k = 0; k < n && k < ncoll; k++) {
+        if (k > 0) { /* half a period later, reversed */
+            a = -a;
+            b = -b;
+        }
+        double pa = 0.5 * ((1.0 - e) * a + (1.0 + e) * b);
+        double pb = 0.5 * ((1.0 + e) * a + (1.0 - e) * b);
+        a = pa;
+        b = pb;
+        worst = fmax(worst, fabs(episode_velocity(r.mon, k, 0, 1) - a) / v1);
+        worst = fmax(worst, fabs(episode_velocity(r.mon, k, 1, 1) - b) / v1);
+    }
+    cr_episode_info in;
+    cr_monitor_get_episode(r.mon, 0, &in);
+    *t1_err = fabs(in.t_start - T4) / T4;
+    run_free(&r);
+    cr_model_destroy(model);
+    return worst;
+}
+
+static void test_two_pendulums(void)
+{
+    const double e = 0.8, theta = 0.02;
+    double t1a, t1b;
+    double big = two_pendulums(theta, e, 6, &t1a);
+    double small = two_pendulums(theta / 2.0, e, 6, &t1b);
+    printf("two pendulums: deviation from the harmonic map %.3g (theta %g), %.3g (theta %g)\n", big,
+           theta, small, theta / 2.0);
+    CHECK_REL(t1a + 1.0, 1.0, 1e-10, "first collision at T/4 = sqrt(l/g) K(sin(theta/2))");
+    double phi = M_PI * theta * theta / 16.0;
+    CHECK(big <= 6.0 * phi * phi,
+          "6 collisions within the isochronism error: %.3g <= 6 (pi theta^2/16)^2 = %.3g", big,
+          6.0 * phi * phi);
+    /* it is the isochronism error: (θ²)², so halving θ divides it by 16 */
+    CHECK_REL(big / small, 16.0, 0.15, "deviation ~ theta^4 (halving theta: / 16)");
+}
+
+/* A 5-ball pendulum cradle, e = 1, sequential law: one in, one out, exactly.
+ * The outgoing ball swings out with the incoming speed v₁ = 2√(gℓ) sin(θ₀/2)
+ * and returns after half a period T/2 = 2√(ℓ/g) K(sin(θ₀/2)). */
+static void test_cradle_sequential(void)
+{
+    const double ell = 0.2, theta0 = 0.2;
+    double T4 = sqrt(ell / G) * ellip_K(sin(0.5 * theta0));
+    double v1 = 2.0 * sqrt(G * ell) * sin(0.5 * theta0);
+    cr_model *model = pendulum_row(5, theta0, ell, 20.0 * T4);
+    rigid_run r = run_rigid(model, CR_LAW_SEQUENTIAL, NULL);
+    CHECK(r.rc == CR_OK, "cradle (sequential) ran");
+    check_instantaneous(&r, "cradle sequential");
+    size_t n = cr_monitor_episode_count(r.mon);
+    CHECK(n == 10, "10 impacts before 10 half-periods (got %zu)", n);
+    double rest = 0.0, rest0 = 0.0, speed = 0.0, tim = 0.0;
+    int sides = 1;
+    for (size_t k = 0; k < n; k++) {
+        cr_episode_info in;
+        cr_monitor_get_episode(r.mon, k, &in);
+        size_t out = k % 2 ? 0 : 4; /* ball 4 leaves, then ball 0, … */
+        sides &= in.reference == (k % 2 ? 3u : 0u);
+        for (size_t i = 0; i < 5; i++) {
+            double u = episode_velocity(r.mon, k, i, 1);
+            if (i == out)
+                speed = fmax(speed, fabs(fabs(u) - v1) / v1);
+            else if (k == 0)
+                rest0 = fmax(rest0, fabs(u) / v1);
+            else
+                rest = fmax(rest, fabs(u) / v1);
+        }
+        tim = fmax(tim, fabs(in.t_start - (T4 + (double)k * 2.0 * T4)) / T4);
+    }
+    CHECK(sides, "impacts alternate: pair 0, pair 3, ...");
+    CHECK(rest0 == 0.0, "first impact: the other four balls exactly at rest (%.3g)", rest0);
+    /* later the resting balls carry the integration error of their last swing:
+     * a position error rtol·ℓθ₀ is a field force that gives them at most
+     * π·rtol·v₁ per half period */
+    double bound = M_PI * cr_model_settings(model)->rtol * (double)n;
+    CHECK(rest <= bound,
+          "the other four at rest to the integration error: %.3g <= n pi rtol = %.3g", rest, bound);
+    CHECK_REL(speed + 1.0, 1.0, 1e-9, "outgoing speed = v1 = 2 sqrt(g l) sin(theta0/2)");
+    CHECK_REL(tim + 1.0, 1.0, 1e-9, "impact k at T/4 + k T/2 (nonlinear period)");
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
+/* A 3-ball pendulum cradle, e = 1, Newton's law: the first impact gives
+ * (−1/3, 2/3, 2/3) v₁, not the cradle's (0, 0, 1): Acary & Taha 2005 sect. 3,
+ * their example of why Newton's law fails on touching balls. */
+static void test_cradle_newton(void)
+{
+    const double ell = 0.2, theta0 = 0.2;
+    double T4 = sqrt(ell / G) * ellip_K(sin(0.5 * theta0));
+    double v1 = 2.0 * sqrt(G * ell) * sin(0.5 * theta0);
+    cr_model *model = pendulum_row(3, theta0, ell, 1.5 * T4);
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, NULL);
+    CHECK(r.rc == CR_OK && cr_monitor_episode_count(r.mon) >= 1, "cradle (newton) ran");
+    const double want[3] = {-1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0};
+    double worst = 0.0;
+    for (size_t i = 0; i < 3; i++)
+        worst = fmax(worst, fabs(episode_velocity(r.mon, 0, i, 1) / v1 - want[i]));
+    CHECK_REL(worst + 1.0, 1.0, 1e-9, "u+ / v1 = (-1/3, 2/3, 2/3) (Acary & Taha 2005)");
+    /* the compression impulse is the plastic impact's (all at v₁/3: P_c = (2/3,
+     * 1/3) m v₁) and Newton's P = (4/3, 2/3) m v₁ = (1 + e) P_c: eᴾ = e = 1 */
+    size_t nr;
+    const cr_contact_record *rec = cr_monitor_contacts(r.mon, 0, &nr);
+    CHECK(nr == 2, "two records");
+    CHECK_REL(rec[0].poisson, 1.0, 1e-12, "e_P of pair 0 = P / P_plastic - 1 = 1");
+    CHECK_REL(rec[1].poisson, 1.0, 1e-12, "e_P of pair 1 = 1");
+    CHECK_REL(rec[0].compression / (0.0329 * v1), 2.0 / 3.0, 1e-9,
+              "compression impulse of pair 0 = plastic impact's 2/3 m v1");
+    /* balls 1 and 2 leave together: a persistent contact without force */
+    cr_contact_view w;
+    cr_system_get_contact(r.sys, 1, &w);
+    CHECK(w.state == CR_CONTACT_TOUCHING && w.overlap == 0.0,
+          "balls 1, 2 still touching at the end (overlap %g)", w.overlap);
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
+/* Positions at every `open` event of pair 0 (a listener of the system). */
+typedef struct {
+    double x[8][2];
+    size_t n;
+} opens;
+
+static int on_open(const cr_system *sys, size_t first, void *user)
+{
+    opens *o = user;
+    const cr_event *ev = cr_system_events(sys);
+    for (size_t k = first; k < cr_system_event_count(sys); k++)
+        if (ev[k].kind == CR_EVENT_OPEN && ev[k].force == 0.0 && o->n < 8 &&
+            fabs(ev[k].rate) <= 1e-6) /* a release, not a rebound */
+            cr_system_get_positions(sys, o->x[o->n++]);
+    return CR_OK;
+}
+
+/* Two pendulums of lengths ℓ and 2ℓ, the short one lifted, plastic impacts
+ * (e = 0): stuck together they carry λ = m g (sin(x/2ℓ) − sin(x/ℓ))/2 (equal
+ * masses, x the common displacement from the pivots), which vanishes at the
+ * bottom: each release must come where both are back over their pivots, to
+ * the release margin 10⁻⁹ m g (x ≈ 4·10⁻⁹ ℓ). */
+static void test_release(void)
+{
+    const double m = 0.0329, r0 = 0.01, ell = 0.2;
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, m, r0, -ell * 0.1, 0.0);
+    cr_model_set_pendulum(model, 0, 0.0, ell, G);
+    cr_model_add_ball(model, m, r0, 2.0 * r0, 0.0);
+    cr_model_set_pendulum(model, 1, 2.0 * r0, 2.0 * ell, G);
+    cr_settings s = settings_until(3.0);
+    cr_model_set_settings(model, &s);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 0.0;
+    char msg[256];
+    cr_system *sys = cr_system_create_rigid(model, CR_LAW_NEWTON, &lp, msg, sizeof msg);
+    opens o = {{{0}}, 0};
+    cr_system_add_event_listener(sys, on_open, &o);
+    int rc = cr_system_run(sys, 3.0);
+    double worst = 0.0;
+    for (size_t k = 0; k < o.n; k++)
+        worst = fmax(worst, fmax(fabs(o.x[k][0]), fabs(o.x[k][1] - 2.0 * r0)) / ell);
+    printf("release: %zu releases, largest |x|/l %.3g\n", o.n, worst);
+    CHECK(rc == CR_OK && o.n >= 2, "stuck pendulums part %zu times in 3 s", o.n);
+    CHECK(worst <= 1e-8, "each release over the pivots: |x| / l = %.3g <= 1e-8", worst);
+    cr_system_destroy(sys);
+    cr_model_destroy(model);
+}
+
+/* ---- the energetic law fed the compliant episode -------------------------- */
+
+/* The 3-ball chain of Acary & Taha (unit masses, Hertz K = 1): its compliant
+ * episode's α and κ make the rigid energetic law give back the compliant u⁺
+ * (001 eq. 17-18), field-free, to 1e-8. */
+static void test_energetic_calibrated(void)
+{
+    cr_model *model = cr_model_create();
+    for (int i = 0; i < 3; i++)
+        cr_model_add_ball(model, 1.0, 0.5, (double)i, i ? 0.0 : 1.0);
+    cr_contact_params p;
+    cr_contact_params_init(&p, 1.0, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model_set_default_contact(model, &p);
+    cr_settings s = cr_settings_default();
+    s.rtol = 1e-12;
+    s.atol = 1e-14;
+    cr_model_set_settings(model, &s);
+    char msg[256];
+    cr_system *c = cr_system_create(model, msg, sizeof msg);
+    cr_monitor *cm = cr_monitor_create(c);
+    cr_system_run(c, 0.0);
+    cr_monitor_finish(cm);
+    cr_episode_info in;
+    cr_monitor_get_episode(cm, 0, &in);
+    size_t nr;
+    const cr_contact_record *rec = cr_monitor_contacts(cm, 0, &nr);
+    double alpha[2] = {rec[0].alpha, rec[1].alpha};
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.kappa = in.kappa;
+    lp.alpha = alpha;
+    rigid_run r = run_rigid(model, CR_LAW_ENERGETIC, &lp);
+    double worst = 0.0;
+    for (size_t i = 0; i < 3; i++)
+        worst = fmax(worst, fabs(episode_velocity(r.mon, 0, i, 1) - episode_velocity(cm, 0, i, 1)));
+    CHECK_REL(worst + 1.0, 1.0, 1e-8,
+              "energetic(alpha, kappa of the compliant run): u+ = compliant");
+    run_free(&r);
+    cr_monitor_destroy(cm);
+    cr_system_destroy(c);
+    cr_model_destroy(model);
+}
+
+/* ---- exact free flight ------------------------------------------------------ */
+
+/* Three balls with gaps, no field: each impact at gap / speed exactly (the
+ * flight is a straight line, no integrator). */
+static void test_free_flight(void)
+{
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, 1.0, 0.5, 0.0, 1.0);
+    cr_model_add_ball(model, 1.0, 0.5, 1.25, 0.0);
+    cr_model_add_ball(model, 1.0, 0.5, 2.75, 0.0);
+    rigid_run r = run_rigid(model, CR_LAW_NEWTON, NULL);
+    CHECK(cr_monitor_episode_count(r.mon) == 2, "two impacts");
+    cr_episode_info a, b;
+    cr_monitor_get_episode(r.mon, 0, &a);
+    cr_monitor_get_episode(r.mon, 1, &b);
+    CHECK_REL(a.t_start, 0.25, 1e-15, "first impact at gap/v = 0.25 s");
+    CHECK_REL(b.t_start, 0.75, 1e-15, "second at 0.25 + 0.5/1 s");
+    CHECK(strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
+          "automatic end: %s", cr_system_end_reason(r.sys));
+    run_free(&r);
+    cr_model_destroy(model);
+}
+
+/* ---- refusals --------------------------------------------------------------- */
+
+static void expect_refused(const cr_model *model, cr_law_id law, const cr_law_params *p,
+                           const char *want, const char *what)
+{
+    char msg[512] = "";
+    cr_system *sys = cr_system_create_rigid(model, law, p, msg, sizeof msg);
+    CHECK(!sys && strstr(msg, want) && !strchr(msg, '\n'), "%s refused naming '%s': %s", what, want,
+          msg);
+    cr_system_destroy(sys);
+}
+
+static void test_refusals(void)
+{
+    cr_model *linked = cr_model_create();
+    cr_model_add_ball(linked, 1.0, 0.1, 0.0, 1.0);
+    cr_model_add_ball(linked, 1.0, 0.1, 0.2, 0.0);
+    cr_link l = {1e4, 0.2, 0.0};
+    cr_model_set_link(linked, 0, &l);
+    expect_refused(linked, CR_LAW_NEWTON, NULL, "not rigid", "a link");
+
+    cr_model *pool = cr_model_create();
+    cr_model_set_dimension(pool, 2);
+    double x0[2] = {0, 0}, x1[2] = {0.5, 0}, v[2] = {1, 0};
+    cr_model_add_body(pool, 1.0, 0.1, x0, v);
+    cr_model_add_body(pool, 1.0, 0.1, x1, NULL);
+    expect_refused(pool, CR_LAW_NEWTON, NULL, "dim 2", "a pool");
+
+    cr_model *damped = cr_model_create();
+    cr_model_add_ball(damped, 1.0, 0.1, 0.0, 1.0);
+    cr_model_add_ball(damped, 1.0, 0.1, 0.3, 0.0);
+    cr_contact_params p;
+    cr_contact_params_init(&p, 1e6, 1.0, 50.0, CR_RELEASE_FORCE);
+    cr_model_set_default_contact(damped, &p);
+    expect_refused(damped, CR_LAW_NEWTON, NULL, "--restitution", "a damped pair, no restitution");
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 1.5;
+    expect_refused(damped, CR_LAW_NEWTON, &lp, "[0, 1]", "restitution 1.5");
+    cr_law_params_init(&lp);
+    expect_refused(damped, CR_LAW_ENERGETIC, &lp, "alpha", "energetic without alpha");
+    cr_law_params_init(&lp);
+    lp.restitution = 0.5; /* given: the damped pair runs */
+    char msg[256];
+    cr_system *ok = cr_system_create_rigid(damped, CR_LAW_NEWTON, &lp, msg, sizeof msg);
+    char law[128] = "";
+    CHECK(ok && cr_system_rigid_law(ok, law, sizeof law) == CR_OK &&
+              strcmp(law, "newton (restitution 0.5)") == 0 &&
+              strcmp(cr_system_engine_name(ok), "rigid") == 0,
+          "with --restitution it runs: %s", ok ? law : msg);
+    cr_system_destroy(ok);
+    cr_model_destroy(linked);
+    cr_model_destroy(pool);
+    cr_model_destroy(damped);
+}
+
+int main(void)
+{
+    test_ball_on_floor(0.5);
+    test_ball_on_floor(0.8);
+    test_two_pendulums();
+    test_cradle_sequential();
+    test_cradle_newton();
+    test_release();
+    test_energetic_calibrated();
+    test_free_flight();
+    test_refusals();
+    return tu_finish("test-rigid");
+}

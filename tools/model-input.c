@@ -1,0 +1,57 @@
+#include "model-input.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools-common.h"
+
+int model_sets_add(model_sets *s, const char *item)
+{
+    if (s->count == MODEL_INPUT_MAX_SETS) {
+        tools_error("more than %d --set options", MODEL_INPUT_MAX_SETS);
+        return EXIT_USAGE;
+    }
+    if (!strchr(item, '=')) {
+        tools_error("--set %s: expects PATH=VALUE, e.g. --set chain.count=7", item);
+        return EXIT_USAGE;
+    }
+    s->items[s->count++] = item;
+    return 0;
+}
+
+const char *model_input_name(const char *path)
+{
+    return strcmp(path, "-") == 0 ? "(stdin)" : path;
+}
+
+cr_model *model_input_load(const char *path, const model_sets *sets, int calibrate,
+                           char **effective)
+{
+    char msg[1024];
+    size_t len = 0;
+    const char *name = model_input_name(path);
+    *effective = NULL;
+    /* /dev/stdin reads a pipe, a file or a terminal alike, to the end */
+    char *text =
+        cr_file_read(strcmp(path, "-") == 0 ? "/dev/stdin" : path, &len, msg, sizeof msg, NULL);
+    if (!text) {
+        tools_error("%s", msg);
+        return NULL;
+    }
+    cr_modelfile_sets in = {sets ? sets->items : NULL, sets ? sets->count : 0, "--set "};
+    cr_model *model = NULL;
+    int rc = cr_modelfile_parse_set(text, len, name, &in, &model, effective, msg, sizeof msg);
+    free(text);
+    if (rc != CR_OK) {
+        tools_error("%s", msg);
+        return NULL;
+    }
+    if (calibrate && cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s: calibration: %s", name, msg);
+        cr_model_destroy(model);
+        free(*effective);
+        *effective = NULL;
+        return NULL;
+    }
+    return model;
+}

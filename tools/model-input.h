@@ -1,0 +1,34 @@
+/* Reading a model for the subcommands: a file or standard input ("-"), with
+ * `--set PATH=VALUE` overrides (docs/model-format.md, "Overrides"). */
+#ifndef CRADLE_TOOLS_MODEL_INPUT_H
+#define CRADLE_TOOLS_MODEL_INPUT_H
+
+#include <stddef.h>
+
+#include "cradle/cradle.h"
+
+/* Most --set options a command takes. */
+#define MODEL_INPUT_MAX_SETS CR_MODELFILE_MAX_SETS
+
+/* The --set items of one command line, in the order given. */
+typedef struct {
+    const char *items[MODEL_INPUT_MAX_SETS];
+    size_t count;
+} model_sets;
+
+/* Records one --set argument; @return 0, or EXIT_USAGE with the message printed. */
+int model_sets_add(model_sets *s, const char *item);
+
+/* How a model path appears in messages and in the output file: "(stdin)" for "-". */
+const char *model_input_name(const char *path);
+
+/*
+ * Reads @p path ("-": standard input), applies @p sets, parses and, when
+ * @p calibrate, solves the damping targets. @p effective gets the model text
+ * as run (free() it). @return the model, or NULL with the one-line message
+ * printed (bad input: the caller exits with EXIT_INPUT).
+ */
+cr_model *model_input_load(const char *path, const model_sets *sets, int calibrate,
+                           char **effective);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * Sweep points over MPI ranks. Rank 0 owns the output file and deals indices
+ * dynamically (points differ in cost by orders of magnitude, so a static split
+ * would leave ranks idle); it computes points itself between messages. Each
+ * worker keeps two indices in flight, so it never waits for rank 0 to finish
+ * its own point. A row is a function of its point alone: the table equals the
+ * serial one bit for bit whatever rank computed which row.
+ */
+#include "sweep-mpi.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CR_HAVE_MPI
+#include <mpi.h>
+#endif
+
+int sweep_mpi_built(void)
+{
+#ifdef CR_HAVE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifndef CR_HAVE_MPI
+
+int sweep_mpi_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return 1;
+}
+int sweep_mpi_rank(void)
+{
+    return 0;
+}
+int sweep_mpi_share(int value)
+{
+    return value;
+}
+void sweep_mpi_finalize(void) {}
+int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progress, void *user,
+                  const volatile sig_atomic_t *stop)
+{
+    return cr_sweep_run(s, f, 1, progress, user, stop);
+}
+
+#else
+
+enum { TAG_WORK = 1, TAG_RESULT = 2 };
+/* Indices a worker holds at once: one computing, one waiting. */
+#define IN_FLIGHT 2
+
+static int mpi_started;
+
+int sweep_mpi_init(int *argc, char ***argv)
+{
+    /* only under a launcher: a plain `cradle sweep` never touches MPI */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+        return 1;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS)
+        return 1;
+    mpi_started = 1;
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+}
+
+int sweep_mpi_rank(void)
+{
+    int rank = 0;
+    if (mpi_started)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+int sweep_mpi_share(int value)
+{
+    if (mpi_started)
+        MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return value;
+}
+
+void sweep_mpi_finalize(void)
+{
+    if (mpi_started)
+        MPI_Finalize();
+    mpi_started = 0;
+}
+
+/* A result message: index, status, the row, the error text. */
+typedef struct {
+    size_t ncol, bytes;
+    unsigned char *buf;
+} message;
+
+static int message_init(message *m, size_t ncol)
+{
+    m->ncol = ncol;
+    m->bytes = 2 * sizeof(int64_t) + ncol * sizeof(double) + CR_SWEEP_ERROR_LEN;
+    m->buf = calloc(1, m->bytes);
+    return m->buf ? 0 : -1;
+}
+
+static int64_t *msg_head(message *m)
+{
+    return (int64_t *)(void *)m->buf;
+}
+static double *msg_row(message *m)
+{
+    return (double *)(void *)(m->buf + 2 * sizeof(int64_t));
+}
+static char *msg_err(message *m)
+{
+    return (char *)(m->buf + 2 * sizeof(int64_t) + m->ncol * sizeof(double));
+}
+
+static void compute_into(const cr_sweep *s, message *m, int64_t index,
+                         const volatile sig_atomic_t *stop)
+{
+    msg_head(m)[0] = index;
+    msg_head(m)[1] =
+        cr_sweep_compute(s, (size_t)index, msg_row(m), msg_err(m), CR_SWEEP_ERROR_LEN, stop);
+}
+
+static void send_index(int to, int64_t index)
+{
+    MPI_Send(&index, 1, MPI_INT64_T, to, TAG_WORK, MPI_COMM_WORLD);
+}
+
+static int worker(const cr_sweep *s, const volatile sig_atomic_t *stop)
+{
+    message m;
+    if (message_init(&m, cr_sweep_column_count(s)) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    for (;;) {
+        int64_t index;
+        MPI_Recv(&index, 1, MPI_INT64_T, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (index < 0)
+            break;
+        compute_into(s, &m, index, stop);
+        MPI_Send(m.buf, (int)m.bytes, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+    }
+    free(m.buf);
+    return CR_OK;
+}
+
+/* Rank 0's bookkeeping. */
+typedef struct {
+    const cr_sweep *s;
+    cr_sweep_file *f;
+    size_t *todo, n, next;
+    int *flight, ranks;
+    long in_flight;
+    int rc, interrupted;
+    cr_sweep_progress progress;
+    void *user;
+    double last_flush;
+} master;
+
+/* Rows reach the disk at least this often (seconds), as in cr_sweep_run. */
+#define FLUSH_SECONDS 2.0
+
+static void store(master *M, message *m)
+{
+    int rc = (int)msg_head(m)[1];
+    if (rc == CR_ERR_INTERRUPTED) {
+        M->interrupted = 1;
+    } else if (rc != CR_OK) {
+        if (M->rc == CR_OK)
+            M->rc = rc;
+    } else if (M->rc == CR_OK) {
+        M->rc = cr_sweep_file_put(M->f, (size_t)msg_head(m)[0], msg_row(m), msg_err(m));
+        if (M->rc == CR_OK && MPI_Wtime() - M->last_flush > FLUSH_SECONDS) {
+            M->rc = cr_sweep_file_flush(M->f);
+            M->last_flush = MPI_Wtime();
+        }
+        if (M->progress)
+            M->progress(cr_sweep_file_done_count(M->f), cr_sweep_point_count(M->s), M->user);
+    }
+}
+
+static int dealing(const master *M, const volatile sig_atomic_t *stop)
+{
+    return M->next < M->n && M->rc == CR_OK && !M->interrupted && !(stop && *stop);
+}
+
+/* Receives one result (blocking), stores it, sends that rank its next index. */
+static void receive(master *M, message *m, const volatile sig_atomic_t *stop)
+{
+    MPI_Status st;
+    MPI_Recv(m->buf, (int)m->bytes, MPI_BYTE, MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st);
+    M->flight[st.MPI_SOURCE]--;
+    M->in_flight--;
+    store(M, m);
+    if (dealing(M, stop)) {
+        send_index(st.MPI_SOURCE, (int64_t)M->todo[M->next++]);
+        M->flight[st.MPI_SOURCE]++;
+        M->in_flight++;
+    }
+}
+
+static int pending(void)
+{
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    return flag;
+}
+
+static void deal(master *M, message *m, const volatile sig_atomic_t *stop)
+{
+    for (int r = 1; r < M->ranks; r++)
+        for (int k = 0; k < IN_FLIGHT && dealing(M, stop); k++) {
+            send_index(r, (int64_t)M->todo[M->next++]);
+            M->flight[r]++;
+            M->in_flight++;
+        }
+    for (;;) {
+        while (M->in_flight > 0 && pending())
+            receive(M, m, stop);
+        if (dealing(M, stop)) {
+            compute_into(M->s, m, (int64_t)M->todo[M->next++], stop);
+            store(M, m);
+        } else if (M->in_flight > 0) {
+            receive(M, m, stop);
+        } else {
+            break;
+        }
+    }
+    for (int r = 1; r < M->ranks; r++)
+        send_index(r, -1);
+}
+
+int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progress, void *user,
+                  const volatile sig_atomic_t *stop)
+{
+    int ranks = 1;
+    if (mpi_started)
+        MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (ranks == 1)
+        return cr_sweep_run(s, f, 1, progress, user, stop);
+    if (sweep_mpi_rank() != 0)
+        return worker(s, stop);
+    master M = {s, f, NULL, 0, 0, NULL, ranks, 0, CR_OK, 0, progress, user, MPI_Wtime()};
+    message m;
+    M.todo = malloc((cr_sweep_point_count(s) + 1) * sizeof(size_t));
+    M.flight = calloc((size_t)ranks, sizeof(int));
+    if (!M.todo || !M.flight || message_init(&m, cr_sweep_column_count(s)) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    for (size_t i = 0; i < cr_sweep_point_count(s); i++)
+        if (!cr_sweep_file_is_done(f, i))
+            M.todo[M.n++] = i;
+    deal(&M, &m, stop);
+    free(M.todo);
+    free(M.flight);
+    free(m.buf);
+    int fl = cr_sweep_file_flush(f);
+    if (M.rc != CR_OK)
+        return M.rc;
+    return M.interrupted || (stop && *stop) ? CR_ERR_INTERRUPTED : fl;
+}
+
+#endif
