@@ -30,9 +30,9 @@
  * makes a boundary or outside contact bind, when nothing in the window binds
  * any more, or when the window holds far more bodies than it needs. Without a
  * field the cost of a step and of a root search follows the window, not N, and
- * so does the error norm. Under a field, or with CRADLE_ACTIVE_REGION=off in
- * the environment, the window is the whole chain and never changes (the engine
- * as before).
+ * so does the error norm. Under a field, with the setting active_region: off,
+ * or with CRADLE_ACTIVE_REGION=off in the environment, the window is the whole
+ * chain and never changes (the engine as before).
  *
  * Scales: V is the largest initial relative speed, δ* = min over contacts of
  * (μ V² / K)^(1/(n+1)) (the overlap at which the contact has absorbed the
@@ -72,6 +72,12 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
  * of the multistep history): wider padding, fewer rebuilds, larger steps'
  * cost. Measured in docs/performance.md. */
 #define REGION_PAD 8
+
+/* Quiet contacts whose energy speed (energy_speed) reaches this fraction of V
+ * stay in the window; below it their force is dropped in free flight. Chosen
+ * two orders below the 1e-8 V to which the active region must reproduce the
+ * whole chain (issue 12). */
+#define REGION_SPEED 1e-10
 
 /* A free-flight event of an outside contact: its closing or, quiet, its waking. */
 typedef struct {
@@ -144,7 +150,7 @@ struct cr_sim {
     size_t n_approach;
     size_t *bind; /* binding contacts, at a rebuild */
     double tau_stop;
-    long rebuilds, locks, bumps;
+    long rebuilds, bumps;
 
     /* state after the last return */
     double t, tau; /* s and scaled */
@@ -656,9 +662,15 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
         s->yovl[c] = s->yquad[c] = NONE;
         s->ref_o[c] = s->delta0[c] / s->L;
     }
-    /* fields act on every body: no free flight is exact under them */
+    /* fields act on every body: no free flight is exact under them. The
+     * environment overrides the model's setting (a debugging aid). */
+    cr_active_region ar = cr_model_settings(model)->active_region;
     const char *region = getenv("CRADLE_ACTIVE_REGION");
-    s->whole = s->has_fields || (region && strcmp(region, "off") == 0);
+    if (region && strcmp(region, "off") == 0)
+        ar = CR_ACTIVE_REGION_OFF;
+    else if (region && strcmp(region, "on") == 0)
+        ar = CR_ACTIVE_REGION_ON;
+    s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
     const char *pad = getenv("CRADLE_REGION_PAD");
     s->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : REGION_PAD;
     for (size_t c = 0; c < s->nc; c++) {
@@ -781,11 +793,33 @@ static void init_quiet(cr_sim *s)
             freeze(s, c);
 }
 
+/* The speed, over V, that pair c's own energy (relative kinetic plus elastic)
+ * could give it: √(2 E / μ) / V with E = ½μγ² + K δⁿ⁺¹/(n+1). Bounds what its
+ * force could still change in its bodies' relative velocity. */
+static double energy_speed(const cr_sim *s, size_t c)
+{
+    double delta, rate;
+    pair_now(s, c, &delta, &rate);
+    double E = 0.5 * s->mu[c] * rate * rate + cr_contact_energy(&s->law[c], delta);
+    return sqrt(2.0 * E / s->mu[c]) / s->V;
+}
+
 /* Pair c binds its bodies into the window: linked, or a unilateral contact
- * awake and closed (at or above the event margin, as the closing root counts). */
+ * closed (at or above the event margin, as the closing root counts) and awake,
+ * or quiet with a force that still matters. Outside the window a quiet
+ * contact's force is dropped (and an approaching pair locks), which changes
+ * its bodies' relative velocity by at most its energy speed: the window keeps
+ * quiet contacts whose energy speed reaches REGION_SPEED. Without this, the
+ * wake threshold alone (an overlap of θ δ*) leaves out speeds up to
+ * √(2/(n+1)) θ^((n+1)/2) V: 2.8e-8 V for Hertz, 1e-6 V for linear contacts,
+ * where a 100-bead linear chain's final velocities moved by 1.1e-7 V. */
 static int binds(const cr_sim *s, size_t c)
 {
-    return s->has_link[c] || (s->contact_on[c] && !s->quiet[c] && ovl_now(s, c) >= ETA);
+    if (s->has_link[c])
+        return 1;
+    if (!s->contact_on[c] || ovl_now(s, c) < ETA)
+        return 0;
+    return !s->quiet[c] || energy_speed(s, c) >= REGION_SPEED;
 }
 
 /* -- the heap of free-flight events (earliest first, lazy deletion) -- */
@@ -877,9 +911,10 @@ static void uncount(cr_sim *s, size_t c)
 /* Outside contact c (both bodies in free flight): its overlap is linear in τ,
  * so its next event has a closed form. Awake and approaching, it closes where δ
  * reaches the event margin (and is unsettled until then). Quiet, its force
- * (below θⁿ of a pulse's, θ = CR_WAKE_FRACTION) is left out; approaching, it
- * sticks where it touches (lock_pair), at once if it overlaps already, so free
- * flight never presses bodies into each other. Quiet with a wake margin of 0
+ * (below θⁿ of a pulse's, θ = CR_WAKE_FRACTION) is left out; approaching
+ * slower than REGION_SPEED·V, it sticks where it touches (lock_pair), at once
+ * if it overlaps already, so free flight never presses bodies into each other;
+ * faster, it joins the window at the event margin. Quiet with a wake margin of 0
  * or more (a lock changed its bodies' velocities), it wakes up now. Separating
  * or at rest, nothing happens in free flight. */
 static int predict(cr_sim *s, size_t c)
@@ -895,7 +930,9 @@ static int predict(cr_sim *s, size_t c)
         return heap_push(s, s->tau, c);
     if (!(g > 0.0))
         return CR_OK;
-    double target = s->quiet[c] ? 0.0 : ETA;
+    /* a quiet pair too fast to lock (energy_speed) joins the window instead */
+    int locks = s->quiet[c] && energy_speed(s, c) < REGION_SPEED;
+    double target = locks ? 0.0 : ETA;
     if (!s->quiet[c]) {
         s->counted[c] = 1;
         s->n_approach++;
@@ -930,8 +967,9 @@ static void unlock_group(cr_sim *s, size_t i)
  * into each other and its elastic energy, released later, would come from
  * nowhere (the wake of a loose tolerance then never settles). Instead the two
  * groups make a perfectly inelastic collision: momentum is kept, and the
- * relative kinetic energy, below θⁿ⁺¹ of a pulse's, is booked as dissipated
- * work. The smaller group is relinked to the larger's root (union by size, so
+ * relative kinetic energy, ½μγ² with γ below REGION_SPEED·V (faster pairs join
+ * the window), is booked as dissipated work; no velocity changes by more than
+ * γ. The smaller group is relinked to the larger's root (union by size, so
  * a body is relinked O(log N) times). @p bump: a window boundary moved. */
 static int lock_pair(cr_sim *s, size_t c, int *bump)
 {
@@ -967,7 +1005,7 @@ static int lock_pair(cr_sim *s, size_t c, int *bump)
     s->gm[big] = ma + mb;
     s->gfirst[big] = first;
     s->glast[big] = last;
-    s->locks++;
+    s->stats.locks++;
     int rc = predict(s, c);
     for (int k = 1; k < 3 && rc == CR_OK; k++) {
         if (ends[k] == NONE)
@@ -1072,6 +1110,9 @@ static int window_build(cr_sim *s, size_t n)
     s->nq = q;
     s->nwc = nw;
     s->nwb = nbw;
+    s->stats.windows += n > 0;
+    if ((long)nbw > s->stats.max_window)
+        s->stats.max_window = (long)nbw;
     s->n_contact_roots = nr;
     if (n == 0)
         return CR_OK;
@@ -1467,11 +1508,17 @@ static int after_outside(cr_sim *s, run_plan *p, int *done)
         heap_pop(s);
         s->stamp[c]++;
         uncount(s, c);
-        if (s->quiet[c] && margin_now(s, c) < 0.0) {
+        int quiet_touch = s->quiet[c] && margin_now(s, c) < 0.0;
+        if (quiet_touch && energy_speed(s, c) < REGION_SPEED) {
             rc = lock_pair(s, c, &bump);
             continue;
         }
-        if (s->quiet[c]) {
+        if (quiet_touch) {
+            /* it binds at the margin (binds): into the window, no event */
+            double d = ovl_now(s, c);
+            s->ref_o[c] = d < ETA ? ETA : d;
+            s->ref_tc[c] = s->tau;
+        } else if (s->quiet[c]) {
             rc = wake_up(s, c, &restart);
         } else {
             /* at the margin, not an ulp below it: the closing root's sign */

@@ -278,7 +278,8 @@ int main(int argc, char **argv)
            cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.events, st.restarts,
            t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf", ru.ru_maxrss,
            rc);
-    printf(" front=%ld", front);
+    printf(" front=%ld windows=%ld max_window=%ld locks=%ld", front, st.windows, st.max_window,
+           st.locks);
     if (arrival >= 0)
         printf(" arrival=%.17g", t_arrival);
     printf("\n");
