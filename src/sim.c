@@ -73,11 +73,14 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
  * cost. Measured in docs/performance.md. */
 #define REGION_PAD 8
 
-/* Quiet contacts whose energy speed (energy_speed) reaches this fraction of V
- * stay in the window; below it their force is dropped in free flight. Chosen
- * two orders below the 1e-8 V to which the active region must reproduce the
- * whole chain (issue 12). */
-#define REGION_SPEED 1e-10
+/* Quiet contacts whose energy speed (energy_speed) reaches REGION_SPEED·rtol·V
+ * stay in the window; below it their force is dropped in free flight (and an
+ * approaching pair locks), which changes velocities by less than that. The
+ * whole chain's own global error is of this order: 1.3e-10 V at rtol 1e-12 and
+ * 6.7e-8 V at rtol 1e-10 on a 100-bead Hertz chain (docs/performance.md). A
+ * fixed speed instead (1e-10 V) kept the wake of a 1000-bead chain at rtol
+ * 1e-10 in the window: 817 bodies, 8 times the cost. */
+#define REGION_SPEED 100.0
 
 /* A free-flight event of an outside contact: its closing or, quiet, its waking. */
 typedef struct {
@@ -130,6 +133,7 @@ struct cr_sim {
     /* the window (active region) */
     int whole;                    /* 1: the whole chain, always (fields, or asked) */
     size_t pad;                   /* REGION_PAD unless CRADLE_REGION_PAD says */
+    double region_speed;          /* REGION_SPEED·rtol: quiet contacts faster bind */
     size_t nint, *ilo, *ihi;      /* intervals of window bodies, increasing, apart */
     size_t *nlo, *nhi;            /* the next intervals, during a rebuild */
     size_t *ybody, *yovl, *yquad; /* window index of d_i (v_i next), δ_c, ∫f_c dt */
@@ -809,7 +813,7 @@ static double energy_speed(const cr_sim *s, size_t c)
  * or quiet with a force that still matters. Outside the window a quiet
  * contact's force is dropped (and an approaching pair locks), which changes
  * its bodies' relative velocity by at most its energy speed: the window keeps
- * quiet contacts whose energy speed reaches REGION_SPEED. Without this, the
+ * quiet contacts whose energy speed reaches REGION_SPEED·rtol. Without this, the
  * wake threshold alone (an overlap of θ δ*) leaves out speeds up to
  * √(2/(n+1)) θ^((n+1)/2) V: 2.8e-8 V for Hertz, 1e-6 V for linear contacts,
  * where a 100-bead linear chain's final velocities moved by 1.1e-7 V. */
@@ -819,7 +823,7 @@ static int binds(const cr_sim *s, size_t c)
         return 1;
     if (!s->contact_on[c] || ovl_now(s, c) < ETA)
         return 0;
-    return !s->quiet[c] || energy_speed(s, c) >= REGION_SPEED;
+    return !s->quiet[c] || energy_speed(s, c) >= s->region_speed;
 }
 
 /* -- the heap of free-flight events (earliest first, lazy deletion) -- */
@@ -912,7 +916,7 @@ static void uncount(cr_sim *s, size_t c)
  * so its next event has a closed form. Awake and approaching, it closes where δ
  * reaches the event margin (and is unsettled until then). Quiet, its force
  * (below θⁿ of a pulse's, θ = CR_WAKE_FRACTION) is left out; approaching
- * slower than REGION_SPEED·V, it sticks where it touches (lock_pair), at once
+ * slower than REGION_SPEED·rtol·V, it sticks where it touches (lock_pair), at once
  * if it overlaps already, so free flight never presses bodies into each other;
  * faster, it joins the window at the event margin. Quiet with a wake margin of 0
  * or more (a lock changed its bodies' velocities), it wakes up now. Separating
@@ -931,7 +935,7 @@ static int predict(cr_sim *s, size_t c)
     if (!(g > 0.0))
         return CR_OK;
     /* a quiet pair too fast to lock (energy_speed) joins the window instead */
-    int locks = s->quiet[c] && energy_speed(s, c) < REGION_SPEED;
+    int locks = s->quiet[c] && energy_speed(s, c) < s->region_speed;
     double target = locks ? 0.0 : ETA;
     if (!s->quiet[c]) {
         s->counted[c] = 1;
@@ -967,7 +971,7 @@ static void unlock_group(cr_sim *s, size_t i)
  * into each other and its elastic energy, released later, would come from
  * nowhere (the wake of a loose tolerance then never settles). Instead the two
  * groups make a perfectly inelastic collision: momentum is kept, and the
- * relative kinetic energy, ½μγ² with γ below REGION_SPEED·V (faster pairs join
+ * relative kinetic energy, ½μγ² with γ below REGION_SPEED·rtol·V (faster pairs join
  * the window), is booked as dissipated work; no velocity changes by more than
  * γ. The smaller group is relinked to the larger's root (union by size, so
  * a body is relinked O(log N) times). @p bump: a window boundary moved. */
@@ -1207,6 +1211,7 @@ static int setup(cr_sim *s)
     if (SUNContext_Create(NULL, &s->ctx) != 0)
         return CR_ERR_NOMEM;
     s->tau = 0.0;
+    s->region_speed = REGION_SPEED * s->rtol;
     init_quiet(s);
     size_t n = 0;
     if (s->whole && s->nb > 0) {
@@ -1509,7 +1514,7 @@ static int after_outside(cr_sim *s, run_plan *p, int *done)
         s->stamp[c]++;
         uncount(s, c);
         int quiet_touch = s->quiet[c] && margin_now(s, c) < 0.0;
-        if (quiet_touch && energy_speed(s, c) < REGION_SPEED) {
+        if (quiet_touch && energy_speed(s, c) < s->region_speed) {
             rc = lock_pair(s, c, &bump);
             continue;
         }

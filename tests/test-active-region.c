@@ -184,7 +184,7 @@ static void agree(const char *name, cr_model *m, double V, int undamped)
  * at γ (±γ/2), far below the wake threshold (quiet: the largest overlap their
  * energy allows is ((n+1)/2 γ²)^(1/(n+1)) δ* < 1e-6 δ* for γ < 2.8e-8 V); a
  * striker 2 hits ball 3 well away from them and sets V = 1 m/s. Below
- * REGION_SPEED = 1e-10 V (src/sim.c) the pair, outside the window, collides
+ * REGION_SPEED·rtol·V = 1e-10 V at rtol 1e-12 (src/sim.c) the pair, outside the window, collides
  * perfectly inelastically: both end at their mean velocity 0, and ½μγ² =
  * m γ² / 4 is booked as dissipated work (the undamped law dissipates nothing
  * else). The whole chain keeps the quiet pair's force: it bounces elastically,
