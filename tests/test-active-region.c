@@ -308,29 +308,36 @@ static void setting(void)
     cr_model_destroy(api);
 }
 
-int main(void)
+/* --short (the memcheck rerun): 3- and 5-bead chains, two strikers and the
+ * locks; no single-striker 100-bead chains, no 1000-bead reference. */
+int main(int argc, char **argv)
 {
+    int full = !(argc > 1 && strcmp(argv[1], "--short") == 0);
     setting();
     cr_contact_params hertz, linear;
     cr_contact_params_init(&hertz, hertz_K(), 1.5, 0.0, CR_RELEASE_GAP);
     /* linear: the same contact time scale order, n = 1 */
     cr_contact_params_init(&linear, 1e7, 1.0, 0.0, CR_RELEASE_GAP);
     static const int sizes[] = {3, 5, 100};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < (full ? 3 : 2); k++) {
         char name[64];
         snprintf(name, sizeof name, "%d-bead Hertz chain", sizes[k]);
         cr_model *m = chain(sizes[k], &hertz);
         agree(name, m, 1.0, 1);
         cr_model_destroy(m);
     }
-    cr_model *m = chain(100, &linear);
-    agree("100-bead linear chain", m, 1.0, 1);
-    cr_model_destroy(m);
+    cr_model *m;
+    if (full) {
+        m = chain(100, &linear);
+        agree("100-bead linear chain", m, 1.0, 1);
+        cr_model_destroy(m);
+    }
     m = two_strikers();
     agree("100 beads, two strikers, damped, tapered", m, 1.6, 0);
     cr_model_destroy(m);
     lock_closed_form(1e-11, 1);
     lock_closed_form(1e-8, 0);
-    thousand();
+    if (full)
+        thousand();
     return tu_finish("test-active-region");
 }
