@@ -1148,14 +1148,35 @@ static int parse_active_region(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
     return CR_OK;
 }
 
-/* Pool-only settings: the neighbour skin and Newton's linear solver. */
+/* Pool-only: `normals: frozen` (each pair's normal fixed at first touch) or
+ * `turning` (the default: the line of centres). */
+static int parse_normals(cr_yaml_ctx *ps, struct fy_node *nn, cr_settings *s)
+{
+    const char *v = fy_node_get_scalar0(nn);
+    if (v && strcmp(v, "frozen") == 0)
+        s->frozen_normals = 1;
+    else if (v && strcmp(v, "turning") == 0)
+        s->frozen_normals = 0;
+    else
+        return cr_yaml_fail(ps, cr_yaml_line(nn), "integration.normals",
+                            "turning or frozen (got '%s')", v ? v : "?");
+    return CR_OK;
+}
+
+/* Pool-only settings: the neighbour skin, Newton's linear solver, the normals. */
 static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
     struct fy_node *sk = cr_yaml_child(integ, "skin"), *sv = cr_yaml_child(integ, "solver");
+    struct fy_node *nn = cr_yaml_child(integ, "normals");
+    if (dim != 2 && nn)
+        return cr_yaml_fail(ps, cr_yaml_line(nn), "integration.normals",
+                            "a pool setting (dim 2); a chain's normals never turn");
     if (dim != 2 && (sk || sv))
         return cr_yaml_fail(ps, cr_yaml_line(sk ? sk : sv),
                             sk ? "integration.skin" : "integration.solver",
                             "a pool setting (dim 2); chains have a banded solver");
+    if (nn && parse_normals(ps, nn, s))
+        return ps->rc;
     if (cr_yaml_number(ps, integ, cr_yaml_line(integ), "integration", "skin", 0, 0, &s->skin) ||
         (sk && cr_yaml_positive(ps, integ, "integration", "skin", s->skin)))
         return ps->rc;
@@ -1176,9 +1197,9 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
 
 static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
-    static const char *const ikeys[] = {"t_end",  "rtol",           "atol",
-                                        "method", "jacobian_floor", "skin",
-                                        "solver", "active_region",  NULL};
+    static const char *const ikeys[] = {"t_end",          "rtol", "atol",   "method",
+                                        "jacobian_floor", "skin", "solver", "normals",
+                                        "active_region",  NULL};
     const char *w = "integration";
     if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
         return ps->rc;

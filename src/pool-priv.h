@@ -104,7 +104,8 @@ long cr_pool_rebuilds(const cr_pool *p);
  */
 void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *rate, double *force,
                            int *loaded);
-/** Current unit normal of contact @p k: from disc i towards j, or the wall's. */
+/** Current unit normal of contact @p k: from disc i towards j (the frozen one
+ * under integration.normals: frozen), or the wall's. */
 void cr_pool_contact_normal(const cr_pool *p, size_t k, double *n);
 /** Masses and radii of the discs (N values each; either may be NULL). */
 void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius);

@@ -44,6 +44,10 @@ typedef struct {
     double P, Px, Py;       /* impulses saved while out of the candidate list */
     long slot;              /* −1 when not a candidate */
     cr_contact_params law;  /* the pair's law, from the model when the contact appears */
+    /* frozen normal (integration.normals: frozen): n₀, overlap δ₀ and scaled
+     * relative displacement b₀ at first touch; kept while a candidate */
+    int frozen;
+    double fnx, fny, fdelta, fbx, fby;
 } contact;
 
 struct cr_pool {
@@ -57,6 +61,7 @@ struct cr_pool {
     double L, V, T, Pscale, Escale, rmax, skin_rel, skin;
     double rtol, atol, jac_floor;
     cr_method method;
+    int frozen_normals; /* integration.normals: frozen */
 
     contact *c;
     size_t nc, ccap;
@@ -114,12 +119,39 @@ static inline const cr_contact_params *law_of(const cr_pool *p, const contact *k
     return &k->law;
 }
 
+/* ---- frozen normals (integration.normals: frozen) ------------------------- */
+
+/* A pair contact along its frozen normal n₀: δ = δ₀ − n₀·(b − b₀), linear in the
+ * relative displacement b, and δ̇ = −n₀·w; the force stays along n₀. This is the
+ * geometry of the rigid laws (W fixed at the impact configuration), and it makes
+ * the pool scale-invariant: α does not depend on K. dist = ∞ drops the turning
+ * terms (divided by the centre distance) from the Jacobian blocks. */
+static void frozen_geom(const cr_pool *p, const double *y, const contact *k, double *delta,
+                        double *rate, double *nx, double *ny, double *dist)
+{
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double bx = y[4 * j] - y[4 * i] - k->fbx, by = y[4 * j + 1] - y[4 * i + 1] - k->fby;
+    *delta = k->fdelta - p->L * (k->fnx * bx + k->fny * by);
+    double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
+    *nx = k->fnx;
+    *ny = k->fny;
+    *dist = INFINITY;
+    *rate = -(k->fnx * wx + k->fny * wy);
+}
+
+/* ---- geometry -------------------------------------------------------------- */
+
 /* Overlap, rate δ̇, unit normal (from i towards j, or the wall normal) and
- * centre distance (walls: unused) of contact k in the scaled state y. */
+ * centre distance (walls: unused; a frozen normal: ∞) of contact k in the
+ * scaled state y. */
 static void geom(const cr_pool *p, const double *y, const contact *k, double *delta, double *rate,
                  double *nx, double *ny, double *dist)
 {
     size_t i = (size_t)k->i;
+    if (k->frozen) {
+        frozen_geom(p, y, k, delta, rate, nx, ny, dist);
+        return;
+    }
     if (is_wall(k)) {
         size_t w = (size_t)(-1 - k->j);
         double mx = p->wnx[w], my = p->wny[w];
@@ -141,6 +173,22 @@ static void geom(const cr_pool *p, const double *y, const contact *k, double *de
     *dist = d;
     double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
     *rate = -(*nx * wx + *ny * wy);
+}
+
+/* Frozen normals: fixes pair contact k's normal, overlap and relative
+ * displacement at the state y (its first touch: a closing root, or touching
+ * when it becomes a candidate). Continuous: at the freeze δ and δ̇ are those of
+ * the turning geometry, and the force is ~0 there, so no restart is needed. */
+static void freeze_normal(const cr_pool *p, const double *y, contact *k)
+{
+    if (!p->frozen_normals || is_wall(k) || k->frozen)
+        return;
+    double rate, dist;
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    geom(p, y, k, &k->fdelta, &rate, &k->fnx, &k->fny, &dist);
+    k->fbx = y[4 * j] - y[4 * i];
+    k->fby = y[4 * j + 1] - y[4 * i + 1];
+    k->frozen = 1;
 }
 
 /* ---- CVODE callbacks ------------------------------------------------------- */
@@ -752,6 +800,7 @@ static void load_settings(cr_pool *p)
     p->skin_rel = set->skin;
     p->method = set->method;
     p->out_interval = set->output_interval;
+    p->frozen_normals = set->frozen_normals;
 }
 
 cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen)
@@ -1026,6 +1075,7 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         p->c[id].Px = q[3 * s + 1];
         p->c[id].Py = q[3 * s + 2];
         p->c[id].slot = -1;
+        p->c[id].frozen = 0; /* out of reach: the next touch freezes a new normal */
         p->slot_contact[s] = -1;
     }
     size_t s = 0;
@@ -1043,6 +1093,10 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         q[3 * s] = c->P;
         q[3 * s + 1] = c->Px;
         q[3 * s + 2] = c->Py;
+        double delta, rate, nx, ny, dist;
+        geom(p, N_VGetArrayPointer(p->y), c, &delta, &rate, &nx, &ny, &dist);
+        if (delta >= 0.0) /* touching (at t = 0): its first touch is now */
+            freeze_normal(p, N_VGetArrayPointer(p->y), c);
     }
     return CR_OK;
 }
@@ -1292,6 +1346,8 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
         double delta, rate, nx, ny, dist;
         geom(p, y, &p->c[id], &delta, &rate, &nx, &ny, &dist);
         int above = delta > ETA * p->L;
+        if (r[0] > 0)
+            freeze_normal(p, y, &p->c[id]);
         if (r[0]) {
             rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
             restart |= cr_contact_force_jumps(law_of(p, &p->c[id]), r[0] > 0);
@@ -1670,6 +1726,11 @@ void cr_pool_contact_normal(const cr_pool *p, size_t k, double *nrm)
         size_t w = (size_t)(-1 - c->j);
         nrm[0] = p->wnx[w];
         nrm[1] = p->wny[w];
+        return;
+    }
+    if (c->frozen) {
+        nrm[0] = c->fnx;
+        nrm[1] = c->fny;
         return;
     }
     double xy[4];

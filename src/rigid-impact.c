@@ -113,7 +113,7 @@ static size_t reference_pair(const cr_rigid *r, const config *k)
  * subset (several outcomes, 001 sect. 3.2); a run needs one. Stops when no
  * pair approaches faster than the rest speed (slower ones join by the
  * accumulation rule). Velocities in r->v. */
-static int sequential_pairwise(cr_rigid *r, config *k)
+static int sequential_pairwise(cr_rigid *r, config *k, const double *eps)
 {
     size_t cap = CR_RIGID_MAX_STAGES_BASE + 100 * k->m;
     for (size_t stage = 0;; stage++) {
@@ -133,7 +133,7 @@ static int sequential_pairwise(cr_rigid *r, config *k)
         }
         double ia = r->fixed[c] ? 0.0 : 1.0 / r->mass[c];
         double ib = r->fixed[c + 1] ? 0.0 : 1.0 / r->mass[c + 1];
-        double lam = -(1.0 + r->eps[c]) * g / (ia + ib);
+        double lam = -(1.0 + eps[c - k->b0]) * g / (ia + ib);
         r->v[c] -= lam * ia;
         r->v[c + 1] += lam * ib;
         k->P[c - k->b0] += lam;
@@ -141,17 +141,29 @@ static int sequential_pairwise(cr_rigid *r, config *k)
 }
 
 /* Parameters of the core law for this configuration: per-pair values of the
- * engine mapped onto the configuration's contacts. */
-static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *eps, double *alpha,
-                      double *eta)
+ * engine mapped onto the configuration's contacts, then the provider's
+ * changes (cr_system_rigid_set_provider). @p buf holds 5 m values. */
+static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
 {
+    double *eps = buf, *alpha = buf + k->m, *eta = buf + 2 * k->m;
     *lp = r->lp;
     for (size_t j = 0; j < k->m; j++)
         eps[j] = r->eps[k->b0 + j];
     lp->restitutions = eps;
+    lp->reference = k->ref - k->b0;
+    if (r->law == CR_LAW_LZB) {
+        /* LZB takes eⱼ as energetic restitutions; it refuses Newton's */
+        double *K = buf + 3 * k->m, *n = buf + 4 * k->m;
+        memcpy(K, r->lzb_k + k->b0, k->m * sizeof(double));
+        memcpy(n, r->lzb_n + k->b0, k->m * sizeof(double));
+        lp->stiffness = K;
+        lp->exponent = n;
+        lp->energetic = eps;
+        lp->restitutions = NULL;
+    }
     if (r->law == CR_LAW_ENERGETIC) {
         double aref = r->alpha[k->ref];
-        if (!(aref > 0.0)) {
+        if (!(aref > 0.0) && !r->provider) {
             cr_set_msg(r->err, sizeof r->err,
                        "t = %.9g s: energetic: the reference pair %zu has alpha weight %g "
                        "(must be positive)",
@@ -159,14 +171,22 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *eps, do
             return CR_ERR_SOLVER;
         }
         for (size_t j = 0; j < k->m; j++)
-            alpha[j] = r->alpha[k->b0 + j] / aref;
+            alpha[j] = aref > 0.0 ? r->alpha[k->b0 + j] / aref : 0.0;
         lp->alpha = alpha;
-        lp->reference = k->ref - k->b0;
     }
     if (r->eta) {
         for (size_t j = 0; j < k->m; j++)
             eta[j] = r->eta[k->b0 + j];
         lp->eta = eta;
+    }
+    if (!r->provider)
+        return CR_OK;
+    char why[CR_ERRMSG_LEN] = "";
+    if (r->provider(r->sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user) !=
+        CR_OK) {
+        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: impact %zu (pairs %zu-%zu): %s", r->t,
+                   r->impacts, k->b0, k->b1 - 1, why[0] ? why : "the parameter provider failed");
+        return CR_ERR_SOLVER;
     }
     return CR_OK;
 }
@@ -180,13 +200,11 @@ static int law_failed(cr_rigid *r, const config *k, cr_law_status st, const char
 }
 
 /* u⁺ and P of the core law into r->v and k->P. */
-static int core_law(cr_rigid *r, config *k)
+static int core_law(cr_rigid *r, config *k, const cr_law_params *lp)
 {
-    double *buf = malloc(3 * k->m * sizeof(double));
     cr_law_result *res = cr_law_result_create();
-    cr_law_params lp;
-    int rc = buf && res ? law_params(r, k, &lp, buf, buf + k->m, buf + 2 * k->m) : CR_ERR_NOMEM;
-    if (rc == CR_OK && cr_law_solve(k->imp, r->law, &lp, res) != CR_OK)
+    int rc = res ? CR_OK : CR_ERR_NOMEM;
+    if (rc == CR_OK && cr_law_solve(k->imp, r->law, lp, res) != CR_OK)
         rc = law_failed(r, k, CR_LAW_SOLVER_FAILED, cr_impact_last_error(k->imp));
     cr_law_status st = res ? cr_law_result_status(res) : CR_LAW_SOLVER_FAILED;
     if (rc == CR_OK && st != CR_LAW_OK && st != CR_LAW_MULTIPLE)
@@ -199,7 +217,16 @@ static int core_law(cr_rigid *r, config *k)
                 r->v[k->b0 + q] = u[k->dof[q]];
     }
     cr_law_result_destroy(res);
-    free(buf);
+    return rc;
+}
+
+/* The law with this impact's parameters; u⁺ into r->v, P into k->P. */
+static int apply_law(cr_rigid *r, config *k, const cr_law_params *lp, const double *eps)
+{
+    int rc = r->law == CR_LAW_SEQUENTIAL
+                 ? sequential_pairwise(r, k, lp->restitutions ? lp->restitutions : eps)
+                 : core_law(r, k, lp);
+    r->impacts++;
     return rc;
 }
 
@@ -305,15 +332,18 @@ static int events_after(cr_rigid *r, const config *k, const double *before)
     return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
 }
 
-/* One impact: events before, the law, the accumulation rule, the books,
- * events after. */
+/* One impact: the law's parameters (before any event: a provider that
+ * refuses leaves no half episode), events before, the law, the accumulation
+ * rule, the books, events after. */
 static int impact(cr_rigid *r, size_t b0, size_t b1)
 {
     config k;
     int rc = config_build(r, b0, b1, &k);
-    double *before = malloc(k.m * sizeof(double));
-    if (rc != CR_OK || !before) {
+    double *before = malloc((k.m ? k.m : 1) * sizeof(double));
+    double *buf = malloc(5 * (k.m ? k.m : 1) * sizeof(double));
+    if (rc != CR_OK || !before || !buf) {
         free(before);
+        free(buf);
         config_free(&k);
         cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
         return CR_ERR_NOMEM;
@@ -322,9 +352,12 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
     double T0 = kinetic(r, b0, b1);
     for (size_t j = 0; j < k.m; j++)
         before[j] = r->impulse[b0 + j];
-    rc = events_before(r, &k);
+    cr_law_params lp;
+    rc = law_params(r, &k, &lp, buf);
     if (rc == CR_OK)
-        rc = r->law == CR_LAW_SEQUENTIAL ? sequential_pairwise(r, &k) : core_law(r, &k);
+        rc = events_before(r, &k);
+    if (rc == CR_OK)
+        rc = apply_law(r, &k, &lp, buf);
     if (rc == CR_OK) {
         compression_split(r, &k);
         accumulate(r, &k);
@@ -335,6 +368,7 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         rc = events_after(r, &k, before);
     }
     free(before);
+    free(buf);
     config_free(&k);
     return rc;
 }

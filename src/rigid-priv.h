@@ -70,6 +70,13 @@ struct cr_rigid {
     cr_law_id law;
     cr_law_params lp;
     double *eps, *alpha, *eta;
+    double *lzb_k, *lzb_n; /* LZB: K and n of each pair's law (NULL for other laws) */
+
+    /* per-impact parameters (cr_system_rigid_set_provider): called before each law */
+    cr_rigid_provider provider;
+    void *provider_user;
+    char provider_label[96];
+    size_t impacts; /* impacts resolved so far: the provider's impact index */
 
     /* scales */
     double L, V, T;      /* min radius, speed scale, L / V */
@@ -132,6 +139,8 @@ void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, cons
                       char *msg, size_t msglen);
 /* "newton (restitution 0.9)": the law and its parameters, one line. */
 void cr_rigid_describe(const void *e, char *buf, size_t len);
+/* Registers the per-impact parameter provider (before the run). */
+int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label);
 
 /* Records an event of pair c with the state now; an impact's events carry no
  * finite force (0), a persistent contact's its λ. */

@@ -29,7 +29,7 @@ static void rigid_destroy(void *e)
     cr_rigid_flight_free(r);
     double *arrays[] = {r->mass,    r->radius, r->x0,    r->g0,    r->tol, r->pivot, r->plength,
                         r->pg,      r->eps,    r->alpha, r->eta,   r->d,   r->v,     r->lambda,
-                        r->impulse, r->acc,    r->work,  r->work2, r->fa};
+                        r->impulse, r->acc,    r->work,  r->work2, r->fa,  r->lzb_k, r->lzb_n};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(r->fixed);
@@ -188,6 +188,36 @@ static int set_restitutions(cr_rigid *r, const cr_model *model, const cr_law_par
     return CR_OK;
 }
 
+/* LZB's pair laws: K and n of each pair's contact law, as the compliant run
+ * uses them (its eⱼ are the restitutions above). The core takes n in [1, 10]
+ * and K > 0: a pair law outside is refused here, naming the pair. */
+static int set_lzb(cr_rigid *r, const cr_model *model, char *msg, size_t msglen)
+{
+    size_t nc = r->nc ? r->nc : 1;
+    r->lzb_k = calloc(nc, sizeof(double));
+    r->lzb_n = calloc(nc, sizeof(double));
+    if (!r->lzb_k || !r->lzb_n)
+        return CR_ERR_NOMEM;
+    for (size_t c = 0; c < r->nc; c++) {
+        cr_contact_params cp;
+        r->lzb_k[c] = 1.0;
+        r->lzb_n[c] = 1.5;
+        if (!r->on[c])
+            continue;
+        if (cr_model_pair_law(model, c, (long)c + 1, &cp) != CR_OK || !(cp.K > 0.0) ||
+            !(cp.n >= 1.0 && cp.n <= 10.0)) {
+            cr_set_msg(msg, msglen,
+                       "lzb: pair %zu (bodies %zu-%zu) has no contact law with K > 0 and n in "
+                       "[1, 10] for LZB's pair laws",
+                       c, c, c + 1);
+            return CR_ERR_INVALID;
+        }
+        r->lzb_k[c] = cp.K;
+        r->lzb_n[c] = cp.n;
+    }
+    return CR_OK;
+}
+
 /* The law and its per-pair parameters (documented in system.h). */
 static int set_law(cr_rigid *r, const cr_model *model, cr_law_id law, const cr_law_params *p,
                    char *msg, size_t msglen)
@@ -224,6 +254,8 @@ static int set_law(cr_rigid *r, const cr_model *model, cr_law_id law, const cr_l
             r->alpha[c] = p->alpha[c];
         }
     }
+    if (law == CR_LAW_LZB && set_lzb(r, model, msg, msglen) != CR_OK)
+        return CR_ERR_INVALID;
     if (law == CR_LAW_MOSTERMAN && p->eta) {
         if (!(r->eta = malloc((r->nc ? r->nc : 1) * sizeof(double))))
             return CR_ERR_NOMEM;
@@ -261,20 +293,63 @@ void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, cons
     return r;
 }
 
+/* ", v0, v1, …" of @p n values after @p used characters of @p buf. */
+static void append_list(char *buf, size_t len, const double *v, size_t n)
+{
+    for (size_t c = 0; c < n; c++) {
+        size_t used = strlen(buf);
+        if (used + 2 >= len)
+            return;
+        snprintf(buf + used, len - used, "%s%.9g", c ? ", " : "", v[c]);
+    }
+}
+
 void cr_rigid_describe(const void *e, char *buf, size_t len)
 {
     const cr_rigid *r = e;
-    int one = 1;
+    int one = 1, same_n = 1;
     for (size_t c = 1; c < r->nc; c++)
         one &= r->eps[c] == r->eps[0];
-    if (r->law == CR_LAW_ENERGETIC)
-        cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair)", r->lp.kappa);
-    else if (!law_uses_restitution(r->law))
+    for (size_t c = 1; r->lzb_n && c < r->nc; c++)
+        same_n &= r->lzb_n[c] == r->lzb_n[0] && r->lzb_k[c] == r->lzb_k[0];
+    char list[512] = "";
+    if (r->provider && r->provider_label[0]) {
+        cr_set_msg(buf, len, "%s (%s)", cr_law_name(r->law), r->provider_label);
+        return;
+    }
+    if (r->law == CR_LAW_ENERGETIC) {
+        append_list(list, sizeof list, r->alpha, r->nc);
+        cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair: %s)", r->lp.kappa, list);
+        return;
+    }
+    if (!law_uses_restitution(r->law)) {
         cr_set_msg(buf, len, "%s", cr_law_name(r->law));
-    else if (one && r->nc > 0)
-        cr_set_msg(buf, len, "%s (restitution %.9g)", cr_law_name(r->law), r->eps[0]);
+        return;
+    }
+    const char *what = r->law == CR_LAW_LZB ? "energetic restitution" : "restitution";
+    if (one && r->nc > 0)
+        snprintf(list, sizeof list, "%s %.9g", what, r->eps[0]);
+    else {
+        snprintf(list, sizeof list, "%s per pair: ", what);
+        append_list(list, sizeof list, r->eps, r->nc);
+    }
+    if (r->law == CR_LAW_LZB && same_n && r->nc > 0)
+        cr_set_msg(buf, len, "lzb (%s; pair laws K = %.9g, n = %.9g)", list, r->lzb_k[0],
+                   r->lzb_n[0]);
+    else if (r->law == CR_LAW_LZB)
+        cr_set_msg(buf, len, "lzb (%s; K, n of each pair's law)", list);
     else
-        cr_set_msg(buf, len, "%s (restitution per pair)", cr_law_name(r->law));
+        cr_set_msg(buf, len, "%s (%s)", cr_law_name(r->law), list);
+}
+
+int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label)
+{
+    cr_rigid *r = e;
+    CR_CHECK(!r->ran, r->err, CR_ERR_INVALID);
+    r->provider = fn;
+    r->provider_user = user;
+    snprintf(r->provider_label, sizeof r->provider_label, "%s", label ? label : "");
+    return CR_OK;
 }
 
 /* ---- events and outputs ---------------------------------------------------- */

@@ -20,6 +20,7 @@
 
 #include "cradle/store.h"
 #include "priv.h"
+#include "store-priv.h"
 
 /* Fixed-length strings of the tables (h5py reads them as bytes). */
 #define NAME_LEN 24
@@ -32,7 +33,7 @@ static herr_t quiet(hid_t stack, void *user)
     return 0;
 }
 
-static int attr_string(hid_t obj, const char *name, const char *value)
+int cr_h5_attr_string(hid_t obj, const char *name, const char *value)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, H5T_VARIABLE);
@@ -48,7 +49,7 @@ static int attr_string(hid_t obj, const char *name, const char *value)
     return e;
 }
 
-static int attr_number(hid_t obj, const char *name, hid_t type, const void *v)
+int cr_h5_attr_number(hid_t obj, const char *name, hid_t type, const void *v)
 {
     hid_t s = H5Screate(H5S_SCALAR);
     hid_t a = H5Acreate2(obj, name, type, s, H5P_DEFAULT, H5P_DEFAULT);
@@ -69,14 +70,14 @@ static int write_doubles(hid_t loc, const char *name, const double *v, size_t ro
                 ? -1
                 : 0;
     if (d >= 0) {
-        e |= attr_string(d, "units", units);
+        e |= cr_h5_attr_string(d, "units", units);
         H5Dclose(d);
     }
     H5Sclose(s);
     return e;
 }
 
-static hid_t fixed_string(size_t n)
+hid_t cr_h5_fixed_string(size_t n)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
     H5Tset_size(t, n);
@@ -85,15 +86,8 @@ static hid_t fixed_string(size_t n)
     return t;
 }
 
-typedef struct {
-    const char *name;
-    size_t offset;
-    hid_t type;
-    const char *units;
-} column;
-
-static int write_table(hid_t loc, const char *name, size_t size, const column *c, size_t nc,
-                       const void *rows, size_t n, const char *description)
+int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
+                      const void *rows, size_t n, const char *description)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, size);
     const char *units[40];
@@ -117,7 +111,7 @@ static int write_table(hid_t loc, const char *name, size_t size, const column *c
             H5Aclose(a);
         H5Sclose(us);
         H5Tclose(st);
-        e |= attr_string(d, "description", description);
+        e |= cr_h5_attr_string(d, "description", description);
         H5Dclose(d);
     }
     H5Sclose(s);
@@ -170,8 +164,8 @@ static int write_rows(hid_t g, const cr_compare *cmp)
         o->flags = r->flags;
         snprintf(o->message, MESSAGE_LEN, "%s", r->message);
     }
-    hid_t sn = fixed_string(NAME_LEN), sm = fixed_string(MESSAGE_LEN);
-    const column c[] = {
+    hid_t sn = cr_h5_fixed_string(NAME_LEN), sm = cr_h5_fixed_string(MESSAGE_LEN);
+    const cr_h5_column c[] = {
         COL(row_out, episode, H5T_NATIVE_INT64, "1 (index of /episodes)"),
         COL(row_out, law, sn, "1 (law name)"),
         COL(row_out, mode, sn, "1 (calibrated, predictive)"),
@@ -191,8 +185,8 @@ static int write_rows(hid_t g, const cr_compare *cmp)
             "1 (1 out-of-range, 2 at rest, 4 no compression, 8 field-corrected, 16 elastic)"),
         COL(row_out, message, sm, "1"),
     };
-    int e = write_table(g, "rows", sizeof(row_out), c, sizeof c / sizeof c[0], rows, n,
-                        "one row per episode, law and mode");
+    int e = cr_h5_write_table(g, "rows", sizeof(row_out), c, sizeof c / sizeof c[0], rows, n,
+                              "one row per episode, law and mode");
     H5Tclose(sn);
     H5Tclose(sm);
     free(rows);
@@ -233,7 +227,7 @@ static int write_episode_rows(hid_t g, const cr_compare *cmp, const cr_compariso
                                 a ? a[2] : NAN,
                                 a ? a[3] : NAN};
     }
-    const column c[] = {
+    const cr_h5_column c[] = {
         COL(episode_out, index, H5T_NATIVE_INT64, "1 (index of /episodes)"),
         COL(episode_out, dofs, H5T_NATIVE_INT64, "1"),
         COL(episode_out, contacts, H5T_NATIVE_INT64, "1"),
@@ -251,8 +245,8 @@ static int write_episode_rows(hid_t g, const cr_compare *cmp, const cr_compariso
         COL(episode_out, d_newton, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
         COL(episode_out, d_poisson, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
     };
-    int e = write_table(g, "episodes", sizeof(episode_out), c, sizeof c / sizeof c[0], rows, n,
-                        "the episodes compared");
+    int e = cr_h5_write_table(g, "episodes", sizeof(episode_out), c, sizeof c / sizeof c[0], rows,
+                              n, "the episodes compared");
     free(rows);
     return e;
 }
@@ -284,10 +278,10 @@ static int write_summary(hid_t g, const cr_compare *cmp)
             o->max_error = s.max_error;
             o->mean_energy_error = s.mean_energy_error;
         }
-    hid_t sn = fixed_string(NAME_LEN);
+    hid_t sn = cr_h5_fixed_string(NAME_LEN);
     hsize_t ns = CR_COMPARE_STATUS_COUNT;
     hid_t counts = H5Tarray_create2(H5T_NATIVE_INT64, 1, &ns);
-    const column c[] = {
+    const cr_h5_column c[] = {
         COL(summary_out, law, sn, "1"),
         COL(summary_out, mode, sn, "1"),
         COL(summary_out, episodes, H5T_NATIVE_INT64, "1"),
@@ -299,8 +293,8 @@ static int write_summary(hid_t g, const cr_compare *cmp)
         COL(summary_out, max_error, H5T_NATIVE_DOUBLE, "1"),
         COL(summary_out, mean_energy_error, H5T_NATIVE_DOUBLE, "1 (mean |energy error|)"),
     };
-    int e = write_table(g, "summary", sizeof(summary_out), c, sizeof c / sizeof c[0], rows, n,
-                        "per law and mode, over every episode compared");
+    int e = cr_h5_write_table(g, "summary", sizeof(summary_out), c, sizeof c / sizeof c[0], rows, n,
+                              "per law and mode, over every episode compared");
     H5Tclose(sn);
     H5Tclose(counts);
     return e;
@@ -335,7 +329,8 @@ static int write_vectors(hid_t top, const cr_compare *cmp, size_t k)
     err |= err ? -1 : write_doubles(g, "impulse", P, R, m, "N s (rows x contacts)");
     err |= err ? -1
                : write_doubles(g, "parameters", par, R, m,
-                               "1 (per-contact restitution, or alpha for energetic)");
+                               "1 (per-contact restitution, alpha for energetic, energetic "
+                               "restitution for lzb)");
     err |= err ? -1
                : write_doubles(g, "reference_velocity", cr_compare_reference_velocity(cmp, k), n, 0,
                                "m/s");
@@ -365,18 +360,18 @@ static int write_group(hid_t file, const cr_compare *cmp, const cr_comparison_pa
     char when[64];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    int e = attr_string(g, "cradle_version", cr_version());
-    e |= attr_string(g, "written", when);
-    e |= attr_string(g, "source", p ? p->source : "");
-    e |= attr_string(g, "command", p ? p->command : "");
-    e |= attr_string(g, "modes", "calibrated, predictive");
-    e |= attr_string(g, "reference",
-                     "measured u+; where fields act u+ - M^-1 int F_field dt "
-                     "(= u- + M^-1 sum of the contacts' int f n dt)");
-    e |= attr_number(g, "two_body_runs", H5T_NATIVE_INT64, &r);
-    e |= attr_number(g, "condition_tolerance", H5T_NATIVE_DOUBLE, &tol);
-    e |= attr_number(g, "error_estimate", H5T_NATIVE_INT64, &est);
-    e |= attr_number(g, "estimate_rtol", H5T_NATIVE_DOUBLE, &rtol);
+    int e = cr_h5_attr_string(g, "cradle_version", cr_version());
+    e |= cr_h5_attr_string(g, "written", when);
+    e |= cr_h5_attr_string(g, "source", p ? p->source : "");
+    e |= cr_h5_attr_string(g, "command", p ? p->command : "");
+    e |= cr_h5_attr_string(g, "modes", "calibrated, predictive");
+    e |= cr_h5_attr_string(g, "reference",
+                           "measured u+; where fields act u+ - M^-1 int F_field dt "
+                           "(= u- + M^-1 sum of the contacts' int f n dt)");
+    e |= cr_h5_attr_number(g, "two_body_runs", H5T_NATIVE_INT64, &r);
+    e |= cr_h5_attr_number(g, "condition_tolerance", H5T_NATIVE_DOUBLE, &tol);
+    e |= cr_h5_attr_number(g, "error_estimate", H5T_NATIVE_INT64, &est);
+    e |= cr_h5_attr_number(g, "estimate_rtol", H5T_NATIVE_DOUBLE, &rtol);
     e |= e ? -1 : write_rows(g, cmp);
     e |= e ? -1 : write_episode_rows(g, cmp, p);
     e |= e ? -1 : write_summary(g, cmp);
@@ -429,13 +424,10 @@ static int sync_path(const char *path, int directory)
     return e;
 }
 
-int cr_store_write_comparison(const char *source, const char *target, const cr_compare *cmp,
-                              const cr_comparison_params *params, char *msg, size_t msglen)
+int cr_store_replace_through_copy(const char *source, const char *target,
+                                  int (*write)(hid_t file, const void *ctx), const void *ctx,
+                                  const char *what, char *msg, size_t msglen)
 {
-    if (!source || !target || !cmp) {
-        cr_set_msg(msg, msglen, "write comparison: no source, target or comparison");
-        return CR_ERR_INVALID;
-    }
     H5Eset_auto2(H5E_DEFAULT, quiet, NULL);
     size_t len = strlen(target) + 32;
     char *tmp = malloc(len), *dir = strdup(target);
@@ -448,8 +440,8 @@ int cr_store_write_comparison(const char *source, const char *target, const cr_c
     snprintf(tmp, len, "%s.tmp.%ld", target, (long)getpid());
     int rc = copy_file(source, tmp, msg, msglen) == 0 ? CR_OK : CR_ERR_IO;
     hid_t f = rc == CR_OK ? H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT) : -1;
-    if (rc == CR_OK && (f < 0 || write_group(f, cmp, params) != 0)) {
-        cr_set_msg(msg, msglen, "%s: cannot write /comparison", target);
+    if (rc == CR_OK && (f < 0 || write(f, ctx) != 0)) {
+        cr_set_msg(msg, msglen, "%s: cannot write %s", target, what);
         rc = CR_ERR_HDF5;
     }
     if (f >= 0 && H5Fclose(f) < 0 && rc == CR_OK) {
@@ -467,4 +459,27 @@ int cr_store_write_comparison(const char *source, const char *target, const cr_c
     free(tmp);
     free(dir);
     return rc;
+}
+
+typedef struct {
+    const cr_compare *cmp;
+    const cr_comparison_params *p;
+} comparison_ctx;
+
+static int write_comparison(hid_t file, const void *ctx)
+{
+    const comparison_ctx *c = ctx;
+    return write_group(file, c->cmp, c->p);
+}
+
+int cr_store_write_comparison(const char *source, const char *target, const cr_compare *cmp,
+                              const cr_comparison_params *params, char *msg, size_t msglen)
+{
+    if (!source || !target || !cmp) {
+        cr_set_msg(msg, msglen, "write comparison: no source, target or comparison");
+        return CR_ERR_INVALID;
+    }
+    comparison_ctx c = {cmp, params};
+    return cr_store_replace_through_copy(source, target, write_comparison, &c, "/comparison", msg,
+                                         msglen);
 }

@@ -631,6 +631,9 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     double grav[3] = {0, 0, 0};
     cr_model_get_gravity_vector(model, grav);
     int e = attr_string(g, "kind", cr_system_engine_name(st->sys));
+    char law[1024];
+    if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK)
+        e |= attr_string(g, "rigid_law", law);
     e |= attr_int64(g, "dim", st->dim);
     e |= attr_int64(g, "body_count", (int64_t)st->nb);
     e |= attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));

@@ -185,10 +185,10 @@ static int write_inputs(hid_t file, const cr_sweep *s)
     }
     hsize_t d1 = s->nin, d2[2] = {s->points, s->nin};
     hid_t tn = fixed_string(SW_NAME_LEN), tv = fixed_string(CR_SWEEP_INPUT_LEN);
-    const char nul = '\0';
-    hid_t dn = e ? -1 : full_dataset(g, "name", tn, 1, &d1, &nul);
-    hid_t df = e ? -1 : full_dataset(g, "field", tn, 1, &d1, &nul);
-    hid_t dv = e ? -1 : full_dataset(g, "text", tv, 2, d2, &nul);
+    static const char nul[SW_NAME_LEN]; /* the fill value: one string of the type, all NUL */
+    hid_t dn = e ? -1 : full_dataset(g, "name", tn, 1, &d1, nul);
+    hid_t df = e ? -1 : full_dataset(g, "field", tn, 1, &d1, nul);
+    hid_t dv = e ? -1 : full_dataset(g, "text", tv, 2, d2, nul);
     if (dn < 0 || df < 0 || dv < 0 || write_strings(dn, names, s->nin, SW_NAME_LEN) ||
         write_strings(df, fields, s->nin, SW_NAME_LEN) ||
         write_strings(dv, text, s->points * s->nin, CR_SWEEP_INPUT_LEN))
@@ -222,13 +222,13 @@ static int write_layout(hid_t file, const cr_sweep *s)
         return -1;
     hsize_t dc = s->ncol, dt[2] = {s->points, s->ncol}, dp = s->points;
     hid_t tn = fixed_string(SW_NAME_LEN), te = fixed_string(CR_SWEEP_ERROR_LEN);
-    const char nul = '\0';
+    static const char nul[CR_SWEEP_ERROR_LEN]; /* the fill value: one string of the type, all NUL */
     const double nan = NAN;
     const signed char zero = 0;
-    hid_t dcol = full_dataset(file, "columns", tn, 1, &dc, &nul);
+    hid_t dcol = full_dataset(file, "columns", tn, 1, &dc, nul);
     hid_t ids[] = {dcol, full_dataset(file, "table", H5T_IEEE_F64LE, 2, dt, &nan),
                    full_dataset(file, "done", H5T_STD_I8LE, 1, &dp, &zero),
-                   full_dataset(file, "error", te, 1, &dp, &nul)};
+                   full_dataset(file, "error", te, 1, &dp, nul)};
     e = dcol < 0 || write_strings(dcol, (const char *const *)s->columns, s->ncol, SW_NAME_LEN);
     for (size_t k = 0; k < 4; k++) {
         e |= ids[k] < 0;

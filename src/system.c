@@ -75,6 +75,14 @@ int cr_system_rigid_law(const cr_system *sys, char *text, size_t len)
     return CR_OK;
 }
 
+int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
+                                 const char *label)
+{
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return CR_ERR_INVALID;
+    return cr_rigid_set_provider(sys->engine, fn, user, label);
+}
+
 cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
 {
     if (!model) {

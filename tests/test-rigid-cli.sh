@@ -48,7 +48,13 @@ check() { # status expected-substring args...
     ok "refused ($st): $(cat stderr.txt)"
 }
 check 2 "needs --kappa K and --alpha" --rigid energetic "$MODELS/three-ball-chain.yaml"
-check 2 "comparator" --rigid calibrated "$MODELS/three-ball-chain.yaml"
+check 2 "takes its parameters from the compliant run" --rigid calibrated --restitution 0.9 \
+    "$MODELS/three-ball-chain.yaml"
+check 3 "data/none.h5: cannot open: No such file" --rigid energetic --table data/none.h5 \
+    "$MODELS/three-ball-chain.yaml"
+check 2 "only the energetic law reads a table" --rigid newton --table data/none.h5 \
+    "$MODELS/three-ball-chain.yaml"
+check 3 "dim 2" --rigid calibrated "$MODELS/pool-bernoulli.yaml"
 check 2 "did you mean 'newton'" --rigid newtn "$MODELS/three-ball-chain.yaml"
 check 2 "needs --rigid" --restitution 0.9 "$MODELS/three-ball-chain.yaml"
 check 2 "[0, 1]" --rigid newton --restitution 1.5 "$MODELS/three-ball-chain.yaml"
@@ -65,6 +71,95 @@ st=$?
 [ $st -eq 4 ] && [ "$(status_of fail.h5)" = failed ] && grep -q "infeasible" fail.txt \
     && ok "infeasible (alpha, kappa) mid-run: exit 4, file status failed" \
     || bad "failing law: exit $st, status $(status_of fail.h5), $(cat fail.txt)"
+
+# LZB from the pair laws: the law and its parameters in the summary, the JSON
+# and /model; its alpha on the 3-ball chain is the compliant one
+# (docs/design.md, LZB: 0.9286587879)
+"$CRADLE" run --rigid lzb -o lzb.h5 "$MODELS/three-ball-chain.yaml" > lzb.txt 2>&1
+law="lzb (energetic restitution 1; pair laws K = 1, n = 1.5)"
+grep -qF "rigid run: law $law" lzb.txt && grep -q "0.928659" lzb.txt \
+    && ok "--rigid lzb: law and pair laws in the summary, alpha 0.928659" || bad "lzb: $(cat lzb.txt)"
+h5dump -a /model/rigid_law lzb.h5 2>/dev/null | grep -qF "\"$law\"" \
+    && ok "/model rigid_law = $law" || bad "/model rigid_law: $(h5dump -a /model/rigid_law lzb.h5 2>&1 | tail -3)"
+"$CRADLE" run --json --rigid lzb -o lzbj.h5 "$MODELS/three-ball-chain.yaml" > lzb.json
+"$PY" -c '
+import json, sys
+sys.exit(json.load(open("lzb.json"))["rigid_law"] != sys.argv[1])' "$law" \
+    && ok "--json: rigid_law" || bad "--json rigid_law: $(head -c 300 lzb.json)"
+
+# --rigid calibrated on the 3-ball chain (field-free): alpha and kappa of its
+# one compliant episode give back the compliant u+ to 1e-8 (issue 13), checked
+# on the final velocities of two independent runs
+"$CRADLE" run --json -o c3.h5 "$MODELS/three-ball-chain.yaml" > c3.json
+"$CRADLE" run --json --rigid calibrated -o r3.h5 "$MODELS/three-ball-chain.yaml" > r3.json
+"$PY" -c '
+import json, sys
+c = json.load(open("c3.json"))["final_velocities"]
+r = json.load(open("r3.json"))
+d = max(abs(a - b) for a, b in zip(c, r["final_velocities"]))
+print("# calibrated 3-ball: max |u+ - u+_compliant| =", d)
+sys.exit(not (d <= 1e-8 and r["rigid_law"].startswith("energetic (calibrated")))' \
+    && ok "--rigid calibrated 3-ball: u+ = compliant to 1e-8" || bad "calibrated 3-ball: $(head -c 300 r3.json)"
+
+# compare over a run: the pendulum cradle against two rigid variants
+"$CRADLE" compare "$MODELS/pendulum-cradle.yaml" --rigid sequential --rigid newton --json \
+    > runs.json 2> runs.err
+"$PY" -c '
+import json, sys
+d = json.load(open("runs.json"))
+n = d["compliant"]["collisions"]
+v = d["variants"]
+ok = len(v) == 2 and [x["variant"] for x in v] == ["sequential", "newton"]
+for x in v:
+    s = x["summary"]
+    ok &= s["collisions_compliant"] == n and s["matched"] == len(x["rows"]) > 0
+    r0 = x["rows"][0]
+    # both runs release the same ball: the first collision starts at the same time
+    ok &= abs(r0["phase"]) < 1e-9 and r0["velocity_before_error"] < 1e-6
+    ok &= abs(s["phase_drift"] - x["rows"][-1]["phase"]) == 0
+# sequential: one-in, one-out, the compliant cradle disperses: u+ differs
+ok &= v[0]["rows"][0]["velocity_after_error"] > 1e-3
+sys.exit(not ok)' && ok "compare --rigid: rows per collision, phase 0 at the first, drift = last phase" \
+    || bad "compare --rigid json: $(head -c 400 runs.json) $(cat runs.err)"
+"$CRADLE" compare "$MODELS/pendulum-cradle.yaml" --rigid lzb --csv > runs.csv
+[ "$(head -1 runs.csv | cut -d, -f1-3)" = "variant,law,collision" ] \
+    && [ "$(grep -c '^lzb,' runs.csv)" -ge 1 ] && ok "compare --rigid --csv" || bad "csv: $(head -3 runs.csv)"
+"$CRADLE" compare "$MODELS/pendulum-cradle.yaml" --rigid sequential --rigid calibrated -q \
+    -o runs.h5 > /dev/null 2>&1
+"$PY" -c '
+import h5py, sys
+f = h5py.File("runs.h5", "r")
+g = f["comparison"]
+s = g["run_summary"][:]
+r = g["runs"][:]
+ok = g.attrs["kind"] == "runs" and len(s) == 2 and len(r) == s["matched"].sum()
+ok &= f.attrs["status"] == "complete" and f["model"].attrs["kind"] == "chain"
+ok &= s["variant"][1] == b"calibrated" and s["law"][1].startswith(b"energetic (calibrated")
+sys.exit(not ok)' && ok "compare --rigid -o: /comparison runs and run_summary in the compliant run's file" \
+    || bad "compare -o runs.h5"
+
+checkc() { # status expected-substring args... (cradle compare, -o out.h5)
+    want=$1 text=$2
+    shift 2
+    rm -f out.h5
+    "$CRADLE" compare -o out.h5 "$@" > stdout.txt 2> stderr.txt
+    st=$?
+    if [ $st -ne "$want" ]; then bad "compare $*: exit $st, want $want ($(cat stderr.txt))"; return; fi
+    if [ -e out.h5 ] || ls ./*.tmp.* >/dev/null 2>&1; then bad "compare $*: a file was written"; return; fi
+    if [ "$(wc -l < stderr.txt)" -ne 1 ]; then bad "compare $*: not one line: $(cat stderr.txt)"; return; fi
+    grep -qF -- "$text" stderr.txt || { bad "compare $*: '$text' not in: $(cat stderr.txt)"; return; }
+    ok "compare refused ($st): $(cat stderr.txt)"
+}
+checkc 2 "did you mean 'newton'" --rigid newtn "$MODELS/three-ball-chain.yaml"
+checkc 2 "need --rigid LAW" --restitution 0.9 "$MODELS/three-ball-chain.yaml"
+checkc 2 "no --rigid variant takes a restitution" --rigid max-dissipation --restitution 0.9 \
+    "$MODELS/three-ball-chain.yaml"
+checkc 2 "is a run file" --rigid newton c3.h5
+checkc 2 "no --episode" --rigid newton --episode 0 "$MODELS/three-ball-chain.yaml"
+checkc 2 "--rigid-limit" --rigid newton --rigid-limit "$MODELS/three-ball-chain.yaml"
+checkc 3 "not rigid" --rigid newton "$MODELS/glocker-rods.yaml"
+checkc 3 "dim 2" --rigid calibrated "$MODELS/pool-bernoulli.yaml"
+checkc 3 "--restitution E" --rigid newton "$MODELS/dashpot-pair.yaml"
 
 echo "test-rigid-cli: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -2,7 +2,9 @@
  * The rigid engine (cr_system_create_rigid) against closed forms and papers:
  * a ball bouncing on a floor to its accumulation point, two pendulums under
  * Newton's law, pendulum cradles under the sequential and Newton laws, the
- * energetic law fed the compliant run's α and κ, and the inputs a rigid run
+ * energetic law fed the compliant run's α and κ, LZB against the compliant
+ * cradle (and the run comparison on it), per-impact parameters from a
+ * provider, and the inputs a rigid run
  * refuses. The monitor follows every run: each impact must be one complete
  * episode with t_start = t_end.
  */
@@ -498,6 +500,160 @@ static void test_refusals(void)
     cr_model_destroy(damped);
 }
 
+/* ---- LZB against the compliant cradle --------------------------------------- */
+
+/* Collision velocities of body i (after = 1: u⁺) of collision k. */
+static double collision_velocity(const cr_monitor *mon, size_t k, size_t i, int after)
+{
+    size_t nb, nv;
+    const size_t *b = cr_monitor_collision_bodies(mon, k, &nb);
+    const double *v = cr_monitor_collision_velocities(mon, k, after, &nv);
+    for (size_t q = 0; q < nb; q++)
+        if (b[q] == i)
+            return v[q];
+    return NAN;
+}
+
+/*
+ * A 5-ball pendulum cradle with e = 1 (the undamped default Hertz law): under
+ * LZB with the model's own pair laws (K, n, e = 1) the first impact is the
+ * undamped Hertz chain with a frozen configuration (Liu, Zhao & Brogliato
+ * 2008), so its u⁺ is the compliant run's first collision: the pulse
+ * disperses (the balls next to the last keep small velocities), unlike the
+ * sequential law's one-in, one-out. What differs is the pendulum force during
+ * the compliant collision's finite duration τ, which the instantaneous impact
+ * does not have: near the bottom it changes the speeds by a fraction ~ gτ²/ℓ
+ * (displacement vτ, restoring acceleration g·vτ/ℓ over τ). The same numbers
+ * through cr_runcmp_collisions (the run comparison): its row 0 must give the
+ * error computed here.
+ */
+static void test_cradle_lzb(void)
+{
+    const double ell = 0.2, theta0 = 0.1;
+    double T4 = sqrt(ell / G) * ellip_K(sin(0.5 * theta0));
+    cr_model *model = pendulum_row(5, theta0, ell, 1.5 * T4);
+    char msg[256];
+    cr_system *c = cr_system_create(model, msg, sizeof msg);
+    cr_monitor *cm = cr_monitor_create(c);
+    int crc = cr_system_run(c, cr_model_settings(model)->t_end);
+    cr_monitor_finish(cm);
+    rigid_run r = run_rigid(model, CR_LAW_LZB, NULL);
+    CHECK(crc == CR_OK && r.rc == CR_OK && cr_monitor_collision_count(cm) >= 1 &&
+              cr_monitor_collision_count(r.mon) >= 1,
+          "cradle: compliant and lzb runs");
+    check_instantaneous(&r, "cradle (lzb)");
+    cr_collision_info ci;
+    cr_monitor_get_collision(cm, 0, &ci);
+    double tau = ci.t_end - ci.t_start, bound = G * tau * tau / ell;
+    double speed = 0.0, worst = 0.0;
+    for (size_t i = 0; i < 5; i++)
+        speed = fmax(speed, fabs(collision_velocity(cm, 0, i, 0)));
+    for (size_t i = 0; i < 5; i++)
+        worst =
+            fmax(worst, fabs(collision_velocity(r.mon, 0, i, 1) - collision_velocity(cm, 0, i, 1)));
+    printf("# lzb cradle: |u+ - u+_compliant| / v1 = %.3g (bound g tau^2 / l = %.3g, tau = "
+           "%.3g s)\n",
+           worst / speed, bound, tau);
+    CHECK(worst / speed <= bound, "lzb u+ = compliant first collision within %.3g: %.3g", bound,
+          worst / speed);
+    double u3 = fabs(collision_velocity(r.mon, 0, 3, 1));
+    CHECK(u3 > 1e-3 * speed, "lzb disperses: ball 3 keeps %.3g v1 (sequential: 0)", u3 / speed);
+    char law[256];
+    cr_system_rigid_law(r.sys, law, sizeof law);
+    CHECK(strstr(law, "lzb (energetic restitution 1; pair laws K = ") != NULL, "law text: %s", law);
+    cr_runcmp_row row;
+    cr_runcmp_summary sum;
+    CHECK(cr_runcmp_collisions(cm, r.mon, &row, 1, &sum) == CR_OK && sum.matched >= 1,
+          "run comparison of compliant and lzb");
+    CHECK_REL(row.velocity_after_error, worst / speed, 1e-12,
+              "runcmp row 0: the u+ error computed here");
+    cr_collision_info ri;
+    cr_monitor_get_collision(r.mon, 0, &ri);
+    CHECK(row.phase == ri.t_start - ci.t_start && fabs(row.phase) <= 1e-9 * T4,
+          "runcmp phase of collision 0: %.3g s (both at T/4)", row.phase);
+    CHECK_REL(row.energy_error, (ri.T_plus - ci.T_plus) / ci.T_minus, 1e-12,
+              "runcmp energy error of collision 0");
+    cr_runcmp_summary self;
+    cr_runcmp_collisions(cm, cm, NULL, 0, &self);
+    CHECK(self.max_velocity_error == 0.0 && self.max_phase == 0.0 &&
+              self.decay_compliant == self.decay_rigid &&
+              self.matched == cr_monitor_collision_count(cm),
+          "a run compared with itself: no error, no drift");
+    run_free(&r);
+    cr_monitor_destroy(cm);
+    cr_system_destroy(c);
+    cr_model_destroy(model);
+}
+
+/* ---- per-impact parameters --------------------------------------------------- */
+
+typedef struct {
+    double e[3];
+    size_t calls, bad;
+} schedule;
+
+/* Impact k gets restitution e[k]; the engine's numbering must be 0, 1, 2 on
+ * the one pair of a ball and a floor. */
+static int scheduled(const cr_system *sys, size_t impact, size_t first, size_t count,
+                     cr_law_params *p, char *msg, size_t msglen, void *user)
+{
+    (void)sys;
+    schedule *s = user;
+    s->bad += impact != s->calls || first != 0 || count != 1 || p->reference != 0;
+    s->calls++;
+    if (impact >= 3) {
+        snprintf(msg, msglen, "no restitution for impact %zu", impact);
+        return CR_ERR_INVALID;
+    }
+    static double eps[1];
+    eps[0] = s->e[impact];
+    p->restitutions = eps;
+    return CR_OK;
+}
+
+/* A ball dropped on a floor, Newton's law with e = 0.5, 0.8, 0.3 at impacts
+ * 0, 1, 2 from the provider: rebound speed ratios e_k exactly (closed form of
+ * one contact against a fixed body), and the provider's refusal of impact 3
+ * ends the run with its line. */
+static void test_provider(void)
+{
+    const double h = 0.1, r0 = 0.01, m = 0.01;
+    cr_model *model = cr_model_create();
+    cr_model_add_wall(model, 0.0);
+    cr_model_add_ball(model, m, r0, r0 + h, 0.0);
+    cr_model_set_gravity(model, -G);
+    cr_settings st = settings_until(2.0);
+    cr_model_set_settings(model, &st);
+    char msg[256];
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 1.0;
+    cr_system *sys = cr_system_create_rigid(model, CR_LAW_NEWTON, &lp, msg, sizeof msg);
+    schedule s = {{0.5, 0.8, 0.3}, 0, 0};
+    CHECK(cr_system_rigid_set_provider(sys, scheduled, &s, "scheduled restitution") == CR_OK,
+          "provider set");
+    cr_monitor *mon = cr_monitor_create(sys);
+    int rc = cr_system_run(sys, 2.0);
+    cr_monitor_finish(mon);
+    CHECK(rc == CR_ERR_SOLVER && strstr(cr_system_last_error(sys), "no restitution for impact 3"),
+          "the provider's refusal ends the run: %s", cr_system_last_error(sys));
+    CHECK(s.bad == 0 && s.calls == 4, "impacts numbered 0..3 on pair 0 (%zu calls, %zu bad)",
+          s.calls, s.bad);
+    size_t n = cr_monitor_episode_count(mon);
+    CHECK(n == 3, "three impacts resolved (%zu)", n);
+    for (size_t k = 0; k < n && k < 3; k++)
+        CHECK_REL(-episode_velocity(mon, k, 1, 1) / episode_velocity(mon, k, 1, 0), s.e[k], 1e-14,
+                  "rebound ratio of impact k = the provider's e_k");
+    char law[128];
+    cr_system_rigid_law(sys, law, sizeof law);
+    CHECK(strcmp(law, "newton (scheduled restitution)") == 0, "law text: %s", law);
+    CHECK(cr_system_rigid_set_provider(sys, scheduled, &s, NULL) == CR_ERR_INVALID,
+          "no provider after the run");
+    cr_monitor_destroy(mon);
+    cr_system_destroy(sys);
+    cr_model_destroy(model);
+}
+
 int main(void)
 {
     test_ball_on_floor(0.5);
@@ -507,6 +663,8 @@ int main(void)
     test_cradle_newton();
     test_release();
     test_energetic_calibrated();
+    test_cradle_lzb();
+    test_provider();
     test_free_flight();
     test_refusals();
     return tu_finish("test-rigid");

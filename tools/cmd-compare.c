@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "compare-report.h"
+#include "compare-runs.h"
+#include "compare-rigid.h"
 #include "model-input.h"
 #include "cradle/cradle.h"
 #include "tools-common.h"
@@ -22,13 +24,23 @@ void usage_compare(FILE *out)
 {
     fputs("usage: cradle compare MODEL|-|RUN.h5 [--set PATH=VALUE ...] [-o FILE]\n"
           "                      [--csv | --json] [--episode K] [--error-estimate] [-q]\n"
+          "                      [--rigid-limit[=LEVELS[,RATIO]]]\n"
+          "       cradle compare MODEL --rigid LAW [--rigid LAW ...] [--restitution E]\n"
+          "                      [--kappa K --alpha A,...] [-o FILE] [--csv | --json] [-q]\n"
           "\n"
           "Evaluates every rigid impact law on every impact episode of a compliant run,\n"
           "in two modes: calibrated (parameters measured on the same episode) and\n"
-          "predictive (each contact's restitution from a two-body compliant run), and\n"
-          "reports per law u+, P, the error |u+law - u+|_M / |v_perp|_M, the energy and\n"
-          "impulse errors, the law's own conditions and its status (docs/compare.md).\n"
+          "predictive (each contact's restitution from a two-body compliant run; lzb\n"
+          "takes the pair laws in both), and reports per law u+, P, the error\n"
+          "|u+law - u+|_M / |v_perp|_M, the energy and impulse errors, the law's own\n"
+          "conditions and its status (docs/compare.md). A measured value outside a\n"
+          "law's range (e_P > 1 on undamped chains) is used as it is, flagged\n"
+          "out-of-range.\n"
           "A MODEL is run first; a RUN.h5 (from `cradle run`) is read as it is.\n"
+          "With --rigid: the compliant run of MODEL against one rigid run per LAW\n"
+          "(a law name, lzb, or calibrated), collision by collision (phase, u- and u+,\n"
+          "energy, time to the next collision) and over the run (drift, energy decay);\n"
+          "-o FILE holds the compliant run with that comparison (docs/compare.md).\n"
           "\n"
           "  -                   read the model from standard input\n"
           "  -s, --set PATH=VALUE\n"
@@ -43,6 +55,14 @@ void usage_compare(FILE *out)
           "  -E, --error-estimate\n"
           "                      rerun at rtol/100 and report the change of alpha, kappa,\n"
           "                      e_N, e_P as their accuracy\n"
+          "  -R, --rigid-limit[=LEVELS[,RATIO]]\n"
+          "                      pools: rerun each episode with K x RATIO^k (k < LEVELS;\n"
+          "                      default 5,10), C scaled to keep restitution, and\n"
+          "                      extrapolate alpha and u+ to K -> infinity (a table\n"
+          "                      after the comparison; not with --csv or --json)\n"
+          "      --table TABLE   predictive alpha and kappa of the energetic law from a\n"
+          "                      reference table (data/, docs/tables.md) when it covers\n"
+          "                      the episode\n"
           "  -q, --quiet         no table\n"
           "  -h, --help          show this help\n"
           "\n"
@@ -52,11 +72,14 @@ void usage_compare(FILE *out)
 }
 
 typedef struct {
-    const char *input, *out;
+    const char *input, *out, *table;
     int csv, json, quiet, estimate;
     long episode; /* −1: all */
     char command[1024];
     model_sets sets;
+    compare_runs_args runs;    /* --rigid LAW ...: compare over a run */
+    int rigid;                 /* --rigid-limit */
+    cr_rigid_limit_options rl; /* its levels */
 } compare_args;
 
 static long parse_index(const char *s)
@@ -83,13 +106,16 @@ static int parse_args(int argc, char **argv, compare_args *a)
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"set", required_argument, NULL, 's'},
+                                         RIGID_LONG_OPTIONS,
+                                         {"rigid-limit", optional_argument, NULL, 'R'},
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof(*a));
     a->episode = -1;
+    compare_runs_init(&a->runs);
     keep_command(a, argc, argv);
     int c, st;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:e:jEqhs:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:e:jEqhs:R", opts, NULL)) != -1) {
         switch (c) {
         case 's':
             if ((st = model_sets_add(&a->sets, optarg)) != 0)
@@ -97,6 +123,10 @@ static int parse_args(int argc, char **argv, compare_args *a)
             break;
         case 'o':
             a->out = optarg;
+            break;
+        case RIGID_OPT_TABLE: /* the episode comparison's table, and a rigid run's */
+            a->table = optarg;
+            compare_runs_option(c, optarg, &a->runs);
             break;
         case 'e':
             if ((a->episode = parse_index(optarg)) < 0) {
@@ -116,16 +146,41 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case 'q':
             a->quiet = 1;
             break;
+        case 'R':
+            a->rigid = 1;
+            if (compare_rigid_parse(optarg, &a->rl) != 0) {
+                tools_error("compare: --rigid-limit=LEVELS[,RATIO]: 3 to %d levels, a ratio > 1 "
+                            "(got '%s')",
+                            CR_RIGID_LIMIT_MAX_LEVELS, optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h':
             usage_compare(stdout);
             return -1;
         default:
+            if ((st = compare_runs_option(c, optarg, &a->runs)) >= 0) {
+                if (st != 0)
+                    return st;
+                break;
+            }
             usage_compare(stderr);
             return EXIT_USAGE;
         }
     }
+    if ((st = compare_runs_check(&a->runs)) != 0)
+        return st;
+    if (a->runs.n && (a->episode >= 0 || a->estimate || a->rigid)) {
+        tools_error("compare: --rigid compares whole runs: no --episode, --error-estimate or "
+                    "--rigid-limit");
+        return EXIT_USAGE;
+    }
     if (a->csv && a->json) {
         tools_error("compare: --csv and --json: give one");
+        return EXIT_USAGE;
+    }
+    if (a->rigid && (a->csv || a->json)) {
+        tools_error("compare: --rigid-limit prints a table: not with --csv or --json");
         return EXIT_USAGE;
     }
     if (argc - optind != 1) {
@@ -357,7 +412,13 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
     const char *name = model_input_name(a->input);
     cr_model *model = model_input_load(a->input, &a->sets, 1, &text);
     run_parts r = {0};
-    int st = model ? run_model(model, name, text, a->out, &r) : EXIT_INPUT;
+    int st = model ? 0 : EXIT_INPUT;
+    if (st == 0 && a->rigid && cr_model_dimension(model) != 2) { /* before any file is written */
+        tools_error("%s: --rigid-limit is built for pools (dim 2): a chain's normals never turn",
+                    name);
+        st = EXIT_INPUT;
+    }
+    st = st ? st : run_model(model, name, text, a->out, &r);
     size_t first = 0, last = 0;
     if (st == 0)
         st = episode_range(a, cr_monitor_episode_count(r.mon), name, &first, &last);
@@ -387,6 +448,12 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
                last - first == 1 ? "" : "s", tc, r.wall);
     if (st == 0)
         st = write_out(a, a->out ? a->out : "", cmp, &v);
+    for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
+        cr_episode_data d;
+        st = cr_monitor_episode_data(r.mon, k, &d) == CR_OK
+                 ? compare_rigid_report(stdout, name, model, k, &d, &a->rl)
+                 : EXIT_RUN;
+    }
     free(acc);
     run_release(&r);
     cr_model_destroy(model);
@@ -447,6 +514,12 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
     v.accuracy = acc;
     if (st == 0)
         st = report(a, cmp, &v);
+    for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
+        cr_episode_data d;
+        st = cr_run_file_episode(f, k, &d, NULL) == CR_OK
+                 ? compare_rigid_report(stdout, a->input, model, k, &d, &a->rl)
+                 : EXIT_INPUT;
+    }
     cr_run_file_close(f);
     if (st == 0)
         st = write_out(a, a->input, cmp, &v);
@@ -466,14 +539,34 @@ int cmd_compare(int argc, char **argv)
         tools_error("out of memory");
         return EXIT_RUN;
     }
+    cr_table *table = NULL;
+    char msg[512] = "";
+    if (a.table && cr_table_open(a.table, &table, msg, sizeof msg) != CR_OK) {
+        tools_error("compare: --table %s", msg);
+        cr_compare_destroy(cmp);
+        return EXIT_INPUT;
+    }
+    cr_compare_set_table(cmp, table);
     if (is_hdf5(a.input) && a.sets.count) {
         tools_error("compare: --set applies to a MODEL; %s is a run file (its model is as run)",
                     a.input);
         cr_compare_destroy(cmp);
+        cr_table_close(table);
         return EXIT_USAGE;
     }
-    st = is_hdf5(a.input) ? compare_run_file(&a, cmp) : compare_model_file(&a, cmp);
+    if (a.runs.n && is_hdf5(a.input)) {
+        tools_error("compare: --rigid runs MODEL compliant and rigid; %s is a run file (give its "
+                    "model)",
+                    a.input);
+        cr_compare_destroy(cmp);
+        return EXIT_USAGE;
+    }
+    compare_runs_io io = {a.input, a.out, a.command, &a.sets, a.csv, a.json, a.quiet};
+    st = a.runs.n           ? compare_runs(&io, &a.runs)
+         : is_hdf5(a.input) ? compare_run_file(&a, cmp)
+                            : compare_model_file(&a, cmp);
     cr_compare_destroy(cmp);
+    cr_table_close(table);
     return st;
 }
 

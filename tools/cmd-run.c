@@ -59,12 +59,17 @@ void usage_run(FILE *out)
             "                      beside FILE; needs python3-matplotlib, docs/viewers.md)\n"
             "      --rigid LAW     run the same chain as rigid balls, every impact resolved\n"
             "                      by LAW of `cradle law --list` (docs/design.md, Rigid\n"
-            "                      engine); links and pools are refused\n"
+            "                      engine); lzb takes K, n of the pair laws; calibrated\n"
+            "                      is energetic with alpha, kappa of the compliant collision\n"
+            "                      nearest each impact (the compliant run is made first);\n"
+            "                      links and pools are refused\n"
             "      --restitution E restitution of every pair (default: 1 for undamped pair\n"
             "                      laws, the model's restitution target; a damped pair\n"
             "                      needs E)\n"
             "      --kappa K       energetic law: the energetic coefficient T+/T-\n"
             "      --alpha A,...   energetic law: impulse weights, one or one per pair\n"
+            "      --table FILE    energetic law: alpha, kappa of each impact from a\n"
+            "                      chain3 reference table (3-ball chains; docs/tables.md)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
@@ -193,7 +198,7 @@ static void release(run_state *r)
 }
 
 /* Model, system, store, monitor: @return 0 or an exit status (message printed). */
-static int set_up(const run_args *a, run_state *r)
+static int set_up(run_args *a, run_state *r)
 {
     char msg[1024];
     if (!(r->model = model_input_load(a->input, &a->sets, 1, &r->text)))
@@ -321,6 +326,7 @@ int cmd_run(int argc, char **argv)
     run_state r = {0};
     if ((st = set_up(&a, &r)) != 0) {
         release(&r);
+        rigid_args_free(&a.rigid);
         return st;
     }
     run_info info = {r.model, a.model, a.out, 0.0, {0, 0, 0}, 0.0};
@@ -352,5 +358,6 @@ int cmd_run(int argc, char **argv)
     if (st == 0 && a.plot)
         st = plot_output(&a);
     release(&r);
+    rigid_args_free(&a.rigid);
     return st;
 }

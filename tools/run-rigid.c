@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-table.h"
 #include "tools-common.h"
 
 void rigid_args_init(rigid_args *r)
 {
-    *r = (rigid_args){NULL, NULL, CR_LAW_NEWTON, NAN, NAN};
+    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL};
 }
 
 /* A whole number argument of @p opt; @return 0, or EXIT_USAGE with the message. */
@@ -29,15 +30,18 @@ static int number_arg(const char *opt, const char *text, double *out)
 int rigid_option(int c, const char *arg, rigid_args *r)
 {
     switch (c) {
-    case 'R':
+    case RIGID_OPT_LAW:
         r->rigid = arg;
         return 0;
-    case 'E':
+    case RIGID_OPT_E:
         return number_arg("--restitution", arg, &r->restitution);
-    case 'K':
+    case RIGID_OPT_KAPPA:
         return number_arg("--kappa", arg, &r->kappa);
-    case 'A':
+    case RIGID_OPT_ALPHA:
         r->alpha = arg;
+        return 0;
+    case RIGID_OPT_TABLE:
+        r->table = arg;
         return 0;
     default:
         return -1;
@@ -53,14 +57,19 @@ int rigid_check(rigid_args *a)
             tools_error("%s needs --rigid LAW", has_e ? "--restitution" : "--kappa/--alpha");
         return has_e || has_k ? EXIT_USAGE : 0;
     }
-    if (strcmp(a->rigid, "calibrated") == 0) {
-        tools_error("--rigid calibrated: the laws' parameters measured on the compliant run, "
-                    "episode by episode, are the comparator's job (cradle compare), not built yet");
+    if (a->table && !a->rigid) {
+        tools_error("--table needs --rigid energetic");
         return EXIT_USAGE;
     }
-    if (strcmp(a->rigid, "lzb") == 0 && cr_law_from_name(a->rigid, &a->law) != CR_OK) {
-        tools_error("--rigid lzb: the LZB law is not in the law core yet (cradle law --list)");
-        return EXIT_USAGE;
+    if (strcmp(a->rigid, "calibrated") == 0) {
+        if (has_e || has_k || a->table) {
+            tools_error("--rigid calibrated takes its parameters from the compliant run: no "
+                        "--restitution, --kappa, --alpha or --table");
+            return EXIT_USAGE;
+        }
+        a->calibrated = 1;
+        a->law = CR_LAW_ENERGETIC;
+        return 0;
     }
     if (cr_law_from_name(a->rigid, &a->law) != CR_OK) {
         const char *s = cr_law_suggest(a->rigid);
@@ -81,9 +90,17 @@ int rigid_check(rigid_args *a)
         tools_error("--kappa/--alpha: only the energetic law takes them (not %s)", a->rigid);
         return EXIT_USAGE;
     }
-    if (energetic && (isnan(a->kappa) || !a->alpha)) {
+    if (a->table && !energetic) {
+        tools_error("--table: only the energetic law reads a table (not %s)", a->rigid);
+        return EXIT_USAGE;
+    }
+    if (a->table && has_k) {
+        tools_error("--table gives kappa and alpha: no --kappa or --alpha with it");
+        return EXIT_USAGE;
+    }
+    if (energetic && !a->table && (isnan(a->kappa) || !a->alpha)) {
         tools_error("--rigid energetic needs --kappa K and --alpha A[,A...] (Acary & Taha 2005 "
-                    "eq. 17-18; from a reference table later)");
+                    "eq. 17-18), --table TABLE, or use --rigid calibrated");
         return EXIT_USAGE;
     }
     return 0;
@@ -123,9 +140,169 @@ static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc,
     return st;
 }
 
+/* ---- --rigid calibrated ------------------------------------------------------ */
+
+/* Per compliant collision k (its episodes taken together, monitor.h): its
+ * start, reference pair, κ and α of every pair (0 for a pair not in it). */
+struct rigid_calib {
+    size_t n, pairs;
+    size_t *ref;
+    double *t, *kappa, *alpha; /* n, n, n × pairs */
+    double *scratch;           /* pairs: the α handed to the law */
+};
+
+static void calib_free(rigid_calib *c)
+{
+    if (!c)
+        return;
+    free(c->ref);
+    free(c->t);
+    free(c->kappa);
+    free(c->alpha);
+    free(c->scratch);
+    free(c);
+}
+
+void rigid_args_free(rigid_args *r)
+{
+    calib_free(r->calib);
+    r->calib = NULL;
+    rigid_table_free(r->tab);
+    r->tab = NULL;
+}
+
+int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs)
+{
+    size_t n = cr_monitor_collision_count(mon), np = pairs ? pairs : 1;
+    rigid_calib *c = calloc(1, sizeof(*c));
+    if (c) {
+        c->ref = calloc(n ? n : 1, sizeof(size_t));
+        c->kappa = calloc(n ? n : 1, sizeof(double));
+        c->t = calloc(n ? n : 1, sizeof(double));
+        c->alpha = calloc((n ? n : 1) * np, sizeof(double));
+        c->scratch = calloc(np, sizeof(double));
+    }
+    if (!c || !c->ref || !c->kappa || !c->t || !c->alpha || !c->scratch) {
+        calib_free(c);
+        tools_error("out of memory");
+        return EXIT_RUN;
+    }
+    c->pairs = pairs;
+    for (size_t k = 0; k < n; k++) {
+        cr_collision_info info;
+        size_t nr = 0;
+        if (cr_monitor_get_collision(mon, k, &info) != CR_OK)
+            break;
+        const cr_collision_record *rec = cr_monitor_collision_contacts(mon, k, &nr);
+        c->ref[k] = info.reference;
+        c->kappa[k] = info.kappa;
+        c->t[k] = info.t_start;
+        for (size_t j = 0; j < nr; j++)
+            if (rec[j].contact < pairs && isfinite(rec[j].alpha))
+                c->alpha[k * np + rec[j].contact] = rec[j].alpha;
+        c->n = k + 1;
+    }
+    calib_free(r->calib);
+    r->calib = c;
+    return 0;
+}
+
+/* Each rigid impact takes α and κ of one compliant collision (docs/compare.md,
+ * "Rigid runs: --rigid calibrated"): the one nearest in time among those with
+ * an impulse on a pair of the impact. The law's reference is the collision's
+ * reference pair when the impact holds it, else the impact's pair with the
+ * largest α (the weights are ratios: only their proportions enter).
+ * Collisions, not episodes: in a pendulum cradle the compliant pulse splits
+ * one swing's impact into several episodes on changing subsets of the balls,
+ * which the rigid run resolves in other impacts; a chain struck once has one
+ * episode, one collision, and the rigid run reproduces its u⁺. */
+static int calibrated_params(const cr_system *sys, size_t impact, size_t first, size_t count,
+                             cr_law_params *p, char *msg, size_t msglen, void *user)
+{
+    rigid_calib *c = user;
+    double t = cr_system_get_time(sys);
+    size_t best = c->n, np = c->pairs ? c->pairs : 1;
+    for (size_t k = 0; k < c->n; k++) {
+        int shares = 0;
+        for (size_t j = 0; j < count; j++)
+            shares |= c->alpha[k * np + first + j] > 0.0;
+        if (shares && (best == c->n || fabs(c->t[k] - t) < fabs(c->t[best] - t)))
+            best = k;
+    }
+    if (best == c->n) {
+        snprintf(msg, msglen,
+                 "calibrated: rigid impact %zu (pairs %zu-%zu): no compliant collision has an "
+                 "impulse on those pairs (%zu collisions)",
+                 impact, first, first + count - 1, c->n);
+        return CR_ERR_INVALID;
+    }
+    size_t ref = c->ref[best];
+    if (ref < first || ref >= first + count) {
+        ref = first;
+        for (size_t j = 0; j < count; j++)
+            if (c->alpha[best * np + first + j] > c->alpha[best * np + ref])
+                ref = first + j;
+    }
+    double aref = c->alpha[best * np + ref];
+    for (size_t j = 0; j < count; j++)
+        c->scratch[j] = c->alpha[best * np + first + j] / aref;
+    p->alpha = c->scratch;
+    p->kappa = c->kappa[best];
+    p->reference = ref - first;
+    return CR_OK;
+}
+
+/* The compliant run of @p model with a monitor, for its episodes. */
+static int compliant_episodes(rigid_args *a, const char *model_path, const cr_model *model)
+{
+    char msg[1024];
+    cr_system *sys = cr_system_create(model, msg, sizeof msg);
+    if (!sys) {
+        tools_error("%s: %s", model_path, msg);
+        return EXIT_INPUT;
+    }
+    cr_monitor *mon = cr_monitor_create(sys);
+    int rc = mon ? cr_system_run(sys, cr_model_settings(model)->t_end) : CR_ERR_NOMEM;
+    int st = 0;
+    if (rc != CR_OK) {
+        tools_error("%s: --rigid calibrated: the compliant run failed: %s", model_path,
+                    mon ? cr_system_last_error(sys) : "out of memory");
+        st = rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
+    } else {
+        cr_monitor_finish(mon);
+        st = rigid_calib_from_monitor(a, mon, cr_model_contact_count(model));
+    }
+    cr_monitor_destroy(mon);
+    cr_system_destroy(sys);
+    return st;
+}
+
+/* --rigid energetic --table: α and κ of each impact from the table. */
+static cr_system *table_system(rigid_args *a, const char *model_path, const cr_model *model,
+                               int *st)
+{
+    char msg[1024];
+    *st = EXIT_INPUT;
+    if (!a->tab && !(a->tab = rigid_table_open(a->table, model, msg, sizeof msg))) {
+        tools_error("%s: --table %s", model_path, msg);
+        return NULL;
+    }
+    double alpha[2] = {1.0, 1.0}; /* placeholders: each impact gets the table's */
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.alpha = alpha;
+    lp.kappa = 1.0;
+    cr_system *sys = cr_system_create_rigid(model, CR_LAW_ENERGETIC, &lp, msg, sizeof msg);
+    if (!sys)
+        tools_error("%s: %s", model_path, msg);
+    else
+        cr_system_rigid_set_provider(sys, rigid_table_params, a->tab, rigid_table_label(a->tab));
+    return sys;
+}
+
 /* The system: compliant, or rigid under the law asked for. */
-cr_system *rigid_or_compliant_system(const rigid_args *a, const char *model_path,
-                                     const cr_model *model, int *st)
+cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, const cr_model *model,
+                                     int *st)
 {
     char msg[1024];
     cr_system *sys = NULL;
@@ -133,6 +310,30 @@ cr_system *rigid_or_compliant_system(const rigid_args *a, const char *model_path
     *st = EXIT_INPUT;
     if (!a->rigid) {
         sys = cr_system_create(model, msg, sizeof msg);
+    } else if (a->calibrated) {
+        /* the rigid system first: a model it refuses costs no compliant run */
+        cr_law_params lp;
+        cr_law_params_init(&lp);
+        size_t nc = cr_model_contact_count(model);
+        if (!(alpha = malloc((nc ? nc : 1) * sizeof(double)))) {
+            tools_error("out of memory");
+            *st = EXIT_RUN;
+            return NULL;
+        }
+        for (size_t c = 0; c < nc; c++)
+            alpha[c] = 1.0; /* placeholders: each impact gets its episode's */
+        lp.alpha = alpha;
+        lp.kappa = 1.0;
+        sys = cr_system_create_rigid(model, CR_LAW_ENERGETIC, &lp, msg, sizeof msg);
+        if (sys && !a->calib && (*st = compliant_episodes(a, model_path, model)) != 0) {
+            cr_system_destroy(sys);
+            free(alpha);
+            return NULL;
+        }
+        if (sys)
+            cr_system_rigid_set_provider(sys, calibrated_params, a->calib, RIGID_CALIBRATED_LABEL);
+    } else if (a->table) {
+        return table_system(a, model_path, model, st);
     } else {
         cr_law_params lp;
         cr_law_params_init(&lp);

@@ -5,17 +5,28 @@
 
 #include "cradle/cradle.h"
 
+typedef struct rigid_calib rigid_calib;
+typedef struct rigid_table rigid_table;
+
 typedef struct {
-    const char *rigid, *alpha; /* --rigid LAW, --alpha list */
+    const char *rigid, *alpha, *table; /* --rigid LAW, --alpha list, --table FILE */
     cr_law_id law;
+    int calibrated;            /* --rigid calibrated: energetic, per-episode alpha, kappa */
     double restitution, kappa; /* NaN: not given */
+    rigid_calib *calib;        /* the compliant run's episodes (calibrated), owned */
+    rigid_table *tab;          /* --table: the opened table, owned */
 } rigid_args;
 
+/* Option codes beyond every short option, so any command can take them. */
+enum { RIGID_OPT_LAW = 0x200, RIGID_OPT_E, RIGID_OPT_KAPPA, RIGID_OPT_ALPHA, RIGID_OPT_TABLE };
+
 #define RIGID_LONG_OPTIONS                                                                         \
-    {"rigid", required_argument, NULL, 'R'}, {"restitution", required_argument, NULL, 'E'},        \
-        {"kappa", required_argument, NULL, 'K'},                                                   \
+    {"rigid", required_argument, NULL, RIGID_OPT_LAW},                                             \
+        {"restitution", required_argument, NULL, RIGID_OPT_E},                                     \
+        {"kappa", required_argument, NULL, RIGID_OPT_KAPPA},                                       \
+        {"alpha", required_argument, NULL, RIGID_OPT_ALPHA},                                       \
     {                                                                                              \
-        "alpha", required_argument, NULL, 'A'                                                      \
+        "table", required_argument, NULL, RIGID_OPT_TABLE                                          \
     }
 
 void rigid_args_init(rigid_args *r);
@@ -24,9 +35,18 @@ void rigid_args_init(rigid_args *r);
 int rigid_option(int c, const char *arg, rigid_args *r);
 /* The law exists and gets what it needs, no more: @return 0 or an exit status. */
 int rigid_check(rigid_args *r);
-/* The system for @p model: compliant, or rigid under the law asked for; NULL with
- * the message printed and the exit status in *st. */
-cr_system *rigid_or_compliant_system(const rigid_args *r, const char *model_path,
-                                     const cr_model *model, int *st);
+/* The system for @p model: compliant, or rigid under the law asked for
+ * (calibrated: the compliant run of @p model is made first, its episodes kept
+ * in r->calib); NULL with the message printed and the exit status in *st. */
+cr_system *rigid_or_compliant_system(rigid_args *r, const char *model_path, const cr_model *model,
+                                     int *st);
+/* --rigid calibrated from the episodes of a compliant run already made
+ * (cradle compare): @return 0 or an exit status (message printed). */
+int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs);
+/* Frees what the rigid options own (the calibration, the table). */
+void rigid_args_free(rigid_args *r);
+/* One line naming the calibrated law for summaries ("energetic (calibrated: ...)"). */
+#define RIGID_CALIBRATED_LABEL                                                                     \
+    "calibrated: alpha, kappa of the compliant collision nearest each impact"
 
 #endif

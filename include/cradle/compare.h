@@ -18,6 +18,11 @@
  *   pair law and reduced mass at the reference contact's approach speed
  *   (cached); α and κ have no source yet (no prediction).
  *
+ * The LZB law takes the pair laws in both modes (K, n, and the two-body
+ * restitution as energetic restitution). A measured restitution above 1 is
+ * passed as it is (cr_law_params::superelastic) and the row flagged
+ * out-of-range.
+ *
  * Create, add episodes, query (as the other modules): cr_compare_create →
  * cr_compare_add (or cr_compare_add_monitor) per episode → rows, episodes and
  * summaries. Nothing is printed; the two-body runs are the only simulations.
@@ -30,6 +35,7 @@
 #include "cradle/laws.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
+#include "cradle/table.h"
 
 typedef struct cr_compare cr_compare;
 
@@ -69,6 +75,15 @@ enum {
  * Pᵢ ≥ −tol·max|P|, T⁺ ≤ (1 + tol) T⁻ (the law core's own tolerance).
  */
 #define CR_COMPARE_CONDITION_TOL 1e-9
+
+/**
+ * Relative tolerance of the LZB law's integration in the comparator. LZB is the
+ * one law that integrates (most of compare's time on a pendulum cradle); at 1e-8
+ * its u⁺ is within ~1e-7 of the exact one (measured: α on the 3-ball Hertz chain
+ * 4.6e-8 off the compliant run), and compare stays within 10 % of the run's cost
+ * (bench-compare); at the law core's default 1e-10 it takes ~25 % more.
+ */
+#define CR_COMPARE_LZB_TOL 1e-8
 
 /** One law in one mode on one episode. */
 typedef struct {
@@ -157,7 +172,8 @@ CR_EXPORT const double *cr_compare_row_velocity(const cr_compare *c, size_t i);
 CR_EXPORT const double *cr_compare_row_impulse(const cr_compare *c, size_t i);
 /**
  * The per-contact parameters the law was given (contacts values: restitution
- * of each contact, or α for the energetic law), or NULL when it takes none.
+ * of each contact, α for the energetic law, the energetic restitution eⱼ for
+ * LZB), or NULL when it takes none.
  */
 CR_EXPORT const double *cr_compare_row_parameters(const cr_compare *c, size_t i);
 
@@ -165,10 +181,86 @@ CR_EXPORT const double *cr_compare_row_parameters(const cr_compare *c, size_t i)
 CR_EXPORT int cr_compare_summarize(const cr_compare *c, cr_law_id law, cr_compare_mode mode,
                                    cr_compare_summary *s);
 
+/**
+ * A reference table for the predictive mode (docs/tables.md, "Compare"): the
+ * energetic law's α and κ come from @p t when it covers the episode, instead
+ * of "no prediction". Set it before cr_compare_add; @p t (NULL: none) must
+ * outlive the comparator's adds and is not freed by it.
+ */
+CR_EXPORT void cr_compare_set_table(cr_compare *c, cr_table *t);
+
 /** Two-body runs made for the predictive mode (cache misses), and cache hits. */
 CR_EXPORT void cr_compare_cache_stats(const cr_compare *c, size_t *runs, size_t *hits);
 
 CR_EXPORT const char *cr_compare_mode_name(cr_compare_mode mode);
 CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);
+
+/* ---- the rigid limit (src/compare-rigid-limit.c) --------------------------------- */
+
+/** Most stiffness levels cr_compare_rigid_limit runs. */
+#define CR_RIGID_LIMIT_MAX_LEVELS 8
+/**
+ * Level-to-level changes below this (relative to max(1, |q|); residuals below
+ * it) are the integration's noise at the default rtol: no order or exponent is
+ * given (NaN).
+ */
+#define CR_RIGID_LIMIT_NOISE 1e-9
+
+/** Stiffness levels: Kₖ = aᵏ K for k = 0 … levels − 1 (a plain input struct). */
+typedef struct {
+    size_t levels; /**< 3 … CR_RIGID_LIMIT_MAX_LEVELS (default 5) */
+    double ratio;  /**< a > 1 (default 10) */
+} cr_rigid_limit_options;
+
+/** @return the defaults: 5 levels, a = 10 (K … 10⁴ K). */
+CR_EXPORT cr_rigid_limit_options cr_rigid_limit_defaults(void);
+
+/**
+ * An episode's configuration rerun at stiffer contacts and extrapolated to
+ * K → ∞ (docs/compare.md, "The rigid limit"). Small parameter h = (Kₖ/K)^(−1/(n+1)):
+ * overlaps, durations and the turn of a pool's normals during the episode all
+ * scale with it. Arrays are allocated by cr_compare_rigid_limit; free with
+ * cr_rigid_limit_free.
+ */
+typedef struct {
+    size_t levels, contacts, dofs;            /**< contacts: the episode's records, in its order */
+    double n;                                 /**< the contacts' stiffness exponent (one value) */
+    double factor[CR_RIGID_LIMIT_MAX_LEVELS]; /**< Kₖ / K */
+    double h[CR_RIGID_LIMIT_MAX_LEVELS];      /**< (Kₖ/K)^(−1/(n+1)) */
+    double duration[CR_RIGID_LIMIT_MAX_LEVELS]; /**< episode duration, s */
+    /** first-touch-W momentum residual ‖M(u⁺ − u⁻) − W P‖ / ‖W P‖ (W: normals at
+     * joining; Euclidean over the dofs): how far the run is from the rigid
+     * laws' geometry */
+    double residual[CR_RIGID_LIMIT_MAX_LEVELS];
+    double *alpha;    /**< levels × contacts: α at each level (NaN: contact absent) */
+    double *velocity; /**< levels × dofs: u⁺ at each level (the episode's bodies) */
+    double *alpha_limit, *velocity_limit; /**< extrapolated to h = 0 (Richardson) */
+    double alpha_accuracy;    /**< max |change| of α's limit from its previous column */
+    double velocity_accuracy; /**< the same for u⁺, m/s */
+    /** observed orders in h from the last three levels: log(‖q₁ − q₂‖/‖q₂ − q₃‖)/log(h₁/h₂)
+     * (max norms; NaN when the levels agree to CR_RIGID_LIMIT_NOISE) */
+    double alpha_order, velocity_order;
+    /** slopes d log(·)/d log K between the last two levels (theory: −1/(n+1) for
+     * both with turning normals; the residual is ~0 with frozen ones, and its
+     * exponent NaN below CR_RIGID_LIMIT_NOISE) */
+    double duration_exponent, residual_exponent;
+} cr_rigid_limit;
+
+/**
+ * Reruns episode @p ep of a run of @p model (dim 2, calibrated: each pair's
+ * solved damping is used) at stiffness levels Kₖ = aᵏ K, scaling every pair
+ * law's C by (aᵏ)^((m+1)/(n+1)) so that each pair's restitution stays the
+ * same: the bodies of the episode at their state at its start (the model is
+ * run to t_start first), the walls it touches, the model's settings (frozen
+ * normals included). Each level's first episode is matched to @p ep by its
+ * contacts' bodies. @p opt NULL: the defaults.
+ * @return CR_OK; CR_ERR_INVALID (a chain, contacts with different n, a level
+ * without the episode's contacts) or a run's error, with the reason in @p msg.
+ */
+CR_EXPORT int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
+                                     const cr_rigid_limit_options *opt, cr_rigid_limit *out,
+                                     char *msg, size_t msglen);
+/** Frees the arrays of @p r (accepts a zeroed struct). */
+CR_EXPORT void cr_rigid_limit_free(cr_rigid_limit *r);
 
 #endif

@@ -14,7 +14,9 @@
 #include "cradle/model.h"
 #include "cradle/modelfile.h"
 #include "cradle/monitor.h"
+#include "cradle/runcompare.h"
 #include "cradle/store.h"
 #include "cradle/system.h"
+#include "cradle/table.h"
 
 #endif

@@ -77,6 +77,10 @@ typedef struct {
     double jacobian_floor;
     cr_linear_solver solver; /**< pools: Newton's linear solver */
     double skin;             /**< pools: neighbour-list skin relative to the largest radius */
+    /** pools: 1 freezes each disc pair's normal at its first touch (linearised
+     * overlap along it, the geometry rigid laws assume; `integration.normals:
+     * frozen`); 0 (default): the normal turns with the line of centres */
+    int frozen_normals;
     cr_active_region active_region; /**< chains: active region or whole chain (default auto) */
 } cr_settings;
 

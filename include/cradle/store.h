@@ -15,6 +15,7 @@
 #include "cradle/compare.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
+#include "cradle/runcompare.h"
 #include "cradle/system.h"
 
 typedef struct cr_store cr_store;
@@ -157,5 +158,17 @@ typedef struct {
 CR_EXPORT int cr_store_write_comparison(const char *source, const char *target,
                                         const cr_compare *cmp, const cr_comparison_params *params,
                                         char *msg, size_t msglen);
+
+/**
+ * Writes @p target as a copy of the compliant run file @p source with a
+ * /comparison group holding the run comparison of @p n rigid variants
+ * (docs/hdf5-layout.md, "/comparison of runs": tables `runs` and
+ * `run_summary`), replacing any older /comparison; as
+ * cr_store_write_comparison, @p target is never edited in place. @p command
+ * is recorded. @return CR_OK, CR_ERR_IO or CR_ERR_HDF5 with the reason in @p msg.
+ */
+CR_EXPORT int cr_store_write_run_comparison(const char *source, const char *target,
+                                            const cr_runcmp_variant *variants, size_t n,
+                                            const char *command, char *msg, size_t msglen);
 
 #endif

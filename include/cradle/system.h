@@ -135,6 +135,10 @@ CR_EXPORT cr_system *cr_system_create(const cr_model *model, char *msg, size_t m
  * - mosterman: eta, NULL or one η per pair. max_stages, max_outcomes: as the core.
  * - sequential: the engine takes Han & Gilmore's pairwise order (the core's
  *   law lists every order and subset; a run needs one outcome).
+ * - lzb: K and n of each pair's contact law (cr_model_pair_law), its energetic
+ *   restitution eⱼ from restitution / restitutions as above (1 for an undamped
+ *   pair law: LZB is then the undamped compliant chain with a frozen
+ *   configuration); stiffness, exponent and energetic of @p params are ignored.
  *
  * Refused with a one-line reason in @p msg (NULL returned): a dim-2 model (not
  * built yet), a model with links (a bilateral spring of finite stiffness is
@@ -148,6 +152,28 @@ CR_EXPORT cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law
  * compliant engine.
  */
 CR_EXPORT int cr_system_rigid_law(const cr_system *sys, char *text, size_t len);
+/**
+ * Per-impact law parameters of a rigid run: called before each impact's law
+ * with @p params filled as the engine would use them for this configuration
+ * (contact j of the impact is pair first_pair + j of the model, pair_count
+ * contacts; `reference` the index j of the fastest approaching pair;
+ * per-contact arrays of pair_count values). @p impact counts the run's
+ * impacts from 0. The provider may change any field; arrays it points to must
+ * stay valid until it is called again or the run ends. The sequential law
+ * reads `restitutions` only. Return CR_OK, or a negative code with one line in
+ * @p msg: the run stops with CR_ERR_SOLVER and that line (after "t = … s:").
+ */
+typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t first_pair,
+                                 size_t pair_count, cr_law_params *params, char *msg, size_t msglen,
+                                 void *user);
+/**
+ * Sets the per-impact parameter provider of a rigid system before its run;
+ * @p label (may be NULL) replaces the parameters in cr_system_rigid_law
+ * ("energetic (calibrated: ...)"). @return CR_ERR_INVALID for a compliant
+ * engine or after the run.
+ */
+CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
+                                           const char *label);
 /** Frees the system; accepts NULL. */
 CR_EXPORT void cr_system_destroy(cr_system *sys);
 

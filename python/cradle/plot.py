@@ -6,6 +6,9 @@
   energy      kinetic, potential, dissipated and their sum, with the relative balance
   episodes    impact episodes: a timeline and the table
   collisions  collisions (episodes of one impact together): a timeline and the table
+  runs        (a file of `cradle compare MODEL --rigid LAW -o FILE` only) each rigid
+              variant against the compliant run per collision: phase, u+ error,
+              energy kept (product of the collisions' kappa)
 
 Every plotted line carries a gid naming what it shows ("x:3" is body 3's x
 position, "force:2" contact 2's force, "collision:0" the first collision's
@@ -213,14 +216,58 @@ def collisions(run):
                                "collision")
 
 
+def has_runs(run):
+    """True when the file holds a /comparison of runs (cradle compare --rigid)."""
+    c = run.comparison
+    return bool(c) and c.get("attrs", {}).get("kind") == "runs" and "runs" in c
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def runs(run):
+    """Each rigid variant against the compliant run, per collision (docs/compare.md)."""
+    if not has_runs(run):
+        raise ValueError("%s: no /comparison of runs (write one with cradle compare MODEL "
+                         "--rigid LAW -o FILE)" % run.path)
+    rows = run.comparison["runs"]
+    variants = [_text(v) for v in run.comparison["run_summary"]["variant"]]
+    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    for v in variants:
+        r = rows[np.array([_text(x) == v for x in rows["variant"]], dtype=bool)]
+        k = r["collision"] + 1
+        ax0.plot(k, r["phase"], "o-", label=v, gid="phase:%s" % v)
+        ax1.semilogy(k, np.maximum(r["velocity_after_error"], 1e-17), "o-", label=v,
+                     gid="velocity_error:%s" % v)
+        ax2.plot(k, np.cumprod(r["kappa_rigid"]), "o-", label=v, gid="decay:%s" % v)
+    if len(variants):
+        r = rows[np.array([_text(x) == variants[0] for x in rows["variant"]], dtype=bool)]
+        ax2.plot(r["collision"] + 1, np.cumprod(r["kappa_compliant"]), "k--", label="compliant",
+                 gid="decay:compliant")
+    ax0.set_ylabel("t_rigid - t_compliant (s)")
+    ax1.set_ylabel("max |u+ rigid - u+| / V")
+    ax2.set_ylabel("energy kept (prod kappa)")
+    ax2.set_xlabel("collision")
+    for ax in (ax0, ax1, ax2):
+        ax.grid(alpha=0.3)
+    _legend(ax0, len(variants))
+    _legend(ax2, len(variants) + 1)
+    ax0.set_title(_title(run, "rigid runs against the compliant run"))
+    fig.tight_layout()
+    return fig
+
+
+RUN_KINDS = ("runs",)
+
 FIGURES = {"trajectory": trajectory, "forces": forces, "impulses": impulses, "energy": energy,
-           "episodes": episodes, "collisions": collisions}
+           "episodes": episodes, "collisions": collisions, "runs": runs}
 
 
 def figure(run, kind):
     """The matplotlib Figure of one kind (KINDS)."""
     if kind not in FIGURES:
-        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS)))
+        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS + RUN_KINDS)))
     return FIGURES[kind](run)
 
 

@@ -181,3 +181,32 @@ def test_cradle_run_plot(runs, tmp_path):
     p = subprocess.run([EXE, "run", runs["chain"][2], "-o", str(out), "--plot", "-q"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode == 4 and "missing-plotter" in p.stderr and out.exists()
+
+
+def test_runs(tmp_path):
+    """`cradle compare MODEL --rigid LAW -o FILE`: the runs figure holds, per
+    variant, the file's phase, u+ error and running product of the rigid
+    collisions' kappa; 'all' draws it, other files refuse the kind."""
+    from conftest import EXE
+    out = tmp_path / "runs.h5"
+    model = os.path.join(SOURCE, "models", "pendulum-cradle.yaml")
+    p = subprocess.run([EXE, "compare", model, "--rigid", "sequential", "--rigid", "lzb", "-q",
+                        "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    run = cradle.read(str(out))
+    assert plot.has_runs(run)
+    lines = _lines(plot.figure(run, "runs"))
+    rows = run.comparison["runs"]
+    for v in ("sequential", "lzb"):
+        r = rows[rows["variant"] == v.encode()]
+        assert len(r) == len(run.collisions)
+        assert np.array_equal(lines["phase:%s" % v][1], r["phase"])
+        assert np.array_equal(lines["velocity_error:%s" % v][1], r["velocity_after_error"])
+        assert np.array_equal(lines["decay:%s" % v][1], np.cumprod(r["kappa_rigid"]))
+    p = subprocess.run([PLOTTER, str(out), "--outdir", str(tmp_path)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0 and (tmp_path / "runs-runs.png").exists(), p.stderr
+    plain = tmp_path / "plain.h5"
+    subprocess.run([EXE, "run", model, "-q", "-o", str(plain)], check=True, timeout=120)
+    p = subprocess.run([PLOTTER, str(plain), "--kind", "runs"], capture_output=True, text=True)
+    assert p.returncode == 3 and "no /comparison of runs" in p.stderr

@@ -9,8 +9,10 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 
-def hertz_chain(m, d0, v0, K, n=1.5, rtol=1e-13, atol=1e-16, t_max=100.0):
-    """@return (final velocities, impulses per contact, time of the last switch)."""
+def hertz_chain(m, d0, v0, K, n=1.5, rtol=1e-13, atol=1e-16, t_max=100.0, segments=None):
+    """@return (final velocities, impulses per contact, time of the last switch).
+    @p segments: a list that receives (t0, t1, dense solution) for every stretch
+    between switches, for evaluate() (the figure of docs/validation.md)."""
     m = np.asarray(m, float)
     N = len(m)
     nc = N - 1
@@ -39,7 +41,10 @@ def hertz_chain(m, d0, v0, K, n=1.5, rtol=1e-13, atol=1e-16, t_max=100.0):
             ev.terminal = True
             events.append(ev)
         sol = solve_ivp(rhs, (t, t + t_max), np.concatenate([d, v, P]), method="DOP853",
-                        rtol=rtol, atol=atol, events=events, args=(loaded.copy(),))
+                        rtol=rtol, atol=atol, events=events, args=(loaded.copy(),),
+                        dense_output=segments is not None)
+        if segments is not None:
+            segments.append((sol.t[0], sol.t[-1], sol.sol))
         z = sol.y[:, -1]
         d, v, P, t = z[:nc], z[nc:nc + N], z[nc + N:], sol.t[-1]
         hit = [c for c in range(nc) if len(sol.t_events[c])]
@@ -48,3 +53,15 @@ def hertz_chain(m, d0, v0, K, n=1.5, rtol=1e-13, atol=1e-16, t_max=100.0):
         for c in hit:
             loaded[c] = not loaded[c]
     raise RuntimeError("too many contact switches")
+
+
+def evaluate(segments, times):
+    """Overlaps, velocities and impulses (rows) at @p times within the recorded
+    stretches (the state is constant after the last switch but for the overlaps,
+    which are not needed there)."""
+    out = []
+    for t in np.atleast_1d(times):
+        k = next((i for i, s in enumerate(segments) if t <= s[1]), len(segments) - 1)
+        t0, t1, sol = segments[k]
+        out.append(sol(min(max(t, t0), t1)))
+    return np.array(out)

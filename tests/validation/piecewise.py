@@ -18,8 +18,10 @@ from scipy.optimize import brentq
 OPEN, LOADED, RELEASED = 0, 1, 2
 
 
-def linear_chain(m, r, x0, v0, K, C, release, t_max=1e3, max_switches=1000):
-    """@return (final velocities, time of the last switch, list of (t, contact, what))."""
+def linear_chain(m, r, x0, v0, K, C, release, t_max=1e3, max_switches=1000, segments=None):
+    """@return (final velocities, time of the last switch, list of (t, contact, what)).
+    @p segments: a list that receives (t0, A, z0) for every stretch between
+    switches (the last one open-ended), for evaluate()."""
     m = np.asarray(m, float)
     n = len(m)
     nc = n - 1
@@ -70,6 +72,8 @@ def linear_chain(m, r, x0, v0, K, C, release, t_max=1e3, max_switches=1000):
                 if delta(zs[:n])[c] > 0:
                     state[c] = LOADED
         loaded = state == LOADED
+        if segments is not None:
+            segments.append((t, matrix(loaded), z0))
         if not loaded.any():
             if np.all(dd <= 0):
                 return v, t, events
@@ -128,3 +132,16 @@ def linear_chain(m, r, x0, v0, K, C, release, t_max=1e3, max_switches=1000):
         d = delta(x)
         state[(state == RELEASED) & (d < 0)] = OPEN
     raise RuntimeError("too many contact switches")
+
+
+def evaluate(segments, times):
+    """Positions and velocities (rows of 2n) of the exact solution at @p times,
+    from the segments linear_chain() recorded: expm(A (t - t0)) z0 on the stretch
+    that contains t."""
+    starts = np.array([s[0] for s in segments])
+    out = []
+    for t in np.atleast_1d(times):
+        k = max(int(np.searchsorted(starts, t, side="right")) - 1, 0)
+        t0, A, z0 = segments[k]
+        out.append((expm(A * (t - t0)) @ z0)[:-1])
+    return np.array(out)

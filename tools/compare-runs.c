@@ -1,0 +1,388 @@
+/* `cradle compare MODEL --rigid LAW ...`: the compliant run of MODEL and one
+ * rigid run per LAW, compared collision by collision and over the run
+ * (docs/compare.md, "Compare over a run"). Output: a table, --csv, --json,
+ * and -o FILE (the compliant run with a /comparison of runs). */
+#include "compare-runs.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools-common.h"
+
+int compare_runs_check(const compare_runs_args *r)
+{
+    const rigid_args *p = &r->params;
+    /* --table alone serves the episode comparison (the energetic law's
+     * predictive α and κ); with --rigid it also feeds a rigid energetic run */
+    if (!r->n && (!isnan(p->restitution) || !isnan(p->kappa) || p->alpha)) {
+        tools_error("compare: --restitution, --kappa and --alpha need --rigid LAW");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Rows of each variant the table prints (all go to CSV, JSON, HDF5). */
+#define SHOWN_COLLISIONS 20
+
+void compare_runs_init(compare_runs_args *r)
+{
+    memset(r, 0, sizeof(*r));
+    rigid_args_init(&r->params);
+}
+
+int compare_runs_option(int c, const char *arg, compare_runs_args *r)
+{
+    if (c != RIGID_OPT_LAW)
+        return rigid_option(c, arg, &r->params);
+    if (r->n == COMPARE_RUNS_MAX) {
+        tools_error("compare: at most %d --rigid variants", COMPARE_RUNS_MAX);
+        return EXIT_USAGE;
+    }
+    r->laws[r->n++] = arg;
+    return 0;
+}
+
+/* One run and what the comparison needs of it. */
+typedef struct {
+    rigid_args args;
+    cr_system *sys;
+    cr_monitor *mon;
+    cr_store *store;
+    char law[512], error[512];
+    double wall;
+    cr_runcmp_row *rows;
+    cr_runcmp_summary sum;
+} one_run;
+
+static void one_free(one_run *r)
+{
+    cr_monitor_destroy(r->mon);
+    cr_store_destroy(r->store);
+    cr_system_destroy(r->sys);
+    rigid_args_free(&r->args);
+    free(r->rows);
+}
+
+/* Variant @p law with the common parameters it takes: --restitution for the
+ * laws with one, --kappa/--alpha for energetic. @return 0 or EXIT_USAGE. */
+static int variant_args(const compare_runs_args *c, const char *law, rigid_args *v)
+{
+    rigid_args_init(v);
+    v->rigid = law;
+    cr_law_id id;
+    int named = cr_law_from_name(law, &id) == CR_OK;
+    if (named && id == CR_LAW_ENERGETIC) {
+        v->kappa = c->params.kappa;
+        v->alpha = c->params.alpha;
+        v->table = c->params.table;
+    } else if (named && id != CR_LAW_MAX_DISSIPATION) {
+        v->restitution = c->params.restitution;
+    }
+    int st = rigid_check(v);
+    return st;
+}
+
+/* Runs @p sys to the model's end with a monitor (and @p out's store for the
+ * compliant run). @return the run's code (the text kept in r->error). */
+static int run_one(one_run *r, const cr_model *model, const char *name, const char *text,
+                   const char *out)
+{
+    char msg[1024] = "";
+    if (out && !(r->store = cr_store_create(out, r->sys, model, name, text, msg, sizeof msg))) {
+        snprintf(r->error, sizeof r->error, "%s", msg);
+        return CR_ERR_IO;
+    }
+    if (!(r->mon = cr_monitor_create(r->sys)))
+        return CR_ERR_NOMEM;
+    double t0 = tools_now();
+    int rc = cr_system_run(r->sys, cr_model_settings(model)->t_end);
+    r->wall = tools_now() - t0;
+    cr_monitor_finish(r->mon);
+    if (rc != CR_OK)
+        snprintf(r->error, sizeof r->error, "%s", cr_system_last_error(r->sys));
+    if (r->store && (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
+                     cr_store_write_collisions(r->store, r->mon) != CR_OK ||
+                     cr_store_commit(r->store, rc == CR_OK ? "complete" : "failed",
+                                     rc == CR_OK ? NULL : r->error) != CR_OK)) {
+        snprintf(r->error, sizeof r->error, "%s", cr_store_last_error(r->store));
+        return CR_ERR_IO;
+    }
+    return rc;
+}
+
+/* ---- output -------------------------------------------------------------------- */
+
+static void print_table(const one_run *c, const one_run *v, size_t nv)
+{
+    printf("compliant run: %zu collisions, %.6g s (%s), %.3f s wall\n",
+           cr_monitor_collision_count(c->mon), cr_system_get_time(c->sys),
+           cr_system_end_reason(c->sys), c->wall);
+    for (size_t i = 0; i < nv; i++) {
+        const one_run *r = &v[i];
+        printf("\nrigid %s: law %s\n  %zu collisions, %.6g s (%s), %.3f s wall%s%s\n",
+               r->args.rigid, r->law, r->sum.collisions_rigid, cr_system_get_time(r->sys),
+               cr_system_end_reason(r->sys), r->wall, r->error[0] ? "; failed: " : "", r->error);
+        printf("  %9s %12s %11s %10s %10s %11s %11s %11s %5s\n", "collision", "t compl. s",
+               "phase s", "|du-|/V", "|du+|/V", "dT+/T-", "next c. s", "next r. s", "ep c/r");
+        for (size_t k = 0; k < r->sum.matched && k < SHOWN_COLLISIONS; k++) {
+            const cr_runcmp_row *w = &r->rows[k];
+            printf("  %9zu %12.6f %11.3e %10.3e %10.3e %11.3e %11.6f %11.6f %2zu/%-2zu%s\n", k + 1,
+                   w->t_compliant, w->phase, w->velocity_before_error, w->velocity_after_error,
+                   w->energy_error, w->next_compliant, w->next_rigid, w->episodes_compliant,
+                   w->episodes_rigid, w->same_bodies ? "" : " bodies differ");
+        }
+        if (r->sum.matched > SHOWN_COLLISIONS)
+            printf("  ... (%zu more: --csv or --json for all)\n",
+                   r->sum.matched - SHOWN_COLLISIONS);
+    }
+    printf("\nsummary (collision k of each run matched by order; V: max |u-| of the compliant "
+           "collision)\n");
+    printf("  %-14s %9s %8s %10s %10s %10s %11s %9s %9s %9s\n", "variant", "coll. c/r", "matched",
+           "max du+/V", "mean du+/V", "max dT+/T-", "drift s", "drift/dt", "decay c", "decay r");
+    for (size_t i = 0; i < nv; i++) {
+        const cr_runcmp_summary *s = &v[i].sum;
+        printf("  %-14s %4zu/%-4zu %8zu %10.3e %10.3e %10.3e %11.3e %9.2e %9.6f %9.6f\n",
+               v[i].args.rigid, s->collisions_compliant, s->collisions_rigid, s->matched,
+               s->max_velocity_error, s->mean_velocity_error, s->max_energy_error, s->phase_drift,
+               s->phase_drift / s->mean_interval, s->decay_compliant, s->decay_rigid);
+    }
+}
+
+static void print_csv(const one_run *v, size_t nv)
+{
+    printf("variant,law,collision,t_compliant,t_rigid,phase,next_compliant,next_rigid,speed,"
+           "velocity_before_error,velocity_after_error,T_minus_compliant,T_minus_rigid,"
+           "T_plus_compliant,T_plus_rigid,energy_error,kappa_compliant,kappa_rigid,"
+           "episodes_compliant,episodes_rigid,same_bodies\n");
+    for (size_t i = 0; i < nv; i++)
+        for (size_t k = 0; k < v[i].sum.matched; k++) {
+            const cr_runcmp_row *w = &v[i].rows[k];
+            printf("%s,\"%s\",%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+                   "%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%d\n",
+                   v[i].args.rigid, v[i].law, w->collision, w->t_compliant, w->t_rigid, w->phase,
+                   w->next_compliant, w->next_rigid, w->speed, w->velocity_before_error,
+                   w->velocity_after_error, w->T_minus_compliant, w->T_minus_rigid,
+                   w->T_plus_compliant, w->T_plus_rigid, w->energy_error, w->kappa_compliant,
+                   w->kappa_rigid, w->episodes_compliant, w->episodes_rigid, w->same_bodies);
+        }
+}
+
+static json_object *num(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *json_row(const cr_runcmp_row *w)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "collision", json_object_new_int64((int64_t)w->collision));
+    json_object_object_add(o, "t_compliant", num(w->t_compliant));
+    json_object_object_add(o, "t_rigid", num(w->t_rigid));
+    json_object_object_add(o, "phase", num(w->phase));
+    json_object_object_add(o, "next_compliant", num(w->next_compliant));
+    json_object_object_add(o, "next_rigid", num(w->next_rigid));
+    json_object_object_add(o, "speed", num(w->speed));
+    json_object_object_add(o, "velocity_before_error", num(w->velocity_before_error));
+    json_object_object_add(o, "velocity_after_error", num(w->velocity_after_error));
+    json_object_object_add(o, "T_minus_compliant", num(w->T_minus_compliant));
+    json_object_object_add(o, "T_minus_rigid", num(w->T_minus_rigid));
+    json_object_object_add(o, "T_plus_compliant", num(w->T_plus_compliant));
+    json_object_object_add(o, "T_plus_rigid", num(w->T_plus_rigid));
+    json_object_object_add(o, "energy_error", num(w->energy_error));
+    json_object_object_add(o, "kappa_compliant", num(w->kappa_compliant));
+    json_object_object_add(o, "kappa_rigid", num(w->kappa_rigid));
+    json_object_object_add(o, "episodes_compliant",
+                           json_object_new_int64((int64_t)w->episodes_compliant));
+    json_object_object_add(o, "episodes_rigid", json_object_new_int64((int64_t)w->episodes_rigid));
+    json_object_object_add(o, "same_bodies", json_object_new_boolean(w->same_bodies));
+    return o;
+}
+
+static json_object *json_summary(const cr_runcmp_summary *s)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "collisions_compliant",
+                           json_object_new_int64((int64_t)s->collisions_compliant));
+    json_object_object_add(o, "collisions_rigid",
+                           json_object_new_int64((int64_t)s->collisions_rigid));
+    json_object_object_add(o, "matched", json_object_new_int64((int64_t)s->matched));
+    json_object_object_add(o, "max_velocity_error", num(s->max_velocity_error));
+    json_object_object_add(o, "mean_velocity_error", num(s->mean_velocity_error));
+    json_object_object_add(o, "max_energy_error", num(s->max_energy_error));
+    json_object_object_add(o, "phase_drift", num(s->phase_drift));
+    json_object_object_add(o, "max_phase", num(s->max_phase));
+    json_object_object_add(o, "mean_interval", num(s->mean_interval));
+    json_object_object_add(o, "decay_compliant", num(s->decay_compliant));
+    json_object_object_add(o, "decay_rigid", num(s->decay_rigid));
+    return o;
+}
+
+static int print_json(const char *source, const one_run *c, const one_run *v, size_t nv)
+{
+    json_object *o = json_object_new_object(), *vs = json_object_new_array();
+    json_object *co = json_object_new_object();
+    json_object_object_add(o, "source", json_object_new_string(source));
+    json_object_object_add(co, "collisions",
+                           json_object_new_int64((int64_t)cr_monitor_collision_count(c->mon)));
+    json_object_object_add(co, "t_end", num(cr_system_get_time(c->sys)));
+    json_object_object_add(co, "end_reason", json_object_new_string(cr_system_end_reason(c->sys)));
+    json_object_object_add(co, "wall_time", num(c->wall));
+    json_object_object_add(o, "compliant", co);
+    for (size_t i = 0; i < nv; i++) {
+        json_object *x = json_object_new_object(), *rows = json_object_new_array();
+        json_object_object_add(x, "variant", json_object_new_string(v[i].args.rigid));
+        json_object_object_add(x, "law", json_object_new_string(v[i].law));
+        json_object_object_add(x, "end_reason",
+                               json_object_new_string(cr_system_end_reason(v[i].sys)));
+        json_object_object_add(x, "error", json_object_new_string(v[i].error));
+        json_object_object_add(x, "wall_time", num(v[i].wall));
+        json_object_object_add(x, "summary", json_summary(&v[i].sum));
+        for (size_t k = 0; k < v[i].sum.matched; k++)
+            json_object_array_add(rows, json_row(&v[i].rows[k]));
+        json_object_object_add(x, "rows", rows);
+        json_object_array_add(vs, x);
+    }
+    json_object_object_add(o, "variants", vs);
+    int ok = puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY)) >= 0;
+    json_object_put(o);
+    return ok ? 0 : EXIT_RUN;
+}
+
+/* ---- the command -------------------------------------------------------------------- */
+
+static int compare_all(one_run *c, one_run *v, size_t nv)
+{
+    for (size_t i = 0; i < nv; i++) {
+        size_t n = cr_monitor_collision_count(c->mon);
+        if (!(v[i].rows = calloc(n ? n : 1, sizeof(cr_runcmp_row))))
+            return EXIT_RUN;
+        if (cr_runcmp_collisions(c->mon, v[i].mon, v[i].rows, n, &v[i].sum) != CR_OK) {
+            tools_error("compare: the runs of %s cannot be compared", v[i].args.rigid);
+            return EXIT_RUN;
+        }
+    }
+    return 0;
+}
+
+/* The rigid variants: systems first (bad input before any run), then runs. */
+static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_model *model,
+                      one_run *c, one_run *v)
+{
+    const char *name = model_input_name(io->input);
+    int st = 0;
+    for (size_t i = 0; st == 0 && i < a->n; i++) {
+        if (v[i].args.calibrated)
+            st = rigid_calib_from_monitor(&v[i].args, c->mon, cr_model_contact_count(model));
+        int sst = 0;
+        if (st == 0 && !(v[i].sys = rigid_or_compliant_system(&v[i].args, name, model, &sst)))
+            return sst;
+        if (st == 0)
+            cr_system_rigid_law(v[i].sys, v[i].law, sizeof v[i].law);
+    }
+    for (size_t i = 0; st == 0 && i < a->n; i++) {
+        int rc = run_one(&v[i], model, name, NULL, NULL);
+        if (rc == CR_ERR_INVALID) {
+            tools_error("%s: --rigid %s: %s", name, v[i].args.rigid, v[i].error);
+            st = EXIT_INPUT;
+        } else if (rc == CR_ERR_NOMEM) {
+            tools_error("out of memory");
+            st = EXIT_RUN;
+        }
+        /* a law failing mid-run: its rows up to there are compared, the error reported */
+    }
+    return st;
+}
+
+/* Common parameters that no variant takes are refused, not ignored. */
+static int params_used(const compare_runs_args *a, const one_run *v)
+{
+    int e = 0, k = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        e |= !isnan(v[i].args.restitution);
+        k |= !isnan(v[i].args.kappa) || v[i].args.alpha || v[i].args.table;
+    }
+    if (!isnan(a->params.restitution) && !e) {
+        tools_error("compare: --restitution: no --rigid variant takes a restitution");
+        return EXIT_USAGE;
+    }
+    if ((!isnan(a->params.kappa) || a->params.alpha || a->params.table) && !k) {
+        tools_error("compare: --kappa/--alpha/--table: no --rigid energetic variant");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int compare_runs(const compare_runs_io *io, compare_runs_args *a)
+{
+    char msg[1024];
+    one_run c = {0}, v[COMPARE_RUNS_MAX];
+    memset(v, 0, sizeof v);
+    int st = 0;
+    for (size_t i = 0; st == 0 && i < a->n; i++)
+        st = variant_args(a, a->laws[i], &v[i].args);
+    if (st == 0)
+        st = params_used(a, v);
+    if (st == 0 && io->out && tools_check_output(io->out, io->input, msg, sizeof msg) != 0) {
+        tools_error("%s", msg);
+        st = EXIT_INPUT;
+    }
+    char *text = NULL;
+    const char *name = model_input_name(io->input);
+    cr_model *model = st == 0 ? model_input_load(io->input, io->sets, 1, &text) : NULL;
+    if (st == 0 && !model)
+        st = EXIT_INPUT;
+    if (st == 0 && !(c.sys = cr_system_create(model, msg, sizeof msg))) {
+        tools_error("%s: %s", name, msg);
+        st = EXIT_INPUT;
+    }
+    /* the variants' systems before the compliant run: a refusal writes nothing */
+    for (size_t i = 0; st == 0 && i < a->n; i++) {
+        rigid_args probe_args = v[i].args;
+        if (probe_args.calibrated) { /* its parameters come later: the model's features now */
+            rigid_args_init(&probe_args);
+            probe_args.rigid = "max-dissipation";
+            probe_args.law = CR_LAW_MAX_DISSIPATION;
+        }
+        int pst = 0;
+        cr_system *probe = rigid_or_compliant_system(&probe_args, name, model, &pst);
+        if (!probe)
+            st = pst;
+        cr_system_destroy(probe);
+    }
+    int rc = st == 0 ? run_one(&c, model, name, text, io->out) : CR_OK;
+    if (st == 0 && rc != CR_OK) {
+        tools_error("%s: the compliant run: %s", name, c.error);
+        st = rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
+    }
+    if (st == 0)
+        st = rigid_runs(io, a, model, &c, v);
+    if (st == 0)
+        st = compare_all(&c, v, a->n);
+    if (st == 0 && io->json)
+        st = print_json(name, &c, v, a->n);
+    else if (st == 0 && io->csv)
+        print_csv(v, a->n);
+    else if (st == 0 && !io->quiet)
+        print_table(&c, v, a->n);
+    if (st == 0 && io->out) {
+        cr_runcmp_variant out[COMPARE_RUNS_MAX];
+        for (size_t i = 0; i < a->n; i++)
+            out[i] = (cr_runcmp_variant){v[i].args.rigid, v[i].law,  cr_system_end_reason(v[i].sys),
+                                         v[i].error,      v[i].rows, v[i].sum};
+        cr_store_destroy(c.store); /* closed before the copy */
+        c.store = NULL;
+        if (cr_store_write_run_comparison(io->out, io->out, out, a->n, io->command, msg,
+                                          sizeof msg) != CR_OK) {
+            tools_error("%s", msg);
+            st = EXIT_RUN;
+        }
+    }
+    one_free(&c);
+    for (size_t i = 0; i < a->n; i++)
+        one_free(&v[i]);
+    cr_model_destroy(model);
+    free(text);
+    return st;
+}
