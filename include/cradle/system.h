@@ -88,6 +88,10 @@ typedef struct {
     long steps, rhs_evals, jac_evals, root_evals, restarts, events, outputs;
     long nonlin_iters; /**< Newton iterations */
     long rebuilds;     /**< neighbour-list rebuilds (pools) */
+    /* chains, active region (docs/design.md, "Active region"): */
+    long windows;    /**< windows built (the first included; 1 for the whole chain) */
+    long max_window; /**< most bodies integrated at once */
+    long locks;      /**< quiet pairs locked inelastically in free flight */
 } cr_run_stats;
 
 /**
