@@ -11,6 +11,7 @@
 
 #include "cradle/sweep.h"
 #include "cradle/table.h"
+#include "h5-util.h"
 #include "priv.h"
 
 /* Twice the largest deviation seen: the check points are cell midpoints,
@@ -92,20 +93,6 @@ static int check_bounds(cr_table *t, const char *check, double *bound, long *che
     return rc;
 }
 
-static int put_string(hid_t g, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t a = H5Acreate2(g, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
-    int e = a < 0 || H5Awrite(a, t, &value) < 0;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(s);
-    H5Tclose(t);
-    return e ? -1 : 0;
-}
-
 static int put_vector(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *v, size_t n)
 {
     hsize_t dims[1] = {n};
@@ -144,21 +131,15 @@ static int write_group(const char *path, const cr_table *t, const char *const *a
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     hid_t g = f < 0 ? -1 : H5Gcreate2(f, "reference", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     char *grid = grid_text(t);
-    long long version = CR_TABLE_FORMAT_VERSION;
-    hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t av =
-        g < 0 ? -1 : H5Acreate2(g, "format_version", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int e = g < 0 || !grid || av < 0 || H5Awrite(av, H5T_NATIVE_LLONG, &version) < 0;
-    if (av >= 0)
-        H5Aclose(av);
-    H5Sclose(sp);
-    e = e || put_string(g, "kind", "cradle reference table") ||
-        put_string(g, "cradle_version", cr_version()) || put_string(g, "grid", grid) ||
-        put_string(g, "bound_rule",
-                   "2 x the largest |interpolated - direct| over the check points (cell "
-                   "midpoints run directly); 0 at grid points");
+    int e = g < 0 || !grid || cr_h5_attr_int64(g, "format_version", CR_TABLE_FORMAT_VERSION);
+    e = e || cr_h5_attr_string(g, "kind", "cradle reference table") ||
+        cr_h5_attr_string(g, "cradle_version", cr_version()) ||
+        cr_h5_attr_string(g, "grid", grid) ||
+        cr_h5_attr_string(g, "bound_rule",
+                          "2 x the largest |interpolated - direct| over the check points (cell "
+                          "midpoints run directly); 0 at grid points");
     for (size_t k = 0; !e && attrs && attrs[k] && attrs[k + 1]; k += 2)
-        e = put_string(g, attrs[k], attrs[k + 1]);
+        e = cr_h5_attr_string(g, attrs[k], attrs[k + 1]);
     size_t ncol = cr_table_column_count(t);
     e = e || put_vector(g, "bound", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, bound, ncol) ||
         put_vector(g, "checked", H5T_STD_I64LE, H5T_NATIVE_LONG, checked, ncol);
