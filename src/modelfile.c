@@ -1373,7 +1373,7 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
 static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, field_spec *fields)
 {
     static const char *const top_keys[] = {
-        "name",  "description", "dim",    "bodies",  "balls",       "chain",  "rods", "discs",
+        "name",  "description", "dim",    "bodies",  "balls",       "chain",  "rods",       "discs",
         "walls", "links",       "fields", "contact", "integration", "output", "three_disc", NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))

@@ -76,8 +76,7 @@ static void final_columns(const cr_sweep *s, const cr_system *sys, double *row)
  * (each body's u⁻ at its first episode) and after (u⁺ at its last), and
  * e_cm = −v_cm⁺/v_cm⁻ (a column of beads hitting a wall). Planar: components
  * along v_cm⁻, so e_cm = −v_cm⁺·v_cm⁻/|v_cm⁻|². */
-static void cm_columns(const cr_sweep *s, const cr_system *sys, const cr_monitor *mon,
-                       double *row)
+static void cm_columns(const cr_sweep *s, const cr_system *sys, const cr_monitor *mon, double *row)
 {
     size_t nb = 0, nv = 0, na = 0, n = cr_system_body_count(sys);
     int dim = cr_system_dimension(sys);

@@ -400,9 +400,9 @@ static int add_column(cr_sweep *s, const char *fmt, ...)
 
 static int make_columns(cr_sweep *s)
 {
-    static const char *const fixed[SW_FIXED] = {
-        "episodes", "t_end",       "duration",   "reference", "kappa",
-        "records",  "v_cm_before", "v_cm_after", "e_cm"};
+    static const char *const fixed[SW_FIXED] = {"episodes",    "t_end",      "duration",
+                                                "reference",   "kappa",      "records",
+                                                "v_cm_before", "v_cm_after", "e_cm"};
     static const char *const per[SW_PER_CONTACT] = {"alpha", "e_N", "e_P", "impulse"};
     static const char *const comp[2] = {"x", "y"};
     size_t n = sw_col_law(s, 0, 0, 0) + 2 * CR_LAW_COUNT * CR_COMPARE_MODE_COUNT;
