@@ -360,7 +360,7 @@ static void wall_columns(void)
 /* The three-disc pool through the three_disc generator with frozen normals
  * (the rigid laws' geometry): the final velocities are Acary & Taha 2005
  * eq. 27 (tau = 0, unit masses, as tests/validation/validate.py evaluates it)
- * for the row's own alpha_12 = alpha[1] and kappa, to 1e-7 of the speed. */
+ * for the row's own alpha_12 = alpha[1] and kappa, to 1e-9 of the speed. */
 static void pool_columns(void)
 {
     const char *text =
