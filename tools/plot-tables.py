@@ -122,8 +122,6 @@ def pool(data, out):
             a1.plot([math.degrees(float(x["theta"])) for x in pts],
                     [float(x["alpha[1]"]) for x in pts], style, color=color,
                     label=f"{'rigid' if 'rigid' in name else 'finite K'}, tau = {tau:g}")
-        if "rigid" not in name:
-            continue
     rf = rows(os.path.join(data, "pool-alpha12.csv"))
     rr = {(x["theta"], x["tau"]): float(x["alpha[1]"])
           for x in rows(os.path.join(data, "pool-alpha12-rigid.csv"))}
