@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "priv.h"
-#include "yaml-priv.h"
+#include "modelfile-priv.h"
 
 /* ---- contact laws ---------------------------------------------------------- */
 
@@ -1262,8 +1261,8 @@ typedef struct {
 
 static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
 {
-    static const char *const names[] = {"balls", "chain", "rods", "discs", "bodies"};
-    static const int dims[] = {1, 1, 1, 2, 0};
+    static const char *const names[] = {"balls", "chain", "rods", "discs", "bodies", "three_disc"};
+    static const int dims[] = {1, 1, 1, 2, 0, 2};
     int given = 0;
     double dim = 0;
     if (cr_yaml_number(ps, root, 1, "", "dim", 0, 0, &dim))
@@ -1275,13 +1274,14 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
                             "pool) (got %g)",
                             dim);
     bl->node = NULL;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         struct fy_node *n = cr_yaml_child(root, names[k]);
         if (!n)
             continue;
         if (given++)
             return cr_yaml_fail(ps, cr_yaml_line(n), names[k],
-                                "give one of 'bodies', 'balls', 'chain', 'rods', 'discs'");
+                                "give one of 'bodies', 'balls', 'chain', 'rods', 'discs', "
+                                "'three_disc'");
         *bl = (body_list){n, names[k], dims[k] ? dims[k] : (dn ? (int)dim : 1)};
         if (dn && dims[k] && dims[k] != (int)dim)
             return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
@@ -1317,7 +1317,10 @@ static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
 {
     law_spec def;
     struct fy_node *contact = cr_yaml_child(root, "contact");
-    if (parse_discs(ps, bl->node, bl->key, model) || check_overlaps(ps, bl->node, bl->key, model) ||
+    int generated = strcmp(bl->key, "three_disc") == 0;
+    if ((generated ? cr_modelfile_three_disc(ps, bl->node, model)
+                   : parse_discs(ps, bl->node, bl->key, model) ||
+                         check_overlaps(ps, bl->node, bl->key, model)) ||
         parse_links(ps, cr_yaml_child(root, "links"), model) || apply_fields(ps, fields, model) ||
         pool_contact(ps, contact, model, &def) ||
         parse_walls(ps, cr_yaml_child(root, "walls"), &def, model))
@@ -1370,8 +1373,8 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
 static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, field_spec *fields)
 {
     static const char *const top_keys[] = {
-        "name",  "description", "dim",    "bodies",  "balls",       "chain",  "rods", "discs",
-        "walls", "links",       "fields", "contact", "integration", "output", NULL};
+        "name",  "description", "dim",    "bodies",  "balls",       "chain",  "rods",       "discs",
+        "walls", "links",       "fields", "contact", "integration", "output", "three_disc", NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))
         return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",

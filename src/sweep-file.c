@@ -238,6 +238,14 @@ static int check_existing(const char *path, const cr_sweep *s, char *msg, size_t
     attr_read(file, "kind", kind, sizeof kind);
     attr_read(file, "sweep_hash", hash, sizeof hash);
     attr_read(file, "cradle_version", version, sizeof version);
+    hsize_t dims[2] = {0, 0};
+    hid_t table = H5Dopen2(file, "table", H5P_DEFAULT), space = -1;
+    if (table >= 0 && (space = H5Dget_space(table)) >= 0 && H5Sget_simple_extent_ndims(space) == 2)
+        H5Sget_simple_extent_dims(space, dims, NULL);
+    if (space >= 0)
+        H5Sclose(space);
+    if (table >= 0)
+        H5Dclose(table);
     H5Fclose(file);
     if (strcmp(kind, SW_KIND) != 0) {
         cr_set_msg(msg, msglen,
@@ -258,6 +266,16 @@ static int check_existing(const char *path, const cr_sweep *s, char *msg, size_t
                    "%s: written by cradle %s; resuming needs the same version (this is %s; "
                    "--force starts over)",
                    path, version, cr_version());
+        return CR_ERR_INVALID;
+    }
+    /* a build of the same version with other output columns (a sweep output
+     * from before the v_final and e_cm columns) */
+    if (dims[0] != s->points || dims[1] != s->ncol) {
+        cr_set_msg(msg, msglen,
+                   "%s: its table has %llu x %llu values, this sweep writes %zu x %zu: "
+                   "refusing to resume it (--force starts over)",
+                   path, (unsigned long long)dims[0], (unsigned long long)dims[1], s->points,
+                   s->ncol);
         return CR_ERR_INVALID;
     }
     return CR_OK;

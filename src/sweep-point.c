@@ -56,6 +56,67 @@ static void episode_columns(const cr_sweep *s, const cr_monitor *mon, int dim, d
     }
 }
 
+/* Every body's velocity at the run's end (for a cradle run to t_end: auto, the
+ * velocities after the whole collision, every contact open). */
+static void final_columns(const cr_sweep *s, const cr_system *sys, double *row)
+{
+    size_t n = cr_system_body_count(sys);
+    int dim = cr_system_dimension(sys);
+    double *v = malloc((n * (size_t)dim + 1) * sizeof(double));
+    if (!v)
+        return;
+    cr_system_get_velocities(sys, v);
+    for (size_t b = 0; b < n && b < s->bodies; b++)
+        for (int k = 0; k < dim && k < s->dim; k++)
+            row[sw_col_body(s, b, k)] = v[b * (size_t)dim + (size_t)k];
+    free(v);
+}
+
+/* The first collision's centre-of-mass velocity over its moving bodies, before
+ * (each body's u⁻ at its first episode) and after (u⁺ at its last), and
+ * e_cm = −v_cm⁺/v_cm⁻ (a column of beads hitting a wall). Planar: components
+ * along v_cm⁻, so e_cm = −v_cm⁺·v_cm⁻/|v_cm⁻|². */
+static void cm_columns(const cr_sweep *s, const cr_system *sys, const cr_monitor *mon, double *row)
+{
+    size_t nb = 0, nv = 0, na = 0, n = cr_system_body_count(sys);
+    int dim = cr_system_dimension(sys);
+    if (cr_monitor_collision_count(mon) == 0)
+        return;
+    const size_t *body = cr_monitor_collision_bodies(mon, 0, &nb);
+    const double *ub = cr_monitor_collision_velocities(mon, 0, 0, &nv);
+    const double *ua = cr_monitor_collision_velocities(mon, 0, 1, &na);
+    double *mass = malloc((n + 1) * sizeof(double));
+    if (!mass || !body || !ub || !ua || nv != nb || na != nb) {
+        free(mass);
+        return;
+    }
+    cr_system_get_masses(sys, mass);
+    double M = 0, pb[2] = {0, 0}, pa[2] = {0, 0};
+    for (size_t i = 0; i < nb; i++) {
+        double m = mass[body[i]];
+        if (!isfinite(m))
+            continue;
+        M += m;
+        for (int k = 0; k < dim; k++) {
+            pb[k] += m * ub[i * (size_t)dim + (size_t)k];
+            pa[k] += m * ua[i * (size_t)dim + (size_t)k];
+        }
+    }
+    free(mass);
+    if (M <= 0)
+        return;
+    double before = pb[0] / M, after = pa[0] / M;
+    if (dim == 2) {
+        double len = hypot(pb[0], pb[1]);
+        before = len / M;
+        after = len > 0 ? (pa[0] * pb[0] + pa[1] * pb[1]) / (len * M) : NAN;
+    }
+    size_t f = sw_col_fixed(s);
+    row[f + SW_V_CM_BEFORE] = before;
+    row[f + SW_V_CM_AFTER] = after;
+    row[f + SW_E_CM] = before != 0 ? -after / before : NAN;
+}
+
 /* Every law in both modes: the first episode's error and the mean over all. */
 static int compare_columns(const cr_sweep *s, const cr_monitor *mon, const cr_model *model,
                            double *row, char *err, size_t errlen)
@@ -124,6 +185,8 @@ static int run_point(const cr_sweep *s, cr_model *model, double *row, char *err,
         row[f + SW_EPISODES] = (double)cr_monitor_episode_count(mon);
         row[f + SW_T_END] = cr_system_get_time(sys);
         episode_columns(s, mon, cr_model_dimension(model), row);
+        cm_columns(s, sys, mon, row);
+        final_columns(s, sys, row);
         compare_columns(s, mon, model, row, err, errlen);
     }
     cr_monitor_destroy(mon);

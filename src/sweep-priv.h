@@ -17,7 +17,20 @@ typedef struct {
 } sw_input;
 
 /* Fixed output columns after the inputs (docs/sweep.md). */
-enum { SW_EPISODES, SW_T_END, SW_DURATION, SW_REFERENCE, SW_KAPPA, SW_RECORDS, SW_FIXED };
+enum {
+    SW_EPISODES,
+    SW_T_END,
+    SW_DURATION,
+    SW_REFERENCE,
+    SW_KAPPA,
+    SW_RECORDS,
+    SW_V_CM_BEFORE, /* the first collision's centre-of-mass velocity (docs/sweep.md) */
+    SW_V_CM_AFTER,
+    SW_E_CM,
+    SW_FIXED
+};
+/* Per-contact column blocks: alpha, e_N, e_P, impulse. */
+#define SW_PER_CONTACT 4
 
 struct cr_sweep {
     char *name, *text, *model_path, *model_name, *model_text;
@@ -29,6 +42,8 @@ struct cr_sweep {
     size_t naxes;
     size_t points;
     size_t contacts; /* per-contact columns */
+    size_t bodies;   /* per-body final velocities (v_final), dim columns each */
+    int dim;         /* the first point's dimension (1 if it has no model) */
     char hash[32];
     char **columns;
     size_t ncol;
@@ -42,6 +57,11 @@ static inline size_t sw_col_fixed(const cr_sweep *s)
 static inline size_t sw_col_contact(const cr_sweep *s, int which, size_t c)
 {
     return s->nin + SW_FIXED + (size_t)which * s->contacts + c;
+}
+/* v_final of body b, component k (k < dim) */
+static inline size_t sw_col_body(const cr_sweep *s, size_t b, int k)
+{
+    return s->nin + SW_FIXED + SW_PER_CONTACT * s->contacts + b * (size_t)s->dim + (size_t)k;
 }
 /* error.LAW.MODE (mean = 0) or mean_error.LAW.MODE (mean = 1) */
 size_t sw_col_law(const cr_sweep *s, int mean, int law, int mode);

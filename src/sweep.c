@@ -351,14 +351,21 @@ cr_model *sw_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen)
 }
 
 /* Per-contact columns: the most pairs any point has when one axis moves at a
- * time from the first point (chains), SW_POOL_CONTACTS for pools. */
-static size_t contact_columns(const cr_sweep *s)
+ * time from the first point (chains), SW_POOL_CONTACTS for pools. The same
+ * scan sets the per-body columns (the most bodies) and the dimension (the
+ * first point's). */
+static size_t contact_columns(cr_sweep *s)
 {
-    size_t most = 0, stride = 1;
+    size_t most = 0, stride = 1, bodies = 0;
+    int dim = 0;
     for (size_t a = s->naxes; a-- > 0;) {
         for (size_t k = 0; k < s->axis_len[a]; k++) {
             char msg[CR_ERRMSG_LEN];
             cr_model *m = sw_point_model(s, k * stride, msg, sizeof msg);
+            if (m && !dim)
+                dim = cr_model_dimension(m);
+            if (m && cr_model_body_count(m) > bodies)
+                bodies = cr_model_body_count(m);
             if (m && cr_model_dimension(m) == 2)
                 most = most > SW_POOL_CONTACTS ? most : SW_POOL_CONTACTS;
             else if (m && cr_model_contact_count(m) > most)
@@ -367,6 +374,8 @@ static size_t contact_columns(const cr_sweep *s)
         }
         stride *= s->axis_len[a];
     }
+    s->dim = dim ? dim : 1;
+    s->bodies = bodies < SW_MAX_CONTACTS ? bodies : SW_MAX_CONTACTS;
     return most < SW_MAX_CONTACTS ? most : SW_MAX_CONTACTS;
 }
 
@@ -374,7 +383,7 @@ static size_t contact_columns(const cr_sweep *s)
 
 size_t sw_col_law(const cr_sweep *s, int mean, int law, int mode)
 {
-    return s->nin + SW_FIXED + 4 * s->contacts +
+    return sw_col_body(s, s->bodies, 0) +
            (size_t)((mean * CR_LAW_COUNT + law) * CR_COMPARE_MODE_COUNT + mode);
 }
 
@@ -391,10 +400,12 @@ static int add_column(cr_sweep *s, const char *fmt, ...)
 
 static int make_columns(cr_sweep *s)
 {
-    static const char *const fixed[SW_FIXED] = {"episodes",  "t_end", "duration",
-                                                "reference", "kappa", "records"};
-    static const char *const per[4] = {"alpha", "e_N", "e_P", "impulse"};
-    size_t n = s->nin + SW_FIXED + 4 * s->contacts + 2 * CR_LAW_COUNT * CR_COMPARE_MODE_COUNT;
+    static const char *const fixed[SW_FIXED] = {"episodes",    "t_end",      "duration",
+                                                "reference",   "kappa",      "records",
+                                                "v_cm_before", "v_cm_after", "e_cm"};
+    static const char *const per[SW_PER_CONTACT] = {"alpha", "e_N", "e_P", "impulse"};
+    static const char *const comp[2] = {"x", "y"};
+    size_t n = sw_col_law(s, 0, 0, 0) + 2 * CR_LAW_COUNT * CR_COMPARE_MODE_COUNT;
     if (!(s->columns = calloc(n, sizeof(char *))))
         return CR_ERR_NOMEM;
     int rc = CR_OK;
@@ -402,9 +413,13 @@ static int make_columns(cr_sweep *s)
         rc |= add_column(s, "%s", s->in[j].name);
     for (int k = 0; k < SW_FIXED; k++)
         rc |= add_column(s, "%s", fixed[k]);
-    for (int w = 0; w < 4; w++)
+    for (int w = 0; w < SW_PER_CONTACT; w++)
         for (size_t c = 0; c < s->contacts; c++)
             rc |= add_column(s, "%s[%zu]", per[w], c);
+    for (size_t b = 0; b < s->bodies; b++)
+        for (int k = 0; k < s->dim; k++)
+            rc |= s->dim == 1 ? add_column(s, "v_final[%zu]", b)
+                              : add_column(s, "v_final[%zu].%s", b, comp[k]);
     for (int mean = 0; mean < 2; mean++)
         for (int law = 0; law < CR_LAW_COUNT; law++)
             for (int mode = 0; mode < CR_COMPARE_MODE_COUNT; mode++)
@@ -435,7 +450,8 @@ static int parse_root(sw_parse *p, struct fy_node *root, const char *dir)
     struct fy_node *given = cr_yaml_child(root, "contacts");
     if (given && cr_yaml_count_in(ps, root, 0, "", "contacts", 1, 0, SW_MAX_CONTACTS, &k))
         return ps->rc;
-    s->contacts = given ? (size_t)k : contact_columns(s);
+    size_t found = contact_columns(s);
+    s->contacts = given ? (size_t)k : found;
     uint64_t h = fnv1a(1469598103934665603ULL, s->text, strlen(s->text) + 1);
     h = fnv1a(h, s->model_text, strlen(s->model_text));
     snprintf(s->hash, sizeof s->hash, "fnv1a64:%016llx", (unsigned long long)h);

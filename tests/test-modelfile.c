@@ -41,6 +41,40 @@ static double hertz_k(double E1, double nu1, double R1, double E2, double nu2, d
     return 4.0 / 3.0 * Es * sqrt(Rs);
 }
 
+/* three_disc (src/modelfile-pool.c) places the pool of Acary & Taha sect. 4
+ * from theta and tau: the same model as the hand-written pool-theta-tau.yaml,
+ * bit for bit; and one clear line for a disc 1 that would overlap disc 3. */
+static void three_disc(void)
+{
+    cr_model *g = load("three-disc.yaml", CR_OK);
+    cr_model *h = load("../../models/pool-theta-tau.yaml", CR_OK);
+    if (g && h) {
+        CHECK(cr_model_dimension(g) == 2 && cr_model_body_count(g) == 3, "three_disc: 3 discs");
+        int same = cr_model_body_count(g) == cr_model_body_count(h);
+        for (size_t i = 0; same && i < cr_model_body_count(g); i++) {
+            double xg[2], vg[2], xh[2], vh[2];
+            cr_model_get_body(g, i, xg, vg);
+            cr_model_get_body(h, i, xh, vh);
+            same = memcmp(xg, xh, sizeof xg) == 0 && memcmp(vg, vh, sizeof vg) == 0 &&
+                   cr_model_mass(g, i) == cr_model_mass(h, i) &&
+                   cr_model_radius(g, i) == cr_model_radius(h, i);
+            if (!same)
+                printf("     disc %zu: (%.17g, %.17g) v (%.17g, %.17g) against (%.17g, %.17g) v "
+                       "(%.17g, %.17g)\n",
+                       i, xg[0], xg[1], vg[0], vg[1], xh[0], xh[1], vh[0], vh[1]);
+        }
+        CHECK(same, "three_disc at theta = pi/4, tau = 0 is models/pool-theta-tau.yaml exactly");
+        cr_contact_params pg, ph;
+        cr_model_pair_law(g, 0, 1, &pg);
+        cr_model_pair_law(h, 0, 1, &ph);
+        CHECK(pg.K == ph.K && pg.n == ph.n, "same contact law");
+    }
+    cr_model_destroy(g);
+    cr_model_destroy(h);
+    cr_model_destroy(load("three-disc-bad.yaml", CR_ERR_MODEL));
+    expect_message("three-disc-bad.yaml", ":3:", "three_disc.theta");
+}
+
 /* Pools are dim-2 models of the same schema. */
 static void pool_models(void)
 {
@@ -337,6 +371,7 @@ int main(void)
           "zero radius refused");
     expect_message("inline.yaml", ":1:", "radius");
     pool_models();
+    three_disc();
     pool_errors();
     return tu_finish("test-modelfile");
 }

@@ -262,10 +262,148 @@ static void invariance(const chain_case *c)
     cr_sweep_destroy(s);
 }
 
+/* ---- the collision columns: v_final[i], v_cm_before, v_cm_after, e_cm ------------ */
+
+/* Every row of a parsed sweep, computed; NULL (and a failed check) on error. */
+static double *all_rows(const char *text, cr_sweep **out)
+{
+    char msg[512], err[CR_SWEEP_ERROR_LEN];
+    cr_sweep *s = parse(text, msg, sizeof msg);
+    CHECK(s != NULL, "collision sweep parses: %s", msg);
+    *out = s;
+    if (!s)
+        return NULL;
+    size_t ncol = cr_sweep_column_count(s), np = cr_sweep_point_count(s);
+    double *rows = calloc(np * ncol + 1, sizeof(double));
+    for (size_t p = 0; rows && p < np; p++) {
+        int rc = cr_sweep_compute(s, p, rows + p * ncol, err, sizeof err, NULL);
+        CHECK(rc == CR_OK && !err[0], "point %zu: %s", p, err);
+    }
+    return rows;
+}
+
+static double col(const cr_sweep *s, const double *rows, size_t p, const char *name)
+{
+    long j = cr_sweep_column_index(s, name);
+    CHECK(j >= 0, "column %s exists", name);
+    return j >= 0 ? rows[p * cr_sweep_column_count(s) + (size_t)j] : NAN;
+}
+
+/* Two equal balls, one striking at v: the two-body collision leaves them with
+ * v (1 - e)/2 and v (1 + e)/2 (momentum and Newton's e; e = 1: the exact
+ * exchange (0, v)), e being the pair's restitution that the calibration set.
+ * Three balls pad v_final to the sweep's largest count; momentum is conserved,
+ * so e_cm = -1. Tolerance 1e-7: the calibration's and the run's error. */
+static void cradle_columns(void)
+{
+    const char *text = "model:\n"
+                       "  chain: {count: 2, mass: 2.0, radius: 0.5, striker: {count: 1, velocity: "
+                       "1.5}}\n"
+                       "  contact: {K: 3.0, n: 1.5, release: force, restitution: 1.0, "
+                       "reference_speed: 1.5}\n"
+                       "  integration: {t_end: auto, rtol: 1.0e-10, atol: 1.0e-12}\n"
+                       "axes:\n"
+                       "  - {field: chain.count, values: [2, 3]}\n"
+                       "  - {field: contact.restitution, values: [0.7, 1]}\n";
+    cr_sweep *s;
+    double *rows = all_rows(text, &s);
+    if (rows) {
+        CHECK(cr_sweep_column_index(s, "v_final[2]") >= 0 &&
+                  cr_sweep_column_index(s, "v_final[3]") < 0,
+              "v_final[0..2]: as many as the largest chain");
+        const double e[2] = {0.7, 1.0}, v = 1.5;
+        for (size_t p = 0; p < 2; p++) {
+            double v0 = col(s, rows, p, "v_final[0]"), v1 = col(s, rows, p, "v_final[1]");
+            CHECK(fabs(v0 - v * (1 - e[p]) / 2) < 1e-7 && fabs(v1 - v * (1 + e[p]) / 2) < 1e-7,
+                  "N = 2, e = %g: v_final = (%.12g, %.12g), two-body (%.12g, %.12g)", e[p], v0, v1,
+                  v * (1 - e[p]) / 2, v * (1 + e[p]) / 2);
+            CHECK(isnan(col(s, rows, p, "v_final[2]")), "N = 2: v_final[2] is NaN (padding)");
+        }
+        for (size_t p = 0; p < 4; p++)
+            CHECK(fabs(col(s, rows, p, "e_cm") + 1) < 1e-9 &&
+                      fabs(col(s, rows, p, "v_cm_before") - v / (p < 2 ? 2 : 3)) < 1e-12,
+                  "point %zu: free chain: v_cm = v/N before, e_cm = -1 (got %.12g)", p,
+                  col(s, rows, p, "e_cm"));
+        printf("ok   v_final of N = 2 is the two-body outcome, e_cm = -1 for free chains\n");
+    }
+    free(rows);
+    cr_sweep_destroy(s);
+}
+
+/* One ball against a wall: e_cm is the ball-wall restitution the calibration
+ * solved C for (1e-7), v_cm_before the ball's speed. */
+static void wall_columns(void)
+{
+    const char *text = "model:\n"
+                       "  chain: {count: 1, mass: 2.0, radius: 0.5, velocity: -1.5, walls: "
+                       "[left]}\n"
+                       "  contact: {K: 3.0, n: 1.5, release: force, restitution: 1.0, "
+                       "reference_speed: 1.5}\n"
+                       "  integration: {t_end: auto, rtol: 1.0e-10, atol: 1.0e-12}\n"
+                       "axes:\n"
+                       "  - {field: contact.restitution, values: [0.6, 0.9]}\n";
+    cr_sweep *s;
+    double *rows = all_rows(text, &s);
+    if (rows) {
+        const double e[2] = {0.6, 0.9};
+        for (size_t p = 0; p < 2; p++)
+            CHECK(fabs(col(s, rows, p, "e_cm") - e[p]) < 1e-7 &&
+                      col(s, rows, p, "v_cm_before") == -1.5,
+                  "ball on a wall, e = %g: e_cm = %.12g, v_cm_before = %.17g", e[p],
+                  col(s, rows, p, "e_cm"), col(s, rows, p, "v_cm_before"));
+        printf("ok   ball on a wall: e_cm = the pair's restitution\n");
+    }
+    free(rows);
+    cr_sweep_destroy(s);
+}
+
+/* The three-disc pool through the three_disc generator with frozen normals
+ * (the rigid laws' geometry): the final velocities are Acary & Taha 2005
+ * eq. 27 (tau = 0, unit masses, as tests/validation/validate.py evaluates it)
+ * for the row's own alpha_12 = alpha[1] and kappa, to 1e-9 of the speed. */
+static void pool_columns(void)
+{
+    const char *text =
+        "model:\n"
+        "  three_disc: {theta: 0.7, mass: 0.0329, radius: 0.01, speed: 1.0}\n"
+        "  contact: {material: {E: 2.1e11, nu: 0.3}}\n"
+        "  integration: {normals: frozen, rtol: 1.0e-10, atol: 1.0e-12}\n"
+        "axes:\n"
+        "  - {field: three_disc.theta, key: theta, values: [0.3, 0.7853981633974483]}\n";
+    cr_sweep *s;
+    double *rows = all_rows(text, &s);
+    if (rows) {
+        const double theta[2] = {0.3, 0.7853981633974483};
+        for (size_t p = 0; p < 2; p++) {
+            double a = col(s, rows, p, "alpha[1]"), k = col(s, rows, p, "kappa");
+            double c = cos(theta[p]), sn = sin(theta[p]);
+            double D = 2 * (k - 1) * (a * a - a * c + 1) + 1;
+            double q = (1 + sqrt(D)) / (-2 * a * c + 2 * a * a + 2);
+            double want[6] = {c * (1 - q), sn * (1 - q), (c - a) * q, sn * q, a * q, 0.0};
+            double worst = 0;
+            for (int i = 0; i < 6; i++) {
+                char name[32];
+                snprintf(name, sizeof name, "v_final[%d].%s", i / 2, i % 2 ? "y" : "x");
+                worst = fmax(worst, fabs(col(s, rows, p, name) - want[i]));
+            }
+            CHECK(worst < 1e-7,
+                  "pool theta = %g: v_final against eq. 27 (alpha %.10g, kappa %.10g): %.2e",
+                  theta[p], a, k, worst);
+            CHECK(fabs(col(s, rows, p, "e_cm") + 1) < 1e-9, "free pool: e_cm = -1");
+        }
+        printf("ok   three-disc pool, frozen normals: v_final = eq. 27 of its alpha and kappa\n");
+    }
+    free(rows);
+    cr_sweep_destroy(s);
+}
+
 int main(void)
 {
     grid();
     bad_files();
+    cradle_columns();
+    wall_columns();
+    pool_columns();
     /* unequal masses and stiffnesses, so that α is not 1 by symmetry */
     static const chain_case cases[] = {
         {"Hertz, damped (m = n - 1)", 3, {1.0, 0.7, 1.6}, {1.0, 2.5}, 1.5, 0.5, 0.05, 1.0},

@@ -245,6 +245,9 @@ refused "another sweep's file" other.h5 "holds another sweep"
 cp serial.h5 old.h5
 "$PY" -c 'import h5py; h5py.File("old.h5", "r+").attrs["cradle_version"] = "0.0.1"'
 refused "another version's file" old.h5 "written by cradle 0.0.1"
+cp serial.h5 narrow.h5    # another build's column layout (same version, fewer columns)
+"$PY" -c 'import h5py; f = h5py.File("narrow.h5", "r+"); t = f["table"][()]; del f["table"]; f["table"] = t[:, :-1]'
+refused "a file of other columns" narrow.h5 "this sweep writes"
 refused "a run file" file.h5 "not a cradle sweep file"
 echo "notes" > notes.h5
 refused "a text file" notes.h5 "not a cradle sweep file"

@@ -21,7 +21,8 @@ void usage_table(FILE *out)
           "lookup interpolates a reference table (data/README.md) at the configuration\n"
           "given by one KEY=VALUE per axis (an axis of one value may be left out) and\n"
           "prints each column with its interpolation error bound (0 at a grid point).\n"
-          "Default columns: kappa, alpha[c], e_N[c], e_P[c]. A value outside an axis'\n"
+          "Default columns: kappa, alpha[c], e_N[c], e_P[c], and where they hold a\n"
+          "number e_cm, v_cm_before, v_cm_after, v_final[i]. A value outside an axis'\n"
           "range is refused (exit 5), never extrapolated. --laws: every rigid law's\n"
           "error (calibrated and predictive, first episode), smallest first: the law map.\n"
           "info prints the axes, the columns with their bounds and the provenance.\n"
@@ -84,6 +85,14 @@ static int default_column(const char *name)
            strncmp(name, "e_N[", 4) == 0 || strncmp(name, "e_P[", 4) == 0;
 }
 
+/* Shown by default too where they hold a number: the collision's centre-of-mass
+ * columns and the final velocities (a cradle of N balls fills N of them). */
+static int extra_column(const char *name)
+{
+    return strcmp(name, "e_cm") == 0 || strncmp(name, "v_cm_", 5) == 0 ||
+           strncmp(name, "v_final[", 8) == 0;
+}
+
 static void json_number(double v)
 {
     if (isfinite(v))
@@ -130,7 +139,7 @@ static int wanted(const char *name, const char **cols, int ncols, int laws)
 {
     if (laws)
         return strncmp(name, "error.", 6) == 0;
-    int want = ncols == 0 ? default_column(name) : 0;
+    int want = ncols == 0 ? default_column(name) || extra_column(name) : 0;
     for (int c = 0; c < ncols && !want; c++)
         want = strcmp(cols[c], name) == 0;
     return want;
@@ -187,6 +196,12 @@ static int lookup(cr_table *t, char **keys, int nkeys, const char **cols, int nc
             return e == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
         }
     }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ncols > 0 || laws || !extra_column(cr_table_column_name(t, order[i])) ||
+            !isnan(v[2 * order[i]]))
+            order[kept++] = order[i];
+    n = kept;
     print_order(v, order, n, laws);
     if (json) {
         printf("{\n  \"table\": ");
@@ -232,7 +247,8 @@ static void info(cr_table *t)
     for (size_t j = 0; j < cr_table_column_count(t); j++) {
         size_t checked;
         double b = cr_table_bound(t, j, &checked);
-        if (default_column(cr_table_column_name(t, j)))
+        const char *name = cr_table_column_name(t, j);
+        if (default_column(name) || (extra_column(name) && checked > 0))
             printf("    %-12s %.3g (%zu)\n", cr_table_column_name(t, j), b, checked);
     }
 }

@@ -18,9 +18,10 @@ if [ "${1:-}" = "-j" ]; then
     JOBS=$2
     shift 2
 fi
-# Generated now. Not yet generated (sweep files to be written; see
-# data/README.md): cradle-velocities, pool-alpha12, column-restitution, law-map.
-ALL="restitution-gap restitution-force chain3-hertz chain3-linear chain3-gap"
+# Every table of data/ (data/README.md); the law map is read from the chain
+# tables (`cradle table lookup ... --laws`) and drawn by tools/plot-tables.py.
+ALL="restitution-gap restitution-force chain3-hertz chain3-linear chain3-gap
+cradle-hertz cradle-linear column-restitution pool-alpha12 pool-alpha12-rigid"
 TABLES=${*:-$ALL}
 
 [ -x "$CRADLE" ] || { echo "make-tables: $CRADLE not found: build first (meson setup build && ninja -C build)" >&2; exit 2; }
@@ -49,6 +50,22 @@ attrs() {
         echo "description=alpha and kappa of three equal undamped Hertz balls versus the gap g/d* between balls 2 and 3 (first episode)"
         echo "base_model=data/sweeps/models/chain3-gap.yaml"
         echo "figure=docs/tables-chain3.png" ;;
+    cradle-*)
+        n=1.5
+        [ "$1" = cradle-linear ] && n=1
+        echo "description=velocities v_final[i] after the whole collision of an N-ball Newton's cradle (striker ball 0 at speed 1, the others touching at rest; units m = K = 1; n = $n) over N and the pairs' restitution e"
+        echo "base_model=data/sweeps/models/cradle.yaml"
+        echo "figure=docs/tables-cradle.png" ;;
+    column-restitution)
+        echo "description=effective restitution e_cm = -v_cm+/v_cm- over the first collision of a column of N Hertz beads hitting a wall (no gravity; units m = K = 1, speed 1) over N and the pairs' restitution e"
+        echo "base_model=data/sweeps/models/column.yaml"
+        echo "figure=docs/tables-column.png" ;;
+    pool-alpha12*)
+        k="finite K (steel discs, r = 10 mm, 1 m/s), normals turning"
+        [ "$1" = pool-alpha12-rigid ] && k="rigid limit: normals frozen at first contact (K-independent)"
+        echo "description=alpha_12 = alpha[1] = P23/P12 of the three-disc pool of Acary & Taha 2005 sect. 4 over theta and tau, $k"
+        echo "base_model=data/sweeps/models/pool3.yaml"
+        echo "figure=docs/tables-pool.png" ;;
     chain3-*)
         n=1.5; m=0.5
         [ "$1" = chain3-linear ] && n=1 && m=0
