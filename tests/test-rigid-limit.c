@@ -7,7 +7,8 @@
  *   value with the field named;
  * - frozen normals: the same pool at K and 100 K (C scaled by 100^((m+1)/(n+1)),
  *   written out here, not by the module) has the same α and u⁺ to 1e-9: the
- *   frozen pool is scale-invariant; the force stays on the frozen normal
+ *   frozen pool is scale-invariant, and so under m → 4m (C × 4^(2/5)) and in
+ *   grams, centimetres and milliseconds (001 sect. 3.4); the force stays on the frozen normal
  *   (Jacobian = central differences mid-impact, normal unchanged while the line
  *   of centres turns);
  * - cr_compare_rigid_limit on turning normals: α and u⁺ extrapolated to K → ∞
@@ -109,20 +110,28 @@ static void modelfile_option(void)
           "chain refused: %s", msg);
 }
 
-/* The 001 sect. 4 pool with an explicit damped Hertz law K, C (frozen normals). */
-static cr_model *damped_pool(double K, double C)
+/* The 001 sect. 4 pool with an explicit damped Hertz law K, C (frozen normals),
+ * masses @p mass, lengths times @p L and velocities times @p V (a change of
+ * units, or of mass, is then a matter of K and C: see units_and_masses). */
+static cr_model *pool_scaled(double K, double C, double mass, double L, double V)
 {
     char text[2048];
     snprintf(text, sizeof text,
              "dim: 2\nbodies:\n"
-             "  - {mass: 0.0329, radius: 0.01, x: [-0.014149206691542817, -0.014149206691542815],"
-             " v: [0.7071067811865476, 0.7071067811865475]}\n"
-             "  - {mass: 0.0329, radius: 0.01, x: [0.0, 0.0]}\n"
-             "  - {mass: 0.0329, radius: 0.01, x: [0.02, 0.0]}\n"
+             "  - {mass: %.17g, radius: %.17g, x: [%.17g, %.17g], v: [%.17g, %.17g]}\n"
+             "  - {mass: %.17g, radius: %.17g, x: [0.0, 0.0]}\n"
+             "  - {mass: %.17g, radius: %.17g, x: [%.17g, 0.0]}\n"
              "contact: {K: %.17g, n: 1.5, C: %.17g, release: gap}\n"
-             "integration: {rtol: 1.0e-12, atol: 1.0e-14, normals: frozen}\n",
-             K, C);
+             "integration: {rtol: 1.0e-12, atol: %.17g, normals: frozen}\n",
+             mass, 0.01 * L, -0.014149206691542817 * L, -0.014149206691542815 * L,
+             0.7071067811865476 * V, 0.7071067811865475 * V, mass, 0.01 * L, mass, 0.01 * L,
+             0.02 * L, K, C, 1e-14 * fmin(L, V));
     return parse(text);
+}
+
+static cr_model *damped_pool(double K, double C)
+{
+    return pool_scaled(K, C, 0.0329, 1.0, 1.0);
 }
 
 /* Frozen normals make the pool scale-invariant: K → 100 K with C → 100^(3/5) C
@@ -156,6 +165,48 @@ static void frozen_is_scale_invariant(void)
     release(&a);
     release(&b);
     release(&c);
+    cr_model_destroy(m1);
+    cr_model_destroy(m2);
+    cr_model_destroy(m3);
+}
+
+/* 001 sect. 3.4 on frozen-normal pools: α and κ are invariant under m → bm
+ * with C → b^((n−m)/(n+1)) C (K fixed; n = 3/2, m = 1/2: b^(2/5)), and under a
+ * change of units (mass ×μ, length ×λ, time ×τ: K ×μλ^(1−n)τ^(−2), C
+ * ×μλ^(−m)τ^(−1)), where u⁺ scales as λ/τ. Here b = 4 and grams, centimetres,
+ * milliseconds (μ = 1000, λ = 100, τ = 1000). */
+static void units_and_masses(void)
+{
+    const double K = 1.0878565e10, C = 2.0e4, m = 0.0329, b = 4.0;
+    const double mu = 1000.0, lam = 100.0, tau = 1000.0, V = lam / tau;
+    cr_model *m1 = damped_pool(K, C);
+    cr_model *m2 = pool_scaled(K, pow(b, 0.4) * C, b * m, 1.0, 1.0);
+    cr_model *m3 = pool_scaled(K * mu * pow(lam, -0.5) / (tau * tau), C * mu / (sqrt(lam) * tau),
+                               mu * m, lam, V);
+    if (!m1 || !m2 || !m3) {
+        CHECK(0, "scaled pools parse");
+        return;
+    }
+    run_t a = run(m1), r2 = run(m2), r3 = run(m3);
+    const run_t *scaled[2] = {&r2, &r3};
+    const char *what[2] = {"m -> 4m", "g, cm, ms"};
+    const double vscale[2] = {1.0, V};
+    for (size_t k = 0; k < 2; k++) {
+        const run_t *r = scaled[k];
+        CHECK(fabs(r->ep.records[1].alpha / a.ep.records[1].alpha - 1) <= 1e-9,
+              "frozen alpha invariant (%s)", what[k]);
+        CHECK(fabs(r->ep.info.kappa / a.ep.info.kappa - 1) <= 1e-9, "frozen kappa invariant (%s)",
+              what[k]);
+        double du = 0.0;
+        for (size_t q = 0; q < 6; q++)
+            du = fmax(du, fabs(r->ep.velocity_after[q] / vscale[k] - a.ep.velocity_after[q]));
+        CHECK(du < 1e-9, "u+ scales as lambda/tau (%s): %.2e", what[k], du);
+        printf("ok   frozen pool, %s: alpha %.12f vs %.12f, kappa %.12f vs %.12f\n", what[k],
+               r->ep.records[1].alpha, a.ep.records[1].alpha, r->ep.info.kappa, a.ep.info.kappa);
+    }
+    release(&a);
+    release(&r2);
+    release(&r3);
     cr_model_destroy(m1);
     cr_model_destroy(m2);
     cr_model_destroy(m3);
@@ -326,6 +377,7 @@ int main(void)
 {
     modelfile_option();
     frozen_is_scale_invariant();
+    units_and_masses();
     frozen_mid_impact();
     rigid_limit();
     bernoulli_closed_form();
