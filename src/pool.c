@@ -18,6 +18,7 @@
 #include "pool-priv.h"
 
 #include <cvodes/cvodes.h>
+#include <float.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "engines-priv.h"
@@ -82,7 +84,17 @@ struct cr_pool {
     N_Vector y, yQ;
     SUNMatrix A;
     SUNLinearSolver LS;
+    SUNNonlinearSolver NLS; /* fixed-point iteration (no Jacobian), or NULL: Newton */
+    int fixed_point;
     int *rootsfound;
+    /* the engine's own event location (see locate_roots): every root function
+     * at the last point searched (glo) and at the end of the step (ghi), the
+     * functions that changed sign, their values in the search, the state at
+     * the end of the step, and how many evaluations it made */
+    N_Vector ystep;
+    double *glo, *ghi, *clo, *chi, *cmid, tlo;
+    size_t *cand, nroot;
+    long gevals;
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
     cr_linear_solver solver;
@@ -257,43 +269,55 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
     return 0;
 }
 
-/* [closing, compression rate, force release] per slot, then one per disc:
- * (skin/2)² − |d − d_ref|² (scaled), which asks for a rebuild at zero. */
-static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
+/* [closing, compression rate, force release] of slot s at the scaled state y. */
+static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
 {
-    (void)t;
-    const cr_pool *p = user;
-    const double *y = N_VGetArrayPointer(yv);
-    for (size_t s = 0; s < p->nslots; s++) {
-        double *gs = g + 3 * s;
-        if (p->slot_contact[s] < 0) {
-            /* the signs an open contact has: no spurious crossing when a slot fills */
-            gs[0] = -1.0;
-            gs[1] = 1.0;
-            gs[2] = -1.0;
-            continue;
-        }
-        double delta, rate, nx, ny, dist;
-        const contact *k = &p->c[p->slot_contact[s]];
-        const cr_contact_params *lw = law_of(p, k);
-        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-        double d = delta / p->L;
-        gs[0] = d - ETA;
-        gs[1] = d > ETA ? rate / p->V : 1.0;
-        if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA) {
-            gs[2] = cr_contact_release_function(lw, delta, rate, p->L);
-        } else {
-            gs[2] = d - ETA;
-        }
+    if (p->slot_contact[s] < 0) {
+        /* the signs an open contact has: no spurious crossing when a slot fills */
+        gs[0] = -1.0;
+        gs[1] = 1.0;
+        gs[2] = -1.0;
+        return;
     }
+    double delta, rate, nx, ny, dist;
+    const contact *k = &p->c[p->slot_contact[s]];
+    const cr_contact_params *lw = law_of(p, k);
+    geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double d = delta / p->L;
+    gs[0] = cr_root_nonzero(d - ETA);
+    gs[1] = cr_root_nonzero(d > ETA ? rate / p->V : 1.0);
+    if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA)
+        gs[2] = cr_root_nonzero(cr_contact_release_function(lw, delta, rate, p->L));
+    else
+        gs[2] = gs[0];
+}
+
+/* Disc i's rebuild root: (skin/2)² − |d − d_ref|² (scaled), zero when it has
+ * moved half the skin since the last neighbour search. */
+static double disc_root(const cr_pool *p, const double *y, size_t i)
+{
     double h = 0.5 * p->skin / p->L;
-    for (size_t i = 0; i < p->n; i++) {
-        double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
-        g[3 * p->nslots + i] = h * h - (dx * dx + dy * dy);
-    }
-    for (size_t q = 0; q < 3 * p->nslots + p->n; q++)
-        g[q] = cr_root_nonzero(g[q]);
-    return 0;
+    double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
+    return cr_root_nonzero(h * h - (dx * dx + dy * dy));
+}
+
+/* Every root function (three per slot, then one per disc) at the state y. */
+static void roots_all(const cr_pool *p, const double *y, double *g)
+{
+    for (size_t s = 0; s < p->nslots; s++)
+        slot_roots(p, y, s, g + 3 * s);
+    for (size_t i = 0; i < p->n; i++)
+        g[3 * p->nslots + i] = disc_root(p, y, i);
+}
+
+/* Root function q alone at the state y. */
+static double root_one(const cr_pool *p, const double *y, size_t q)
+{
+    if (q >= 3 * p->nslots)
+        return disc_root(p, y, q - 3 * p->nslots);
+    double gs[3];
+    slot_roots(p, y, q / 3, gs);
+    return gs[q % 3];
 }
 
 /*
@@ -631,12 +655,16 @@ void cr_pool_destroy(cr_pool *p)
         CVodeFree(&p->cvode);
     if (p->LS)
         SUNLinSolFree(p->LS);
+    if (p->NLS)
+        SUNNonlinSolFree(p->NLS);
     if (p->A)
         SUNMatDestroy(p->A);
     if (p->y)
         N_VDestroy(p->y);
     if (p->yQ)
         N_VDestroy(p->yQ);
+    if (p->ystep)
+        N_VDestroy(p->ystep);
     if (p->ctx)
         SUNContext_Free(&p->ctx);
     free(p->m);
@@ -656,6 +684,12 @@ void cr_pool_destroy(cr_pool *p)
     free(p->slot_contact);
     free(p->dref);
     free(p->rootsfound);
+    free(p->glo);
+    free(p->ghi);
+    free(p->clo);
+    free(p->chi);
+    free(p->cmid);
+    free(p->cand);
     free(p->pat_ptr);
     free(p->pat_idx);
     free(p->pblock);
@@ -1207,6 +1241,26 @@ static int use_new_list_klu(cr_pool *p)
     return CR_OK;
 }
 
+/* Fixed-point iteration needs no Jacobian: a new list needs only the restart. */
+static int use_new_list_fixed_point(cr_pool *p)
+{
+    int flag = CV_SUCCESS;
+    if (p->ran) {
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        p->rebuilds++;
+    } else {
+        p->NLS = SUNNonlinSol_FixedPoint(p->y, 0, p->ctx);
+        if (!p->NLS)
+            return CR_ERR_NOMEM;
+        flag = CVodeSetNonlinearSolver(p->cvode, p->NLS);
+    }
+    if (flag != CV_SUCCESS) {
+        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+        return CR_ERR_SOLVER;
+    }
+    return CR_OK;
+}
+
 /* A new candidate list: neighbour search, slots, the reference displacements
  * of the rebuild roots, and the linear solver on the new list (after the
  * first time, with a restart). */
@@ -1226,6 +1280,8 @@ static int rebuild(cr_pool *p)
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];
     }
+    if (p->fixed_point)
+        return use_new_list_fixed_point(p);
     return use_gmres(p) ? use_new_list_gmres(p) : use_new_list_klu(p);
 }
 
@@ -1305,11 +1361,19 @@ static int setup(cr_pool *p)
     p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
     p->yQ = N_VNew_Serial((sunindextype)(3 * p->nslots + 1), p->ctx);
     p->slot_contact = malloc(p->nslots * sizeof(long));
-    p->rootsfound = malloc((3 * p->nslots + n) * sizeof(int));
+    p->nroot = 3 * p->nslots + n;
+    p->rootsfound = malloc(p->nroot * sizeof(int));
+    p->ystep = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
+    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++)
+        if (!(*g[k] = malloc(p->nroot * sizeof(double))))
+            return CR_ERR_NOMEM;
+    p->cand = malloc(p->nroot * sizeof(size_t));
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
-    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr || !p->nbrcap)
+    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr ||
+        !p->nbrcap || !p->ystep || !p->cand)
         return CR_ERR_NOMEM;
     for (size_t s = 0; s < p->nslots; s++)
         p->slot_contact[s] = -1;
@@ -1320,22 +1384,24 @@ static int setup(cr_pool *p)
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
     N_VConst(0.0, p->yQ);
-    p->cvode = CVodeCreate(p->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, p->ctx);
+    p->fixed_point = getenv("CR_POOL_FP") != NULL;
+    p->cvode = CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
     if (!p->cvode)
         return CR_ERR_NOMEM;
     int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
-    if (flag == CV_SUCCESS)
-        flag = CVodeRootInit(p->cvode, (int)(3 * p->nslots + n), roots);
     if (flag != CV_SUCCESS)
         return cvfail(p, "CVODE setup", flag);
-    return rebuild(p);
+    int rc = rebuild(p);
+    if (rc == CR_OK) {
+        roots_all(p, y, p->glo);
+        p->gevals++;
+    }
+    return rc;
 }
 
 static int handle_roots(cr_pool *p, int *need_rebuild)
 {
-    int flag = CVodeGetRootInfo(p->cvode, p->rootsfound);
-    if (flag != CV_SUCCESS)
-        return cvfail(p, "CVodeGetRootInfo", flag);
+    int flag;
     const double *y = N_VGetArrayPointer(p->y);
     int rc = CR_OK, restart = 0;
     for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
@@ -1438,6 +1504,183 @@ static int finish(cr_pool *p, const char *why)
     return rc == CR_OK ? CR_OK : stopped(p, rc);
 }
 
+/* ---- event location ------------------------------------------------------ */
+
+/*
+ * The engine locates its events itself instead of CVODE's root finding, which
+ * evaluates every root function of the pool (three per candidate contact, one
+ * per disc) and interpolates the whole state about ten times per event. Here
+ * each step costs one evaluation of the root functions at its end; only those
+ * that changed sign over the step are searched (Illinois, as CVODE's cvRcheck3,
+ * to the same tolerance 100 ε (|t| + |h|)), and the other contacts are never
+ * looked at again for that event.
+ */
+
+/* The state (and quadratures) at time t (s) inside the last step. */
+static void state_at(cr_pool *p, double t)
+{
+    CVodeGetDky(p->cvode, t / p->T, 0, p->y);
+    CVodeGetQuadDky(p->cvode, t / p->T, 0, p->yQ);
+    p->t = t;
+}
+
+/* The root functions with different signs at p->tlo (glo) and the end of the
+ * step (ghi): their indices in p->cand. @return how many. */
+static size_t sign_changes(cr_pool *p)
+{
+    size_t nc = 0;
+    for (size_t q = 0; q < p->nroot; q++)
+        if ((p->glo[q] < 0.0) != (p->ghi[q] < 0.0))
+            p->cand[nc++] = q;
+    return nc;
+}
+
+/* The function whose crossing is nearest the low end of [lo, hi]: the largest
+ * |hi/(hi − lo)| among the sign changes (CVODE's imax). -1 when none. */
+static long nearest(const double *lo, const double *hi, size_t nc)
+{
+    long imax = -1;
+    double maxfrac = 0.0;
+    for (size_t c = 0; c < nc; c++)
+        if (lo[c] * hi[c] < 0.0) {
+            double frac = fabs(hi[c] / (hi[c] - lo[c]));
+            if (frac > maxfrac || imax < 0) {
+                maxfrac = frac;
+                imax = (long)c;
+            }
+        }
+    return imax;
+}
+
+/* A trial point of the Illinois search (times scaled), kept 0.1 … 0.5 of the
+ * bracket away from its ends when the secant lands closer than ttol/2. */
+static double trial(double tlo, double thi, double glo, double ghi, double alph, double ttol)
+{
+    double tmid = thi - (thi - tlo) * ghi / (ghi - alph * glo);
+    double fracint = fabs(thi - tlo) / ttol, fracsub = fracint > 5.0 ? 0.1 : 0.5 / fracint;
+    if (fabs(tmid - tlo) < 0.5 * ttol)
+        tmid = tlo + fracsub * (thi - tlo);
+    if (fabs(thi - tmid) < 0.5 * ttol)
+        tmid = thi - fracsub * (thi - tlo);
+    return tmid;
+}
+
+/*
+ * The first root in (tlo, thi] (scaled times) among the nc candidates, whose
+ * values at the ends are in p->clo and p->chi: the Illinois method on the
+ * interpolated state, evaluating the candidates only. @return its time (the
+ * high end of the last bracket, where the located functions have their new
+ * signs); p->rootsfound holds ±1 for the functions that cross by then.
+ */
+static double locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
+{
+    double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0, alph = 1.0;
+    int side = 0, sideprev = -1;
+    long imax = nearest(p->clo, p->chi, nc);
+    double *y = N_VGetArrayPointer(p->y);
+    while (fabs(thi - tlo) > ttol) {
+        alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
+        double tmid = trial(tlo, thi, p->clo[imax], p->chi[imax], alph, ttol);
+        CVodeGetDky(p->cvode, tmid, 0, p->y);
+        for (size_t c = 0; c < nc; c++)
+            p->cmid[c] = root_one(p, y, p->cand[c]);
+        p->gevals++;
+        sideprev = side;
+        long m = nearest(p->clo, p->cmid, nc);
+        double *keep = m >= 0 ? p->chi : p->clo;
+        memcpy(keep, p->cmid, nc * sizeof(double));
+        if (m >= 0) { /* a sign change in (tlo, tmid] */
+            thi = tmid;
+            imax = m;
+            side = 1;
+        } else {
+            tlo = tmid;
+            side = 2;
+        }
+    }
+    memset(p->rootsfound, 0, p->nroot * sizeof(int));
+    for (size_t c = 0; c < nc; c++)
+        if (p->clo[c] * p->chi[c] < 0.0)
+            p->rootsfound[p->cand[c]] = p->clo[c] > 0.0 ? -1 : 1;
+    return thi;
+}
+
+/* ---- run ------------------------------------------------------------------- */
+
+/* Outputs due before time t (s), each at its interpolated state; the one at
+ * t_stop is left to finish. */
+static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *k)
+{
+    for (;; (*k)++) {
+        double tout = fmin((double)*k * dt, t_stop);
+        if (tout >= t || tout >= t_stop)
+            return CR_OK;
+        state_at(p, tout);
+        int rc = emit(p);
+        if (rc != CR_OK)
+            return stopped(p, rc);
+    }
+}
+
+/* The run's state between steps. */
+typedef struct {
+    double t_stop, dt;
+    long k; /* next output: k dt */
+    int automatic;
+} run_ctx;
+
+/*
+ * Events of the step that ended at tn (s), in time order: each is located,
+ * preceded by the outputs due before it, and handled at its own state. A
+ * restart (force jump, neighbour rebuild) cuts the step there: @p cut is set
+ * and the integrator goes on from the event. @p ended: the automatic end.
+ */
+static int step_events(cr_pool *p, run_ctx *rc_, double tn, double h, int *cut, int *ended)
+{
+    const double *ys = N_VGetArrayPointer(p->ystep);
+    roots_all(p, ys, p->ghi);
+    p->gevals++;
+    *cut = *ended = 0;
+    for (size_t nc; (nc = sign_changes(p)) > 0;) {
+        for (size_t c = 0; c < nc; c++) {
+            p->clo[c] = p->glo[p->cand[c]];
+            p->chi[c] = p->ghi[p->cand[c]];
+        }
+        double tr = locate_roots(p, p->tlo / p->T, tn / p->T, h, nc) * p->T;
+        int rc = outputs_before(p, tr, rc_->dt, rc_->t_stop, &rc_->k);
+        if (rc != CR_OK)
+            return rc;
+        state_at(p, tr);
+        long restarts = p->stats.restarts, rebuilds = p->rebuilds;
+        if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
+            return rc;
+        p->tlo = tr;
+        const double *y = N_VGetArrayPointer(p->y);
+        if (p->stats.restarts != restarts || p->rebuilds != rebuilds) {
+            CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+            roots_all(p, y, p->glo);
+            p->gevals++;
+            *cut = 1;
+        } else {
+            /* the search's candidates at the event; the events handled may
+             * have redefined their functions (a frozen normal), so both ends */
+            for (size_t c = 0; c < nc; c++) {
+                p->glo[p->cand[c]] = root_one(p, y, p->cand[c]);
+                p->ghi[p->cand[c]] = root_one(p, ys, p->cand[c]);
+            }
+        }
+        if (rc_->automatic && pool_at_rest(p)) {
+            *ended = 1;
+            return finish(p, "all contacts open and separating");
+        }
+        if (*cut)
+            return CR_OK;
+    }
+    memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
+    p->tlo = tn;
+    return CR_OK;
+}
+
 int cr_pool_run(cr_pool *p, double t_end)
 {
     CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
@@ -1462,38 +1705,38 @@ int cr_pool_run(cr_pool *p, double t_end)
     if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
         return rc;
     CVodeSetStopTime(p->cvode, t_stop / p->T);
-    p->t = 0.0;
+    p->t = p->tlo = 0.0;
     if ((rc = emit(p)) != CR_OK)
         return stopped(p, rc);
     if (automatic && pool_at_rest(p)) {
         snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
         return CR_OK;
     }
-    for (long k = 1;;) {
+    run_ctx ctx = {t_stop, dt, 1, automatic};
+    for (;;) {
         if (p->stop_requested) {
             rc = emit(p);
             return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
-        double tout = fmin((double)k * dt, t_stop);
-        sunrealtype tret;
-        int flag = CVode(p->cvode, tout / p->T, p->y, &tret, CV_NORMAL);
-        p->t = tret * p->T;
+        sunrealtype tret, h = 0.0;
+        int flag = CVode(p->cvode, t_stop / p->T, p->ystep, &tret, CV_ONE_STEP);
         if (flag < 0)
             return cvfail(p, "CVode", flag);
-        CVodeGetQuad(p->cvode, &tret, p->yQ);
-        if (flag == CV_ROOT_RETURN) {
-            if ((rc = after_roots(p, t_stop)) != CR_OK)
-                return rc;
-            if (automatic && pool_at_rest(p))
-                return finish(p, "all contacts open and separating");
+        CVodeGetLastStep(p->cvode, &h);
+        double tn = tret * p->T;
+        int cut, ended;
+        if ((rc = step_events(p, &ctx, tn, h, &cut, &ended)) != CR_OK || ended)
+            return rc;
+        if (cut)
             continue;
-        }
-        if (tout >= t_stop)
+        if ((rc = outputs_before(p, tn, dt, t_stop, &ctx.k)) != CR_OK)
+            return rc;
+        N_VScale(1.0, p->ystep, p->y);
+        CVodeGetQuad(p->cvode, &tret, p->yQ);
+        p->t = tn;
+        if (flag == CV_TSTOP_RETURN || tn >= t_stop)
             return finish(p, automatic ? "safety cap reached before the pool came apart"
                                        : "end time reached");
-        if ((rc = emit(p)) != CR_OK)
-            return stopped(p, rc);
-        k++;
     }
 }
 
@@ -1632,6 +1875,7 @@ cr_sim_stats cr_pool_get_stats(const cr_pool *p)
     cr_sim_stats st = p->stats;
     if (p->cvode)
         cr_cvode_counters(p->cvode, &p->banked, &st);
+    st.root_evals += p->gevals; /* the engine's own event location */
     return st;
 }
 
