@@ -951,7 +951,7 @@ int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
 
 int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver)
 {
-    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_SOLVER_GMRES, p ? p->err : NULL,
+    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_SOLVER_FIXED_POINT, p ? p->err : NULL,
              CR_ERR_INVALID);
     p->solver = solver;
     return CR_OK;
@@ -1351,6 +1351,34 @@ static int cvfail(cr_pool *p, const char *what, int flag)
     return cr_cvode_fail(p->err, what, p->t, flag);
 }
 
+/* One class of pairs is lightly damped: C δ*^m T / μ ≤ CR_SOLVER_AUTO_DAMPING,
+ * with δ* and T the class's own characteristic overlap and time. */
+static int class_damping(const cr_contact_params *law, double mu, void *user)
+{
+    double V = *(const double *)user;
+    if (law->C == 0.0)
+        return CR_OK;
+    double d = pow(mu * V * V / law->K, 1.0 / (law->n + 1.0));
+    return law->C * pow(d, law->m) * (d / V) / mu <= CR_SOLVER_AUTO_DAMPING ? CR_OK : 1;
+}
+
+/* Non-stiff: every contact law lightly damped (a pool has no links). When the
+ * classes of pairs are too many to enumerate, only undamped laws count. */
+static int lightly_damped(const cr_pool *p)
+{
+    int rc = cr_model_pair_classes(p->model, CR_MODEL_MAX_KINDS, class_damping, (void *)&p->V);
+    if (rc == CR_OK)
+        return 1;
+    if (rc != CR_ERR_MODEL || cr_model_default_contact(p->model)->C != 0.0)
+        return 0;
+    for (size_t w = 0; w < p->nw; w++) {
+        cr_contact_params law;
+        if (cr_model_pair_law(p->model, 0, CR_WALL_BODY(w), &law) != CR_OK || law.C != 0.0)
+            return 0;
+    }
+    return 1; /* the explicit pair laws were enumerated (and passed) before the error */
+}
+
 static int setup(cr_pool *p)
 {
     size_t n = p->n;
@@ -1384,8 +1412,11 @@ static int setup(cr_pool *p)
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
     N_VConst(0.0, p->yQ);
-    p->fixed_point = getenv("CR_POOL_FP") != NULL;
-    p->cvode = CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
+    p->fixed_point = p->solver == CR_SOLVER_FIXED_POINT ||
+                     (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS &&
+                      lightly_damped(p));
+    p->cvode =
+        CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
     if (!p->cvode)
         return CR_ERR_NOMEM;
     int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
