@@ -1171,7 +1171,8 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
         s->solver = CR_SOLVER_FIXED_POINT;
     else
         return cr_yaml_fail(ps, cr_yaml_line(sv), "integration.solver",
-                            "auto, klu or gmres (Newton), or fixed-point (got '%s')", name ? name : "?");
+                            "auto, klu or gmres (Newton), or fixed-point (got '%s')",
+                            name ? name : "?");
     return CR_OK;
 }
 

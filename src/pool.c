@@ -1412,9 +1412,9 @@ static int setup(cr_pool *p)
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
     N_VConst(0.0, p->yQ);
-    p->fixed_point = p->solver == CR_SOLVER_FIXED_POINT ||
-                     (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS &&
-                      lightly_damped(p));
+    p->fixed_point =
+        p->solver == CR_SOLVER_FIXED_POINT ||
+        (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
     p->cvode =
         CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
     if (!p->cvode)
