@@ -1547,12 +1547,14 @@ static int finish(cr_pool *p, const char *why)
  * looked at again for that event.
  */
 
-/* The state (and quadratures) at time t (s) inside the last step. */
-static void state_at(cr_pool *p, double t)
+/* The state (and quadratures) at the scaled time tau inside the last step.
+ * Event times stay scaled: t/T·T need not give back the located τ, and the
+ * state just before a root has its functions' old signs. */
+static void state_at(cr_pool *p, double tau)
 {
-    CVodeGetDky(p->cvode, t / p->T, 0, p->y);
-    CVodeGetQuadDky(p->cvode, t / p->T, 0, p->yQ);
-    p->t = t;
+    CVodeGetDky(p->cvode, tau, 0, p->y);
+    CVodeGetQuadDky(p->cvode, tau, 0, p->yQ);
+    p->t = tau * p->T;
 }
 
 /* The root functions with different signs at p->tlo (glo) and the end of the
@@ -1646,7 +1648,7 @@ static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *
         double tout = fmin((double)*k * dt, t_stop);
         if (tout >= t || tout >= t_stop)
             return CR_OK;
-        state_at(p, tout);
+        state_at(p, tout / p->T);
         int rc = emit(p);
         if (rc != CR_OK)
             return stopped(p, rc);
@@ -1661,12 +1663,12 @@ typedef struct {
 } run_ctx;
 
 /*
- * Events of the step that ended at tn (s), in time order: each is located,
+ * Events of the step that ended at the scaled time taun, in time order: each is located,
  * preceded by the outputs due before it, and handled at its own state. A
  * restart (force jump, neighbour rebuild) cuts the step there: @p cut is set
  * and the integrator goes on from the event. @p ended: the automatic end.
  */
-static int step_events(cr_pool *p, run_ctx *rc_, double tn, double h, int *cut, int *ended)
+static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut, int *ended)
 {
     const double *ys = N_VGetArrayPointer(p->ystep);
     roots_all(p, ys, p->ghi);
@@ -1677,8 +1679,8 @@ static int step_events(cr_pool *p, run_ctx *rc_, double tn, double h, int *cut, 
             p->clo[c] = p->glo[p->cand[c]];
             p->chi[c] = p->ghi[p->cand[c]];
         }
-        double tr = locate_roots(p, p->tlo / p->T, tn / p->T, h, nc) * p->T;
-        int rc = outputs_before(p, tr, rc_->dt, rc_->t_stop, &rc_->k);
+        double tr = locate_roots(p, p->tlo, taun, h, nc); /* scaled */
+        int rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
         if (rc != CR_OK)
             return rc;
         state_at(p, tr);
@@ -1708,7 +1710,7 @@ static int step_events(cr_pool *p, run_ctx *rc_, double tn, double h, int *cut, 
             return CR_OK;
     }
     memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
-    p->tlo = tn;
+    p->tlo = taun;
     return CR_OK;
 }
 
@@ -1756,7 +1758,7 @@ int cr_pool_run(cr_pool *p, double t_end)
         CVodeGetLastStep(p->cvode, &h);
         double tn = tret * p->T;
         int cut, ended;
-        if ((rc = step_events(p, &ctx, tn, h, &cut, &ended)) != CR_OK || ended)
+        if ((rc = step_events(p, &ctx, tret, h, &cut, &ended)) != CR_OK || ended)
             return rc;
         if (cut)
             continue;
