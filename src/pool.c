@@ -1557,13 +1557,19 @@ static void state_at(cr_pool *p, double tau)
     p->t = tau * p->T;
 }
 
+/* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
+static inline int differ(double a, double b)
+{
+    return (a < 0.0) != (b < 0.0);
+}
+
 /* The root functions with different signs at p->tlo (glo) and the end of the
  * step (ghi): their indices in p->cand. @return how many. */
 static size_t sign_changes(cr_pool *p)
 {
     size_t nc = 0;
     for (size_t q = 0; q < p->nroot; q++)
-        if ((p->glo[q] < 0.0) != (p->ghi[q] < 0.0))
+        if (differ(p->glo[q], p->ghi[q]))
             p->cand[nc++] = q;
     return nc;
 }
@@ -1575,7 +1581,7 @@ static long nearest(const double *lo, const double *hi, size_t nc)
     long imax = -1;
     double maxfrac = 0.0;
     for (size_t c = 0; c < nc; c++)
-        if (lo[c] * hi[c] < 0.0) {
+        if (differ(lo[c], hi[c])) {
             double frac = fabs(hi[c] / (hi[c] - lo[c]));
             if (frac > maxfrac || imax < 0) {
                 maxfrac = frac;
@@ -1633,7 +1639,7 @@ static double locate_roots(cr_pool *p, double tlo, double thi, double h, size_t 
     }
     memset(p->rootsfound, 0, p->nroot * sizeof(int));
     for (size_t c = 0; c < nc; c++)
-        if (p->clo[c] * p->chi[c] < 0.0)
+        if (differ(p->clo[c], p->chi[c]))
             p->rootsfound[p->cand[c]] = p->clo[c] > 0.0 ? -1 : 1;
     return thi;
 }
