@@ -71,7 +71,8 @@ struct cr_pool {
     size_t *hval;
     size_t hcap;
 
-    size_t nslots;
+    size_t nslots;      /* grown as the candidates need (grow_slots) */
+    int quad_resized;   /* the quadrature vector changed length: CVODE needs it again */
     long *slot_contact; /* contact id of each slot, −1 free */
     double *dref;       /* displacements at the last rebuild (scaled) */
     size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
@@ -964,6 +965,70 @@ int cr_pool_set_skin(cr_pool *p, double rel)
     return CR_OK;
 }
 
+/* ---- slots ------------------------------------------------------------------ */
+
+/* Room for at least @p need slots (an eighth more, as the list may grow): the
+ * quadratures (three per slot, then the dissipated energy) keep their values,
+ * the root arrays (three per slot, then one per disc) are refilled by the
+ * caller. Slots cost every step (quadratures ride in CVODE's history), so there
+ * are only as many as the candidates need. */
+static int grow_slots(cr_pool *p, size_t need)
+{
+    if (need <= p->nslots)
+        return CR_OK;
+    size_t cap = need + need / 8 + 16, old = p->nslots;
+    N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
+    long *sc = realloc(p->slot_contact, cap * sizeof(long));
+    if (sc)
+        p->slot_contact = sc;
+    if (!q || !sc) {
+        if (q)
+            N_VDestroy(q);
+        return CR_ERR_NOMEM;
+    }
+    double *nq = N_VGetArrayPointer(q);
+    memset(nq, 0, (3 * cap + 1) * sizeof(double));
+    if (p->yQ) {
+        const double *oq = N_VGetArrayPointer(p->yQ);
+        memcpy(nq, oq, 3 * old * sizeof(double));
+        nq[3 * cap] = oq[3 * old];
+        N_VDestroy(p->yQ);
+    }
+    p->yQ = q;
+    for (size_t s = old; s < cap; s++)
+        sc[s] = -1;
+    p->nslots = cap;
+    p->nroot = 3 * cap + p->n;
+    free(p->rootsfound);
+    free(p->cand);
+    p->rootsfound = malloc(p->nroot * sizeof(int));
+    p->cand = malloc(p->nroot * sizeof(size_t));
+    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
+    int ok = p->rootsfound && p->cand;
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+        free(*g[k]);
+        ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
+    }
+    p->quad_resized = 1;
+    return ok ? CR_OK : CR_ERR_NOMEM;
+}
+
+/* CVODE's quadratures on a resized vector (before the restart that follows
+ * every rebuild): freed and set up again with the same settings. */
+static int resize_quadratures(cr_pool *p)
+{
+    if (!p->quad_resized || !p->cvode)
+        return CV_SUCCESS;
+    p->quad_resized = 0;
+    CVodeQuadFree(p->cvode);
+    int flag = CVodeQuadInit(p->cvode, quad_rhs, p->yQ);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetQuadErrCon(p->cvode, SUNTRUE);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerances(p->cvode, p->rtol, p->atol);
+    return flag;
+}
+
 /* ---- neighbour search and rebuilds ---------------------------------------- */
 
 static int use_gmres(const cr_pool *p)
@@ -1112,6 +1177,12 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         p->c[id].frozen = 0; /* out of reach: the next touch freezes a new normal */
         p->slot_contact[s] = -1;
     }
+    size_t used = 0;
+    for (size_t s = 0; s < p->nslots; s++)
+        used += p->slot_contact[s] >= 0;
+    if (grow_slots(p, used + cd->nfresh) != CR_OK)
+        return CR_ERR_NOMEM;
+    q = N_VGetArrayPointer(p->yQ);
     size_t s = 0;
     for (size_t k = 0; k < cd->nfresh; k++) {
         while (s < p->nslots && p->slot_contact[s] >= 0)
@@ -1280,6 +1351,9 @@ static int rebuild(cr_pool *p)
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];
     }
+    int flag = resize_quadratures(p);
+    if (flag != CV_SUCCESS)
+        return cr_cvode_fail(p->err, "neighbour rebuild (quadratures)", p->t, flag);
     if (p->fixed_point)
         return use_new_list_fixed_point(p);
     return use_gmres(p) ? use_new_list_gmres(p) : use_new_list_klu(p);
@@ -1382,36 +1456,22 @@ static int lightly_damped(const cr_pool *p)
 static int setup(cr_pool *p)
 {
     size_t n = p->n;
-    p->nslots = 8 * n + n * p->nw + 16;
     p->skin = p->skin_rel * p->rmax;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
     p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
-    p->yQ = N_VNew_Serial((sunindextype)(3 * p->nslots + 1), p->ctx);
-    p->slot_contact = malloc(p->nslots * sizeof(long));
-    p->nroot = 3 * p->nslots + n;
-    p->rootsfound = malloc(p->nroot * sizeof(int));
     p->ystep = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
-    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
-    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++)
-        if (!(*g[k] = malloc(p->nroot * sizeof(double))))
-            return CR_ERR_NOMEM;
-    p->cand = malloc(p->nroot * sizeof(size_t));
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
-    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr ||
-        !p->nbrcap || !p->ystep || !p->cand)
+    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
-    for (size_t s = 0; s < p->nslots; s++)
-        p->slot_contact[s] = -1;
     double *y = N_VGetArrayPointer(p->y);
     for (size_t i = 0; i < n; i++) {
         y[4 * i] = y[4 * i + 1] = 0.0;
         y[4 * i + 2] = p->vx0[i] / p->V;
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
-    N_VConst(0.0, p->yQ);
     p->fixed_point =
         p->solver == CR_SOLVER_FIXED_POINT ||
         (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
