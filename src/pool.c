@@ -95,6 +95,7 @@ struct cr_pool {
     N_Vector ystep;
     double *glo, *ghi, *clo, *chi, *cmid, tlo;
     size_t *cand, nroot;
+    char *guide; /* per candidate: may steer the root search (guides) */
     long gevals;
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
@@ -108,6 +109,7 @@ struct cr_pool {
     void *ev_user;
     cr_pool_output_fn out_fn;
     void *out_user;
+    int (*out_wanted)(void *user); /* NULL: out_fn always reads the state */
     double out_interval;
     volatile sig_atomic_t stop_requested;
     cr_event *events;
@@ -691,6 +693,7 @@ void cr_pool_destroy(cr_pool *p)
     free(p->chi);
     free(p->cmid);
     free(p->cand);
+    free(p->guide);
     free(p->pat_ptr);
     free(p->pat_idx);
     free(p->pblock);
@@ -1001,10 +1004,12 @@ static int grow_slots(cr_pool *p, size_t need)
     p->nroot = 3 * cap + p->n;
     free(p->rootsfound);
     free(p->cand);
+    free(p->guide);
     p->rootsfound = malloc(p->nroot * sizeof(int));
     p->cand = malloc(p->nroot * sizeof(size_t));
+    p->guide = malloc(p->nroot);
     double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
-    int ok = p->rootsfound && p->cand;
+    int ok = p->rootsfound && p->cand && p->guide;
     for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
         free(*g[k]);
         ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
@@ -1635,20 +1640,43 @@ static size_t sign_changes(cr_pool *p)
 }
 
 /* The function whose crossing is nearest the low end of [lo, hi]: the largest
- * |hi/(hi − lo)| among the sign changes (CVODE's imax). -1 when none. */
-static long nearest(const double *lo, const double *hi, size_t nc)
+ * |hi/(hi − lo)| among the sign changes (CVODE's imax), preferring the smooth
+ * ones (guide[c]: a secant on a jump converges only as bisection). -1 when
+ * none changes sign. */
+static long nearest(const double *lo, const double *hi, const char *guide, size_t nc)
 {
     long imax = -1;
     double maxfrac = 0.0;
+    int smooth = 0;
     for (size_t c = 0; c < nc; c++)
         if (differ(lo[c], hi[c])) {
             double frac = fabs(hi[c] / (hi[c] - lo[c]));
-            if (frac > maxfrac || imax < 0) {
+            if ((guide[c] && !smooth) || ((guide[c] || !smooth) && frac > maxfrac) || imax < 0) {
                 maxfrac = frac;
                 imax = (long)c;
+                smooth |= guide[c];
             }
         }
     return imax;
+}
+
+/* Which candidates may guide the search: a slot's rate and release functions
+ * jump where its overlap function crosses (they are defined only while
+ * loaded), so with that one among the candidates they follow it. The
+ * candidates are in increasing order: a slot's closing function comes first. */
+static void guides(cr_pool *p, size_t nc)
+{
+    size_t crossing = (size_t)-1; /* the last slot whose closing function changed sign */
+    for (size_t c = 0; c < nc; c++) {
+        size_t q = p->cand[c];
+        p->guide[c] = 1;
+        if (q >= 3 * p->nslots)
+            continue;
+        if (q % 3 == 0)
+            crossing = q / 3;
+        else if (crossing == q / 3)
+            p->guide[c] = 0;
+    }
 }
 
 /* A trial point of the Illinois search (times scaled), kept 0.1 … 0.5 of the
@@ -1675,7 +1703,8 @@ static double locate_roots(cr_pool *p, double tlo, double thi, double h, size_t 
 {
     double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0, alph = 1.0;
     int side = 0, sideprev = -1;
-    long imax = nearest(p->clo, p->chi, nc);
+    guides(p, nc);
+    long imax = nearest(p->clo, p->chi, p->guide, nc);
     double *y = N_VGetArrayPointer(p->y);
     while (fabs(thi - tlo) > ttol) {
         alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
@@ -1685,7 +1714,7 @@ static double locate_roots(cr_pool *p, double tlo, double thi, double h, size_t 
             p->cmid[c] = root_one(p, y, p->cand[c]);
         p->gevals++;
         sideprev = side;
-        long m = nearest(p->clo, p->cmid, nc);
+        long m = nearest(p->clo, p->cmid, p->guide, nc);
         double *keep = m >= 0 ? p->chi : p->clo;
         memcpy(keep, p->cmid, nc * sizeof(double));
         if (m >= 0) { /* a sign change in (tlo, tmid] */
@@ -1714,6 +1743,10 @@ static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *
         double tout = fmin((double)*k * dt, t_stop);
         if (tout >= t || tout >= t_stop)
             return CR_OK;
+        if (!p->out_fn || (p->out_wanted && !p->out_wanted(p->out_user))) {
+            p->stats.outputs++; /* nobody reads it: no interpolation */
+            continue;
+        }
         state_at(p, tout / p->T);
         int rc = emit(p);
         if (rc != CR_OK)
@@ -2101,6 +2134,11 @@ static int pool_output(const cr_pool *pool, void *user)
     return cr_system_emit_output(((pool_engine *)user)->sys);
 }
 
+static int pool_output_wanted(void *user)
+{
+    return cr_system_has_output_listener(((pool_engine *)user)->sys);
+}
+
 static int pool_events(const cr_pool *pool, size_t first, void *user)
 {
     (void)pool;
@@ -2130,6 +2168,7 @@ static void *pe_create(const cr_model *model, cr_system *sys, char *msg, size_t 
         return NULL;
     }
     cr_pool_set_output(pe->pool, cr_model_settings(model)->output_interval, pool_output, pe);
+    pe->pool->out_wanted = pool_output_wanted;
     cr_pool_set_event_callback(pe->pool, pool_events, pe);
     return pe;
 }

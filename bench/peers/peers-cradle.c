@@ -273,11 +273,12 @@ int main(int argc, char **argv)
     qsort(cpu, (size_t)reps, sizeof(double), cmp_double);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld events=%ld restarts=%ld t=%.17g "
-           "rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
-           cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.events, st.restarts,
-           t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf", ru.ru_maxrss,
-           rc);
+    printf(
+        "cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld roots=%ld events=%ld restarts=%ld t=%.17g "
+        "rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
+        cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.root_evals, st.events,
+        st.restarts, t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf",
+        ru.ru_maxrss, rc);
     printf(" front=%ld", front);
     if (arrival >= 0)
         printf(" arrival=%.17g", t_arrival);
