@@ -190,6 +190,18 @@ static void geom(const cr_pool *p, const double *y, const contact *k, double *de
     *rate = -(*nx * wx + *ny * wy);
 }
 
+/* Certainly open: a turning pair contact whose centres are farther apart than
+ * R (the numerator of δ is not positive), found without a square root. Its
+ * force and dissipation are 0. */
+static inline int surely_open(const cr_pool *p, const double *y, const contact *k)
+{
+    if (k->frozen || is_wall(k))
+        return 0;
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double bx = p->L * (y[4 * j] - y[4 * i]), by = p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    return k->c0 - 2.0 * (k->a0x * bx + k->a0y * by) - (bx * bx + by * by) <= 0.0;
+}
+
 /* Frozen normals: fixes pair contact k's normal, overlap and relative
  * displacement at the state y (its first touch: a closing root, or touching
  * when it becomes a candidate). Continuous: at the freeze δ and δ̇ are those of
@@ -226,6 +238,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
         if (p->slot_contact[s] < 0)
             continue;
         const contact *k = &p->c[p->slot_contact[s]];
+        if (surely_open(p, y, k))
+            continue;
         double delta, rate, nx, ny, dist;
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double f = cr_contact_force(law_of(p, k), delta, rate);
@@ -261,6 +275,8 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
             continue;
         double delta, rate, nx, ny, dist;
         const contact *k = &p->c[p->slot_contact[s]];
+        if (surely_open(p, y, k))
+            continue;
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double f = cr_contact_force(law_of(p, k), delta, rate);
         q[3 * s] = f * sc;
