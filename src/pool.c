@@ -43,8 +43,9 @@
 typedef struct {
     long i, j;              /* discs, or j = −1 − wall */
     double a0x, a0y, R, c0; /* pair geometry at t = 0; walls: c0 = initial overlap */
-    double P, Px, Py;       /* impulses saved while out of the candidate list */
+    double P, Px, Py;       /* impulses before its quadrature slot (scaled) */
     long slot;              /* −1 when not a candidate */
+    long qslot;             /* its impulses' quadratures (−1: none; see warm_up) */
     cr_contact_params law;  /* the pair's law, from the model when the contact appears */
     /* frozen normal (integration.normals: frozen): n₀, overlap δ₀ and scaled
      * relative displacement b₀ at first touch; kept while a candidate */
@@ -71,8 +72,15 @@ struct cr_pool {
     size_t *hval;
     size_t hcap;
 
-    size_t nslots;      /* grown as the candidates need (grow_slots) */
-    int quad_resized;   /* the quadrature vector changed length: CVODE needs it again */
+    size_t nslots;    /* grown as the candidates need (grow_slots) */
+    int quad_resized; /* the quadrature vector changed length: CVODE needs it again */
+    /* quadrature slots (three impulses each, then the dissipated energy): only
+     * contacts near moving discs have one (warm_up); free slots have carried
+     * exactly 0 since the last restart, so a contact may take one at any time */
+    long *qc; /* contact of each quadrature slot */
+    size_t nq, qcap;
+    char *hot;          /* per disc, scratch of warm_up */
+    long missed;        /* steps taken again for a contact without quadratures */
     long *slot_contact; /* contact id of each slot, −1 free */
     double *dref;       /* displacements at the last rebuild (scaled) */
     size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
@@ -269,12 +277,10 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *q = N_VGetArrayPointer(qd);
     double diss = 0.0, sc = p->T / p->Pscale;
-    for (size_t s = 0; s < p->nslots; s++) {
-        q[3 * s] = q[3 * s + 1] = q[3 * s + 2] = 0.0;
-        if (p->slot_contact[s] < 0)
-            continue;
+    memset(q, 0, 3 * p->qcap * sizeof(double));
+    for (size_t s = 0; s < p->nq; s++) {
         double delta, rate, nx, ny, dist;
-        const contact *k = &p->c[p->slot_contact[s]];
+        const contact *k = &p->c[p->qc[s]];
         if (surely_open(p, y, k))
             continue;
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
@@ -284,7 +290,7 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
         q[3 * s + 2] = f * ny * sc;
         diss += cr_contact_dissipation_rate(law_of(p, k), delta, rate);
     }
-    q[3 * p->nslots] = diss * p->T / p->Escale;
+    q[3 * p->qcap] = diss * p->T / p->Escale;
     return 0;
 }
 
@@ -640,6 +646,7 @@ static long contact_id(cr_pool *p, long i, long j)
     k->i = i;
     k->j = j;
     k->slot = -1;
+    k->qslot = -1;
     if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
         return -1;
     if (j >= 0) {
@@ -710,6 +717,8 @@ void cr_pool_destroy(cr_pool *p)
     free(p->cmid);
     free(p->cand);
     free(p->guide);
+    free(p->qc);
+    free(p->hot);
     free(p->pat_ptr);
     free(p->pat_idx);
     free(p->pblock);
@@ -996,24 +1005,10 @@ static int grow_slots(cr_pool *p, size_t need)
     if (need <= p->nslots)
         return CR_OK;
     size_t cap = need + need / 8 + 16, old = p->nslots;
-    N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
     long *sc = realloc(p->slot_contact, cap * sizeof(long));
-    if (sc)
-        p->slot_contact = sc;
-    if (!q || !sc) {
-        if (q)
-            N_VDestroy(q);
+    if (!sc)
         return CR_ERR_NOMEM;
-    }
-    double *nq = N_VGetArrayPointer(q);
-    memset(nq, 0, (3 * cap + 1) * sizeof(double));
-    if (p->yQ) {
-        const double *oq = N_VGetArrayPointer(p->yQ);
-        memcpy(nq, oq, 3 * old * sizeof(double));
-        nq[3 * cap] = oq[3 * old];
-        N_VDestroy(p->yQ);
-    }
-    p->yQ = q;
+    p->slot_contact = sc;
     for (size_t s = old; s < cap; s++)
         sc[s] = -1;
     p->nslots = cap;
@@ -1030,8 +1025,111 @@ static int grow_slots(cr_pool *p, size_t need)
         free(*g[k]);
         ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
     }
-    p->quad_resized = 1;
     return ok ? CR_OK : CR_ERR_NOMEM;
+}
+
+/* The impulses of contact k (scaled): those before its quadrature slot plus
+ * the slot's. */
+static double impulse_of(const cr_pool *p, const contact *k, double *px, double *py)
+{
+    const double *q = k->qslot >= 0 ? N_VGetArrayPointer(p->yQ) + 3 * k->qslot : NULL;
+    *px = k->Px + (q ? q[1] : 0.0);
+    *py = k->Py + (q ? q[2] : 0.0);
+    return k->P + (q ? q[0] : 0.0);
+}
+
+/* Gives contact k a free quadrature slot: 0 when there is none left. */
+static int take_qslot(cr_pool *p, long id)
+{
+    if (p->nq == p->qcap)
+        return 0;
+    p->c[id].qslot = (long)p->nq;
+    p->qc[p->nq++] = id;
+    return 1;
+}
+
+/* Discs that move (or feel gravity), and their candidate neighbours: hot. */
+static void mark_hot(cr_pool *p, const double *y)
+{
+    int field = p->gx != 0.0 || p->gy != 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = field || y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->hot[i] == 1)
+            for (size_t k = 0; k < p->nnbr[i]; k++)
+                if (!p->hot[p->nbr[i][k]])
+                    p->hot[p->nbr[i][k]] = 2;
+}
+
+/* qslot of a contact the safety net found loading without one (missed_quadratures) */
+#define WANTS_QSLOT (-2)
+
+/* A candidate near motion (one of its discs is hot: mark_hot), or one that
+ * missed_quadratures found loading. */
+static int warm(const cr_pool *p, const contact *k)
+{
+    return p->hot[k->i] || (!is_wall(k) && p->hot[k->j]) || k->qslot == WANTS_QSLOT;
+}
+
+/*
+ * Quadrature slots for the candidates near motion (mark_hot at the state y):
+ * a disc at rest with no force stays exactly at rest, so only contacts of
+ * moving discs and of their neighbours can load before the next step ends
+ * (step_events checks it and takes the step again otherwise). @return 0 when
+ * the free slots ran out (layout_quadratures and a restart are needed).
+ */
+static int warm_up(cr_pool *p, const double *y)
+{
+    mark_hot(p, y);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id >= 0 && p->c[id].qslot < 0 && warm(p, &p->c[id]) && !take_qslot(p, id))
+            return 0;
+    }
+    return 1;
+}
+
+/* A new quadrature layout (at a restart, before CVODE sees p->yQ): every
+ * contact's impulses move to its record, the dissipated energy stays, and the
+ * warm candidates take fresh slots, with as many again free (and 64). */
+static int layout_quadratures(cr_pool *p, const double *y)
+{
+    const double *oq = p->yQ ? N_VGetArrayPointer(p->yQ) : NULL;
+    double diss = oq ? oq[3 * p->qcap] : 0.0;
+    for (size_t s = 0; s < p->nq; s++) {
+        contact *k = &p->c[p->qc[s]];
+        k->P += oq[3 * s];
+        k->Px += oq[3 * s + 1];
+        k->Py += oq[3 * s + 2];
+        k->qslot = -1;
+        p->qc[s] = -1;
+    }
+    p->nq = 0;
+    mark_hot(p, y);
+    size_t need = 0;
+    for (size_t s = 0; s < p->nslots; s++)
+        need += p->slot_contact[s] >= 0 && warm(p, &p->c[p->slot_contact[s]]);
+    size_t cap = 2 * need + 64;
+    if (cap != p->qcap || !p->yQ) {
+        N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
+        long *qc = realloc(p->qc, cap * sizeof(long));
+        if (qc)
+            p->qc = qc;
+        if (!q || !qc) {
+            if (q)
+                N_VDestroy(q);
+            return CR_ERR_NOMEM;
+        }
+        if (p->yQ)
+            N_VDestroy(p->yQ);
+        p->yQ = q;
+        p->qcap = cap;
+        p->quad_resized = 1;
+    }
+    N_VConst(0.0, p->yQ);
+    N_VGetArrayPointer(p->yQ)[3 * cap] = diss;
+    warm_up(p, y); /* room for all of them */
+    return CR_OK;
 }
 
 /* CVODE's quadratures on a resized vector (before the restart that follows
@@ -1182,18 +1280,14 @@ static int find_candidates(cr_pool *p, candidates *cd)
     return rc;
 }
 
-/* Contacts that left the list keep their impulses in their record and free
- * their slot; new candidates take free slots with their saved impulses. */
+/* Contacts that left the list free their slot (their impulses stay with their
+ * record and quadrature slot); new candidates take free slots. */
 static int assign_slots(cr_pool *p, const candidates *cd)
 {
-    double *q = N_VGetArrayPointer(p->yQ);
     for (size_t s = 0; s < p->nslots; s++) {
         long id = p->slot_contact[s];
         if (id < 0 || cd->keep[id])
             continue;
-        p->c[id].P = q[3 * s];
-        p->c[id].Px = q[3 * s + 1];
-        p->c[id].Py = q[3 * s + 2];
         p->c[id].slot = -1;
         p->c[id].frozen = 0; /* out of reach: the next touch freezes a new normal */
         p->slot_contact[s] = -1;
@@ -1203,7 +1297,6 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         used += p->slot_contact[s] >= 0;
     if (grow_slots(p, used + cd->nfresh) != CR_OK)
         return CR_ERR_NOMEM;
-    q = N_VGetArrayPointer(p->yQ);
     size_t s = 0;
     for (size_t k = 0; k < cd->nfresh; k++) {
         while (s < p->nslots && p->slot_contact[s] >= 0)
@@ -1216,9 +1309,6 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         contact *c = &p->c[cd->fresh[k]];
         c->slot = (long)s;
         p->slot_contact[s] = cd->fresh[k];
-        q[3 * s] = c->P;
-        q[3 * s + 1] = c->Px;
-        q[3 * s + 2] = c->Py;
         double delta, rate, nx, ny, dist;
         geom(p, N_VGetArrayPointer(p->y), c, &delta, &rate, &nx, &ny, &dist);
         if (delta >= 0.0) /* touching (at t = 0): its first touch is now */
@@ -1372,6 +1462,8 @@ static int rebuild(cr_pool *p)
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];
     }
+    if ((rc = layout_quadratures(p, y)) != CR_OK)
+        return rc;
     int flag = resize_quadratures(p);
     if (flag != CV_SUCCESS)
         return cr_cvode_fail(p->err, "neighbour rebuild (quadratures)", p->t, flag);
@@ -1401,7 +1493,8 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
     e->kind = kind;
     geom(p, y, k, &e->overlap, &e->rate, &nx, &ny, &dist);
     e->force = cr_contact_force(law_of(p, k), e->overlap, e->rate);
-    e->impulse = p->Pscale * N_VGetArrayPointer(p->yQ)[3 * k->slot];
+    double px, py;
+    e->impulse = p->Pscale * impulse_of(p, k, &px, &py);
     p->stats.events++;
     return CR_OK;
 }
@@ -1485,7 +1578,9 @@ static int setup(cr_pool *p)
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
-    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || grow_slots(p, 16) != CR_OK)
+    p->hot = calloc(n, 1);
+    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot ||
+        grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
     double *y = N_VGetArrayPointer(p->y);
     for (size_t i = 0; i < n; i++) {
@@ -1493,6 +1588,9 @@ static int setup(cr_pool *p)
         y[4 * i + 2] = p->vx0[i] / p->V;
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
+    if (layout_quadratures(p, y) != CR_OK) /* none yet: the rebuild below lays them out */
+        return CR_ERR_NOMEM;
+    p->quad_resized = 0;
     p->fixed_point =
         p->solver == CR_SOLVER_FIXED_POINT ||
         (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
@@ -1777,6 +1875,60 @@ typedef struct {
     int automatic;
 } run_ctx;
 
+/* A restart at p->t from p->y and p->yQ with a new quadrature layout. */
+static int restart_quadratures(cr_pool *p, const run_ctx *rc_)
+{
+    int rc = layout_quadratures(p, N_VGetArrayPointer(p->y));
+    if (rc != CR_OK)
+        return rc;
+    int flag = resize_quadratures(p);
+    if (flag == CV_SUCCESS)
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "quadrature layout", flag);
+    p->stats.restarts++;
+    CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+    return CR_OK;
+}
+
+/*
+ * The safety net of warm_up: a candidate without quadratures that closed
+ * during the step (its closing function changed sign, or it overlaps at the
+ * end) would lose the impulse of the step. The step is then taken again from
+ * its start (p->tlo) with a quadrature slot for it: @p cut is set.
+ */
+static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
+{
+    size_t missed = 0;
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0 || p->c[id].qslot >= 0)
+            continue;
+        if (p->ghi[3 * s] > 0.0 || differ(p->glo[3 * s], p->ghi[3 * s])) {
+            p->c[id].qslot = WANTS_QSLOT;
+            missed++;
+        }
+    }
+    if (!missed)
+        return CR_OK;
+    *cut = 1;
+    p->missed++;
+    state_at(p, p->tlo);
+    if (missed > p->qcap - p->nq)
+        return restart_quadratures(p, rc_);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id >= 0 && p->c[id].qslot == WANTS_QSLOT)
+            take_qslot(p, id);
+    }
+    int flag = cr_cvode_restart(p->cvode, p->tlo, p->y, p->yQ, &p->banked);
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "CVodeReInit", flag);
+    p->stats.restarts++;
+    CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+    return CR_OK;
+}
+
 /*
  * Events of the step that ended at the scaled time taun, in time order: each is located,
  * preceded by the outputs due before it, and handled at its own state. A
@@ -1789,13 +1941,16 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
     roots_all(p, ys, p->ghi);
     p->gevals++;
     *cut = *ended = 0;
+    int rc = missed_quadratures(p, rc_, cut);
+    if (rc != CR_OK || *cut)
+        return rc;
     for (size_t nc; (nc = sign_changes(p)) > 0;) {
         for (size_t c = 0; c < nc; c++) {
             p->clo[c] = p->glo[p->cand[c]];
             p->chi[c] = p->ghi[p->cand[c]];
         }
         double tr = locate_roots(p, p->tlo, taun, h, nc); /* scaled */
-        int rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
+        rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
         if (rc != CR_OK)
             return rc;
         state_at(p, tr);
@@ -1826,7 +1981,14 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
     }
     memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
     p->tlo = taun;
-    return CR_OK;
+    if (warm_up(p, ys))
+        return CR_OK;
+    /* out of free quadrature slots: a new layout, from the end of the step */
+    N_VScale(1.0, p->ystep, p->y);
+    CVodeGetQuad(p->cvode, &taun, p->yQ);
+    p->t = taun * p->T;
+    *cut = 1;
+    return restart_quadratures(p, rc_);
 }
 
 int cr_pool_run(cr_pool *p, double t_end)
@@ -1961,7 +2123,7 @@ double cr_pool_potential_energy(const cr_pool *p)
 
 double cr_pool_dissipated_work(const cr_pool *p)
 {
-    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[3 * p->nslots] : 0.0;
+    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[3 * p->qcap] : 0.0;
 }
 
 void cr_pool_momentum(const cr_pool *p, double *px, double *py)
@@ -1991,20 +2153,12 @@ void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j)
 
 double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vec)
 {
-    const contact *c = &p->c[k];
-    if (c->slot >= 0) {
-        const double *q = N_VGetArrayPointer(p->yQ) + 3 * c->slot;
-        if (vec) {
-            vec[0] = p->Pscale * q[1];
-            vec[1] = p->Pscale * q[2];
-        }
-        return p->Pscale * q[0];
-    }
+    double px, py, P = p->yQ ? impulse_of(p, &p->c[k], &px, &py) : 0.0;
     if (vec) {
-        vec[0] = p->Pscale * c->Px;
-        vec[1] = p->Pscale * c->Py;
+        vec[0] = p->yQ ? p->Pscale * px : 0.0;
+        vec[1] = p->yQ ? p->Pscale * py : 0.0;
     }
-    return p->Pscale * c->P;
+    return p->Pscale * P;
 }
 
 size_t cr_pool_event_count(const cr_pool *p)
