@@ -335,6 +335,32 @@ static void roots_all(const cr_pool *p, const double *y, double *g)
         g[3 * p->nslots + i] = disc_root(p, y, i);
 }
 
+/* Disc i has never moved: its displacement and velocity are exactly 0. */
+static inline int still(const double *y, size_t i)
+{
+    return y[4 * i] == 0.0 && y[4 * i + 1] == 0.0 && y[4 * i + 2] == 0.0 && y[4 * i + 3] == 0.0;
+}
+
+/* The root functions at the end of a step (state y) into g, knowing their
+ * values at the start of the step in glo: the functions of slots whose discs
+ * have never moved keep their values (a disc at rest with no force stays
+ * exactly at rest), so only the region the motion reached is evaluated. */
+static void roots_step(cr_pool *p, const double *y, double *g)
+{
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = still(y, i);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        const contact *k = id >= 0 ? &p->c[id] : NULL;
+        if (k && p->hot[k->i] && (is_wall(k) || p->hot[k->j]))
+            memcpy(g + 3 * s, p->glo + 3 * s, 3 * sizeof(double));
+        else
+            slot_roots(p, y, s, g + 3 * s);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        g[3 * p->nslots + i] = p->hot[i] ? p->glo[3 * p->nslots + i] : disc_root(p, y, i);
+}
+
 /* Root function q alone at the state y. */
 static double root_one(const cr_pool *p, const double *y, size_t q)
 {
@@ -1938,7 +1964,7 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
 static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut, int *ended)
 {
     const double *ys = N_VGetArrayPointer(p->ystep);
-    roots_all(p, ys, p->ghi);
+    roots_step(p, ys, p->ghi);
     p->gevals++;
     *cut = *ended = 0;
     int rc = missed_quadratures(p, rc_, cut);
