@@ -10,11 +10,13 @@
  * (root functions and impulse quadratures) grow with the candidate list: in a
  * converging gas that starts with no candidates, each disc's momentum change
  * still equals the vector impulses of its contacts (Newton's third law over
- * the quadratures carried across every growth).
+ * the quadratures carried across every growth). A model file selects it with
+ * `integration.solver: fixed-point`.
  */
 #include <string.h>
 
 #include "cradle/cradle.h"
+#include "cradle/modelfile.h"
 #include "cradle/system.h"
 #include "testutil.h"
 
@@ -212,8 +214,26 @@ static void growing_gas(cr_linear_solver solver)
     cr_model_destroy(m);
 }
 
+/* `integration.solver: fixed-point` in a model file (docs/model-format.md). */
+static void model_file(void)
+{
+    const char *text = "dim: 2\n"
+                       "bodies:\n"
+                       "  - {mass: 1, radius: 0.1, x: [0, 0], v: [1, 0]}\n"
+                       "  - {mass: 1, radius: 0.1, x: [0.3, 0]}\n"
+                       "contact: {K: 1e6}\n"
+                       "integration: {solver: fixed-point}\n";
+    cr_model *m = NULL;
+    char msg[256] = "";
+    int rc = cr_modelfile_parse(text, strlen(text), "fp.yaml", &m, msg, sizeof msg);
+    CHECK(rc == CR_OK && m && cr_model_settings(m)->solver == CR_SOLVER_FIXED_POINT,
+          "solver: fixed-point parsed: %s", msg);
+    cr_model_destroy(m);
+}
+
 int main(void)
 {
+    model_file();
     growing_gas(CR_SOLVER_KLU);
     growing_gas(CR_SOLVER_FIXED_POINT);
     undamped_packing();
