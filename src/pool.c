@@ -1,5 +1,6 @@
 /*
- * Planar pools: CVODES with a sparse (KLU) Jacobian over discs.
+ * Planar pools: CVODES over discs, Newton with a sparse (KLU) or matrix-free
+ * (GMRES) Jacobian, or Adams with fixed-point iteration (no Jacobian).
  *
  * State (scaled): per disc (dx, dy)/δ* displacement from the start and (vx, vy)/V.
  * The overlap of a pair is computed without cancellation from the initial
@@ -10,10 +11,12 @@
  *
  * Candidate contacts (pairs closer than R + skin, discs within the skin of a
  * wall) come from a cell list; each occupies a slot with three root functions
- * (closing, compression rate, force release) and three quadratures (∫f, ∫f n).
- * A disc that has moved half the skin since the last rebuild is a root too: the
- * list is rebuilt exactly then, and the integrator restarts with the new
- * Jacobian pattern (rebuilds are rare; each is counted).
+ * (closing, compression rate, force release); those near moving discs also
+ * have three quadratures (∫f, ∫f n; warm_up). A disc that has moved half the
+ * skin since the last rebuild is a root too: the list is rebuilt exactly then,
+ * and the integrator restarts with the new Jacobian pattern (rebuilds are
+ * rare; each is counted). Events are located by the engine itself, not by
+ * CVODE (step_events, "event location" below).
  */
 #include "pool-priv.h"
 
