@@ -1772,10 +1772,18 @@ static inline int differ(double a, double b)
 }
 
 /* The root functions with different signs at p->tlo (glo) and the end of the
- * step (ghi): their indices in p->cand. @return how many. */
-static size_t sign_changes(cr_pool *p)
+ * step (ghi): their indices in p->cand. After an event in the step (@p prev
+ * candidates, > 0) only those can still differ: the others kept both values.
+ * @return how many. */
+static size_t sign_changes(cr_pool *p, size_t prev)
 {
     size_t nc = 0;
+    if (prev) {
+        for (size_t c = 0; c < prev; c++)
+            if (differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
+                p->cand[nc++] = p->cand[c];
+        return nc;
+    }
     for (size_t q = 0; q < p->nroot; q++)
         if (differ(p->glo[q], p->ghi[q]))
             p->cand[nc++] = q;
@@ -1973,7 +1981,7 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
     int rc = missed_quadratures(p, rc_, cut);
     if (rc != CR_OK || *cut)
         return rc;
-    for (size_t nc; (nc = sign_changes(p)) > 0;) {
+    for (size_t nc = 0; (nc = sign_changes(p, nc)) > 0;) {
         for (size_t c = 0; c < nc; c++) {
             p->clo[c] = p->glo[p->cand[c]];
             p->chi[c] = p->ghi[p->cand[c]];
