@@ -40,6 +40,9 @@ static void range_check(cr_compare_row *row, size_t r, double e, const char *wha
     }
 }
 
+static int lzb(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *par, int *has_par,
+               cr_compare_row *row);
+
 /* ---- calibrated ------------------------------------------------------------ */
 
 /* Per-contact measured coefficients: eᴺ (Newton's family) or eᴾ (Poisson).
@@ -96,10 +99,12 @@ static int gdi_epsilon(const cmp_episode *e, double kappa, cr_compare_row *row, 
     return 1;
 }
 
-static int calibrated(const cmp_episode *e, cr_law_id law, cr_law_params *p, double *par,
-                      int *has_par, cr_compare_row *row)
+static int calibrated(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law_params *p,
+                      double *par, int *has_par, cr_compare_row *row)
 {
     size_t m = e->info.contacts;
+    if (law == CR_LAW_LZB)
+        return lzb(c, e, p, par, has_par, row);
     if (newton_family(law) || law == CR_LAW_POISSON) {
         measured_restitutions(e, law == CR_LAW_POISSON, par, row);
         p->restitutions = par;
@@ -240,20 +245,54 @@ static int predictive(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
     }
     if (law == CR_LAW_MAX_DISSIPATION)
         return 1;
+    if (law == CR_LAW_LZB)
+        return lzb(c, e, p, par, has_par, row);
+    if (law == CR_LAW_ENERGETIC && c->table)
+        return cr_cmp_table_params(c, e, p, par, has_par, row);
     row->status = CR_COMPARE_NO_PREDICTION;
     if (law == CR_LAW_ENERGETIC)
-        note(row, "alpha and kappa need a reference table covering the configuration (none "
-                  "yet)");
+        note(row, "alpha and kappa need a reference table covering the configuration "
+                  "(cradle compare --table, docs/tables.md)");
     else
         note(row, "no predictive mapping for this law yet");
     return 0;
+}
+
+/* ---- LZB: the pair laws, in both modes -------------------------------------- */
+
+/*
+ * The LZB law needs nothing measured: Kⱼ and nⱼ of each record's pair law as
+ * they are, and as energetic restitution eⱼ the two-body restitution of the pair
+ * law (reduced mass of the record, the reference contact's approach speed; 1
+ * for an elastic law): for a central two-body impact the energetic coefficient
+ * is Newton's. The same in both modes. Integrated at CR_COMPARE_LZB_TOL.
+ */
+static int lzb(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *par, int *has_par,
+               cr_compare_row *row)
+{
+    if (!predicted_restitutions(c, e, par, row))
+        return 0;
+    for (size_t r = 0; r < e->info.contacts; r++)
+        if (!(e->exponent[r] >= 1.0 && e->exponent[r] <= 10.0)) {
+            row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
+            note(row, "exponent of contact record %zu = %g outside LZB's [1, 10]", r,
+                 e->exponent[r]);
+        }
+    p->stiffness = e->stiffness;
+    p->exponent = e->exponent;
+    p->energetic = par;
+    p->tolerance = CR_COMPARE_LZB_TOL;
+    *has_par = 1;
+    return 1;
 }
 
 int cr_cmp_params(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_compare_mode mode,
                   cr_law_params *p, double *par, int *has_par, cr_compare_row *row)
 {
     cr_law_params_init(p);
+    /* a measured value above 1 is used as it is by the laws defined for it */
+    p->superelastic = 1;
     *has_par = 0;
-    return mode == CR_COMPARE_CALIBRATED ? calibrated(e, law, p, par, has_par, row)
+    return mode == CR_COMPARE_CALIBRATED ? calibrated(c, e, law, p, par, has_par, row)
                                          : predictive(c, e, law, p, par, has_par, row);
 }

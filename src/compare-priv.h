@@ -29,7 +29,8 @@ typedef struct {
     double *e_newton, *e_poisson, *alpha; /* measured (eᴺ on the reference u⁺; NaN undefined) */
     double *normals;                      /* contacts × dim */
     cmp_column *col;
-    cr_contact_params *laws; /* per record, or NULL */
+    cr_contact_params *laws;      /* per record, or NULL */
+    double *stiffness, *exponent; /* LZB: K and n of each record's pair law, or NULL */
     double T_minus, T_ref;
     char note[160]; /* why there is no configuration (sizes, a refused M) */
 } cmp_episode;
@@ -49,6 +50,7 @@ struct cr_compare {
     cmp_cache_entry *cache;
     size_t ncache, cachecap, runs, hits;
     cr_law_result *res;
+    cr_table *table; /* predictive α, κ (compare-table.c), or NULL */
     char err[CR_ERRMSG_LEN];
 };
 
@@ -65,6 +67,14 @@ double cr_cmp_energy(const cmp_episode *e, const double *u);
  */
 int cr_cmp_params(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_compare_mode mode,
                   cr_law_params *p, double *par, int *has_par, cr_compare_row *row);
+
+/*
+ * The energetic law's predictive α and κ from c->table (compare-table.c):
+ * @return 1 when the table covers @p e (p, par filled), else 0 with the row's
+ * status (no prediction) and the reason in its message.
+ */
+int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *par,
+                        int *has_par, cr_compare_row *row);
 
 /*
  * Runs the law with @p p on @p e and fills the row's verdict, errors and

@@ -32,20 +32,22 @@ static const double *body_velocity(const cr_monitor *mon, size_t k, size_t b, in
     return NULL;
 }
 
-/* Largest |u_rigid − u_compliant| over the bodies of either collision; a body
+/* Largest |u_rigid − u_compliant| over the bodies of either collision
+ * (compliant kc, rigid kr); a body
  * one of them does not hold counts with its velocity in the other against 0
  * and clears *same. */
-static double velocity_error(const cr_monitor *cm, const cr_monitor *rm, size_t k, int after,
-                             int dim, int *same)
+static double velocity_error(const cr_monitor *cm, const cr_monitor *rm, size_t kc, size_t kr,
+                             int after, int dim, int *same)
 {
     double worst = 0.0;
     const cr_monitor *mons[2] = {cm, rm};
+    size_t ks[2] = {kc, kr};
     for (int side = 0; side < 2; side++) {
         size_t nb = 0;
-        const size_t *bodies = cr_monitor_collision_bodies(mons[side], k, &nb);
+        const size_t *bodies = cr_monitor_collision_bodies(mons[side], ks[side], &nb);
         for (size_t i = 0; bodies && i < nb; i++) {
-            const double *a = body_velocity(cm, k, bodies[i], after, dim);
-            const double *b = body_velocity(rm, k, bodies[i], after, dim);
+            const double *a = body_velocity(cm, kc, bodies[i], after, dim);
+            const double *b = body_velocity(rm, kr, bodies[i], after, dim);
             *same &= a && b;
             for (int d = 0; d < dim; d++) {
                 double va = a ? a[d] : 0.0, vb = b ? b[d] : 0.0;
@@ -75,24 +77,63 @@ static double next_interval(const cr_monitor *mon, size_t k, const cr_collision_
     return n.t_start - c->t_start;
 }
 
-static void fill_row(const cr_monitor *cm, const cr_monitor *rm, size_t k, int dim,
+static int same_bodies(const cr_monitor *cm, size_t kc, const cr_monitor *rm, size_t kr)
+{
+    size_t na = 0, nb = 0;
+    const size_t *a = cr_monitor_collision_bodies(cm, kc, &na);
+    const size_t *b = cr_monitor_collision_bodies(rm, kr, &nb);
+    return na == nb && (na == 0 || (a && b && memcmp(a, b, na * sizeof(size_t)) == 0));
+}
+
+static double start_of(const cr_monitor *mon, size_t k)
+{
+    cr_collision_info c;
+    return cr_monitor_get_collision(mon, k, &c) == CR_OK ? c.t_start : NAN;
+}
+
+/* The rigid collision compared with compliant collision k: collision k,
+ * except among rigid collisions starting at the same instant (a rigid run
+ * resolves several at once, in no physical order: the two wall hits of a
+ * symmetric pool), where compliant collision k takes the one of that group
+ * with its bodies (the r-th such, r its rank among the compliant ones of the
+ * group with those bodies). */
+static size_t rigid_match(const cr_monitor *cm, const cr_monitor *rm, size_t k, size_t n)
+{
+    double t = start_of(rm, k);
+    size_t a = k, b = k + 1, rank = 0;
+    while (a > 0 && start_of(rm, a - 1) == t)
+        a--;
+    while (b < n && start_of(rm, b) == t)
+        b++;
+    if (b - a == 1 || same_bodies(cm, k, rm, k))
+        return k;
+    for (size_t c = a; c < k; c++)
+        rank += same_bodies(cm, c, cm, k);
+    for (size_t j = a; j < b; j++)
+        if (same_bodies(cm, k, rm, j) && rank-- == 0)
+            return j;
+    return k;
+}
+
+static void fill_row(const cr_monitor *cm, const cr_monitor *rm, size_t k, size_t n, int dim,
                      cr_runcmp_row *w)
 {
     cr_collision_info c, r;
+    size_t j = rigid_match(cm, rm, k, n);
     cr_monitor_get_collision(cm, k, &c);
-    cr_monitor_get_collision(rm, k, &r);
+    cr_monitor_get_collision(rm, j, &r);
     memset(w, 0, sizeof(*w));
     w->collision = k;
     w->t_compliant = c.t_start;
     w->t_rigid = r.t_start;
     w->phase = r.t_start - c.t_start;
     w->next_compliant = next_interval(cm, k, &c);
-    w->next_rigid = next_interval(rm, k, &r);
+    w->next_rigid = next_interval(rm, j, &r);
     w->speed = collision_speed(cm, k, dim);
     w->same_bodies = 1;
     double s = w->speed > 0.0 ? w->speed : 1.0;
-    w->velocity_before_error = velocity_error(cm, rm, k, 0, dim, &w->same_bodies) / s;
-    w->velocity_after_error = velocity_error(cm, rm, k, 1, dim, &w->same_bodies) / s;
+    w->velocity_before_error = velocity_error(cm, rm, k, j, 0, dim, &w->same_bodies) / s;
+    w->velocity_after_error = velocity_error(cm, rm, k, j, 1, dim, &w->same_bodies) / s;
     w->T_minus_compliant = c.T_minus;
     w->T_minus_rigid = r.T_minus;
     w->T_plus_compliant = c.T_plus;
@@ -137,7 +178,7 @@ int cr_runcmp_collisions(const cr_monitor *compliant, const cr_monitor *rigid, c
     double sum = 0.0;
     for (size_t k = 0; k < s->matched; k++) {
         cr_runcmp_row w;
-        fill_row(compliant, rigid, k, dim, &w);
+        fill_row(compliant, rigid, k, s->matched, dim, &w);
         if (k < cap)
             rows[k] = w;
         s->max_velocity_error = fmax(s->max_velocity_error, w.velocity_after_error);

@@ -43,6 +43,8 @@ static void free_episode(cmp_episode *e)
     free(e->normals);
     free(e->col);
     free(e->laws);
+    free(e->stiffness);
+    free(e->exponent);
 }
 
 cr_compare *cr_compare_create(void)
@@ -139,6 +141,22 @@ static int alloc_episode(cmp_episode *e, size_t n, size_t m, size_t dim)
                    e->e_poisson && e->alpha && e->normals && e->col
                ? CR_OK
                : CR_ERR_NOMEM;
+}
+
+/* The pair law of each record, and the LZB law's K and n taken from them. */
+static int take_laws(cmp_episode *e, const cr_contact_params *laws, size_t m)
+{
+    e->laws = malloc(m * sizeof(cr_contact_params));
+    e->stiffness = malloc(m * sizeof(double));
+    e->exponent = malloc(m * sizeof(double));
+    if (!e->laws || !e->stiffness || !e->exponent)
+        return CR_ERR_NOMEM;
+    memcpy(e->laws, laws, m * sizeof(cr_contact_params));
+    for (size_t r = 0; r < m; r++) {
+        e->stiffness[r] = laws[r].K;
+        e->exponent[r] = laws[r].n;
+    }
+    return CR_OK;
 }
 
 /* Dofs, masses, u⁻ and the W columns from the episode's bodies and records. */
@@ -343,10 +361,23 @@ static int push_row(cr_compare *c, const cr_compare_row *row, const cmp_episode 
     return CR_OK;
 }
 
+/* The LZB law takes the same parameters in both modes (the pair laws): its
+ * predictive row is the calibrated one, not a second integration. */
+static int copy_lzb_row(cr_compare *c, const cmp_episode *e)
+{
+    size_t i = c->nrows - 1;
+    cr_compare_row row = c->rows[i];
+    row.mode = CR_COMPARE_PREDICTIVE;
+    return push_row(c, &row, e, c->row_u[i], c->row_P[i], c->row_par[i]);
+}
+
 /* One law in one mode: parameters, then the law, then the row. */
 static int one_row(cr_compare *c, cmp_episode *e, cr_law_id law, cr_compare_mode mode, double *buf)
 {
     size_t n = e->info.dofs, m = e->info.contacts;
+    if (law == CR_LAW_LZB && mode == CR_COMPARE_PREDICTIVE && c->nrows > e->info.first_row &&
+        c->rows[c->nrows - 1].law == CR_LAW_LZB)
+        return copy_lzb_row(c, e);
     double *par = buf, *u = buf + m, *P = buf + m + n;
     cr_compare_row row;
     memset(&row, 0, sizeof row);
@@ -387,10 +418,8 @@ int cr_compare_add(cr_compare *c, size_t index, const cr_episode_data *ep,
     e->info.t_start = ep->info.t_start;
     rc = take_configuration(e, ep);
     size_t m = ep->info.contact_count;
-    if (rc == CR_OK && laws && (e->laws = malloc(m * sizeof(cr_contact_params))))
-        memcpy(e->laws, laws, m * sizeof(cr_contact_params));
-    else if (rc == CR_OK && laws)
-        rc = CR_ERR_NOMEM;
+    if (rc == CR_OK && laws)
+        rc = take_laws(e, laws, m);
     if (rc == CR_OK) {
         take_reference(e, ep, fields);
         take_records(e, ep);

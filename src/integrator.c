@@ -15,8 +15,14 @@ static void error_handler(int code, const char *module, const char *function, ch
 int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ, void *user,
                   double rtol, double atol, char *err)
 {
+    return cr_cvode_init_at(mem, rhs, 0.0, y, quad, yQ, user, rtol, atol, err);
+}
+
+int cr_cvode_init_at(void *mem, CVRhsFn rhs, double tau0, N_Vector y, CVQuadRhsFn quad, N_Vector yQ,
+                     void *user, double rtol, double atol, char *err)
+{
     CVodeSetErrHandlerFn(mem, error_handler, err);
-    int flag = CVodeInit(mem, rhs, 0.0, y);
+    int flag = CVodeInit(mem, rhs, tau0, y);
     if (flag == CV_SUCCESS)
         flag = CVodeSetUserData(mem, user);
     if (flag == CV_SUCCESS)
@@ -56,6 +62,11 @@ void cr_cvode_counters(void *mem, const cr_sim_stats *banked, cr_sim_stats *out)
     out->jac_evals = banked->jac_evals + jac;
     out->root_evals = banked->root_evals + roots;
     out->nonlin_iters = banked->nonlin_iters + iters;
+}
+
+void cr_cvode_bank(void *mem, cr_sim_stats *banked)
+{
+    cr_cvode_counters(mem, banked, banked);
 }
 
 int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_sim_stats *banked)

@@ -15,6 +15,10 @@
  * CR_ERRMSG_LEN buffer), to be quoted by cr_cvode_fail. Returns a CVODE flag. */
 int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ, void *user,
                   double rtol, double atol, char *err);
+/* The same at scaled time @p tau0 (the chain engine's active regions start
+ * mid-run). */
+int cr_cvode_init_at(void *mem, CVRhsFn rhs, double tau0, N_Vector y, CVQuadRhsFn quad, N_Vector yQ,
+                     void *user, double rtol, double atol, char *err);
 
 /* Records "@p what failed at t = … s with FLAG: CVODE's message" in @p err;
  * returns CR_ERR_SOLVER. */
@@ -24,6 +28,9 @@ int cr_cvode_fail(char *err, const char *what, double t, int flag);
  * on). CVodeReInit zeroes CVODE's counters, so those of the finished segment are
  * added to @p banked first. Returns a CVODE flag. */
 int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_sim_stats *banked);
+
+/* Adds the counters of an instance about to be freed to @p banked. */
+void cr_cvode_bank(void *mem, cr_sim_stats *banked);
 
 /* Counters of the whole run into @p out: @p banked plus the current segment's.
  * Other fields of @p out are left alone. */

@@ -556,6 +556,35 @@ static int integrate(lzb_work *w, long *events, long *steps, cr_law_result *r)
     }
 }
 
+/*
+ * One contact: the impact of two bodies along w₀. The bi-stiffness contact stores
+ * all the approach energy along w₀, W_c = ½γ⁻²/G₀₀, and returns e²W_c, so
+ * γ⁺ = −eγ⁻ and P = −(1 + e)γ⁻/G₀₀ exactly, whatever K and n: no integration
+ * (most episodes of a pendulum cradle are such pairs; `cradle compare` runs LZB
+ * on each).
+ */
+static int single_contact(cr_impact *imp, double e, cr_law_result *r)
+{
+    double G = imp->G[0], g = imp->gamma[0], P = -(1.0 + e) * g / G;
+    double *u = malloc(imp->n * sizeof(double)), *work = malloc(sizeof(double));
+    int rc = u && work ? CR_OK : CR_ERR_NOMEM;
+    if (rc == CR_OK) {
+        cr_laws_apply(imp, imp->u, &P, u);
+        rc = cr_laws_push(r, imp, u, &P);
+    }
+    if (rc == CR_OK) {
+        free(r->work);
+        r->work = work;
+        work = NULL;
+        r->work[0] = 0.5 * g * g / G;
+        r->has_work = 1;
+        snprintf(r->trace, sizeof r->trace, "one contact: gamma+ = -e gamma- (closed form)");
+    }
+    free(u);
+    free(work);
+    return rc;
+}
+
 int cr_law_lzb(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
 {
     size_t m = imp->m;
@@ -574,6 +603,10 @@ int cr_law_lzb(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
         /* nothing approaches: no impact */
         memset(w.P, 0, m * sizeof(double));
         rc = cr_laws_push(r, imp, imp->u, w.P);
+        goto done;
+    }
+    if (rc == CR_OK && m == 1) {
+        rc = single_contact(imp, w.l.e[0], r);
         goto done;
     }
     double I0 = v0 / G0, E0 = v0 * I0;

@@ -22,7 +22,7 @@ typedef struct {
 struct cr_lawcase {
     cr_impact *imp;
     cr_law_params params;
-    double *restitutions, *alpha, *eta;
+    double *restitutions, *alpha, *eta, *poisson;
     double *stiffness, *exponent, *energetic; /* LZB: the pair laws, per contact */
     const char *kind;
 };
@@ -35,6 +35,7 @@ void cr_lawcase_destroy(cr_lawcase *c)
     free(c->restitutions);
     free(c->alpha);
     free(c->eta);
+    free(c->poisson);
     free(c->stiffness);
     free(c->exponent);
     free(c->energetic);
@@ -543,6 +544,23 @@ static int parse_pair_laws(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c, 
     return CR_OK;
 }
 
+#define SUPERELASTIC_HINT                                                                          \
+    (c->params.superelastic ? "" : "; a measured value above 1 needs 'superelastic: true'")
+
+/* `superelastic: true` lets restitutions above 1 through (measured ones, taken as
+ * they are by the laws defined for them: cr_law_params::superelastic). */
+static int parse_superelastic(cr_yaml_ctx *ps, struct fy_node *map, cr_lawcase *c)
+{
+    struct fy_node *s = cr_yaml_child(map, "superelastic");
+    if (!s)
+        return CR_OK;
+    const char *v = fy_node_get_scalar0(s);
+    if (!v || (strcmp(v, "true") && strcmp(v, "false")))
+        return cr_yaml_fail(ps, cr_yaml_line(s), "law.superelastic", "true or false");
+    c->params.superelastic = strcmp(v, "true") == 0;
+    return CR_OK;
+}
+
 static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawcase *c)
 {
     static const char *const keys[] = {"restitution",  "kappa",
@@ -550,7 +568,8 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawc
                                        "eta",          "max_stages",
                                        "max_outcomes", "stiffness",
                                        "exponent",     "energetic_restitution",
-                                       "tolerance",    NULL};
+                                       "tolerance",    "poisson_restitution",
+                                       "superelastic", NULL};
     cr_law_params_init(&c->params);
     if (!map)
         return CR_OK;
@@ -558,18 +577,27 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, int key_line, cr_lawc
         return ps->rc;
     size_t m = cr_impact_contact_count(c->imp);
     int line = cr_yaml_line(map);
+    if (parse_superelastic(ps, map, c) != CR_OK)
+        return ps->rc;
+    /* above 1 only when the case says the values are measured ones (superelastic) */
+    double top = c->params.superelastic ? 1e300 : 1.0;
     struct fy_node *r = cr_yaml_child(map, "restitution");
     if (r && fy_node_is_sequence(r)) {
-        c->restitutions = per_contact(ps, r, "law.restitution", m, 0.0, 1.0);
+        c->restitutions = per_contact(ps, r, "law.restitution", m, 0.0, top);
         if (!c->restitutions)
             return ps->rc;
         c->params.restitutions = c->restitutions;
     } else if (cr_yaml_number(ps, map, line, "law", "restitution", 0, 0, &c->params.restitution)) {
         return ps->rc;
-    } else if (!(c->params.restitution >= 0.0 && c->params.restitution <= 1.0)) {
+    } else if (!(c->params.restitution >= 0.0 && c->params.restitution <= top)) {
         return cr_yaml_fail(ps, line_of(map, "restitution"), "law.restitution",
-                            "must lie in [0, 1] (got %g)", c->params.restitution);
+                            "must lie in [0, %g] (got %g)%s", top, c->params.restitution,
+                            SUPERELASTIC_HINT);
     }
+    c->poisson = one_or_each(ps, map, "poisson_restitution", m, 0.0, top);
+    if (ps->rc != CR_OK)
+        return ps->rc;
+    c->params.poisson_restitutions = c->poisson;
     if (cr_yaml_child(map, "alpha")) {
         c->alpha = per_contact(ps, cr_yaml_child(map, "alpha"), "law.alpha", m, 0.0, 1e300);
         if (!c->alpha)
@@ -765,6 +793,13 @@ int cr_lawcase_write(FILE *out, cr_impact *imp, const cr_law_params *p, const ch
     } else {
         fprintf(out, "  restitution: %.17g\n", p->restitution);
     }
+    if (p->poisson_restitutions) {
+        fprintf(out, "  poisson_restitution: ");
+        write_list(out, p->poisson_restitutions, m);
+        fputc('\n', out);
+    }
+    if (p->superelastic)
+        fprintf(out, "  superelastic: true\n");
     fprintf(out, "  kappa: %.17g\n", p->kappa);
     if (p->alpha) {
         fprintf(out, "  alpha: ");

@@ -561,17 +561,32 @@ static double eps_of(const cr_law_params *p, size_t c)
     return p->restitutions ? p->restitutions[c] : p->restitution;
 }
 
-static int check_restitutions(cr_impact *imp, const cr_law_params *p)
+/* Poisson's coefficient of contact c: eᴾ when given, else the restitution. */
+static double poisson_of(const cr_law_params *p, size_t c)
 {
+    return p->poisson_restitutions ? p->poisson_restitutions[c] : eps_of(p, c);
+}
+
+/* Restitutions in [0, 1]; with p->superelastic, where the law is defined for any
+ * ε ≥ 0 (@p any_above, every law but Mosterman's), in [0, ∞). */
+static int check_restitutions_of(cr_impact *imp, const cr_law_params *p, int poisson, int any_above)
+{
+    double top = p->superelastic && any_above ? INFINITY : 1.0;
     for (size_t c = 0; c < imp->m; c++) {
-        double e = eps_of(p, c);
-        if (!(e >= 0.0 && e <= 1.0)) {
-            cr_set_msg(imp->err, sizeof imp->err,
-                       "restitution of contact %zu must lie in [0, 1] (got %g)", c, e);
+        double e = poisson ? poisson_of(p, c) : eps_of(p, c);
+        if (!(e >= 0.0 && e <= top && isfinite(e))) {
+            cr_set_msg(imp->err, sizeof imp->err, "%s of contact %zu must lie in %s (got %g)",
+                       poisson && p->poisson_restitutions ? "Poisson restitution" : "restitution",
+                       c, top > 1.0 ? "[0, inf) (superelastic)" : "[0, 1]", e);
             return CR_ERR_INVALID;
         }
     }
     return CR_OK;
+}
+
+static int check_restitutions(cr_impact *imp, const cr_law_params *p)
+{
+    return check_restitutions_of(imp, p, 0, 1);
 }
 
 /* Verdict of the complementarity checks: a violation beyond LAW_TOL is a failure. */
@@ -776,7 +791,7 @@ static int law_max_dissipation(cr_impact *imp, const cr_law_params *p, cr_law_re
 static int law_poisson(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
 {
     size_t m = imp->m, n = imp->n;
-    int rc = check_restitutions(imp, p);
+    int rc = check_restitutions_of(imp, p, 1, 1);
     if (rc != CR_OK)
         return rc;
     double *lc = calloc(m + 1, sizeof(double)), *mu = calloc(m + 1, sizeof(double));
@@ -791,13 +806,13 @@ static int law_poisson(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
     for (size_t k = 0; k < m; k++) {
         double s = imp->gamma[k];
         for (size_t j = 0; j < m; j++)
-            s += CR_AT(imp->G, m, k, j) * (1.0 + eps_of(p, j)) * lc[j];
+            s += CR_AT(imp->G, m, k, j) * (1.0 + poisson_of(p, j)) * lc[j];
         q[k] = s; /* γ_C + G E Λ_C */
     }
     if (solve_lcp(imp, q, mu, r) != 0)
         goto done;
     for (size_t k = 0; k < m; k++)
-        P[k] = lc[k] + eps_of(p, k) * lc[k] + mu[k];
+        P[k] = lc[k] + poisson_of(p, k) * lc[k] + mu[k];
     cr_laws_apply(imp, imp->u, P, u);
     relative_velocity(imp, u, g);
     judge(r, complementarity_violation(m, g, mu, imp->vscale, impulse_scale(imp)),
@@ -1133,7 +1148,7 @@ static void append_set(char *buf, size_t len, const char *name, const char *mark
 static int law_mosterman(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
 {
     size_t n = imp->n, m = imp->m;
-    int rc = check_restitutions(imp, p);
+    int rc = check_restitutions_of(imp, p, 0, 0);
     if (rc != CR_OK)
         return rc;
     double *uA = malloc(n * sizeof(double)), *uE = malloc(n * sizeof(double));
@@ -1373,6 +1388,26 @@ static void refuse_non_finite(const cr_impact *imp, cr_law_result *r)
     }
 }
 
+/* A restitution above 1 taken as it is (p->superelastic) is said in the message
+ * when the law has nothing else to say: the answer may gain energy. */
+static void note_superelastic(const cr_impact *imp, cr_law_id law, const cr_law_params *p,
+                              cr_law_result *r)
+{
+    if (!p->superelastic || r->msg[0] || law == CR_LAW_MAX_DISSIPATION || law == CR_LAW_ENERGETIC ||
+        law == CR_LAW_LZB)
+        return;
+    for (size_t c = 0; c < imp->m; c++) {
+        double e = law == CR_LAW_POISSON ? poisson_of(p, c) : eps_of(p, c);
+        if (e > 1.0) {
+            snprintf(r->msg, sizeof r->msg,
+                     "superelastic: restitution %.9g > 1 of contact %zu taken as it is (T+/T- "
+                     "may exceed 1)",
+                     e, c);
+            return;
+        }
+    }
+}
+
 int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_result *r)
 {
     CR_CHECK(imp && p && r && (unsigned)law < CR_LAW_COUNT, imp ? imp->err : NULL, CR_ERR_INVALID);
@@ -1395,6 +1430,8 @@ int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_r
     rc = LAWS[law].solve(imp, p, r);
     if (rc == CR_OK)
         refuse_non_finite(imp, r);
+    if (rc == CR_OK)
+        note_superelastic(imp, law, p, r);
     return rc;
 }
 

@@ -75,7 +75,8 @@ cr_settings cr_settings_default(void)
                      .method = CR_METHOD_BDF,
                      .jacobian_floor = CR_DEFAULT_JACOBIAN_FLOOR,
                      .solver = CR_SOLVER_AUTO,
-                     .skin = CR_DEFAULT_SKIN};
+                     .skin = CR_DEFAULT_SKIN,
+                     .active_region = CR_ACTIVE_REGION_AUTO};
     return s;
 }
 
@@ -526,6 +527,17 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
         cr_set_msg(msg, msglen,
                    "integration settings: need 0 < jacobian_floor < 1, skin > 0, "
                    "a known solver");
+        return CR_ERR_MODEL;
+    }
+    if ((unsigned)s->active_region > CR_ACTIVE_REGION_OFF) {
+        cr_set_msg(msg, msglen, "integration settings: active_region must be auto, on or off");
+        return CR_ERR_MODEL;
+    }
+    if (s->active_region == CR_ACTIVE_REGION_ON &&
+        (model->dim != 1 || cr_model_has_fields(model))) {
+        cr_set_msg(msg, msglen,
+                   "integration settings: active_region on needs a chain without gravity or "
+                   "pendulums (free flight is exact only without fields)");
         return CR_ERR_MODEL;
     }
     return CR_OK;

@@ -138,10 +138,12 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
         cr_yaml_number(ps, map, line, where, "C", 0, 0, &law->p.C) ||
         cr_yaml_number(ps, map, line, where, "m", 0, 0, &m))
         return ps->rc;
+    /* m = n − 1 unless given: it follows an n named here, and a law that names
+     * neither (a pair naming only K) keeps the m of the law it starts from */
     if (!isnan(m)) {
         law->p.m = m;
         law->m_given = 1;
-    } else if (!law->m_given) {
+    } else if (!law->m_given && cr_yaml_child(map, "n")) {
         law->p.m = law->p.n - 1.0;
     }
     if (parse_target(ps, map, where, law) || parse_release(ps, map, where, law))
@@ -1024,7 +1026,6 @@ static int chain_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, const law_spec *d
             pair_between(ps, pm, where, model, &a, &b))
             return ps->rc;
         law_spec law = *def;
-        law.m_given = 0;
         if (cr_yaml_child(pm, "C"))
             law.target_e = 0.0; /* the pair's own C replaces the default's target */
         if (parse_law(ps, pm, where, &law, PAIR_LAW_KEYS) != CR_OK)
@@ -1126,6 +1127,28 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
     return CR_OK;
 }
 
+/* Chains: integration.active_region, auto (default), on or off. */
+static int parse_active_region(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+{
+    struct fy_node *a = cr_yaml_child(integ, "active_region");
+    if (!a)
+        return CR_OK;
+    if (dim != 1)
+        return cr_yaml_fail(ps, cr_yaml_line(a), "integration.active_region",
+                            "a chain setting (dim 1); a pool integrates every disc");
+    const char *v = fy_node_get_scalar0(a);
+    if (v && strcmp(v, "auto") == 0)
+        s->active_region = CR_ACTIVE_REGION_AUTO;
+    else if (v && strcmp(v, "on") == 0)
+        s->active_region = CR_ACTIVE_REGION_ON;
+    else if (v && strcmp(v, "off") == 0)
+        s->active_region = CR_ACTIVE_REGION_OFF;
+    else
+        return cr_yaml_fail(ps, cr_yaml_line(a), "integration.active_region",
+                            "auto, on or off (got '%s')", v ? v : "?");
+    return CR_OK;
+}
+
 /* Pool-only: `normals: frozen` (each pair's normal fixed at first touch) or
  * `turning` (the default: the line of centres). */
 static int parse_normals(cr_yaml_ctx *ps, struct fy_node *nn, cr_settings *s)
@@ -1178,8 +1201,9 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
 
 static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
-    static const char *const ikeys[] = {"t_end", "rtol",   "atol",    "method", "jacobian_floor",
-                                        "skin",  "solver", "normals", NULL};
+    static const char *const ikeys[] = {"t_end",          "rtol", "atol",   "method",
+                                        "jacobian_floor", "skin", "solver", "normals",
+                                        "active_region",  NULL};
     const char *w = "integration";
     if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
         return ps->rc;
@@ -1202,7 +1226,10 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "jacobian_floor")),
                             "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
                             s->jacobian_floor);
-    return parse_method(ps, integ, s) || parse_pool_settings(ps, integ, dim, s) ? ps->rc : CR_OK;
+    return parse_method(ps, integ, s) || parse_pool_settings(ps, integ, dim, s) ||
+                   parse_active_region(ps, integ, dim, s)
+               ? ps->rc
+               : CR_OK;
 }
 
 static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node *out,
@@ -1328,6 +1355,13 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
                             "integration.t_end",
                             "with gravity or pendulums nothing comes to rest: give an end time");
     }
+    if (cr_model_has_fields(model) &&
+        cr_model_settings(model)->active_region == CR_ACTIVE_REGION_ON)
+        return cr_yaml_fail(
+            ps, cr_yaml_line(cr_yaml_child(cr_yaml_child(root, "integration"), "active_region")),
+            "integration.active_region",
+            "on needs a chain without gravity or pendulums (free flight is exact "
+            "only without fields): auto or off");
     char why[CR_ERRMSG_LEN];
     if (!targets_pending(model) && cr_model_validate(model, why, sizeof why) != CR_OK) {
         cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, why);

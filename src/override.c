@@ -200,12 +200,9 @@ static struct fy_node *map_step(cr_yaml_ctx *ps, set_item *s, struct fy_document
     return last ? NULL : child;
 }
 
-/* Walks the path from the root and puts the value at its end. */
-static int apply_one(cr_yaml_ctx *ps, set_item *s, struct fy_document *doc)
+/* Walks the path from the root and puts @p value at its end. */
+static int place_value(cr_yaml_ctx *ps, set_item *s, struct fy_document *doc, struct fy_node *value)
 {
-    struct fy_node *value = value_node(ps, s, doc);
-    if (!value)
-        return ps->rc;
     struct fy_node *n = fy_document_root(doc);
     int done = 0;
     for (size_t i = 0; i < s->nseg && !done; i++) {
@@ -235,6 +232,19 @@ static int apply_one(cr_yaml_ctx *ps, set_item *s, struct fy_document *doc)
         n = item;
     }
     return ps->rc;
+}
+
+static int apply_one(cr_yaml_ctx *ps, set_item *s, struct fy_document *doc)
+{
+    struct fy_node *value = value_node(ps, s, doc);
+    if (!value)
+        return ps->rc;
+    int rc = place_value(ps, s, doc, value);
+    /* refused before it joined the tree (an index out of range, a path through
+     * a value): the document's destruction would not free it */
+    if (rc != CR_OK && !fy_node_get_parent(value))
+        fy_node_free(value);
+    return rc;
 }
 
 /* "# FILE with --set a=1 --set b=2": the effective text says where it came from

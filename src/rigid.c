@@ -68,7 +68,7 @@ static int refuse_features(const cr_model *model, char *msg, size_t msglen)
 {
     if (cr_model_dimension(model) != 1) {
         cr_set_msg(msg, msglen,
-                   "rigid runs of planar pools (dim %d) are not built yet: only chains (dim 1)",
+                   "the chain's rigid engine takes dim 1 (got %d; pools: rigid-pool.c)",
                    cr_model_dimension(model));
         return CR_ERR_INVALID;
     }

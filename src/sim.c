@@ -13,6 +13,27 @@
  * invariant δ_c − δ_c(0) = d_c − d_{c+1} is kept by the linear multistep method
  * and the exact Jacobian.
  *
+ * Active region. Only the bodies near a contact that can still change are
+ * integrated: a contact *binds* when it is linked, or unilateral, awake (not a
+ * quiet wake contact) and closed (δ at or above the event margin). Each run of
+ * binding contacts, widened by REGION_PAD bodies on each side, is an interval
+ * of the window; the window's states are laid out as above, interval after
+ * interval, each interval starting with the overlap of the contact on its left
+ * (its boundary contacts are states too, driven by the outside neighbour's
+ * constant velocity, and carry no force: they are open or quiet). Every other
+ * body flies freely, d = d₀ + v (τ − τ₀), exact without a field; every other
+ * contact's overlap is linear in τ, so its next event has a closed-form time,
+ * kept in a heap: an awake pair closes (it joins the window), a quiet pair
+ * that touches while approaching sticks (see lock_pair). One CVODES
+ * instance integrates the window; it is rebuilt (the window's states go back to
+ * free flight, the new window starts from them) when a closing or a waking
+ * makes a boundary or outside contact bind, when nothing in the window binds
+ * any more, or when the window holds far more bodies than it needs. Without a
+ * field the cost of a step and of a root search follows the window, not N, and
+ * so does the error norm. Under a field, with the setting active_region: off,
+ * or with CRADLE_ACTIVE_REGION=off in the environment, the window is the whole
+ * chain and never changes (the engine as before).
+ *
  * Scales: V is the largest initial relative speed, δ* = min over contacts of
  * (μ V² / K)^(1/(n+1)) (the overlap at which the contact has absorbed the
  * relative kinetic energy, up to a factor of order one), time δ* / V. With them a
@@ -23,6 +44,7 @@
 #include "sim-priv.h"
 
 #include <cvodes/cvodes.h>
+#include <float.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <signal.h>
@@ -41,6 +63,31 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
 #define EVENT_MIN_CAP 64
 
 #define ETA CR_EVENT_MARGIN /* priv.h */
+
+/* Not in the window. */
+#define NONE ((size_t)-1)
+
+/* Bodies added on each side of a run of binding contacts. A pulse crosses them
+ * before its front reaches the window's edge, which costs a rebuild (a restart
+ * of the multistep history): wider padding, fewer rebuilds, larger steps'
+ * cost. Measured in docs/performance.md. */
+#define REGION_PAD 8
+
+/* Quiet contacts whose energy speed (energy_speed) reaches REGION_SPEED·rtol·V
+ * stay in the window; below it their force is dropped in free flight (and an
+ * approaching pair locks), which changes velocities by less than that. The
+ * whole chain's own global error on 100 beads is of this order: 1.3e-10 V at
+ * rtol 1e-12 (linear chain, against rtol 1e-13), 6.7e-8 V at rtol 1e-10 (Hertz
+ * chain, against rtol 1e-12). A fixed speed instead (1e-10 V) kept the wake of
+ * a 1000-bead chain at rtol 1e-10 in the window: 817 bodies, 8 times the cost. */
+#define REGION_SPEED 100.0
+
+/* A free-flight event of an outside contact: its closing or, quiet, its waking. */
+typedef struct {
+    double tau;          /* scaled time */
+    size_t c;            /* contact */
+    unsigned long stamp; /* valid while equal to the contact's stamp */
+} out_event;
 
 struct cr_sim {
     /* model copy */
@@ -69,7 +116,7 @@ struct cr_sim {
     cr_sim_event_fn ev_fn;
     void *ev_user;
 
-    /* CVODES */
+    /* CVODES: one instance over the window, none while nothing is integrated */
     SUNContext ctx;
     void *cvode;
     N_Vector y, yQ;
@@ -77,48 +124,102 @@ struct cr_sim {
     SUNLinearSolver LS;
     int nroots;
     int *rootsfound;
-    size_t *root_contact; /* pair of each root; kinds by block */
+    size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
     size_t n_contact_roots;
     double *mu;     /* reduced mass of each pair (a wall is immovable) */
     int *quiet;     /* wake contacts: no events (wake_margin) */
     double *frozen; /* the signs a quiet contact's first three roots show CVODE */
 
+    /* the window (active region) */
+    int whole;                    /* 1: the whole chain, always (fields, or asked) */
+    size_t pad;                   /* REGION_PAD unless CRADLE_REGION_PAD says */
+    double region_speed;          /* REGION_SPEED·rtol: quiet contacts faster bind */
+    size_t nint, *ilo, *ihi;      /* intervals of window bodies, increasing, apart */
+    size_t *nlo, *nhi;            /* the next intervals, during a rebuild */
+    size_t *ybody, *yovl, *yquad; /* window index of d_i (v_i next), δ_c, ∫f_c dt */
+    size_t *wcon, *wcon2, nwc;    /* window contacts in order (internal, boundary) */
+    unsigned char *cwin;          /* contact c is a window contact */
+    size_t nwb, ny, nq;           /* window bodies, states, impulse quadratures */
+    /* Outside bodies move in rigid groups (intervals; a free body is a group of
+     * one): body i's group is rooted at grp[i], d_i = off_i + G(τ) with the
+     * root's G(τ) = g0 + gv (τ − gt); gm its mass (INFINITY with a wall). */
+    size_t *grp, *gfirst, *glast;
+    double *off, *g0, *gv, *gt, *gm;
+    double *ref_o, *ref_tc; /* outside contact: overlap at ref_tc */
+    double *Pbank, Wbank;   /* quadratures of the windows before (scaled) */
+    out_event *heap;        /* next events of outside contacts, earliest first */
+    size_t nheap, heapcap;
+    unsigned long *stamp;
+    unsigned char *counted; /* outside, awake and approaching: unsettled */
+    size_t n_approach;
+    size_t *bind; /* binding contacts, at a rebuild */
+    double tau_stop;
+    long rebuilds, bumps;
+
     /* state after the last return */
-    double t;
+    double t, tau; /* s and scaled */
     int ran;
     volatile sig_atomic_t stop_requested;
 
     cr_event *events;
     size_t nev, evcap;
     cr_sim_stats stats;
-    cr_sim_stats banked; /* CVODE counters of the segments before the last restart */
+    cr_sim_stats banked; /* CVODE counters of the segments and windows before */
     char end_reason[128];
     char err[CR_ERRMSG_LEN];
 };
 
 /* ---- state access ---------------------------------------------------------- */
 
-static inline double dis_s(const double *y, size_t i)
+/* Scaled velocity of body i in window vector y: its state, or for the outside
+ * neighbour of a boundary contact its free flight. */
+static inline double wvel(const cr_sim *s, const double *y, size_t i)
 {
-    return y[3 * i];
+    size_t k = s->ybody[i];
+    return k != NONE ? y[k + 1] : s->gv[s->grp[i]];
 }
 
-static inline double vel_s(const double *y, size_t i)
+/* Free flight of outside body i: its group's velocity and displacement now. */
+static inline double fly_vel(const cr_sim *s, size_t i)
 {
-    return y[3 * i + 1];
+    return s->gv[s->grp[i]];
 }
 
-static inline double ovl_s(const double *y, size_t c)
+static inline double fly_dis(const cr_sim *s, size_t i)
 {
-    return y[3 * c + 2];
+    size_t r = s->grp[i];
+    return s->off[i] + s->g0[r] + s->gv[r] * (s->tau - s->gt[r]);
 }
 
-/* dimensional overlap and rate of pair c from a scaled state */
-static inline void contact_state(const cr_sim *s, const double *y, size_t c, double *delta,
-                                 double *rate)
+static inline double fly_ovl(const cr_sim *s, size_t c)
 {
-    *delta = s->L * ovl_s(y, c);
-    *rate = s->V * (vel_s(y, c) - vel_s(y, c + 1));
+    return s->ref_o[c] + (fly_vel(s, c) - fly_vel(s, c + 1)) * (s->tau - s->ref_tc[c]);
+}
+
+/* The scaled state now, wherever it lives. */
+static inline double vel_now(const cr_sim *s, size_t i)
+{
+    size_t k = s->ybody[i];
+    return k != NONE ? N_VGetArrayPointer(s->y)[k + 1] : fly_vel(s, i);
+}
+
+static inline double dis_now(const cr_sim *s, size_t i)
+{
+    size_t k = s->ybody[i];
+    return k != NONE ? N_VGetArrayPointer(s->y)[k] : fly_dis(s, i);
+}
+
+static inline double ovl_now(const cr_sim *s, size_t c)
+{
+    size_t k = s->yovl[c];
+    return k != NONE ? N_VGetArrayPointer(s->y)[k] : fly_ovl(s, c);
+}
+
+/* ∫ f_c dt so far, scaled: the finished windows' and the current one's. */
+static inline double impulse_now(const cr_sim *s, size_t c)
+{
+    size_t k = s->yquad[c];
+    return s->Pbank[c] + (k != NONE ? N_VGetArrayPointer(s->yQ)[k] : 0.0);
 }
 
 /* unilateral contact force of pair c (0 when the pair has no contact) */
@@ -146,7 +247,19 @@ static inline double field_accel(const cr_sim *s, size_t i, double d)
     return a;
 }
 
-/* ---- CVODE callbacks ------------------------------------------------------- */
+/* First and one-past-last window contact of interval [lo, hi]: the contact on
+ * its left (a boundary unless lo = 0), the internal ones, the one on its right. */
+static inline size_t icon_first(size_t lo)
+{
+    return lo > 0 ? lo - 1 : 0;
+}
+
+static inline size_t icon_end(const cr_sim *s, size_t hi)
+{
+    return hi < s->nc ? hi + 1 : s->nc;
+}
+
+/* ---- CVODE callbacks (over the window) ------------------------------------- */
 
 static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
 {
@@ -156,21 +269,28 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     double *yd = N_VGetArrayPointer(ydotv);
     double fscale = s->T / s->V;
 
-    for (size_t i = 0; i < s->nb; i++) {
-        yd[3 * i] = vel_s(y, i);
-        yd[3 * i + 1] =
-            s->fixed[i] || !s->has_fields ? 0.0 : fscale * field_accel(s, i, dis_s(y, i));
-    }
-    for (size_t c = 0; c < s->nc; c++) {
-        double delta, rate;
-        contact_state(s, y, c, &delta, &rate);
-        /* compression-positive pair force: contact push minus link pull */
-        double f = contact_force(s, c, delta, rate) - link_tension(s, c, delta, rate);
-        if (!isfinite(f))
-            return -1;
-        yd[3 * c + 2] = vel_s(y, c) - vel_s(y, c + 1);
-        yd[3 * c + 1] -= s->accel[c] * f;
-        yd[3 * c + 4] += s->accel[c + 1] * f;
+    for (size_t k = 0; k < s->nint; k++) {
+        size_t lo = s->ilo[k], hi = s->ihi[k];
+        for (size_t i = lo; i <= hi; i++) {
+            size_t j = s->ybody[i];
+            yd[j] = y[j + 1];
+            yd[j + 1] = s->fixed[i] || !s->has_fields ? 0.0 : fscale * field_accel(s, i, y[j]);
+        }
+        for (size_t c = icon_first(lo); c < icon_end(s, hi); c++) {
+            size_t ja = s->ybody[c], jb = s->ybody[c + 1], jd = s->yovl[c];
+            double va = ja != NONE ? y[ja + 1] : fly_vel(s, c);
+            double vb = jb != NONE ? y[jb + 1] : fly_vel(s, c + 1);
+            yd[jd] = va - vb;
+            if (ja == NONE || jb == NONE)
+                continue; /* a boundary contact: open or quiet, no force */
+            double delta = s->L * y[jd], rate = s->V * (va - vb);
+            /* compression-positive pair force: contact push minus link pull */
+            double f = contact_force(s, c, delta, rate) - link_tension(s, c, delta, rate);
+            if (!isfinite(f))
+                return -1;
+            yd[ja + 1] -= s->accel[c] * f;
+            yd[jb + 1] += s->accel[c + 1] * f;
+        }
     }
     return 0;
 }
@@ -185,42 +305,50 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
     double fscale = s->T / s->V;
 
     SUNMatZero(J);
-    for (size_t i = 0; i < s->nb; i++) {
-        sunindextype d = (sunindextype)(3 * i), v = d + 1;
-        SM_ELEMENT_B(J, d, v) = 1.0;
-        if (!s->fixed[i] && s->plength[i] > 0.0) {
-            double th = (s->x0[i] + s->L * dis_s(y, i) - s->pivot[i]) / s->plength[i];
-            SM_ELEMENT_B(J, v, d) = -fscale * s->pg[i] * cos(th) * s->L / s->plength[i];
+    for (size_t k = 0; k < s->nint; k++) {
+        size_t lo = s->ilo[k], hi = s->ihi[k];
+        for (size_t i = lo; i <= hi; i++) {
+            sunindextype d = (sunindextype)s->ybody[i], v = d + 1;
+            SM_ELEMENT_B(J, d, v) = 1.0;
+            if (!s->fixed[i] && s->plength[i] > 0.0) {
+                double th = (s->x0[i] + s->L * y[d] - s->pivot[i]) / s->plength[i];
+                SM_ELEMENT_B(J, v, d) = -fscale * s->pg[i] * cos(th) * s->L / s->plength[i];
+            }
         }
-    }
-    for (size_t c = 0; c < s->nc; c++) {
-        sunindextype row_d = (sunindextype)(3 * c + 2);
-        sunindextype va = (sunindextype)(3 * c + 1), vb = (sunindextype)(3 * c + 4);
-        SM_ELEMENT_B(J, row_d, va) = 1.0;
-        SM_ELEMENT_B(J, row_d, vb) = -1.0;
+        for (size_t c = icon_first(lo); c < icon_end(s, hi); c++) {
+            size_t ja = s->ybody[c], jb = s->ybody[c + 1];
+            sunindextype row_d = (sunindextype)s->yovl[c];
+            sunindextype va = (sunindextype)(ja + 1), vb = (sunindextype)(jb + 1);
+            if (ja != NONE)
+                SM_ELEMENT_B(J, row_d, va) = 1.0;
+            if (jb != NONE)
+                SM_ELEMENT_B(J, row_d, vb) = -1.0;
+            if (ja == NONE || jb == NONE)
+                continue;
 
-        double delta, rate, fd = 0.0, fv = 0.0;
-        contact_state(s, y, c, &delta, &rate);
-        if (s->contact_on[c])
-            cr_contact_partials(&s->law[c], delta, rate, floor, &fd, &fv);
-        if (s->has_link[c]) { /* −T = −k(r_a + r_b − δ − ℓ) + c δ̇ */
-            fd += s->link[c].k;
-            fv += s->link[c].c;
+            double delta = s->L * y[row_d], rate = s->V * (y[va] - y[vb]), fd = 0.0, fv = 0.0;
+            if (s->contact_on[c])
+                cr_contact_partials(&s->law[c], delta, rate, floor, &fd, &fv);
+            if (s->has_link[c]) { /* −T = −k(r_a + r_b − δ − ℓ) + c δ̇ */
+                fd += s->link[c].k;
+                fv += s->link[c].c;
+            }
+            /* scaled: ∂f/∂δ̃ = fd·L, ∂f/∂ṽ_a = fv·V, ∂f/∂ṽ_b = −fv·V */
+            double gd = fd * s->L, gv = fv * s->V;
+            double aa = s->accel[c], ab = s->accel[c + 1];
+            SM_ELEMENT_B(J, va, row_d) -= aa * gd;
+            SM_ELEMENT_B(J, va, va) -= aa * gv;
+            SM_ELEMENT_B(J, va, vb) += aa * gv;
+            SM_ELEMENT_B(J, vb, row_d) += ab * gd;
+            SM_ELEMENT_B(J, vb, va) += ab * gv;
+            SM_ELEMENT_B(J, vb, vb) -= ab * gv;
         }
-        /* scaled: ∂f/∂δ̃ = fd·L, ∂f/∂ṽ_a = fv·V, ∂f/∂ṽ_b = −fv·V */
-        double gd = fd * s->L, gv = fv * s->V;
-        double aa = s->accel[c], ab = s->accel[c + 1];
-        SM_ELEMENT_B(J, va, row_d) -= aa * gd;
-        SM_ELEMENT_B(J, va, va) -= aa * gv;
-        SM_ELEMENT_B(J, va, vb) += aa * gv;
-        SM_ELEMENT_B(J, vb, row_d) += ab * gd;
-        SM_ELEMENT_B(J, vb, va) += ab * gv;
-        SM_ELEMENT_B(J, vb, vb) -= ab * gv;
     }
     return 0;
 }
 
-/* Quadratures: the impulse of every contact, then the dissipated work. */
+/* Quadratures: the impulse of every internal window contact, then the
+ * dissipated work (boundary contacts carry no force). */
 static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
 {
     (void)t;
@@ -228,24 +356,29 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *q = N_VGetArrayPointer(qdot);
     double diss = 0.0;
-    for (size_t c = 0; c < s->nc; c++) {
-        double delta, rate;
-        contact_state(s, y, c, &delta, &rate);
-        q[c] = contact_force(s, c, delta, rate) * s->T / s->Pscale;
-        if (s->contact_on[c])
-            diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
-        if (s->has_link[c])
-            diss += s->link[c].c * rate * rate;
+    for (size_t k = 0; k < s->nint; k++) {
+        size_t lo = s->ilo[k], hi = s->ihi[k];
+        for (size_t c = lo; c < hi; c++) {
+            double delta = s->L * y[s->yovl[c]];
+            double rate = s->V * (y[s->ybody[c] + 1] - y[s->ybody[c + 1] + 1]);
+            q[s->yquad[c]] = contact_force(s, c, delta, rate) * s->T / s->Pscale;
+            if (s->contact_on[c])
+                diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+            if (s->has_link[c])
+                diss += s->link[c].c * rate * rate;
+        }
     }
-    q[s->nc] = diss * s->T / s->Escale;
+    q[s->nq] = diss * s->T / s->Escale;
     return 0;
 }
 
-/* Roots, four per pair with a contact (root_contact): closing/opening (δ
- * crosses the event margin), compression rate δ̇ (only while loaded), the sign
- * of the raw law for `force`-release contacts with damping, and the wake margin.
- * A quiet (wake) contact shows CVODE its frozen signs instead of its first three
- * functions: it generates no events (see wake_margin). */
+/* Roots, four per window contact with a unilateral law (root_contact):
+ * closing/opening (δ crosses the event margin), compression rate δ̇ (only while
+ * loaded), the sign of the raw law for `force`-release contacts with damping,
+ * and the wake margin. A quiet (wake) contact shows CVODE its frozen signs
+ * instead of its first three functions: it generates no events (see
+ * wake_margin). Contacts outside the window have none: their events follow
+ * from free flight (predict). */
 enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
 
 /* Contacts whose own energy cannot compress them beyond CR_WAKE_FRACTION·δ* are
@@ -255,13 +388,13 @@ enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
  * cannot converge on such a function). The margin is the largest overlap the
  * contact's own energy allows, ((n+1)/K·(½μγ² + Kδⁿ⁺¹/(n+1)))^(1/(n+1)), over δ*,
  * minus the fraction: a local criterion, no look into the future. A quiet
- * contact keeps its force in the RHS, generates no events and counts as
- * settled. */
-static double wake_margin(const cr_sim *s, const double *y, size_t c)
+ * contact keeps its force in the RHS while both its bodies are in the window,
+ * generates no events and counts as settled. d and g: scaled overlap and
+ * compression rate. */
+static double wake_margin(const cr_sim *s, size_t c, double d, double g)
 {
     const cr_contact_params *p = &s->law[c];
-    double delta, rate;
-    contact_state(s, y, c, &delta, &rate);
+    double delta = s->L * d, rate = s->V * g;
     double E = 0.5 * s->mu[c] * rate * rate;
     if (delta > 0.0)
         E += p->K * pow(delta, p->n + 1.0) / (p->n + 1.0);
@@ -269,14 +402,14 @@ static double wake_margin(const cr_sim *s, const double *y, size_t c)
     return reach / s->L - CR_WAKE_FRACTION;
 }
 
-/* The first three root functions of pair c, as CVODE sees them when not quiet. */
-static void live_roots(const cr_sim *s, const double *y, size_t c, double *g)
+/* The first three root functions of pair c, as CVODE sees them when not quiet;
+ * d the scaled overlap, va and vb the scaled velocities. */
+static void live_roots(const cr_sim *s, size_t c, double d, double va, double vb, double *g)
 {
-    double d = ovl_s(y, c);
     g[R_CLOSE] = d - ETA;
     /* compression rate only matters while loaded; elsewhere a constant keeps
      * bitwise-equal velocities of untouched bodies from an exact zero */
-    g[R_RATE] = d > ETA ? vel_s(y, c) - vel_s(y, c + 1) : 1.0;
+    g[R_RATE] = d > ETA ? va - vb : 1.0;
     const cr_contact_params *p = &s->law[c];
     if (p->release != CR_RELEASE_FORCE || p->C == 0.0) {
         g[R_FORCE] = -1.0; /* no release root: a constant never crosses */
@@ -285,9 +418,7 @@ static void live_roots(const cr_sim *s, const double *y, size_t c, double *g)
          * exactly zero over an interval makes CVODE stop with CV_CLOSERT. */
         g[R_FORCE] = d - ETA;
     } else {
-        double delta, rate;
-        contact_state(s, y, c, &delta, &rate);
-        g[R_FORCE] = cr_contact_release_function(p, delta, rate, s->L);
+        g[R_FORCE] = cr_contact_release_function(p, s->L * d, s->V * (va - vb), s->L);
     }
 }
 
@@ -299,11 +430,12 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
     for (size_t k = 0; k < s->n_contact_roots; k++) {
         size_t c = s->root_contact[k];
         double *gk = g + R_PER_CONTACT * k;
+        double d = y[s->yovl[c]], va = wvel(s, y, c), vb = wvel(s, y, c + 1);
         if (s->quiet[c])
             memcpy(gk, s->frozen + 3 * c, 3 * sizeof(double));
         else
-            live_roots(s, y, c, gk);
-        gk[R_WAKE] = wake_margin(s, y, c);
+            live_roots(s, c, d, va, vb, gk);
+        gk[R_WAKE] = wake_margin(s, c, d, va - vb);
         for (int q = 0; q < R_PER_CONTACT; q++)
             gk[q] = cr_root_nonzero(gk[q]);
     }
@@ -312,12 +444,13 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
 
 /* ---- create / destroy ------------------------------------------------------ */
 
-void cr_sim_destroy(cr_sim *s)
+/* Frees the window's CVODES objects; their counters are banked first. */
+static void window_free(cr_sim *s)
 {
-    if (!s)
-        return;
-    if (s->cvode)
+    if (s->cvode) {
+        cr_cvode_bank(s->cvode, &s->banked);
         CVodeFree(&s->cvode);
+    }
     if (s->LS)
         SUNLinSolFree(s->LS);
     if (s->A)
@@ -326,6 +459,16 @@ void cr_sim_destroy(cr_sim *s)
         N_VDestroy(s->y);
     if (s->yQ)
         N_VDestroy(s->yQ);
+    s->LS = NULL;
+    s->A = NULL;
+    s->y = s->yQ = NULL;
+}
+
+void cr_sim_destroy(cr_sim *s)
+{
+    if (!s)
+        return;
+    window_free(s);
     if (s->ctx)
         SUNContext_Free(&s->ctx);
     free(s->mass);
@@ -348,10 +491,34 @@ void cr_sim_destroy(cr_sim *s)
     free(s->mu);
     free(s->quiet);
     free(s->frozen);
+    free(s->ilo);
+    free(s->ihi);
+    free(s->nlo);
+    free(s->nhi);
+    free(s->ybody);
+    free(s->yovl);
+    free(s->yquad);
+    free(s->wcon);
+    free(s->wcon2);
+    free(s->cwin);
+    free(s->grp);
+    free(s->gfirst);
+    free(s->glast);
+    free(s->off);
+    free(s->g0);
+    free(s->gv);
+    free(s->gt);
+    free(s->gm);
+    free(s->ref_o);
+    free(s->ref_tc);
+    free(s->Pbank);
+    free(s->heap);
+    free(s->stamp);
+    free(s->counted);
+    free(s->bind);
     free(s->events);
     free(s);
 }
-
 static void choose_scales(cr_sim *s)
 {
     double vmin = INFINITY, vmax = -INFINITY, mmin = INFINITY, rmin = INFINITY;
@@ -431,10 +598,37 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
     s->rootsfound = malloc((R_PER_CONTACT * nc) * sizeof(int));
+    s->ilo = malloc(nb * sizeof(size_t));
+    s->ihi = malloc(nb * sizeof(size_t));
+    s->nlo = malloc(nb * sizeof(size_t));
+    s->nhi = malloc(nb * sizeof(size_t));
+    s->ybody = malloc(nb * sizeof(size_t));
+    s->yovl = malloc(nc * sizeof(size_t));
+    s->yquad = malloc(nc * sizeof(size_t));
+    s->wcon = malloc(nc * sizeof(size_t));
+    s->wcon2 = malloc(nc * sizeof(size_t));
+    s->cwin = calloc(nc, 1);
+    s->grp = malloc(nb * sizeof(size_t));
+    s->gfirst = malloc(nb * sizeof(size_t));
+    s->glast = malloc(nb * sizeof(size_t));
+    s->off = calloc(nb, sizeof(double));
+    s->g0 = calloc(nb, sizeof(double));
+    s->gv = calloc(nb, sizeof(double));
+    s->gt = calloc(nb, sizeof(double));
+    s->gm = calloc(nb, sizeof(double));
+    s->ref_o = calloc(nc, sizeof(double));
+    s->ref_tc = calloc(nc, sizeof(double));
+    s->Pbank = calloc(nc, sizeof(double));
+    s->stamp = calloc(nc, sizeof(unsigned long));
+    s->counted = calloc(nc, 1);
+    s->bind = malloc(nc * sizeof(size_t));
     if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
         !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
         !s->link || !s->has_link || !s->root_contact || !s->mu || !s->quiet || !s->frozen ||
-        !s->rootsfound)
+        !s->rootsfound || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody || !s->yovl ||
+        !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp || !s->gfirst || !s->glast ||
+        !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o || !s->ref_tc || !s->Pbank ||
+        !s->stamp || !s->counted || !s->bind)
         goto nomem;
     s->gravity = cr_model_gravity(model);
     s->has_fields = cr_model_has_fields(model);
@@ -460,6 +654,29 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
         s->cluster[c + 1] = s->has_link[c] ? s->cluster[c] : c + 1;
     }
     choose_scales(s);
+    /* before the run every body is outside the window, in free flight from its
+     * start: the getters answer from the model copy through the same code */
+    for (size_t i = 0; i < nb; i++) {
+        s->ybody[i] = NONE;
+        s->grp[i] = s->gfirst[i] = s->glast[i] = i;
+        s->gv[i] = s->v0[i] / s->V;
+        s->gm[i] = s->fixed[i] ? INFINITY : s->mass[i];
+    }
+    for (size_t c = 0; c < s->nc; c++) {
+        s->yovl[c] = s->yquad[c] = NONE;
+        s->ref_o[c] = s->delta0[c] / s->L;
+    }
+    /* fields act on every body: no free flight is exact under them. The
+     * environment overrides the model's setting (a debugging aid). */
+    cr_active_region ar = cr_model_settings(model)->active_region;
+    const char *region = getenv("CRADLE_ACTIVE_REGION");
+    if (region && strcmp(region, "off") == 0)
+        ar = CR_ACTIVE_REGION_OFF;
+    else if (region && strcmp(region, "on") == 0)
+        ar = CR_ACTIVE_REGION_ON;
+    s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
+    const char *pad = getenv("CRADLE_REGION_PAD");
+    s->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : REGION_PAD;
     for (size_t c = 0; c < s->nc; c++) {
         double ma = s->mass[c], mb = s->mass[c + 1];
         s->mu[c] = s->fixed[c] ? mb : (s->fixed[c + 1] ? ma : ma * mb / (ma + mb));
@@ -533,30 +750,18 @@ void cr_sim_request_stop(cr_sim *s)
 
 /* ---- integration ----------------------------------------------------------- */
 
-/* Before the run the CVODE vectors do not exist: answer from the model copy. */
-static const double *state(const cr_sim *s)
-{
-    return s->y ? N_VGetArrayPointer(s->y) : NULL;
-}
-
-/* Overlap and rate of pair c now (or as the model starts). */
+/* Overlap and rate of pair c now (SI). */
 static void pair_now(const cr_sim *s, size_t c, double *delta, double *rate)
 {
-    const double *y = state(s);
-    if (y) {
-        contact_state(s, y, c, delta, rate);
-    } else {
-        *delta = s->delta0[c];
-        *rate = s->v0[c] - s->v0[c + 1];
-    }
+    *delta = s->L * ovl_now(s, c);
+    *rate = s->V * (vel_now(s, c) - vel_now(s, c + 1));
 }
 
-/* Velocity of body i now (or as the model starts); a wall's is 0 exactly, its
- * states carrying only the linear solver's roundoff. */
+/* Velocity of body i now; a wall's is 0 exactly, its states carrying only the
+ * linear solver's roundoff. */
 static double body_velocity(const cr_sim *s, size_t i)
 {
-    const double *y = state(s);
-    return s->fixed[i] ? 0.0 : (y ? s->V * vel_s(y, i) : s->v0[i]);
+    return s->fixed[i] ? 0.0 : s->V * vel_now(s, i);
 }
 
 static int cvode_fail(cr_sim *s, const char *what, int flag)
@@ -564,11 +769,21 @@ static int cvode_fail(cr_sim *s, const char *what, int flag)
     return cr_cvode_fail(s->err, what, s->t, flag);
 }
 
+static void live_roots_now(const cr_sim *s, size_t c, double *g)
+{
+    live_roots(s, c, ovl_now(s, c), vel_now(s, c), vel_now(s, c + 1), g);
+}
+
+static double margin_now(const cr_sim *s, size_t c)
+{
+    return wake_margin(s, c, ovl_now(s, c), vel_now(s, c) - vel_now(s, c + 1));
+}
+
 /* Freezes pair c's first three roots at the signs they have now. */
-static void freeze(cr_sim *s, const double *y, size_t c)
+static void freeze(cr_sim *s, size_t c)
 {
     double g[3];
-    live_roots(s, y, c, g);
+    live_roots_now(s, c, g);
     for (int q = 0; q < 3; q++)
         s->frozen[3 * c + q] = g[q] > 0.0 ? 1.0 : -1.0;
     s->quiet[c] = 1;
@@ -577,55 +792,447 @@ static void freeze(cr_sim *s, const double *y, size_t c)
 /* Quiet from the start: contacts touching at rest until a wave reaches them. */
 static void init_quiet(cr_sim *s)
 {
-    const double *y = N_VGetArrayPointer(s->y);
-    for (size_t k = 0; k < s->n_contact_roots; k++) {
-        size_t c = s->root_contact[k];
-        if (wake_margin(s, y, c) < 0.0)
-            freeze(s, y, c);
+    for (size_t c = 0; c < s->nc; c++)
+        if (s->contact_on[c] && margin_now(s, c) < 0.0)
+            freeze(s, c);
+}
+
+/* The speed, over V, that pair c's own energy (relative kinetic plus elastic)
+ * could give it: √(2 E / μ) / V with E = ½μγ² + K δⁿ⁺¹/(n+1). Bounds what its
+ * force could still change in its bodies' relative velocity. */
+static double energy_speed(const cr_sim *s, size_t c)
+{
+    double delta, rate;
+    pair_now(s, c, &delta, &rate);
+    double E = 0.5 * s->mu[c] * rate * rate + cr_contact_energy(&s->law[c], delta);
+    return sqrt(2.0 * E / s->mu[c]) / s->V;
+}
+
+/* Pair c binds its bodies into the window: linked, or a unilateral contact
+ * closed (at or above the event margin, as the closing root counts) and awake,
+ * or quiet with a force that still matters. Outside the window a quiet
+ * contact's force is dropped (and an approaching pair locks), which changes
+ * its bodies' relative velocity by at most its energy speed: the window keeps
+ * quiet contacts whose energy speed reaches REGION_SPEED·rtol. Without this, the
+ * wake threshold alone (an overlap of θ δ*) leaves out speeds up to
+ * √(2/(n+1)) θ^((n+1)/2) V: 2.8e-8 V for Hertz, 1e-6 V for linear contacts,
+ * where a 100-bead linear chain's final velocities moved by 1.1e-7 V. */
+static int binds(const cr_sim *s, size_t c)
+{
+    if (s->has_link[c])
+        return 1;
+    if (!s->contact_on[c] || ovl_now(s, c) < ETA)
+        return 0;
+    return !s->quiet[c] || energy_speed(s, c) >= s->region_speed;
+}
+
+/* -- the heap of free-flight events (earliest first, lazy deletion) -- */
+
+static int heap_less(const out_event *a, const out_event *b)
+{
+    return a->tau < b->tau || (a->tau == b->tau && a->c < b->c);
+}
+
+static void heap_down(cr_sim *s, size_t k)
+{
+    out_event *h = s->heap;
+    for (;;) {
+        size_t l = 2 * k + 1, m = k;
+        if (l < s->nheap && heap_less(&h[l], &h[m]))
+            m = l;
+        if (l + 1 < s->nheap && heap_less(&h[l + 1], &h[m]))
+            m = l + 1;
+        if (m == k)
+            return;
+        out_event tmp = h[k];
+        h[k] = h[m];
+        h[m] = tmp;
+        k = m;
     }
 }
 
-static int setup_cvode(cr_sim *s)
+static void heap_pop(cr_sim *s)
 {
-    sunindextype ny = (sunindextype)(3 * s->nb - 1);
-    if (SUNContext_Create(NULL, &s->ctx) != 0)
-        return CR_ERR_NOMEM;
-    s->y = N_VNew_Serial(ny, s->ctx);
-    s->yQ = N_VNew_Serial((sunindextype)(s->nc + 1), s->ctx);
-    if (!s->y || !s->yQ)
-        return CR_ERR_NOMEM;
-    double *y = N_VGetArrayPointer(s->y);
-    for (size_t i = 0; i < s->nb; i++) {
-        y[3 * i] = 0.0;
-        y[3 * i + 1] = s->v0[i] / s->V;
+    s->heap[0] = s->heap[--s->nheap];
+    heap_down(s, 0);
+}
+
+/* Drops stale entries when they outnumber the contacts (each contact has at
+ * most one valid entry), so the heap stays O(N) over any run. */
+static void heap_compact(cr_sim *s)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < s->nheap; k++)
+        if (s->heap[k].stamp == s->stamp[s->heap[k].c])
+            s->heap[n++] = s->heap[k];
+    s->nheap = n;
+    for (size_t k = n / 2; k-- > 0;)
+        heap_down(s, k);
+}
+
+static int heap_push(cr_sim *s, double tau, size_t c)
+{
+    if (s->nheap == s->heapcap) {
+        if (s->nheap > 2 * s->nc + 64) {
+            heap_compact(s);
+        } else {
+            size_t cap = s->heapcap ? 2 * s->heapcap : 64;
+            out_event *h = realloc(s->heap, cap * sizeof(*h));
+            if (!h)
+                return CR_ERR_NOMEM;
+            s->heap = h;
+            s->heapcap = cap;
+        }
     }
-    for (size_t c = 0; c < s->nc; c++)
-        y[3 * c + 2] = s->delta0[c] / s->L;
+    out_event *h = s->heap;
+    size_t k = s->nheap++;
+    h[k] = (out_event){tau, c, s->stamp[c]};
+    while (k > 0 && heap_less(&h[k], &h[(k - 1) / 2])) {
+        out_event tmp = h[k];
+        h[k] = h[(k - 1) / 2];
+        h[(k - 1) / 2] = tmp;
+        k = (k - 1) / 2;
+    }
+    return CR_OK;
+}
+
+/* The earliest valid free-flight event (stale entries dropped), INFINITY if none. */
+static double heap_top(cr_sim *s)
+{
+    while (s->nheap && s->heap[0].stamp != s->stamp[s->heap[0].c])
+        heap_pop(s);
+    return s->nheap ? s->heap[0].tau : INFINITY;
+}
+
+static void uncount(cr_sim *s, size_t c)
+{
+    if (s->counted[c]) {
+        s->counted[c] = 0;
+        s->n_approach--;
+    }
+}
+
+/* Outside contact c (both bodies in free flight): its overlap is linear in τ,
+ * so its next event has a closed form. Awake and approaching, it closes where δ
+ * reaches the event margin (and is unsettled until then). Quiet, its force
+ * (below θⁿ of a pulse's, θ = CR_WAKE_FRACTION) is left out; approaching
+ * slower than REGION_SPEED·rtol·V, it sticks where it touches (lock_pair), at once
+ * if it overlaps already, so free flight never presses bodies into each other;
+ * faster, it joins the window at the event margin. Quiet with a wake margin of 0
+ * or more (a lock changed its bodies' velocities), it wakes up now. Separating
+ * or at rest, nothing happens in free flight. */
+static int predict(cr_sim *s, size_t c)
+{
+    s->stamp[c]++;
+    uncount(s, c);
+    s->ref_o[c] = fly_ovl(s, c);
+    s->ref_tc[c] = s->tau;
+    if (!s->contact_on[c])
+        return CR_OK;
+    double g = fly_vel(s, c) - fly_vel(s, c + 1), d = s->ref_o[c];
+    if (s->quiet[c] && wake_margin(s, c, d, g) >= 0.0)
+        return heap_push(s, s->tau, c);
+    if (!(g > 0.0))
+        return CR_OK;
+    /* a quiet pair too fast to lock (energy_speed) joins the window instead */
+    int locks = s->quiet[c] && energy_speed(s, c) < s->region_speed;
+    double target = locks ? 0.0 : ETA;
+    if (!s->quiet[c]) {
+        s->counted[c] = 1;
+        s->n_approach++;
+    }
+    return heap_push(s, d >= target ? s->tau : s->tau + (target - d) / g, c);
+}
+
+/* Body i's group becomes free bodies, each with the group's velocity (the
+ * window takes one of them): O(size of the group). */
+static void unlock_group(cr_sim *s, size_t i)
+{
+    size_t r = s->grp[i];
+    if (s->gfirst[r] == s->glast[r])
+        return;
+    size_t first = s->gfirst[r], last = s->glast[r];
+    double v = s->gv[r];
+    for (size_t j = first; j <= last; j++) {
+        double d = fly_dis(s, j);
+        s->off[j] = 0.0;
+        s->g0[j] = d;
+        s->gt[j] = s->tau;
+        s->gv[j] = v;
+        s->gm[j] = s->fixed[j] ? INFINITY : s->mass[j];
+        s->gfirst[j] = s->glast[j] = j;
+    }
+    for (size_t j = first; j <= last; j++)
+        s->grp[j] = j;
+}
+
+/* Contact c's bodies' groups stick together: quiet contacts outside the window
+ * carry no force, so an approaching quiet pair that touches would press on
+ * into each other and its elastic energy, released later, would come from
+ * nowhere (the wake of a loose tolerance then never settles). Instead the two
+ * groups make a perfectly inelastic collision: momentum is kept, and the
+ * relative kinetic energy, ½μγ² with γ below REGION_SPEED·rtol·V (faster pairs join
+ * the window), is booked as dissipated work; no velocity changes by more than
+ * γ. The smaller group is relinked to the larger's root (union by size, so
+ * a body is relinked O(log N) times). @p bump: a window boundary moved. */
+static int lock_pair(cr_sim *s, size_t c, int *bump)
+{
+    size_t a = s->grp[c], b = s->grp[c + 1];
+    size_t first = s->gfirst[a], last = s->glast[b];
+    /* the contacts whose overlap rate changes, from their state now */
+    size_t ends[3] = {c, first > 0 ? first - 1 : NONE, last < s->nc ? last : NONE};
+    for (int k = 0; k < 3; k++)
+        if (ends[k] != NONE && s->yovl[ends[k]] == NONE) {
+            s->ref_o[ends[k]] = fly_ovl(s, ends[k]);
+            s->ref_tc[ends[k]] = s->tau;
+        }
+    double ma = s->gm[a], mb = s->gm[b], va = s->gv[a], vb = s->gv[b], v, mu;
+    if (isinf(ma) || isinf(mb)) {
+        v = isinf(ma) ? va : vb;
+        mu = isinf(ma) ? (isinf(mb) ? 0.0 : mb) : ma;
+    } else {
+        v = (ma * va + mb * vb) / (ma + mb);
+        mu = ma * mb / (ma + mb);
+    }
+    s->Wbank += 0.5 * mu * (va - vb) * (va - vb) * s->V * s->V / s->Escale;
+    size_t big = s->glast[a] - s->gfirst[a] >= s->glast[b] - s->gfirst[b] ? a : b;
+    size_t small = big == a ? b : a;
+    double Gb = s->g0[big] + s->gv[big] * (s->tau - s->gt[big]);
+    double Gs = s->g0[small] + s->gv[small] * (s->tau - s->gt[small]);
+    for (size_t j = s->gfirst[small]; j <= s->glast[small]; j++) {
+        s->off[j] += Gs - Gb;
+        s->grp[j] = big;
+    }
+    s->g0[big] = Gb;
+    s->gt[big] = s->tau;
+    s->gv[big] = v;
+    s->gm[big] = ma + mb;
+    s->gfirst[big] = first;
+    s->glast[big] = last;
+    s->stats.locks++;
+    int rc = predict(s, c);
+    for (int k = 1; k < 3 && rc == CR_OK; k++) {
+        if (ends[k] == NONE)
+            continue;
+        if (s->yovl[ends[k]] == NONE)
+            rc = predict(s, ends[k]);
+        else
+            *bump = 1; /* a boundary of the window: its outside neighbour changed speed */
+    }
+    return rc;
+}
+
+/* -- the window -- */
+
+/* Intervals (nlo, nhi) of the bodies of the sorted binding contacts
+ * bind[0 .. n), each widened by the padding; @return their number. */
+static size_t intervals_of(cr_sim *s, size_t n)
+{
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t c = s->bind[j];
+        size_t lo = c > s->pad ? c - s->pad : 0;
+        size_t hi = c + 1 + s->pad < s->nb ? c + 1 + s->pad : s->nb - 1;
+        if (m > 0 && lo <= s->nhi[m - 1] + 1) {
+            if (hi > s->nhi[m - 1])
+                s->nhi[m - 1] = hi;
+        } else {
+            s->nlo[m] = lo;
+            s->nhi[m] = hi;
+            m++;
+        }
+    }
+    return m;
+}
+
+/* Returns the window's states to free flight at τ and banks its quadratures. */
+static void window_dissolve(cr_sim *s)
+{
+    if (s->y) {
+        const double *y = N_VGetArrayPointer(s->y), *q = N_VGetArrayPointer(s->yQ);
+        for (size_t k = 0; k < s->nint; k++)
+            for (size_t i = s->ilo[k]; i <= s->ihi[k]; i++) {
+                size_t j = s->ybody[i];
+                s->grp[i] = s->gfirst[i] = s->glast[i] = i;
+                s->off[i] = 0.0;
+                s->g0[i] = s->fixed[i] ? 0.0 : y[j];
+                s->gv[i] = s->fixed[i] ? 0.0 : y[j + 1];
+                s->gt[i] = s->tau;
+                s->gm[i] = s->fixed[i] ? INFINITY : s->mass[i];
+                s->ybody[i] = NONE;
+            }
+        for (size_t j = 0; j < s->nwc; j++) {
+            size_t c = s->wcon[j];
+            s->ref_o[c] = y[s->yovl[c]];
+            s->ref_tc[c] = s->tau;
+            if (s->yquad[c] != NONE)
+                s->Pbank[c] += q[s->yquad[c]];
+            s->yovl[c] = s->yquad[c] = NONE;
+        }
+        s->Wbank += q[s->nq];
+    }
+    window_free(s);
+    s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = 0;
+}
+
+/* Lays the window out over the intervals nlo/nhi (n of them) at τ, from the
+ * free flight of its bodies and contacts, and starts CVODES on it. */
+static int window_build(cr_sim *s, size_t n)
+{
+    size_t *t = s->ilo;
+    s->ilo = s->nlo;
+    s->nlo = t;
+    t = s->ihi;
+    s->ihi = s->nhi;
+    s->nhi = t;
+    s->nint = n;
+    /* bodies joining from a locked group free the whole group first */
+    for (size_t m = 0; m < n; m++)
+        for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
+            if (s->ybody[i] == NONE)
+                unlock_group(s, i);
+    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0;
+    for (size_t m = 0; m < n; m++) {
+        size_t lo = s->ilo[m], hi = s->ihi[m];
+        if (lo > 0)
+            s->yovl[lo - 1] = k++;
+        for (size_t i = lo; i <= hi; i++, nbw++) {
+            s->ybody[i] = k;
+            k += 2;
+            if (i < s->nc)
+                s->yovl[i] = k++;
+        }
+        for (size_t c = icon_first(lo); c < icon_end(s, hi); c++) {
+            s->wcon[nw++] = c;
+            if (c >= lo && c < hi)
+                s->yquad[c] = q++;
+            if (s->contact_on[c])
+                s->root_contact[nr++] = c;
+        }
+    }
+    s->ny = k;
+    s->nq = q;
+    s->nwc = nw;
+    s->nwb = nbw;
+    s->stats.windows += n > 0;
+    if ((long)nbw > s->stats.max_window)
+        s->stats.max_window = (long)nbw;
+    s->n_contact_roots = nr;
+    if (n == 0)
+        return CR_OK;
+
+    int rc = CR_ERR_NOMEM;
+    s->y = N_VNew_Serial((sunindextype)s->ny, s->ctx);
+    s->yQ = N_VNew_Serial((sunindextype)(s->nq + 1), s->ctx);
+    if (!s->y || !s->yQ)
+        goto fail;
+    double *y = N_VGetArrayPointer(s->y);
+    for (size_t m = 0; m < n; m++)
+        for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++) {
+            y[s->ybody[i]] = fly_dis(s, i);
+            y[s->ybody[i] + 1] = fly_vel(s, i);
+        }
+    for (size_t j = 0; j < nw; j++)
+        y[s->yovl[s->wcon[j]]] = fly_ovl(s, s->wcon[j]);
     N_VConst(0.0, s->yQ);
 
     s->cvode = CVodeCreate(s->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, s->ctx);
     if (!s->cvode)
-        return CR_ERR_NOMEM;
-    int flag = cr_cvode_init(s->cvode, rhs, s->y, quad_rhs, s->yQ, s, s->rtol, s->atol, s->err);
-    if (flag != CV_SUCCESS)
-        return cvode_fail(s, "CVODE setup", flag);
+        goto fail;
+    int flag =
+        cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, quad_rhs, s->yQ, s, s->rtol, s->atol, s->err);
+    if (flag == CV_SUCCESS && s->tau_stop > s->tau)
+        flag = CVodeSetStopTime(s->cvode, s->tau_stop);
+    if (flag != CV_SUCCESS) {
+        rc = cvode_fail(s, "CVODE setup", flag);
+        goto fail;
+    }
 
-    sunindextype bw = ny > 3 ? 3 : ny - 1;
+    sunindextype ny = (sunindextype)s->ny, bw = ny > 3 ? 3 : ny - 1;
     s->A = SUNBandMatrix(ny, bw, bw, s->ctx);
     s->LS = s->A ? SUNLinSol_Band(s->y, s->A, s->ctx) : NULL;
     if (!s->A || !s->LS)
-        return CR_ERR_NOMEM;
+        goto fail;
     flag = CVodeSetLinearSolver(s->cvode, s->LS, s->A);
     if (flag == CV_SUCCESS)
         flag = CVodeSetJacFn(s->cvode, jac);
-    if (flag == CV_SUCCESS && s->n_contact_roots > 0) {
-        s->nroots = (int)(R_PER_CONTACT * s->n_contact_roots);
-        init_quiet(s);
+    if (flag == CV_SUCCESS && nr > 0) {
+        s->nroots = (int)(R_PER_CONTACT * nr);
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
-    if (flag != CV_SUCCESS)
-        return cvode_fail(s, "CVODE setup", flag);
-    return CR_OK;
+    if (flag == CV_SUCCESS)
+        return CR_OK;
+    rc = cvode_fail(s, "CVODE setup", flag);
+fail:
+    /* back to free flight from the same states: the getters stay valid */
+    for (size_t m = 0; m < n; m++)
+        for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
+            s->ybody[i] = NONE;
+    for (size_t j = 0; j < nw; j++)
+        s->yovl[s->wcon[j]] = s->yquad[s->wcon[j]] = NONE;
+    window_free(s);
+    s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = 0;
+    return rc;
+}
+
+/* A new window at τ around the binding contacts bind[0 .. nbind) (sorted,
+ * unique): the old one's states go to free flight, contacts that leave it get
+ * their free-flight events, contacts that enter it lose theirs. */
+static int rebuild(cr_sim *s, size_t nbind)
+{
+    size_t nold = s->nwc;
+    window_dissolve(s);
+    size_t *old = s->wcon; /* the old list stays readable in the spare array */
+    s->wcon = s->wcon2;
+    s->wcon2 = old;
+    int rc = window_build(s, intervals_of(s, nbind));
+    s->rebuilds++;
+    for (size_t j = 0; j < nold && rc == CR_OK; j++) {
+        size_t c = old[j];
+        if (s->yovl[c] == NONE) {
+            s->cwin[c] = 0;
+            rc = predict(s, c);
+        }
+    }
+    for (size_t j = 0; j < s->nwc; j++) {
+        size_t c = s->wcon[j];
+        if (!s->cwin[c]) {
+            s->cwin[c] = 1;
+            s->stamp[c]++;
+            uncount(s, c);
+        }
+    }
+    return rc;
+}
+
+/* The first window at τ = 0: the whole chain, or the binding contacts padded. */
+static int setup(cr_sim *s)
+{
+    if (SUNContext_Create(NULL, &s->ctx) != 0)
+        return CR_ERR_NOMEM;
+    s->tau = 0.0;
+    s->region_speed = REGION_SPEED * s->rtol;
+    init_quiet(s);
+    size_t n = 0;
+    if (s->whole && s->nb > 0) {
+        s->nlo[0] = 0;
+        s->nhi[0] = s->nb - 1;
+        n = 1;
+    } else if (!s->whole) {
+        size_t nbind = 0;
+        for (size_t c = 0; c < s->nc; c++)
+            if (binds(s, c))
+                s->bind[nbind++] = c;
+        n = intervals_of(s, nbind);
+    }
+    int rc = window_build(s, n);
+    for (size_t c = 0; c < s->nc && rc == CR_OK; c++) {
+        if (s->yovl[c] != NONE)
+            s->cwin[c] = 1;
+        else
+            rc = predict(s, c);
+    }
+    return rc;
 }
 
 static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
@@ -638,14 +1245,13 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
         s->events = e;
         s->evcap = cap;
     }
-    const double *y = N_VGetArrayPointer(s->y);
     cr_event *e = &s->events[s->nev++];
     e->t = s->t;
     e->contact = c;
     e->kind = kind;
-    contact_state(s, y, c, &e->overlap, &e->rate);
+    pair_now(s, c, &e->overlap, &e->rate);
     e->force = contact_force(s, c, e->overlap, e->rate);
-    e->impulse = s->Pscale * N_VGetArrayPointer(s->yQ)[c];
+    e->impulse = s->Pscale * impulse_now(s, c);
     s->stats.events++;
     return CR_OK;
 }
@@ -655,7 +1261,6 @@ static int push_event(cr_sim *s, size_t c, cr_event_kind kind)
  * contact wakes up and its frozen signs meet the live ones. */
 static int contact_events(cr_sim *s, size_t c, const double *lo, const double *now, int *restart)
 {
-    const double *y = N_VGetArrayPointer(s->y);
     int close = (lo[R_CLOSE] < 0.0) != (now[R_CLOSE] < 0.0);
     int rc = CR_OK;
     if (close) {
@@ -663,7 +1268,7 @@ static int contact_events(cr_sim *s, size_t c, const double *lo, const double *n
         rc = push_event(s, c, closing ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
         *restart |= cr_contact_force_jumps(&s->law[c], closing);
     }
-    if (ovl_s(y, c) <= ETA || rc != CR_OK)
+    if (ovl_now(s, c) <= ETA || rc != CR_OK)
         return rc;
     if ((lo[R_RATE] < 0.0) != (now[R_RATE] < 0.0))
         rc = push_event(s, c,
@@ -676,59 +1281,111 @@ static int contact_events(cr_sim *s, size_t c, const double *lo, const double *n
     return rc;
 }
 
-/* Pair c's wake margin crossed 0: it falls quiet, or wakes up and reports what
- * its frozen roots hid (e.g. the closing of a touching contact a wave reached). */
-static int wake_crossing(cr_sim *s, size_t c, int *restart)
+/* Pair c wakes up and reports what its frozen roots hid (e.g. the closing of a
+ * touching contact a wave reached). */
+static int wake_up(cr_sim *s, size_t c, int *restart)
 {
-    const double *y = N_VGetArrayPointer(s->y);
-    if (wake_margin(s, y, c) < 0.0) {
-        freeze(s, y, c);
-        return CR_OK;
-    }
     double now[3];
-    live_roots(s, y, c, now);
+    live_roots_now(s, c, now);
     s->quiet[c] = 0;
     return contact_events(s, c, s->frozen + 3 * c, now, restart);
 }
 
-static int handle_roots(cr_sim *s)
+/* Pair c's wake margin crossed 0: it falls quiet, or wakes up. A window starts
+ * from states CVODE did not locate, so a crossing may repeat the state the
+ * contact is in: nothing to do then. */
+static int wake_crossing(cr_sim *s, size_t c, int *restart)
+{
+    if (margin_now(s, c) < 0.0) {
+        if (!s->quiet[c])
+            freeze(s, c);
+        return CR_OK;
+    }
+    return s->quiet[c] ? wake_up(s, c, restart) : CR_OK;
+}
+
+static int handle_roots(cr_sim *s, int *restart)
 {
     int flag = CVodeGetRootInfo(s->cvode, s->rootsfound);
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVodeGetRootInfo", flag);
-    const double *y = N_VGetArrayPointer(s->y);
-    int restart = 0, rc = CR_OK;
+    int rc = CR_OK;
     for (size_t k = 0; k < s->n_contact_roots && rc == CR_OK; k++) {
         size_t c = s->root_contact[k];
         const int *r = s->rootsfound + R_PER_CONTACT * k;
         if (!s->quiet[c] && (r[R_CLOSE] || r[R_RATE] || r[R_FORCE])) {
             /* rootsfound gives the direction: the sign before is the opposite */
             double now[3], lo[3];
-            live_roots(s, y, c, now);
+            live_roots_now(s, c, now);
             for (int q = 0; q < 3; q++) {
                 lo[q] = r[q] ? -(double)r[q] : now[q];
                 now[q] = r[q] ? (double)r[q] : now[q];
             }
-            rc = contact_events(s, c, lo, now, &restart);
+            rc = contact_events(s, c, lo, now, restart);
         }
         if (r[R_WAKE] && rc == CR_OK)
-            rc = wake_crossing(s, c, &restart);
+            rc = wake_crossing(s, c, restart);
     }
-    if (rc != CR_OK || !restart)
-        return rc;
-    /* Restart the multistep history across the jump; the quadratures carry on. */
-    flag = cr_cvode_restart(s->cvode, s->t / s->T, s->y, s->yQ, &s->banked);
-    if (flag != CV_SUCCESS)
-        return cvode_fail(s, "CVodeReInit", flag);
-    s->stats.restarts++;
-    return CR_OK;
+    return rc;
 }
 
-/* Nothing can happen any more in a free chain: every contact settled. */
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* After the events of one instant: the window follows the binding contacts
+ * (s->bind[0 .. nextra) holds outside contacts that now bind). It is rebuilt
+ * when a contact outside it or on its boundary binds, when nothing in it binds
+ * any more (its bodies fly freely), or when it holds more than twice the
+ * padding beyond what it needs; otherwise a force jump restarts it, and so does
+ * a change of speed of a boundary's outside neighbour (@p bump: a lock). */
+static int update_region(cr_sim *s, int restart, int bump, size_t nextra)
+{
+    int need = 0;
+    if (!s->whole) {
+        size_t nbind = nextra;
+        need = nextra > 0;
+        for (size_t j = 0; j < s->nwc; j++) {
+            size_t c = s->wcon[j];
+            if (!binds(s, c))
+                continue;
+            need |= s->ybody[c] == NONE || s->ybody[c + 1] == NONE;
+            s->bind[nbind++] = c;
+        }
+        if (nextra > 0)
+            qsort(s->bind, nbind, sizeof(size_t), cmp_size);
+        need |= nbind == 0 && s->nint > 0;
+        if (!need && nbind > 0) {
+            size_t m = intervals_of(s, nbind), bodies = 0;
+            for (size_t k = 0; k < m; k++)
+                bodies += s->nhi[k] - s->nlo[k] + 1;
+            need = s->nwb > bodies + 2 * s->pad;
+        }
+        if (need) {
+            int rc = rebuild(s, nbind);
+            if (rc != CR_OK)
+                return rc;
+        }
+    }
+    s->stats.restarts += restart;
+    if ((!restart && !bump) || need || !s->cvode)
+        return CR_OK; /* a new window starts a new history */
+    s->bumps += !restart;
+    /* Restart the multistep history across the jump; the quadratures carry on. */
+    int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->yQ, &s->banked);
+    return flag == CV_SUCCESS ? CR_OK : cvode_fail(s, "CVodeReInit", flag);
+}
+
+/* Nothing can happen any more in a free chain: every contact settled. Outside
+ * the window only the awake, approaching pairs are not (counted). */
 static int chain_at_rest(const cr_sim *s)
 {
-    for (size_t c = 0; c < s->nc; c++)
-        if (!cr_sim_contact_settled(s, c))
+    if (s->n_approach > 0)
+        return 0;
+    for (size_t j = 0; j < s->nwc; j++)
+        if (!cr_sim_contact_settled(s, s->wcon[j]))
             return 0;
     return 1;
 }
@@ -792,11 +1449,12 @@ static void skip_past(run_plan *p, double t)
     p->next = (floor(t * (1.0 + 1e-12) / p->dt) + 1.0) * p->dt;
 }
 
-/* Some contact is loaded and awake: something is happening. */
+/* Some contact is loaded and awake: something is happening (only binding
+ * contacts can be, and they are in the window). */
 static int contacts_busy(const cr_sim *s)
 {
-    for (size_t c = 0; c < s->nc; c++)
-        if (!s->quiet[c] && cr_sim_contact_loaded(s, c))
+    for (size_t j = 0; j < s->nwc; j++)
+        if (!s->quiet[s->wcon[j]] && cr_sim_contact_loaded(s, s->wcon[j]))
             return 1;
     return 0;
 }
@@ -809,14 +1467,11 @@ static double next_stop(const cr_sim *s, const run_plan *p)
     return fmin(fmin(p->next, p->t_stop), p->pending);
 }
 
-/* The automatic end after a root return: at rest (held for the settling time
- * when links ring). */
-static int after_roots(cr_sim *s, run_plan *p, int *done)
+/* After the events of an instant: the listener, then the automatic end (at
+ * rest, held for the settling time when links ring). */
+static int after_events(cr_sim *s, run_plan *p, size_t first, int *done)
 {
-    size_t first = s->nev;
-    int rc = handle_roots(s);
-    if (rc != CR_OK)
-        return rc;
+    int rc;
     if (s->ev_fn && s->nev > first && (rc = listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
         return rc;
     skip_past(p, s->t); /* free flight skipped outputs: resume after now */
@@ -833,6 +1488,59 @@ static int after_roots(cr_sim *s, run_plan *p, int *done)
     else if (!rest)
         p->pending = INFINITY;
     return CR_OK;
+}
+
+/* A root return of the window. */
+static int after_roots(cr_sim *s, run_plan *p, int *done)
+{
+    size_t first = s->nev;
+    int restart = 0;
+    int rc = handle_roots(s, &restart);
+    if (rc == CR_OK)
+        rc = update_region(s, restart, 0, 0);
+    return rc == CR_OK ? after_events(s, p, first, done) : rc;
+}
+
+/* The free-flight events due now: closings of awake outside contacts (located
+ * exactly at the event margin), quiet outside contacts that touch (lock_pair)
+ * or wake up. */
+static int after_outside(cr_sim *s, run_plan *p, int *done)
+{
+    size_t first = s->nev, nextra = 0;
+    int restart = 0, bump = 0, rc = CR_OK;
+    while (rc == CR_OK && heap_top(s) <= s->tau) {
+        size_t c = s->heap[0].c;
+        heap_pop(s);
+        s->stamp[c]++;
+        uncount(s, c);
+        int quiet_touch = s->quiet[c] && margin_now(s, c) < 0.0;
+        if (quiet_touch && energy_speed(s, c) < s->region_speed) {
+            rc = lock_pair(s, c, &bump);
+            continue;
+        }
+        if (quiet_touch) {
+            /* it binds at the margin (binds): into the window, no event */
+            double d = ovl_now(s, c);
+            s->ref_o[c] = d < ETA ? ETA : d;
+            s->ref_tc[c] = s->tau;
+        } else if (s->quiet[c]) {
+            rc = wake_up(s, c, &restart);
+        } else {
+            /* at the margin, not an ulp below it: the closing root's sign */
+            double d = ovl_now(s, c);
+            s->ref_o[c] = d < ETA ? ETA : d;
+            s->ref_tc[c] = s->tau;
+            rc = push_event(s, c, CR_EVENT_CLOSE);
+            restart |= cr_contact_force_jumps(&s->law[c], 1);
+        }
+        if (rc == CR_OK && binds(s, c))
+            s->bind[nextra++] = c;
+        else if (rc == CR_OK)
+            rc = predict(s, c);
+    }
+    if (rc == CR_OK)
+        rc = update_region(s, restart, bump, nextra);
+    return rc == CR_OK ? after_events(s, p, first, done) : rc;
 }
 
 /* A return at an output time, the end time or the settling deadline. */
@@ -879,16 +1587,16 @@ int cr_sim_run(cr_sim *s, double t_end)
     }
     s->ran = 1;
     s->err[0] = '\0';
-    int rc = setup_cvode(s);
-    if (rc != CR_OK) {
+    run_plan plan;
+    int rc = plan_run(s, t_end, &plan);
+    if (rc != CR_OK)
+        return rc;
+    s->tau_stop = plan.t_stop / s->T;
+    if ((rc = setup(s)) != CR_OK) {
         if (rc == CR_ERR_NOMEM)
             cr_set_msg(s->err, sizeof s->err, "out of memory setting up CVODES");
         return rc;
     }
-    run_plan plan;
-    if ((rc = plan_run(s, t_end, &plan)) != CR_OK)
-        return rc;
-    CVodeSetStopTime(s->cvode, plan.t_stop / s->T);
 
     s->t = 0.0;
     if ((rc = emit(s)) != CR_OK)
@@ -906,14 +1614,28 @@ int cr_sim_run(cr_sim *s, double t_end)
             goto interrupted;
         }
         double tout = next_stop(s, &plan);
-        sunrealtype tret;
-        int flag = CVode(s->cvode, tout / s->T, s->y, &tret, CV_NORMAL);
-        s->t = tret * s->T;
-        if (flag < 0)
-            return cvode_fail(s, "CVode", flag);
-        CVodeGetQuad(s->cvode, &tret, s->yQ);
-        if (flag == CV_ROOT_RETURN) {
-            rc = after_roots(s, &plan, &done);
+        /* the window runs to the next output or free-flight event, whichever
+         * comes first; without a window, time jumps there */
+        double target = tout / s->T, th = heap_top(s);
+        int outside = th <= target;
+        if (outside)
+            target = th;
+        int flag = CV_SUCCESS;
+        if (target > s->tau * (1.0 + 4.0 * DBL_EPSILON) && s->cvode) {
+            sunrealtype tret;
+            flag = CVode(s->cvode, target, s->y, &tret, CV_NORMAL);
+            s->tau = tret;
+            s->t = tret * s->T;
+            if (flag < 0)
+                return cvode_fail(s, "CVode", flag);
+            CVodeGetQuad(s->cvode, &tret, s->yQ);
+        } else if (target > s->tau) {
+            s->tau = target;
+            s->t = target * s->T;
+        }
+        if (flag == CV_ROOT_RETURN || (outside && flag != CV_TSTOP_RETURN)) {
+            rc = flag == CV_ROOT_RETURN ? after_roots(s, &plan, &done)
+                                        : after_outside(s, &plan, &done);
             if (rc == CR_ERR_SOLVER || rc == CR_ERR_NOMEM)
                 return rc;
         } else {
@@ -1028,10 +1750,9 @@ int cr_sim_contact_settled(const cr_sim *s, size_t c)
 
 void cr_sim_get_positions(const cr_sim *s, double *x)
 {
-    const double *y = state(s);
     /* a wall is where it was; its states carry only the linear solver's roundoff */
     for (size_t i = 0; i < s->nb; i++)
-        x[i] = s->x0[i] + (y && !s->fixed[i] ? s->L * dis_s(y, i) : 0.0);
+        x[i] = s->x0[i] + (!s->fixed[i] ? s->L * dis_now(s, i) : 0.0);
 }
 
 void cr_sim_get_velocities(const cr_sim *s, double *v)
@@ -1065,24 +1786,22 @@ void cr_sim_get_forces(const cr_sim *s, double *f)
 
 void cr_sim_get_impulses(const cr_sim *s, double *P)
 {
-    const double *q = s->yQ ? N_VGetArrayPointer(s->yQ) : NULL;
     for (size_t c = 0; c < s->nc; c++)
-        P[c] = q ? s->Pscale * q[c] : 0.0;
+        P[c] = s->Pscale * impulse_now(s, c);
 }
 
 double cr_sim_dissipated_work(const cr_sim *s)
 {
-    return s->yQ ? s->Escale * N_VGetArrayPointer(s->yQ)[s->nc] : 0.0;
+    return s->Escale * (s->Wbank + (s->yQ ? N_VGetArrayPointer(s->yQ)[s->nq] : 0.0));
 }
 
 double cr_sim_kinetic_energy(const cr_sim *s)
 {
-    const double *y = state(s);
     double T = 0.0;
     for (size_t i = 0; i < s->nb; i++) {
         if (s->fixed[i])
             continue;
-        double v = y ? s->V * vel_s(y, i) : s->v0[i];
+        double v = s->V * vel_now(s, i);
         T += 0.5 * s->mass[i] * v * v;
     }
     return T;
@@ -1090,10 +1809,9 @@ double cr_sim_kinetic_energy(const cr_sim *s)
 
 double cr_sim_potential_energy(const cr_sim *s)
 {
-    const double *y = state(s);
     double U = 0.0;
     for (size_t c = 0; c < s->nc; c++) {
-        double delta = y ? s->L * ovl_s(y, c) : s->delta0[c];
+        double delta = s->L * ovl_now(s, c);
         if (s->contact_on[c])
             U += cr_contact_energy(&s->law[c], delta);
         if (s->has_link[c]) {
@@ -1104,7 +1822,7 @@ double cr_sim_potential_energy(const cr_sim *s)
     for (size_t i = 0; i < s->nb; i++) {
         if (s->fixed[i])
             continue;
-        double x = s->x0[i] + (y ? s->L * dis_s(y, i) : 0.0);
+        double x = s->x0[i] + s->L * dis_now(s, i);
         U -= s->mass[i] * s->gravity * x;
         if (s->plength[i] > 0.0)
             U += s->mass[i] * s->pg[i] * s->plength[i] *
@@ -1115,11 +1833,10 @@ double cr_sim_potential_energy(const cr_sim *s)
 
 double cr_sim_momentum(const cr_sim *s)
 {
-    const double *y = state(s);
     double p = 0.0;
     for (size_t i = 0; i < s->nb; i++)
         if (!s->fixed[i])
-            p += s->mass[i] * (y ? s->V * vel_s(y, i) : s->v0[i]);
+            p += s->mass[i] * (s->V * vel_now(s, i));
     return p;
 }
 
@@ -1137,6 +1854,11 @@ cr_sim_stats cr_sim_get_stats(const cr_sim *s)
 {
     /* CVODE's counters are read as asked: every exit of the run sees them */
     cr_sim_stats st = s->stats;
+    st.steps = s->banked.steps;
+    st.rhs_evals = s->banked.rhs_evals;
+    st.jac_evals = s->banked.jac_evals;
+    st.root_evals = s->banked.root_evals;
+    st.nonlin_iters = s->banked.nonlin_iters;
     if (s->cvode)
         cr_cvode_counters(s->cvode, &s->banked, &st);
     return st;
@@ -1310,8 +2032,7 @@ static int chain_contact(const void *e, size_t c, cr_contact_view *w)
     else
         w->state = CR_CONTACT_OPEN;
     w->settled = cr_sim_contact_settled(s, c);
-    const double *q = s->yQ ? N_VGetArrayPointer(s->yQ) : NULL;
-    w->impulse = q ? s->Pscale * q[c] : 0.0;
+    w->impulse = s->Pscale * impulse_now(s, c);
     w->normal[0] = 1.0;
     w->vector_impulse[0] = w->impulse;
     return CR_OK;

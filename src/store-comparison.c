@@ -33,33 +33,6 @@ static herr_t quiet(hid_t stack, void *user)
     return 0;
 }
 
-int cr_h5_attr_string(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t s = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
-    const char *p = value ? value : "";
-    int e = a < 0 || H5Awrite(a, t, &p) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(s);
-    H5Tclose(t);
-    return e;
-}
-
-int cr_h5_attr_number(hid_t obj, const char *name, hid_t type, const void *v)
-{
-    hid_t s = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, s, H5P_DEFAULT, H5P_DEFAULT);
-    int e = a < 0 || H5Awrite(a, type, v) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    H5Sclose(s);
-    return e;
-}
-
 static int write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
                          const char *units)
 {
@@ -75,15 +48,6 @@ static int write_doubles(hid_t loc, const char *name, const double *v, size_t ro
     }
     H5Sclose(s);
     return e;
-}
-
-hid_t cr_h5_fixed_string(size_t n)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, n);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    return t;
 }
 
 int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
@@ -329,7 +293,8 @@ static int write_vectors(hid_t top, const cr_compare *cmp, size_t k)
     err |= err ? -1 : write_doubles(g, "impulse", P, R, m, "N s (rows x contacts)");
     err |= err ? -1
                : write_doubles(g, "parameters", par, R, m,
-                               "1 (per-contact restitution, or alpha for energetic)");
+                               "1 (per-contact restitution, alpha for energetic, energetic "
+                               "restitution for lzb)");
     err |= err ? -1
                : write_doubles(g, "reference_velocity", cr_compare_reference_velocity(cmp, k), n, 0,
                                "m/s");

@@ -7,6 +7,8 @@
 #include <hdf5.h>
 #include <stddef.h>
 
+#include "h5-util.h"
+
 /* One column of a compound table: name, offset in the row struct, HDF5 type, units. */
 typedef struct {
     const char *name;
@@ -15,10 +17,6 @@ typedef struct {
     const char *units;
 } cr_h5_column;
 
-int cr_h5_attr_string(hid_t obj, const char *name, const char *value);
-int cr_h5_attr_number(hid_t obj, const char *name, hid_t type, const void *v);
-/* A fixed-length UTF-8 string type of @p n bytes (caller closes). */
-hid_t cr_h5_fixed_string(size_t n);
 /* A 1-D compound dataset of @p n rows with "units" (per column) and "description". */
 int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
                       const void *rows, size_t n, const char *description);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "h5-util.h"
 #include "priv.h"
 
 /* Rows buffered between flushes are bounded in bytes as well as in rows, so a
@@ -70,62 +71,11 @@ struct cr_store {
 
 /* ---- small HDF5 helpers (each returns 0 or -1 and closes what it opened) --- */
 
-static hid_t utf8_type(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-/* Writes (or overwrites) a scalar attribute of type @p type. */
-static int attr_put(hid_t obj, const char *name, hid_t type, const void *value)
-{
-    htri_t there = H5Aexists(obj, name);
-    if (there < 0)
-        return -1;
-    hid_t a;
-    if (there) {
-        a = H5Aopen(obj, name, H5P_DEFAULT);
-    } else {
-        hid_t space = H5Screate(H5S_SCALAR);
-        a = space < 0 ? -1 : H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-        if (space >= 0)
-            H5Sclose(space);
-    }
-    if (a < 0)
-        return -1;
-    int e = H5Awrite(a, type, value) < 0 ? -1 : 0;
-    return H5Aclose(a) < 0 ? -1 : e;
-}
-
-static int attr_string(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = utf8_type();
-    if (t < 0)
-        return -1;
-    const char *p = value ? value : "";
-    int e = attr_put(obj, name, t, &p);
-    return H5Tclose(t) < 0 ? -1 : e;
-}
-
-static int attr_double(hid_t obj, const char *name, double v)
-{
-    return attr_put(obj, name, H5T_NATIVE_DOUBLE, &v);
-}
-
-static int attr_int64(hid_t obj, const char *name, int64_t v)
-{
-    return attr_put(obj, name, H5T_NATIVE_INT64, &v);
-}
-
 /* A 1-D attribute of @p n strings (the units of a table's fields, in order). */
 static int attr_strings(hid_t obj, const char *name, const char *const *v, size_t n)
 {
     hsize_t dim = n;
-    hid_t t = utf8_type(), space = H5Screate_simple(1, &dim, NULL);
+    hid_t t = cr_h5_utf8_type(), space = H5Screate_simple(1, &dim, NULL);
     hid_t a = t < 0 || space < 0 ? -1 : H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
     int e = a < 0 || H5Awrite(a, t, v) < 0 ? -1 : 0;
     if (a >= 0 && H5Aclose(a) < 0)
@@ -148,7 +98,7 @@ static int write_array(hid_t loc, const char *name, hid_t type, const void *v, i
     size_t count = rank == 0 ? 1 : rows * (rank == 2 ? cols : 1);
     int e = d < 0 || (count && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) ? -1 : 0;
     if (d >= 0 && units)
-        e |= attr_string(d, "units", units);
+        e |= cr_h5_attr_string(d, "units", units);
     if (d >= 0 && H5Dclose(d) < 0)
         e = -1;
     if (space >= 0)
@@ -196,7 +146,7 @@ static int table_units(hid_t d, const field *f, size_t nf, const char *descripti
         u[i] = f[i].units;
     int e = attr_strings(d, "units", u, nf < 32 ? nf : 32);
     if (description)
-        e |= attr_string(d, "description", description);
+        e |= cr_h5_attr_string(d, "description", description);
     return e;
 }
 
@@ -440,7 +390,7 @@ static int store_flush(cr_store *st, const char *what)
         s->rows += st->buffered;
     }
     st->buffered = 0;
-    if (append_events(st) < 0 || attr_double(st->file, "t_end", st->t_last) < 0 ||
+    if (append_events(st) < 0 || cr_h5_attr_double(st->file, "t_end", st->t_last) < 0 ||
         H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
         return store_fail(st, what);
     void *handle = NULL;
@@ -544,17 +494,17 @@ static void recover_stale(cr_store *st)
 
 static int write_root(cr_store *st, const cr_model *model, const char *model_path)
 {
-    int e = attr_int64(st->file, "format_version", CR_STORE_FORMAT_VERSION);
-    e |= attr_string(st->file, "cradle_version", cr_version());
-    e |= attr_string(st->file, "model_name", cr_model_name(model));
-    e |= attr_string(st->file, "model_file", model_path);
-    e |= attr_string(st->file, "status", "running");
-    e |= attr_string(st->file, "end_reason", "");
-    e |= attr_string(st->file, "error", "");
-    e |= attr_double(st->file, "t_end", 0.0);
-    e |= attr_double(st->file, "failure_time", NAN);
-    e |= attr_int64(st->file, "failure_contact", -1);
-    e |= attr_int64(st->file, "writer_pid", (int64_t)getpid());
+    int e = cr_h5_attr_int64(st->file, "format_version", CR_STORE_FORMAT_VERSION);
+    e |= cr_h5_attr_string(st->file, "cradle_version", cr_version());
+    e |= cr_h5_attr_string(st->file, "model_name", cr_model_name(model));
+    e |= cr_h5_attr_string(st->file, "model_file", model_path);
+    e |= cr_h5_attr_string(st->file, "status", "running");
+    e |= cr_h5_attr_string(st->file, "end_reason", "");
+    e |= cr_h5_attr_string(st->file, "error", "");
+    e |= cr_h5_attr_double(st->file, "t_end", 0.0);
+    e |= cr_h5_attr_double(st->file, "failure_time", NAN);
+    e |= cr_h5_attr_int64(st->file, "failure_contact", -1);
+    e |= cr_h5_attr_int64(st->file, "writer_pid", (int64_t)getpid());
     return e;
 }
 
@@ -630,17 +580,17 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     const cr_settings *set = cr_model_settings(model);
     double grav[3] = {0, 0, 0};
     cr_model_get_gravity_vector(model, grav);
-    int e = attr_string(g, "kind", cr_system_engine_name(st->sys));
+    int e = cr_h5_attr_string(g, "kind", cr_system_engine_name(st->sys));
     char law[1024];
     if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK)
-        e |= attr_string(g, "rigid_law", law);
-    e |= attr_int64(g, "dim", st->dim);
-    e |= attr_int64(g, "body_count", (int64_t)st->nb);
-    e |= attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));
-    e |= attr_double(g, "t_end_requested", set->t_end);
-    e |= attr_double(g, "rtol", set->rtol);
-    e |= attr_double(g, "atol", set->atol);
-    e |= attr_double(g, "output_interval", set->output_interval);
+        e |= cr_h5_attr_string(g, "rigid_law", law);
+    e |= cr_h5_attr_int64(g, "dim", st->dim);
+    e |= cr_h5_attr_int64(g, "body_count", (int64_t)st->nb);
+    e |= cr_h5_attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));
+    e |= cr_h5_attr_double(g, "t_end_requested", set->t_end);
+    e |= cr_h5_attr_double(g, "rtol", set->rtol);
+    e |= cr_h5_attr_double(g, "atol", set->atol);
+    e |= cr_h5_attr_double(g, "output_interval", set->output_interval);
     e |= write_bodies(st, g, model);
     e |= write_walls(st, g);
     e |= write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
@@ -715,7 +665,7 @@ static int open_trajectory(cr_store *st)
         s->dset =
             create_extendible(st->traj, name[k], H5T_NATIVE_DOUBLE, s->cols, per * sizeof(double));
         s->buf = malloc(st->capacity * per * sizeof(double));
-        e = s->dset < 0 || !s->buf ? -1 : attr_string(s->dset, "units", units[k]);
+        e = s->dset < 0 || !s->buf ? -1 : cr_h5_attr_string(s->dset, "units", units[k]);
     }
     return e;
 }
@@ -1096,14 +1046,14 @@ static int write_summary(cr_store *st, const char *status, const char *error)
     double L = NAN, V = NAN, T = NAN, t = cr_system_get_time(st->sys);
     cr_system_get_scales(st->sys, &L, &V, &T);
     int failed = strcmp(status, "failed") == 0;
-    int e = attr_string(f, "end_reason", cr_system_end_reason(st->sys));
-    e |= attr_string(f, "error", error ? error : "");
-    e |= attr_double(f, "t_end", t);
-    e |= attr_double(f, "failure_time", failed ? t : NAN);
-    e |= attr_int64(f, "failure_contact", failed ? named_contact(error) : -1);
-    e |= attr_double(f, "length_scale", L);
-    e |= attr_double(f, "speed_scale", V);
-    e |= attr_double(f, "time_scale", T);
+    int e = cr_h5_attr_string(f, "end_reason", cr_system_end_reason(st->sys));
+    e |= cr_h5_attr_string(f, "error", error ? error : "");
+    e |= cr_h5_attr_double(f, "t_end", t);
+    e |= cr_h5_attr_double(f, "failure_time", failed ? t : NAN);
+    e |= cr_h5_attr_int64(f, "failure_contact", failed ? named_contact(error) : -1);
+    e |= cr_h5_attr_double(f, "length_scale", L);
+    e |= cr_h5_attr_double(f, "speed_scale", V);
+    e |= cr_h5_attr_double(f, "time_scale", T);
     const struct {
         const char *name;
         long v;
@@ -1112,9 +1062,9 @@ static int write_summary(cr_store *st, const char *status, const char *error)
         {"root_evals", s.root_evals}, {"restarts", s.restarts},         {"events", s.events},
         {"outputs", s.outputs},       {"nonlin_iters", s.nonlin_iters}, {"rebuilds", s.rebuilds}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
-        e |= attr_int64(f, c[k].name, c[k].v);
+        e |= cr_h5_attr_int64(f, c[k].name, c[k].v);
     /* last: a file whose status is not "running" has everything above */
-    e |= attr_string(f, "status", status);
+    e |= cr_h5_attr_string(f, "status", status);
     return e;
 }
 
@@ -1375,7 +1325,7 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
 static int write_dense(hid_t g, const cr_monitor *mon, size_t k, size_t nr)
 {
     int dense = nr <= CR_STORE_DENSE_MAX;
-    int e = attr_int64(g, "dense_matrices", dense);
+    int e = cr_h5_attr_int64(g, "dense_matrices", dense);
     if (!dense)
         return e;
     double *buf = malloc((nr * nr + 1) * sizeof(double));
@@ -1616,9 +1566,9 @@ static int write_collisions(cr_store *st, const cr_monitor *mon)
     if (e == 0) {
         hid_t d = H5Dopen2(st->file, "collisions", H5P_DEFAULT);
         e = d < 0 ? -1 : 0;
-        e |= e ? -1 : attr_double(d, "window", window);
-        e |= e ? -1 : attr_double(d, "free_flight", ff);
-        e |= e ? -1 : attr_double(d, "fraction", CR_MONITOR_COLLISION_FRACTION);
+        e |= e ? -1 : cr_h5_attr_double(d, "window", window);
+        e |= e ? -1 : cr_h5_attr_double(d, "free_flight", ff);
+        e |= e ? -1 : cr_h5_attr_double(d, "fraction", CR_MONITOR_COLLISION_FRACTION);
         if (d >= 0 && H5Dclose(d) < 0)
             e = -1;
     }

@@ -1,5 +1,5 @@
 /*
- * The sweep's HDF5 output (docs/sweeps.md): every dataset is created at its
+ * The sweep's HDF5 output (docs/sweep.md): every dataset is created at its
  * full size, contiguous and allocated at once (NaN, 0 or "" filled), so
  * storing a point writes raw data only and never HDF5's metadata: a file
  * stopped at any time between two points (Ctrl-C, SIGTERM, even a kill
@@ -13,10 +13,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5-util.h"
 #include "sweep-priv.h"
 
 #define SW_KIND "cradle sweep"
 #define SW_NAME_LEN 160
+
+/* The fill value of the string datasets: HDF5 reads as many bytes as the type
+ * is long (up to CR_SWEEP_ERROR_LEN), so it is a zeroed buffer that long. */
+static const char no_text[CR_SWEEP_ERROR_LEN > SW_NAME_LEN ? CR_SWEEP_ERROR_LEN : SW_NAME_LEN];
 
 struct cr_sweep_file {
     char *path;
@@ -30,59 +35,6 @@ struct cr_sweep_file {
 
 /* ---- small HDF5 helpers ------------------------------------------------------------ */
 
-static hid_t fixed_string(size_t len)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
-                   H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-static hid_t vlen_string(void)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    if (t >= 0 && (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0)) {
-        H5Tclose(t);
-        return -1;
-    }
-    return t;
-}
-
-static int attr_string(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = vlen_string(), space = H5Screate(H5S_SCALAR);
-    if (H5Aexists(obj, name) > 0)
-        H5Adelete(obj, name);
-    hid_t a = t < 0 || space < 0 ? -1 : H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
-    const char *p = value ? value : "";
-    int e = a < 0 || H5Awrite(a, t, &p) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    if (space >= 0)
-        H5Sclose(space);
-    if (t >= 0)
-        H5Tclose(t);
-    return e;
-}
-
-static int attr_int(hid_t obj, const char *name, long long v)
-{
-    if (H5Aexists(obj, name) > 0)
-        H5Adelete(obj, name);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a =
-        space < 0 ? -1 : H5Acreate2(obj, name, H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
-    int e = a < 0 || H5Awrite(a, H5T_NATIVE_LLONG, &v) < 0 ? -1 : 0;
-    if (a >= 0)
-        H5Aclose(a);
-    if (space >= 0)
-        H5Sclose(space);
-    return e;
-}
-
 /* A string attribute into @p buf ("" when absent or not a string). */
 static void attr_read(hid_t obj, const char *name, char *buf, size_t len)
 {
@@ -92,7 +44,7 @@ static void attr_read(hid_t obj, const char *name, char *buf, size_t len)
     hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
     hid_t ft = a < 0 ? -1 : H5Aget_type(a);
     if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0) {
-        hid_t t = vlen_string();
+        hid_t t = cr_h5_utf8_type();
         char *s = NULL;
         if (H5Aread(a, t, &s) >= 0 && s) {
             snprintf(buf, len, "%s", s);
@@ -109,7 +61,7 @@ static void attr_read(hid_t obj, const char *name, char *buf, size_t len)
 /* A scalar string dataset (the sweep and model texts). */
 static int text_dataset(hid_t loc, const char *name, const char *text)
 {
-    hid_t t = vlen_string(), space = H5Screate(H5S_SCALAR);
+    hid_t t = cr_h5_utf8_type(), space = H5Screate(H5S_SCALAR);
     hid_t d = t < 0 || space < 0
                   ? -1
                   : H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -145,7 +97,7 @@ static hid_t full_dataset(hid_t loc, const char *name, hid_t type, int rank, con
 static int write_strings(hid_t d, const char *const *v, size_t n, size_t len)
 {
     char *buf = calloc(n ? n : 1, len);
-    hid_t t = fixed_string(len);
+    hid_t t = cr_h5_fixed_string(len);
     int e = !buf || t < 0 ? -1 : 0;
     for (size_t i = 0; e == 0 && i < n; i++)
         snprintf(buf + i * len, len, "%s", v[i] ? v[i] : "");
@@ -184,11 +136,10 @@ static int write_inputs(hid_t file, const cr_sweep *s)
             text[i * s->nin + j] = cr_sweep_input_value(s, i, j);
     }
     hsize_t d1 = s->nin, d2[2] = {s->points, s->nin};
-    hid_t tn = fixed_string(SW_NAME_LEN), tv = fixed_string(CR_SWEEP_INPUT_LEN);
-    const char nul = '\0';
-    hid_t dn = e ? -1 : full_dataset(g, "name", tn, 1, &d1, &nul);
-    hid_t df = e ? -1 : full_dataset(g, "field", tn, 1, &d1, &nul);
-    hid_t dv = e ? -1 : full_dataset(g, "text", tv, 2, d2, &nul);
+    hid_t tn = cr_h5_fixed_string(SW_NAME_LEN), tv = cr_h5_fixed_string(CR_SWEEP_INPUT_LEN);
+    hid_t dn = e ? -1 : full_dataset(g, "name", tn, 1, &d1, no_text);
+    hid_t df = e ? -1 : full_dataset(g, "field", tn, 1, &d1, no_text);
+    hid_t dv = e ? -1 : full_dataset(g, "text", tv, 2, d2, no_text);
     if (dn < 0 || df < 0 || dv < 0 || write_strings(dn, names, s->nin, SW_NAME_LEN) ||
         write_strings(df, fields, s->nin, SW_NAME_LEN) ||
         write_strings(dv, text, s->points * s->nin, CR_SWEEP_INPUT_LEN))
@@ -208,27 +159,26 @@ static int write_layout(hid_t file, const cr_sweep *s)
     hid_t g = group(file, "sweep");
     int e = g < 0 || text_dataset(g, "text", s->text) ||
                     text_dataset(g, "model_text", s->model_text) ||
-                    attr_string(g, "model_path", s->model_path)
+                    cr_h5_attr_string(g, "model_path", s->model_path)
                 ? -1
                 : 0;
     if (g >= 0)
         H5Gclose(g);
-    if (e || attr_string(file, "kind", SW_KIND) ||
-        attr_int(file, "format_version", CR_SWEEP_FORMAT_VERSION) ||
-        attr_string(file, "cradle_version", cr_version()) ||
-        attr_string(file, "sweep_hash", s->hash) || attr_string(file, "name", s->name) ||
-        attr_string(file, "status", "running") || attr_int(file, "points", (long long)s->points) ||
-        write_inputs(file, s))
+    if (e || cr_h5_attr_string(file, "kind", SW_KIND) ||
+        cr_h5_attr_int64(file, "format_version", CR_SWEEP_FORMAT_VERSION) ||
+        cr_h5_attr_string(file, "cradle_version", cr_version()) ||
+        cr_h5_attr_string(file, "sweep_hash", s->hash) ||
+        cr_h5_attr_string(file, "name", s->name) || cr_h5_attr_string(file, "status", "running") ||
+        cr_h5_attr_int64(file, "points", (long long)s->points) || write_inputs(file, s))
         return -1;
     hsize_t dc = s->ncol, dt[2] = {s->points, s->ncol}, dp = s->points;
-    hid_t tn = fixed_string(SW_NAME_LEN), te = fixed_string(CR_SWEEP_ERROR_LEN);
-    const char nul = '\0';
+    hid_t tn = cr_h5_fixed_string(SW_NAME_LEN), te = cr_h5_fixed_string(CR_SWEEP_ERROR_LEN);
     const double nan = NAN;
     const signed char zero = 0;
-    hid_t dcol = full_dataset(file, "columns", tn, 1, &dc, &nul);
+    hid_t dcol = full_dataset(file, "columns", tn, 1, &dc, no_text);
     hid_t ids[] = {dcol, full_dataset(file, "table", H5T_IEEE_F64LE, 2, dt, &nan),
                    full_dataset(file, "done", H5T_STD_I8LE, 1, &dp, &zero),
-                   full_dataset(file, "error", te, 1, &dp, &nul)};
+                   full_dataset(file, "error", te, 1, &dp, no_text)};
     e = dcol < 0 || write_strings(dcol, (const char *const *)s->columns, s->ncol, SW_NAME_LEN);
     for (size_t k = 0; k < 4; k++) {
         e |= ids[k] < 0;
@@ -327,7 +277,7 @@ static int open_rw(cr_sweep_file *f, char *msg, size_t msglen)
     }
     for (size_t i = 0; i < f->points; i++)
         f->ndone += f->is_done[i] != 0;
-    return attr_string(f->file, "status", "running") ? CR_ERR_HDF5 : CR_OK;
+    return cr_h5_attr_string(f->file, "status", "running") ? CR_ERR_HDF5 : CR_OK;
 }
 
 int cr_sweep_file_open(const char *path, const cr_sweep *s, int force, cr_sweep_file **out,
@@ -384,10 +334,11 @@ int cr_sweep_file_put(cr_sweep_file *f, size_t i, const double *row, const char 
 {
     if (!f || i >= f->points || !row)
         return CR_ERR_INVALID;
-    char text[CR_SWEEP_ERROR_LEN];
+    /* zeroed: the bytes after the text reach the file too (same file whoever wrote it) */
+    char text[CR_SWEEP_ERROR_LEN] = {0};
     snprintf(text, sizeof text, "%s", err ? err : "");
     hsize_t st2[2] = {i, 0}, ct2[2] = {1, f->ncol}, st1 = i, ct1 = 1;
-    hid_t te = fixed_string(CR_SWEEP_ERROR_LEN);
+    hid_t te = cr_h5_fixed_string(CR_SWEEP_ERROR_LEN);
     const unsigned char one = 1;
     /* the row and its text first, /done last: a point is done once all of it is there */
     int e = te < 0 || write_at(f->table, H5T_NATIVE_DOUBLE, 2, st2, ct2, row) ||
@@ -426,8 +377,8 @@ int cr_sweep_file_close(cr_sweep_file *f, const char *status, char *msg, size_t 
         return CR_OK;
     int e = 0;
     if (status && f->file >= 0)
-        e = attr_string(f->file, "status", status) ||
-            attr_int(f->file, "done", (long long)f->ndone);
+        e = cr_h5_attr_string(f->file, "status", status) ||
+            cr_h5_attr_int64(f->file, "done", (long long)f->ndone);
     hid_t ids[] = {f->table, f->done, f->error};
     for (size_t k = 0; k < 3; k++)
         if (ids[k] >= 0)

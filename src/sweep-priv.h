@@ -16,7 +16,7 @@ typedef struct {
     double *numbers; /* the same as numbers (NaN: not a number) */
 } sw_input;
 
-/* Fixed output columns after the inputs (docs/sweeps.md). */
+/* Fixed output columns after the inputs (docs/sweep.md). */
 enum { SW_EPISODES, SW_T_END, SW_DURATION, SW_REFERENCE, SW_KAPPA, SW_RECORDS, SW_FIXED };
 
 struct cr_sweep {

@@ -1,9 +1,11 @@
 /* A sweep output read back (tables, tests, `cradle sweep --csv`): the whole
  * table in memory, with its inputs, errors and attributes. */
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sweep-priv.h"
 
@@ -125,6 +127,10 @@ static int read_all(cr_sweep_output *t, hid_t file)
 
 cr_sweep_output *cr_sweep_output_open(const char *path, char *msg, size_t msglen)
 {
+    if (path && access(path, R_OK) != 0) {
+        cr_set_msg(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t file = path && H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
     if (file < 0) {

@@ -105,7 +105,8 @@ int cr_sweep_run(const cr_sweep *s, cr_sweep_file *f, int threads, cr_sweep_prog
     int fl = cr_sweep_file_flush(f);
     if (r.rc != CR_OK)
         return r.rc;
-    if (interrupted || (stop && *stop))
+    /* a stop that came after the last point left nothing undone */
+    if ((interrupted || (stop && *stop)) && cr_sweep_file_done_count(f) < s->points)
         return CR_ERR_INTERRUPTED;
     return fl;
 }

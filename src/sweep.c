@@ -1,5 +1,5 @@
 /*
- * The sweep file (docs/sweeps.md): a base model and a grid over model-file
+ * The sweep file (docs/sweep.md): a base model and a grid over model-file
  * fields by dotted path. Values are kept as the YAML text a `--set` takes, so
  * a point is the base model with overrides, read by the model-file parser
  * like any other (src/override.c): a bad value fails that point, named as

@@ -6,6 +6,7 @@
 
 #include "engines-priv.h"
 #include "priv.h"
+#include "rigid-pool-priv.h"
 #include "rigid-priv.h"
 
 typedef struct {
@@ -57,8 +58,11 @@ cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr
         cr_set_msg(msg, msglen, "out of memory");
         return NULL;
     }
-    sys->ops = &cr_rigid_engine;
-    sys->engine = cr_rigid_create(model, sys, law, params, msg, msglen);
+    /* chains and pools: one engine each, one door */
+    int pool = cr_model_dimension(model) == 2;
+    sys->ops = pool ? &cr_rigid_pool_engine : &cr_rigid_engine;
+    sys->engine = pool ? cr_rigid_pool_create(model, sys, law, params, msg, msglen)
+                       : cr_rigid_create(model, sys, law, params, msg, msglen);
     if (!sys->engine) {
         free(sys);
         return NULL;
@@ -68,9 +72,11 @@ cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr
 
 int cr_system_rigid_law(const cr_system *sys, char *text, size_t len)
 {
-    if (!sys || sys->ops != &cr_rigid_engine)
+    if (!sys || (sys->ops != &cr_rigid_engine && sys->ops != &cr_rigid_pool_engine))
         return CR_ERR_INVALID;
-    if (text && len)
+    if (text && len && sys->ops == &cr_rigid_pool_engine)
+        cr_rigid_pool_describe(sys->engine, text, len);
+    else if (text && len)
         cr_rigid_describe(sys->engine, text, len);
     return CR_OK;
 }
@@ -78,6 +84,8 @@ int cr_system_rigid_law(const cr_system *sys, char *text, size_t len)
 int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                  const char *label)
 {
+    if (sys && sys->ops == &cr_rigid_pool_engine)
+        return cr_rigid_pool_set_provider(sys->engine, fn, user, label);
     if (!sys || sys->ops != &cr_rigid_engine)
         return CR_ERR_INVALID;
     return cr_rigid_set_provider(sys->engine, fn, user, label);

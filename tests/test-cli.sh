@@ -194,7 +194,7 @@ f = h5py.File("cmp-out.h5", "r")
 g = f["comparison"]
 rows, ep, summ = g["rows"][:], g["episodes"][:], g["summary"][:]
 laws = set(r["law"].decode() for r in rows)
-ok = len(rows) == len(ep) * len(summ) and {"newton", "poisson", "energetic", "global-dissipation"} <= laws
+ok = len(rows) == len(ep) * len(summ) and {"newton", "poisson", "energetic", "global-dissipation", "lzb"} <= laws
 ok = ok and g["episode/0000/velocity"].shape == (ep[0]["row_count"], ep[0]["dofs"])
 ok = ok and "compare" in g.attrs["command"] and f.attrs["status"] == "complete"
 sys.exit(not ok)' && ok "compare RUN.h5 -o NEW.h5: /comparison read by h5py (rows, episodes, summary, vectors)" \
@@ -214,6 +214,13 @@ n_rows=$(h5dump -H -d /comparison/rows cmp-out.h5 | sed -n 's/.*DATASPACE  SIMPL
 [ "$(grep -c '^episode,' cmp.csv)" -eq 1 ] && [ "$(wc -l < cmp.csv)" -eq $((n_rows + 1)) ] \
     && "$PY" -c 'import csv,sys; r=list(csv.DictReader(open("cmp.csv"))); sys.exit(not (r and all(x["mode"] in ("calibrated","predictive") for x in r)))' \
     && ok "--csv: one header line, one line per row ($n_rows)" || bad "--csv: $(head -3 cmp.csv)"
+# LZB from the pair laws in both modes: the damped cradle's two-body e, answered on every episode
+"$PY" -c '
+import csv, sys
+r = [x for x in csv.DictReader(open("cmp.csv")) if x["law"] == "lzb"]
+modes = set(x["mode"] for x in r)
+sys.exit(not (r and modes == {"calibrated", "predictive"} and all(x["status"] in ("ok", "out-of-range") and float(x["error"]) < 1 for x in r)))' \
+    && ok "--csv: lzb rows in both modes, answered" || bad "--csv lzb: $(grep ',lzb,' cmp.csv | head -2)"
 "$CRADLE" compare run-c.h5 --json --error-estimate > cmp.json
 "$PY" -c '
 import json, sys
@@ -225,6 +232,18 @@ sys.exit(not (e["accuracy"]["kappa"] is not None and e["accuracy"]["kappa"] < 1e
 "$CRADLE" run -q --compare -o run-cc.h5 "$MODELS/three-ball-chain.yaml" \
     && h5dump -H -d /comparison/rows run-cc.h5 >/dev/null 2>&1 && [ "$(status_of run-cc.h5)" = complete ] \
     && ok "run --compare writes /comparison into the run file" || bad "run --compare"
+# fields act during an episode: the table says what u+ the laws are measured against
+"$CRADLE" compare "$MODELS/pendulum-cradle.yaml" --episode 0 > cmp-pend.txt 2>&1 \
+    && grep -q "measured against u+ - M^-1 int F_field dt" cmp-pend.txt \
+    && ok "compare on the pendulum cradle: the table says u+ - M^-1 int F_field dt" \
+    || bad "compare field note: $(head -c 300 cmp-pend.txt)"
+# lzb on a run file's episode: the pair laws from /contacts (damped: two-body e < 1)
+"$CRADLE" law lzb --input run-c.h5 --episode 0 --json > law-lzb.json && "$PY" -c '
+import json, sys
+d = json.load(open("law-lzb.json"))
+sys.exit(not (d["status"] == "ok" and all(0 < e < 1 for e in d["parameters"]) and d["error"] < 1))' \
+    && ok "law lzb --input RUN.h5 --episode 0: energetic restitutions from the pair laws" \
+    || bad "law lzb --episode: $(head -c 300 law-lzb.json)"
 # cradle law NAME --input RUN.h5 --episode K: the parameters measured on the episode
 "$CRADLE" law energetic --input run-c.h5 --episode 0 --json > law-ep.json \
     && "$PY" -c '
@@ -263,17 +282,36 @@ check_cmp_bad "a .h5 file that is not HDF5 (read as a model)" "fake.h5" compare 
 "$CRADLE" run -q -o notrun.h5 "$DATA/two-balls.yaml" && h5copy -i notrun.h5 -o model-only.h5 -s /model -d /model 2>/dev/null
 [ -f model-only.h5 ] && check_cmp_bad "an HDF5 file that is no cradle run file" "not a cradle run file" compare model-only.h5 -o new.h5
 
-# --cases: Poisson's e_P and out-of-range values kept as they are in `measured`, flagged
+# --cases: measured e_N and e_P written as they are (e_P > 1 with superelastic: true, not
+# clamped to 1); `cradle law poisson CASE` takes e_P and gives what `law poisson --input
+# RUN.h5 --episode 0` gives (the same episode, the same coefficients)
 "$CRADLE" run -q --cases cases-5 -o c5.h5 2> /dev/null
-"$PY" -c '
-import sys
+"$CRADLE" law poisson cases-5/episode-0000.yaml --json > lp-case.json \
+    && "$CRADLE" law poisson --input c5.h5 --episode 0 --json > lp-ep.json && "$PY" -c '
+import json, sys
 t = open("cases-5/episode-0000.yaml").read()
+law = t[t.index("\nlaw:"):t.index("\nmeasured:")]
 m = t[t.index("\nmeasured:"):]
 ep = float(m.split("e_P: [")[1].split(",")[0])
-sys.exit(not (ep > 1.0 and "out_of_range: [0]" in m))' \
-    && "$CRADLE" law poisson cases-5/episode-0000.yaml > /dev/null \
-    && ok "--cases: e_P > 1 written as it is in measured, flagged out_of_range; the case still reads" \
-    || bad "--cases measured block: $(tail -6 cases-5/episode-0000.yaml)"
+ep_law = float(law.split("poisson_restitution: [")[1].split(",")[0])
+a = json.load(open("lp-case.json"))["outcomes"][0]["velocity"]
+b = json.load(open("lp-ep.json"))["velocity"]
+same = all(abs(x - y) <= 1e-12 * max(1, abs(y)) for x, y in zip(a, b))
+sys.exit(not (ep > 1.0 and ep_law == ep and "superelastic: true" in law and "out_of_range: [0]" in m and same))' \
+    && ok "--cases: e_P > 1 as it is (superelastic); law poisson CASE = law poisson --input RUN.h5 --episode 0" \
+    || bad "--cases: $(grep -A4 '^law:' cases-5/episode-0000.yaml) $(head -c 200 lp-case.json) $(head -c 200 lp-ep.json)"
+# the cases carry LZB's pair laws as compare maps them: `law lzb CASE` (at the law's
+# default tolerance 1e-10) agrees with compare's LZB (at 1e-8, within ~1e-6 of exact)
+"$CRADLE" law lzb cases-5/episode-0000.yaml --json > lz-case.json \
+    && "$CRADLE" law lzb --input c5.h5 --episode 0 --json > lz-ep.json && "$PY" -c '
+import json, sys
+t = open("cases-5/episode-0000.yaml").read()
+e = [float(x) for x in t.split("energetic_restitution: [")[1].split("]")[0].split(",")]
+a = json.load(open("lz-case.json"))["outcomes"][0]["velocity"]
+b = json.load(open("lz-ep.json"))["velocity"]
+sys.exit(not (e == [1.0] * 4 and "stiffness: [" in t and all(abs(x - y) <= 1e-5 for x, y in zip(a, b))))' \
+    && ok "--cases: the pair laws for lzb (e = 1 elastic); law lzb CASE = law lzb --input RUN.h5 --episode 0 to 1e-5" \
+    || bad "--cases lzb: $(head -c 300 lz-case.json) $(head -c 300 lz-ep.json)"
 # memcheck of compare on a run file with /comparison written, and of law --episode
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \

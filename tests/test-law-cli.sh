@@ -69,7 +69,13 @@ run "a missing case" 3 '^cradle: nowhere.yaml: cannot open: No such file or dire
 printf 'chain:\n  masess: [1, 1]\n  velocities: [1, 0]\n' > typo.yaml
 run "unknown key: did you mean" 3 "^cradle: typo.yaml:2: chain.masess: unknown field; did you mean 'masses'\\?$" newton typo.yaml
 printf 'chain:\n  masses: [1, 1]\n  velocities: [1, 0]\nlaw:\n  restitution: 2\n' > e2.yaml
-run "restitution 2" 3 '^cradle: e2.yaml:5: law.restitution: must lie in \[0, 1\] \(got 2\)$' newton e2.yaml
+run "restitution 2" 3 "^cradle: e2.yaml:5: law.restitution: must lie in \\[0, 1\\] \\(got 2\\); a measured value above 1 needs 'superelastic: true'$" newton e2.yaml
+printf 'chain:\n  masses: [1, 1]\n  velocities: [1, 0]\nlaw:\n  restitution: 1.2\n  superelastic: maybe\n' > e-maybe.yaml
+run "superelastic: maybe" 3 '^cradle: e-maybe.yaml:6: law.superelastic: true or false$' newton e-maybe.yaml
+printf 'chain:\n  masses: [1, 1]\n  velocities: [1, 0]\nlaw:\n  poisson_restitution: [1.2]\n' > ep-above.yaml
+run "poisson_restitution 1.2 without superelastic" 3 '^cradle: ep-above.yaml:5: law.poisson_restitution\[0\]: must lie in \[0, 1\]' poisson ep-above.yaml
+printf 'chain:\n  masses: [1, 1]\n  velocities: [1, 0]\nlaw:\n  restitution: 1.2\n  superelastic: true\n' > e-super.yaml
+run "mosterman refuses e > 1 even when superelastic (eta = 1 - e)" 3 '^cradle: e-super.yaml: mosterman: restitution of contact 0 must lie in \[0, 1\]' mosterman e-super.yaml
 printf 'chain:\n  masses: [1, 1, 1]\n  velocities: [1, 0, 0]\nlaw:\n  restitution: [1, -0.5]\n' > e-list.yaml
 run "per-contact restitution -0.5" 3 '^cradle: e-list.yaml:5: law.restitution\[1\]: must lie in \[0, 1\]' newton e-list.yaml
 printf 'system:\n  mass: [[1, 1], [1, 1]]\n  gradients: [[-1, 1]]\n  velocity: [1, 0]\n' > singular.yaml
@@ -130,6 +136,25 @@ else
     bad "global-dissipation on equal per-contact restitutions: exit $st, $(head -c 300 gdi.txt)"
 fi
 rm -f lzb.json gdi.txt
+# superelastic: a measured e > 1 taken as it is; Poisson prefers poisson_restitution.
+# Two unit balls, u- = (1, 0), e = 1.2: u+ = (1 - 1.1, 1.1) = (-0.1, 1.1), T+/T- = 1.22.
+printf 'chain:\n  masses: [1, 1]\n  velocities: [1, 0]\nlaw:\n  restitution: 0.5\n  poisson_restitution: [1.2]\n  superelastic: true\n' > ep-super.yaml
+for spec in "newton e-super.yaml" "global-dissipation e-super.yaml" "poisson ep-super.yaml"; do
+    # shellcheck disable=SC2086
+    "$CRADLE" law $spec --json > sup.json; st=$?
+    if [ $st -eq 0 ] && python3 -c '
+import json, sys
+o = json.load(open("sup.json"))
+u = o["outcomes"][0]["velocity"]
+sys.exit(0 if abs(u[0] + 0.1) < 1e-12 and abs(u[1] - 1.1) < 1e-12
+         and abs(o["outcomes"][0]["energy_ratio"] - 1.22) < 1e-12 and "superelastic" in o["message"] else 1)
+'; then
+        ok "law $spec: e = 1.2 taken as it is, u+ = (-0.1, 1.1), the message says superelastic"
+    else
+        bad "law $spec superelastic: exit $st, $(head -c 300 sup.json)"
+    fi
+done
+rm -f sup.json
 
 # ---- sizes and caps (each once ran for more than a minute) ---------------------
 printf 'chain:\n  masses: [1, 1, 1, 1, 1, 1, 1, 1]\n  velocities: [1, 0, 0, 0, 0, 0, 0, 0]\nlaw:\n  max_outcomes: 1e8\n' > outcomes.yaml

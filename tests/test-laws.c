@@ -1189,6 +1189,51 @@ static void suggestions(void)
     CHECK(cr_law_suggest("frobnicate") == NULL, "no suggestion for an unrelated word");
 }
 
+/*
+ * Restitutions above 1 (measured on undamped chains) with p.superelastic: balls
+ * of 1 and 3 kg, u⁻ = (1, 0), e = 1.2. For one central contact every law defined
+ * for ε ≥ 0 gives γ⁺ = −eγ⁻ = 1.2: P = μ(1 + e) = 0.75 × 2.2 = 1.65, u⁺ =
+ * (1 − 1.65, 1.65/3) = (−0.65, 0.55), T⁺/T⁻ = (0.4225 + 3 × 0.3025)/1 = 1.33.
+ * Poisson takes poisson_restitutions over restitution. Mosterman's rule
+ * (η = 1 − ε) still refuses, and without the flag every law does.
+ */
+static void superelastic(void)
+{
+    const double m[2] = {1, 3}, u[2] = {1, 0}, want[2] = {-0.65, 0.55};
+    const double half[1] = {0.5}, e12[1] = {1.2};
+    cr_impact *imp = cr_impact_create_chain(2, m, u);
+    cr_law_params p;
+    cr_law_params_init(&p);
+    p.restitution = 1.2;
+    static const cr_law_id laws[] = {CR_LAW_NEWTON,  CR_LAW_GLOBAL_DISSIPATION, CR_LAW_SEQUENTIAL,
+                                     CR_LAW_PANDREA, CR_LAW_MOSTERMAN,          CR_LAW_POISSON};
+    for (size_t k = 0; k < sizeof laws / sizeof laws[0]; k++)
+        CHECK(cr_law_solve(imp, laws[k], &p, res) == CR_ERR_INVALID &&
+                  strstr(cr_impact_last_error(imp), "[0, 1]"),
+              "%s refuses e = 1.2 without superelastic: %s", cr_law_name(laws[k]),
+              cr_impact_last_error(imp));
+    p.superelastic = 1;
+    for (size_t k = 0; k < 4; k++) {
+        const double *v = solve(imp, laws[k], &p);
+        check_vec(v, want, 2, 1e-12, "gamma+ = 1.2 |gamma-|: (-0.65, 0.55)");
+        CHECK_REL(cr_law_result_energy_ratio(res, 0), 1.33, 1e-12, "T+/T- = 1.33 > 1");
+        CHECK(strstr(cr_law_result_message(res), "superelastic") != NULL,
+              "%s says it took e > 1: '%s'", cr_law_name(laws[k]), cr_law_result_message(res));
+    }
+    CHECK(cr_law_solve(imp, CR_LAW_MOSTERMAN, &p, res) == CR_ERR_INVALID,
+          "mosterman refuses e > 1 even so (eta = 1 - e < 0)");
+    p.restitution = 0.5;
+    p.restitutions = half;
+    p.poisson_restitutions = e12;
+    check_vec(solve(imp, CR_LAW_POISSON, &p), want, 2, 1e-12,
+              "poisson takes e_P = 1.2, not restitution 0.5");
+    p.superelastic = 0;
+    CHECK(cr_law_solve(imp, CR_LAW_POISSON, &p, res) == CR_ERR_INVALID &&
+              strstr(cr_impact_last_error(imp), "Poisson restitution of contact 0"),
+          "e_P = 1.2 without superelastic: %s", cr_impact_last_error(imp));
+    cr_impact_destroy(imp);
+}
+
 int main(void)
 {
     res = cr_law_result_create();
@@ -1212,6 +1257,7 @@ int main(void)
     lzb_invariants();
     lzb_scaling_and_refusals();
     gdi_one_restitution();
+    superelastic();
     cr_law_result_destroy(res);
     return tu_finish("test-laws");
 }

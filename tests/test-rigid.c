@@ -465,13 +465,6 @@ static void test_refusals(void)
     cr_model_set_link(linked, 0, &l);
     expect_refused(linked, CR_LAW_NEWTON, NULL, "not rigid", "a link");
 
-    cr_model *pool = cr_model_create();
-    cr_model_set_dimension(pool, 2);
-    double x0[2] = {0, 0}, x1[2] = {0.5, 0}, v[2] = {1, 0};
-    cr_model_add_body(pool, 1.0, 0.1, x0, v);
-    cr_model_add_body(pool, 1.0, 0.1, x1, NULL);
-    expect_refused(pool, CR_LAW_NEWTON, NULL, "dim 2", "a pool");
-
     cr_model *damped = cr_model_create();
     cr_model_add_ball(damped, 1.0, 0.1, 0.0, 1.0);
     cr_model_add_ball(damped, 1.0, 0.1, 0.3, 0.0);
@@ -496,7 +489,6 @@ static void test_refusals(void)
           "with --restitution it runs: %s", ok ? law : msg);
     cr_system_destroy(ok);
     cr_model_destroy(linked);
-    cr_model_destroy(pool);
     cr_model_destroy(damped);
 }
 

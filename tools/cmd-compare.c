@@ -30,13 +30,17 @@ void usage_compare(FILE *out)
           "\n"
           "Evaluates every rigid impact law on every impact episode of a compliant run,\n"
           "in two modes: calibrated (parameters measured on the same episode) and\n"
-          "predictive (each contact's restitution from a two-body compliant run), and\n"
-          "reports per law u+, P, the error |u+law - u+|_M / |v_perp|_M, the energy and\n"
-          "impulse errors, the law's own conditions and its status (docs/compare.md).\n"
+          "predictive (each contact's restitution from a two-body compliant run; lzb\n"
+          "takes the pair laws in both), and reports per law u+, P, the error\n"
+          "|u+law - u+|_M / |v_perp|_M, the energy and impulse errors, the law's own\n"
+          "conditions and its status (docs/compare.md). A measured value outside a\n"
+          "law's range (e_P > 1 on undamped chains) is used as it is, flagged\n"
+          "out-of-range.\n"
           "A MODEL is run first; a RUN.h5 (from `cradle run`) is read as it is.\n"
           "With --rigid: the compliant run of MODEL against one rigid run per LAW\n"
-          "(a law name, lzb, or calibrated), collision by collision (phase, u- and u+,\n"
-          "energy, time to the next collision) and over the run (drift, energy decay);\n"
+          "(a law name, lzb, or calibrated: chains only; pools run rigid too),\n"
+          "collision by collision (phase, u- and u+, energy, time to the next\n"
+          "collision) and over the run (drift, energy decay);\n"
           "-o FILE holds the compliant run with that comparison (docs/compare.md).\n"
           "\n"
           "  -                   read the model from standard input\n"
@@ -57,6 +61,9 @@ void usage_compare(FILE *out)
           "                      default 5,10), C scaled to keep restitution, and\n"
           "                      extrapolate alpha and u+ to K -> infinity (a table\n"
           "                      after the comparison; not with --csv or --json)\n"
+          "      --table TABLE   predictive alpha and kappa of the energetic law from a\n"
+          "                      reference table (data/, docs/tables.md) when it covers\n"
+          "                      the episode\n"
           "  -q, --quiet         no table\n"
           "  -h, --help          show this help\n"
           "\n"
@@ -66,7 +73,7 @@ void usage_compare(FILE *out)
 }
 
 typedef struct {
-    const char *input, *out;
+    const char *input, *out, *table;
     int csv, json, quiet, estimate;
     long episode; /* −1: all */
     char command[1024];
@@ -117,6 +124,10 @@ static int parse_args(int argc, char **argv, compare_args *a)
             break;
         case 'o':
             a->out = optarg;
+            break;
+        case RIGID_OPT_TABLE: /* the episode comparison's table, and a rigid run's */
+            a->table = optarg;
+            compare_runs_option(c, optarg, &a->runs);
             break;
         case 'e':
             if ((a->episode = parse_index(optarg)) < 0) {
@@ -529,10 +540,19 @@ int cmd_compare(int argc, char **argv)
         tools_error("out of memory");
         return EXIT_RUN;
     }
+    cr_table *table = NULL;
+    char msg[512] = "";
+    if (a.table && cr_table_open(a.table, &table, msg, sizeof msg) != CR_OK) {
+        tools_error("compare: --table %s", msg);
+        cr_compare_destroy(cmp);
+        return EXIT_INPUT;
+    }
+    cr_compare_set_table(cmp, table);
     if (is_hdf5(a.input) && a.sets.count) {
         tools_error("compare: --set applies to a MODEL; %s is a run file (its model is as run)",
                     a.input);
         cr_compare_destroy(cmp);
+        cr_table_close(table);
         return EXIT_USAGE;
     }
     if (a.runs.n && is_hdf5(a.input)) {
@@ -547,6 +567,7 @@ int cmd_compare(int argc, char **argv)
          : is_hdf5(a.input) ? compare_run_file(&a, cmp)
                             : compare_model_file(&a, cmp);
     cr_compare_destroy(cmp);
+    cr_table_close(table);
     return st;
 }
 

@@ -20,6 +20,8 @@ void usage_law(FILE *out)
           "negative-impulse). A case larger than the law takes (docs/errors.md) is\n"
           "refused with exit status 3. lzb (Liu, Zhao & Brogliato) takes the pair laws\n"
           "(stiffness, exponent, energetic_restitution) and nothing measured.\n"
+          "poisson takes poisson_restitution when the case has it; restitutions\n"
+          "above 1 (measured) need 'superelastic: true' in the case's law block.\n"
           "\n"
           "  -i, --input CASE   the case file (or give it after NAME)\n"
           "  -j, --json         machine-readable output (one JSON object)\n"

@@ -1,7 +1,8 @@
 /* cradle sweep SWEEP.yaml: every point of a grid over model-file fields through
- * the pipeline (docs/sweeps.md), on OpenMP threads or MPI ranks, into one HDF5
+ * the pipeline (docs/sweep.md), on OpenMP threads or MPI ranks, into one HDF5
  * table that a rerun completes. */
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@ void usage_sweep(FILE *out)
           "       mpirun -n P cradle sweep SWEEP.yaml ...   (a build with -Dmpi=enabled)\n"
           "\n"
           "Runs every point of the grid SWEEP.yaml names (a base model and values of\n"
-          "model-file fields, docs/sweeps.md) through the pipeline: run, monitor, every\n"
+          "model-file fields, docs/sweep.md) through the pipeline: run, monitor, every\n"
           "rigid law calibrated and predictive. One row per point goes to FILE (HDF5):\n"
           "the inputs, episodes, duration, kappa, alpha, e_N, e_P per contact, each law's\n"
           "error; a point that fails is a row with its error text.\n"
@@ -34,7 +35,8 @@ void usage_sweep(FILE *out)
           "  -o, --output FILE   output (default: SWEEP with .h5 for .yaml); an existing\n"
           "                      output of the same sweep is resumed: only the points\n"
           "                      missing are computed\n"
-          "      --csv CSV       also write the table as CSV (- for standard output)\n"
+          "      --csv CSV       also write the table as CSV (- for standard output, the\n"
+          "                      summary then goes to stderr)\n"
           "  -j, --jobs N        OpenMP threads (default: every core); under mpirun each\n"
           "                      rank computes one point at a time\n"
           "  -f, --force         start over: replace FILE whatever it holds\n"
@@ -156,8 +158,8 @@ static void show_progress(size_t done, size_t total, void *user)
     int decile = (int)(10 * done / total);
     if (decile > p->decile) {
         p->decile = decile;
-        fprintf(stderr, "cradle sweep: %d %% (%zu/%zu points), %.3g points/s, %s left\n",
-                10 * decile, done, total, rate, left);
+        fprintf(stderr, "cradle sweep: %.0f %% (%zu/%zu points), %.3g points/s, %s left\n",
+                floor(100.0 * (double)done / (double)total), done, total, rate, left);
     }
 }
 
@@ -195,27 +197,29 @@ static size_t failed_points(const char *path, size_t *first)
     return n;
 }
 
+/* On stdout, or on stderr when the CSV table goes to stdout (`--csv -`). */
 static void summary(const sweep_args *a, const cr_sweep *s, const progress *p, size_t done,
                     int ranks, int threads)
 {
+    FILE *o = a->csv && strcmp(a->csv, "-") == 0 ? stderr : stdout;
     size_t first = 0, nf = failed_points(a->out, &first);
     double el = tools_now() - p->start;
     size_t here = done - p->first_done;
-    printf("sweep %s: %zu points, %zu computed in %.3g s (%.3g points/s, %d %s)%s\n",
-           cr_sweep_name(s), cr_sweep_point_count(s), here, el, el > 0 ? (double)here / el : 0.0,
-           ranks > 1 ? ranks : threads,
-           ranks > 1      ? "MPI ranks"
-           : threads == 1 ? "thread"
-                          : "threads",
-           p->first_done ? " (resumed)" : "");
+    fprintf(o, "sweep %s: %zu points, %zu computed in %.3g s (%.3g points/s, %d %s)%s\n",
+            cr_sweep_name(s), cr_sweep_point_count(s), here, el, el > 0 ? (double)here / el : 0.0,
+            ranks > 1 ? ranks : threads,
+            ranks > 1      ? "MPI ranks"
+            : threads == 1 ? "thread"
+                           : "threads",
+            p->first_done ? " (resumed)" : "");
     if (nf) {
         char msg[1024];
         cr_sweep_output *t = cr_sweep_output_open(a->out, msg, sizeof msg);
-        printf("  %zu point%s failed; the first, point %zu: %s\n", nf, nf == 1 ? "" : "s", first,
-               t ? cr_sweep_output_error(t, first) : "?");
+        fprintf(o, "  %zu point%s failed; the first, point %zu: %s\n", nf, nf == 1 ? "" : "s",
+                first, t ? cr_sweep_output_error(t, first) : "?");
         cr_sweep_output_close(t);
     }
-    printf("  wrote %s\n", a->out);
+    fprintf(o, "  wrote %s\n", a->out);
 }
 
 /* ---- the command -------------------------------------------------------------------- */

@@ -14,8 +14,10 @@
 int compare_runs_check(const compare_runs_args *r)
 {
     const rigid_args *p = &r->params;
-    if (!r->n && (!isnan(p->restitution) || !isnan(p->kappa) || p->alpha || p->table)) {
-        tools_error("compare: --restitution, --kappa, --alpha and --table need --rigid LAW");
+    /* --table alone serves the episode comparison (the energetic law's
+     * predictive α and κ); with --rigid it also feeds a rigid energetic run */
+    if (!r->n && (!isnan(p->restitution) || !isnan(p->kappa) || p->alpha)) {
+        tools_error("compare: --restitution, --kappa and --alpha need --rigid LAW");
         return EXIT_USAGE;
     }
     return 0;
@@ -338,7 +340,8 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
     /* the variants' systems before the compliant run: a refusal writes nothing */
     for (size_t i = 0; st == 0 && i < a->n; i++) {
         rigid_args probe_args = v[i].args;
-        if (probe_args.calibrated) { /* its parameters come later: the model's features now */
+        /* its parameters come later: the model's features now (a pool's refusal is its own) */
+        if (probe_args.calibrated && cr_model_dimension(model) != 2) {
             rigid_args_init(&probe_args);
             probe_args.rigid = "max-dissipation";
             probe_args.law = CR_LAW_MAX_DISSIPATION;

@@ -11,6 +11,9 @@
 # its tests. python3-scipy: the validation checks (tests/validation).
 # libsiconos-kernel-dev: Siconos' own LZB law (MultipleImpact), the reference of
 # test-laws' LZB comparison (tests/ref-siconos-lzb.cpp; skipped without it).
+# libopenmpi-dev, openmpi-bin: the MPI sweeps (-Dmpi=enabled; tools/test.sh builds
+# build/ with them and runs `mpirun -n 2 cradle sweep`); libsundials-dev brings
+# them already, named here so that the test command does not depend on that.
 # Idempotent: skips what is present, runs `apt-get update` once only when
 # something is missing, and uses sudo when not root.
 set -eu
@@ -32,6 +35,8 @@ libopenblas-dev
 libsiconos-numerics-dev
 libsiconos-kernel-dev
 libjson-c-dev
+libopenmpi-dev
+openmpi-bin
 clang-14
 clang-format
 libclang-rt-14-dev

@@ -385,21 +385,23 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
 
 /* ---- law cases ----------------------------------------------------------- */
 
-/* eᴺ as the case's restitution: at rest (NaN) Newton's law does not depend on
- * it (0 is written); outside [0, 1] a case cannot hold it (the reader and the
- * law core refuse it): 1 is written, the contact is listed in
- * measured.out_of_range and the value kept as it is in measured.e_N.
- * @return 1 when substituted. */
-static int newton_parameter(double measured, double *e)
+/* A measured coefficient as a case's restitution: undefined (NaN: a contact at
+ * rest for eᴺ, one without compression for eᴾ) does not enter the law, 0 is
+ * written; above 1 (undamped chains: eᴾ of the striker's contact) it is written
+ * as it is, with `superelastic: true`; below 0 no law is defined for it, 0 is
+ * written and the comment and measured.out_of_range say so.
+ * @return 1 when substituted (below 0). */
+static int case_parameter(double measured, double *e, int *superelastic)
 {
     if (!isfinite(measured)) {
         *e = 0.0;
         return 0;
     }
-    if (measured < 0.0 || measured > 1.0) {
-        *e = 1.0;
+    if (measured < 0.0) {
+        *e = 0.0;
         return 1;
     }
+    *superelastic |= measured > 1.0;
     *e = measured;
     return 0;
 }
@@ -425,14 +427,14 @@ static int out_of_range(double v)
 }
 
 /* The coefficients as measured, out-of-range ones flagged: no law reads this
- * block; `cradle law NAME --input RUN.h5 --episode K` gives each law its own
- * (Poisson eᴾ, GDI's ε) as `cradle compare` does. */
+ * block (the law block holds eᴺ and eᴾ); `cradle law NAME --input RUN.h5
+ * --episode K` also gives GDI its one ε, as `cradle compare` does. */
 static void write_measured(FILE *f, const cr_episode_info *in, const cr_contact_record *r, size_t n,
                            size_t k)
 {
     fprintf(f,
-            "# measured on the episode, as they are (no law reads this block); Poisson's "
-            "law takes e_P,\n# GDI one epsilon from kappa: cradle law NAME --input RUN.h5 "
+            "# measured on the episode, as they are (no law reads this block); GDI takes one "
+            "epsilon\n# from kappa: cradle law global-dissipation --input RUN.h5 "
             "--episode %zu (docs/compare.md)\nmeasured:\n",
             k);
     yaml_numbers(f, "e_N", r, n, 0);
@@ -447,7 +449,37 @@ static void write_measured(FILE *f, const cr_episode_info *in, const cr_contact_
     fprintf(f, "]\n");
 }
 
-static int write_case(const char *path, const run_info *info, const cr_monitor *mon, size_t k)
+/* The LZB law's pair laws for the case, as `cradle compare` maps them (K and n of
+ * each record's pair law, the two-body restitution as energetic restitution):
+ * the comparator's LZB row of episode @p k. 0 when they are unknown. */
+static int lzb_pair_laws(cr_compare *cmp, const run_info *info, const cr_monitor *mon, size_t k,
+                         size_t nc, double *K, double *n, double *e)
+{
+    cr_compare_episode ce;
+    if (!cmp || cr_compare_add_monitor(cmp, mon, k, info->model) != CR_OK ||
+        cr_compare_get_episode(cmp, cr_compare_episode_count(cmp) - 1, &ce) != CR_OK ||
+        ce.contacts != nc)
+        return 0;
+    const double *par = NULL;
+    for (size_t i = ce.first_row; i < ce.first_row + ce.row_count && !par; i++) {
+        const cr_compare_row *r = cr_compare_get_row(cmp, i);
+        if (r->law == CR_LAW_LZB && r->mode == CR_COMPARE_CALIBRATED)
+            par = cr_compare_row_parameters(cmp, i);
+    }
+    const cr_contact_record *rec = cr_monitor_contacts(mon, k, &nc);
+    for (size_t c = 0; par && c < nc; c++) {
+        cr_contact_params law;
+        if (cr_model_pair_law(info->model, rec[c].body_a, rec[c].body_b, &law) != CR_OK)
+            return 0;
+        K[c] = law.K;
+        n[c] = law.n;
+        e[c] = par[c];
+    }
+    return par != NULL;
+}
+
+static int write_case(const char *path, const run_info *info, const cr_monitor *mon, size_t k,
+                      cr_compare *cmp)
 {
     cr_episode_info in;
     size_t nc;
@@ -458,28 +490,40 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
     if (!imp)
         return 0; /* nothing moves: no configuration */
     double *alpha = malloc((nc + 1) * sizeof(double)), *e = malloc((nc + 1) * sizeof(double));
+    double *ep = malloc((nc + 1) * sizeof(double)), *pair = malloc(3 * (nc + 1) * sizeof(double));
     char comment[1024], subst[512] = "";
-    int rc = alpha && e ? CR_OK : CR_ERR_NOMEM;
+    int rc = alpha && e && ep && pair ? CR_OK : CR_ERR_NOMEM;
     cr_law_params p;
     cr_law_params_init(&p);
     for (size_t c = 0; rc == CR_OK && c < nc; c++) {
         alpha[c] = r[c].alpha;
-        if (newton_parameter(r[c].newton, &e[c])) {
+        int bad_n = case_parameter(r[c].newton, &e[c], &p.superelastic);
+        int bad_p = case_parameter(r[c].poisson, &ep[c], &p.superelastic);
+        if (bad_n || bad_p) {
             size_t used = strlen(subst);
-            snprintf(subst + used, sizeof subst - used, " record %zu: e_N = %.9g;", c, r[c].newton);
+            snprintf(subst + used, sizeof subst - used, " record %zu: e_N = %.9g, e_P = %.9g;", c,
+                     r[c].newton, r[c].poisson);
         }
     }
     p.reference = in.reference_record;
     p.kappa = in.kappa;
     p.alpha = alpha;
     p.restitutions = e;
+    p.poisson_restitutions = ep;
+    if (rc == CR_OK &&
+        lzb_pair_laws(cmp, info, mon, k, nc, pair, pair + nc + 1, pair + 2 * (nc + 1))) {
+        p.stiffness = pair;
+        p.exponent = pair + nc + 1;
+        p.energetic = pair + 2 * (nc + 1);
+    }
     snprintf(comment, sizeof comment,
              "episode %zu of %s, t = %.9g .. %.9g s; kappa and alpha as measured; restitution "
-             "= measured e_N (0 at rest, where Newton's law does not depend on it)%s%s",
+             "= measured e_N (0 at rest, where Newton's law does not depend on it), "
+             "poisson_restitution = measured e_P (0 without compression), as they are%s; lzb: "
+             "the pair laws, energetic restitution from two-body runs (docs/compare.md)%s%s",
              k, info->model_path, in.t_start, in.t_end,
-             subst[0] ? "; OUT OF RANGE, a case holds [0, 1] only, written as 1 (see measured):"
-                      : "",
-             subst);
+             p.superelastic ? " (above 1: superelastic)" : "",
+             subst[0] ? "; NEGATIVE, no law takes them, written as 0 (see measured):" : "", subst);
     FILE *f = rc == CR_OK ? fopen(path, "w") : NULL;
     if (rc == CR_OK)
         rc = f ? cr_lawcase_write(f, imp, &p, comment) : CR_ERR_IO;
@@ -489,6 +533,8 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
         rc = CR_ERR_IO;
     free(alpha);
     free(e);
+    free(ep);
+    free(pair);
     cr_impact_destroy(imp);
     return rc == CR_OK ? 1 : -1;
 }
@@ -500,16 +546,20 @@ int report_cases(const char *dir, const run_info *info, const cr_monitor *mon)
         return -1;
     }
     size_t written = 0;
+    /* the comparator maps LZB's parameters; without it the cases just lack them */
+    cr_compare *cmp = cr_compare_create();
     for (size_t k = 0; k < cr_monitor_episode_count(mon); k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/episode-%04zu.yaml", dir, k);
-        int w = write_case(path, info, mon, k);
+        int w = write_case(path, info, mon, k, cmp);
         if (w < 0) {
             fprintf(stderr, "cradle: %s: cannot write the law case\n", path);
+            cr_compare_destroy(cmp);
             return -1;
         }
         written += (size_t)w;
     }
+    cr_compare_destroy(cmp);
     fprintf(stderr, "cradle: %zu law case%s written to %s/\n", written, written == 1 ? "" : "s",
             dir);
     return 0;

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-table.h"
 #include "tools-common.h"
 
 void rigid_args_init(rigid_args *r)
 {
-    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL};
+    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL};
 }
 
 /* A whole number argument of @p opt; @return 0, or EXIT_USAGE with the message. */
@@ -93,24 +94,24 @@ int rigid_check(rigid_args *a)
         tools_error("--table: only the energetic law reads a table (not %s)", a->rigid);
         return EXIT_USAGE;
     }
-    if (a->table) {
-        /* the table lookup API (cradle/table.h) is not on main yet */
-        tools_error("--table %s: tables: not available yet (give --kappa K --alpha A, or "
-                    "--rigid calibrated)",
-                    a->table);
+    if (a->table && has_k) {
+        tools_error("--table gives kappa and alpha: no --kappa or --alpha with it");
         return EXIT_USAGE;
     }
-    if (energetic && (isnan(a->kappa) || !a->alpha)) {
+    if (energetic && !a->table && (isnan(a->kappa) || !a->alpha)) {
         tools_error("--rigid energetic needs --kappa K and --alpha A[,A...] (Acary & Taha 2005 "
-                    "eq. 17-18), or use --rigid calibrated");
+                    "eq. 17-18), --table TABLE, or use --rigid calibrated");
         return EXIT_USAGE;
     }
     return 0;
 }
 
 /* --alpha: one weight for every pair, or one per pair of the model; into a new
- * array of @p nc values. @return 0 or EXIT_INPUT / EXIT_USAGE with the message. */
-static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc, double **out)
+ * array of @p nc values. A pool (@p pool, nc = 2) has no pairs: its two weights are
+ * those of the approaching and the merely touching contacts of an impact.
+ * @return 0 or EXIT_INPUT / EXIT_USAGE with the message. */
+static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc, int pool,
+                         double **out)
 {
     size_t n = 1;
     for (const char *p = a->alpha; *p; p++)
@@ -129,7 +130,12 @@ static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc,
         st = number_arg("--alpha", tok, &w[k++]);
     if (st == 0 && k != n)
         tools_error("--alpha: an empty value in '%s'", a->alpha), st = EXIT_USAGE;
-    if (st == 0 && n != 1 && n != nc)
+    if (st == 0 && n != 1 && n != nc && pool)
+        tools_error("--alpha: %zu values for the pool %s (give one, or two: approaching and "
+                    "touching contacts)",
+                    n, model_path),
+            st = EXIT_INPUT;
+    else if (st == 0 && n != 1 && n != nc)
         tools_error("--alpha: %zu values for the %zu pairs of %s (give one, or one per pair)", n,
                     nc, model_path),
             st = EXIT_INPUT;
@@ -169,6 +175,8 @@ void rigid_args_free(rigid_args *r)
 {
     calib_free(r->calib);
     r->calib = NULL;
+    rigid_table_free(r->tab);
+    r->tab = NULL;
 }
 
 int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs)
@@ -277,6 +285,29 @@ static int compliant_episodes(rigid_args *a, const char *model_path, const cr_mo
     return st;
 }
 
+/* --rigid energetic --table: α and κ of each impact from the table. */
+static cr_system *table_system(rigid_args *a, const char *model_path, const cr_model *model,
+                               int *st)
+{
+    char msg[1024];
+    *st = EXIT_INPUT;
+    if (!a->tab && !(a->tab = rigid_table_open(a->table, model, msg, sizeof msg))) {
+        tools_error("%s: --table %s", model_path, msg);
+        return NULL;
+    }
+    double alpha[2] = {1.0, 1.0}; /* placeholders: each impact gets the table's */
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.alpha = alpha;
+    lp.kappa = 1.0;
+    cr_system *sys = cr_system_create_rigid(model, CR_LAW_ENERGETIC, &lp, msg, sizeof msg);
+    if (!sys)
+        tools_error("%s: %s", model_path, msg);
+    else
+        cr_system_rigid_set_provider(sys, rigid_table_params, a->tab, rigid_table_label(a->tab));
+    return sys;
+}
+
 /* The system: compliant, or rigid under the law asked for. */
 cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, const cr_model *model,
                                      int *st)
@@ -287,6 +318,11 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
     *st = EXIT_INPUT;
     if (!a->rigid) {
         sys = cr_system_create(model, msg, sizeof msg);
+    } else if (a->calibrated && cr_model_dimension(model) == 2) {
+        tools_error("%s: --rigid calibrated: pools have no fixed pairs to carry each episode's "
+                    "alpha; give --rigid energetic --kappa K --alpha A[,B]",
+                    model_path);
+        return NULL;
     } else if (a->calibrated) {
         /* the rigid system first: a model it refuses costs no compliant run */
         cr_law_params lp;
@@ -309,13 +345,16 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         }
         if (sys)
             cr_system_rigid_set_provider(sys, calibrated_params, a->calib, RIGID_CALIBRATED_LABEL);
+    } else if (a->table) {
+        return table_system(a, model_path, model, st);
     } else {
         cr_law_params lp;
         cr_law_params_init(&lp);
         lp.restitution = a->restitution; /* NaN: each pair's own */
         lp.kappa = a->kappa;
-        if (a->alpha &&
-            (*st = alpha_weights(a, model_path, cr_model_contact_count(model), &alpha)) != 0)
+        int pool = cr_model_dimension(model) == 2;
+        size_t nc = pool ? 2 : cr_model_contact_count(model);
+        if (a->alpha && (*st = alpha_weights(a, model_path, nc, pool, &alpha)) != 0)
             return NULL;
         lp.alpha = alpha;
         sys = cr_system_create_rigid(model, a->law, &lp, msg, sizeof msg);

@@ -6,6 +6,7 @@
 #include "cradle/cradle.h"
 
 typedef struct rigid_calib rigid_calib;
+typedef struct rigid_table rigid_table;
 
 typedef struct {
     const char *rigid, *alpha, *table; /* --rigid LAW, --alpha list, --table FILE */
@@ -13,6 +14,7 @@ typedef struct {
     int calibrated;            /* --rigid calibrated: energetic, per-episode alpha, kappa */
     double restitution, kappa; /* NaN: not given */
     rigid_calib *calib;        /* the compliant run's episodes (calibrated), owned */
+    rigid_table *tab;          /* --table: the opened table, owned */
 } rigid_args;
 
 /* Option codes beyond every short option, so any command can take them. */
@@ -41,7 +43,7 @@ cr_system *rigid_or_compliant_system(rigid_args *r, const char *model_path, cons
 /* --rigid calibrated from the episodes of a compliant run already made
  * (cradle compare): @return 0 or an exit status (message printed). */
 int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs);
-/* Frees what the rigid options own (the calibration). */
+/* Frees what the rigid options own (the calibration, the table). */
 void rigid_args_free(rigid_args *r);
 /* One line naming the calibrated law for summaries ("energetic (calibrated: ...)"). */
 #define RIGID_CALIBRATED_LABEL                                                                     \

@@ -1,19 +1,26 @@
 /*
  * Sweep points over MPI ranks. Rank 0 owns the output file and deals indices
  * dynamically (points differ in cost by orders of magnitude, so a static split
- * would leave ranks idle); it computes points itself between messages. Each
- * worker keeps two indices in flight, so it never waits for rank 0 to finish
- * its own point. A row is a function of its point alone: the table equals the
- * serial one bit for bit whatever rank computed which row.
+ * would leave ranks idle). Its main thread only deals, receives and writes;
+ * rank 0's own points run on a second thread, so a long point of its own never
+ * keeps the workers waiting for their next index (MPI_THREAD_FUNNELED: only
+ * the main thread calls MPI). Each worker holds two indices while many remain
+ * (no wait between points), one near the end (no worker left with two of the
+ * last points while the others have none). Waiting ranks nap instead of
+ * spinning (wait_for). A row is a function of its point alone: the table
+ * equals the serial one bit for bit whatever rank computed which row.
  */
 #include "sweep-mpi.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef CR_HAVE_MPI
 #include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #endif
 
 int sweep_mpi_built(void)
@@ -50,19 +57,27 @@ int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progres
 
 #else
 
+/* One OpenBLAS thread per rank, as per thread in cr_sweep_run: ranks fill the
+ * cores already, and OpenBLAS' own threads would oversubscribe them. */
+void openblas_set_num_threads(int num_threads);
+
 enum { TAG_WORK = 1, TAG_RESULT = 2 };
 /* Indices a worker holds at once: one computing, one waiting. */
 #define IN_FLIGHT 2
 
 static int mpi_started;
+/* the MPI library allows rank 0's points on a thread of their own */
+static int own_thread_ok;
 
 int sweep_mpi_init(int *argc, char ***argv)
 {
     /* only under a launcher: a plain `cradle sweep` never touches MPI */
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
         return 1;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS)
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return 1;
+    own_thread_ok = provided >= MPI_THREAD_FUNNELED;
     mpi_started = 1;
     int size = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -126,6 +141,22 @@ static void compute_into(const cr_sweep *s, message *m, int64_t index,
         cr_sweep_compute(s, (size_t)index, msg_row(m), msg_err(m), CR_SWEEP_ERROR_LEN, stop);
 }
 
+/* Waits for a message without spinning: Open MPI's blocking calls poll at full
+ * speed, which takes a core from the rank that shares it (oversubscribed
+ * runs, a busy machine); a 1 ms nap costs nothing next to a point (workers
+ * hold two indices, so it delays no work but the last). */
+static void wait_for(int source, int tag, MPI_Status *st)
+{
+    int flag = 0;
+    const struct timespec nap = {0, 1000000};
+    for (;;) {
+        MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, st);
+        if (flag)
+            return;
+        nanosleep(&nap, NULL);
+    }
+}
+
 static void send_index(int to, int64_t index)
 {
     MPI_Send(&index, 1, MPI_INT64_T, to, TAG_WORK, MPI_COMM_WORLD);
@@ -138,6 +169,8 @@ static int worker(const cr_sweep *s, const volatile sig_atomic_t *stop)
         MPI_Abort(MPI_COMM_WORLD, 4);
     for (;;) {
         int64_t index;
+        MPI_Status st;
+        wait_for(0, TAG_WORK, &st);
         MPI_Recv(&index, 1, MPI_INT64_T, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (index < 0)
             break;
@@ -192,11 +225,13 @@ static int dealing(const master *M, const volatile sig_atomic_t *stop)
 static void receive(master *M, message *m, const volatile sig_atomic_t *stop)
 {
     MPI_Status st;
-    MPI_Recv(m->buf, (int)m->bytes, MPI_BYTE, MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st);
+    wait_for(MPI_ANY_SOURCE, TAG_RESULT, &st);
+    MPI_Recv(m->buf, (int)m->bytes, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st);
     M->flight[st.MPI_SOURCE]--;
     M->in_flight--;
     store(M, m);
-    if (dealing(M, stop)) {
+    int want = M->n - M->next > (size_t)(IN_FLIGHT * M->ranks) ? IN_FLIGHT : 1;
+    while (dealing(M, stop) && M->flight[st.MPI_SOURCE] < want) {
         send_index(st.MPI_SOURCE, (int64_t)M->todo[M->next++]);
         M->flight[st.MPI_SOURCE]++;
         M->in_flight++;
@@ -210,8 +245,40 @@ static int pending(void)
     return flag;
 }
 
-static void deal(master *M, message *m, const volatile sig_atomic_t *stop)
+/* Rank 0's own point, computed on a thread while the main thread deals. */
+typedef struct {
+    const cr_sweep *s;
+    message m;
+    int64_t index;
+    const volatile sig_atomic_t *stop;
+    atomic_int finished;
+    pthread_t thread;
+    int running;
+} own_point;
+
+static void *own_compute(void *arg)
 {
+    own_point *o = arg;
+    compute_into(o->s, &o->m, o->index, o->stop);
+    atomic_store(&o->finished, 1);
+    return NULL;
+}
+
+/* Starts rank 0's next point (inline when no thread can be had). */
+static void own_start(master *M, own_point *o)
+{
+    o->index = (int64_t)M->todo[M->next++];
+    atomic_store(&o->finished, 0);
+    o->running = own_thread_ok && pthread_create(&o->thread, NULL, own_compute, o) == 0;
+    if (!o->running) {
+        compute_into(M->s, &o->m, o->index, o->stop);
+        store(M, &o->m);
+    }
+}
+
+static void deal(master *M, message *m, own_point *o, const volatile sig_atomic_t *stop)
+{
+    const struct timespec nap = {0, 1000000};
     for (int r = 1; r < M->ranks; r++)
         for (int k = 0; k < IN_FLIGHT && dealing(M, stop); k++) {
             send_index(r, (int64_t)M->todo[M->next++]);
@@ -219,16 +286,25 @@ static void deal(master *M, message *m, const volatile sig_atomic_t *stop)
             M->in_flight++;
         }
     for (;;) {
-        while (M->in_flight > 0 && pending())
+        int idle = 1;
+        while (M->in_flight > 0 && pending()) {
             receive(M, m, stop);
-        if (dealing(M, stop)) {
-            compute_into(M->s, m, (int64_t)M->todo[M->next++], stop);
-            store(M, m);
-        } else if (M->in_flight > 0) {
-            receive(M, m, stop);
-        } else {
-            break;
+            idle = 0;
         }
+        if (o->running && atomic_load(&o->finished)) {
+            pthread_join(o->thread, NULL);
+            o->running = 0;
+            store(M, &o->m);
+            idle = 0;
+        }
+        if (!o->running && dealing(M, stop)) {
+            own_start(M, o);
+            idle = 0;
+        }
+        if (!o->running && M->in_flight == 0 && !dealing(M, stop))
+            break;
+        if (idle)
+            nanosleep(&nap, NULL);
     }
     for (int r = 1; r < M->ranks; r++)
         send_index(r, -1);
@@ -242,25 +318,31 @@ int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progres
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (ranks == 1)
         return cr_sweep_run(s, f, 1, progress, user, stop);
+    openblas_set_num_threads(1);
     if (sweep_mpi_rank() != 0)
         return worker(s, stop);
     master M = {s, f, NULL, 0, 0, NULL, ranks, 0, CR_OK, 0, progress, user, MPI_Wtime()};
-    message m;
+    message m = {0, 0, NULL};
+    own_point o = {.s = s, .stop = stop};
     M.todo = malloc((cr_sweep_point_count(s) + 1) * sizeof(size_t));
     M.flight = calloc((size_t)ranks, sizeof(int));
-    if (!M.todo || !M.flight || message_init(&m, cr_sweep_column_count(s)) != 0)
+    if (!M.todo || !M.flight || message_init(&m, cr_sweep_column_count(s)) != 0 ||
+        message_init(&o.m, cr_sweep_column_count(s)) != 0)
         MPI_Abort(MPI_COMM_WORLD, 4);
     for (size_t i = 0; i < cr_sweep_point_count(s); i++)
         if (!cr_sweep_file_is_done(f, i))
             M.todo[M.n++] = i;
-    deal(&M, &m, stop);
+    deal(&M, &m, &o, stop);
     free(M.todo);
     free(M.flight);
     free(m.buf);
+    free(o.m.buf);
     int fl = cr_sweep_file_flush(f);
     if (M.rc != CR_OK)
         return M.rc;
-    return M.interrupted || (stop && *stop) ? CR_ERR_INTERRUPTED : fl;
+    /* a stop that came after the last point left nothing undone */
+    int undone = cr_sweep_file_done_count(f) < cr_sweep_point_count(s);
+    return (M.interrupted || (stop && *stop)) && undone ? CR_ERR_INTERRUPTED : fl;
 }
 
 #endif

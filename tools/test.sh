@@ -1,10 +1,13 @@
 #!/bin/sh
 # Tests: install what is missing, then two builds with warnings as errors:
-#   build/        gcc, the whole suite with the valgrind (memcheck) reruns;
+#   build/        gcc with MPI (-Dmpi=enabled), the whole suite with the valgrind
+#                 (memcheck) reruns; test-sweep.sh runs `mpirun -n 2 cradle sweep`
+#                 there and compares its table with the serial one;
 #   build-clang/  clang-14 with AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                 whole suite again except the valgrind reruns (valgrind cannot run
 #                 sanitized programs), plus the libFuzzer targets for the model-file
-#                 and law-case readers, 60 s each (CR_FUZZ_SECONDS to change it).
+#                 and law-case readers, 60 s each (CR_FUZZ_SECONDS to change it);
+#                 built without MPI, which shows that the serial build needs none.
 # Prints meson's summaries, then the total of individual checks: each distinct
 # check once (reruns under valgrind or the sanitizers are not extra checks; a
 # check that fails in any run counts as failed), and the tests that failed.
@@ -13,7 +16,14 @@ cd "$(dirname "$0")/.." || exit 1
 sh tools/install-deps.sh || exit 1
 
 if [ ! -f build/build.ninja ]; then
-    meson setup build -Dwerror=true >/dev/null || exit 1
+    meson setup build -Dwerror=true -Dmpi=enabled >/dev/null || exit 1
+fi
+# an older build/ made without MPI: switch it on (only then: any `meson
+# configure` makes the next ninja regenerate the build files)
+if ! python3 -c 'import json, sys
+o = {x["name"]: x["value"] for x in json.load(open("build/meson-info/intro-buildoptions.json"))}
+sys.exit(o.get("mpi") != "enabled")'; then
+    meson configure build -Dmpi=enabled >/dev/null || exit 1
 fi
 ninja -C build || exit 1
 meson test -C build --print-errorlogs

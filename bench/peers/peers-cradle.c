@@ -161,6 +161,28 @@ static cr_model *build(const char *which)
     return NULL;
 }
 
+/* Peak resident set of this program in kB: VmHWM, which exec resets. Linux
+ * keeps ru_maxrss across fork and exec, so a child of a larger parent (the
+ * Python harness) would report the parent's peak; ru_maxrss only where
+ * /proc is missing. */
+static long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kb < 0) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        kb = ru.ru_maxrss;
+    }
+    return kb;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -271,15 +293,14 @@ int main(int argc, char **argv)
         cr_system_destroy(s);
     }
     qsort(cpu, (size_t)reps, sizeof(double), cmp_double);
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    printf(
-        "cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld roots=%ld events=%ld restarts=%ld t=%.17g "
-        "rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
-        cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.root_evals, st.events,
-        st.restarts, t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf",
-        ru.ru_maxrss, rc);
-    printf(" front=%ld", front);
+    long maxrss = peak_rss_kb();
+    printf("cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld roots=%ld events=%ld restarts=%ld "
+           "t=%.17g rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
+           cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.root_evals, st.events,
+           st.restarts, t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf",
+           maxrss, rc);
+    printf(" front=%ld windows=%ld max_window=%ld locks=%ld", front, st.windows, st.max_window,
+           st.locks);
     if (arrival >= 0)
         printf(" arrival=%.17g", t_arrival);
     printf("\n");

@@ -17,7 +17,8 @@ cr_system_create + cr_system_run; LAMMPS, its "Loop time" times its "CPU use"
 (user + sys from wait4). Prints only; never fails on a number.
 
 Usage: peers.py [--build DIR] [--work DIR] [--quick] [--only CASE,...]
-                [--curves] [--scaling] [--json FILE]
+                [--curves] [--scaling N,...] [--region on,off] [--active-check RTOL,...]
+                [--json FILE]
 """
 import argparse
 import json
@@ -65,12 +66,18 @@ def parse_kv(line):
     return out
 
 
-def run_cradle(ctx, case, method="bdf", rtol=1e-10, t_end=0.0, reps=1, extra=()):
-    """One call of the driver: its key=value line plus the final velocities."""
+def run_cradle(ctx, case, method="bdf", rtol=1e-10, t_end=0.0, reps=1, extra=(), region=None):
+    """One call of the driver: its key=value line plus the final velocities.
+    region: "off" integrates the whole chain, "on" the active region
+    (CRADLE_ACTIVE_REGION); None: the model's default (auto)."""
     vel = os.path.join(ctx.work, "v-cradle-%d.txt" % os.getpid())
     cmd = [ctx.driver, case, "--method", method, "--rtol", repr(rtol), "--t-end", repr(t_end),
            "--reps", str(reps), "--vel", vel] + list(extra)
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ)
+    env.pop("CRADLE_ACTIVE_REGION", None)
+    if region:
+        env["CRADLE_ACTIVE_REGION"] = region
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     line = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
     r = parse_kv(line)
     if p.returncode != 0:
@@ -81,15 +88,16 @@ def run_cradle(ctx, case, method="bdf", rtol=1e-10, t_end=0.0, reps=1, extra=())
 
 
 def reference(ctx, case, t_end=0.0, arrival=None):
-    """cradle at rtol 1e-13 (BDF, atol 1e-15), kept in WORK/ref-CASE@T_END.json."""
-    path = ctx.ref_path("%s@%r" % (case, t_end))
+    """cradle at rtol 1e-13 (BDF, atol 1e-15), the whole chain integrated at every
+    step (active_region off), kept in WORK/ref-CASE@T_END@whole.json."""
+    path = ctx.ref_path("%s@%r@whole" % (case, t_end))
     try:
         with open(path) as f:
             return json.load(f)
     except (OSError, ValueError):
         pass
     extra = ["--atol", "1e-15"] + (["--arrival", str(arrival)] if arrival is not None else [])
-    r = run_cradle(ctx, case, "bdf", 1e-13, t_end, 1, extra)
+    r = run_cradle(ctx, case, "bdf", 1e-13, t_end, 1, extra, region="off")
     with open(path + ".tmp", "w") as f:
         json.dump(r, f)
     os.replace(path + ".tmp", path)
@@ -329,6 +337,12 @@ def main():
     ap.add_argument("--full", action="store_true", help="scaling: whole traversals")
     ap.add_argument("--method", default="adams", help="scaling: bdf or adams")
     ap.add_argument("--rtol", type=float, default=1e-10, help="scaling: rtol")
+    ap.add_argument("--region", default="on,off", help="scaling: on (active region), off "
+                    "(whole chain) or both")
+    ap.add_argument("--whole-max", type=int, default=10000, help="scaling: largest N run with "
+                    "the whole chain")
+    ap.add_argument("--active-check", default="", help="only the 1000-bead active-region check "
+                    "at these rtols (comma-separated, e.g. 1e-8,1e-10,1e-12)")
     args = ap.parse_args()
     args.work = args.work or os.path.join(args.build, "peers")
     ctx = Ctx(args)
@@ -338,9 +352,16 @@ def main():
     if not ctx.lmp:
         print("bench/peers: LAMMPS (lmp) not found: sh bench/peers/setup.sh installs Debian's "
               "lammps; printing cradle's side only")
+    if args.active_check:
+        res = active_check(ctx, [float(x) for x in args.active_check.split(",")])
+        res.update(date=time.strftime("%Y-%m-%d"), machine=machine())
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(res, f, indent=1)
+        return
     if args.scaling:
         res = scaling(ctx, [int(x) for x in args.scaling.split(",")], args.method, args.rtol,
-                      args.full)
+                      args.full, tuple(args.region.split(",")), args.whole_max)
         res.update(date=time.strftime("%Y-%m-%d"), machine=machine())
         if args.json:
             with open(args.json, "w") as f:
@@ -420,40 +441,81 @@ PULSE_B = (0.026435495546775642 - 0.0029501237799928479) / 800.0
 PULSE_A = 0.0029501237799928479 - 99 * PULSE_B
 
 
-def scaling(ctx, ns, method, rtol, full):
+def scaling(ctx, ns, method, rtol, full, regions=("on", "off"), whole_max=10000):
     """Traversal of N-bead chains (the default model's balls): the pulse to
-    bead 0.9 N. Today's engine costs O(N) per step, so beyond 10^3 only a
-    window is run (the pulse to bead 900, or 90 for 10^5) and the traversal's
-    CPU is the window's times 0.9 N / window; --full runs whole traversals."""
+    bead 0.9 N, with the active region ("on") and the whole chain ("off").
+    The active region runs whole traversals. The whole chain costs O(N) per
+    step, so beyond 10^3 only a window is run (the pulse to bead 900, or 90
+    for 10^5) and its traversal CPU is the window's times 0.9 N / window
+    (--full: whole traversals); it is skipped above whole_max beads."""
     rows = []
-    for n in ns:
-        k = int(0.9 * n) if full or n <= 1000 else (900 if n <= 10000 else 90)
-        t_end = PULSE_A + PULSE_B * k
-        log("== scaling N = %d, window: pulse to bead %d (t = %.4g s)" % (n, k, t_end))
-        r = run_cradle(ctx, "chain:%d" % n, method, rtol, t_end, 1)
-        row = {"n": n, "window": k, "t_end": t_end, "cpu": r.get("cpu"), "steps": r.get("steps"),
-               "events": r.get("events"), "front": r.get("front"),
-               "rss_mb": r.get("maxrss_kb", 0) / 1024.0,
-               "traversal_cpu": r.get("cpu", float("nan")) * (0.9 * n / k)}
-        log("  %s" % row)
-        rows.append(row)
-    xs = [math.log(r["n"]) for r in rows]
-    ys = [math.log(r["traversal_cpu"]) for r in rows]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
-             sum((x - mx) ** 2 for x in xs)) if len(xs) > 1 else float("nan")
+    for region in regions:
+        for n in ns:
+            if region == "off" and n > whole_max:
+                continue
+            k = int(0.9 * n) if full or n <= 1000 or region == "on" else (
+                900 if n <= 10000 else 90)
+            t_end = PULSE_A + PULSE_B * k
+            log("== scaling %s N = %d, pulse to bead %d (t = %.4g s)" % (
+                "active" if region == "on" else "whole", n, k, t_end))
+            r = run_cradle(ctx, "chain:%d" % n, method, rtol, t_end, 1, region=region)
+            row = {"n": n, "region": region, "window": k, "t_end": t_end, "cpu": r.get("cpu"),
+                   "steps": r.get("steps"), "events": r.get("events"), "front": r.get("front"),
+                   "windows": r.get("windows"), "max_window": r.get("max_window"),
+                   "locks": r.get("locks"), "rss_mb": r.get("maxrss_kb", 0) / 1024.0,
+                   "traversal_cpu": r.get("cpu", float("nan")) * (0.9 * n / k)}
+            log("  %s" % row)
+            rows.append(row)
     print("# traversal scaling: %s rtol %g (atol rtol/100), pulse to bead 0.9 N" % (method, rtol))
-    print("| N | run: pulse to bead | simulated [s] | steps | events | CPU [s] | "
-          "traversal CPU [s] | peak RSS [MB] |")
+    print("| integration | N | run: pulse to bead | steps | events | windows (largest) | locks | "
+          "CPU [s] | traversal CPU [s] | peak RSS [MB] |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    slopes = {}
+    for region in regions:
+        rr = [r for r in rows if r["region"] == region]
+        for r in rr:
+            est = "" if r["window"] >= int(0.9 * r["n"]) else " (x%.0f, estimated)" % (
+                0.9 * r["n"] / r["window"])
+            print("| %s | %d | %d | %d | %d | %d (%d) | %d | %.3g | %.3g%s | %.1f |" % (
+                "active region" if region == "on" else "whole chain", r["n"], r["window"],
+                r["steps"], r["events"], r["windows"], r["max_window"], r["locks"], r["cpu"],
+                r["traversal_cpu"], est, r["rss_mb"]))
+        xs = [math.log(r["n"]) for r in rr]
+        ys = [math.log(r["traversal_cpu"]) for r in rr]
+        if len(xs) > 1:
+            mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+            slopes[region] = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
+                              sum((x - mx) ** 2 for x in xs))
+            print("# %s: fitted exponent (least squares of log traversal CPU on log N): %.2f" % (
+                "active region" if region == "on" else "whole chain", slopes[region]))
+    return {"rows": rows, "exponent": slopes, "method": method, "rtol": rtol}
+
+
+def active_check(ctx, rtols, method="bdf"):
+    """The 1000-bead chain, the pulse to bead 900 (issue 12, "Tests"): the
+    active region and the whole chain at each rtol against the whole chain at
+    rtol 1e-13: max |v - v_ref| / V, CPU, steps, windows, locks."""
+    ref = reference(ctx, "chain:1000", T900)
+    rows = []
+    for rtol in rtols:
+        for region in ("on", "off"):
+            r = run_cradle(ctx, "chain:1000", method, rtol, T900, 1, region=region)
+            err = error(r["v"], ref["v"])  # the striker's speed is 1 m/s
+            rows.append({"rtol": rtol, "region": region, "error": err, "cpu": r.get("cpu"),
+                         "steps": r.get("steps"), "events": r.get("events"),
+                         "windows": r.get("windows"), "max_window": r.get("max_window"),
+                         "locks": r.get("locks")})
+            log("  %s" % rows[-1])
+    print("# 1000 beads, pulse to bead 900 (t = %g s), %s, atol rtol/100; reference: whole "
+          "chain, rtol 1e-13 (%d steps, %.3g s CPU)" % (T900, method, ref["steps"], ref["cpu"]))
+    print("| rtol | integration | max abs(v - v_ref) / V | CPU [s] | steps | events | "
+          "windows (largest) | locks |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        est = "" if r["window"] >= int(0.9 * r["n"]) else " (x%.0f, estimated)" % (
-            0.9 * r["n"] / r["window"])
-        print("| %d | %d | %.4g | %d | %d | %.3g | %.3g%s | %.1f |" % (
-            r["n"], r["window"], r["t_end"], r["steps"], r["events"], r["cpu"],
-            r["traversal_cpu"], est, r["rss_mb"]))
-    print("# fitted exponent (least squares of log traversal CPU on log N): %.2f" % slope)
-    return {"rows": rows, "exponent": slope, "method": method, "rtol": rtol}
+        print("| %g | %s | %.2e | %.3g | %d | %d | %d (%d) | %d |" % (
+            r["rtol"], "active region" if r["region"] == "on" else "whole chain", r["error"],
+            r["cpu"], r["steps"], r["events"], r["windows"], r["max_window"], r["locks"]))
+    return {"rows": rows, "reference_steps": ref["steps"], "reference_cpu": ref["cpu"]}
 
 
 def machine():

@@ -28,7 +28,8 @@
     X(CR_ERR_HDF5, -7, "HDF5 error")                                                               \
     X(CR_ERR_INTERRUPTED, -8, "run interrupted")                                                   \
     X(CR_ERR_INFEASIBLE, -9, "no admissible solution")                                             \
-    X(CR_ERR_NOT_CONVERGED, -10, "iteration did not converge")
+    X(CR_ERR_NOT_CONVERGED, -10, "iteration did not converge")                                     \
+    X(CR_ERR_DOMAIN, -11, "outside the table's domain")
 
 /** Error codes: CR_OK = 0, failures negative. */
 typedef enum {

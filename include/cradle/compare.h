@@ -18,6 +18,11 @@
  *   pair law and reduced mass at the reference contact's approach speed
  *   (cached); α and κ have no source yet (no prediction).
  *
+ * The LZB law takes the pair laws in both modes (K, n, and the two-body
+ * restitution as energetic restitution). A measured restitution above 1 is
+ * passed as it is (cr_law_params::superelastic) and the row flagged
+ * out-of-range.
+ *
  * Create, add episodes, query (as the other modules): cr_compare_create →
  * cr_compare_add (or cr_compare_add_monitor) per episode → rows, episodes and
  * summaries. Nothing is printed; the two-body runs are the only simulations.
@@ -30,6 +35,7 @@
 #include "cradle/laws.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
+#include "cradle/table.h"
 
 typedef struct cr_compare cr_compare;
 
@@ -69,6 +75,15 @@ enum {
  * Pᵢ ≥ −tol·max|P|, T⁺ ≤ (1 + tol) T⁻ (the law core's own tolerance).
  */
 #define CR_COMPARE_CONDITION_TOL 1e-9
+
+/**
+ * Relative tolerance of the LZB law's integration in the comparator. LZB is the
+ * one law that integrates (most of compare's time on a pendulum cradle); at 1e-8
+ * its u⁺ is within ~1e-7 of the exact one (measured: α on the 3-ball Hertz chain
+ * 4.6e-8 off the compliant run), and compare stays within 10 % of the run's cost
+ * (bench-compare); at the law core's default 1e-10 it takes ~25 % more.
+ */
+#define CR_COMPARE_LZB_TOL 1e-8
 
 /** One law in one mode on one episode. */
 typedef struct {
@@ -157,13 +172,22 @@ CR_EXPORT const double *cr_compare_row_velocity(const cr_compare *c, size_t i);
 CR_EXPORT const double *cr_compare_row_impulse(const cr_compare *c, size_t i);
 /**
  * The per-contact parameters the law was given (contacts values: restitution
- * of each contact, or α for the energetic law), or NULL when it takes none.
+ * of each contact, α for the energetic law, the energetic restitution eⱼ for
+ * LZB), or NULL when it takes none.
  */
 CR_EXPORT const double *cr_compare_row_parameters(const cr_compare *c, size_t i);
 
 /** Over every episode added: @p law in @p mode. */
 CR_EXPORT int cr_compare_summarize(const cr_compare *c, cr_law_id law, cr_compare_mode mode,
                                    cr_compare_summary *s);
+
+/**
+ * A reference table for the predictive mode (docs/tables.md, "Compare"): the
+ * energetic law's α and κ come from @p t when it covers the episode, instead
+ * of "no prediction". Set it before cr_compare_add; @p t (NULL: none) must
+ * outlive the comparator's adds and is not freed by it.
+ */
+CR_EXPORT void cr_compare_set_table(cr_compare *c, cr_table *t);
 
 /** Two-body runs made for the predictive mode (cache misses), and cache hits. */
 CR_EXPORT void cr_compare_cache_stats(const cr_compare *c, size_t *runs, size_t *hits);

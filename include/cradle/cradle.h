@@ -17,5 +17,6 @@
 #include "cradle/runcompare.h"
 #include "cradle/store.h"
 #include "cradle/system.h"
+#include "cradle/table.h"
 
 #endif

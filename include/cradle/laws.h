@@ -53,6 +53,17 @@ typedef struct {
                                      those are Newton's, not the pair laws') */
     double tolerance;           /**< LZB: relative tolerance of the integration in the impulse
                                      domain, 1e-14..1e-3 (1e-10) */
+    const double *poisson_restitutions; /**< Poisson: per-contact eᴾ (measured expansion /
+                                             compression impulse), or NULL for `restitutions` /
+                                             `restitution`. The other laws ignore it. */
+    /**
+     * 1: restitutions above 1 are taken as they are (measured on undamped chains, where
+     * the striker's contact gives eᴾ > 1) by the laws whose equations are defined for
+     * any ε ≥ 0: newton, global-dissipation, poisson, sequential, pandrea. Their answer
+     * may then gain energy (T⁺ > T⁻). mosterman (η = 1 − ε) and lzb (energetic
+     * restitution) still refuse them. 0 (default): every restitution must lie in [0, 1].
+     */
+    int superelastic;
 } cr_law_params;
 
 /** What a law found. */

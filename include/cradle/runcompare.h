@@ -5,7 +5,9 @@
  * "Compare over a run").
  *
  * Collisions (monitor.h) are matched by their order: collision k of one run
- * with collision k of the other. Per matched collision: when it starts in
+ * with collision k of the other; among rigid collisions that start at the
+ * same instant (resolved at once, in no physical order) the compliant
+ * collision takes the one with its bodies. Per matched collision: when it starts in
  * each run (the phase), the pre- and post-collision velocities of every body
  * of either (u⁻ of its first joining, u⁺ of its last episode's end), the
  * kinetic energies, and the time to the next collision. Over the run: the

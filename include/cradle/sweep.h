@@ -1,6 +1,6 @@
 /**
  * @file sweep.h
- * @brief Parameter sweeps (docs/sweeps.md): a base model and a grid over
+ * @brief Parameter sweeps (docs/sweep.md): a base model and a grid over
  * model-file fields; every point goes through the one pipeline (model file
  * with overrides → calibration → system → monitor → comparator) and gives one
  * row of a table of inputs and outputs, kept in one HDF5 file that a rerun
@@ -33,7 +33,7 @@ typedef struct cr_sweep_file cr_sweep_file;
 #define CR_SWEEP_FORMAT_VERSION 1
 
 /**
- * Reads a sweep file (YAML, docs/sweeps.md). The base model is read too (a
+ * Reads a sweep file (YAML, docs/sweep.md). The base model is read too (a
  * relative path is taken from the sweep file's folder) and every point's
  * model is parsed once to size the per-contact columns; a point whose model
  * is bad is not an error here (its row will say why).
@@ -78,7 +78,7 @@ CR_EXPORT size_t cr_sweep_input_axis(const cr_sweep *s, size_t j);
  * a value that is not a number), then episodes, t_end, duration, reference,
  * kappa, records, per contact column c alpha[c], e_N[c], e_P[c], impulse[c],
  * per law and mode error.LAW.MODE (the first episode) and
- * mean_error.LAW.MODE (all episodes). docs/sweeps.md lists them.
+ * mean_error.LAW.MODE (all episodes). docs/sweep.md lists them.
  */
 CR_EXPORT size_t cr_sweep_column_count(const cr_sweep *s);
 CR_EXPORT const char *cr_sweep_column_name(const cr_sweep *s, size_t j);

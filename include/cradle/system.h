@@ -88,6 +88,10 @@ typedef struct {
     long steps, rhs_evals, jac_evals, root_evals, restarts, events, outputs;
     long nonlin_iters; /**< Newton iterations */
     long rebuilds;     /**< neighbour-list rebuilds (pools) */
+    /* chains, active region (docs/design.md, "Active region"): */
+    long windows;    /**< windows built (the first included; 1 for the whole chain) */
+    long max_window; /**< most bodies integrated at once */
+    long locks;      /**< quiet pairs locked inelastically in free flight */
 } cr_run_stats;
 
 /**
@@ -112,8 +116,9 @@ typedef int (*cr_event_listener)(const cr_system *sys, size_t first, void *user)
  */
 CR_EXPORT cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen);
 /**
- * Builds the rigid engine for a chain @p model (dim 1): the same model run as
- * rigid balls, event-driven, every impact resolved by @p law of the core
+ * Builds the rigid engine for @p model: a chain (dim 1) or a pool (dim 2, a
+ * rigid pool engine of its own: docs/design.md, "Rigid pools") run as rigid
+ * bodies, event-driven, every impact resolved by @p law of the core
  * (docs/design.md, "Rigid engine"). Free flight is exact without fields or
  * under uniform gravity and integrated by CVODES under pendulums; persistent
  * contacts (a ball resting on a floor, a column) carry forces; accumulating
@@ -136,9 +141,18 @@ CR_EXPORT cr_system *cr_system_create(const cr_model *model, char *msg, size_t m
  *   pair law: LZB is then the undamped compliant chain with a frozen
  *   configuration); stiffness, exponent and energetic of @p params are ignored.
  *
- * Refused with a one-line reason in @p msg (NULL returned): a dim-2 model (not
- * built yet), a model with links (a bilateral spring of finite stiffness is
- * not rigid), a law parameter that is missing or out of range.
+ * Pools (dim 2) have no fixed pairs: `restitution` is one ε for every
+ * contact (NaN: each pair law's own, as above, with the model's default
+ * target; `restitutions` is ignored), lzb takes each contact's pair law, and
+ * the energetic law reads alpha[0], the weight of the contacts approaching at
+ * an impact, and alpha[1], that of the contacts only touching (two values);
+ * eta is ignored; per-impact providers are refused. A disc resting on
+ * another under gravity (a stack) is refused at creation and stops a run in
+ * which it forms (CR_ERR_SOLVER).
+ *
+ * Refused with a one-line reason in @p msg (NULL returned): a model with
+ * links (a bilateral spring of finite stiffness is not rigid), a stack of
+ * discs, a law parameter that is missing or out of range.
  */
 CR_EXPORT cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law,
                                             const cr_law_params *params, char *msg, size_t msglen);
@@ -166,7 +180,7 @@ typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t fir
  * Sets the per-impact parameter provider of a rigid system before its run;
  * @p label (may be NULL) replaces the parameters in cr_system_rigid_law
  * ("energetic (calibrated: ...)"). @return CR_ERR_INVALID for a compliant
- * engine or after the run.
+ * engine, a rigid pool (its contacts are not model pairs) or after the run.
  */
 CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                            const char *label);

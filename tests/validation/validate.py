@@ -677,17 +677,21 @@ def case_cradles(R):
         T, V = f["trajectory/time"][:], f["trajectory/velocity"][:]
         eps = f["episodes"][:]
         ncol = len(f["collisions"])          # cradle's collision level
-        # an independent grouping: runs of episodes with less than a quarter period between them
+        # an independent grouping: runs of episodes with less than a gap tau between
+        # them, for tau a quarter period (fewest runs) and cradle's own window
+        # (most runs; cradle also splits episodes that share no body)
         ends = np.maximum.accumulate(eps["t_end"])
-        nref = 1 + int(np.sum(eps["t_start"][1:] - ends[:-1] > period / 4))
+        gaps = eps["t_start"][1:] - ends[:-1]
+        nref = 1 + int(np.sum(gaps > period / 4))
+        nref_hi = 1 + int(np.sum(gaps > f["collisions"].attrs["window"]))
         spread = V.max(axis=1) - V.min(axis=1)
         early = spread[T < period].max()
         late = spread[T > T[-1] - period].max()
         vlate = np.abs(V[T > T[-1] - period]).max()
-        ok = ncol >= 50 and ncol == nref and late <= 0.2 * early
+        ok = ncol >= 50 and nref <= ncol <= nref_hi and late <= 0.2 * early
         curves[N] = (T, spread)
         rows.append(Row("cradle.%d" % N, [
-            "%d balls" % N, Num(len(eps), "%d"), Num([ncol, nref], "%d"), Num(early, "%.4f", 1e-6), Num(late, "%.4f", 1e-6),
+            "%d balls" % N, Num(len(eps), "%d"), Num([ncol, nref, nref_hi], "%d"), Num(early, "%.4f", 1e-6), Num(late, "%.4f", 1e-6),
             Num(late / early, "%.4f", 1e-5), Num(vlate, "%.4f", 1e-6), verdict(ok)], ok))
     sec = Section(
         "cradles", "Pendulum cradles of 2 to 7 balls (qualitative)",
@@ -701,10 +705,14 @@ def case_cradles(R):
         "ball velocities, largest over the first period and over the last period (0.897 s). The "
         "check: at least 50 collisions in cradle's collision table (`/collisions`: episodes sharing "
         "bodies, transitively, within a quarter of the longest free flight; docs/hdf5-layout.md), as "
-        "many as an independent grouping written here finds (runs of episodes less than a quarter "
-        "period apart; second number), and the late spread at most 0.2 of the early one. With two balls the decay is the restitution's "
+        "many as an independent grouping written here finds: runs of episodes less than a gap τ "
+        "apart, at least as many as with τ a quarter period (second number), at most as many as "
+        "with τ cradle's window (third number; a gap between the two may go either way, and "
+        "whether one occurs is chaotic: the 7-ball cradle has one here, and with damping calibrated "
+        "on the whole chain, none at rtol 1e-10 but one at 0.9e-10 and at 1.1e-10), and the late spread at most 0.2 of the early one. "
+        "With two balls the decay is the restitution's "
         "(0.95 per collision); with more balls the dispersion of the pulse adds to it.",
-        ["cradle", "episodes", "collisions (cradle, independent)", "early spread (m/s)", "late spread (m/s)", "ratio",
+        ["cradle", "episodes", "collisions (cradle; independent, τ = T/4 and window)", "early spread (m/s)", "late spread (m/s)", "ratio",
          "late largest speed (m/s)", "result"], rows)
 
     def plot(path):

@@ -1,0 +1,95 @@
+"""Extended XYZ export of a run file, for OVITO (which does not read XDMF), ASE
+and VMD:
+
+    python3 -m cradle.xyz FILE.h5 [--steps N]   (or: cradle-plot --xyz FILE.h5)
+
+writes FILE.xyz beside FILE.h5: one frame per stored row (at most N rows,
+evenly spread as for the XDMF sidecar; default 1000, 0 for all). Each frame is
+
+    N
+    Properties=species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1 Time=T Row=K
+    B x y z vx vy vz radius mass fixed        (one line per body)
+
+with positions in m, velocities in m/s, the time in s and K the row of
+/trajectory; chains lie on the x axis, pools in the z = 0 plane; species is
+"B" (moving) or "W" (fixed), so OVITO can colour them. A fixed body's mass
+(infinite in the file) is written as 0. The run file is never modified.
+"""
+import argparse
+import os
+import sys
+
+import h5py
+import numpy as np
+
+from .xdmf import DEFAULT_STEPS, select_rows
+
+PROPERTIES = "species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1"
+
+
+def frames(h5path, steps=DEFAULT_STEPS):
+    """Yields (row, time, position (N, 3), velocity (N, 3)) of the selected rows."""
+    with h5py.File(h5path, "r") as f:
+        n, dim = int(f["model"].attrs["body_count"]), int(f["model"].attrs["dim"])
+        t = f["trajectory/time"][()]
+        for k in select_rows(len(t), steps):
+            pos = np.zeros((n, 3))
+            vel = np.zeros((n, 3))
+            pos[:, :dim] = f["trajectory/position"][k, :].reshape(n, dim)
+            vel[:, :dim] = f["trajectory/velocity"][k, :].reshape(n, dim)
+            yield int(k), float(t[k]), pos, vel
+
+
+def bodies(h5path):
+    """(mass with 0 for fixed bodies, radius, fixed flags) of the run file."""
+    with h5py.File(h5path, "r") as f:
+        mass = f["model/mass"][()]
+        radius = f["model/radius"][()]
+        fixed = f["model/fixed"][()] if "fixed" in f["model"] else ~np.isfinite(mass)
+    fixed = np.asarray(fixed).astype(int)
+    return np.where(np.isfinite(mass), mass, 0.0), radius, fixed
+
+
+def write(h5path, steps=DEFAULT_STEPS, out=None):
+    """Writes FILE.xyz (or @out) through a temporary file renamed into place;
+    @return (path, frame count)."""
+    out = out or os.path.splitext(h5path)[0] + ".xyz"
+    mass, radius, fixed = bodies(h5path)
+    n = len(mass)
+    tmp = out + ".part-%d" % os.getpid()
+    count = 0
+    try:
+        with open(tmp, "w", encoding="ascii") as fx:
+            for row, t, pos, vel in frames(h5path, steps):
+                fx.write("%d\nProperties=%s Time=%.17g Row=%d\n" % (n, PROPERTIES, t, row))
+                for i in range(n):
+                    fx.write("%s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %d\n"
+                             % ("W" if fixed[i] else "B", *pos[i], *vel[i], radius[i], mass[i],
+                                fixed[i]))
+                count += 1
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return out, count
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m cradle.xyz",
+                                 description="Extended XYZ of a cradle run file for OVITO")
+    ap.add_argument("file", help="run file (HDF5) written by cradle")
+    ap.add_argument("--steps", type=int, default=DEFAULT_STEPS,
+                    help="frames at most, evenly spread over the rows (0: all; default %d)"
+                    % DEFAULT_STEPS)
+    a = ap.parse_args(argv)
+    try:
+        path, count = write(a.file, a.steps)
+    except (OSError, KeyError) as e:
+        print("cradle.xyz: %s: %s" % (a.file, e), file=sys.stderr)
+        return 1
+    print("wrote %s (%d frames; open it in OVITO)" % (path, count))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+/*
+ * The rigid engine for planar pools (private): discs and half-plane walls run
+ * as rigid bodies, event-driven, behind cr_system (docs/design.md, "Rigid
+ * engine", "Rigid pools"). Three jobs, one file each:
+ *   rigid-pool.c         the model copy, the law's parameters, the run loop,
+ *                        the getters and the ops table
+ *   rigid-pool-flight.c  free flight (exact: straight lines, parabolas), the
+ *                        next contact time, discs resting on walls
+ *   rigid-pool-impact.c  impacts: the impact configuration, the law, the
+ *                        accumulation rule, the events the monitor reads
+ *
+ * State: per disc its position p and velocity v (2 values each); contacts are
+ * numbered as they first come in touch (disc pairs i < j, or disc i and wall
+ * w, j = CR_WALL_BODY(w)) and keep their number. A disc–wall contact may be
+ * closed: the disc rests on (or slides along) the wall and the wall carries a
+ * constant force λ ≥ 0 until the next impact. Contacts between discs are never
+ * closed: a disc resting on another disc is refused (a stack needs persistent
+ * contacts whose normals turn, which no closed form follows).
+ *
+ * Cost: every event checks every pair of discs, O(N²): rigid pools are for
+ * tens to hundreds of discs.
+ */
+#ifndef CRADLE_RIGID_POOL_PRIV_H
+#define CRADLE_RIGID_POOL_PRIV_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "cradle/engine.h"
+#include "cradle/laws.h"
+#include "priv.h"
+
+/* The rigid pool engine's ops table (system.c: cr_system_create_rigid). */
+extern const cr_engine_ops cr_rigid_pool_engine;
+
+/* The same rest and tolerance fractions as the chain's rigid engine
+ * (rigid-priv.h): an impact is faster than CR_RIGID_REST_FRACTION V, and a
+ * contact leaving slower than that becomes persistent (accumulation rule). */
+#define CR_RIGID_POOL_REST_FRACTION 1e-6
+#define CR_RIGID_POOL_ACCEL_FRACTION 1e-10
+
+/* One contact ever in touch. */
+typedef struct {
+    size_t i;
+    long j;          /* disc j > i, or CR_WALL_BODY(w) */
+    double eps;      /* restitution of the pair law (laws that take one) */
+    double K, n;     /* LZB: the pair law's K and n */
+    int closed;      /* a disc–wall contact at rest: persistent */
+    double lambda;   /* its force, N */
+    double P, Pv[2]; /* ∫ f dt and ∫ f n dt since t = 0 */
+} cr_rp_contact;
+
+typedef struct cr_rigid_pool cr_rigid_pool;
+
+struct cr_rigid_pool {
+    cr_system *sys;
+    cr_model *model; /* own copy: pair laws of contacts met during the run */
+
+    /* discs and walls */
+    size_t nb, nw;
+    double *mass, *radius;
+    double *wn, *wo; /* wall unit normals (2 per wall) and offsets */
+    double g[2];
+    int fields;
+
+    /* the law */
+    cr_law_id law;
+    cr_law_params lp;
+    double restitution;            /* NaN: each contact's own */
+    double alpha_hit, alpha_touch; /* energetic weights: approaching, merely touching */
+
+    size_t impacts; /* impacts resolved so far */
+
+    /* scales */
+    double L, V, T, v_rest, a_tol, mmax, amax;
+    double out_interval;
+
+    /* state */
+    double t;
+    double *p, *v, *acc; /* 2 per disc; acc: g plus the wall forces of resting discs */
+    double dissipated;
+
+    /* contacts */
+    cr_rp_contact *c;
+    size_t nc, ccap;
+    size_t **bc; /* contacts of each disc */
+    size_t *nbc, *bccap;
+
+    /* events */
+    cr_event *ev;
+    size_t nev, evcap;
+    cr_run_stats stats;
+
+    int ran;
+    volatile sig_atomic_t stop;
+    char end_reason[160];
+    char err[CR_ERRMSG_LEN];
+};
+
+/* ---- rigid-pool.c ---------------------------------------------------------- */
+
+void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
+                           const cr_law_params *p, char *msg, size_t msglen);
+void cr_rigid_pool_describe(const void *e, char *buf, size_t len);
+int cr_rigid_pool_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label);
+
+/* Contact of disc i with body j (a disc > i or a wall), registered on first
+ * touch; @return its index, or −1 out of memory / a restitution not known
+ * (reason in r->err). */
+long cr_rp_contact_id(cr_rigid_pool *r, size_t i, long j);
+/* Records an event of contact k with the state now. */
+int cr_rp_push_event(cr_rigid_pool *r, size_t k, cr_event_kind kind);
+
+/* ---- rigid-pool-flight.c ---------------------------------------------------- */
+
+/* Gap (m, negative: interpenetration within roundoff), unit normal from i
+ * towards j (a wall: its normal) and γ = normal relative velocity (positive
+ * separating) of disc i and body j now. */
+void cr_rp_geometry(const cr_rigid_pool *r, size_t i, long j, double *gap, double *n,
+                    double *gamma);
+/* ε_geom of the pair: CR_GEOM_TOL × the smaller radius (a wall: the disc's). */
+double cr_rp_tolerance(const cr_rigid_pool *r, size_t i, long j);
+
+/*
+ * Resting contacts at this instant: every disc–wall contact in touch whose
+ * disc does not approach or leave it faster than the rest speed, where
+ * gravity presses the disc in (an LCP per disc over its walls, at most two
+ * active: a floor, a corner), closes, its normal velocity set to 0 (impulse
+ * booked); the others open (events). Refuses, with CR_ERR_SOLVER and the
+ * reason, a disc that would rest on another disc. Sets r->acc.
+ */
+int cr_rp_settle(cr_rigid_pool *r);
+
+/* Free flight from r->t to the first contact closing (an impact or a
+ * landing) or @p t_target; *@p hit 1 when a contact closes first. */
+int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit);
+
+/* ---- rigid-pool-impact.c ----------------------------------------------------- */
+
+/* Every impact at this instant (groups of discs joined by contacts in touch
+ * with one approaching faster than the rest speed, each given to the law),
+ * repeated until nothing approaches (capped). */
+int cr_rp_resolve(cr_rigid_pool *r, size_t *n_impacts);
+
+#endif

@@ -1,0 +1,672 @@
+/*
+ * The rigid engine for planar pools: discs and half-plane walls run as rigid
+ * bodies, event-driven, under any law of the core (docs/design.md, "Rigid
+ * pools"). This file: the model copy and what a rigid pool refuses, the law's
+ * parameters per contact, the run loop, the getters and the ops table. Flight
+ * and resting discs are in rigid-pool-flight.c, impacts in
+ * rigid-pool-impact.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rigid-pool-priv.h"
+
+#define EVENT_MIN_CAP 64
+/* As the chain's rigid engine: a disc between two walls with e = 1 never
+ * comes to rest. */
+#define MAX_IMPACTS 10000000L
+#define MAX_RETURNS_AT_ONCE 10000
+
+/* ---- create / destroy ---------------------------------------------------- */
+
+static void rp_destroy(void *e)
+{
+    cr_rigid_pool *r = e;
+    if (!r)
+        return;
+    for (size_t i = 0; r->bc && i < r->nb; i++)
+        free(r->bc[i]);
+    double *arrays[] = {r->mass, r->radius, r->wn, r->wo, r->p, r->v, r->acc};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        free(arrays[k]);
+    free(r->bc);
+    free(r->nbc);
+    free(r->bccap);
+    free(r->c);
+    free(r->ev);
+    cr_model_destroy(r->model);
+    free(r);
+}
+
+static int alloc_arrays(cr_rigid_pool *r)
+{
+    size_t nb = r->nb ? r->nb : 1, nw = r->nw ? r->nw : 1;
+    r->mass = calloc(nb, sizeof(double));
+    r->radius = calloc(nb, sizeof(double));
+    r->p = calloc(2 * nb, sizeof(double));
+    r->v = calloc(2 * nb, sizeof(double));
+    r->acc = calloc(2 * nb, sizeof(double));
+    r->wn = calloc(2 * nw, sizeof(double));
+    r->wo = calloc(nw, sizeof(double));
+    r->bc = calloc(nb, sizeof(size_t *));
+    r->nbc = calloc(nb, sizeof(size_t));
+    r->bccap = calloc(nb, sizeof(size_t));
+    return r->mass && r->radius && r->p && r->v && r->acc && r->wn && r->wo && r->bc && r->nbc &&
+                   r->bccap
+               ? CR_OK
+               : CR_ERR_NOMEM;
+}
+
+static void copy_model(cr_rigid_pool *r, const cr_model *model)
+{
+    cr_model_get_gravity_vector(model, r->g);
+    r->fields = r->g[0] != 0.0 || r->g[1] != 0.0;
+    for (size_t i = 0; i < r->nb; i++) {
+        r->mass[i] = cr_model_mass(model, i);
+        r->radius[i] = cr_model_radius(model, i);
+        cr_model_get_body(model, i, &r->p[2 * i], &r->v[2 * i]);
+        r->acc[2 * i] = r->g[0];
+        r->acc[2 * i + 1] = r->g[1];
+    }
+    for (size_t w = 0; w < r->nw; w++)
+        cr_model_get_plane(model, w, &r->wn[2 * w], &r->wo[w]);
+    r->out_interval = cr_model_settings(model)->output_interval;
+}
+
+/* The speed scale: the largest initial relative speed of two discs or of a
+ * disc and a wall, else the speed gravity gives over the smallest radius. */
+static void choose_scales(cr_rigid_pool *r)
+{
+    double rmin = INFINITY, vmax = 0.0;
+    r->amax = hypot(r->g[0], r->g[1]);
+    for (size_t i = 0; i < r->nb; i++) {
+        rmin = fmin(rmin, r->radius[i]);
+        r->mmax = fmax(r->mmax, r->mass[i]);
+        double s = hypot(r->v[2 * i], r->v[2 * i + 1]);
+        vmax = fmax(vmax, r->nw ? s : 0.0);
+        for (size_t j = i + 1; j < r->nb; j++)
+            vmax = fmax(vmax, hypot(r->v[2 * j] - r->v[2 * i], r->v[2 * j + 1] - r->v[2 * i + 1]));
+    }
+    if (!isfinite(rmin))
+        rmin = 1.0;
+    r->L = rmin;
+    r->V = vmax > 0.0 ? vmax : (r->amax > 0.0 ? sqrt(r->amax * rmin) : 1.0);
+    r->T = r->L / r->V;
+    r->v_rest = CR_RIGID_POOL_REST_FRACTION * r->V;
+    r->a_tol = CR_RIGID_POOL_ACCEL_FRACTION * r->amax;
+}
+
+static int law_uses_restitution(cr_law_id law)
+{
+    return law != CR_LAW_MAX_DISSIPATION && law != CR_LAW_ENERGETIC;
+}
+
+/* "discs 0-1" or "disc 0 and wall 1", for messages. */
+static void pair_name(size_t i, long j, char *buf, size_t len)
+{
+    if (j >= 0)
+        snprintf(buf, len, "discs %zu-%ld", i, j);
+    else
+        snprintf(buf, len, "disc %zu and wall %zu", i, CR_WALL_INDEX(j));
+}
+
+/* Restitution and LZB's K, n of the pair (i, j) from the law given or the
+ * pair law: 1 for an undamped pair law, the model's restitution target where
+ * it gives one; a damped law without one is refused (its restitution depends
+ * on the impact speed). */
+static int pair_params(const cr_rigid_pool *r, size_t i, long j, cr_rp_contact *k, char *msg,
+                       size_t msglen)
+{
+    cr_contact_params cp;
+    double e, v;
+    char name[64];
+    pair_name(i, j, name, sizeof name);
+    int has_law = cr_model_pair_law(r->model, i, j, &cp) == CR_OK;
+    k->eps = r->restitution;
+    k->K = has_law ? cp.K : 0.0;
+    k->n = has_law ? cp.n : 0.0;
+    if (law_uses_restitution(r->law) && isnan(k->eps)) {
+        if (cr_model_default_target(r->model, &e, &v))
+            k->eps = e;
+        else if (has_law && cp.C == 0.0)
+            k->eps = 1.0;
+        else {
+            cr_set_msg(msg, msglen,
+                       "%s: the pair law is damped (C = %g) without a restitution target: its "
+                       "restitution is not known without a compliant run; give one "
+                       "(--restitution E)",
+                       name, has_law ? cp.C : NAN);
+            return CR_ERR_INVALID;
+        }
+    }
+    if (r->law == CR_LAW_LZB && !(k->K > 0.0 && k->n >= 1.0 && k->n <= 10.0)) {
+        cr_set_msg(msg, msglen,
+                   "lzb: %s have no contact law with K > 0 and n in [1, 10] for LZB's pair laws",
+                   name);
+        return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
+/* Every pair a run may meet gets its parameters now, so a run never stops on
+ * a missing one: O(N²) pair laws, as the run's own cost. */
+static int check_pairs(const cr_rigid_pool *r, char *msg, size_t msglen)
+{
+    cr_rp_contact k;
+    for (size_t i = 0; i < r->nb; i++) {
+        for (size_t j = i + 1; j < r->nb; j++)
+            if (pair_params(r, i, (long)j, &k, msg, msglen) != CR_OK)
+                return CR_ERR_INVALID;
+        for (size_t w = 0; w < r->nw; w++)
+            if (pair_params(r, i, CR_WALL_BODY(w), &k, msg, msglen) != CR_OK)
+                return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
+/* The law and its parameters (documented in system.h). */
+static int set_law(cr_rigid_pool *r, cr_law_id law, const cr_law_params *p, char *msg,
+                   size_t msglen)
+{
+    if ((unsigned)law >= CR_LAW_COUNT) {
+        cr_set_msg(msg, msglen, "no rigid law %d", (int)law);
+        return CR_ERR_INVALID;
+    }
+    cr_law_params def;
+    cr_law_params_init(&def);
+    def.restitution = NAN;
+    p = p ? p : &def;
+    r->law = law;
+    r->lp = *p;
+    r->lp.restitutions = r->lp.alpha = r->lp.eta = NULL;
+    r->lp.stiffness = r->lp.exponent = r->lp.energetic = NULL;
+    r->restitution = p->restitutions ? NAN : p->restitution;
+    if (law_uses_restitution(law) && !isnan(r->restitution) &&
+        !(r->restitution >= 0.0 && r->restitution <= 1.0)) {
+        cr_set_msg(msg, msglen, "restitution must lie in [0, 1] (got %g)", r->restitution);
+        return CR_ERR_INVALID;
+    }
+    if (law == CR_LAW_ENERGETIC) {
+        if (!p->alpha || !(p->kappa > 0.0 && isfinite(p->kappa)) || !(p->alpha[0] > 0.0) ||
+            !isfinite(p->alpha[0]) || !(p->alpha[1] >= 0.0 && isfinite(p->alpha[1]))) {
+            cr_set_msg(msg, msglen,
+                       "energetic on a pool: needs kappa > 0 and two impulse weights alpha "
+                       "(approaching contacts > 0, touching ones >= 0; 001 eq. 17-18)");
+            return CR_ERR_INVALID;
+        }
+        r->alpha_hit = p->alpha[0];
+        r->alpha_touch = p->alpha[1];
+    }
+    return check_pairs(r, msg, msglen);
+}
+
+void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
+                           const cr_law_params *p, char *msg, size_t msglen)
+{
+    if (cr_model_validate(model, msg, msglen) != CR_OK)
+        return NULL;
+    cr_rigid_pool *r = calloc(1, sizeof(*r));
+    if (!r || !(r->model = cr_model_copy(model))) {
+        free(r);
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    r->sys = sys;
+    r->nb = cr_model_ball_count(model);
+    r->nw = cr_model_plane_count(model);
+    if (alloc_arrays(r) != CR_OK) {
+        cr_set_msg(msg, msglen, "out of memory");
+        rp_destroy(r);
+        return NULL;
+    }
+    copy_model(r, model);
+    choose_scales(r);
+    if (set_law(r, law, p, msg, msglen) != CR_OK) {
+        rp_destroy(r);
+        return NULL;
+    }
+    /* discs resting at the start: a stack is refused here, before any output */
+    if (cr_rp_settle(r) != CR_OK) {
+        cr_set_msg(msg, msglen, "%s", r->err);
+        rp_destroy(r);
+        return NULL;
+    }
+    snprintf(r->end_reason, sizeof r->end_reason, "not run");
+    return r;
+}
+
+void cr_rigid_pool_describe(const void *e, char *buf, size_t len)
+{
+    const cr_rigid_pool *r = e;
+    if (r->law == CR_LAW_ENERGETIC)
+        cr_set_msg(buf, len,
+                   "energetic (kappa %.9g, alpha %.9g on approaching contacts, %.9g on touching "
+                   "ones)",
+                   r->lp.kappa, r->alpha_hit, r->alpha_touch);
+    else if (!law_uses_restitution(r->law))
+        cr_set_msg(buf, len, "%s", cr_law_name(r->law));
+    else if (!isnan(r->restitution))
+        cr_set_msg(buf, len, "%s (%srestitution %.9g)", cr_law_name(r->law),
+                   r->law == CR_LAW_LZB ? "energetic " : "", r->restitution);
+    else if (r->law == CR_LAW_LZB)
+        cr_set_msg(buf, len, "lzb (energetic restitution, K and n of each pair law)");
+    else
+        cr_set_msg(buf, len, "%s (restitution of each pair law)", cr_law_name(r->law));
+}
+
+/* Per-impact parameters are per model pair (system.h): a pool's contacts are
+ * made during the run, so a provider has no pairs to name. */
+int cr_rigid_pool_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label)
+{
+    cr_rigid_pool *r = e;
+    (void)fn, (void)user, (void)label;
+    cr_set_msg(r->err, sizeof r->err,
+               "per-impact law parameters (calibrated runs) take model pairs: a pool has none");
+    return CR_ERR_INVALID;
+}
+
+/* ---- contacts and events --------------------------------------------------- */
+
+static int note_body_contact(cr_rigid_pool *r, size_t i, size_t k)
+{
+    if (r->nbc[i] == r->bccap[i]) {
+        size_t cap = r->bccap[i] ? 2 * r->bccap[i] : 4;
+        size_t *p = realloc(r->bc[i], cap * sizeof(size_t));
+        if (!p)
+            return CR_ERR_NOMEM;
+        r->bc[i] = p;
+        r->bccap[i] = cap;
+    }
+    r->bc[i][r->nbc[i]++] = k;
+    return CR_OK;
+}
+
+long cr_rp_contact_id(cr_rigid_pool *r, size_t i, long j)
+{
+    for (size_t a = 0; a < r->nbc[i]; a++) {
+        const cr_rp_contact *k = &r->c[r->bc[i][a]];
+        if ((k->i == i && k->j == j) || (j >= 0 && k->i == (size_t)j && k->j == (long)i))
+            return (long)r->bc[i][a];
+    }
+    if (j >= 0 && (size_t)j < i) {
+        size_t t = (size_t)j;
+        j = (long)i;
+        i = t;
+    }
+    if (r->nc == r->ccap) {
+        size_t cap = r->ccap ? 2 * r->ccap : 16;
+        cr_rp_contact *c = realloc(r->c, cap * sizeof(*c));
+        if (!c) {
+            cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+            return -1;
+        }
+        r->c = c;
+        r->ccap = cap;
+    }
+    cr_rp_contact *k = &r->c[r->nc];
+    memset(k, 0, sizeof(*k));
+    k->i = i;
+    k->j = j;
+    if (pair_params(r, i, j, k, r->err, sizeof r->err) != CR_OK)
+        return -1;
+    if (note_body_contact(r, i, r->nc) != CR_OK ||
+        (j >= 0 && note_body_contact(r, (size_t)j, r->nc) != CR_OK)) {
+        cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+        return -1;
+    }
+    return (long)r->nc++;
+}
+
+int cr_rp_push_event(cr_rigid_pool *r, size_t k, cr_event_kind kind)
+{
+    if (r->nev == r->evcap) {
+        size_t cap = r->evcap ? 2 * r->evcap : EVENT_MIN_CAP;
+        cr_event *e = realloc(r->ev, cap * sizeof(*e));
+        if (!e) {
+            cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+            return CR_ERR_NOMEM;
+        }
+        r->ev = e;
+        r->evcap = cap;
+    }
+    double gap, n[2], gamma;
+    cr_rp_geometry(r, r->c[k].i, r->c[k].j, &gap, n, &gamma);
+    r->ev[r->nev++] = (cr_event){r->t, k, kind, -gap, -gamma, 0.0, r->c[k].P};
+    r->stats.events++;
+    return CR_OK;
+}
+
+static int emit(cr_rigid_pool *r)
+{
+    r->stats.outputs++;
+    int rc = cr_system_emit_output(r->sys);
+    return rc == 0 ? CR_OK : (rc < 0 ? rc : CR_ERR_INTERRUPTED);
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+typedef struct {
+    int automatic, sparse;
+    double t_stop, dt, next;
+    long impacts;
+    int stuck;
+} plan;
+
+static int end_run(cr_rigid_pool *r, const char *why, int *done)
+{
+    snprintf(r->end_reason, sizeof r->end_reason, "%s", why);
+    *done = 1;
+    return emit(r);
+}
+
+/* Impacts and resting discs at this instant, then the safety cap. */
+static int at_instant(cr_rigid_pool *r, plan *p, int *done)
+{
+    size_t n = 0;
+    int rc = cr_rp_resolve(r, &n);
+    if (rc == CR_OK)
+        rc = cr_rp_settle(r);
+    if (rc != CR_OK)
+        return rc;
+    p->impacts += (long)n;
+    if (p->impacts >= MAX_IMPACTS)
+        return end_run(r, "safety cap reached (10^7 impacts)", done);
+    return n > 0 && p->sparse ? emit(r) : CR_OK;
+}
+
+/* Flight to the next output or the end; without a field and an automatic end,
+ * a flight that meets nothing ever ends the run. */
+static int flight(cr_rigid_pool *r, plan *p, int *done)
+{
+    double t0 = r->t, target = fmin(p->next, p->t_stop);
+    int hit = 0, rc = cr_rp_fly(r, target, &hit);
+    if (rc != CR_OK)
+        return rc;
+    p->stuck = r->t > t0 ? 0 : p->stuck + 1;
+    if (p->stuck > MAX_RETURNS_AT_ONCE) {
+        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: %d returns without time moving on", r->t,
+                   MAX_RETURNS_AT_ONCE);
+        return CR_ERR_SOLVER;
+    }
+    if (hit)
+        return CR_OK;
+    if (isinf(target))
+        return end_run(r, "all contacts open and separating", done);
+    if (target >= p->t_stop)
+        return end_run(r, "end time reached", done);
+    while (p->next <= r->t * (1.0 + 1e-12))
+        p->next += p->dt;
+    return emit(r);
+}
+
+static int fail_text(cr_rigid_pool *r, int rc)
+{
+    if (rc == CR_ERR_INTERRUPTED) {
+        snprintf(r->end_reason, sizeof r->end_reason, "interrupted");
+        cr_set_msg(r->err, sizeof r->err, "run interrupted at t = %.9g s", r->t);
+    } else if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
+        snprintf(r->end_reason, sizeof r->end_reason, "stopped by a listener");
+        cr_set_msg(r->err, sizeof r->err, "a listener failed at t = %.9g s: %s", r->t,
+                   cr_strerror(rc));
+    } else {
+        snprintf(r->end_reason, sizeof r->end_reason, "failed");
+    }
+    return rc;
+}
+
+static int rp_run(void *e, double t_end)
+{
+    cr_rigid_pool *r = e;
+    CR_CHECK(!r->ran, r->err, CR_ERR_INVALID);
+    if (t_end <= 0.0 && r->fields) {
+        cr_set_msg(r->err, sizeof r->err,
+                   "an automatic end needs a pool without gravity: give an end time");
+        return CR_ERR_INVALID;
+    }
+    r->ran = 1;
+    plan p = {t_end <= 0.0, 0, t_end <= 0.0 ? INFINITY : t_end, 0.0, 0.0, 0, 0};
+    p.dt = r->out_interval > 0.0 ? r->out_interval : (p.automatic ? INFINITY : t_end / 1000.0);
+    /* free flight without a field is a straight line: rows at the impacts only */
+    p.sparse = r->out_interval <= 0.0 && !r->fields;
+    p.next = p.dt;
+    int rc = cr_output_interval_check(r->out_interval, r->T, t_end, r->err, sizeof r->err);
+    if (rc != CR_OK)
+        return rc;
+    r->t = 0.0;
+    rc = emit(r);
+    for (int done = 0; rc == CR_OK && !done;) {
+        if (r->stop) {
+            rc = emit(r);
+            rc = rc == CR_OK ? CR_ERR_INTERRUPTED : rc;
+            break;
+        }
+        rc = at_instant(r, &p, &done);
+        if (rc == CR_OK && !done)
+            rc = flight(r, &p, &done);
+    }
+    return rc == CR_OK ? CR_OK : fail_text(r, rc);
+}
+
+/* ---- getters ---------------------------------------------------------------- */
+
+#define RP(e) ((const cr_rigid_pool *)(e))
+
+static void rp_stop(void *e)
+{
+    ((cr_rigid_pool *)e)->stop = 1;
+}
+
+static const char *rp_error(const void *e)
+{
+    return RP(e)->err;
+}
+
+static const char *rp_reason(const void *e)
+{
+    return RP(e)->end_reason;
+}
+
+static size_t rp_nb(const void *e)
+{
+    return RP(e)->nb;
+}
+
+static size_t rp_nw(const void *e)
+{
+    return RP(e)->nw;
+}
+
+static int rp_is_fixed(const void *e, size_t i)
+{
+    (void)e, (void)i;
+    return 0;
+}
+
+static void rp_masses(const void *e, double *m)
+{
+    memcpy(m, RP(e)->mass, RP(e)->nb * sizeof(double));
+}
+
+static void rp_radii(const void *e, double *rad)
+{
+    memcpy(rad, RP(e)->radius, RP(e)->nb * sizeof(double));
+}
+
+static int rp_wall(const void *e, size_t w, double *n, double *o)
+{
+    const cr_rigid_pool *r = e;
+    if (w >= r->nw)
+        return CR_ERR_INVALID;
+    if (n) {
+        n[0] = r->wn[2 * w];
+        n[1] = r->wn[2 * w + 1];
+    }
+    if (o)
+        *o = r->wo[w];
+    return CR_OK;
+}
+
+static double rp_time(const void *e)
+{
+    return RP(e)->t;
+}
+
+static void rp_positions(const void *e, double *x)
+{
+    memcpy(x, RP(e)->p, 2 * RP(e)->nb * sizeof(double));
+}
+
+static void rp_velocities(const void *e, double *v)
+{
+    memcpy(v, RP(e)->v, 2 * RP(e)->nb * sizeof(double));
+}
+
+static size_t rp_nc(const void *e)
+{
+    return RP(e)->nc;
+}
+
+/* Loaded: a resting disc's wall carrying a force; touching: within ε_geom;
+ * settled: not approaching (a resting contact is at rest under its load). */
+static int rp_contact(const void *e, size_t k, cr_contact_view *w)
+{
+    const cr_rigid_pool *r = e;
+    if (k >= r->nc)
+        return CR_ERR_INVALID;
+    const cr_rp_contact *c = &r->c[k];
+    double gap, n[2], gamma;
+    cr_rp_geometry(r, c->i, c->j, &gap, n, &gamma);
+    memset(w, 0, sizeof(*w));
+    w->body_a = c->i;
+    w->body_b = c->j;
+    w->unilateral = 1;
+    w->overlap = -gap;
+    w->rate = -gamma;
+    w->force = c->closed ? c->lambda : 0.0;
+    if (c->closed && c->lambda > 0.0)
+        w->state = CR_CONTACT_LOADED;
+    else if (gap <= cr_rp_tolerance(r, c->i, c->j))
+        w->state = CR_CONTACT_TOUCHING;
+    else
+        w->state = CR_CONTACT_OPEN;
+    w->settled = gamma >= -r->v_rest;
+    w->impulse = c->P;
+    w->normal[0] = n[0];
+    w->normal[1] = n[1];
+    w->vector_impulse[0] = c->Pv[0];
+    w->vector_impulse[1] = c->Pv[1];
+    return CR_OK;
+}
+
+static const size_t *rp_body_contacts(const void *e, size_t i, size_t *n)
+{
+    *n = RP(e)->nbc[i];
+    return *n ? RP(e)->bc[i] : NULL;
+}
+
+static size_t rp_nev(const void *e)
+{
+    return RP(e)->nev;
+}
+
+static const cr_event *rp_events(const void *e)
+{
+    return RP(e)->ev;
+}
+
+static double rp_kinetic(const void *e)
+{
+    const cr_rigid_pool *r = e;
+    double T = 0.0;
+    for (size_t i = 0; i < r->nb; i++)
+        T += 0.5 * r->mass[i] * (r->v[2 * i] * r->v[2 * i] + r->v[2 * i + 1] * r->v[2 * i + 1]);
+    return T;
+}
+
+/* The field's potential −m g·p, zero at the origin as for the compliant pool;
+ * rigid contacts store no elastic energy. */
+static double rp_potential(const void *e)
+{
+    const cr_rigid_pool *r = e;
+    double U = 0.0;
+    for (size_t i = 0; i < r->nb; i++)
+        U -= r->mass[i] * (r->g[0] * r->p[2 * i] + r->g[1] * r->p[2 * i + 1]);
+    return U;
+}
+
+static double rp_dissipated(const void *e)
+{
+    return RP(e)->dissipated;
+}
+
+static void rp_momentum(const void *e, double *p)
+{
+    const cr_rigid_pool *r = e;
+    p[0] = p[1] = 0.0;
+    for (size_t i = 0; i < r->nb; i++) {
+        p[0] += r->mass[i] * r->v[2 * i];
+        p[1] += r->mass[i] * r->v[2 * i + 1];
+    }
+}
+
+static double rp_settle_time(const void *e)
+{
+    (void)e;
+    return 0.0;
+}
+
+static cr_run_stats rp_stats(const void *e)
+{
+    return RP(e)->stats;
+}
+
+static void rp_scales(const void *e, double *length, double *speed, double *time)
+{
+    if (length)
+        *length = RP(e)->L;
+    if (speed)
+        *speed = RP(e)->V;
+    if (time)
+        *time = RP(e)->T;
+}
+
+static void *rp_create_plain(const cr_model *model, cr_system *sys, char *msg, size_t msglen)
+{
+    (void)model, (void)sys;
+    cr_set_msg(msg, msglen, "the rigid engine needs a law: cr_system_create_rigid");
+    return NULL;
+}
+
+const cr_engine_ops cr_rigid_pool_engine = {
+    .name = "rigid",
+    .create = rp_create_plain,
+    .destroy = rp_destroy,
+    .run = rp_run,
+    .request_stop = rp_stop,
+    .last_error = rp_error,
+    .end_reason = rp_reason,
+    .dim = 2,
+    .contacts_fixed = 0,
+    .body_count = rp_nb,
+    .wall_count = rp_nw,
+    .is_fixed = rp_is_fixed,
+    .masses = rp_masses,
+    .radii = rp_radii,
+    .wall = rp_wall,
+    .time = rp_time,
+    .positions = rp_positions,
+    .velocities = rp_velocities,
+    .contact_count = rp_nc,
+    .contact = rp_contact,
+    .body_contacts = rp_body_contacts,
+    .event_count = rp_nev,
+    .events = rp_events,
+    .kinetic_energy = rp_kinetic,
+    .potential_energy = rp_potential,
+    .dissipated_work = rp_dissipated,
+    .momentum = rp_momentum,
+    .settle_time = rp_settle_time,
+    .stats = rp_stats,
+    .scales = rp_scales,
+};
