@@ -84,6 +84,7 @@ struct cr_pool {
     size_t nq, qcap;
     char *hot;          /* per disc, scratch of warm_up */
     long missed;        /* steps taken again for a contact without quadratures */
+    int pattern_stale;  /* warm contacts the KLU pattern lacks (lay_pattern) */
     long *slot_contact; /* contact id of each slot, −1 free */
     double *dref;       /* displacements at the last rebuild (scaled) */
     size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
@@ -544,12 +545,26 @@ static void add_block(SUNMatrix J, size_t rb, size_t cb, size_t off, double s, c
             add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
 }
 
+static int lay_pattern(cr_pool *p); /* below, with the neighbour lists */
+
 static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                N_Vector t2, N_Vector t3)
 {
     (void)t, (void)fy, (void)t1, (void)t2, (void)t3;
-    const cr_pool *p = user;
+    cr_pool *p = user;
     const double *y = N_VGetArrayPointer(yv);
+    if (p->pattern_stale) {
+        /* contacts became warm since the last pattern: a larger one, which KLU
+         * analyses again at the setup that follows */
+        if (lay_pattern(p) != CR_OK)
+            return -1;
+        if ((size_t)SM_NNZ_S(J) < p->pat_nnz &&
+            SUNSparseMatrix_Reallocate(J, (sunindextype)p->pat_nnz) != SUNMAT_SUCCESS)
+            return -1;
+        if (p->LS && SUNLinSol_KLUReInit(p->LS, J, (sunindextype)p->pat_nnz,
+                                         SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
+            return -1;
+    }
     /* SUNMatZero_Sparse (which CVODE calls first) wipes the index arrays too: the
      * pattern is laid down again before the values */
     memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->n + 1) * sizeof(sunindextype));
@@ -559,10 +574,8 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
         add(J, 4 * i, 4 * i + 2, 1.0);
         add(J, 4 * i + 1, 4 * i + 3, 1.0);
     }
-    for (size_t s = 0; s < p->nslots; s++) {
-        if (p->slot_contact[s] < 0)
-            continue;
-        const contact *k = &p->c[p->slot_contact[s]];
+    for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
+        const contact *k = &p->c[p->qc[q]];
         double Gb[4], Gw[4];
         if (!contact_blocks(p, y, k, Gb, Gw))
             continue;
@@ -1074,6 +1087,7 @@ static int take_qslot(cr_pool *p, long id)
         return 0;
     p->c[id].qslot = (long)p->nq;
     p->qc[p->nq++] = id;
+    p->pattern_stale = 1;
     return 1;
 }
 
@@ -1370,53 +1384,105 @@ static int use_new_list_gmres(cr_pool *p)
     return CR_OK;
 }
 
-/* CSC pattern: the column block of disc i holds its own 4 rows and the velocity
- * rows of its neighbours, in increasing row order. */
-static SUNMatrix klu_pattern(cr_pool *p)
+/* Per disc, its neighbours through contacts with quadrature slots (the warm
+ * pairs: warm_up), sorted: start[i] … start[i + 1] in list. Other contacts
+ * exert nothing and have zero partials (both discs' states are exactly their
+ * initial ones, open or just touching), so they need no Jacobian entries. */
+static int warm_neighbours(const cr_pool *p, size_t **start, size_t **list)
 {
-    size_t n = p->n, nnz = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p->nnbr[i] > 1) /* qsort of a NULL array is undefined even for 0 items */
-            qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
-        nnz += 4 * (4 + 2 * p->nnbr[i]);
+    size_t n = p->n, *st = calloc(n + 1, sizeof(size_t)), m = 0;
+    for (size_t q = 0; st && q < p->nq; q++) {
+        const contact *k = &p->c[p->qc[q]];
+        if (!is_wall(k)) {
+            st[k->i + 1]++;
+            st[k->j + 1]++;
+            m += 2;
+        }
     }
-    sunindextype ny = (sunindextype)(4 * n);
-    SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)nnz, CSC_MAT, p->ctx);
-    if (!A)
-        return NULL;
-    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A), at = 0;
+    size_t *ls = st ? malloc((m ? m : 1) * sizeof(size_t)) : NULL,
+           *at = ls ? malloc((n + 1) * sizeof(size_t)) : NULL;
+    if (!at) {
+        free(st);
+        free(ls);
+        return CR_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        st[i + 1] += st[i];
+    memcpy(at, st, (n + 1) * sizeof(size_t));
+    for (size_t q = 0; q < p->nq; q++) {
+        const contact *k = &p->c[p->qc[q]];
+        if (!is_wall(k)) {
+            ls[at[k->i]++] = (size_t)k->j;
+            ls[at[k->j]++] = (size_t)k->i;
+        }
+    }
+    free(at);
+    for (size_t i = 0; i < n; i++)
+        if (st[i + 1] - st[i] > 1)
+            qsort(ls + st[i], st[i + 1] - st[i], sizeof(size_t), cmp_size);
+    *start = st;
+    *list = ls;
+    return CR_OK;
+}
+
+/* The CSC pattern into p->pat_ptr, p->pat_idx: the column block of disc i
+ * holds its own 4 rows and the velocity rows of its warm neighbours, in
+ * increasing row order. */
+static int lay_pattern(cr_pool *p)
+{
+    size_t n = p->n, *st, *nb;
+    if (warm_neighbours(p, &st, &nb) != CR_OK)
+        return CR_ERR_NOMEM;
+    size_t nnz = 16 * n + 8 * st[n];
+    sunindextype *pp = realloc(p->pat_ptr, (4 * n + 1) * sizeof(sunindextype));
+    if (pp)
+        p->pat_ptr = pp;
+    sunindextype *pi = pp ? realloc(p->pat_idx, nnz * sizeof(sunindextype)) : NULL;
+    if (!pi) {
+        free(st);
+        free(nb);
+        return CR_ERR_NOMEM;
+    }
+    p->pat_idx = pi;
+    sunindextype at = 0;
     for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 4; col++) {
-            ptr[4 * i + (size_t)col] = at;
+            pp[4 * i + (size_t)col] = at;
             int own = 0;
             /* merge own rows 4i..4i+3 with neighbours' 4j+2, 4j+3 in order */
-            for (size_t k = 0; k <= p->nnbr[i]; k++) {
-                size_t j = k < p->nnbr[i] ? p->nbr[i][k] : (size_t)-1;
+            for (size_t k = st[i]; k <= st[i + 1]; k++) {
+                size_t j = k < st[i + 1] ? nb[k] : (size_t)-1;
                 if (!own && (j == (size_t)-1 || j > i)) {
                     for (int rr = 0; rr < 4; rr++)
-                        idx[at++] = (sunindextype)(4 * i + (size_t)rr);
+                        pi[at++] = (sunindextype)(4 * i + (size_t)rr);
                     own = 1;
                 }
                 if (j != (size_t)-1) {
-                    idx[at++] = (sunindextype)(4 * j + 2);
-                    idx[at++] = (sunindextype)(4 * j + 3);
+                    pi[at++] = (sunindextype)(4 * j + 2);
+                    pi[at++] = (sunindextype)(4 * j + 3);
                 }
             }
         }
-    ptr[4 * n] = at;
-    /* kept: SUNMatZero_Sparse wipes the index arrays before every evaluation */
-    sunindextype *pp = realloc(p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
-    if (pp)
-        p->pat_ptr = pp;
-    sunindextype *pi = pp ? realloc(p->pat_idx, (nnz ? nnz : 1) * sizeof(sunindextype)) : NULL;
-    if (!pp || !pi) {
-        SUNMatDestroy(A);
+    pp[4 * n] = at;
+    p->pat_nnz = (size_t)at;
+    p->pattern_stale = 0;
+    free(st);
+    free(nb);
+    return CR_OK;
+}
+
+/* A sparse matrix on the warm pattern (lay_pattern); the pattern is kept:
+ * SUNMatZero_Sparse wipes the index arrays before every evaluation. */
+static SUNMatrix klu_pattern(cr_pool *p)
+{
+    if (lay_pattern(p) != CR_OK)
         return NULL;
-    }
-    p->pat_idx = pi;
-    memcpy(p->pat_ptr, ptr, (size_t)(ny + 1) * sizeof(sunindextype));
-    memcpy(p->pat_idx, idx, nnz * sizeof(sunindextype));
-    p->pat_nnz = nnz;
+    sunindextype ny = (sunindextype)(4 * p->n);
+    SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)p->pat_nnz, CSC_MAT, p->ctx);
+    if (!A)
+        return NULL;
+    memcpy(SM_INDEXPTRS_S(A), p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
+    memcpy(SM_INDEXVALS_S(A), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
     return A;
 }
 
