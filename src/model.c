@@ -523,7 +523,7 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
         return CR_ERR_MODEL;
     }
     if (!(s->jacobian_floor > 0.0 && s->jacobian_floor < 1.0) || !(s->skin > 0.0) ||
-        !isfinite(s->skin) || (unsigned)s->solver > CR_SOLVER_GMRES) {
+        !isfinite(s->skin) || (unsigned)s->solver > CR_SOLVER_FIXED_POINT) {
         cr_set_msg(msg, msglen,
                    "integration settings: need 0 < jacobian_floor < 1, skin > 0, "
                    "a known solver");

@@ -1189,9 +1189,12 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
         s->solver = CR_SOLVER_GMRES;
     else if (name && strcmp(name, "auto") == 0)
         s->solver = CR_SOLVER_AUTO;
+    else if (name && strcmp(name, "fixed-point") == 0)
+        s->solver = CR_SOLVER_FIXED_POINT;
     else
         return cr_yaml_fail(ps, cr_yaml_line(sv), "integration.solver",
-                            "auto, klu or gmres (got '%s')", name ? name : "?");
+                            "auto, klu or gmres (Newton), or fixed-point (got '%s')",
+                            name ? name : "?");
     return CR_OK;
 }
 

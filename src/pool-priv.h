@@ -7,8 +7,11 @@
  * Same contact law and conventions as chains (contact.h, ARCHITECTURE.md):
  * overlap δ = rᵢ + rⱼ − |pⱼ − pᵢ|, normal n from i to j, force f n on j and
  * −f n on i. Every contact closing, maximum compression and release is located
- * by root finding; scalar impulses ∫ f dt and vector impulses ∫ f n dt are
- * quadratures. Newton iterations use KLU or, for large pools, matrix-free GMRES.
+ * by root finding (the engine's own, over the functions that changed sign in
+ * a step); scalar impulses ∫ f dt and vector impulses ∫ f n dt are
+ * quadratures. Newton iterations use KLU or, for large pools, matrix-free
+ * GMRES; non-stiff pools may use Adams with fixed-point iteration instead
+ * (cr_linear_solver, model.h).
  */
 #ifndef CRADLE_POOL_H
 #define CRADLE_POOL_H

@@ -1,5 +1,6 @@
 /*
- * Planar pools: CVODES with a sparse (KLU) Jacobian over discs.
+ * Planar pools: CVODES over discs, Newton with a sparse (KLU) or matrix-free
+ * (GMRES) Jacobian, or Adams with fixed-point iteration (no Jacobian).
  *
  * State (scaled): per disc (dx, dy)/δ* displacement from the start and (vx, vy)/V.
  * The overlap of a pair is computed without cancellation from the initial
@@ -10,14 +11,17 @@
  *
  * Candidate contacts (pairs closer than R + skin, discs within the skin of a
  * wall) come from a cell list; each occupies a slot with three root functions
- * (closing, compression rate, force release) and three quadratures (∫f, ∫f n).
- * A disc that has moved half the skin since the last rebuild is a root too: the
- * list is rebuilt exactly then, and the integrator restarts with the new
- * Jacobian pattern (rebuilds are rare; each is counted).
+ * (closing, compression rate, force release); those near moving discs also
+ * have three quadratures (∫f, ∫f n; warm_up). A disc that has moved half the
+ * skin since the last rebuild is a root too: the list is rebuilt exactly then,
+ * and the integrator restarts with the new Jacobian pattern (rebuilds are
+ * rare; each is counted). Events are located by the engine itself, not by
+ * CVODE (step_events, "event location" below).
  */
 #include "pool-priv.h"
 
 #include <cvodes/cvodes.h>
+#include <float.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <signal.h>
@@ -26,6 +30,7 @@
 #include <string.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunlinsol/sunlinsol_spgmr.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "engines-priv.h"
@@ -41,8 +46,9 @@
 typedef struct {
     long i, j;              /* discs, or j = −1 − wall */
     double a0x, a0y, R, c0; /* pair geometry at t = 0; walls: c0 = initial overlap */
-    double P, Px, Py;       /* impulses saved while out of the candidate list */
+    double P, Px, Py;       /* impulses before its quadrature slot (scaled) */
     long slot;              /* −1 when not a candidate */
+    long qslot;             /* its impulses' quadratures (−1: none; see warm_up) */
     cr_contact_params law;  /* the pair's law, from the model when the contact appears */
     /* frozen normal (integration.normals: frozen): n₀, overlap δ₀ and scaled
      * relative displacement b₀ at first touch; kept while a candidate */
@@ -69,7 +75,16 @@ struct cr_pool {
     size_t *hval;
     size_t hcap;
 
-    size_t nslots;
+    size_t nslots;    /* grown as the candidates need (grow_slots) */
+    int quad_resized; /* the quadrature vector changed length: CVODE needs it again */
+    /* quadrature slots (three impulses each, then the dissipated energy): only
+     * contacts near moving discs have one (warm_up); free slots have carried
+     * exactly 0 since the last restart, so a contact may take one at any time */
+    long *qc; /* contact of each quadrature slot */
+    size_t nq, qcap;
+    char *hot;          /* per disc, scratch of warm_up */
+    long missed;        /* steps taken again for a contact without quadratures */
+    int pattern_stale;  /* warm contacts the KLU pattern lacks (lay_pattern) */
     long *slot_contact; /* contact id of each slot, −1 free */
     double *dref;       /* displacements at the last rebuild (scaled) */
     size_t **nbr;       /* per disc: neighbour discs (j > i and j < i) in the candidates */
@@ -82,7 +97,18 @@ struct cr_pool {
     N_Vector y, yQ;
     SUNMatrix A;
     SUNLinearSolver LS;
+    SUNNonlinearSolver NLS; /* fixed-point iteration (no Jacobian), or NULL: Newton */
+    int fixed_point;
     int *rootsfound;
+    /* the engine's own event location (see locate_roots): every root function
+     * at the last point searched (glo) and at the end of the step (ghi), the
+     * functions that changed sign, their values in the search, the state at
+     * the end of the step, and how many evaluations it made */
+    N_Vector ystep;
+    double *glo, *ghi, *clo, *chi, *cmid, tlo;
+    size_t *cand, nroot;
+    char *guide; /* per candidate: may steer the root search (guides) */
+    long gevals;
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
     cr_linear_solver solver;
@@ -95,6 +121,7 @@ struct cr_pool {
     void *ev_user;
     cr_pool_output_fn out_fn;
     void *out_user;
+    int (*out_wanted)(void *user); /* NULL: out_fn always reads the state */
     double out_interval;
     volatile sig_atomic_t stop_requested;
     cr_event *events;
@@ -175,6 +202,18 @@ static void geom(const cr_pool *p, const double *y, const contact *k, double *de
     *rate = -(*nx * wx + *ny * wy);
 }
 
+/* Certainly open: a turning pair contact whose centres are farther apart than
+ * R (the numerator of δ is not positive), found without a square root. Its
+ * force and dissipation are 0. */
+static inline int surely_open(const cr_pool *p, const double *y, const contact *k)
+{
+    if (k->frozen || is_wall(k))
+        return 0;
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double bx = p->L * (y[4 * j] - y[4 * i]), by = p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    return k->c0 - 2.0 * (k->a0x * bx + k->a0y * by) - (bx * bx + by * by) <= 0.0;
+}
+
 /* Frozen normals: fixes pair contact k's normal, overlap and relative
  * displacement at the state y (its first touch: a closing root, or touching
  * when it becomes a candidate). Continuous: at the freeze δ and δ̇ are those of
@@ -211,6 +250,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
         if (p->slot_contact[s] < 0)
             continue;
         const contact *k = &p->c[p->slot_contact[s]];
+        if (surely_open(p, y, k))
+            continue;
         double delta, rate, nx, ny, dist;
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double f = cr_contact_force(law_of(p, k), delta, rate);
@@ -240,12 +281,12 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *q = N_VGetArrayPointer(qd);
     double diss = 0.0, sc = p->T / p->Pscale;
-    for (size_t s = 0; s < p->nslots; s++) {
-        q[3 * s] = q[3 * s + 1] = q[3 * s + 2] = 0.0;
-        if (p->slot_contact[s] < 0)
-            continue;
+    memset(q, 0, 3 * p->qcap * sizeof(double));
+    for (size_t s = 0; s < p->nq; s++) {
         double delta, rate, nx, ny, dist;
-        const contact *k = &p->c[p->slot_contact[s]];
+        const contact *k = &p->c[p->qc[s]];
+        if (surely_open(p, y, k))
+            continue;
         geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
         double f = cr_contact_force(law_of(p, k), delta, rate);
         q[3 * s] = f * sc;
@@ -253,47 +294,85 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
         q[3 * s + 2] = f * ny * sc;
         diss += cr_contact_dissipation_rate(law_of(p, k), delta, rate);
     }
-    q[3 * p->nslots] = diss * p->T / p->Escale;
+    q[3 * p->qcap] = diss * p->T / p->Escale;
     return 0;
 }
 
-/* [closing, compression rate, force release] per slot, then one per disc:
- * (skin/2)² − |d − d_ref|² (scaled), which asks for a rebuild at zero. */
-static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
+/* [closing, compression rate, force release] of slot s at the scaled state y. */
+static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
 {
-    (void)t;
-    const cr_pool *p = user;
-    const double *y = N_VGetArrayPointer(yv);
-    for (size_t s = 0; s < p->nslots; s++) {
-        double *gs = g + 3 * s;
-        if (p->slot_contact[s] < 0) {
-            /* the signs an open contact has: no spurious crossing when a slot fills */
-            gs[0] = -1.0;
-            gs[1] = 1.0;
-            gs[2] = -1.0;
-            continue;
-        }
-        double delta, rate, nx, ny, dist;
-        const contact *k = &p->c[p->slot_contact[s]];
-        const cr_contact_params *lw = law_of(p, k);
-        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-        double d = delta / p->L;
-        gs[0] = d - ETA;
-        gs[1] = d > ETA ? rate / p->V : 1.0;
-        if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA) {
-            gs[2] = cr_contact_release_function(lw, delta, rate, p->L);
-        } else {
-            gs[2] = d - ETA;
-        }
+    if (p->slot_contact[s] < 0) {
+        /* the signs an open contact has: no spurious crossing when a slot fills */
+        gs[0] = -1.0;
+        gs[1] = 1.0;
+        gs[2] = -1.0;
+        return;
     }
+    double delta, rate, nx, ny, dist;
+    const contact *k = &p->c[p->slot_contact[s]];
+    const cr_contact_params *lw = law_of(p, k);
+    geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double d = delta / p->L;
+    gs[0] = cr_root_nonzero(d - ETA);
+    gs[1] = cr_root_nonzero(d > ETA ? rate / p->V : 1.0);
+    if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > ETA)
+        gs[2] = cr_root_nonzero(cr_contact_release_function(lw, delta, rate, p->L));
+    else
+        gs[2] = gs[0];
+}
+
+/* Disc i's rebuild root: (skin/2)² − |d − d_ref|² (scaled), zero when it has
+ * moved half the skin since the last neighbour search. */
+static double disc_root(const cr_pool *p, const double *y, size_t i)
+{
     double h = 0.5 * p->skin / p->L;
-    for (size_t i = 0; i < p->n; i++) {
-        double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
-        g[3 * p->nslots + i] = h * h - (dx * dx + dy * dy);
+    double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
+    return cr_root_nonzero(h * h - (dx * dx + dy * dy));
+}
+
+/* Every root function (three per slot, then one per disc) at the state y. */
+static void roots_all(const cr_pool *p, const double *y, double *g)
+{
+    for (size_t s = 0; s < p->nslots; s++)
+        slot_roots(p, y, s, g + 3 * s);
+    for (size_t i = 0; i < p->n; i++)
+        g[3 * p->nslots + i] = disc_root(p, y, i);
+}
+
+/* Disc i has never moved: its displacement and velocity are exactly 0. */
+static inline int still(const double *y, size_t i)
+{
+    return y[4 * i] == 0.0 && y[4 * i + 1] == 0.0 && y[4 * i + 2] == 0.0 && y[4 * i + 3] == 0.0;
+}
+
+/* The root functions at the end of a step (state y) into g, knowing their
+ * values at the start of the step in glo: the functions of slots whose discs
+ * have never moved keep their values (a disc at rest with no force stays
+ * exactly at rest), so only the region the motion reached is evaluated. */
+static void roots_step(cr_pool *p, const double *y, double *g)
+{
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = still(y, i);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        const contact *k = id >= 0 ? &p->c[id] : NULL;
+        if (k && p->hot[k->i] && (is_wall(k) || p->hot[k->j]))
+            memcpy(g + 3 * s, p->glo + 3 * s, 3 * sizeof(double));
+        else
+            slot_roots(p, y, s, g + 3 * s);
     }
-    for (size_t q = 0; q < 3 * p->nslots + p->n; q++)
-        g[q] = cr_root_nonzero(g[q]);
-    return 0;
+    for (size_t i = 0; i < p->n; i++)
+        g[3 * p->nslots + i] = p->hot[i] ? p->glo[3 * p->nslots + i] : disc_root(p, y, i);
+}
+
+/* Root function q alone at the state y. */
+static double root_one(const cr_pool *p, const double *y, size_t q)
+{
+    if (q >= 3 * p->nslots)
+        return disc_root(p, y, q - 3 * p->nslots);
+    double gs[3];
+    slot_roots(p, y, q / 3, gs);
+    return gs[q % 3];
 }
 
 /*
@@ -466,12 +545,26 @@ static void add_block(SUNMatrix J, size_t rb, size_t cb, size_t off, double s, c
             add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
 }
 
+static int lay_pattern(cr_pool *p); /* below, with the neighbour lists */
+
 static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                N_Vector t2, N_Vector t3)
 {
     (void)t, (void)fy, (void)t1, (void)t2, (void)t3;
-    const cr_pool *p = user;
+    cr_pool *p = user;
     const double *y = N_VGetArrayPointer(yv);
+    if (p->pattern_stale) {
+        /* contacts became warm since the last pattern: a larger one, which KLU
+         * analyses again at the setup that follows */
+        if (lay_pattern(p) != CR_OK)
+            return -1;
+        if ((size_t)SM_NNZ_S(J) < p->pat_nnz &&
+            SUNSparseMatrix_Reallocate(J, (sunindextype)p->pat_nnz) != SUNMAT_SUCCESS)
+            return -1;
+        if (p->LS && SUNLinSol_KLUReInit(p->LS, J, (sunindextype)p->pat_nnz,
+                                         SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
+            return -1;
+    }
     /* SUNMatZero_Sparse (which CVODE calls first) wipes the index arrays too: the
      * pattern is laid down again before the values */
     memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->n + 1) * sizeof(sunindextype));
@@ -481,10 +574,8 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
         add(J, 4 * i, 4 * i + 2, 1.0);
         add(J, 4 * i + 1, 4 * i + 3, 1.0);
     }
-    for (size_t s = 0; s < p->nslots; s++) {
-        if (p->slot_contact[s] < 0)
-            continue;
-        const contact *k = &p->c[p->slot_contact[s]];
+    for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
+        const contact *k = &p->c[p->qc[q]];
         double Gb[4], Gw[4];
         if (!contact_blocks(p, y, k, Gb, Gw))
             continue;
@@ -597,6 +688,7 @@ static long contact_id(cr_pool *p, long i, long j)
     k->i = i;
     k->j = j;
     k->slot = -1;
+    k->qslot = -1;
     if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
         return -1;
     if (j >= 0) {
@@ -631,12 +723,16 @@ void cr_pool_destroy(cr_pool *p)
         CVodeFree(&p->cvode);
     if (p->LS)
         SUNLinSolFree(p->LS);
+    if (p->NLS)
+        SUNNonlinSolFree(p->NLS);
     if (p->A)
         SUNMatDestroy(p->A);
     if (p->y)
         N_VDestroy(p->y);
     if (p->yQ)
         N_VDestroy(p->yQ);
+    if (p->ystep)
+        N_VDestroy(p->ystep);
     if (p->ctx)
         SUNContext_Free(&p->ctx);
     free(p->m);
@@ -656,6 +752,15 @@ void cr_pool_destroy(cr_pool *p)
     free(p->slot_contact);
     free(p->dref);
     free(p->rootsfound);
+    free(p->glo);
+    free(p->ghi);
+    free(p->clo);
+    free(p->chi);
+    free(p->cmid);
+    free(p->cand);
+    free(p->guide);
+    free(p->qc);
+    free(p->hot);
     free(p->pat_ptr);
     free(p->pat_idx);
     free(p->pblock);
@@ -917,7 +1022,7 @@ int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
 
 int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver)
 {
-    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_SOLVER_GMRES, p ? p->err : NULL,
+    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_SOLVER_FIXED_POINT, p ? p->err : NULL,
              CR_ERR_INVALID);
     p->solver = solver;
     return CR_OK;
@@ -928,6 +1033,162 @@ int cr_pool_set_skin(cr_pool *p, double rel)
     CR_CHECK(p && rel > 0 && isfinite(rel), p ? p->err : NULL, CR_ERR_INVALID);
     p->skin_rel = rel;
     return CR_OK;
+}
+
+/* ---- slots ------------------------------------------------------------------ */
+
+/* Room for at least @p need slots (an eighth more, as the list may grow): the
+ * quadratures (three per slot, then the dissipated energy) keep their values,
+ * the root arrays (three per slot, then one per disc) are refilled by the
+ * caller. Slots cost every step (quadratures ride in CVODE's history), so there
+ * are only as many as the candidates need. */
+static int grow_slots(cr_pool *p, size_t need)
+{
+    if (need <= p->nslots)
+        return CR_OK;
+    size_t cap = need + need / 8 + 16, old = p->nslots;
+    long *sc = realloc(p->slot_contact, cap * sizeof(long));
+    if (!sc)
+        return CR_ERR_NOMEM;
+    p->slot_contact = sc;
+    for (size_t s = old; s < cap; s++)
+        sc[s] = -1;
+    p->nslots = cap;
+    p->nroot = 3 * cap + p->n;
+    free(p->rootsfound);
+    free(p->cand);
+    free(p->guide);
+    p->rootsfound = malloc(p->nroot * sizeof(int));
+    p->cand = malloc(p->nroot * sizeof(size_t));
+    p->guide = malloc(p->nroot);
+    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
+    int ok = p->rootsfound && p->cand && p->guide;
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+        free(*g[k]);
+        ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
+    }
+    return ok ? CR_OK : CR_ERR_NOMEM;
+}
+
+/* The impulses of contact k (scaled): those before its quadrature slot plus
+ * the slot's. */
+static double impulse_of(const cr_pool *p, const contact *k, double *px, double *py)
+{
+    const double *q = k->qslot >= 0 ? N_VGetArrayPointer(p->yQ) + 3 * k->qslot : NULL;
+    *px = k->Px + (q ? q[1] : 0.0);
+    *py = k->Py + (q ? q[2] : 0.0);
+    return k->P + (q ? q[0] : 0.0);
+}
+
+/* Gives contact k a free quadrature slot: 0 when there is none left. */
+static int take_qslot(cr_pool *p, long id)
+{
+    if (p->nq == p->qcap)
+        return 0;
+    p->c[id].qslot = (long)p->nq;
+    p->qc[p->nq++] = id;
+    p->pattern_stale = 1;
+    return 1;
+}
+
+/* Discs that move (or feel gravity), and their candidate neighbours: hot. */
+static void mark_hot(cr_pool *p, const double *y)
+{
+    int field = p->gx != 0.0 || p->gy != 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = field || y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->hot[i] == 1)
+            for (size_t k = 0; k < p->nnbr[i]; k++)
+                if (!p->hot[p->nbr[i][k]])
+                    p->hot[p->nbr[i][k]] = 2;
+}
+
+/* qslot of a contact the safety net found loading without one (missed_quadratures) */
+#define WANTS_QSLOT (-2)
+
+/* A candidate near motion (one of its discs is hot: mark_hot), or one that
+ * missed_quadratures found loading. */
+static int warm(const cr_pool *p, const contact *k)
+{
+    return p->hot[k->i] || (!is_wall(k) && p->hot[k->j]) || k->qslot == WANTS_QSLOT;
+}
+
+/*
+ * Quadrature slots for the candidates near motion (mark_hot at the state y):
+ * a disc at rest with no force stays exactly at rest, so only contacts of
+ * moving discs and of their neighbours can load before the next step ends
+ * (step_events checks it and takes the step again otherwise). @return 0 when
+ * the free slots ran out (layout_quadratures and a restart are needed).
+ */
+static int warm_up(cr_pool *p, const double *y)
+{
+    mark_hot(p, y);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id >= 0 && p->c[id].qslot < 0 && warm(p, &p->c[id]) && !take_qslot(p, id))
+            return 0;
+    }
+    return 1;
+}
+
+/* A new quadrature layout (at a restart, before CVODE sees p->yQ): every
+ * contact's impulses move to its record, the dissipated energy stays, and the
+ * warm candidates take fresh slots, with as many again free (and 64). */
+static int layout_quadratures(cr_pool *p, const double *y)
+{
+    const double *oq = p->yQ ? N_VGetArrayPointer(p->yQ) : NULL;
+    double diss = oq ? oq[3 * p->qcap] : 0.0;
+    for (size_t s = 0; s < p->nq; s++) {
+        contact *k = &p->c[p->qc[s]];
+        k->P += oq[3 * s];
+        k->Px += oq[3 * s + 1];
+        k->Py += oq[3 * s + 2];
+        k->qslot = -1;
+        p->qc[s] = -1;
+    }
+    p->nq = 0;
+    mark_hot(p, y);
+    size_t need = 0;
+    for (size_t s = 0; s < p->nslots; s++)
+        need += p->slot_contact[s] >= 0 && warm(p, &p->c[p->slot_contact[s]]);
+    size_t cap = 2 * need + 64;
+    if (cap != p->qcap || !p->yQ) {
+        N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
+        long *qc = realloc(p->qc, cap * sizeof(long));
+        if (qc)
+            p->qc = qc;
+        if (!q || !qc) {
+            if (q)
+                N_VDestroy(q);
+            return CR_ERR_NOMEM;
+        }
+        if (p->yQ)
+            N_VDestroy(p->yQ);
+        p->yQ = q;
+        p->qcap = cap;
+        p->quad_resized = 1;
+    }
+    N_VConst(0.0, p->yQ);
+    N_VGetArrayPointer(p->yQ)[3 * cap] = diss;
+    warm_up(p, y); /* room for all of them */
+    return CR_OK;
+}
+
+/* CVODE's quadratures on a resized vector (before the restart that follows
+ * every rebuild): freed and set up again with the same settings. */
+static int resize_quadratures(cr_pool *p)
+{
+    if (!p->quad_resized || !p->cvode)
+        return CV_SUCCESS;
+    p->quad_resized = 0;
+    CVodeQuadFree(p->cvode);
+    int flag = CVodeQuadInit(p->cvode, quad_rhs, p->yQ);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetQuadErrCon(p->cvode, SUNTRUE);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerances(p->cvode, p->rtol, p->atol);
+    return flag;
 }
 
 /* ---- neighbour search and rebuilds ---------------------------------------- */
@@ -1062,22 +1323,23 @@ static int find_candidates(cr_pool *p, candidates *cd)
     return rc;
 }
 
-/* Contacts that left the list keep their impulses in their record and free
- * their slot; new candidates take free slots with their saved impulses. */
+/* Contacts that left the list free their slot (their impulses stay with their
+ * record and quadrature slot); new candidates take free slots. */
 static int assign_slots(cr_pool *p, const candidates *cd)
 {
-    double *q = N_VGetArrayPointer(p->yQ);
     for (size_t s = 0; s < p->nslots; s++) {
         long id = p->slot_contact[s];
         if (id < 0 || cd->keep[id])
             continue;
-        p->c[id].P = q[3 * s];
-        p->c[id].Px = q[3 * s + 1];
-        p->c[id].Py = q[3 * s + 2];
         p->c[id].slot = -1;
         p->c[id].frozen = 0; /* out of reach: the next touch freezes a new normal */
         p->slot_contact[s] = -1;
     }
+    size_t used = 0;
+    for (size_t s = 0; s < p->nslots; s++)
+        used += p->slot_contact[s] >= 0;
+    if (grow_slots(p, used + cd->nfresh) != CR_OK)
+        return CR_ERR_NOMEM;
     size_t s = 0;
     for (size_t k = 0; k < cd->nfresh; k++) {
         while (s < p->nslots && p->slot_contact[s] >= 0)
@@ -1090,9 +1352,6 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         contact *c = &p->c[cd->fresh[k]];
         c->slot = (long)s;
         p->slot_contact[s] = cd->fresh[k];
-        q[3 * s] = c->P;
-        q[3 * s + 1] = c->Px;
-        q[3 * s + 2] = c->Py;
         double delta, rate, nx, ny, dist;
         geom(p, N_VGetArrayPointer(p->y), c, &delta, &rate, &nx, &ny, &dist);
         if (delta >= 0.0) /* touching (at t = 0): its first touch is now */
@@ -1125,53 +1384,105 @@ static int use_new_list_gmres(cr_pool *p)
     return CR_OK;
 }
 
-/* CSC pattern: the column block of disc i holds its own 4 rows and the velocity
- * rows of its neighbours, in increasing row order. */
-static SUNMatrix klu_pattern(cr_pool *p)
+/* Per disc, its neighbours through contacts with quadrature slots (the warm
+ * pairs: warm_up), sorted: start[i] … start[i + 1] in list. Other contacts
+ * exert nothing and have zero partials (both discs' states are exactly their
+ * initial ones, open or just touching), so they need no Jacobian entries. */
+static int warm_neighbours(const cr_pool *p, size_t **start, size_t **list)
 {
-    size_t n = p->n, nnz = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p->nnbr[i] > 1) /* qsort of a NULL array is undefined even for 0 items */
-            qsort(p->nbr[i], p->nnbr[i], sizeof(size_t), cmp_size);
-        nnz += 4 * (4 + 2 * p->nnbr[i]);
+    size_t n = p->n, *st = calloc(n + 1, sizeof(size_t)), m = 0;
+    for (size_t q = 0; st && q < p->nq; q++) {
+        const contact *k = &p->c[p->qc[q]];
+        if (!is_wall(k)) {
+            st[k->i + 1]++;
+            st[k->j + 1]++;
+            m += 2;
+        }
     }
-    sunindextype ny = (sunindextype)(4 * n);
-    SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)nnz, CSC_MAT, p->ctx);
-    if (!A)
-        return NULL;
-    sunindextype *ptr = SM_INDEXPTRS_S(A), *idx = SM_INDEXVALS_S(A), at = 0;
+    size_t *ls = st ? malloc((m ? m : 1) * sizeof(size_t)) : NULL,
+           *at = ls ? malloc((n + 1) * sizeof(size_t)) : NULL;
+    if (!at) {
+        free(st);
+        free(ls);
+        return CR_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        st[i + 1] += st[i];
+    memcpy(at, st, (n + 1) * sizeof(size_t));
+    for (size_t q = 0; q < p->nq; q++) {
+        const contact *k = &p->c[p->qc[q]];
+        if (!is_wall(k)) {
+            ls[at[k->i]++] = (size_t)k->j;
+            ls[at[k->j]++] = (size_t)k->i;
+        }
+    }
+    free(at);
+    for (size_t i = 0; i < n; i++)
+        if (st[i + 1] - st[i] > 1)
+            qsort(ls + st[i], st[i + 1] - st[i], sizeof(size_t), cmp_size);
+    *start = st;
+    *list = ls;
+    return CR_OK;
+}
+
+/* The CSC pattern into p->pat_ptr, p->pat_idx: the column block of disc i
+ * holds its own 4 rows and the velocity rows of its warm neighbours, in
+ * increasing row order. */
+static int lay_pattern(cr_pool *p)
+{
+    size_t n = p->n, *st, *nb;
+    if (warm_neighbours(p, &st, &nb) != CR_OK)
+        return CR_ERR_NOMEM;
+    size_t nnz = 16 * n + 8 * st[n];
+    sunindextype *pp = realloc(p->pat_ptr, (4 * n + 1) * sizeof(sunindextype));
+    if (pp)
+        p->pat_ptr = pp;
+    sunindextype *pi = pp ? realloc(p->pat_idx, nnz * sizeof(sunindextype)) : NULL;
+    if (!pi) {
+        free(st);
+        free(nb);
+        return CR_ERR_NOMEM;
+    }
+    p->pat_idx = pi;
+    sunindextype at = 0;
     for (size_t i = 0; i < n; i++)
         for (int col = 0; col < 4; col++) {
-            ptr[4 * i + (size_t)col] = at;
+            pp[4 * i + (size_t)col] = at;
             int own = 0;
             /* merge own rows 4i..4i+3 with neighbours' 4j+2, 4j+3 in order */
-            for (size_t k = 0; k <= p->nnbr[i]; k++) {
-                size_t j = k < p->nnbr[i] ? p->nbr[i][k] : (size_t)-1;
+            for (size_t k = st[i]; k <= st[i + 1]; k++) {
+                size_t j = k < st[i + 1] ? nb[k] : (size_t)-1;
                 if (!own && (j == (size_t)-1 || j > i)) {
                     for (int rr = 0; rr < 4; rr++)
-                        idx[at++] = (sunindextype)(4 * i + (size_t)rr);
+                        pi[at++] = (sunindextype)(4 * i + (size_t)rr);
                     own = 1;
                 }
                 if (j != (size_t)-1) {
-                    idx[at++] = (sunindextype)(4 * j + 2);
-                    idx[at++] = (sunindextype)(4 * j + 3);
+                    pi[at++] = (sunindextype)(4 * j + 2);
+                    pi[at++] = (sunindextype)(4 * j + 3);
                 }
             }
         }
-    ptr[4 * n] = at;
-    /* kept: SUNMatZero_Sparse wipes the index arrays before every evaluation */
-    sunindextype *pp = realloc(p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
-    if (pp)
-        p->pat_ptr = pp;
-    sunindextype *pi = pp ? realloc(p->pat_idx, (nnz ? nnz : 1) * sizeof(sunindextype)) : NULL;
-    if (!pp || !pi) {
-        SUNMatDestroy(A);
+    pp[4 * n] = at;
+    p->pat_nnz = (size_t)at;
+    p->pattern_stale = 0;
+    free(st);
+    free(nb);
+    return CR_OK;
+}
+
+/* A sparse matrix on the warm pattern (lay_pattern); the pattern is kept:
+ * SUNMatZero_Sparse wipes the index arrays before every evaluation. */
+static SUNMatrix klu_pattern(cr_pool *p)
+{
+    if (lay_pattern(p) != CR_OK)
         return NULL;
-    }
-    p->pat_idx = pi;
-    memcpy(p->pat_ptr, ptr, (size_t)(ny + 1) * sizeof(sunindextype));
-    memcpy(p->pat_idx, idx, nnz * sizeof(sunindextype));
-    p->pat_nnz = nnz;
+    sunindextype ny = (sunindextype)(4 * p->n);
+    SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)p->pat_nnz, CSC_MAT, p->ctx);
+    if (!A)
+        return NULL;
+    memcpy(SM_INDEXPTRS_S(A), p->pat_ptr, (size_t)(ny + 1) * sizeof(sunindextype));
+    memcpy(SM_INDEXVALS_S(A), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
     return A;
 }
 
@@ -1207,6 +1518,26 @@ static int use_new_list_klu(cr_pool *p)
     return CR_OK;
 }
 
+/* Fixed-point iteration needs no Jacobian: a new list needs only the restart. */
+static int use_new_list_fixed_point(cr_pool *p)
+{
+    int flag = CV_SUCCESS;
+    if (p->ran) {
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        p->rebuilds++;
+    } else {
+        p->NLS = SUNNonlinSol_FixedPoint(p->y, 0, p->ctx);
+        if (!p->NLS)
+            return CR_ERR_NOMEM;
+        flag = CVodeSetNonlinearSolver(p->cvode, p->NLS);
+    }
+    if (flag != CV_SUCCESS) {
+        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+        return CR_ERR_SOLVER;
+    }
+    return CR_OK;
+}
+
 /* A new candidate list: neighbour search, slots, the reference displacements
  * of the rebuild roots, and the linear solver on the new list (after the
  * first time, with a restart). */
@@ -1226,6 +1557,13 @@ static int rebuild(cr_pool *p)
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];
     }
+    if ((rc = layout_quadratures(p, y)) != CR_OK)
+        return rc;
+    int flag = resize_quadratures(p);
+    if (flag != CV_SUCCESS)
+        return cr_cvode_fail(p->err, "neighbour rebuild (quadratures)", p->t, flag);
+    if (p->fixed_point)
+        return use_new_list_fixed_point(p);
     return use_gmres(p) ? use_new_list_gmres(p) : use_new_list_klu(p);
 }
 
@@ -1250,7 +1588,8 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
     e->kind = kind;
     geom(p, y, k, &e->overlap, &e->rate, &nx, &ny, &dist);
     e->force = cr_contact_force(law_of(p, k), e->overlap, e->rate);
-    e->impulse = p->Pscale * N_VGetArrayPointer(p->yQ)[3 * k->slot];
+    double px, py;
+    e->impulse = p->Pscale * impulse_of(p, k, &px, &py);
     p->stats.events++;
     return CR_OK;
 }
@@ -1295,47 +1634,79 @@ static int cvfail(cr_pool *p, const char *what, int flag)
     return cr_cvode_fail(p->err, what, p->t, flag);
 }
 
+/* One class of pairs is lightly damped: C δ*^m T / μ ≤ CR_SOLVER_AUTO_DAMPING,
+ * with δ* and T the class's own characteristic overlap and time. */
+static int class_damping(const cr_contact_params *law, double mu, void *user)
+{
+    double V = *(const double *)user;
+    if (law->C == 0.0)
+        return CR_OK;
+    double d = pow(mu * V * V / law->K, 1.0 / (law->n + 1.0));
+    return law->C * pow(d, law->m) * (d / V) / mu <= CR_SOLVER_AUTO_DAMPING ? CR_OK : 1;
+}
+
+/* Non-stiff: every contact law lightly damped (a pool has no links). When the
+ * classes of pairs are too many to enumerate, only undamped laws count. */
+static int lightly_damped(const cr_pool *p)
+{
+    int rc = cr_model_pair_classes(p->model, CR_MODEL_MAX_KINDS, class_damping, (void *)&p->V);
+    if (rc == CR_OK)
+        return 1;
+    if (rc != CR_ERR_MODEL || cr_model_default_contact(p->model)->C != 0.0)
+        return 0;
+    for (size_t w = 0; w < p->nw; w++) {
+        cr_contact_params law;
+        if (cr_model_pair_law(p->model, 0, CR_WALL_BODY(w), &law) != CR_OK || law.C != 0.0)
+            return 0;
+    }
+    return 1; /* the explicit pair laws were enumerated (and passed) before the error */
+}
+
 static int setup(cr_pool *p)
 {
     size_t n = p->n;
-    p->nslots = 8 * n + n * p->nw + 16;
     p->skin = p->skin_rel * p->rmax;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
     p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
-    p->yQ = N_VNew_Serial((sunindextype)(3 * p->nslots + 1), p->ctx);
-    p->slot_contact = malloc(p->nslots * sizeof(long));
-    p->rootsfound = malloc((3 * p->nslots + n) * sizeof(int));
+    p->ystep = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
-    if (!p->y || !p->yQ || !p->slot_contact || !p->rootsfound || !p->nbr || !p->nnbr || !p->nbrcap)
+    p->hot = calloc(n, 1);
+    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot ||
+        grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
-    for (size_t s = 0; s < p->nslots; s++)
-        p->slot_contact[s] = -1;
     double *y = N_VGetArrayPointer(p->y);
     for (size_t i = 0; i < n; i++) {
         y[4 * i] = y[4 * i + 1] = 0.0;
         y[4 * i + 2] = p->vx0[i] / p->V;
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
-    N_VConst(0.0, p->yQ);
-    p->cvode = CVodeCreate(p->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, p->ctx);
+    if (layout_quadratures(p, y) != CR_OK) /* none yet: the rebuild below lays them out */
+        return CR_ERR_NOMEM;
+    p->quad_resized = 0;
+    p->fixed_point =
+        p->solver == CR_SOLVER_FIXED_POINT ||
+        (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
+    p->cvode =
+        CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
     if (!p->cvode)
         return CR_ERR_NOMEM;
     int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
-    if (flag == CV_SUCCESS)
-        flag = CVodeRootInit(p->cvode, (int)(3 * p->nslots + n), roots);
     if (flag != CV_SUCCESS)
         return cvfail(p, "CVODE setup", flag);
-    return rebuild(p);
+    int rc = rebuild(p);
+    if (rc == CR_OK) {
+        roots_all(p, y, p->glo);
+        p->gevals++;
+    }
+    return rc;
 }
 
 static int handle_roots(cr_pool *p, int *need_rebuild)
 {
-    int flag = CVodeGetRootInfo(p->cvode, p->rootsfound);
-    if (flag != CV_SUCCESS)
-        return cvfail(p, "CVodeGetRootInfo", flag);
+    int flag;
     const double *y = N_VGetArrayPointer(p->y);
     int rc = CR_OK, restart = 0;
     for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
@@ -1438,6 +1809,291 @@ static int finish(cr_pool *p, const char *why)
     return rc == CR_OK ? CR_OK : stopped(p, rc);
 }
 
+/* ---- event location ------------------------------------------------------ */
+
+/*
+ * The engine locates its events itself instead of CVODE's root finding, which
+ * evaluates every root function of the pool (three per candidate contact, one
+ * per disc) and interpolates the whole state about ten times per event. Here
+ * each step costs one evaluation of the root functions at its end; only those
+ * that changed sign over the step are searched (Illinois, as CVODE's cvRcheck3,
+ * to the same tolerance 100 ε (|t| + |h|)), and the other contacts are never
+ * looked at again for that event.
+ */
+
+/* The state (and quadratures) at the scaled time tau inside the last step.
+ * Event times stay scaled: t/T·T need not give back the located τ, and the
+ * state just before a root has its functions' old signs. */
+static void state_at(cr_pool *p, double tau)
+{
+    CVodeGetDky(p->cvode, tau, 0, p->y);
+    CVodeGetQuadDky(p->cvode, tau, 0, p->yQ);
+    p->t = tau * p->T;
+}
+
+/* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
+static inline int differ(double a, double b)
+{
+    return (a < 0.0) != (b < 0.0);
+}
+
+/* The root functions with different signs at p->tlo (glo) and the end of the
+ * step (ghi): their indices in p->cand. After an event in the step (@p prev
+ * candidates, > 0) only those can still differ: the others kept both values.
+ * @return how many. */
+static size_t sign_changes(cr_pool *p, size_t prev)
+{
+    size_t nc = 0;
+    if (prev) {
+        for (size_t c = 0; c < prev; c++)
+            if (differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
+                p->cand[nc++] = p->cand[c];
+        return nc;
+    }
+    for (size_t q = 0; q < p->nroot; q++)
+        if (differ(p->glo[q], p->ghi[q]))
+            p->cand[nc++] = q;
+    return nc;
+}
+
+/* The function whose crossing is nearest the low end of [lo, hi]: the largest
+ * |hi/(hi − lo)| among the sign changes (CVODE's imax), preferring the smooth
+ * ones (guide[c]: a secant on a jump converges only as bisection). -1 when
+ * none changes sign. */
+static long nearest(const double *lo, const double *hi, const char *guide, size_t nc)
+{
+    long imax = -1;
+    double maxfrac = 0.0;
+    int smooth = 0;
+    for (size_t c = 0; c < nc; c++)
+        if (differ(lo[c], hi[c])) {
+            double frac = fabs(hi[c] / (hi[c] - lo[c]));
+            if ((guide[c] && !smooth) || ((guide[c] || !smooth) && frac > maxfrac) || imax < 0) {
+                maxfrac = frac;
+                imax = (long)c;
+                smooth |= guide[c];
+            }
+        }
+    return imax;
+}
+
+/* Which candidates may guide the search: a slot's rate and release functions
+ * jump where its overlap function crosses (they are defined only while
+ * loaded), so with that one among the candidates they follow it. The
+ * candidates are in increasing order: a slot's closing function comes first. */
+static void guides(cr_pool *p, size_t nc)
+{
+    size_t crossing = (size_t)-1; /* the last slot whose closing function changed sign */
+    for (size_t c = 0; c < nc; c++) {
+        size_t q = p->cand[c];
+        p->guide[c] = 1;
+        if (q >= 3 * p->nslots)
+            continue;
+        if (q % 3 == 0)
+            crossing = q / 3;
+        else if (crossing == q / 3)
+            p->guide[c] = 0;
+    }
+}
+
+/* A trial point of the Illinois search (times scaled), kept 0.1 … 0.5 of the
+ * bracket away from its ends when the secant lands closer than ttol/2. */
+static double trial(double tlo, double thi, double glo, double ghi, double alph, double ttol)
+{
+    double tmid = thi - (thi - tlo) * ghi / (ghi - alph * glo);
+    double fracint = fabs(thi - tlo) / ttol, fracsub = fracint > 5.0 ? 0.1 : 0.5 / fracint;
+    if (fabs(tmid - tlo) < 0.5 * ttol)
+        tmid = tlo + fracsub * (thi - tlo);
+    if (fabs(thi - tmid) < 0.5 * ttol)
+        tmid = thi - fracsub * (thi - tlo);
+    return tmid;
+}
+
+/*
+ * The first root in (tlo, thi] (scaled times) among the nc candidates, whose
+ * values at the ends are in p->clo and p->chi: the Illinois method on the
+ * interpolated state, evaluating the candidates only. @return its time (the
+ * high end of the last bracket, where the located functions have their new
+ * signs); p->rootsfound holds ±1 for the functions that cross by then.
+ */
+static double locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
+{
+    double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0, alph = 1.0;
+    int side = 0, sideprev = -1;
+    guides(p, nc);
+    long imax = nearest(p->clo, p->chi, p->guide, nc);
+    double *y = N_VGetArrayPointer(p->y);
+    while (fabs(thi - tlo) > ttol) {
+        alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
+        double tmid = trial(tlo, thi, p->clo[imax], p->chi[imax], alph, ttol);
+        CVodeGetDky(p->cvode, tmid, 0, p->y);
+        for (size_t c = 0; c < nc; c++)
+            p->cmid[c] = root_one(p, y, p->cand[c]);
+        p->gevals++;
+        sideprev = side;
+        long m = nearest(p->clo, p->cmid, p->guide, nc);
+        double *keep = m >= 0 ? p->chi : p->clo;
+        memcpy(keep, p->cmid, nc * sizeof(double));
+        if (m >= 0) { /* a sign change in (tlo, tmid] */
+            thi = tmid;
+            imax = m;
+            side = 1;
+        } else {
+            tlo = tmid;
+            side = 2;
+        }
+    }
+    memset(p->rootsfound, 0, p->nroot * sizeof(int));
+    for (size_t c = 0; c < nc; c++)
+        if (differ(p->clo[c], p->chi[c]))
+            p->rootsfound[p->cand[c]] = p->clo[c] > 0.0 ? -1 : 1;
+    return thi;
+}
+
+/* ---- run ------------------------------------------------------------------- */
+
+/* Outputs due before time t (s), each at its interpolated state; the one at
+ * t_stop is left to finish. */
+static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *k)
+{
+    for (;; (*k)++) {
+        double tout = fmin((double)*k * dt, t_stop);
+        if (tout >= t || tout >= t_stop)
+            return CR_OK;
+        if (!p->out_fn || (p->out_wanted && !p->out_wanted(p->out_user))) {
+            p->stats.outputs++; /* nobody reads it: no interpolation */
+            continue;
+        }
+        state_at(p, tout / p->T);
+        int rc = emit(p);
+        if (rc != CR_OK)
+            return stopped(p, rc);
+    }
+}
+
+/* The run's state between steps. */
+typedef struct {
+    double t_stop, dt;
+    long k; /* next output: k dt */
+    int automatic;
+} run_ctx;
+
+/* A restart at p->t from p->y and p->yQ with a new quadrature layout. */
+static int restart_quadratures(cr_pool *p, const run_ctx *rc_)
+{
+    int rc = layout_quadratures(p, N_VGetArrayPointer(p->y));
+    if (rc != CR_OK)
+        return rc;
+    int flag = resize_quadratures(p);
+    if (flag == CV_SUCCESS)
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "quadrature layout", flag);
+    p->stats.restarts++;
+    CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+    return CR_OK;
+}
+
+/*
+ * The safety net of warm_up: a candidate without quadratures that closed
+ * during the step (its closing function changed sign, or it overlaps at the
+ * end) would lose the impulse of the step. The step is then taken again from
+ * its start (p->tlo) with a quadrature slot for it: @p cut is set.
+ */
+static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
+{
+    size_t missed = 0;
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0 || p->c[id].qslot >= 0)
+            continue;
+        if (p->ghi[3 * s] > 0.0 || differ(p->glo[3 * s], p->ghi[3 * s])) {
+            p->c[id].qslot = WANTS_QSLOT;
+            missed++;
+        }
+    }
+    if (!missed)
+        return CR_OK;
+    *cut = 1;
+    p->missed++;
+    state_at(p, p->tlo);
+    if (missed > p->qcap - p->nq)
+        return restart_quadratures(p, rc_);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id >= 0 && p->c[id].qslot == WANTS_QSLOT)
+            take_qslot(p, id);
+    }
+    int flag = cr_cvode_restart(p->cvode, p->tlo, p->y, p->yQ, &p->banked);
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "CVodeReInit", flag);
+    p->stats.restarts++;
+    CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+    return CR_OK;
+}
+
+/*
+ * Events of the step that ended at the scaled time taun, in time order: each is located,
+ * preceded by the outputs due before it, and handled at its own state. A
+ * restart (force jump, neighbour rebuild) cuts the step there: @p cut is set
+ * and the integrator goes on from the event. @p ended: the automatic end.
+ */
+static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut, int *ended)
+{
+    const double *ys = N_VGetArrayPointer(p->ystep);
+    roots_step(p, ys, p->ghi);
+    p->gevals++;
+    *cut = *ended = 0;
+    int rc = missed_quadratures(p, rc_, cut);
+    if (rc != CR_OK || *cut)
+        return rc;
+    for (size_t nc = 0; (nc = sign_changes(p, nc)) > 0;) {
+        for (size_t c = 0; c < nc; c++) {
+            p->clo[c] = p->glo[p->cand[c]];
+            p->chi[c] = p->ghi[p->cand[c]];
+        }
+        double tr = locate_roots(p, p->tlo, taun, h, nc); /* scaled */
+        rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
+        if (rc != CR_OK)
+            return rc;
+        state_at(p, tr);
+        long restarts = p->stats.restarts, rebuilds = p->rebuilds;
+        if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
+            return rc;
+        p->tlo = tr;
+        const double *y = N_VGetArrayPointer(p->y);
+        if (p->stats.restarts != restarts || p->rebuilds != rebuilds) {
+            CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+            roots_all(p, y, p->glo);
+            p->gevals++;
+            *cut = 1;
+        } else {
+            /* the search's candidates at the event; the events handled may
+             * have redefined their functions (a frozen normal), so both ends */
+            for (size_t c = 0; c < nc; c++) {
+                p->glo[p->cand[c]] = root_one(p, y, p->cand[c]);
+                p->ghi[p->cand[c]] = root_one(p, ys, p->cand[c]);
+            }
+        }
+        if (rc_->automatic && pool_at_rest(p)) {
+            *ended = 1;
+            return finish(p, "all contacts open and separating");
+        }
+        if (*cut)
+            return CR_OK;
+    }
+    memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
+    p->tlo = taun;
+    if (warm_up(p, ys))
+        return CR_OK;
+    /* out of free quadrature slots: a new layout, from the end of the step */
+    N_VScale(1.0, p->ystep, p->y);
+    CVodeGetQuad(p->cvode, &taun, p->yQ);
+    p->t = taun * p->T;
+    *cut = 1;
+    return restart_quadratures(p, rc_);
+}
+
 int cr_pool_run(cr_pool *p, double t_end)
 {
     CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
@@ -1462,38 +2118,38 @@ int cr_pool_run(cr_pool *p, double t_end)
     if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
         return rc;
     CVodeSetStopTime(p->cvode, t_stop / p->T);
-    p->t = 0.0;
+    p->t = p->tlo = 0.0;
     if ((rc = emit(p)) != CR_OK)
         return stopped(p, rc);
     if (automatic && pool_at_rest(p)) {
         snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
         return CR_OK;
     }
-    for (long k = 1;;) {
+    run_ctx ctx = {t_stop, dt, 1, automatic};
+    for (;;) {
         if (p->stop_requested) {
             rc = emit(p);
             return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
-        double tout = fmin((double)k * dt, t_stop);
-        sunrealtype tret;
-        int flag = CVode(p->cvode, tout / p->T, p->y, &tret, CV_NORMAL);
-        p->t = tret * p->T;
+        sunrealtype tret, h = 0.0;
+        int flag = CVode(p->cvode, t_stop / p->T, p->ystep, &tret, CV_ONE_STEP);
         if (flag < 0)
             return cvfail(p, "CVode", flag);
-        CVodeGetQuad(p->cvode, &tret, p->yQ);
-        if (flag == CV_ROOT_RETURN) {
-            if ((rc = after_roots(p, t_stop)) != CR_OK)
-                return rc;
-            if (automatic && pool_at_rest(p))
-                return finish(p, "all contacts open and separating");
+        CVodeGetLastStep(p->cvode, &h);
+        double tn = tret * p->T;
+        int cut, ended;
+        if ((rc = step_events(p, &ctx, tret, h, &cut, &ended)) != CR_OK || ended)
+            return rc;
+        if (cut)
             continue;
-        }
-        if (tout >= t_stop)
+        if ((rc = outputs_before(p, tn, dt, t_stop, &ctx.k)) != CR_OK)
+            return rc;
+        N_VScale(1.0, p->ystep, p->y);
+        CVodeGetQuad(p->cvode, &tret, p->yQ);
+        p->t = tn;
+        if (flag == CV_TSTOP_RETURN || tn >= t_stop)
             return finish(p, automatic ? "safety cap reached before the pool came apart"
                                        : "end time reached");
-        if ((rc = emit(p)) != CR_OK)
-            return stopped(p, rc);
-        k++;
     }
 }
 
@@ -1570,7 +2226,7 @@ double cr_pool_potential_energy(const cr_pool *p)
 
 double cr_pool_dissipated_work(const cr_pool *p)
 {
-    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[3 * p->nslots] : 0.0;
+    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[3 * p->qcap] : 0.0;
 }
 
 void cr_pool_momentum(const cr_pool *p, double *px, double *py)
@@ -1600,20 +2256,12 @@ void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j)
 
 double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vec)
 {
-    const contact *c = &p->c[k];
-    if (c->slot >= 0) {
-        const double *q = N_VGetArrayPointer(p->yQ) + 3 * c->slot;
-        if (vec) {
-            vec[0] = p->Pscale * q[1];
-            vec[1] = p->Pscale * q[2];
-        }
-        return p->Pscale * q[0];
-    }
+    double px, py, P = p->yQ ? impulse_of(p, &p->c[k], &px, &py) : 0.0;
     if (vec) {
-        vec[0] = p->Pscale * c->Px;
-        vec[1] = p->Pscale * c->Py;
+        vec[0] = p->yQ ? p->Pscale * px : 0.0;
+        vec[1] = p->yQ ? p->Pscale * py : 0.0;
     }
-    return p->Pscale * c->P;
+    return p->Pscale * P;
 }
 
 size_t cr_pool_event_count(const cr_pool *p)
@@ -1632,6 +2280,7 @@ cr_sim_stats cr_pool_get_stats(const cr_pool *p)
     cr_sim_stats st = p->stats;
     if (p->cvode)
         cr_cvode_counters(p->cvode, &p->banked, &st);
+    st.root_evals += p->gevals; /* the engine's own event location */
     return st;
 }
 
@@ -1758,6 +2407,11 @@ static int pool_output(const cr_pool *pool, void *user)
     return cr_system_emit_output(((pool_engine *)user)->sys);
 }
 
+static int pool_output_wanted(void *user)
+{
+    return cr_system_has_output_listener(((pool_engine *)user)->sys);
+}
+
 static int pool_events(const cr_pool *pool, size_t first, void *user)
 {
     (void)pool;
@@ -1787,6 +2441,7 @@ static void *pe_create(const cr_model *model, cr_system *sys, char *msg, size_t 
         return NULL;
     }
     cr_pool_set_output(pe->pool, cr_model_settings(model)->output_interval, pool_output, pe);
+    pe->pool->out_wanted = pool_output_wanted;
     cr_pool_set_event_callback(pe->pool, pool_events, pe);
     return pe;
 }

@@ -164,6 +164,14 @@ int cr_system_emit_output(cr_system *sys)
     return CR_OK;
 }
 
+int cr_system_has_output_listener(const cr_system *sys)
+{
+    for (size_t q = 0; sys && q < sys->nls; q++)
+        if (sys->ls[q].out)
+            return 1;
+    return 0;
+}
+
 int cr_system_emit_events(cr_system *sys, size_t first)
 {
     for (size_t q = 0; q < sys->nls; q++) {

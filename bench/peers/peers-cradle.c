@@ -6,7 +6,8 @@
  * error against a reference, and the same bodies as a LAMMPS data file so both
  * programs start from bit-identical positions. Prints only; never judges.
  *
- *   peers-cradle CASE [--method bdf|adams] [--rtol R] [--atol A] [--t-end T]
+ *   peers-cradle CASE [--method bdf|adams] [--solver auto|klu|gmres|fixed-point]
+ *                [--rtol R] [--atol A] [--t-end T]
  *                [--reps K] [--vel FILE] [--lammps FILE] [--info]
  *                [--arrival C] [--events]
  *
@@ -194,6 +195,7 @@ int main(int argc, char **argv)
     int reps = 1, info = 0, events = 0;
     long arrival = -1;
     cr_method method = CR_METHOD_BDF;
+    cr_linear_solver solver = CR_SOLVER_AUTO;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--info") || !strcmp(a, "--events")) {
@@ -203,6 +205,11 @@ int main(int argc, char **argv)
         i++;
         if (!strcmp(a, "--method"))
             method = !strcmp(v, "adams") ? CR_METHOD_ADAMS : CR_METHOD_BDF;
+        else if (!strcmp(a, "--solver"))
+            solver = !strcmp(v, "klu")           ? CR_SOLVER_KLU
+                     : !strcmp(v, "gmres")       ? CR_SOLVER_GMRES
+                     : !strcmp(v, "fixed-point") ? CR_SOLVER_FIXED_POINT
+                                                 : CR_SOLVER_AUTO;
         else if (!strcmp(a, "--rtol"))
             rtol = atof(v);
         else if (!strcmp(a, "--atol"))
@@ -255,6 +262,7 @@ int main(int argc, char **argv)
     set.rtol = rtol;
     set.atol = atol_in > 0 ? atol_in : 1e-2 * rtol;
     set.method = method;
+    set.solver = solver;
     cr_model_set_settings(m, &set);
 
     double *cpu = calloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
@@ -294,10 +302,11 @@ int main(int argc, char **argv)
     }
     qsort(cpu, (size_t)reps, sizeof(double), cmp_double);
     long maxrss = peak_rss_kb();
-    printf("cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld events=%ld restarts=%ld t=%.17g "
-           "rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
-           cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.events, st.restarts,
-           t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf", maxrss, rc);
+    printf("cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld roots=%ld events=%ld restarts=%ld "
+           "t=%.17g rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
+           cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.root_evals, st.events,
+           st.restarts, t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf",
+           maxrss, rc);
     printf(" front=%ld windows=%ld max_window=%ld locks=%ld", front, st.windows, st.max_window,
            st.locks);
     if (arrival >= 0)

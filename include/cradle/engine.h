@@ -57,6 +57,11 @@ typedef struct cr_engine_ops {
  */
 CR_EXPORT int cr_system_emit_output(cr_system *sys);
 /**
+ * 1 when some listener takes outputs: an engine may skip forming the state of
+ * an output time nobody reads (interpolating it costs; it still counts it).
+ */
+CR_EXPORT int cr_system_has_output_listener(const cr_system *sys);
+/**
  * Called by an engine after a root return recorded events @p first …: runs the
  * event listeners. @return the first non-zero code.
  */

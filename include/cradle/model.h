@@ -26,14 +26,27 @@
 typedef enum { CR_METHOD_BDF = 0, CR_METHOD_ADAMS = 1 } cr_method;
 
 /**
- * Linear solver of the Newton iterations of a pool (chains are always banded).
- * The threshold of the automatic choice is CR_SOLVER_AUTO_GMRES_ABOVE bodies.
+ * Nonlinear iteration of a pool's implicit steps (chains are always banded
+ * Newton): Newton with a linear solver, or fixed-point iteration. The
+ * thresholds of the automatic choice are CR_SOLVER_AUTO_GMRES_ABOVE bodies and
+ * CR_SOLVER_AUTO_DAMPING (docs/model-format.md, integration.solver).
  */
 typedef enum {
-    CR_SOLVER_AUTO = 0, /**< KLU up to CR_SOLVER_AUTO_GMRES_ABOVE bodies, GMRES above */
-    CR_SOLVER_KLU,      /**< sparse direct (SuiteSparse KLU): exact, fill-in ~N^1.5 */
-    CR_SOLVER_GMRES     /**< SPGMR with a per-body block preconditioner: O(N) */
+    /** with method Adams and every contact law lightly damped, fixed-point;
+     * otherwise Newton with KLU up to CR_SOLVER_AUTO_GMRES_ABOVE bodies, GMRES above */
+    CR_SOLVER_AUTO = 0,
+    CR_SOLVER_KLU,        /**< Newton, sparse direct (SuiteSparse KLU): exact, fill-in ~N^1.5 */
+    CR_SOLVER_GMRES,      /**< Newton, SPGMR with a per-body block preconditioner: O(N) */
+    CR_SOLVER_FIXED_POINT /**< Adams with fixed-point iteration: no Jacobian (the method
+                               setting is then ignored); for non-stiff pools */
 } cr_linear_solver;
+
+/**
+ * The automatic choice takes fixed-point iteration when no contact law's
+ * damping number C δ*^m T / μ (the damping rate at the characteristic overlap
+ * δ*, times the characteristic time T = δ* / V) exceeds this.
+ */
+#define CR_SOLVER_AUTO_DAMPING 1.0
 
 /**
  * Chains: which bodies the integrator steps (docs/design.md, "Active region").
