@@ -6,7 +6,7 @@
  * error against a reference, and the same bodies as a LAMMPS data file so both
  * programs start from bit-identical positions. Prints only; never judges.
  *
- *   peers-cradle CASE [--method bdf|adams] [--rtol R] [--atol A] [--t-end T]
+ *   peers-cradle CASE [--method auto|bdf|adams|adams-fixed-point] [--rtol R] [--atol A] [--t-end T]
  *                [--reps K] [--vel FILE] [--lammps FILE] [--info]
  *                [--arrival C] [--events]
  *
@@ -193,6 +193,7 @@ int main(int argc, char **argv)
     double rtol = 1e-10, atol_in = -1.0, t_end = 0.0;
     int reps = 1, info = 0, events = 0;
     long arrival = -1;
+    static const char *const mnames[] = {"bdf", "adams", "adams-fixed-point", "auto"};
     cr_method method = CR_METHOD_BDF;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
@@ -201,9 +202,11 @@ int main(int argc, char **argv)
             continue;
         }
         i++;
-        if (!strcmp(a, "--method"))
-            method = !strcmp(v, "adams") ? CR_METHOD_ADAMS : CR_METHOD_BDF;
-        else if (!strcmp(a, "--rtol"))
+        if (!strcmp(a, "--method")) {
+            for (int k = 0; k <= CR_METHOD_AUTO; k++)
+                if (!strcmp(v, mnames[k]))
+                    method = (cr_method)k;
+        } else if (!strcmp(a, "--rtol"))
             rtol = atof(v);
         else if (!strcmp(a, "--atol"))
             atol_in = atof(v);
@@ -297,7 +300,7 @@ int main(int argc, char **argv)
     printf("cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld events=%ld restarts=%ld t=%.17g "
            "rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
            cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.events, st.restarts,
-           t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf", maxrss, rc);
+           t_final, set.rtol, set.atol, mnames[method], maxrss, rc);
     printf(" front=%ld windows=%ld max_window=%ld locks=%ld", front, st.windows, st.max_window,
            st.locks);
     if (arrival >= 0)

@@ -22,8 +22,19 @@
 #include "cradle/common.h"
 #include "cradle/contact.h"
 
-/** Integration method of the compliant run. */
-typedef enum { CR_METHOD_BDF = 0, CR_METHOD_ADAMS = 1 } cr_method;
+/**
+ * Integration method of the compliant run (docs/performance.md, "Integration
+ * methods"). CR_METHOD_AUTO (the default) picks CR_METHOD_ADAMS_FIXED_POINT for
+ * chains without links whose contacts are at most lightly damped and
+ * CR_METHOD_BDF otherwise (cr_method_auto); pools treat every method other than
+ * CR_METHOD_ADAMS as BDF.
+ */
+typedef enum {
+    CR_METHOD_BDF = 0,               /**< CVODES BDF, Newton iteration with a banded LU */
+    CR_METHOD_ADAMS = 1,             /**< CVODES Adams, Newton iteration with a banded LU */
+    CR_METHOD_ADAMS_FIXED_POINT = 2, /**< CVODES Adams, fixed-point iteration: no Jacobian */
+    CR_METHOD_AUTO = 3               /**< chosen from the model (cr_method_auto) */
+} cr_method;
 
 /**
  * Linear solver of the Newton iterations of a pool (chains are always banded).
@@ -71,7 +82,7 @@ typedef struct {
     double rtol;            /**< CVODE relative tolerance */
     double atol;            /**< absolute tolerance on the scaled state (overlap / δ*, v / V) */
     double output_interval; /**< trajectory sampling interval in s; ≤ 0: automatic */
-    cr_method method;       /**< BDF (default) or Adams */
+    cr_method method;       /**< auto (default), BDF, Adams or Adams with fixed-point iteration */
     /** floor, relative to δ*, of δ in the unbounded damping term of the Jacobian
      * (cr_contact_partials); changes cost, never results */
     double jacobian_floor;
