@@ -70,7 +70,6 @@ struct cr_monitor {
     int dim, started;
     size_t nbody;
     double settle, v_start;
-    int no_fields;    /* the engine says no field acts: no field work (finalize) */
     double *mass;     /* INFINITY for fixed bodies */
     double *v, *x;    /* the system's velocities and positions, read lazily */
     int fresh;        /* v and x hold the current state */
@@ -776,11 +775,6 @@ static int finalize(cr_monitor *m, episode *e, int complete)
     /* field work and γ read the per-body data through owner/bidx: before sorting */
     if (field_work(m, e, &W) != CR_OK || build_records(m, e) != CR_OK)
         return nomem(m);
-    /* Without a field the estimate J·Δx/Δt only measures how far the velocity
-     * states and the impulse quadratures disagree (the corrector's tolerance,
-     * 1e-12 of T⁻ with fixed-point iteration): no field, no work. */
-    if (m->no_fields)
-        W = 0.0;
     release(m, e);
     if (build_bodies(m, e) != CR_OK)
         return nomem(m);
@@ -939,7 +933,6 @@ cr_monitor *cr_monitor_create(cr_system *sys)
     }
     cr_system_get_masses(sys, m->mass);
     m->settle = cr_system_settle_time(sys);
-    m->no_fields = cr_system_has_fields(sys) == 0;
     double V = 0.0;
     cr_system_get_scales(sys, NULL, &V, NULL);
     m->v_start = CR_MONITOR_START_FRACTION * V;

@@ -2155,11 +2155,6 @@ static int chain_method(const void *e)
     return (int)cr_sim_method(SIM(e));
 }
 
-static int chain_has_fields(const void *e)
-{
-    return SIM(e)->has_fields;
-}
-
 const cr_engine_ops cr_chain_engine = {
     .name = "chain",
     .create = chain_create,
@@ -2192,5 +2187,4 @@ const cr_engine_ops cr_chain_engine = {
     .stats = chain_stats,
     .scales = chain_scales,
     .method = chain_method,
-    .has_fields = chain_has_fields,
 };

@@ -340,11 +340,6 @@ int cr_system_method(const cr_system *sys)
     return sys && sys->ops->method ? sys->ops->method(sys->engine) : -1;
 }
 
-int cr_system_has_fields(const cr_system *sys)
-{
-    return sys && sys->ops->has_fields ? sys->ops->has_fields(sys->engine) : -1;
-}
-
 int cr_system_check_jacobian(cr_system *sys, double *max_rel)
 {
     CR_CHECK(sys && max_rel, sys ? sys->err : NULL, CR_ERR_INVALID);

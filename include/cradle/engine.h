@@ -51,8 +51,6 @@ typedef struct cr_engine_ops {
     int (*check_jacobian)(void *e, double *max_rel);
     /* optional (NULL: not reported): cr_system_method */
     int (*method)(const void *e);
-    /* optional (NULL: not reported): cr_system_has_fields */
-    int (*has_fields)(const void *e);
 } cr_engine_ops;
 
 /**

@@ -49,8 +49,7 @@ typedef struct {
     double kappa;
     double field_work;  /**< work of the fields on the group's bodies during the episode, J
                              (measured as mean field force × displacement per
-                             link-connected cluster: exact for uniform gravity;
-                             exactly 0 when the engine reports no field) */
+                             link-connected cluster: exact for uniform gravity) */
     double dissipated;  /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
                              abandoned by released contacts, J */
     int complete;       /**< 1: ended by the end rule; 0: still running when the run stopped */

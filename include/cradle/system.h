@@ -276,11 +276,4 @@ CR_EXPORT int cr_system_check_jacobian(cr_system *sys, double *max_rel);
  */
 CR_EXPORT int cr_system_method(const cr_system *sys);
 
-/**
- * 1 when a field (gravity, pendulums) acts on the bodies, 0 when none does, -1
- * for engines that do not report it (pools, rigid engines). The monitor books
- * no field work where no field acts (cr_episode_info.field_work).
- */
-CR_EXPORT int cr_system_has_fields(const cr_system *sys);
-
 #endif
