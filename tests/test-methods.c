@@ -114,6 +114,28 @@ static void agree(const char *what, cr_model *m, double t_end, double V)
     cr_model_destroy(m);
 }
 
+/* The reported choice is the one run: the default model at its own settings
+ * (auto) evaluates no Jacobian, and gives bit for bit the final velocities of
+ * an explicit adams-fixed-point run. */
+static void test_auto_runs_choice(void)
+{
+    cr_model *m = load("newton-cradle-5.yaml");
+    if (!m)
+        return;
+    size_t n = cr_model_body_count(m);
+    double va[8] = {0}, vb[8] = {0};
+    cr_run_stats sa = {0}, sb = {0};
+    double rtol = cr_model_settings(m)->rtol;
+    int ua = run(m, CR_METHOD_AUTO, rtol, 0.0, va, &sa);
+    int ub = run(m, CR_METHOD_ADAMS_FIXED_POINT, rtol, 0.0, vb, &sb);
+    CHECK(n <= 8 && ua == CR_METHOD_ADAMS_FIXED_POINT && ub == ua && sa.jac_evals == 0 &&
+              sa.steps == sb.steps && memcmp(va, vb, sizeof va) == 0,
+          "auto on newton-cradle-5 runs fixed point: %ld steps, %ld Jacobians (explicit: %ld "
+          "steps)",
+          sa.steps, sa.jac_evals, sb.steps);
+    cr_model_destroy(m);
+}
+
 static void test_agreement(void)
 {
     /* models/three-ball-chain.yaml: unit masses, K = 1, striker at 1 */
@@ -258,6 +280,7 @@ int main(void)
     test_parse();
     test_threshold();
     test_model_files();
+    test_auto_runs_choice();
     test_agreement();
     return tu_finish("test-methods");
 }
