@@ -72,7 +72,7 @@ cr_settings cr_settings_default(void)
                      .rtol = CR_DEFAULT_RTOL,
                      .atol = CR_DEFAULT_ATOL,
                      .output_interval = 0.0,
-                     .method = CR_METHOD_BDF,
+                     .method = CR_METHOD_AUTO,
                      .jacobian_floor = CR_DEFAULT_JACOBIAN_FLOOR,
                      .solver = CR_SOLVER_AUTO,
                      .skin = CR_DEFAULT_SKIN,

@@ -1116,13 +1116,20 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
     if (!m)
         return CR_OK;
     const char *v = fy_node_get_scalar0(m);
-    if (v && strcmp(v, "bdf") == 0)
-        s->method = CR_METHOD_BDF;
-    else if (v && strcmp(v, "adams") == 0)
-        s->method = CR_METHOD_ADAMS;
-    else
-        return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
-                            "must be 'bdf' or 'adams' (got '%s')", v ? v : "?");
+    static const char *const names[] = {
+        [CR_METHOD_BDF] = "bdf",
+        [CR_METHOD_ADAMS] = "adams",
+        [CR_METHOD_ADAMS_FIXED_POINT] = "adams-fixed-point",
+        [CR_METHOD_AUTO] = "auto",
+    };
+    for (int k = 0; k <= CR_METHOD_AUTO; k++)
+        if (v && strcmp(v, names[k]) == 0) {
+            s->method = (cr_method)k;
+            return CR_OK;
+        }
+    return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
+                        "must be 'auto', 'bdf', 'adams' or 'adams-fixed-point' (got '%s')",
+                        v ? v : "?");
     return CR_OK;
 }
 

@@ -1686,8 +1686,9 @@ static int setup(cr_pool *p)
     if (layout_quadratures(p, y) != CR_OK) /* none yet: the rebuild below lays them out */
         return CR_ERR_NOMEM;
     p->quad_resized = 0;
+    /* method adams-fixed-point (the chains' name) = solver fixed-point */
     p->fixed_point =
-        p->solver == CR_SOLVER_FIXED_POINT ||
+        p->solver == CR_SOLVER_FIXED_POINT || p->method == CR_METHOD_ADAMS_FIXED_POINT ||
         (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
     p->cvode =
         CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);

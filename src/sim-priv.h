@@ -47,6 +47,9 @@ void cr_sim_destroy(cr_sim *sim);
 /** Relative tolerance, and absolute tolerance on the scaled state (δ/δ*, v/V). */
 int cr_sim_set_tolerances(cr_sim *sim, double rtol, double atol);
 int cr_sim_set_method(cr_sim *sim, cr_method method);
+/** The method the run integrates with: the one set, or the automatic choice
+ * (CR_METHOD_AUTO: docs/performance.md, "Integration methods"). */
+cr_method cr_sim_method(const cr_sim *sim);
 /** Output interval in s (≤ 0: a quarter of the characteristic time δ* / V) and callback. */
 int cr_sim_set_output(cr_sim *sim, double interval, cr_sim_output_fn fn, void *user);
 /** Sets the event callback (one; NULL removes it). */

@@ -53,6 +53,7 @@
 #include <sundials/sundials_types.h>
 #include <sunlinsol/sunlinsol_band.h>
 #include <sunmatrix/sunmatrix_band.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 #include "engines-priv.h"
 #include "integrator.h"
@@ -122,6 +123,7 @@ struct cr_sim {
     N_Vector y, yQ;
     SUNMatrix A;
     SUNLinearSolver LS;
+    SUNNonlinearSolver NLS; /* fixed-point iteration, or NULL: CVODE's Newton */
     int nroots;
     int *rootsfound;
     size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
@@ -455,6 +457,9 @@ static void window_free(cr_sim *s)
         SUNLinSolFree(s->LS);
     if (s->A)
         SUNMatDestroy(s->A);
+    if (s->NLS)
+        SUNNonlinSolFree(s->NLS);
+    s->NLS = NULL;
     if (s->y)
         N_VDestroy(s->y);
     if (s->yQ)
@@ -712,7 +717,7 @@ int cr_sim_set_tolerances(cr_sim *s, double rtol, double atol)
 
 int cr_sim_set_method(cr_sim *s, cr_method method)
 {
-    CR_CHECK(s && (method == CR_METHOD_BDF || method == CR_METHOD_ADAMS), s ? s->err : NULL,
+    CR_CHECK(s && method >= CR_METHOD_BDF && method <= CR_METHOD_AUTO, s ? s->err : NULL,
              CR_ERR_INVALID);
     s->method = method;
     return CR_OK;
@@ -1075,6 +1080,52 @@ static void window_dissolve(cr_sim *s)
     s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = 0;
 }
 
+/* ---- integration method --------------------------------------------------- */
+
+/* The method a run uses: the one asked for, or for CR_METHOD_AUTO, Adams with
+ * fixed-point iteration for a chain with neither links nor damped contacts,
+ * and BDF otherwise (docs/performance.md, "Integration methods").
+ * - A link is a spring the rods of a chain hold together with, far stiffer
+ *   than the contacts' time scale (models/glocker-rods.yaml): fixed-point
+ *   iteration converges only while h·‖∂f/∂y‖ < 1, Newton's does not need it.
+ * - A heavy damper is stiff the same way (ζ = 11: fixed point 3.5 to 8 times
+ *   slower than BDF), a light one is not (ζ ≤ 4: as fast or faster); but
+ *   under fixed-point iteration the impulse quadratures follow the velocity
+ *   states only to the corrector's tolerance (max |m Δv − ΔP| 2e-10 of the
+ *   striker's momentum on the damped cradle at rtol 1e-10, BDF 6e-12). The
+ *   monitor's field-work estimate then reads 3e-12 of T⁻ where no field
+ *   acts, and the comparator fits GDI's ε to damped episodes' κ to 1e-12
+ *   (tests/test-compare.c); the gain would be 10 to 40 %. Damped chains stay
+ *   with BDF; `adams-fixed-point` asks for the other. */
+cr_method cr_sim_method(const cr_sim *s)
+{
+    if (s->method != CR_METHOD_AUTO)
+        return s->method;
+    for (size_t c = 0; c < s->nc; c++)
+        if (s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0))
+            return CR_METHOD_BDF;
+    return CR_METHOD_ADAMS_FIXED_POINT;
+}
+
+/* The nonlinear solver of the window's CVODES instance: fixed-point iteration
+ * (no Jacobian, no linear algebra: each iteration is one RHS), or Newton with
+ * the banded LU of the exact Jacobian (bandwidth 3, the interleaved layout).
+ * Returns a CVODE flag (CV_MEM_FAIL: out of memory). */
+static int attach_solver(cr_sim *s, cr_method method)
+{
+    if (method == CR_METHOD_ADAMS_FIXED_POINT) {
+        s->NLS = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
+        return s->NLS ? CVodeSetNonlinearSolver(s->cvode, s->NLS) : CV_MEM_FAIL;
+    }
+    sunindextype ny = (sunindextype)s->ny, bw = ny > 3 ? 3 : ny - 1;
+    s->A = SUNBandMatrix(ny, bw, bw, s->ctx);
+    s->LS = s->A ? SUNLinSol_Band(s->y, s->A, s->ctx) : NULL;
+    if (!s->A || !s->LS)
+        return CV_MEM_FAIL;
+    int flag = CVodeSetLinearSolver(s->cvode, s->LS, s->A);
+    return flag == CV_SUCCESS ? CVodeSetJacFn(s->cvode, jac) : flag;
+}
+
 /* Lays the window out over the intervals nlo/nhi (n of them) at τ, from the
  * free flight of its bodies and contacts, and starts CVODES on it. */
 static int window_build(cr_sim *s, size_t n)
@@ -1136,7 +1187,8 @@ static int window_build(cr_sim *s, size_t n)
         y[s->yovl[s->wcon[j]]] = fly_ovl(s, s->wcon[j]);
     N_VConst(0.0, s->yQ);
 
-    s->cvode = CVodeCreate(s->method == CR_METHOD_ADAMS ? CV_ADAMS : CV_BDF, s->ctx);
+    cr_method method = cr_sim_method(s);
+    s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
         goto fail;
     int flag =
@@ -1148,14 +1200,9 @@ static int window_build(cr_sim *s, size_t n)
         goto fail;
     }
 
-    sunindextype ny = (sunindextype)s->ny, bw = ny > 3 ? 3 : ny - 1;
-    s->A = SUNBandMatrix(ny, bw, bw, s->ctx);
-    s->LS = s->A ? SUNLinSol_Band(s->y, s->A, s->ctx) : NULL;
-    if (!s->A || !s->LS)
+    flag = attach_solver(s, method);
+    if (flag == CV_MEM_FAIL)
         goto fail;
-    flag = CVodeSetLinearSolver(s->cvode, s->LS, s->A);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetJacFn(s->cvode, jac);
     if (flag == CV_SUCCESS && nr > 0) {
         s->nroots = (int)(R_PER_CONTACT * nr);
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
@@ -2091,6 +2138,11 @@ static void chain_scales(const void *e, double *length, double *speed, double *t
     cr_sim_get_scales(SIM(e), length, speed, time);
 }
 
+static int chain_method(const void *e)
+{
+    return (int)cr_sim_method(SIM(e));
+}
+
 const cr_engine_ops cr_chain_engine = {
     .name = "chain",
     .create = chain_create,
@@ -2122,4 +2174,5 @@ const cr_engine_ops cr_chain_engine = {
     .settle_time = chain_settle,
     .stats = chain_stats,
     .scales = chain_scales,
+    .method = chain_method,
 };

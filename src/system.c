@@ -343,6 +343,11 @@ void cr_system_get_scales(const cr_system *sys, double *length, double *speed, d
         sys->ops->scales(sys->engine, length, speed, time);
 }
 
+int cr_system_method(const cr_system *sys)
+{
+    return sys && sys->ops->method ? sys->ops->method(sys->engine) : -1;
+}
+
 int cr_system_check_jacobian(cr_system *sys, double *max_rel)
 {
     CR_CHECK(sys && max_rel, sys ? sys->err : NULL, CR_ERR_INVALID);

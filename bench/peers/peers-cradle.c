@@ -6,8 +6,8 @@
  * error against a reference, and the same bodies as a LAMMPS data file so both
  * programs start from bit-identical positions. Prints only; never judges.
  *
- *   peers-cradle CASE [--method bdf|adams] [--solver auto|klu|gmres|fixed-point]
- *                [--rtol R] [--atol A] [--t-end T]
+ *   peers-cradle CASE [--method auto|bdf|adams|adams-fixed-point]
+ *                [--solver auto|klu|gmres|fixed-point] [--rtol R] [--atol A] [--t-end T]
  *                [--reps K] [--vel FILE] [--lammps FILE] [--info]
  *                [--arrival C] [--events]
  *
@@ -194,6 +194,7 @@ int main(int argc, char **argv)
     double rtol = 1e-10, atol_in = -1.0, t_end = 0.0;
     int reps = 1, info = 0, events = 0;
     long arrival = -1;
+    static const char *const mnames[] = {"bdf", "adams", "adams-fixed-point", "auto"};
     cr_method method = CR_METHOD_BDF;
     cr_linear_solver solver = CR_SOLVER_AUTO;
     for (int i = 2; i < argc; i++) {
@@ -203,9 +204,11 @@ int main(int argc, char **argv)
             continue;
         }
         i++;
-        if (!strcmp(a, "--method"))
-            method = !strcmp(v, "adams") ? CR_METHOD_ADAMS : CR_METHOD_BDF;
-        else if (!strcmp(a, "--solver"))
+        if (!strcmp(a, "--method")) {
+            for (int k = 0; k <= CR_METHOD_AUTO; k++)
+                if (!strcmp(v, mnames[k]))
+                    method = (cr_method)k;
+        } else if (!strcmp(a, "--solver"))
             solver = !strcmp(v, "klu")           ? CR_SOLVER_KLU
                      : !strcmp(v, "gmres")       ? CR_SOLVER_GMRES
                      : !strcmp(v, "fixed-point") ? CR_SOLVER_FIXED_POINT
@@ -305,8 +308,7 @@ int main(int argc, char **argv)
     printf("cpu=%.9g cpu_min=%.9g steps=%ld rhs=%ld jac=%ld roots=%ld events=%ld restarts=%ld "
            "t=%.17g rtol=%g atol=%g method=%s maxrss_kb=%ld rc=%d",
            cpu[reps / 2], cpu[0], st.steps, st.rhs_evals, st.jac_evals, st.root_evals, st.events,
-           st.restarts, t_final, set.rtol, set.atol, method == CR_METHOD_ADAMS ? "adams" : "bdf",
-           maxrss, rc);
+           st.restarts, t_final, set.rtol, set.atol, mnames[method], maxrss, rc);
     printf(" front=%ld windows=%ld max_window=%ld locks=%ld", front, st.windows, st.max_window,
            st.locks);
     if (arrival >= 0)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Accuracy vs cost from a `peers.py --json` file: error (max |v - v_ref| / V)
-against CPU seconds, cradle's BDF and Adams at each rtol and LAMMPS at each
+against CPU seconds, cradle's BDF, Adams and Adams with fixed-point iteration at each rtol and LAMMPS at each
 time step, one panel per case. Debian's python3-matplotlib.
 
 Usage: plot.py RESULTS.json OUT.png
@@ -22,12 +22,13 @@ def main():
     fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 4.0), squeeze=False)
     for ax, cid in zip(axes[0], cases):
         case = res["cases"][cid]
-        for method, style in (("bdf", "o-"), ("adams", "s-")):
+        for method, style in (("bdf", "o-"), ("adams", "s-"), ("adams-fixed-point", "v-")):
             pts = sorted([p for p in case["cradle"] if p["method"] == method],
                          key=lambda p: -p["rtol"])
             if pts:
                 ax.loglog([p["cpu"] for p in pts], [max(p["err"], 1e-16) for p in pts], style,
-                          label="cradle %s" % ("BDF" if method == "bdf" else "Adams"), ms=4)
+                          label="cradle %s" % {"bdf": "BDF", "adams": "Adams"}.get(
+                              method, "Adams, fixed point"), ms=4)
                 for p in pts:
                     ax.annotate("%.0e" % p["rtol"], (p["cpu"], max(p["err"], 1e-16)),
                                 fontsize=6, xytext=(3, 3), textcoords="offset points")

@@ -49,6 +49,8 @@ typedef struct cr_engine_ops {
     void (*scales)(const void *e, double *length, double *speed, double *time);
     /* optional diagnostic (NULL: the engine has none): cr_system_check_jacobian */
     int (*check_jacobian)(void *e, double *max_rel);
+    /* optional (NULL: not reported): cr_system_method */
+    int (*method)(const void *e);
 } cr_engine_ops;
 
 /**

@@ -22,8 +22,21 @@
 #include "cradle/common.h"
 #include "cradle/contact.h"
 
-/** Integration method of the compliant run. */
-typedef enum { CR_METHOD_BDF = 0, CR_METHOD_ADAMS = 1 } cr_method;
+/**
+ * Integration method of the compliant run (docs/performance.md, "Integration
+ * methods"). CR_METHOD_AUTO (the default) picks CR_METHOD_ADAMS_FIXED_POINT for
+ * chains with neither links nor damped contacts and CR_METHOD_BDF otherwise
+ * (src/sim.c, cr_sim_method); pools run BDF under CR_METHOD_AUTO and
+ * CR_METHOD_BDF, Adams under CR_METHOD_ADAMS (fixed point when lightly damped,
+ * see cr_solver), and Adams with fixed-point iteration under
+ * CR_METHOD_ADAMS_FIXED_POINT (the same as `solver: fixed-point`).
+ */
+typedef enum {
+    CR_METHOD_BDF = 0,               /**< CVODES BDF, Newton iteration with a banded LU */
+    CR_METHOD_ADAMS = 1,             /**< CVODES Adams, Newton iteration with a banded LU */
+    CR_METHOD_ADAMS_FIXED_POINT = 2, /**< CVODES Adams, fixed-point iteration: no Jacobian */
+    CR_METHOD_AUTO = 3               /**< chosen from the model (cr_sim_method) */
+} cr_method;
 
 /**
  * Nonlinear iteration of a pool's implicit steps (chains are always banded
@@ -84,7 +97,7 @@ typedef struct {
     double rtol;            /**< CVODE relative tolerance */
     double atol;            /**< absolute tolerance on the scaled state (overlap / δ*, v / V) */
     double output_interval; /**< trajectory sampling interval in s; ≤ 0: automatic */
-    cr_method method;       /**< BDF (default) or Adams */
+    cr_method method;       /**< auto (default), BDF, Adams or Adams with fixed-point iteration */
     /** floor, relative to δ*, of δ in the unbounded damping term of the Jacobian
      * (cr_contact_partials); changes cost, never results */
     double jacobian_floor;

@@ -268,4 +268,12 @@ CR_EXPORT void cr_system_get_scales(const cr_system *sys, double *length, double
  */
 CR_EXPORT int cr_system_check_jacobian(cr_system *sys, double *max_rel);
 
+/**
+ * The integration method the engine runs with, as a cr_method: the model's
+ * setting, or with CR_METHOD_AUTO the choice made from the model (chains:
+ * docs/performance.md, "Integration methods"). -1 for engines that do not
+ * report it (pools, rigid engines).
+ */
+CR_EXPORT int cr_system_method(const cr_system *sys);
+
 #endif

@@ -1,0 +1,286 @@
+/*
+ * Integration methods of the chain engine (issue 12, "An explicit path for
+ * non-stiff models"): CVODES Adams with fixed-point iteration (no Jacobian, no
+ * LU) against BDF with Newton iteration, and the automatic choice between them
+ * (docs/performance.md, "Integration methods").
+ *
+ * 1. At rtol 1e-12 both give the same final velocities to 1e-9 of the
+ *    striker's speed (issue 12, "Tests") on the 3-ball chain, the 5-ball
+ *    cradle and a 100-bead chain (which the automatic choice integrates with
+ *    fixed-point iteration), and on the damped cradle (damping ratio 0.038,
+ *    not stiff, but sent to BDF by the automatic choice: sim.c, "integration
+ *    method"), with each method asked for explicitly.
+ * 2. The automatic choice on every model file in models/ is the documented one:
+ *    links or a damped contact → BDF, otherwise Adams with fixed-point
+ *    iteration; pools do not report a method.
+ * 3. The rule on a spring-dashpot pair: undamped fixed point, the smallest
+ *    damper BDF; an explicit setting overrides the choice; auto is the
+ *    default.
+ * 4. The fixed-point runs evaluate no Jacobian; the BDF runs do.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <string.h>
+
+#include "cradle/cradle.h"
+#include "testutil.h"
+
+/* The issue's agreement tolerance: max |Δv| / striker speed. */
+#define AGREE 1e-9
+
+static const char *method_name(int m)
+{
+    static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto"};
+    return m >= 0 && m <= CR_METHOD_AUTO ? names[m] : "none";
+}
+
+static cr_model *load(const char *name)
+{
+    char path[1024], msg[512];
+    snprintf(path, sizeof path, "%s/../../models/%s", CR_TEST_DATA, name);
+    cr_model *m = NULL;
+    if (cr_modelfile_load(path, &m, NULL, msg, sizeof msg) != CR_OK ||
+        cr_calibrate_model(m, msg, sizeof msg) != CR_OK) {
+        printf("cannot load %s: %s\n", path, msg);
+        return NULL;
+    }
+    return m;
+}
+
+/* Steel balls of models/newton-cradle-5.yaml, n of them: the striker 10 µm
+ * before n − 1 touching balls at rest, at 1 m/s. */
+static cr_model *steel_chain(int n)
+{
+    const double r = 0.01, E = 2.1e11, nu = 0.3;
+    cr_model *m = cr_model_create();
+    double x = 0.0;
+    for (int i = 0; i < n; i++) {
+        cr_model_add_ball(m, 0.0329, r, x, i == 0 ? 1.0 : 0.0);
+        x += 2 * r + (i == 0 ? 1e-5 : 0.0);
+    }
+    cr_contact_params law;
+    cr_contact_params_init(&law, cr_contact_hertz_stiffness(E, nu, r, E, nu, r), 1.5, 0.0,
+                           CR_RELEASE_GAP);
+    cr_model_set_default_contact(m, &law);
+    return m;
+}
+
+/* Runs a copy of @p model with @p method at @p rtol to its automatic end (or
+ * @p t_end); final velocities into v. Returns the method the run used, -2 on
+ * failure. */
+static int run(const cr_model *model, cr_method method, double rtol, double t_end, double *v,
+               cr_run_stats *st)
+{
+    cr_model *m = cr_model_copy(model);
+    cr_settings set = *cr_model_settings(m);
+    set.method = method;
+    set.rtol = rtol;
+    set.atol = 1e-2 * rtol;
+    cr_model_set_settings(m, &set);
+    char msg[256];
+    cr_system *s = cr_system_create(m, msg, sizeof msg);
+    int used = -2;
+    if (s && cr_system_run(s, t_end) == CR_OK) {
+        cr_system_get_velocities(s, v);
+        *st = cr_system_get_stats(s);
+        used = cr_system_method(s);
+    } else {
+        printf("run failed: %s\n", s ? cr_system_last_error(s) : msg);
+    }
+    cr_system_destroy(s);
+    cr_model_destroy(m);
+    return used;
+}
+
+/* Item 1: fixed point against BDF at rtol 1e-12. */
+static void agree(const char *what, cr_model *m, double t_end, double V)
+{
+    size_t n = cr_model_body_count(m);
+    double *va = calloc(n, sizeof(double)), *vb = calloc(n, sizeof(double));
+    cr_run_stats sa = {0}, sb = {0};
+    int ua = run(m, CR_METHOD_ADAMS_FIXED_POINT, 1e-12, t_end, va, &sa);
+    int ub = run(m, CR_METHOD_BDF, 1e-12, t_end, vb, &sb);
+    double d = 0.0;
+    for (size_t i = 0; i < n; i++)
+        d = fmax(d, fabs(va[i] - vb[i]) / V);
+    CHECK(ua == CR_METHOD_ADAMS_FIXED_POINT && ub == CR_METHOD_BDF && d <= AGREE,
+          "%s: fixed point vs BDF at rtol 1e-12: max |dv|/V = %.2e (<= %.0e) [issue 12]", what, d,
+          AGREE);
+    /* item 4: no Jacobian without Newton iterations */
+    CHECK(sa.jac_evals == 0 && sb.jac_evals > 0, "%s: Jacobian evaluations %ld (fixed point), %ld",
+          what, sa.jac_evals, sb.jac_evals);
+    free(va);
+    free(vb);
+    cr_model_destroy(m);
+}
+
+/* The reported choice is the one run: the default model at its own settings
+ * (auto) evaluates no Jacobian, and gives bit for bit the final velocities of
+ * an explicit adams-fixed-point run. */
+static void test_auto_runs_choice(void)
+{
+    cr_model *m = load("newton-cradle-5.yaml");
+    if (!m)
+        return;
+    size_t n = cr_model_body_count(m);
+    double va[8] = {0}, vb[8] = {0};
+    cr_run_stats sa = {0}, sb = {0};
+    double rtol = cr_model_settings(m)->rtol;
+    int ua = run(m, CR_METHOD_AUTO, rtol, 0.0, va, &sa);
+    int ub = run(m, CR_METHOD_ADAMS_FIXED_POINT, rtol, 0.0, vb, &sb);
+    CHECK(n <= 8 && ua == CR_METHOD_ADAMS_FIXED_POINT && ub == ua && sa.jac_evals == 0 &&
+              sa.steps == sb.steps && memcmp(va, vb, sizeof va) == 0,
+          "auto on newton-cradle-5 runs fixed point: %ld steps, %ld Jacobians (explicit: %ld "
+          "steps)",
+          sa.steps, sa.jac_evals, sb.steps);
+    cr_model_destroy(m);
+}
+
+static void test_agreement(void)
+{
+    /* models/three-ball-chain.yaml: unit masses, K = 1, striker at 1 */
+    agree("3-ball chain", load("three-ball-chain.yaml"), 0.0, 1.0);
+    agree("5-ball cradle", load("newton-cradle-5.yaml"), 0.0, 1.0);
+    /* the pulse through 100 beads: ~ 100 contact times of 2.9 δmax / V */
+    agree("100-bead chain", steel_chain(100), 0.0, 1.0);
+    agree("damped cradle", load("damped-cradle.yaml"), 0.0, 1.0);
+}
+
+/* Item 2: the documented choice on each model file. */
+static void test_model_files(void)
+{
+    static const struct {
+        const char *file;
+        int method; /* -1: a pool, no method reported */
+    } want[] = {
+        {"ball-on-ball-floor.yaml", CR_METHOD_BDF},
+        {"ball-on-ball-heavy.yaml", CR_METHOD_BDF},
+        {"bead-column-falcon.yaml", CR_METHOD_BDF},
+        {"bead-column.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"damped-cradle.yaml", CR_METHOD_BDF},
+        {"dashpot-pair.yaml", CR_METHOD_BDF},
+        /* no link, but one damped (Hunt-Crossley) pair */
+        {"decorated-chain.yaml", CR_METHOD_BDF},
+        {"glocker-rods.yaml", CR_METHOD_BDF}, /* links */
+        {"hertz-pair.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        /* damped pairs (C = 0.05 or 50) */
+        {"mosterman-table1-a.yaml", CR_METHOD_BDF},
+        {"mosterman-table1-b.yaml", CR_METHOD_BDF},
+        {"mosterman-table1-c.yaml", CR_METHOD_BDF},
+        {"mosterman-table1-d.yaml", CR_METHOD_BDF},
+        {"mosterman-table1-e.yaml", CR_METHOD_BDF},
+        {"mosterman-table1-f.yaml", CR_METHOD_BDF},
+        {"newton-cradle-5.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        /* restitution 0.95: damping solved for it */
+        {"pendulum-cradle-2.yaml", CR_METHOD_BDF},
+        {"pendulum-cradle-3.yaml", CR_METHOD_BDF},
+        {"pendulum-cradle-4.yaml", CR_METHOD_BDF},
+        {"pendulum-cradle-5.yaml", CR_METHOD_BDF},
+        {"pendulum-cradle-6.yaml", CR_METHOD_BDF},
+        {"pendulum-cradle-7.yaml", CR_METHOD_BDF},
+        {"pendulum-cradle.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* C = 0 */
+        {"pool-bernoulli.yaml", -1},
+        {"pool-theta-tau.yaml", -1},
+        {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"three-ball-chain-linear.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"three-ball-chain.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"viscoelastic-pair.yaml", CR_METHOD_BDF},
+    };
+    size_t nwant = sizeof want / sizeof want[0];
+    /* every file in models/ is in the table */
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/../../models", CR_TEST_DATA);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "open %s", dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 5, ".yaml") != 0)
+            continue;
+        int listed = 0;
+        for (size_t k = 0; k < nwant; k++)
+            listed |= strcmp(de->d_name, want[k].file) == 0;
+        CHECK(listed, "models/%s has a documented choice in this table", de->d_name);
+    }
+    if (d)
+        closedir(d);
+    for (size_t k = 0; k < nwant; k++) {
+        cr_model *m = load(want[k].file);
+        char msg[256];
+        cr_system *s = m ? cr_system_create(m, msg, sizeof msg) : NULL;
+        int got = s ? cr_system_method(s) : -2;
+        CHECK(got == want[k].method, "%s: auto chooses %s (documented: %s)", want[k].file,
+              method_name(got), method_name(want[k].method));
+        cr_system_destroy(s);
+        cr_model_destroy(m);
+    }
+}
+
+/* Item 3: a linear spring-dashpot pair of unit masses (μ = 1/2), K = 1e6, at
+ * damping ratio ζ = C / (2 √(K μ)). */
+static int pair_choice(double zeta, cr_method setting)
+{
+    const double K = 1e6, mu = 0.5;
+    cr_model *m = cr_model_create();
+    cr_model_add_ball(m, 1.0, 0.01, 0.0, 1.0);
+    cr_model_add_ball(m, 1.0, 0.01, 0.0201, 0.0);
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.0, 2.0 * zeta * sqrt(K * mu), CR_RELEASE_FORCE);
+    cr_model_set_default_contact(m, &law);
+    cr_settings set = *cr_model_settings(m);
+    set.method = setting;
+    cr_model_set_settings(m, &set);
+    char msg[256];
+    cr_system *s = cr_system_create(m, msg, sizeof msg);
+    int got = s ? cr_system_method(s) : -2;
+    cr_system_destroy(s);
+    cr_model_destroy(m);
+    return got;
+}
+
+static void test_threshold(void)
+{
+    CHECK(cr_settings_default().method == CR_METHOD_AUTO, "auto is the default");
+    CHECK(pair_choice(0.0, CR_METHOD_AUTO) == CR_METHOD_ADAMS_FIXED_POINT, "undamped: fixed point");
+    CHECK(pair_choice(1e-6, CR_METHOD_AUTO) == CR_METHOD_BDF, "zeta 1e-6: BDF");
+    CHECK(pair_choice(11.0, CR_METHOD_AUTO) == CR_METHOD_BDF, "zeta 11: BDF");
+    CHECK(pair_choice(0.0, CR_METHOD_BDF) == CR_METHOD_BDF, "setting bdf overrides auto");
+    CHECK(pair_choice(0.0, CR_METHOD_ADAMS) == CR_METHOD_ADAMS, "setting adams overrides auto");
+    CHECK(pair_choice(5.0, CR_METHOD_ADAMS_FIXED_POINT) == CR_METHOD_ADAMS_FIXED_POINT,
+          "setting adams-fixed-point overrides auto");
+}
+
+/* The model file's names for the methods, and a clear error for others. */
+static void test_parse(void)
+{
+    static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto"};
+    for (int k = 0; k <= CR_METHOD_AUTO; k++) {
+        char text[256], msg[256];
+        snprintf(text, sizeof text,
+                 "balls: [{mass: 1, radius: 0.5, x: 0, v: 1}, {mass: 1, radius: 0.5, x: 1.1}]\n"
+                 "contact: {K: 1, n: 1.5}\nintegration: {method: %s}\n",
+                 names[k]);
+        cr_model *m = NULL;
+        int rc = cr_modelfile_parse(text, strlen(text), "t.yaml", &m, msg, sizeof msg);
+        CHECK(rc == CR_OK && m && (int)cr_model_settings(m)->method == k, "parse method %s: %s",
+              names[k], rc == CR_OK ? "ok" : msg);
+        cr_model_destroy(m);
+    }
+    const char *bad =
+        "balls: [{mass: 1, radius: 0.5, x: 0, v: 1}, {mass: 1, radius: 0.5, x: 1.1}]\n"
+        "contact: {K: 1, n: 1.5}\nintegration: {method: rk4}\n";
+    char msg[256] = "";
+    cr_model *m = NULL;
+    int rc = cr_modelfile_parse(bad, strlen(bad), "t.yaml", &m, msg, sizeof msg);
+    CHECK(rc != CR_OK && !m && strstr(msg, "integration.method") && strstr(msg, "t.yaml:3"),
+          "unknown method rejected with file, line and field: %s", msg);
+}
+
+int main(void)
+{
+    test_parse();
+    test_threshold();
+    test_model_files();
+    test_auto_runs_choice();
+    test_agreement();
+    return tu_finish("test-methods");
+}
