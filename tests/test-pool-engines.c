@@ -148,6 +148,16 @@ static void automatic_choice(void)
     run(m, 3 * tc, &a);
     CHECK(a.st.jac_evals == 0, "Adams, undamped: fixed point (%ld Jacobians)", a.st.jac_evals);
     cr_model_destroy(m);
+    /* the chains' name for it: method adams-fixed-point, even heavily damped */
+    m = packing(1, 3, C, 1e-8, CR_SOLVER_AUTO, CR_METHOD_ADAMS_FIXED_POINT);
+    run(m, 3 * tc, &a);
+    CHECK(a.st.jac_evals == 0, "method adams-fixed-point: fixed point (%ld Jacobians)",
+          a.st.jac_evals);
+    cr_model_destroy(m);
+    m = packing(1, 3, 0.0, 1e-8, CR_SOLVER_AUTO, CR_METHOD_AUTO);
+    run(m, 3 * tc, &a);
+    CHECK(a.st.jac_evals > 0, "method auto on a pool: BDF (%ld Jacobians)", a.st.jac_evals);
+    cr_model_destroy(m);
 }
 
 /* 36 discs on a grid 3.2 R apart (no candidates at t = 0: gaps 1.2 R beyond
