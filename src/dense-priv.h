@@ -1,5 +1,6 @@
 /* Small dense linear algebra for the rigid-law core: column-major arrays,
- * LAPACKE/CBLAS underneath. Sizes are those of one impact (tens of dofs). */
+ * LAPACKE/CBLAS underneath, opened at the first call (dense.c). Sizes are
+ * those of one impact (tens of dofs). */
 #ifndef CRADLE_DENSE_PRIV_H
 #define CRADLE_DENSE_PRIV_H
 
@@ -18,6 +19,18 @@ void cr_dense_lower_solve(const double *L, size_t n, double *B, size_t nrhs);
 void cr_dense_atb(const double *A, const double *B, size_t k, size_t m, size_t n, double *C);
 /* y = A x with A (m×n). */
 void cr_dense_gemv(const double *A, size_t m, size_t n, const double *x, double *y);
+
+/* A x = b for a general n×n A (LU with partial pivoting, A overwritten), x in
+ * b; n ≤ CR_DENSE_SOLVE_MAX. 0, or -1 / LAPACK info when it fails. */
+#define CR_DENSE_SOLVE_MAX 64
+int cr_dense_solve(double *A, size_t n, double *b);
+/* Minimum-norm least squares of A x = b, A (m×n) overwritten (LAPACK dgelsd,
+ * rcond 1e-13); b holds max(m, n) entries, x in its first n; sv gets the
+ * min(m, n) singular values. 0, or -1 / LAPACK info. */
+int cr_dense_min_norm(double *A, size_t m, size_t n, double *b, double *sv);
+
+/* NULL once LAPACKE/CBLAS are loaded (first call loads them), else why not. */
+const char *cr_dense_load_error(void);
 
 /*
  * Non-negative least squares (Lawson & Hanson, "Solving Least Squares

@@ -1,37 +1,115 @@
 #include "dense-priv.h"
 
+#include "lazylib-priv.h"
+
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
+
+#ifndef CR_LAPACKE_LIBRARY
+#define CR_LAPACKE_LIBRARY "liblapacke.so.3"
+#endif
+
+/* LAPACKE and CBLAS are opened at the first rigid impact (lazylib-priv.h):
+ * compliant runs never call them, and linking them loaded OpenBLAS, LAPACK and
+ * gfortran into every process. The CBLAS functions are found through
+ * liblapacke's dependencies (LAPACK, then the BLAS Debian's alternatives
+ * select). The headers only provide the types. */
+static struct {
+    __typeof__(LAPACKE_dpotrf) *dpotrf;
+    __typeof__(LAPACKE_dpotrs) *dpotrs;
+    __typeof__(LAPACKE_dgelsy) *dgelsy;
+    __typeof__(LAPACKE_dgelsd) *dgelsd;
+    __typeof__(LAPACKE_dgesv) *dgesv;
+    __typeof__(cblas_dtrsm) *dtrsm;
+    __typeof__(cblas_dgemm) *dgemm;
+    __typeof__(cblas_dgemv) *dgemv;
+    char error[256]; /* empty when loaded */
+} la;
+static once_flag la_once = ONCE_FLAG_INIT;
+
+static void la_load(void)
+{
+    const cr_lazy_symbol syms[] = {
+        {"LAPACKE_dpotrf", &la.dpotrf}, {"LAPACKE_dpotrs", &la.dpotrs},
+        {"LAPACKE_dgelsy", &la.dgelsy}, {"LAPACKE_dgelsd", &la.dgelsd},
+        {"LAPACKE_dgesv", &la.dgesv},   {"cblas_dtrsm", &la.dtrsm},
+        {"cblas_dgemm", &la.dgemm},     {"cblas_dgemv", &la.dgemv},
+        {NULL, NULL}};
+    void (*threads)(int) = NULL;
+    const cr_lazy_symbol optional[] = {{"openblas_set_num_threads", &threads}, {NULL, NULL}};
+    char ignored[8];
+    if (cr_lazy_open(CR_LAPACKE_LIBRARY, syms, "LAPACKE is needed for rigid impact laws",
+                     "liblapacke", la.error, sizeof la.error) != 0)
+        return;
+    /* One BLAS thread: the matrices are those of one impact (tens of dofs),
+     * and sweeps compute points on parallel threads or MPI ranks. */
+    if (cr_lazy_open(CR_LAPACKE_LIBRARY, optional, "", "", ignored, sizeof ignored) == 0)
+        threads(1);
+}
+
+const char *cr_dense_load_error(void)
+{
+    call_once(&la_once, la_load);
+    return la.error[0] ? la.error : NULL;
+}
 
 int cr_dense_cholesky(double *A, size_t n)
 {
-    return (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, A, (lapack_int)n);
+    if (cr_dense_load_error())
+        return -1;
+    return (int)la.dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, A, (lapack_int)n);
 }
 
 int cr_dense_cholesky_solve(const double *L, size_t n, double *B, size_t nrhs)
 {
-    return (int)LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, (lapack_int)nrhs, L,
-                               (lapack_int)n, B, (lapack_int)n);
+    if (cr_dense_load_error())
+        return -1;
+    return (int)la.dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, (lapack_int)nrhs, L,
+                          (lapack_int)n, B, (lapack_int)n);
 }
 
+/* The void functions below run after cr_dense_cholesky (the laws' first
+ * call), which has loaded the library or made the caller give up. */
 void cr_dense_lower_solve(const double *L, size_t n, double *B, size_t nrhs)
 {
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)n, (int)nrhs,
-                1.0, L, (int)n, B, (int)n);
+    if (!cr_dense_load_error())
+        la.dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, (int)n,
+                 (int)nrhs, 1.0, L, (int)n, B, (int)n);
 }
 
 void cr_dense_atb(const double *A, const double *B, size_t k, size_t m, size_t n, double *C)
 {
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)k, B,
-                (int)k, 0.0, C, (int)m);
+    if (!cr_dense_load_error())
+        la.dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)k,
+                 B, (int)k, 0.0, C, (int)m);
 }
 
 void cr_dense_gemv(const double *A, size_t m, size_t n, const double *x, double *y)
 {
-    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)m, (int)n, 1.0, A, (int)m, x, 1, 0.0, y, 1);
+    if (!cr_dense_load_error())
+        la.dgemv(CblasColMajor, CblasNoTrans, (int)m, (int)n, 1.0, A, (int)m, x, 1, 0.0, y, 1);
+}
+
+int cr_dense_solve(double *A, size_t n, double *b)
+{
+    lapack_int piv[CR_DENSE_SOLVE_MAX];
+    if (n > CR_DENSE_SOLVE_MAX || cr_dense_load_error())
+        return -1;
+    return (int)la.dgesv(LAPACK_COL_MAJOR, (lapack_int)n, 1, A, (lapack_int)n, piv, b,
+                         (lapack_int)n);
+}
+
+int cr_dense_min_norm(double *A, size_t m, size_t n, double *b, double *sv)
+{
+    lapack_int rank;
+    if (cr_dense_load_error())
+        return -1;
+    return (int)la.dgelsd(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, 1, A, (lapack_int)m, b,
+                          (lapack_int)(n > m ? n : m), sv, 1e-13, &rank);
 }
 
 /* Least squares on the columns listed in `set`: z = argmin ‖A_P z − b‖. LAPACK
@@ -48,7 +126,7 @@ static int ls_on_set(const double *A, size_t m, const double *b, const size_t *s
     lapack_int *jpvt = calloc(np ? np : 1, sizeof(lapack_int));
     lapack_int rank;
     int info = jpvt
-                   ? (int)LAPACKE_dgelsy(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)np, 1, work_a,
+                   ? (int)la.dgelsy(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)np, 1, work_a,
                                          (lapack_int)m, work_b, (lapack_int)ldb, jpvt, 1e-13, &rank)
                    : -1;
     free(jpvt);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lapacke.h>
 
 #include "dense-priv.h"
 #include "laws-priv.h"
@@ -305,6 +304,9 @@ static int prepare(cr_impact *imp)
     size_t n = imp->n, m = imp->m;
     char why[160];
     imp->bad_contact = -1;
+    const char *missing = cr_dense_load_error();
+    if (missing)
+        return refuse(imp, -1, missing);
     memcpy(imp->L, imp->M, n * n * sizeof(double));
     if (cr_dense_cholesky(imp->L, n) != 0)
         return refuse(imp, -1, "mass matrix is not positive definite");
@@ -711,9 +713,7 @@ static int law_global_dissipation_eps(cr_impact *imp, double eps, cr_law_result 
                 CR_AT(Bt, m, i, j) = CR_AT(B, n, j, i);
         memset(c, 0, (n > m ? n : m) * sizeof(double));
         memcpy(c, imp->what, m * sizeof(double));
-        lapack_int rank;
-        if (LAPACKE_dgelsd(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, 1, Bt, (lapack_int)m, c,
-                           (lapack_int)(n > m ? n : m), sv, 1e-13, &rank) != 0) {
+        if (cr_dense_min_norm(Bt, m, n, c, sv) != 0) {
             r->status = CR_LAW_SOLVER_FAILED;
             snprintf(r->msg, sizeof r->msg, "excitation: least squares failed");
             goto done;
@@ -1099,7 +1099,6 @@ static int mosterman_step(cr_impact *imp, const cr_law_params *p, const char *ki
     if (k == 0)
         return 0;
     double A[64 * 64], b[64];
-    lapack_int piv[64];
     for (size_t i = 0; i < k; i++) {
         size_t c = idx[i];
         double eps = eps_of(p, c);
@@ -1111,8 +1110,7 @@ static int mosterman_step(cr_impact *imp, const cr_law_params *p, const char *ki
         }
         b[i] = kind[c] == 'N' ? -g_in[c] - eps * g_ref[c] : -eta * ms * g_in[c];
     }
-    if (LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, A, (lapack_int)k, piv, b,
-                      (lapack_int)k) != 0)
+    if (cr_dense_solve(A, k, b) != 0)
         return -1;
     for (size_t i = 0; i < k; i++)
         lam[idx[i]] = b[i];

@@ -1,13 +1,13 @@
 #include "lcp-priv.h"
 
-#include <dlfcn.h>
+#include "dense-priv.h"
+#include "lazylib-priv.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
-
-#include <lapacke.h>
 
 /* Types and constants only: the library itself is opened at the first LCP
  * (below), so a run that never needs one does not load Siconos Numerics and
@@ -48,39 +48,19 @@ static struct {
 } siconos;
 static once_flag siconos_once = ONCE_FLAG_INIT;
 
-/* POSIX's way to store dlsym's object pointer in a function pointer (ISO C
- * has no conversion between the two). */
-static int bind(void *lib, const char *name, void *slot)
-{
-    void *sym = dlsym(lib, name);
-    if (!sym) {
-        snprintf(siconos.error, sizeof siconos.error, "%s has no %s", CR_SICONOS_LIBRARY, name);
-        return -1;
-    }
-    memcpy(slot, &sym, sizeof sym);
-    return 0;
-}
-
 /* Opened once per process and never closed (Siconos keeps no state between
  * calls that would need it). */
 static void siconos_load(void)
 {
-    void *lib = dlopen(CR_SICONOS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *why = dlerror();
-        snprintf(siconos.error, sizeof siconos.error,
-                 "Siconos Numerics is needed for this law's LCP and cannot be loaded (%s; "
-                 "Debian package libsiconos-numerics7)",
-                 why ? why : CR_SICONOS_LIBRARY);
-        return;
-    }
-    if (bind(lib, "NM_create_from_data", &siconos.nm_create) ||
-        bind(lib, "solver_options_create", &siconos.options_create) ||
-        bind(lib, "linearComplementarity_driver", &siconos.driver) ||
-        bind(lib, "solver_options_delete", &siconos.options_delete) ||
-        bind(lib, "NM_clear_not_dense", &siconos.nm_clear))
-        return; /* the handle stays open: harmless, and dlclose could run finalisers */
-    siconos.error[0] = '\0';
+    const cr_lazy_symbol syms[] = {{"NM_create_from_data", &siconos.nm_create},
+                                   {"solver_options_create", &siconos.options_create},
+                                   {"linearComplementarity_driver", &siconos.driver},
+                                   {"solver_options_delete", &siconos.options_delete},
+                                   {"NM_clear_not_dense", &siconos.nm_clear},
+                                   {NULL, NULL}};
+    if (cr_lazy_open(CR_SICONOS_LIBRARY, syms, "Siconos Numerics is needed for this law's LCP",
+                     "libsiconos-numerics7", siconos.error, sizeof siconos.error) == 0)
+        siconos.error[0] = '\0';
 }
 
 const char *cr_lcp_load_error(void)
@@ -142,7 +122,6 @@ static int run_solver(int solver_id, size_t m, const double *G, const double *q,
 static int enumerate(size_t m, const double *G, const double *q, double *z)
 {
     double A[ENUM_MAX * ENUM_MAX], b[ENUM_MAX];
-    lapack_int piv[ENUM_MAX];
     size_t idx[ENUM_MAX];
     double scale = 0.0;
     for (size_t i = 0; i < m; i++)
@@ -157,8 +136,7 @@ static int enumerate(size_t m, const double *G, const double *q, double *z)
             for (size_t j = 0; j < k; j++)
                 A[j * k + i] = G[idx[j] * m + idx[i]];
         }
-        if (k && LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)k, 1, A, (lapack_int)k, piv, b,
-                               (lapack_int)k) != 0)
+        if (k && cr_dense_solve(A, k, b) != 0)
             continue;
         memset(z, 0, m * sizeof(double));
         int ok = 1;

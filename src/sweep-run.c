@@ -14,10 +14,6 @@
 
 #include "sweep-priv.h"
 
-/* OpenBLAS would start its own threads inside each of ours (oversubscribing
- * the cores for the small dense solves of the law core): one thread each. */
-void openblas_set_num_threads(int num_threads);
-
 /* Flush to the disk at least this often (seconds) and after the last point. */
 #define SW_FLUSH_SECONDS 2.0
 
@@ -76,7 +72,6 @@ int cr_sweep_run(const cr_sweep *s, cr_sweep_file *f, int threads, cr_sweep_prog
         threads = cr_sweep_default_threads();
     if ((size_t)threads > n)
         threads = n > 0 ? (int)n : 1;
-    openblas_set_num_threads(1);
     sw_run r = {s, f, progress, user, s->points, now(), CR_OK};
     int interrupted = 0;
 #ifdef _OPENMP

@@ -57,10 +57,6 @@ int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progres
 
 #else
 
-/* One OpenBLAS thread per rank, as per thread in cr_sweep_run: ranks fill the
- * cores already, and OpenBLAS' own threads would oversubscribe them. */
-void openblas_set_num_threads(int num_threads);
-
 enum { TAG_WORK = 1, TAG_RESULT = 2 };
 /* Indices a worker holds at once: one computing, one waiting. */
 #define IN_FLIGHT 2
@@ -318,7 +314,6 @@ int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progres
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     if (ranks == 1)
         return cr_sweep_run(s, f, 1, progress, user, stop);
-    openblas_set_num_threads(1);
     if (sweep_mpi_rank() != 0)
         return worker(s, stop);
     master M = {s, f, NULL, 0, 0, NULL, ranks, 0, CR_OK, 0, progress, user, MPI_Wtime()};
