@@ -173,13 +173,18 @@ static int write_table(hid_t loc, const char *name, size_t size, const field *f,
     return e;
 }
 
-/* An extendible dataset (first dimension unlimited), chunked and compressed. */
+/* An extendible dataset (first dimension unlimited), chunked and compressed.
+ * Chunks of at most 8 KiB: HDF5 compresses the last, partly filled chunk at
+ * its full size, and with 64 KiB chunks deflating the fill values of the
+ * default model's ten datasets cost twice its integration (issue 12,
+ * docs/performance.md "Start-up"); on a 10 MB output 8 KiB chunks make the
+ * file 1 % larger at the same CPU time. */
 static hid_t create_extendible(hid_t loc, const char *name, hid_t type, size_t cols,
                                size_t row_bytes)
 {
     int rank = cols ? 2 : 1;
     hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols};
-    hsize_t chunk_rows = 65536 / (row_bytes ? row_bytes : 1);
+    hsize_t chunk_rows = 8192 / (row_bytes ? row_bytes : 1);
     chunk_rows = chunk_rows < 1 ? 1 : (chunk_rows > 4096 ? 4096 : chunk_rows);
     hsize_t chunk[2] = {chunk_rows, cols ? cols : 1};
     hid_t space = H5Screate_simple(rank, dims, maxd);
