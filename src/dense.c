@@ -33,12 +33,15 @@ static once_flag la_once = ONCE_FLAG_INIT;
 
 static void la_load(void)
 {
-    const cr_lazy_symbol syms[] = {
-        {"LAPACKE_dpotrf", &la.dpotrf}, {"LAPACKE_dpotrs", &la.dpotrs},
-        {"LAPACKE_dgelsy", &la.dgelsy}, {"LAPACKE_dgelsd", &la.dgelsd},
-        {"LAPACKE_dgesv", &la.dgesv},   {"cblas_dtrsm", &la.dtrsm},
-        {"cblas_dgemm", &la.dgemm},     {"cblas_dgemv", &la.dgemv},
-        {NULL, NULL}};
+    const cr_lazy_symbol syms[] = {{"LAPACKE_dpotrf", &la.dpotrf},
+                                   {"LAPACKE_dpotrs", &la.dpotrs},
+                                   {"LAPACKE_dgelsy", &la.dgelsy},
+                                   {"LAPACKE_dgelsd", &la.dgelsd},
+                                   {"LAPACKE_dgesv", &la.dgesv},
+                                   {"cblas_dtrsm", &la.dtrsm},
+                                   {"cblas_dgemm", &la.dgemm},
+                                   {"cblas_dgemv", &la.dgemv},
+                                   {NULL, NULL}};
     void (*threads)(int) = NULL;
     const cr_lazy_symbol optional[] = {{"openblas_set_num_threads", &threads}, {NULL, NULL}};
     char ignored[8];
@@ -68,8 +71,8 @@ int cr_dense_cholesky_solve(const double *L, size_t n, double *B, size_t nrhs)
 {
     if (cr_dense_load_error())
         return -1;
-    return (int)la.dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, (lapack_int)nrhs, L,
-                          (lapack_int)n, B, (lapack_int)n);
+    return (int)la.dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, (lapack_int)nrhs, L, (lapack_int)n,
+                          B, (lapack_int)n);
 }
 
 /* The void functions below run after cr_dense_cholesky (the laws' first
@@ -84,8 +87,8 @@ void cr_dense_lower_solve(const double *L, size_t n, double *B, size_t nrhs)
 void cr_dense_atb(const double *A, const double *B, size_t k, size_t m, size_t n, double *C)
 {
     if (!cr_dense_load_error())
-        la.dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)k,
-                 B, (int)k, 0.0, C, (int)m);
+        la.dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, A, (int)k, B,
+                 (int)k, 0.0, C, (int)m);
 }
 
 void cr_dense_gemv(const double *A, size_t m, size_t n, const double *x, double *y)
@@ -125,10 +128,9 @@ static int ls_on_set(const double *A, size_t m, const double *b, const size_t *s
     memcpy(work_b, b, m * sizeof(double));
     lapack_int *jpvt = calloc(np ? np : 1, sizeof(lapack_int));
     lapack_int rank;
-    int info = jpvt
-                   ? (int)la.dgelsy(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)np, 1, work_a,
-                                         (lapack_int)m, work_b, (lapack_int)ldb, jpvt, 1e-13, &rank)
-                   : -1;
+    int info = jpvt ? (int)la.dgelsy(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)np, 1, work_a,
+                                     (lapack_int)m, work_b, (lapack_int)ldb, jpvt, 1e-13, &rank)
+                    : -1;
     free(jpvt);
     for (size_t k = 0; k < np; k++)
         z[k] = work_b[k];

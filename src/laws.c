@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "dense-priv.h"
 #include "laws-priv.h"
 #include "lcp-priv.h"
