@@ -7,18 +7,7 @@ set -u
 CRADLE=$1
 DATA=$2
 MODELS=$DATA/../../models
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-# Debian's python3 (h5py and json); a pyenv on PATH may lack h5py
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)"/\1/p'; }
-no_temp() { ! ls ./*.tmp.* >/dev/null 2>&1; }
+. "$(dirname "$0")/shell-lib.sh"
 
 # --version, help
 "$CRADLE" --version | grep -q "^cradle [0-9]" && ok "--version" || bad "--version"
@@ -319,5 +308,4 @@ if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
         && valgrind -q --error-exitcode=9 "$CRADLE" law poisson --input run-c.h5 --episode 0 > /dev/null 2>> vg.txt \
         && ok "valgrind: cradle compare -o and law --episode are clean" || bad "valgrind compare: $(head -5 vg.txt)"
 fi
-echo "test-cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test-cli

@@ -6,13 +6,7 @@
 set -u
 CRADLE=$1
 CASES=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); printf 'ok   %s\n' "$1"; }
-bad() { failed=$((failed + 1)); printf 'FAIL %s\n' "$1"; }
+. "$(dirname "$0")/shell-lib.sh"
 snapshot() { find . -type f -exec md5sum {} + | sort; }
 
 # run NAME STATUS PATTERN ARGS...: cradle law ARGS must exit with STATUS within 20 s,
@@ -220,5 +214,4 @@ for spec in "1e154, 1e154|1e77, 0" "1e-300, 1e-300|1e300, 0" "1, 1|1e-300, -1e-3
     done
 done
 
-echo "test-law-cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test-law-cli

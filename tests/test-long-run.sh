@@ -6,13 +6,7 @@
 set -u
 CRADLE=$1
 DATA=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/shell-lib.sh"
 "$CRADLE" run -o long.h5 "$DATA/long-run.yaml" > run.txt 2>&1; st=$?
 [ $st -eq 0 ] && grep -q "integrated 0 -> 0.01 s (end time reached)" run.txt \
     && ok "3000 beads to t_end = 10 ms at the default settings" || bad "long run: status $st, $(cat run.txt)"
@@ -20,5 +14,4 @@ h5dump -a /status long.h5 2>/dev/null | grep -q '"complete"' && ok "status compl
 events=$(sed -n 's/.* \([0-9]*\) events,.*/\1/p' run.txt)
 [ -n "$events" ] && [ "$events" -le $((4 * 2999)) ] && ok "$events events for 2999 contacts (at most 4 each)" \
     || bad "events: $events"
-echo "test-long-run: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test-long-run

@@ -7,16 +7,7 @@
 set -u
 CRADLE=$1
 MODELS=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)"/\1/p'; }
+. "$(dirname "$0")/shell-lib.sh"
 
 # a rigid run: summary, file, JSON
 "$CRADLE" run --rigid sequential -o seq.h5 "$MODELS/pendulum-cradle.yaml" > seq.txt 2>&1 \
@@ -208,5 +199,4 @@ checkc 3 "not rigid" --rigid newton "$MODELS/glocker-rods.yaml"
 checkc 3 "pools have no fixed pairs" --rigid calibrated "$MODELS/pool-bernoulli.yaml"
 checkc 3 "--restitution E" --rigid newton "$MODELS/dashpot-pair.yaml"
 
-echo "test-rigid-cli: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish test-rigid-cli

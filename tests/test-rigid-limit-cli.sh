@@ -7,15 +7,7 @@
 set -u
 CRADLE=$1
 MODELS=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/shell-lib.sh"
 POOL=$MODELS/pool-theta-tau.yaml
 
 "$CRADLE" compare "$POOL" -q --rigid-limit > rl.txt 2> rl.err; st=$?
@@ -51,5 +43,4 @@ usage "--rigid-limit with --json" compare "$POOL" --rigid-limit --json
 st=$?
 [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "dim 2" err.txt && [ ! -e chain.h5 ] \
     && ok "a chain refused: exit 3, $(cat err.txt)" || bad "chain: status $st, $(cat err.txt)"
-echo "test-rigid-limit-cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test-rigid-limit-cli

@@ -13,18 +13,7 @@ CRADLE=$1
 DATA=$2
 MPI=${3:-}
 MODELS=$DATA/../../models
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-# Debian's python3 (h5py); a pyenv on PATH may lack h5py
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
-status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)"/\1/p'; }
-no_temp() { ! ls ./*.tmp.* >/dev/null 2>&1; }
+. "$(dirname "$0")/shell-lib.sh"
 # same A.h5 B.h5: the sweep tables (rows, done, errors, inputs, columns) and the
 # root attributes, byte for byte; prints the first difference
 cat > same.py << 'EOF'
@@ -264,5 +253,4 @@ st=$?
 "$CRADLE" sweep --help | grep -q "docs/sweep.md" && ok "sweep --help names docs/sweep.md" \
     || bad "sweep --help"
 
-echo "test-sweep-cli: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+finish test-sweep-cli

@@ -8,15 +8,7 @@ set -u
 CRADLE=$1
 ROOT=$2
 DATA=$ROOT/data
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); echo "ok   $1"; }
-bad() { failed=$((failed + 1)); echo "FAIL $1"; }
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+. "$(dirname "$0")/shell-lib.sh"
 
 # help and usage
 "$CRADLE" help table | grep -q "cradle table lookup TABLE" && ok "help table" || bad "help table"
@@ -189,5 +181,4 @@ EOF
 [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && ok "compare --table with a missing table: exit 3" \
     || bad "compare --table missing: status $st, $(cat err.txt)"
 
-echo "test-table-cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test-table-cli
