@@ -404,7 +404,6 @@ static int make_columns(cr_sweep *s)
                                                 "reference",   "kappa",      "records",
                                                 "v_cm_before", "v_cm_after", "e_cm"};
     static const char *const per[SW_PER_CONTACT] = {"alpha", "e_N", "e_P", "impulse"};
-    static const char *const comp[2] = {"x", "y"};
     size_t n = sw_col_law(s, 0, 0, 0) + 2 * CR_LAW_COUNT * CR_COMPARE_MODE_COUNT;
     if (!(s->columns = calloc(n, sizeof(char *))))
         return CR_ERR_NOMEM;
@@ -419,7 +418,7 @@ static int make_columns(cr_sweep *s)
     for (size_t b = 0; b < s->bodies; b++)
         for (int k = 0; k < s->dim; k++)
             rc |= s->dim == 1 ? add_column(s, "v_final[%zu]", b)
-                              : add_column(s, "v_final[%zu].%s", b, comp[k]);
+                              : add_column(s, "v_final[%zu].%s", b, k ? "y" : "x");
     for (int mean = 0; mean < 2; mean++)
         for (int law = 0; law < CR_LAW_COUNT; law++)
             for (int mode = 0; mode < CR_COMPARE_MODE_COUNT; mode++)

@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh tools/install-deps.sh
-[ -f build/build.ninja ] || meson setup build --buildtype=release -Dwerror=true >/dev/null
+[ -f build/build.ninja ] || meson setup build --buildtype=release -Dwerror=true -Dmpi=enabled >/dev/null
 if ! ninja -C build > build/ninja.log 2>&1; then
     cat build/ninja.log >&2
     echo "quickstart: build failed" >&2

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Tests: install what is missing, then two builds with warnings as errors:
-#   build/        gcc with MPI (-Dmpi=enabled), the whole suite with the valgrind
+#   build/        gcc, release (-O3, what tools/quickstart.sh builds: its warnings
+#                 are the quickstart's) with MPI (-Dmpi=enabled), the whole suite with the valgrind
 #                 (memcheck) reruns; test-sweep.sh runs `mpirun -n 2 cradle sweep`
 #                 there and compares its table with the serial one;
 #   build-clang/  clang-14 with AddressSanitizer + UndefinedBehaviorSanitizer, the
@@ -16,14 +17,14 @@ cd "$(dirname "$0")/.." || exit 1
 sh tools/install-deps.sh || exit 1
 
 if [ ! -f build/build.ninja ]; then
-    meson setup build -Dwerror=true -Dmpi=enabled >/dev/null || exit 1
+    meson setup build --buildtype=release -Dwerror=true -Dmpi=enabled >/dev/null || exit 1
 fi
-# an older build/ made without MPI: switch it on (only then: any `meson
-# configure` makes the next ninja regenerate the build files)
+# an older build/ made without MPI or release: switch them on (only then: any
+# `meson configure` makes the next ninja regenerate the build files)
 if ! python3 -c 'import json, sys
 o = {x["name"]: x["value"] for x in json.load(open("build/meson-info/intro-buildoptions.json"))}
-sys.exit(o.get("mpi") != "enabled")'; then
-    meson configure build -Dmpi=enabled >/dev/null || exit 1
+sys.exit(o.get("mpi") != "enabled" or o.get("buildtype") != "release")'; then
+    meson configure build --buildtype=release -Dmpi=enabled >/dev/null || exit 1
 fi
 ninja -C build || exit 1
 meson test -C build --print-errorlogs
