@@ -110,6 +110,16 @@ st=$?
 grep -q "2 points failed; the first, point 4: balls\[1\].mass=-1" serial.txt \
     && ok "summary names the failed points" || bad "summary: $(cat serial.txt)"
 "$CRADLE" sweep "$SWEEP" -o threads.h5 -j 2 -q
+# --csv never replaces the sweep file, its output or another HDF5 file
+cp "$SWEEP" mine.yaml
+sed -i "s|^model: .*|model: $MODELS/three-ball-chain.yaml|" mine.yaml
+cp mine.yaml mine.orig
+for target in mine.yaml mine.h5 serial.h5; do
+    "$CRADLE" sweep mine.yaml -o mine.h5 -q --csv "$target" 2> err.txt; st=$?
+    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && cmp -s mine.yaml mine.orig && [ ! -e mine.h5 ] \
+        && [ "$(status_of serial.h5)" = complete ] && ok "sweep --csv $target: refused, exit 3" \
+        || bad "sweep --csv $target: status $st, $(cat err.txt)"
+done
 d=$(same serial.h5 threads.h5) && ok "-j 2 table = -j 1 table, bit for bit" || bad "-j 2: $d"
 "$PY" -c '
 import h5py, math, sys

@@ -79,6 +79,14 @@ cp "$DATA/restitution-gap.h5" grid.h5
 [ $st -eq 3 ] && [ ! -e t.h5 ] && ! ls ./*.tmp* >/dev/null 2>&1 \
     && ok "make with a missing check file: exit 3, no file" || bad "make bad check: status $st"
 
+# --csv never replaces a file of the command: the grid, the table, an HDF5 file
+for target in grid.h5 t2.h5; do
+    "$CRADLE" table make grid.h5 -o t2.h5 --csv "$target" 2> err.txt; st=$?
+    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && cmp -s grid.h5 "$DATA/restitution-gap.h5" \
+        && [ ! -e t2.h5 ] && ok "make --csv $target: refused, exit 3, nothing written" \
+        || bad "make --csv $target: status $st, $(cat err.txt)"
+done
+
 # compare --table: a 3-ball chain inside the table's domain, at a grid point
 # (m2/m1 = 1, m3/m1 = 2^(1/3), K23/K12 = 1, undamped): the energetic law's
 # predictive alpha and kappa are the table's, so its error is the calibrated

@@ -227,10 +227,14 @@ static void summary(const sweep_args *a, const cr_sweep *s, const progress *p, s
 /* Rank 0: the output, resumed or new; @return 0 or an exit status (printed). */
 static int open_output(const sweep_args *a, const cr_sweep *s, cr_sweep_file **f)
 {
-    char msg[1024];
+    char msg[1024] = "";
+    const char *files[] = {a->sweep, cr_sweep_model_path(s), a->out};
     if (tools_check_output(a->out, a->sweep, msg, sizeof msg) != 0 ||
         (cr_sweep_model_path(s)[0] &&
-         tools_check_output(a->out, cr_sweep_model_path(s), msg, sizeof msg) != 0)) {
+         tools_check_output(a->out, cr_sweep_model_path(s), msg, sizeof msg) != 0) ||
+        (a->csv &&
+         (strcmp(a->csv, a->out) == 0 || tools_check_csv(a->csv, files, 3, msg, sizeof msg) != 0) &&
+         (msg[0] || snprintf(msg, sizeof msg, "%s: --csv names the HDF5 output", a->csv)))) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }

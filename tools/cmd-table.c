@@ -284,8 +284,11 @@ static int make(int argc, char **argv)
         return EXIT_USAGE;
     }
     char msg[512] = "";
+    const char *files[] = {grid, check, out};
     if (tools_check_output(out, grid, msg, sizeof msg) != 0 ||
-        (check && strcmp(out, check) == 0 && snprintf(msg, sizeof msg, "%s: is an input", out))) {
+        (check && strcmp(out, check) == 0 && snprintf(msg, sizeof msg, "%s: is an input", out)) ||
+        (csv && (strcmp(csv, out) == 0 || tools_check_csv(csv, files, 3, msg, sizeof msg) != 0) &&
+         (msg[0] || snprintf(msg, sizeof msg, "%s: --csv names the table itself", csv)))) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }

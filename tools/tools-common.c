@@ -89,6 +89,46 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
     return ok && writable ? 0 : -1;
 }
 
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+/* An existing file that starts with HDF5's signature. */
+static int is_hdf5(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    int yes = f && fread(head, 1, sizeof head, f) == sizeof head && !memcmp(head, sig, 8);
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *msg, size_t msglen)
+{
+    if (strcmp(csv, "-") == 0)
+        return 0;
+    if (tools_check_output(csv, NULL, msg, msglen) != 0)
+        return -1;
+    for (size_t k = 0; k < n; k++)
+        if (same_file(csv, inputs[k])) {
+            snprintf(msg, msglen,
+                     "%s: --csv names %s, a file of this command: refusing to "
+                     "overwrite it",
+                     csv, inputs[k]);
+            return -1;
+        }
+    if (is_hdf5(csv)) {
+        snprintf(msg, msglen, "%s: --csv names an HDF5 file: refusing to replace it with CSV", csv);
+        return -1;
+    }
+    return 0;
+}
+
 void tools_catch_stop_signals(void (*on_stop)(int))
 {
     struct sigaction sa;

@@ -24,6 +24,13 @@ const char *tools_default_model(void);
  * @p msg.
  */
 int tools_check_output(const char *out, const char *input, char *msg, size_t msglen);
+/*
+ * Checks a --csv path before any work ("-" is standard output): as
+ * tools_check_output, and not one of the command's @p n files @p inputs (its
+ * inputs and its HDF5 output; NULL entries are skipped), nor an existing
+ * HDF5 file. @return 0, or -1 with the reason in @p msg.
+ */
+int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *msg, size_t msglen);
 
 /*
  * Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to @p on_stop (which must be
