@@ -14,6 +14,15 @@ MODELS=$DATA/../../models
 "$CRADLE" help run | grep -q "usage: cradle run" && ok "help run" || bad "help run"
 "$CRADLE" run --help | grep -q "MODEL" && ok "run --help" || bad "run --help"
 "$CRADLE" frobnicate 2>/dev/null; [ $? -eq 2 ] && ok "unknown command: exit 2" || bad "unknown command"
+# an unknown option or a missing value: one line naming it and the help topic, exit 2
+for cmd in run compare sweep law; do
+    "$CRADLE" $cmd x.yaml --frob > out.txt 2> err.txt; st=$?
+    [ $st -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "^cradle: $cmd: .*'--frob' (cradle help $cmd)" err.txt \
+        && [ ! -s out.txt ] && ok "$cmd --frob: one line, exit 2" || bad "$cmd --frob: status $st, $(cat err.txt)"
+done
+"$CRADLE" run -o 2> err.txt; st=$?
+[ $st -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && ok "run -o without a value: one line, exit 2" \
+    || bad "run -o: status $st, $(cat err.txt)"
 
 # default run: the 5-ball Newton's cradle
 if "$CRADLE" run > run.txt 2>&1; then ok "default run exits 0"; else bad "default run: $(cat run.txt)"; fi

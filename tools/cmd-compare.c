@@ -116,6 +116,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
     keep_command(a, argc, argv);
     int c, st;
     optind = 1;
+    opterr = 0; /* tools_bad_option says it in one line */
     while ((c = getopt_long(argc, argv, "o:e:jEqhs:R", opts, NULL)) != -1) {
         switch (c) {
         case 's':
@@ -165,8 +166,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
                     return st;
                 break;
             }
-            usage_compare(stderr);
-            return EXIT_USAGE;
+            return tools_bad_option("compare", argv);
         }
     }
     if ((st = compare_runs_check(&a->runs)) != 0)
@@ -616,6 +616,7 @@ static int parse_law_args(int argc, char **argv, law_args *a)
     a->episode = -1;
     int c;
     optind = 1;
+    opterr = 0; /* tools_bad_option says it in one line */
     while ((c = getopt_long(argc, argv, "i:e:m:j", opts, NULL)) != -1) {
         if (c == 'i')
             a->input = optarg;
@@ -631,7 +632,7 @@ static int parse_law_args(int argc, char **argv, law_args *a)
             }
             a->mode = strcmp(optarg, "calibrated") ? CR_COMPARE_PREDICTIVE : CR_COMPARE_CALIBRATED;
         } else if (c == '?') {
-            return EXIT_USAGE;
+            return tools_bad_option("law", argv);
         }
     }
     if (optind < argc && cr_law_from_name(argv[optind], &a->law) != CR_OK) {

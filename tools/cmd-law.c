@@ -173,6 +173,7 @@ static int parse_args(int argc, char **argv, cr_law_id *law, const char **input,
     *input = NULL;
     *json = 0;
     optind = 1;
+    opterr = 0; /* tools_bad_option says it in one line */
     while ((c = getopt_long(argc, argv, "i:jlh", opts, NULL)) != -1) {
         switch (c) {
         case 'i':
@@ -189,8 +190,7 @@ static int parse_args(int argc, char **argv, cr_law_id *law, const char **input,
             usage_law(stdout);
             return -1;
         default:
-            usage_law(stderr);
-            return EXIT_USAGE;
+            return tools_bad_option("law", argv);
         }
     }
     if (optind >= argc) {

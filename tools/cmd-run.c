@@ -108,6 +108,7 @@ static int parse_args(int argc, char **argv, run_args *a)
     rigid_args_init(&a->rigid);
     int c, st;
     optind = 1;
+    opterr = 0; /* tools_bad_option says it in one line */
     while ((c = getopt_long(argc, argv, "o:qjc:hps:", opts, NULL)) != -1) {
         switch (c) {
         case 's':
@@ -141,8 +142,7 @@ static int parse_args(int argc, char **argv, run_args *a)
                     return st;
                 break;
             }
-            usage_run(stderr);
-            return EXIT_USAGE;
+            return tools_bad_option("run", argv);
         }
     }
     if (argc - optind > 1) {

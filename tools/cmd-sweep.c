@@ -69,6 +69,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
     const char *out = NULL;
     int c;
     optind = 1;
+    opterr = 0; /* tools_bad_option says it in one line */
     while ((c = getopt_long(argc, argv, "o:j:fqh", opts, NULL)) != -1) {
         char *end;
         switch (c) {
@@ -96,8 +97,7 @@ static int parse_args(int argc, char **argv, sweep_args *a)
             usage_sweep(stdout);
             return -1;
         default:
-            usage_sweep(stderr);
-            return EXIT_USAGE;
+            return tools_bad_option("sweep", argv);
         }
     }
     if (argc - optind != 1) {

@@ -1,5 +1,6 @@
 #include "tools-common.h"
 
+#include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -87,6 +88,16 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
         snprintf(msg, msglen, "%s: the folder %s is not writable", out, dir);
     free(copy);
     return ok && writable ? 0 : -1;
+}
+
+int tools_bad_option(const char *cmd, char **argv)
+{
+    const char *opt = optind > 0 ? argv[optind - 1] : "?";
+    if (optopt && opt[0] == '-' && opt[1] != '-' && !strchr(opt, optopt))
+        tools_error("%s: unknown option '-%c' (cradle help %s)", cmd, optopt, cmd);
+    else
+        tools_error("%s: unknown option or missing value: '%s' (cradle help %s)", cmd, opt, cmd);
+    return EXIT_USAGE;
 }
 
 static int same_file(const char *a, const char *b)

@@ -33,6 +33,12 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
 int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *msg, size_t msglen);
 
 /*
+ * One line for an option getopt_long refused (opterr = 0: unknown, or missing
+ * its value): names it and the help topic. @return EXIT_USAGE.
+ */
+int tools_bad_option(const char *cmd, char **argv);
+
+/*
  * Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to @p on_stop (which must be
  * async-signal-safe) and ignores SIGPIPE (a closed terminal must not kill a run
  * that still has a file to close).
