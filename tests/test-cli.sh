@@ -20,6 +20,14 @@ for cmd in run compare sweep law; do
     [ $st -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "^cradle: $cmd: .*'--frob' (cradle help $cmd)" err.txt \
         && [ ! -s out.txt ] && ok "$cmd --frob: one line, exit 2" || bad "$cmd --frob: status $st, $(cat err.txt)"
 done
+# a run file where a model or a law case is expected: said so, exit 3
+"$CRADLE" run -q -o hdf.h5 "$MODELS/three-ball-chain.yaml"
+"$CRADLE" run hdf.h5 -o other.h5 2> err.txt; st=$?
+[ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "an HDF5 file, not a model file" err.txt \
+    && [ ! -e other.h5 ] && ok "run RUN.h5: one line, exit 3, no file" || bad "run RUN.h5: status $st, $(cat err.txt)"
+"$CRADLE" law poisson --input hdf.h5 2> err.txt; st=$?
+[ $st -eq 3 ] && grep -q "a run file, not a law case: add --episode K" err.txt \
+    && ok "law --input RUN.h5 without --episode: says to add it" || bad "law RUN.h5: status $st, $(cat err.txt)"
 "$CRADLE" run -o 2> err.txt; st=$?
 [ $st -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && ok "run -o without a value: one line, exit 2" \
     || bad "run -o: status $st, $(cat err.txt)"

@@ -236,6 +236,12 @@ int cmd_law(int argc, char **argv)
         return st < 0 ? 0 : st;
     char msg[1024];
     cr_lawcase *lc = NULL;
+    if (tools_is_hdf5(input)) {
+        tools_error("%s: a run file, not a law case: add --episode K (cradle law %s --input "
+                    "RUN.h5 --episode K)",
+                    input, cr_law_name(law));
+        return EXIT_INPUT;
+    }
     if (cr_lawcase_load(input, &lc, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
         return EXIT_INPUT;

@@ -31,6 +31,12 @@ cr_model *model_input_load(const char *path, const model_sets *sets, int calibra
     size_t len = 0;
     const char *name = model_input_name(path);
     *effective = NULL;
+    if (tools_is_hdf5(path)) {
+        tools_error("%s: an HDF5 file, not a model file (`cradle compare RUN.h5` reads run "
+                    "files; `cradle run` needs the model)",
+                    path);
+        return NULL;
+    }
     /* /dev/stdin reads a pipe, a file or a terminal alike, to the end */
     char *text =
         cr_file_read(strcmp(path, "-") == 0 ? "/dev/stdin" : path, &len, msg, sizeof msg, NULL);

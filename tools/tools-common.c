@@ -107,8 +107,7 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-/* An existing file that starts with HDF5's signature. */
-static int is_hdf5(const char *path)
+int tools_is_hdf5(const char *path)
 {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     unsigned char head[8];
@@ -133,7 +132,7 @@ int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *
                      csv, inputs[k]);
             return -1;
         }
-    if (is_hdf5(csv)) {
+    if (tools_is_hdf5(csv)) {
         snprintf(msg, msglen, "%s: --csv names an HDF5 file: refusing to replace it with CSV", csv);
         return -1;
     }

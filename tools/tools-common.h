@@ -32,6 +32,9 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
  */
 int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *msg, size_t msglen);
 
+/* 1 when @p path is an existing file that starts with HDF5's signature. */
+int tools_is_hdf5(const char *path);
+
 /*
  * One line for an option getopt_long refused (opterr = 0: unknown, or missing
  * its value): names it and the help topic. @return EXIT_USAGE.
