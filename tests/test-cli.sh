@@ -20,6 +20,10 @@ for cmd in run compare sweep law; do
     [ $st -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "^cradle: $cmd: .*'--frob' (cradle help $cmd)" err.txt \
         && [ ! -s out.txt ] && ok "$cmd --frob: one line, exit 2" || bad "$cmd --frob: status $st, $(cat err.txt)"
 done
+# -q silences everything, the --cases count too
+"$CRADLE" run -q --cases qcases -o q.h5 "$MODELS/three-ball-chain.yaml" > q.out 2> q.err; st=$?
+[ $st -eq 0 ] && [ ! -s q.out ] && [ ! -s q.err ] && [ -f qcases/episode-0000.yaml ] \
+    && ok "run -q --cases: nothing printed, the case written" || bad "-q --cases: $st $(cat q.out q.err)"
 # a run file where a model or a law case is expected: said so, exit 3
 "$CRADLE" run -q -o hdf.h5 "$MODELS/three-ball-chain.yaml"
 "$CRADLE" run hdf.h5 -o other.h5 2> err.txt; st=$?

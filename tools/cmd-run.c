@@ -354,7 +354,7 @@ int cmd_run(int argc, char **argv)
         report_episodes(r.sys, r.mon);
         report_collisions(r.mon);
     }
-    if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon) != 0)
+    if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon, a.quiet) != 0)
         st = EXIT_RUN;
     if (st == 0 && a.compare)
         st = compare_after_run(a.model, r.model, r.mon, a.out, a.quiet, a.json);

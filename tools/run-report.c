@@ -539,7 +539,7 @@ static int write_case(const char *path, const run_info *info, const cr_monitor *
     return rc == CR_OK ? 1 : -1;
 }
 
-int report_cases(const char *dir, const run_info *info, const cr_monitor *mon)
+int report_cases(const char *dir, const run_info *info, const cr_monitor *mon, int quiet)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "cradle: %s: cannot create the folder: %s\n", dir, strerror(errno));
@@ -560,7 +560,8 @@ int report_cases(const char *dir, const run_info *info, const cr_monitor *mon)
         written += (size_t)w;
     }
     cr_compare_destroy(cmp);
-    fprintf(stderr, "cradle: %zu law case%s written to %s/\n", written, written == 1 ? "" : "s",
-            dir);
+    if (!quiet)
+        fprintf(stderr, "cradle: %zu law case%s written to %s/\n", written, written == 1 ? "" : "s",
+                dir);
     return 0;
 }

@@ -22,7 +22,8 @@ void report_episodes(const cr_system *sys, const cr_monitor *mon);
 void report_collisions(const cr_monitor *mon);
 /* JSON through json-c on stdout; @return 0 or -1 (out of memory). */
 int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon);
-/* Each episode as a law case in @p dir; @return 0 or -1 with the reason printed. */
-int report_cases(const char *dir, const run_info *info, const cr_monitor *mon);
+/* Each episode as a law case in @p dir (the count on stderr unless @p quiet);
+ * @return 0 or -1 with the reason printed. */
+int report_cases(const char *dir, const run_info *info, const cr_monitor *mon, int quiet);
 
 #endif
