@@ -156,6 +156,14 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
         if (cr_yaml_child(map, "K"))
             return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(map, "K")), where,
                                 "give either K or material, not both");
+        struct fy_node *nn = cr_yaml_child(map, "n");
+        if (nn && law->p.n != 1.5) {
+            char nf[256];
+            return cr_yaml_fail(ps, cr_yaml_line(nn), field_of(nf, sizeof nf, where, "n"),
+                                "a material gives Hertz's n = 1.5 (got %g): drop n, or give K and "
+                                "n without material",
+                                law->p.n);
+        }
         law->has_material = 1;
         law->p.n = 1.5; /* Hertz */
         if (!law->m_given)

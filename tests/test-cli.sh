@@ -20,6 +20,10 @@ for cmd in run compare sweep law; do
     [ $st -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "^cradle: $cmd: .*'--frob' (cradle help $cmd)" err.txt \
         && [ ! -s out.txt ] && ok "$cmd --frob: one line, exit 2" || bad "$cmd --frob: status $st, $(cat err.txt)"
 done
+# a material fixes Hertz's n: another n is refused, not ignored
+"$CRADLE" run "$MODELS/newton-cradle-5.yaml" --set contact.n=2 -o n.h5 2> err.txt; st=$?
+[ $st -eq 3 ] && grep -q "contact.n: a material gives Hertz's n = 1.5 (got 2)" err.txt && [ ! -e n.h5 ] \
+    && ok "contact.n with a material: refused, exit 3" || bad "n with material: $st $(cat err.txt)"
 # -q silences everything, the --cases count too
 "$CRADLE" run -q --cases qcases -o q.h5 "$MODELS/three-ball-chain.yaml" > q.out 2> q.err; st=$?
 [ $st -eq 0 ] && [ ! -s q.out ] && [ ! -s q.err ] && [ -f qcases/episode-0000.yaml ] \
