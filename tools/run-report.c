@@ -149,7 +149,7 @@ void report_episodes(const cr_system *sys, const cr_monitor *mon)
             continue;
         size_t nb, nc;
         const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
-        printf("  episode %zu: t = %.6g .. %.6g s, ", k + 1, in.t_start, in.t_end);
+        printf("  episode %zu: t = %.6g .. %.6g s, ", k, in.t_start, in.t_end);
         print_bodies(bodies, nb);
         printf(", reference contact %zu, kappa = T+/T- = %.9f%s\n", in.reference, in.kappa,
                in.complete ? "" : " (still running at the end)");
@@ -206,8 +206,8 @@ void report_collisions(const cr_monitor *mon)
         char who[32];
         const size_t *b = cr_monitor_collision_bodies(mon, k, &nb);
         format_bodies(who, sizeof who, b, nb);
-        printf("    %9zu %12.6f %12.6f %8zu %10s %12.6g %12.6g %12.9f%s\n", k + 1, c.t_start,
-               c.t_end, c.episode_count, who, c.T_minus, c.T_plus, c.kappa,
+        printf("    %9zu %12.6f %12.6f %8zu %10s %12.6g %12.6g %12.9f%s\n", k, c.t_start, c.t_end,
+               c.episode_count, who, c.T_minus, c.T_plus, c.kappa,
                c.complete ? "" : " (still running at the end)");
     }
     if (n > SHOWN_COLLISIONS)
