@@ -24,6 +24,12 @@ done
 "$CRADLE" run "$MODELS/newton-cradle-5.yaml" --set contact.n=2 -o n.h5 2> err.txt; st=$?
 [ $st -eq 3 ] && grep -q "contact.n: a material gives Hertz's n = 1.5 (got 2)" err.txt && [ ! -e n.h5 ] \
     && ok "contact.n with a material: refused, exit 3" || bad "n with material: $st $(cat err.txt)"
+# --cases into a file or a folder that cannot be made: refused before the run
+for dir in "$MODELS/three-ball-chain.yaml" /nonexistent/cases; do
+    "$CRADLE" run --cases "$dir" -o c.h5 "$MODELS/three-ball-chain.yaml" > /dev/null 2> err.txt; st=$?
+    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "^cradle: --cases $dir: " err.txt && [ ! -e c.h5 ] \
+        && ok "--cases $dir: exit 3 before the run, no file" || bad "--cases $dir: $st $(cat err.txt)"
+done
 # -q silences everything, the --cases count too
 "$CRADLE" run -q --cases qcases -o q.h5 "$MODELS/three-ball-chain.yaml" > q.out 2> q.err; st=$?
 [ $st -eq 0 ] && [ ! -s q.out ] && [ ! -s q.err ] && [ -f qcases/episode-0000.yaml ] \

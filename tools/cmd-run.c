@@ -322,8 +322,9 @@ int cmd_run(int argc, char **argv)
     if (st != 0)
         return st < 0 ? 0 : st;
     char msg[1024];
-    if (tools_check_output(a.out, a.input, msg, sizeof msg) != 0) {
-        tools_error("%s", msg);
+    if (tools_check_output(a.out, a.input, msg, sizeof msg) != 0 ||
+        (a.cases && tools_check_folder(a.cases, msg, sizeof msg) != 0)) {
+        tools_error("%s%s", a.cases && strstr(msg, a.cases) == msg ? "--cases " : "", msg);
         return EXIT_INPUT;
     }
     run_state r = {0};

@@ -90,6 +90,38 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
     return ok && writable ? 0 : -1;
 }
 
+int tools_check_folder(const char *dir, char *msg, size_t msglen)
+{
+    struct stat sb;
+    if (!dir[0]) {
+        snprintf(msg, msglen, "the folder name is empty");
+        return -1;
+    }
+    if (stat(dir, &sb) == 0) {
+        if (!S_ISDIR(sb.st_mode)) {
+            snprintf(msg, msglen, "%s: exists and is not a folder", dir);
+            return -1;
+        }
+        if (access(dir, W_OK | X_OK) != 0) {
+            snprintf(msg, msglen, "%s: the folder is not writable", dir);
+            return -1;
+        }
+        return 0;
+    }
+    char *copy = strdup(dir);
+    if (!copy) {
+        snprintf(msg, msglen, "out of memory");
+        return -1;
+    }
+    const char *parent = dirname(copy);
+    int ok = stat(parent, &sb) == 0 && S_ISDIR(sb.st_mode) && access(parent, W_OK | X_OK) == 0;
+    if (!ok)
+        snprintf(msg, msglen, "%s: cannot be made: the folder %s does not exist or is not writable",
+                 dir, parent);
+    free(copy);
+    return ok ? 0 : -1;
+}
+
 int tools_bad_option(const char *cmd, char **argv)
 {
     const char *opt = optind > 0 ? argv[optind - 1] : "?";

@@ -32,6 +32,13 @@ int tools_check_output(const char *out, const char *input, char *msg, size_t msg
  */
 int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *msg, size_t msglen);
 
+/*
+ * Checks a folder to write into before any work: an existing folder that is
+ * writable, or one that can be made (its parent exists and is writable).
+ * @return 0, or -1 with the reason in @p msg.
+ */
+int tools_check_folder(const char *dir, char *msg, size_t msglen);
+
 /* 1 when @p path is an existing file that starts with HDF5's signature. */
 int tools_is_hdf5(const char *path);
 
