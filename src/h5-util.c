@@ -61,3 +61,66 @@ int cr_h5_attr_int64(hid_t obj, const char *name, int64_t v)
 {
     return cr_h5_attr_number(obj, name, H5T_NATIVE_INT64, &v);
 }
+
+hid_t cr_h5_compound_type(size_t size, const cr_h5_column *c, size_t nc)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, size);
+    for (size_t i = 0; t >= 0 && i < nc; i++)
+        if (H5Tinsert(t, c[i].name, c[i].offset, c[i].type) < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    return t;
+}
+
+int cr_h5_attr_strings(hid_t obj, const char *name, const char *const *v, size_t n)
+{
+    hsize_t dim = n;
+    hid_t t = cr_h5_utf8_type(), space = H5Screate_simple(1, &dim, NULL);
+    hid_t a = t < 0 || space < 0 ? -1 : H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
+    int e = a < 0 || H5Awrite(a, t, v) < 0 ? -1 : 0;
+    if (a >= 0 && H5Aclose(a) < 0)
+        e = -1;
+    if (space >= 0)
+        H5Sclose(space);
+    if (t >= 0)
+        H5Tclose(t);
+    return e;
+}
+
+/* Tables have at most this many columns (the widest, /comparison/rows, has 25). */
+#define H5_MAX_COLUMNS 64
+
+int cr_h5_table_units(hid_t d, const cr_h5_column *c, size_t nc, const char *description)
+{
+    const char *u[H5_MAX_COLUMNS];
+    size_t n = nc < H5_MAX_COLUMNS ? nc : H5_MAX_COLUMNS;
+    for (size_t i = 0; i < n; i++)
+        u[i] = c[i].units;
+    int e = cr_h5_attr_strings(d, "units", u, n);
+    if (description)
+        e |= cr_h5_attr_string(d, "description", description);
+    return e;
+}
+
+int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
+                      const void *rows, size_t n, const char *description)
+{
+    hid_t t = cr_h5_compound_type(size, c, nc);
+    if (t < 0)
+        return -1;
+    hsize_t dim = n;
+    hid_t space = H5Screate_simple(1, &dim, NULL);
+    hid_t d =
+        space < 0 ? -1 : H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
+    if (d >= 0) {
+        e |= cr_h5_table_units(d, c, nc, description);
+        if (H5Dclose(d) < 0)
+            e = -1;
+    }
+    if (space >= 0)
+        H5Sclose(space);
+    H5Tclose(t);
+    return e;
+}

@@ -19,4 +19,24 @@ int cr_h5_attr_string(hid_t obj, const char *name, const char *value);
 int cr_h5_attr_double(hid_t obj, const char *name, double v);
 int cr_h5_attr_int64(hid_t obj, const char *name, int64_t v);
 
+/* One column of a compound table: name, offset in the row struct, HDF5 type
+ * (not owned), units. */
+typedef struct {
+    const char *name;
+    size_t offset;
+    hid_t type;
+    const char *units;
+} cr_h5_column;
+
+/* The compound type of a row of @p size bytes (caller closes; -1 on failure). */
+hid_t cr_h5_compound_type(size_t size, const cr_h5_column *c, size_t nc);
+/* A 1-D attribute of @p n strings. */
+int cr_h5_attr_strings(hid_t obj, const char *name, const char *const *v, size_t n);
+/* The per-column "units" attribute every table carries (docs/hdf5-layout.md),
+ * and "description" when not NULL. */
+int cr_h5_table_units(hid_t d, const cr_h5_column *c, size_t nc, const char *description);
+/* A 1-D compound dataset of @p n rows with its units and description. */
+int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
+                      const void *rows, size_t n, const char *description);
+
 #endif

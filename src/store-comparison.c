@@ -50,39 +50,6 @@ static int write_doubles(hid_t loc, const char *name, const double *v, size_t ro
     return e;
 }
 
-int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
-                      const void *rows, size_t n, const char *description)
-{
-    hid_t t = H5Tcreate(H5T_COMPOUND, size);
-    const char *units[40];
-    for (size_t i = 0; i < nc && i < 40; i++) {
-        H5Tinsert(t, c[i].name, c[i].offset, c[i].type);
-        units[i] = c[i].units;
-    }
-    hsize_t dim = n;
-    hid_t s = H5Screate_simple(1, &dim, NULL);
-    hid_t d = H5Dcreate2(loc, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
-    if (d >= 0) {
-        hid_t st = H5Tcopy(H5T_C_S1);
-        H5Tset_size(st, H5T_VARIABLE);
-        H5Tset_cset(st, H5T_CSET_UTF8);
-        hsize_t nu = nc;
-        hid_t us = H5Screate_simple(1, &nu, NULL);
-        hid_t a = H5Acreate2(d, "units", st, us, H5P_DEFAULT, H5P_DEFAULT);
-        e |= a < 0 || H5Awrite(a, st, units) < 0 ? -1 : 0;
-        if (a >= 0)
-            H5Aclose(a);
-        H5Sclose(us);
-        H5Tclose(st);
-        e |= cr_h5_attr_string(d, "description", description);
-        H5Dclose(d);
-    }
-    H5Sclose(s);
-    H5Tclose(t);
-    return e;
-}
-
 /* ---- the three tables ----------------------------------------------------------- */
 
 typedef struct {

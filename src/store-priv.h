@@ -9,17 +9,6 @@
 
 #include "h5-util.h"
 
-/* One column of a compound table: name, offset in the row struct, HDF5 type, units. */
-typedef struct {
-    const char *name;
-    size_t offset;
-    hid_t type;
-    const char *units;
-} cr_h5_column;
-
-/* A 1-D compound dataset of @p n rows with "units" (per column) and "description". */
-int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
-                      const void *rows, size_t n, const char *description);
 /*
  * Copies @p source beside @p target, lets @p write add to the copy, closes and
  * fsyncs it and renames it over @p target: the target is never edited in

@@ -71,22 +71,6 @@ struct cr_store {
 
 /* ---- small HDF5 helpers (each returns 0 or -1 and closes what it opened) --- */
 
-/* A 1-D attribute of @p n strings (the units of a table's fields, in order). */
-static int attr_strings(hid_t obj, const char *name, const char *const *v, size_t n)
-{
-    hsize_t dim = n;
-    hid_t t = cr_h5_utf8_type(), space = H5Screate_simple(1, &dim, NULL);
-    hid_t a = t < 0 || space < 0 ? -1 : H5Acreate2(obj, name, t, space, H5P_DEFAULT, H5P_DEFAULT);
-    int e = a < 0 || H5Awrite(a, t, v) < 0 ? -1 : 0;
-    if (a >= 0 && H5Aclose(a) < 0)
-        e = -1;
-    if (space >= 0)
-        H5Sclose(space);
-    if (t >= 0)
-        H5Tclose(t);
-    return e;
-}
-
 /* A dataset of rank 0 (rank = 0), 1 or 2 written in one go, with its units. */
 static int write_array(hid_t loc, const char *name, hid_t type, const void *v, int rank,
                        size_t rows, size_t cols, const char *units)
@@ -118,60 +102,6 @@ static hid_t group_create(hid_t loc, const char *name)
 }
 
 /* ---- compound tables ------------------------------------------------------- */
-
-/* One field of a compound row: name, offset, HDF5 type (not owned) and units. */
-typedef struct {
-    const char *name;
-    size_t offset;
-    hid_t type;
-    const char *units;
-} field;
-
-static hid_t compound_type(size_t size, const field *f, size_t nf)
-{
-    hid_t t = H5Tcreate(H5T_COMPOUND, size);
-    for (size_t i = 0; t >= 0 && i < nf; i++)
-        if (H5Tinsert(t, f[i].name, f[i].offset, f[i].type) < 0) {
-            H5Tclose(t);
-            return -1;
-        }
-    return t;
-}
-
-/* The per-field units attribute every table carries (docs/hdf5-layout.md). */
-static int table_units(hid_t d, const field *f, size_t nf, const char *description)
-{
-    const char *u[32];
-    for (size_t i = 0; i < nf && i < 32; i++)
-        u[i] = f[i].units;
-    int e = attr_strings(d, "units", u, nf < 32 ? nf : 32);
-    if (description)
-        e |= cr_h5_attr_string(d, "description", description);
-    return e;
-}
-
-/* A fixed-size table of n rows. */
-static int write_table(hid_t loc, const char *name, size_t size, const field *f, size_t nf,
-                       const void *rows, size_t n, const char *description)
-{
-    hid_t t = compound_type(size, f, nf);
-    if (t < 0)
-        return -1;
-    hsize_t dim = n;
-    hid_t space = H5Screate_simple(1, &dim, NULL);
-    hid_t d =
-        space < 0 ? -1 : H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = d < 0 || (n && H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) ? -1 : 0;
-    if (d >= 0) {
-        e |= table_units(d, f, nf, description);
-        if (H5Dclose(d) < 0)
-            e = -1;
-    }
-    if (space >= 0)
-        H5Sclose(space);
-    H5Tclose(t);
-    return e;
-}
 
 /* An extendible dataset (first dimension unlimited), chunked and compressed.
  * Chunks of at most 8 KiB: HDF5 compresses the last, partly filled chunk at
@@ -620,7 +550,7 @@ static int open_events(cr_store *st)
     hid_t kind = event_kind_type();
     if (kind < 0)
         return -1;
-    const field f[] = {
+    const cr_h5_column f[] = {
         {"time", offsetof(event_row, time), H5T_NATIVE_DOUBLE, "s"},
         {"contact", offsetof(event_row, contact), H5T_NATIVE_INT64, "1 (row of /contacts)"},
         {"kind", offsetof(event_row, kind), kind, "1 (enum)"},
@@ -630,13 +560,14 @@ static int open_events(cr_store *st)
         {"impulse", offsetof(event_row, impulse), H5T_NATIVE_DOUBLE, "N s"},
     };
     size_t nf = sizeof f / sizeof f[0];
-    st->event_type = compound_type(sizeof(event_row), f, nf);
+    st->event_type = cr_h5_compound_type(sizeof(event_row), f, nf);
     st->events = st->event_type < 0
                      ? -1
                      : create_extendible(st->file, "events", st->event_type, 0, sizeof(event_row));
-    int e = st->events < 0 ? -1
-                           : table_units(st->events, f, nf,
-                                         "contact events located by root finding, in time order");
+    int e = st->events < 0
+                ? -1
+                : cr_h5_table_units(st->events, f, nf,
+                                    "contact events located by root finding, in time order");
     H5Tclose(kind);
     return e;
 }
@@ -1002,7 +933,7 @@ static int write_contacts(cr_store *st)
     {                                                                                              \
         name, offsetof(contact_row, member), type, units                                           \
     }
-    const field f[] = {
+    const cr_h5_column f[] = {
         CF("body_a", body_a, H5T_NATIVE_INT64, "1"),
         CF("body_b", body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
         CF("unilateral", unilateral, H5T_NATIVE_INT8, "1 (1: contact law acts)"),
@@ -1023,8 +954,9 @@ static int write_contacts(cr_store *st)
     };
 #undef CF
     if (e == 0)
-        e = write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0], rows,
-                        n, "every contact of the run, state at the end; impulses since t = 0");
+        e = cr_h5_write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0],
+                              rows, n,
+                              "every contact of the run, state at the end; impulses since t = 0");
     free(rows);
     if (vec >= 0)
         H5Tclose(vec);
@@ -1163,7 +1095,7 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
     {                                                                                              \
 #name, offsetof(episode_row, name), type, units                                            \
     }
-    const field f[] = {
+    const cr_h5_column f[] = {
         EF(index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"),
         EF(t_start, H5T_NATIVE_DOUBLE, "s"),
         EF(t_end, H5T_NATIVE_DOUBLE, "s"),
@@ -1181,8 +1113,8 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
     };
 #undef EF
     if (e == 0)
-        e = write_table(st->file, "episodes", sizeof(episode_row), f, sizeof f / sizeof f[0], rows,
-                        n, "impact episodes found by the monitor");
+        e = cr_h5_write_table(st->file, "episodes", sizeof(episode_row), f, sizeof f / sizeof f[0],
+                              rows, n, "impact episodes found by the monitor");
     free(rows);
     return e;
 }
@@ -1220,7 +1152,7 @@ static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
     {                                                                                              \
 #name, offsetof(record_row, name), type, units                                             \
     }
-    const field f[] = {
+    const cr_h5_column f[] = {
         RF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
         RF(body_a, H5T_NATIVE_INT64, "1"),
         RF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
@@ -1239,8 +1171,8 @@ static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
         RF(flags, H5T_NATIVE_INT32, "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
     };
 #undef RF
-    int e = write_table(g, "contacts", sizeof(record_row), f, sizeof f / sizeof f[0], rows, n,
-                        "per-contact records of the episode");
+    int e = cr_h5_write_table(g, "contacts", sizeof(record_row), f, sizeof f / sizeof f[0], rows, n,
+                              "per-contact records of the episode");
     free(rows);
     return e;
 }
@@ -1452,7 +1384,7 @@ static int write_collision_table(cr_store *st, const cr_monitor *mon, size_t n, 
     {                                                                                              \
 #name, offsetof(collision_row, name), type, units                                          \
     }
-    const field f[] = {
+    const cr_h5_column f[] = {
         KF(index, H5T_NATIVE_INT64, "1"),
         KF(episode_offset, H5T_NATIVE_INT64, "1 (first row of /collision/episodes)"),
         KF(episode_count, H5T_NATIVE_INT64, "1"),
@@ -1473,8 +1405,9 @@ static int write_collision_table(cr_store *st, const cr_monitor *mon, size_t n, 
     };
 #undef KF
     if (e == 0)
-        e = write_table(st->file, "collisions", sizeof(collision_row), f, sizeof f / sizeof f[0],
-                        rows, n, "collisions: episodes sharing bodies within the window");
+        e = cr_h5_write_table(st->file, "collisions", sizeof(collision_row), f,
+                              sizeof f / sizeof f[0], rows, n,
+                              "collisions: episodes sharing bodies within the window");
     free(rows);
     return e;
 }
@@ -1497,7 +1430,7 @@ static int write_collision_records(hid_t g, const cr_collision_record *rec, size
     {                                                                                              \
 #name, offsetof(collision_record_row, name), type, units                                   \
     }
-    const field f[] = {
+    const cr_h5_column f[] = {
         CF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
         CF(body_a, H5T_NATIVE_INT64, "1"),
         CF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
@@ -1508,8 +1441,9 @@ static int write_collision_records(hid_t g, const cr_collision_record *rec, size
         CF(episode_count, H5T_NATIVE_INT64, "1"),
     };
 #undef CF
-    int e = write_table(g, "contacts", sizeof(collision_record_row), f, sizeof f / sizeof f[0],
-                        rows, n, "per-contact totals of every collision, at contact_offset");
+    int e =
+        cr_h5_write_table(g, "contacts", sizeof(collision_record_row), f, sizeof f / sizeof f[0],
+                          rows, n, "per-contact totals of every collision, at contact_offset");
     free(rows);
     return e;
 }
