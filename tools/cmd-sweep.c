@@ -232,9 +232,7 @@ static int open_output(const sweep_args *a, const cr_sweep *s, cr_sweep_file **f
     if (tools_check_output(a->out, a->sweep, msg, sizeof msg) != 0 ||
         (cr_sweep_model_path(s)[0] &&
          tools_check_output(a->out, cr_sweep_model_path(s), msg, sizeof msg) != 0) ||
-        (a->csv &&
-         (strcmp(a->csv, a->out) == 0 || tools_check_csv(a->csv, files, 3, msg, sizeof msg) != 0) &&
-         (msg[0] || snprintf(msg, sizeof msg, "%s: --csv names the HDF5 output", a->csv)))) {
+        (a->csv && tools_check_csv(a->csv, files, 3, msg, sizeof msg) != 0)) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }

@@ -287,8 +287,7 @@ static int make(int argc, char **argv)
     const char *files[] = {grid, check, out};
     if (tools_check_output(out, grid, msg, sizeof msg) != 0 ||
         (check && strcmp(out, check) == 0 && snprintf(msg, sizeof msg, "%s: is an input", out)) ||
-        (csv && (strcmp(csv, out) == 0 || tools_check_csv(csv, files, 3, msg, sizeof msg) != 0) &&
-         (msg[0] || snprintf(msg, sizeof msg, "%s: --csv names the table itself", csv)))) {
+        (csv && tools_check_csv(csv, files, 3, msg, sizeof msg) != 0)) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }

@@ -157,7 +157,7 @@ int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *
     if (tools_check_output(csv, NULL, msg, msglen) != 0)
         return -1;
     for (size_t k = 0; k < n; k++)
-        if (same_file(csv, inputs[k])) {
+        if (inputs[k] && (strcmp(csv, inputs[k]) == 0 || same_file(csv, inputs[k]))) {
             snprintf(msg, msglen,
                      "%s: --csv names %s, a file of this command: refusing to "
                      "overwrite it",
