@@ -73,7 +73,7 @@ void usage_compare(FILE *out)
 }
 
 typedef struct {
-    const char *input, *out, *table;
+    const char *input, *out;
     int csv, json, quiet, estimate;
     long episode; /* −1: all */
     char command[1024];
@@ -125,10 +125,6 @@ static int parse_args(int argc, char **argv, compare_args *a)
             break;
         case 'o':
             a->out = optarg;
-            break;
-        case RIGID_OPT_TABLE: /* the episode comparison's table, and a rigid run's */
-            a->table = optarg;
-            compare_runs_option(c, optarg, &a->runs);
             break;
         case 'e':
             if ((a->episode = parse_index(optarg)) < 0) {
@@ -190,18 +186,6 @@ static int parse_args(int argc, char **argv, compare_args *a)
     }
     a->input = argv[optind];
     return 0;
-}
-
-/* HDF5's signature at offset 0 (cradle writes no user block). */
-static int is_hdf5(const char *path)
-{
-    static const unsigned char magic[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
-    unsigned char buf[8];
-    FILE *f = fopen(path, "rb");
-    int yes = f && fread(buf, 1, 8, f) == 8 && memcmp(buf, magic, 8) == 0;
-    if (f)
-        fclose(f);
-    return yes;
 }
 
 /* ---- runs ------------------------------------------------------------------------ */
@@ -542,20 +526,22 @@ int cmd_compare(int argc, char **argv)
     }
     cr_table *table = NULL;
     char msg[512] = "";
-    if (a.table && cr_table_open(a.table, &table, msg, sizeof msg) != CR_OK) {
+    /* --table (a rigid option) serves the episode comparison too */
+    const char *table_path = a.runs.params.table;
+    if (table_path && cr_table_open(table_path, &table, msg, sizeof msg) != CR_OK) {
         tools_error("compare: --table %s", msg);
         cr_compare_destroy(cmp);
         return EXIT_INPUT;
     }
     cr_compare_set_table(cmp, table);
-    if (is_hdf5(a.input) && a.sets.count) {
+    if (tools_is_hdf5(a.input) && a.sets.count) {
         tools_error("compare: --set applies to a MODEL; %s is a run file (its model is as run)",
                     a.input);
         cr_compare_destroy(cmp);
         cr_table_close(table);
         return EXIT_USAGE;
     }
-    if (a.runs.n && is_hdf5(a.input)) {
+    if (a.runs.n && tools_is_hdf5(a.input)) {
         tools_error("compare: --rigid runs MODEL compliant and rigid; %s is a run file (give its "
                     "model)",
                     a.input);
@@ -563,9 +549,9 @@ int cmd_compare(int argc, char **argv)
         return EXIT_USAGE;
     }
     compare_runs_io io = {a.input, a.out, a.command, &a.sets, a.csv, a.json, a.quiet};
-    st = a.runs.n           ? compare_runs(&io, &a.runs)
-         : is_hdf5(a.input) ? compare_run_file(&a, cmp)
-                            : compare_model_file(&a, cmp);
+    st = a.runs.n                 ? compare_runs(&io, &a.runs)
+         : tools_is_hdf5(a.input) ? compare_run_file(&a, cmp)
+                                  : compare_model_file(&a, cmp);
     cr_compare_destroy(cmp);
     cr_table_close(table);
     return st;
