@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "priv.h"
+
 void cr_contact_params_init(cr_contact_params *p, double K, double n, double C, cr_release release)
 {
     p->K = K;
@@ -23,17 +25,32 @@ int cr_contact_params_check(const cr_contact_params *p)
     return CR_OK;
 }
 
-/* δᵐ with the convention 0⁰ = 1, so the linear dashpot (m = 0) is C δ̇. */
-static double pow_overlap(double delta, double e)
+/* δᵐ with the convention 0⁰ = 1, so the linear dashpot (m = 0) is C δ̇. The
+ * Hertz exponents (n = 3/2: δ^½, δ^{3/2}, δ^{5/2}) go through sqrt, which is
+ * exactly rounded and five times cheaper than pow: pow was 15 % of a 5-ball
+ * cradle's CPU. Both agree to an ulp or two. */
+double cr_pow_overlap(double delta, double e)
 {
-    return e == 0.0 ? 1.0 : (e == 1.0 ? delta : pow(delta, e));
+    if (e == 0.0)
+        return 1.0;
+    if (e == 1.0)
+        return delta;
+    if (e == 1.5)
+        return delta * sqrt(delta);
+    if (e == 0.5)
+        return sqrt(delta);
+    if (e == 2.5)
+        return delta * delta * sqrt(delta);
+    if (e == 2.0)
+        return delta * delta;
+    return pow(delta, e);
 }
 
 static double raw_force(const cr_contact_params *p, double delta, double delta_dot)
 {
-    double f = p->K * pow_overlap(delta, p->n);
+    double f = p->K * cr_pow_overlap(delta, p->n);
     if (p->C != 0.0)
-        f += p->C * pow_overlap(delta, p->m) * delta_dot;
+        f += p->C * cr_pow_overlap(delta, p->m) * delta_dot;
     return f;
 }
 
@@ -56,12 +73,12 @@ void cr_contact_partials(const cr_contact_params *p, double delta, double delta_
         return;
     if (p->release == CR_RELEASE_FORCE && raw_force(p, delta, delta_dot) < 0.0)
         return;
-    *df_ddelta = p->n * p->K * pow_overlap(delta, p->n - 1.0);
+    *df_ddelta = p->n * p->K * cr_pow_overlap(delta, p->n - 1.0);
     if (p->C != 0.0) {
-        *df_ddot = p->C * pow_overlap(delta, p->m);
+        *df_ddot = p->C * cr_pow_overlap(delta, p->m);
         if (p->m != 0.0) {
             double d = delta > delta_floor ? delta : delta_floor;
-            *df_ddelta += p->m * p->C * pow_overlap(d, p->m - 1.0) * delta_dot;
+            *df_ddelta += p->m * p->C * cr_pow_overlap(d, p->m - 1.0) * delta_dot;
         }
     }
 }
@@ -70,8 +87,8 @@ double cr_contact_release_function(const cr_contact_params *p, double delta, dou
                                    double delta_scale)
 {
     double q = fmin(p->n, p->m), ek = p->n - q, ec = p->m - q;
-    double raw = p->K * pow_overlap(delta, ek) + p->C * pow_overlap(delta, ec) * delta_dot;
-    return raw / (p->K * pow_overlap(delta_scale, ek));
+    double raw = p->K * cr_pow_overlap(delta, ek) + p->C * cr_pow_overlap(delta, ec) * delta_dot;
+    return raw / (p->K * cr_pow_overlap(delta_scale, ek));
 }
 
 int cr_contact_force_jumps(const cr_contact_params *p, int closing)
@@ -83,7 +100,7 @@ double cr_contact_energy(const cr_contact_params *p, double delta)
 {
     if (delta <= 0.0)
         return 0.0;
-    return p->K * pow_overlap(delta, p->n + 1.0) / (p->n + 1.0);
+    return p->K * cr_pow_overlap(delta, p->n + 1.0) / (p->n + 1.0);
 }
 
 double cr_contact_dissipation_rate(const cr_contact_params *p, double delta, double delta_dot)
@@ -95,7 +112,7 @@ double cr_contact_dissipation_rate(const cr_contact_params *p, double delta, dou
      * `force` convention (f = 0 while δ > 0) it is the elastic energy the
      * contact abandons, so that T + U + W stays constant in both conventions. */
     double f = cr_contact_force(p, delta, delta_dot);
-    return (f - p->K * pow_overlap(delta, p->n)) * delta_dot;
+    return (f - p->K * cr_pow_overlap(delta, p->n)) * delta_dot;
 }
 
 double cr_contact_hertz_stiffness(double E1, double nu1, double R1, double E2, double nu2,

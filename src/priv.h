@@ -25,6 +25,10 @@
  * carries below this overlap is at most CR_WAKE_FRACTION^n of the pulse's. */
 #define CR_WAKE_FRACTION 1e-6
 
+/* δᵉ for an overlap δ ≥ 0, with 0⁰ = 1 and the Hertz exponents through sqrt
+ * (contact.c). */
+double cr_pow_overlap(double delta, double e);
+
 /* Trajectory rows a run writes at most over a given end time (an explicit
  * interval that asks for more is refused; past this many rows the interval is
  * widened tenfold). 1e7 rows of a 5-ball chain are ~1 GB uncompressed. */

@@ -128,9 +128,19 @@ struct cr_sim {
     int *rootsfound;
     size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
     size_t n_contact_roots;
-    double *mu;     /* reduced mass of each pair (a wall is immovable) */
-    int *quiet;     /* wake contacts: no events (wake_margin) */
-    double *frozen; /* the signs a quiet contact's first three roots show CVODE */
+    double *mu; /* reduced mass of each pair (a wall is immovable) */
+    /* Adams under a field restarts at every closing. Its history then spans
+     * the integrated free flight before the contact, and the Hertz force's
+     * δ^½ curvature at closing makes the next steps' error estimate
+     * unreliable: two pendulums at rtol 1e-10 lost up to 1.7e-7 of an
+     * episode's energy balance (2.6e-6 with the order capped at 7), 5e-9 with
+     * the restart (BDF: 1.2e-8; tests/test-monitor.c). Without a field free
+     * flight is exact or the bodies touch, and restarts there only cost (the
+     * 1000-bead chain 20-40 % more steps at the same error). */
+    int adams_field;
+    double *wake_level; /* (CR_WAKE_FRACTION·δ*)ⁿ⁺¹ of each pair (wake_margin) */
+    int *quiet;         /* wake contacts: no events (wake_margin) */
+    double *frozen;     /* the signs a quiet contact's first three roots show CVODE */
 
     /* the window (active region) */
     int whole;                    /* 1: the whole chain, always (fields, or asked) */
@@ -383,6 +393,14 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
  * from free flight (predict). */
 enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
 
+/* Adams' highest order. CVODE allows 12, and each step's Nordsieck work grows
+ * as q²: on the 3-ball chain at rtol 1e-10 the order wandered up to 12 and back,
+ * taking 398 steps; capped at 7 it takes 290 at 38 % fewer instructions, with
+ * the same error against a BDF rtol-1e-13 run (1.7e-9 vs 1.5e-9). On the
+ * 1000-bead chain at 1e-11 and the 5-ball cradle the cap changes nothing
+ * (docs/performance.md, "Adams' order"). */
+#define ADAMS_MAX_ORDER 7
+
 /* Contacts whose own energy cannot compress them beyond CR_WAKE_FRACTION·δ* are
  * quiet: behind a pulse, contacts left touching at δ ~ 1e-7 δ* with relative
  * speeds of 1e-9 V open and re-close every few hundred contact times, and their
@@ -393,15 +411,17 @@ enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
  * contact keeps its force in the RHS while both its bodies are in the window,
  * generates no events and counts as settled. d and g: scaled overlap and
  * compression rate. */
+/* The margin is computed as the (n+1)-th power of reach / (θ δ*), minus 1: the
+ * same sign and the same roots, without the two pow calls that were 10 % of a
+ * 5-ball cradle's CPU (wake_level holds (θ δ*)ⁿ⁺¹). */
 static double wake_margin(const cr_sim *s, size_t c, double d, double g)
 {
     const cr_contact_params *p = &s->law[c];
-    double delta = s->L * d, rate = s->V * g;
-    double E = 0.5 * s->mu[c] * rate * rate;
-    if (delta > 0.0)
-        E += p->K * pow(delta, p->n + 1.0) / (p->n + 1.0);
-    double reach = pow((p->n + 1.0) * E / p->K, 1.0 / (p->n + 1.0));
-    return reach / s->L - CR_WAKE_FRACTION;
+    double rate = s->V * g;
+    double reach_pow = 0.5 * (p->n + 1.0) * s->mu[c] * rate * rate / p->K;
+    if (d > 0.0)
+        reach_pow += cr_pow_overlap(s->L * d, p->n + 1.0);
+    return reach_pow / s->wake_level[c] - 1.0;
 }
 
 /* The first three root functions of pair c, as CVODE sees them when not quiet;
@@ -494,6 +514,7 @@ void cr_sim_destroy(cr_sim *s)
     free(s->rootsfound);
     free(s->root_contact);
     free(s->mu);
+    free(s->wake_level);
     free(s->quiet);
     free(s->frozen);
     free(s->ilo);
@@ -600,6 +621,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->has_link = calloc(nc, sizeof(int));
     s->root_contact = malloc(nc * sizeof(size_t));
     s->mu = malloc(nc * sizeof(double));
+    s->wake_level = malloc(nc * sizeof(double));
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
     s->rootsfound = malloc((R_PER_CONTACT * nc) * sizeof(int));
@@ -629,11 +651,11 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->bind = malloc(nc * sizeof(size_t));
     if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
         !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
-        !s->link || !s->has_link || !s->root_contact || !s->mu || !s->quiet || !s->frozen ||
-        !s->rootsfound || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody || !s->yovl ||
-        !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp || !s->gfirst || !s->glast ||
-        !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o || !s->ref_tc || !s->Pbank ||
-        !s->stamp || !s->counted || !s->bind)
+        !s->link || !s->has_link || !s->root_contact || !s->mu || !s->wake_level || !s->quiet ||
+        !s->frozen || !s->rootsfound || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody ||
+        !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp || !s->gfirst ||
+        !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o || !s->ref_tc ||
+        !s->Pbank || !s->stamp || !s->counted || !s->bind)
         goto nomem;
     s->gravity = cr_model_gravity(model);
     s->has_fields = cr_model_has_fields(model);
@@ -685,6 +707,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     for (size_t c = 0; c < s->nc; c++) {
         double ma = s->mass[c], mb = s->mass[c + 1];
         s->mu[c] = s->fixed[c] ? mb : (s->fixed[c + 1] ? ma : ma * mb / (ma + mb));
+        s->wake_level[c] = pow(CR_WAKE_FRACTION * s->L, s->law[c].n + 1.0);
     }
     for (size_t c = 0; c < s->nc; c++)
         if (s->has_link[c]) {
@@ -1188,6 +1211,7 @@ static int window_build(cr_sim *s, size_t n)
     N_VConst(0.0, s->yQ);
 
     cr_method method = cr_sim_method(s);
+    s->adams_field = method != CR_METHOD_BDF && s->has_fields;
     s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
         goto fail;
@@ -1195,6 +1219,8 @@ static int window_build(cr_sim *s, size_t n)
         cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, quad_rhs, s->yQ, s, s->rtol, s->atol, s->err);
     if (flag == CV_SUCCESS && s->tau_stop > s->tau)
         flag = CVodeSetStopTime(s->cvode, s->tau_stop);
+    if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
+        flag = CVodeSetMaxOrd(s->cvode, ADAMS_MAX_ORDER);
     if (flag != CV_SUCCESS) {
         rc = cvode_fail(s, "CVODE setup", flag);
         goto fail;
@@ -1313,7 +1339,7 @@ static int contact_events(cr_sim *s, size_t c, const double *lo, const double *n
     if (close) {
         int closing = now[R_CLOSE] > 0.0;
         rc = push_event(s, c, closing ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
-        *restart |= cr_contact_force_jumps(&s->law[c], closing);
+        *restart |= cr_contact_force_jumps(&s->law[c], closing) || (closing && s->adams_field);
     }
     if (ovl_now(s, c) <= ETA || rc != CR_OK)
         return rc;
