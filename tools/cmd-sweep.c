@@ -295,6 +295,8 @@ static int run_sweep(const sweep_args *a, const cr_sweep *s, int ranks)
 int cmd_sweep(int argc, char **argv)
 {
     int ranks = sweep_mpi_init(&argc, &argv);
+    if (ranks < 1)
+        return EXIT_RUN;
     sweep_args a;
     int st = parse_args(argc, argv, &a);
     if (st == 0) {

@@ -9,6 +9,12 @@
 # python3-numpy, python3-matplotlib, python3-pil, python3-yaml, python3-pytest:
 # the Python package (python/cradle), tools/cradle-plot (figures, GIFs) and
 # its tests. python3-scipy: the validation checks (tests/validation).
+# libhdf5-dev: HDF5's headers and libraries, its static libhdf5_serial.a
+# included (with zlib1g-dev's libz.a and libaec-dev's libsz.a, which it
+# depends on): the `cradle` executable links the archive, not the shared
+# library and its libcurl/gnutls/krb5 tree (meson option static_cli).
+# libsuitesparse-dev, libfyaml-dev, libjson-c-dev: their archives go into the
+# executable too.
 # libsiconos-kernel-dev: Siconos' own LZB law (MultipleImpact), the reference of
 # test-laws' LZB comparison (tests/ref-siconos-lzb.cpp; skipped without it).
 # libopenmpi-dev, openmpi-bin: the MPI sweeps (-Dmpi=enabled; tools/test.sh builds

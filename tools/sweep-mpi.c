@@ -18,9 +18,13 @@
 #include <time.h>
 
 #ifdef CR_HAVE_MPI
-#include <mpi.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
+
+#include "mpi-shim.h"
+#include "tools-common.h"
 #endif
 
 int sweep_mpi_built(void)
@@ -64,41 +68,54 @@ enum { TAG_WORK = 1, TAG_RESULT = 2 };
 static int mpi_started;
 /* the MPI library allows rank 0's points on a thread of their own */
 static int own_thread_ok;
+static int mpi_ranks = 1;
+/* the MPI calls, from libcradle-mpi.so (mpi-shim.h) */
+static const cradle_mpi_api *mpi;
+
+/* Opens the module (RTLD_GLOBAL: Open MPI's own plugins, opened by libmpi,
+ * resolve symbols of libmpi and open-pal in the global scope). The name is
+ * looked up in the executable's run path: the build's tools/ folder, or
+ * PREFIX/LIBDIR/cradle once installed. */
+static const cradle_mpi_api *open_module(void)
+{
+    void *h = dlopen(CRADLE_MPI_MODULE, RTLD_NOW | RTLD_GLOBAL);
+    const cradle_mpi_api *api = h ? dlsym(h, CRADLE_MPI_TABLE) : NULL;
+    if (!api)
+        tools_error("sweep: started by an MPI launcher, but %s", dlerror());
+    return api;
+}
 
 int sweep_mpi_init(int *argc, char ***argv)
 {
-    /* only under a launcher: a plain `cradle sweep` never touches MPI */
+    /* only under a launcher: a plain `cradle sweep` never loads MPI */
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
         return 1;
-    int provided = MPI_THREAD_SINGLE;
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    if (!(mpi = open_module()))
+        return 0;
+    int size = mpi->init(argc, argv, &own_thread_ok);
+    if (size < 1)
         return 1;
-    own_thread_ok = provided >= MPI_THREAD_FUNNELED;
     mpi_started = 1;
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpi_ranks = size;
     return size;
 }
 
 int sweep_mpi_rank(void)
 {
-    int rank = 0;
-    if (mpi_started)
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
+    return mpi_started ? mpi->rank() : 0;
 }
 
 int sweep_mpi_share(int value)
 {
     if (mpi_started)
-        MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        mpi->bcast_int(&value);
     return value;
 }
 
 void sweep_mpi_finalize(void)
 {
     if (mpi_started)
-        MPI_Finalize();
+        mpi->finalize();
     mpi_started = 0;
 }
 
@@ -141,37 +158,33 @@ static void compute_into(const cr_sweep *s, message *m, int64_t index,
  * speed, which takes a core from the rank that shares it (oversubscribed
  * runs, a busy machine); a 1 ms nap costs nothing next to a point (workers
  * hold two indices, so it delays no work but the last). */
-static void wait_for(int source, int tag, MPI_Status *st)
+static int wait_for(int source, int tag)
 {
-    int flag = 0;
+    int from = source;
     const struct timespec nap = {0, 1000000};
-    for (;;) {
-        MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, st);
-        if (flag)
-            return;
+    while (!mpi->iprobe(source, tag, &from))
         nanosleep(&nap, NULL);
-    }
+    return from;
 }
 
 static void send_index(int to, int64_t index)
 {
-    MPI_Send(&index, 1, MPI_INT64_T, to, TAG_WORK, MPI_COMM_WORLD);
+    mpi->send(&index, sizeof index, to, TAG_WORK);
 }
 
 static int worker(const cr_sweep *s, const volatile sig_atomic_t *stop)
 {
     message m;
     if (message_init(&m, cr_sweep_column_count(s)) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 4);
+        mpi->abort(4);
     for (;;) {
         int64_t index;
-        MPI_Status st;
-        wait_for(0, TAG_WORK, &st);
-        MPI_Recv(&index, 1, MPI_INT64_T, 0, TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        wait_for(0, TAG_WORK);
+        mpi->recv(&index, sizeof index, 0, TAG_WORK, NULL);
         if (index < 0)
             break;
         compute_into(s, &m, index, stop);
-        MPI_Send(m.buf, (int)m.bytes, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        mpi->send(m.buf, m.bytes, 0, TAG_RESULT);
     }
     free(m.buf);
     return CR_OK;
@@ -203,9 +216,9 @@ static void store(master *M, message *m)
             M->rc = rc;
     } else if (M->rc == CR_OK) {
         M->rc = cr_sweep_file_put(M->f, (size_t)msg_head(m)[0], msg_row(m), msg_err(m));
-        if (M->rc == CR_OK && MPI_Wtime() - M->last_flush > FLUSH_SECONDS) {
+        if (M->rc == CR_OK && mpi->wtime() - M->last_flush > FLUSH_SECONDS) {
             M->rc = cr_sweep_file_flush(M->f);
-            M->last_flush = MPI_Wtime();
+            M->last_flush = mpi->wtime();
         }
         if (M->progress)
             M->progress(cr_sweep_file_done_count(M->f), cr_sweep_point_count(M->s), M->user);
@@ -220,25 +233,22 @@ static int dealing(const master *M, const volatile sig_atomic_t *stop)
 /* Receives one result (blocking), stores it, sends that rank its next index. */
 static void receive(master *M, message *m, const volatile sig_atomic_t *stop)
 {
-    MPI_Status st;
-    wait_for(MPI_ANY_SOURCE, TAG_RESULT, &st);
-    MPI_Recv(m->buf, (int)m->bytes, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &st);
-    M->flight[st.MPI_SOURCE]--;
+    int from = wait_for(-1, TAG_RESULT);
+    mpi->recv(m->buf, m->bytes, from, TAG_RESULT, NULL);
+    M->flight[from]--;
     M->in_flight--;
     store(M, m);
     int want = M->n - M->next > (size_t)(IN_FLIGHT * M->ranks) ? IN_FLIGHT : 1;
-    while (dealing(M, stop) && M->flight[st.MPI_SOURCE] < want) {
-        send_index(st.MPI_SOURCE, (int64_t)M->todo[M->next++]);
-        M->flight[st.MPI_SOURCE]++;
+    while (dealing(M, stop) && M->flight[from] < want) {
+        send_index(from, (int64_t)M->todo[M->next++]);
+        M->flight[from]++;
         M->in_flight++;
     }
 }
 
 static int pending(void)
 {
-    int flag = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
-    return flag;
+    return mpi->iprobe(-1, TAG_RESULT, NULL);
 }
 
 /* Rank 0's own point, computed on a thread while the main thread deals. */
@@ -309,21 +319,19 @@ static void deal(master *M, message *m, own_point *o, const volatile sig_atomic_
 int sweep_mpi_run(const cr_sweep *s, cr_sweep_file *f, cr_sweep_progress progress, void *user,
                   const volatile sig_atomic_t *stop)
 {
-    int ranks = 1;
-    if (mpi_started)
-        MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    int ranks = mpi_started ? mpi_ranks : 1;
     if (ranks == 1)
         return cr_sweep_run(s, f, 1, progress, user, stop);
     if (sweep_mpi_rank() != 0)
         return worker(s, stop);
-    master M = {s, f, NULL, 0, 0, NULL, ranks, 0, CR_OK, 0, progress, user, MPI_Wtime()};
+    master M = {s, f, NULL, 0, 0, NULL, ranks, 0, CR_OK, 0, progress, user, mpi->wtime()};
     message m = {0, 0, NULL};
     own_point o = {.s = s, .stop = stop};
     M.todo = malloc((cr_sweep_point_count(s) + 1) * sizeof(size_t));
     M.flight = calloc((size_t)ranks, sizeof(int));
     if (!M.todo || !M.flight || message_init(&m, cr_sweep_column_count(s)) != 0 ||
         message_init(&o.m, cr_sweep_column_count(s)) != 0)
-        MPI_Abort(MPI_COMM_WORLD, 4);
+        mpi->abort(4);
     for (size_t i = 0; i < cr_sweep_point_count(s); i++)
         if (!cr_sweep_file_is_done(f, i))
             M.todo[M.n++] = i;

@@ -8,7 +8,9 @@
 #include "cradle/sweep.h"
 
 /* MPI_Init when built with MPI and started by mpirun (OMPI_COMM_WORLD_SIZE or
- * PMI_SIZE set); @return the number of ranks (1 otherwise). */
+ * PMI_SIZE set), through libcradle-mpi.so (mpi-shim.h), opened only then;
+ * @return the number of ranks (1 otherwise), 0 when that module cannot be
+ * opened (said on stderr). */
 int sweep_mpi_init(int *argc, char ***argv);
 int sweep_mpi_rank(void);
 /* Every rank takes @p value from rank 0 (a status decided there). */
