@@ -240,6 +240,29 @@ static void lock_closed_form(double g, int locks)
  * (bench/peers/peers.py, measured on the rtol-1e-13 reference). */
 static const double PULSE_A = 0.0029501237799928479 - 99 * 2.93556e-5, PULSE_B = 2.93556e-5;
 
+/* The same at rtol 1e-6: the wake behind the pulse is left at the integration's
+ * noise, above the fixed wake fraction 1e-6 δ*, and counted as quiet only
+ * because the threshold follows the tolerance (src/sim.c, set_wake_levels).
+ * Without that the window trailed the pulse (97 bodies by bead 100, 880 by
+ * bead 900, 100 times the CPU). The active region must then be no less
+ * accurate than the whole chain at the same tolerance (2.3e-5 vs 4.7e-4 V
+ * against the rtol-1e-13 reference here). */
+static void loose(cr_model *m, const result *ref, double t_end)
+{
+    result w = run(m, CR_ACTIVE_REGION_OFF, 1e-6, t_end);
+    result a = run(m, CR_ACTIVE_REGION_ON, 1e-6, t_end);
+    double ea = max_diff(a.v, ref->v, a.n), ew = max_diff(w.v, ref->v, w.n);
+    printf("1000 beads at rtol 1e-6: max |v - v_ref| / V: active %.2e (largest window %ld, %ld "
+           "events), whole %.2e (%ld events)\n",
+           ea, a.st.max_window, a.st.events, ew, w.st.events);
+    CHECK(a.st.max_window <= 40, "1000 beads at rtol 1e-6: the window grew to %ld bodies",
+          a.st.max_window);
+    CHECK(ea <= ew, "1000 beads at rtol 1e-6: active region error %.3e > whole chain's %.3e", ea,
+          ew);
+    result_free(&w);
+    result_free(&a);
+}
+
 /* 1000 beads, the pulse to bead 100: the active region and the whole chain at
  * rtol 1e-12 against the whole chain at rtol 1e-13. */
 static void thousand(void)
@@ -259,6 +282,7 @@ static void thousand(void)
     CHECK(ew <= AGREE, "1000 beads: whole chain vs reference %.3e > %g", ew, AGREE);
     printf("1000 beads: max |v - v_ref| / V: active %.2e, whole %.2e (<= %g)\n", ea, ew, AGREE);
     CHECK(a.st.max_window < 100, "1000 beads: window of %ld bodies", a.st.max_window);
+    loose(m, &ref, t_end);
     result_free(&ref);
     result_free(&w);
     result_free(&a);
