@@ -1652,18 +1652,17 @@ static int use_new_list_fixed_point(cr_pool *p)
 /* Layers of candidate neighbours added around the busy discs (the pool's
  * REGION_PAD; CRADLE_REGION_PAD overrides it, a tuning aid). */
 #define POOL_REGION_PAD 2
-/* An open contact approaching within this gap (relative to δ*) is busy. */
-#define REGION_GAP 1.0
 /* Steps between two looks at whether the region could shrink. */
 #define REGION_CHECK_STEPS 64
 
-/* A contact that can exert a force soon: overlapping, or approaching within
- * REGION_GAP δ*. Its discs are busy. */
+/* A candidate contact that exerts a force or may soon: overlapping, or its
+ * discs approaching (within the skin, since it is a candidate). Its discs
+ * are busy. */
 static int engaged(const cr_pool *p, const double *y, const contact *k)
 {
     double delta, rate, nx, ny, dist;
     geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-    return delta > 0.0 || (rate > 0.0 && delta > -REGION_GAP * p->L);
+    return delta > 0.0 || rate > 0.0;
 }
 
 /* The discs to integrate at the state y, marked in @p mark: the discs of
