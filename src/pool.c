@@ -422,7 +422,11 @@ static void roots_step(cr_pool *p, const double *y, double *g)
         for (size_t c = 0; c < p->nlive;) {
             size_t q = p->live[c];
             if (q < 3 * p->nslots) {
-                slot_roots(p, y, q / 3, g + q);
+                const contact *k = &p->c[p->slot_contact[q / 3]];
+                if (still(y, (size_t)k->i) && (is_wall(k) || still(y, (size_t)k->j)))
+                    memcpy(g + q, p->glo + q, 3 * sizeof(double)); /* as below */
+                else
+                    slot_roots(p, y, q / 3, g + q);
                 c += 3;
             } else {
                 g[q] = disc_root(p, y, q - 3 * p->nslots);
@@ -1257,7 +1261,8 @@ static int layout_quadratures(cr_pool *p, const double *y)
     size_t need = 0;
     for (size_t s = 0; s < p->nslots; s++)
         need += p->slot_contact[s] >= 0 && warm(p, &p->c[p->slot_contact[s]]);
-    size_t cap = 2 * need + 64;
+    /* a region's warm contacts are fixed until its next build: no room to grow */
+    size_t cap = p->region ? need + 1 : 2 * need + 64;
     if (cap != p->qcap || !p->yQ) {
         N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
         long *qc = realloc(p->qc, cap * sizeof(long));
