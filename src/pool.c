@@ -2052,12 +2052,11 @@ static int setup(cr_pool *p)
         p->solver == CR_SOLVER_FIXED_POINT || p->method == CR_METHOD_ADAMS_FIXED_POINT ||
         (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
     if (!p->region) { /* a region makes its own instance (region_build) */
-        p->cvode = CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF,
-                               p->ctx);
+        p->cvode =
+            CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
         if (!p->cvode)
             return CR_ERR_NOMEM;
-        int flag =
-            cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
+        int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
         if (flag != CV_SUCCESS)
             return cvfail(p, "CVODE setup", flag);
     }
