@@ -17,6 +17,11 @@
  * and the integrator restarts with the new Jacobian pattern (rebuilds are
  * rare; each is counted). Events are located by the engine itself, not by
  * CVODE (step_events, "event location" below).
+ *
+ * Active region (integration.active_region, without a field): CVODES steps
+ * only the discs near an overlapping or approaching contact, in a compact
+ * state; the others move exactly, at rest or in free flight, and join when a
+ * contact reaching them closes ("active region" below; docs/design.md).
  */
 #include "pool-priv.h"
 
@@ -1795,7 +1800,7 @@ static int region_build(cr_pool *p)
 {
     size_t n = p->n;
     double *y = N_VGetArrayPointer(p->y);
-    size_t na = choose_active(p, y, p->dstate);
+    choose_active(p, y, p->dstate);
     p->na = p->nfly = 0;
     for (size_t i = 0; i < n; i++) {
         if (p->dstate[i]) {
@@ -1809,7 +1814,6 @@ static int region_build(cr_pool *p)
                 p->fly[p->nfly++] = i;
         }
     }
-    (void)na;
     p->tau_r = p->t / p->T;
     memcpy(p->yr, y, 4 * n * sizeof(double));
     memcpy(p->yfull, y, 4 * n * sizeof(double));
