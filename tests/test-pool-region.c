@@ -219,6 +219,25 @@ static void agree(const char *name, cr_model *m, double V, cr_method method,
     result_free(&a);
 }
 
+/* The cue of fly_in closes on disc 0 where free flight puts it: centres 2R
+ * apart, t = (0.2 − √((2R)² − 0.003²)) / 2 m/s (the margin 1e-12 δ* moves it
+ * by ~1e-17 s). Before the step cap (pool.c, max_step) one step of free
+ * flight carried the cue through that closing: no event, 2 mm deep. */
+static void flight_closing(cr_model *m)
+{
+    double t_close = (0.2 - sqrt(4 * R * R - 0.003 * 0.003)) / 2.0;
+    for (int k = 0; k < 2; k++) {
+        result r = run(m, k ? CR_ACTIVE_REGION_AUTO : CR_ACTIVE_REGION_OFF, CR_METHOD_BDF,
+                       CR_SOLVER_AUTO, 0.0);
+        CHECK(r.nev > 0 && r.ev[0].kind == CR_EVENT_CLOSE && r.pa[0] == 0 && r.pb[0] == 6,
+              "%s: the cue's closing on disc 0 comes first", k ? "active region" : "whole pool");
+        double tc = r.nev ? r.ev[0].t : 0.0;
+        CHECK(fabs(tc - t_close) <= 1e-9 * t_close, "%s: free-flight closing at %.15g s, %.15g s",
+              k ? "active region" : "whole pool", tc, t_close);
+        result_free(&r);
+    }
+}
+
 /* Under gravity no disc flies exactly: auto integrates every disc, on is refused. */
 static void field(void)
 {
@@ -274,6 +293,7 @@ int main(void)
     cr_model_destroy(m);
     m = fly_in();
     agree("a disc flying in, automatic end", m, 2.0, CR_METHOD_BDF, CR_SOLVER_AUTO, 0.0, 1.0, 1);
+    flight_closing(m);
     cr_model_destroy(m);
     field();
     setting();
