@@ -538,8 +538,7 @@ static int invert4(const double *A, double *inv)
     return 1;
 }
 
-/* GMRES preconditioner: per disc, the 4×4 diagonal block of I − γJ (its own
- * displacement and velocity coupling through every contact it has), inverted. */
+/* Adds contact k's partials to the diagonal blocks of its discs. */
 static void pblock_add(const cr_pool *p, const contact *k, const double *Gb, const double *Gw)
 {
     size_t ends[2] = {(size_t)k->i, is_wall(k) ? (size_t)-1 : (size_t)k->j};
@@ -556,6 +555,9 @@ static void pblock_add(const cr_pool *p, const contact *k, const double *Gb, con
     }
 }
 
+/* GMRES preconditioner: per integrated disc, the 4×4 diagonal block of I − γJ
+ * (its own displacement and velocity coupling through every contact it has),
+ * inverted. */
 static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
                   sunrealtype gamma, void *user)
 {
@@ -1748,10 +1750,13 @@ static int region_live(cr_pool *p)
  * (a closing and an opening between two root evaluations, seen by neither;
  * a disc flying 0.18 m onto a row did so, and its next rebuild found it 2 mm
  * deep). At speeds up to V a step now moves a disc at most a quarter of the
- * skin, less than any crossing (2 r_min ≥ skin/4 for skins up to 8 r_min). */
+ * skin or of the smallest diameter, less than any crossing. */
 static int max_step(cr_pool *p)
 {
-    return CVodeSetMaxStep(p->cvode, 0.25 * p->skin / p->L);
+    double rmin = INFINITY;
+    for (size_t i = 0; i < p->n; i++)
+        rmin = fmin(rmin, p->r[i]);
+    return CVodeSetMaxStep(p->cvode, 0.25 * fmin(p->skin, 2.0 * rmin) / p->L);
 }
 
 /* A CVODES instance on the compact state at τ_r (the previous one's counters
