@@ -6,9 +6,10 @@
  * region"); integration.active_region: off integrates every disc at every
  * step, the engine as it was, and is the reference here. At rtol 1e-12 both
  * must give the same final velocities and positions to 1e-8 of the striker's
- * speed (issue 12, "Tests"), the same events (pair, kind, in the same order,
- * at the same times to 1e-6 of a contact time) and output rows that carry the
- * exact states of the discs outside the region. Cases: a 100-disc packing
+ * speed (issue 12, "Tests"), the same events (pair, kind, in the same order;
+ * compression extrema within 1e-6 of a contact time, closings and openings
+ * within 1e-8 V t in the overlap their time implies) and output rows that
+ * carry the exact states of the discs outside the region. Cases: a 100-disc packing
  * hit by a striker (the bench/peers pool at N = 100), a small pool with two
  * separate collisions and a wall, a disc that flies in from beyond the
  * neighbour skin; with BDF + KLU, Adams + fixed point and GMRES.
