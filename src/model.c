@@ -533,10 +533,9 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
         cr_set_msg(msg, msglen, "integration settings: active_region must be auto, on or off");
         return CR_ERR_MODEL;
     }
-    if (s->active_region == CR_ACTIVE_REGION_ON &&
-        (model->dim != 1 || cr_model_has_fields(model))) {
+    if (s->active_region == CR_ACTIVE_REGION_ON && cr_model_has_fields(model)) {
         cr_set_msg(msg, msglen,
-                   "integration settings: active_region on needs a chain without gravity or "
+                   "integration settings: active_region on needs a model without gravity or "
                    "pendulums (free flight is exact only without fields)");
         return CR_ERR_MODEL;
     }

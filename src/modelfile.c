@@ -1141,15 +1141,12 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
     return CR_OK;
 }
 
-/* Chains: integration.active_region, auto (default), on or off. */
-static int parse_active_region(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+/* Chains and pools: integration.active_region, auto (default), on or off. */
+static int parse_active_region(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
 {
     struct fy_node *a = cr_yaml_child(integ, "active_region");
     if (!a)
         return CR_OK;
-    if (dim != 1)
-        return cr_yaml_fail(ps, cr_yaml_line(a), "integration.active_region",
-                            "a chain setting (dim 1); a pool integrates every disc");
     const char *v = fy_node_get_scalar0(a);
     if (v && strcmp(v, "auto") == 0)
         s->active_region = CR_ACTIVE_REGION_AUTO;
@@ -1241,7 +1238,7 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
                             "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
                             s->jacobian_floor);
     return parse_method(ps, integ, s) || parse_pool_settings(ps, integ, dim, s) ||
-                   parse_active_region(ps, integ, dim, s)
+                   parse_active_region(ps, integ, s)
                ? ps->rc
                : CR_OK;
 }
@@ -1378,7 +1375,7 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
         return cr_yaml_fail(
             ps, cr_yaml_line(cr_yaml_child(cr_yaml_child(root, "integration"), "active_region")),
             "integration.active_region",
-            "on needs a chain without gravity or pendulums (free flight is exact "
+            "on needs a model without gravity or pendulums (free flight is exact "
             "only without fields): auto or off");
     char why[CR_ERRMSG_LEN];
     if (!targets_pending(model) && cr_model_validate(model, why, sizeof why) != CR_OK) {

@@ -11,7 +11,9 @@
  * a step); scalar impulses ∫ f dt and vector impulses ∫ f n dt are
  * quadratures. Newton iterations use KLU or, for large pools, matrix-free
  * GMRES; non-stiff pools may use Adams with fixed-point iteration instead
- * (cr_linear_solver, model.h).
+ * (cr_linear_solver, model.h). Without a field only the discs near an
+ * overlapping or approaching contact are integrated (the active region,
+ * integration.active_region); the others move exactly.
  */
 #ifndef CRADLE_POOL_H
 #define CRADLE_POOL_H

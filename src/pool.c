@@ -17,6 +17,11 @@
  * and the integrator restarts with the new Jacobian pattern (rebuilds are
  * rare; each is counted). Events are located by the engine itself, not by
  * CVODE (step_events, "event location" below).
+ *
+ * Active region (integration.active_region, without a field): CVODES steps
+ * only the discs near an overlapping or approaching contact, in a compact
+ * state; the others move exactly, at rest or in free flight, and join when a
+ * contact reaching them closes ("active region" below; docs/design.md).
  */
 #include "pool-priv.h"
 
@@ -113,6 +118,23 @@ struct cr_pool {
     size_t pat_nnz;
     cr_linear_solver solver;
     double *pblock; /* GMRES: per disc, the inverse of the 4×4 block of I − γJ */
+
+    /* active region (docs/design.md, "Active region"): CVODES integrates the
+     * discs act[0 … na) only, in the compact state ya (4 values per disc, in
+     * disc order; pos[i] is disc i's place, −1 outside); every other disc
+     * moves exactly, at rest or in free flight (fly) from its state at tau_r
+     * (yr). y and ystep stay full states. Off (region 0): act is the
+     * identity, ya and yastep are y and ystep. */
+    int region;
+    size_t na, *act, *fly, nfly, pad;
+    long *pos;
+    char *dstate; /* per disc: DISC_REST, DISC_FLY or DISC_ACTIVE */
+    double tau_r, tau_stop, *yr, *yfull;
+    N_Vector ya, yastep;
+    size_t *live, nlive; /* root functions that can change: slots and discs that move */
+    size_t *queue;       /* scratch of choose_active */
+    long region_builds, max_active, since_check;
+    int need_region; /* a contact with a disc outside the region closed */
 
     double t;
     int ran;
@@ -230,55 +252,105 @@ static void freeze_normal(const cr_pool *p, const double *y, contact *k)
     k->frozen = 1;
 }
 
+/* ---- active region: the compact state ----------------------------------- */
+
+enum { DISC_REST = 0, DISC_FLY = 1, DISC_ACTIVE = 2 };
+
+/* Disc i's place in the compact state (the identity without a region). */
+static inline size_t cpos(const cr_pool *p, size_t i)
+{
+    return p->region ? (size_t)p->pos[i] : i;
+}
+
+/* The full state y at the scaled time tau from the compact state ya: active
+ * discs from ya, flying ones in exact free flight d = d_r + v (τ − τ_r) from
+ * their state at tau_r; resting discs outside the region are already in place
+ * (every full array gets them at the region's build). */
+static void fill_full(const cr_pool *p, double tau, const double *ya, double *y)
+{
+    for (size_t a = 0; a < p->na; a++)
+        memcpy(y + 4 * p->act[a], ya + 4 * a, 4 * sizeof(double));
+    double dt = tau - p->tau_r;
+    for (size_t k = 0; k < p->nfly; k++) {
+        size_t i = p->fly[k];
+        const double *r = p->yr + 4 * i;
+        y[4 * i] = r[0] + r[2] * dt;
+        y[4 * i + 1] = r[1] + r[3] * dt;
+        y[4 * i + 2] = r[2];
+        y[4 * i + 3] = r[3];
+    }
+}
+
+/* The full state behind CVODE's vector @p yv at scaled time @p tau. */
+static const double *full_state(const cr_pool *p, double tau, N_Vector yv)
+{
+    const double *y = N_VGetArrayPointer(yv);
+    if (!p->region)
+        return y;
+    fill_full(p, tau, y, p->yfull);
+    return p->yfull;
+}
+
 /* ---- CVODE callbacks ------------------------------------------------------- */
 
+/* Adds contact k's force to the compact derivative yd; -1 if not finite. */
+static int contact_rhs(const cr_pool *p, const double *y, const contact *k, double *yd)
+{
+    if (surely_open(p, y, k))
+        return 0;
+    double delta, rate, nx, ny, dist;
+    geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double f = cr_contact_force(law_of(p, k), delta, rate);
+    if (!isfinite(f))
+        return -1;
+    if (f == 0.0)
+        return 0;
+    size_t i = (size_t)k->i, ci = cpos(p, i);
+    if (is_wall(k)) {
+        yd[4 * ci + 2] += p->accel[i] * f * nx;
+        yd[4 * ci + 3] += p->accel[i] * f * ny;
+    } else {
+        size_t j = (size_t)k->j, cj = cpos(p, j);
+        yd[4 * cj + 2] += p->accel[j] * f * nx;
+        yd[4 * cj + 3] += p->accel[j] * f * ny;
+        yd[4 * ci + 2] -= p->accel[i] * f * nx;
+        yd[4 * ci + 3] -= p->accel[i] * f * ny;
+    }
+    return 0;
+}
+
+/* In a region only the contacts between active discs (those with quadrature
+ * slots: warm) exert forces; a contact reaching outside closes as an event
+ * first, and the region grows (handle_roots). */
 static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
 {
-    (void)t;
     const cr_pool *p = user;
-    const double *y = N_VGetArrayPointer(yv);
+    const double *yc = N_VGetArrayPointer(yv), *y = full_state(p, t, yv);
     double *yd = N_VGetArrayPointer(ydv);
     /* gravity is constant: it enters the RHS, never the Jacobian */
     double gx = p->gx * p->T / p->V, gy = p->gy * p->T / p->V;
-    for (size_t i = 0; i < p->n; i++) {
-        yd[4 * i] = y[4 * i + 2];
-        yd[4 * i + 1] = y[4 * i + 3];
-        yd[4 * i + 2] = gx;
-        yd[4 * i + 3] = gy;
+    for (size_t a = 0; a < p->na; a++) {
+        yd[4 * a] = yc[4 * a + 2];
+        yd[4 * a + 1] = yc[4 * a + 3];
+        yd[4 * a + 2] = gx;
+        yd[4 * a + 3] = gy;
     }
-    for (size_t s = 0; s < p->nslots; s++) {
-        if (p->slot_contact[s] < 0)
-            continue;
-        const contact *k = &p->c[p->slot_contact[s]];
-        if (surely_open(p, y, k))
-            continue;
-        double delta, rate, nx, ny, dist;
-        geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-        double f = cr_contact_force(law_of(p, k), delta, rate);
-        if (!isfinite(f))
+    if (p->region) {
+        for (size_t q = 0; q < p->nq; q++)
+            if (contact_rhs(p, y, &p->c[p->qc[q]], yd))
+                return -1;
+        return 0;
+    }
+    for (size_t s = 0; s < p->nslots; s++)
+        if (p->slot_contact[s] >= 0 && contact_rhs(p, y, &p->c[p->slot_contact[s]], yd))
             return -1;
-        if (f == 0.0)
-            continue;
-        size_t i = (size_t)k->i;
-        if (is_wall(k)) {
-            yd[4 * i + 2] += p->accel[i] * f * nx;
-            yd[4 * i + 3] += p->accel[i] * f * ny;
-        } else {
-            size_t j = (size_t)k->j;
-            yd[4 * j + 2] += p->accel[j] * f * nx;
-            yd[4 * j + 3] += p->accel[j] * f * ny;
-            yd[4 * i + 2] -= p->accel[i] * f * nx;
-            yd[4 * i + 3] -= p->accel[i] * f * ny;
-        }
-    }
     return 0;
 }
 
 static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
 {
-    (void)t;
     const cr_pool *p = user;
-    const double *y = N_VGetArrayPointer(yv);
+    const double *y = full_state(p, t, yv);
     double *q = N_VGetArrayPointer(qd);
     double diss = 0.0, sc = p->T / p->Pscale;
     memset(q, 0, 3 * p->qcap * sizeof(double));
@@ -351,6 +423,23 @@ static inline int still(const double *y, size_t i)
  * exactly at rest), so only the region the motion reached is evaluated. */
 static void roots_step(cr_pool *p, const double *y, double *g)
 {
+    if (p->region) { /* only the live functions (region_live) can have changed */
+        for (size_t c = 0; c < p->nlive;) {
+            size_t q = p->live[c];
+            if (q < 3 * p->nslots) {
+                const contact *k = &p->c[p->slot_contact[q / 3]];
+                if (still(y, (size_t)k->i) && (is_wall(k) || still(y, (size_t)k->j)))
+                    memcpy(g + q, p->glo + q, 3 * sizeof(double)); /* as below */
+                else
+                    slot_roots(p, y, q / 3, g + q);
+                c += 3;
+            } else {
+                g[q] = disc_root(p, y, q - 3 * p->nslots);
+                c++;
+            }
+        }
+        return;
+    }
     for (size_t i = 0; i < p->n; i++)
         p->hot[i] = still(y, i);
     for (size_t s = 0; s < p->nslots; s++) {
@@ -449,44 +538,52 @@ static int invert4(const double *A, double *inv)
     return 1;
 }
 
-/* GMRES preconditioner: per disc, the 4×4 diagonal block of I − γJ (its own
- * displacement and velocity coupling through every contact it has), inverted. */
+/* Adds contact k's partials to the diagonal blocks of its discs. */
+static void pblock_add(const cr_pool *p, const contact *k, const double *Gb, const double *Gw)
+{
+    size_t ends[2] = {(size_t)k->i, is_wall(k) ? (size_t)-1 : (size_t)k->j};
+    for (int e = 0; e < 2; e++) {
+        size_t d = ends[e];
+        if (d == (size_t)-1)
+            continue;
+        double *b = p->pblock + 16 * cpos(p, d);
+        for (int a = 0; a < 2; a++)
+            for (int c = 0; c < 2; c++) {
+                b[(2 + a) * 4 + c] += p->accel[d] * p->L * Gb[2 * a + c];
+                b[(2 + a) * 4 + 2 + c] += p->accel[d] * p->V * Gw[2 * a + c];
+            }
+    }
+}
+
+/* GMRES preconditioner: per integrated disc, the 4×4 diagonal block of I − γJ
+ * (its own displacement and velocity coupling through every contact it has),
+ * inverted. */
 static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
                   sunrealtype gamma, void *user)
 {
-    (void)t, (void)fy, (void)jok;
+    (void)fy, (void)jok;
     cr_pool *p = user;
-    const double *y = N_VGetArrayPointer(yv);
+    const double *y = full_state(p, t, yv);
     double *B = p->pblock;
     /* start from J's own part: ḋ = v */
-    for (size_t i = 0; i < p->n; i++) {
-        double *b = B + 16 * i;
+    for (size_t a = 0; a < p->na; a++) {
+        double *b = B + 16 * a;
         memset(b, 0, 16 * sizeof(double));
         b[0 * 4 + 2] = 1.0;
         b[1 * 4 + 3] = 1.0;
     }
-    for (size_t s = 0; s < p->nslots; s++) {
-        if (p->slot_contact[s] < 0)
+    /* in a region the contacts between active discs (rhs) */
+    size_t nk = p->region ? p->nq : p->nslots;
+    for (size_t s = 0; s < nk; s++) {
+        long id = p->region ? p->qc[s] : p->slot_contact[s];
+        if (id < 0)
             continue;
-        const contact *k = &p->c[p->slot_contact[s]];
         double Gb[4], Gw[4];
-        if (!contact_blocks(p, y, k, Gb, Gw))
-            continue;
-        size_t ends[2] = {(size_t)k->i, is_wall(k) ? (size_t)-1 : (size_t)k->j};
-        for (int e = 0; e < 2; e++) {
-            size_t d = ends[e];
-            if (d == (size_t)-1)
-                continue;
-            double *b = B + 16 * d;
-            for (int a = 0; a < 2; a++)
-                for (int c = 0; c < 2; c++) {
-                    b[(2 + a) * 4 + c] += p->accel[d] * p->L * Gb[2 * a + c];
-                    b[(2 + a) * 4 + 2 + c] += p->accel[d] * p->V * Gw[2 * a + c];
-                }
-        }
+        if (contact_blocks(p, y, &p->c[id], Gb, Gw))
+            pblock_add(p, &p->c[id], Gb, Gw);
     }
-    for (size_t i = 0; i < p->n; i++) {
-        double *b = B + 16 * i, M[16];
+    for (size_t a = 0; a < p->na; a++) {
+        double *b = B + 16 * a, M[16];
         for (int q = 0; q < 16; q++)
             M[q] = (q % 5 == 0 ? 1.0 : 0.0) - gamma * b[q];
         if (!invert4(M, b))
@@ -503,7 +600,7 @@ static int psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector
     const cr_pool *p = user;
     const double *r = N_VGetArrayPointer(rv);
     double *z = N_VGetArrayPointer(zv);
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = 0; i < p->na; i++) {
         const double *b = p->pblock + 16 * i, *ri = r + 4 * i;
         for (int a = 0; a < 4; a++)
             z[4 * i + (size_t)a] = b[4 * a] * ri[0] + b[4 * a + 1] * ri[1] + b[4 * a + 2] * ri[2] +
@@ -538,8 +635,11 @@ static void add(SUNMatrix J, size_t row, size_t col, double v)
 
 /* adds s·G (2×2, row-major) to rows of body `rb` (velocity rows) and columns
  * `cb` + off (off 0: displacement columns, 2: velocity columns) */
-static void add_block(SUNMatrix J, size_t rb, size_t cb, size_t off, double s, const double *G)
+static void add_block(const cr_pool *p, SUNMatrix J, size_t rb, size_t cb, size_t off, double s,
+                      const double *G)
 {
+    rb = cpos(p, rb);
+    cb = cpos(p, cb);
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
             add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
@@ -550,9 +650,9 @@ static int lay_pattern(cr_pool *p); /* below, with the neighbour lists */
 static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
                N_Vector t2, N_Vector t3)
 {
-    (void)t, (void)fy, (void)t1, (void)t2, (void)t3;
+    (void)fy, (void)t1, (void)t2, (void)t3;
     cr_pool *p = user;
-    const double *y = N_VGetArrayPointer(yv);
+    const double *y = full_state(p, t, yv);
     if (p->pattern_stale) {
         /* contacts became warm since the last pattern: a larger one, which KLU
          * analyses again at the setup that follows */
@@ -567,12 +667,12 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
     }
     /* SUNMatZero_Sparse (which CVODE calls first) wipes the index arrays too: the
      * pattern is laid down again before the values */
-    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->n + 1) * sizeof(sunindextype));
+    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->na + 1) * sizeof(sunindextype));
     memcpy(SM_INDEXVALS_S(J), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
     memset(SM_DATA_S(J), 0, p->pat_nnz * sizeof(double));
-    for (size_t i = 0; i < p->n; i++) {
-        add(J, 4 * i, 4 * i + 2, 1.0);
-        add(J, 4 * i + 1, 4 * i + 3, 1.0);
+    for (size_t a = 0; a < p->na; a++) {
+        add(J, 4 * a, 4 * a + 2, 1.0);
+        add(J, 4 * a + 1, 4 * a + 3, 1.0);
     }
     for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
         const contact *k = &p->c[p->qc[q]];
@@ -581,20 +681,20 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
             continue;
         size_t i = (size_t)k->i;
         if (is_wall(k)) {
-            add_block(J, i, i, 0, p->accel[i] * p->L, Gb);
-            add_block(J, i, i, 2, p->accel[i] * p->V, Gw);
+            add_block(p, J, i, i, 0, p->accel[i] * p->L, Gb);
+            add_block(p, J, i, i, 2, p->accel[i] * p->V, Gw);
             continue;
         }
         size_t j = (size_t)k->j;
         double aj = p->accel[j], ai = p->accel[i];
-        add_block(J, j, j, 0, aj * p->L, Gb);
-        add_block(J, j, i, 0, -aj * p->L, Gb);
-        add_block(J, j, j, 2, aj * p->V, Gw);
-        add_block(J, j, i, 2, -aj * p->V, Gw);
-        add_block(J, i, j, 0, -ai * p->L, Gb);
-        add_block(J, i, i, 0, ai * p->L, Gb);
-        add_block(J, i, j, 2, -ai * p->V, Gw);
-        add_block(J, i, i, 2, ai * p->V, Gw);
+        add_block(p, J, j, j, 0, aj * p->L, Gb);
+        add_block(p, J, j, i, 0, -aj * p->L, Gb);
+        add_block(p, J, j, j, 2, aj * p->V, Gw);
+        add_block(p, J, j, i, 2, -aj * p->V, Gw);
+        add_block(p, J, i, j, 0, -ai * p->L, Gb);
+        add_block(p, J, i, i, 0, ai * p->L, Gb);
+        add_block(p, J, i, j, 2, -ai * p->V, Gw);
+        add_block(p, J, i, i, 2, ai * p->V, Gw);
     }
     return 0;
 }
@@ -733,6 +833,18 @@ void cr_pool_destroy(cr_pool *p)
         N_VDestroy(p->yQ);
     if (p->ystep)
         N_VDestroy(p->ystep);
+    if (p->region && p->ya)
+        N_VDestroy(p->ya);
+    if (p->region && p->yastep)
+        N_VDestroy(p->yastep);
+    free(p->act);
+    free(p->fly);
+    free(p->pos);
+    free(p->dstate);
+    free(p->yr);
+    free(p->yfull);
+    free(p->live);
+    free(p->queue);
     if (p->ctx)
         SUNContext_Free(&p->ctx);
     free(p->m);
@@ -1094,6 +1206,8 @@ static int take_qslot(cr_pool *p, long id)
 /* Discs that move (or feel gravity), and their candidate neighbours: hot. */
 static void mark_hot(cr_pool *p, const double *y)
 {
+    if (p->region)
+        return; /* warm: the contacts between active discs */
     int field = p->gx != 0.0 || p->gy != 0.0;
     for (size_t i = 0; i < p->n; i++)
         p->hot[i] = field || y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0;
@@ -1111,6 +1225,8 @@ static void mark_hot(cr_pool *p, const double *y)
  * missed_quadratures found loading. */
 static int warm(const cr_pool *p, const contact *k)
 {
+    if (p->region) /* the contacts that exert forces (rhs) */
+        return p->pos[k->i] >= 0 && (is_wall(k) || p->pos[k->j] >= 0);
     return p->hot[k->i] || (!is_wall(k) && p->hot[k->j]) || k->qslot == WANTS_QSLOT;
 }
 
@@ -1152,7 +1268,8 @@ static int layout_quadratures(cr_pool *p, const double *y)
     size_t need = 0;
     for (size_t s = 0; s < p->nslots; s++)
         need += p->slot_contact[s] >= 0 && warm(p, &p->c[p->slot_contact[s]]);
-    size_t cap = 2 * need + 64;
+    /* a region's warm contacts are fixed until its next build: no room to grow */
+    size_t cap = p->region ? need + 1 : 2 * need + 64;
     if (cap != p->qcap || !p->yQ) {
         N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
         long *qc = realloc(p->qc, cap * sizeof(long));
@@ -1366,11 +1483,11 @@ static int use_new_list_gmres(cr_pool *p)
 {
     int flag = CV_SUCCESS;
     if (p->ran) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
         p->rebuilds++;
     } else {
         p->pblock = malloc(16 * p->n * sizeof(double));
-        p->LS = p->pblock ? SUNLinSol_SPGMR(p->y, SUN_PREC_LEFT, 30, p->ctx) : NULL;
+        p->LS = p->pblock ? SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx) : NULL;
         if (!p->LS)
             return CR_ERR_NOMEM;
         flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
@@ -1430,11 +1547,11 @@ static int warm_neighbours(const cr_pool *p, size_t **start, size_t **list)
  * increasing row order. */
 static int lay_pattern(cr_pool *p)
 {
-    size_t n = p->n, *st, *nb;
+    size_t n = p->n, na = p->na, *st, *nb;
     if (warm_neighbours(p, &st, &nb) != CR_OK)
         return CR_ERR_NOMEM;
-    size_t nnz = 16 * n + 8 * st[n];
-    sunindextype *pp = realloc(p->pat_ptr, (4 * n + 1) * sizeof(sunindextype));
+    size_t nnz = 16 * na + 8 * st[n];
+    sunindextype *pp = realloc(p->pat_ptr, (4 * na + 1) * sizeof(sunindextype));
     if (pp)
         p->pat_ptr = pp;
     sunindextype *pi = pp ? realloc(p->pat_idx, nnz * sizeof(sunindextype)) : NULL;
@@ -1445,25 +1562,29 @@ static int lay_pattern(cr_pool *p)
     }
     p->pat_idx = pi;
     sunindextype at = 0;
-    for (size_t i = 0; i < n; i++)
+    /* in a region warm contacts join active discs, whose places keep the disc
+     * order: the neighbours' rows stay sorted */
+    for (size_t a = 0; a < na; a++) {
+        size_t i = p->region ? p->act[a] : a;
         for (int col = 0; col < 4; col++) {
-            pp[4 * i + (size_t)col] = at;
+            pp[4 * a + (size_t)col] = at;
             int own = 0;
-            /* merge own rows 4i..4i+3 with neighbours' 4j+2, 4j+3 in order */
+            /* merge own rows 4a..4a+3 with neighbours' 4b+2, 4b+3 in order */
             for (size_t k = st[i]; k <= st[i + 1]; k++) {
-                size_t j = k < st[i + 1] ? nb[k] : (size_t)-1;
-                if (!own && (j == (size_t)-1 || j > i)) {
+                size_t b = k < st[i + 1] ? cpos(p, nb[k]) : (size_t)-1;
+                if (!own && (b == (size_t)-1 || b > a)) {
                     for (int rr = 0; rr < 4; rr++)
-                        pi[at++] = (sunindextype)(4 * i + (size_t)rr);
+                        pi[at++] = (sunindextype)(4 * a + (size_t)rr);
                     own = 1;
                 }
-                if (j != (size_t)-1) {
-                    pi[at++] = (sunindextype)(4 * j + 2);
-                    pi[at++] = (sunindextype)(4 * j + 3);
+                if (b != (size_t)-1) {
+                    pi[at++] = (sunindextype)(4 * b + 2);
+                    pi[at++] = (sunindextype)(4 * b + 3);
                 }
             }
         }
-    pp[4 * n] = at;
+    }
+    pp[4 * na] = at;
     p->pat_nnz = (size_t)at;
     p->pattern_stale = 0;
     free(st);
@@ -1477,7 +1598,7 @@ static SUNMatrix klu_pattern(cr_pool *p)
 {
     if (lay_pattern(p) != CR_OK)
         return NULL;
-    sunindextype ny = (sunindextype)(4 * p->n);
+    sunindextype ny = (sunindextype)(4 * p->na);
     SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)p->pat_nnz, CSC_MAT, p->ctx);
     if (!A)
         return NULL;
@@ -1490,7 +1611,7 @@ static SUNMatrix klu_pattern(cr_pool *p)
 static int use_new_list_klu(cr_pool *p)
 {
     SUNMatrix A = klu_pattern(p);
-    SUNLinearSolver LS = A ? SUNLinSol_KLU(p->y, A, p->ctx) : NULL;
+    SUNLinearSolver LS = A ? SUNLinSol_KLU(p->ya, A, p->ctx) : NULL;
     if (!LS) {
         if (A)
             SUNMatDestroy(A);
@@ -1498,7 +1619,7 @@ static int use_new_list_klu(cr_pool *p)
     }
     int flag = CV_SUCCESS;
     if (p->ran) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
         p->rebuilds++;
     }
     if (flag == CV_SUCCESS)
@@ -1523,10 +1644,10 @@ static int use_new_list_fixed_point(cr_pool *p)
 {
     int flag = CV_SUCCESS;
     if (p->ran) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
         p->rebuilds++;
     } else {
-        p->NLS = SUNNonlinSol_FixedPoint(p->y, 0, p->ctx);
+        p->NLS = SUNNonlinSol_FixedPoint(p->ya, 0, p->ctx);
         if (!p->NLS)
             return CR_ERR_NOMEM;
         flag = CVodeSetNonlinearSolver(p->cvode, p->NLS);
@@ -1535,6 +1656,240 @@ static int use_new_list_fixed_point(cr_pool *p)
         cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
         return CR_ERR_SOLVER;
     }
+    return CR_OK;
+}
+
+/* ---- active region ---------------------------------------------------------- */
+
+/* Layers of candidate neighbours added around the busy discs (the pool's
+ * REGION_PAD; CRADLE_REGION_PAD overrides it, a tuning aid). */
+#define POOL_REGION_PAD 2
+/* Steps between two looks at whether the region could shrink. */
+#define REGION_CHECK_STEPS 64
+
+/* A candidate contact that exerts a force or may soon: overlapping, or its
+ * discs approaching (within the skin, since it is a candidate). Its discs
+ * are busy. */
+static int engaged(const cr_pool *p, const double *y, const contact *k)
+{
+    double delta, rate, nx, ny, dist;
+    geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    return delta > 0.0 || rate > 0.0;
+}
+
+/* The discs to integrate at the state y, marked in @p mark: the discs of
+ * engaged contacts, widened by p->pad layers of candidate neighbours. With
+ * none engaged, the moving discs and their layers (CVODE's steps then check
+ * the free flights for closings); with nothing moving, disc 0 (so that CVODE
+ * can step to the end). @return how many. */
+static size_t choose_active(cr_pool *p, const double *y, char *mark)
+{
+    size_t n = p->n, nq = 0;
+    memset(mark, 0, n);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0 || !engaged(p, y, &p->c[id]))
+            continue;
+        const contact *k = &p->c[id];
+        mark[k->i] = 1;
+        if (!is_wall(k))
+            mark[k->j] = 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (mark[i])
+            p->queue[nq++] = i;
+    for (size_t i = 0; i < n && !nq; i++)
+        if (y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0)
+            p->queue[nq++] = i, mark[i] = 1;
+    if (!nq)
+        p->queue[nq++] = 0, mark[0] = 1;
+    size_t from = 0;
+    for (size_t layer = 0; layer < p->pad; layer++) {
+        size_t to = nq;
+        for (size_t q = from; q < to; q++) {
+            size_t i = p->queue[q];
+            for (size_t b = 0; b < p->nnbr[i]; b++)
+                if (!mark[p->nbr[i][b]]) {
+                    mark[p->nbr[i][b]] = 1;
+                    p->queue[nq++] = p->nbr[i][b];
+                }
+        }
+        from = to;
+    }
+    return nq;
+}
+
+/* The root functions that can change while the region lasts, in increasing
+ * order (locate_roots' guides need a slot's three together): those of slots
+ * with an active or flying disc, and the rebuild roots of those discs. The
+ * others keep their values (their discs rest). */
+static int region_live(cr_pool *p)
+{
+    size_t *lv = realloc(p->live, p->nroot * sizeof(size_t)), nl = 0;
+    if (!lv)
+        return CR_ERR_NOMEM;
+    p->live = lv;
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0)
+            continue;
+        const contact *k = &p->c[id];
+        if (p->dstate[k->i] != DISC_REST || (!is_wall(k) && p->dstate[k->j] != DISC_REST))
+            for (size_t r = 0; r < 3; r++)
+                lv[nl++] = 3 * s + r;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (p->dstate[i] != DISC_REST)
+            lv[nl++] = 3 * p->nslots + i;
+    p->nlive = nl;
+    return CR_OK;
+}
+
+/* A step of free flight meets no error test: with nothing loaded CVODE's
+ * steps grow tenfold at a time, and one step can carry a disc through another
+ * (a closing and an opening between two root evaluations, seen by neither;
+ * a disc flying 0.18 m onto a row did so, and its next rebuild found it 2 mm
+ * deep). At speeds up to V a step now moves a disc at most a quarter of the
+ * skin or of the smallest diameter, less than any crossing. */
+static int max_step(cr_pool *p)
+{
+    double rmin = INFINITY;
+    for (size_t i = 0; i < p->n; i++)
+        rmin = fmin(rmin, p->r[i]);
+    return CVodeSetMaxStep(p->cvode, 0.25 * fmin(p->skin, 2.0 * rmin) / p->L);
+}
+
+/* A CVODES instance on the compact state at τ_r (the previous one's counters
+ * are banked), with the linear solver of the run. */
+static int region_cvode(cr_pool *p)
+{
+    if (p->cvode) {
+        cr_cvode_bank(p->cvode, &p->banked);
+        CVodeFree(&p->cvode);
+    }
+    if (p->LS)
+        SUNLinSolFree(p->LS);
+    if (p->NLS)
+        SUNNonlinSolFree(p->NLS);
+    if (p->A)
+        SUNMatDestroy(p->A);
+    p->LS = NULL;
+    p->NLS = NULL;
+    p->A = NULL;
+    p->cvode =
+        CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
+    if (!p->cvode)
+        return CR_ERR_NOMEM;
+    int flag = cr_cvode_init_at(p->cvode, rhs, p->tau_r, p->ya, quad_rhs, p->yQ, p, p->rtol,
+                                p->atol, p->err);
+    if (flag == CV_SUCCESS && isfinite(p->tau_stop))
+        flag = CVodeSetStopTime(p->cvode, p->tau_stop);
+    if (flag == CV_SUCCESS)
+        flag = max_step(p);
+    if (flag != CV_SUCCESS)
+        return cr_cvode_fail(p->err, "active region", p->t, flag);
+    if (p->fixed_point) {
+        p->NLS = SUNNonlinSol_FixedPoint(p->ya, 0, p->ctx);
+        flag = p->NLS ? CVodeSetNonlinearSolver(p->cvode, p->NLS) : CV_MEM_FAIL;
+    } else if (use_gmres(p)) {
+        if (!p->pblock && !(p->pblock = malloc(16 * p->n * sizeof(double))))
+            return CR_ERR_NOMEM;
+        p->LS = SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx);
+        flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, NULL) : CV_MEM_FAIL;
+        if (flag == CV_SUCCESS)
+            flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
+    } else {
+        p->A = klu_pattern(p);
+        p->LS = p->A ? SUNLinSol_KLU(p->ya, p->A, p->ctx) : NULL;
+        flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, p->A) : CV_MEM_FAIL;
+        if (flag == CV_SUCCESS)
+            flag = CVodeSetJacFn(p->cvode, jac);
+    }
+    return flag == CV_SUCCESS ? CR_OK : cr_cvode_fail(p->err, "active region (solver)", p->t, flag);
+}
+
+/*
+ * A new region at p->t from the full state p->y and the quadratures p->yQ:
+ * the active discs (choose_active), the flying and resting ones, the compact
+ * state, the quadrature slots (the contacts between active discs) and a new
+ * CVODES instance. Every full array gets the resting discs' states.
+ */
+static int region_build(cr_pool *p)
+{
+    size_t n = p->n;
+    double *y = N_VGetArrayPointer(p->y);
+    choose_active(p, y, p->dstate);
+    p->na = p->nfly = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p->dstate[i]) {
+            p->pos[i] = (long)p->na;
+            p->act[p->na++] = i;
+            p->dstate[i] = DISC_ACTIVE;
+        } else {
+            p->pos[i] = -1;
+            p->dstate[i] = y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0 ? DISC_FLY : DISC_REST;
+            if (p->dstate[i] == DISC_FLY)
+                p->fly[p->nfly++] = i;
+        }
+    }
+    p->tau_r = p->t / p->T;
+    memcpy(p->yr, y, 4 * n * sizeof(double));
+    memcpy(p->yfull, y, 4 * n * sizeof(double));
+    memcpy(N_VGetArrayPointer(p->ystep), y, 4 * n * sizeof(double));
+    if (!p->ya || (size_t)N_VGetLength(p->ya) != 4 * p->na) {
+        if (p->ya)
+            N_VDestroy(p->ya);
+        if (p->yastep)
+            N_VDestroy(p->yastep);
+        p->ya = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
+        p->yastep = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
+        if (!p->ya || !p->yastep)
+            return CR_ERR_NOMEM;
+    }
+    double *ya = N_VGetArrayPointer(p->ya);
+    for (size_t a = 0; a < p->na; a++)
+        memcpy(ya + 4 * a, y + 4 * p->act[a], 4 * sizeof(double));
+    int rc = layout_quadratures(p, y);
+    if (rc == CR_OK)
+        rc = region_live(p);
+    p->quad_resized = 0; /* the new instance takes the vector as it is */
+    if (rc == CR_OK)
+        rc = region_cvode(p);
+    p->region_builds++;
+    if ((long)p->na > p->max_active)
+        p->max_active = (long)p->na;
+    p->need_region = 0;
+    p->since_check = 0;
+    return rc;
+}
+
+/* The region holds more than twice the discs it needs. */
+static int region_oversized(cr_pool *p)
+{
+    if (!p->region || ++p->since_check < REGION_CHECK_STEPS)
+        return 0;
+    p->since_check = 0;
+    char *mark = (char *)p->hot; /* scratch */
+    return 2 * choose_active(p, N_VGetArrayPointer(p->y), mark) < p->na;
+}
+
+/* Arrays of the region (setup): every disc outside, at rest where it starts so. */
+static int region_alloc(cr_pool *p)
+{
+    size_t n = p->n;
+    p->act = malloc(n * sizeof(size_t));
+    p->fly = malloc(n * sizeof(size_t));
+    p->queue = malloc(n * sizeof(size_t));
+    p->pos = malloc(n * sizeof(long));
+    p->dstate = calloc(n, 1);
+    p->yr = malloc(4 * n * sizeof(double));
+    p->yfull = malloc(4 * n * sizeof(double));
+    if (!p->act || !p->fly || !p->queue || !p->pos || !p->dstate || !p->yr || !p->yfull)
+        return CR_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        p->pos[i] = -1;
+    const char *pad = getenv("CRADLE_REGION_PAD");
+    p->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : POOL_REGION_PAD;
     return CR_OK;
 }
 
@@ -1556,6 +1911,11 @@ static int rebuild(cr_pool *p)
     for (size_t i = 0; i < n; i++) {
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];
+    }
+    if (p->region) {
+        if (p->ran)
+            p->rebuilds++;
+        return region_build(p);
     }
     if ((rc = layout_quadratures(p, y)) != CR_OK)
         return rc;
@@ -1662,10 +2022,25 @@ static int lightly_damped(const cr_pool *p)
     return 1; /* the explicit pair laws were enumerated (and passed) before the error */
 }
 
+/* The active region: integration.active_region auto or on (the environment's
+ * CRADLE_ACTIVE_REGION=off|on overrides it, a debugging aid), and no field:
+ * under gravity no disc flies exactly, so every disc is integrated. */
+static int use_region(const cr_pool *p)
+{
+    cr_active_region ar = cr_model_settings(p->model)->active_region;
+    const char *env = getenv("CRADLE_ACTIVE_REGION");
+    if (env && strcmp(env, "off") == 0)
+        ar = CR_ACTIVE_REGION_OFF;
+    else if (env && strcmp(env, "on") == 0)
+        ar = CR_ACTIVE_REGION_ON;
+    return ar != CR_ACTIVE_REGION_OFF && p->gx == 0.0 && p->gy == 0.0;
+}
+
 static int setup(cr_pool *p)
 {
     size_t n = p->n;
     p->skin = p->skin_rel * p->rmax;
+    p->tau_stop = INFINITY;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
     p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
@@ -1677,6 +2052,14 @@ static int setup(cr_pool *p)
     if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot ||
         grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
+    p->region = use_region(p);
+    if (p->region && region_alloc(p) != CR_OK)
+        return CR_ERR_NOMEM;
+    if (!p->region) { /* CVODES steps the full state */
+        p->ya = p->y;
+        p->yastep = p->ystep;
+        p->na = n;
+    }
     double *y = N_VGetArrayPointer(p->y);
     for (size_t i = 0; i < n; i++) {
         y[4 * i] = y[4 * i + 1] = 0.0;
@@ -1690,13 +2073,17 @@ static int setup(cr_pool *p)
     p->fixed_point =
         p->solver == CR_SOLVER_FIXED_POINT || p->method == CR_METHOD_ADAMS_FIXED_POINT ||
         (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
-    p->cvode =
-        CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
-    if (!p->cvode)
-        return CR_ERR_NOMEM;
-    int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
-    if (flag != CV_SUCCESS)
-        return cvfail(p, "CVODE setup", flag);
+    if (!p->region) { /* a region makes its own instance (region_build) */
+        p->cvode =
+            CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
+        if (!p->cvode)
+            return CR_ERR_NOMEM;
+        int flag = cr_cvode_init(p->cvode, rhs, p->y, quad_rhs, p->yQ, p, p->rtol, p->atol, p->err);
+        if (flag == CV_SUCCESS)
+            flag = max_step(p);
+        if (flag != CV_SUCCESS)
+            return cvfail(p, "CVODE setup", flag);
+    }
     int rc = rebuild(p);
     if (rc == CR_OK) {
         roots_all(p, y, p->glo);
@@ -1720,6 +2107,8 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
         int above = delta > ETA * p->L;
         if (r[0] > 0)
             freeze_normal(p, y, &p->c[id]);
+        if (r[0] > 0 && p->region && !warm(p, &p->c[id]))
+            p->need_region = 1; /* it reaches outside the region: the region grows */
         if (r[0]) {
             rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
             restart |= cr_contact_force_jumps(law_of(p, &p->c[id]), r[0] > 0);
@@ -1733,8 +2122,8 @@ static int handle_roots(cr_pool *p, int *need_rebuild)
     for (size_t i = 0; i < p->n; i++)
         if (p->rootsfound[3 * p->nslots + i])
             *need_rebuild = 1;
-    if (rc == CR_OK && restart && !*need_rebuild) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+    if (rc == CR_OK && restart && !*need_rebuild && !p->need_region) {
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
         if (flag != CV_SUCCESS)
             return cvfail(p, "CVodeReInit", flag);
         p->stats.restarts++;
@@ -1797,6 +2186,8 @@ static int after_roots(cr_pool *p, double t_stop)
         return stopped(p, rc);
     if (need && (rc = rebuild(p)) != CR_OK)
         return rc;
+    if (!need && p->need_region && (rc = region_build(p)) != CR_OK)
+        return rc;
     if (need)
         CVodeSetStopTime(p->cvode, t_stop / p->T);
     return CR_OK;
@@ -1825,9 +2216,17 @@ static int finish(cr_pool *p, const char *why)
 /* The state (and quadratures) at the scaled time tau inside the last step.
  * Event times stay scaled: t/T·T need not give back the located τ, and the
  * state just before a root has its functions' old signs. */
+/* The full state p->y at the scaled time tau inside the last step. */
+static void interpolate(cr_pool *p, double tau)
+{
+    CVodeGetDky(p->cvode, tau, 0, p->ya);
+    if (p->region)
+        fill_full(p, tau, N_VGetArrayPointer(p->ya), N_VGetArrayPointer(p->y));
+}
+
 static void state_at(cr_pool *p, double tau)
 {
-    CVodeGetDky(p->cvode, tau, 0, p->y);
+    interpolate(p, tau);
     CVodeGetQuadDky(p->cvode, tau, 0, p->yQ);
     p->t = tau * p->T;
 }
@@ -1849,6 +2248,12 @@ static size_t sign_changes(cr_pool *p, size_t prev)
         for (size_t c = 0; c < prev; c++)
             if (differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
                 p->cand[nc++] = p->cand[c];
+        return nc;
+    }
+    if (p->region) {
+        for (size_t c = 0; c < p->nlive; c++)
+            if (differ(p->glo[p->live[c]], p->ghi[p->live[c]]))
+                p->cand[nc++] = p->live[c];
         return nc;
     }
     for (size_t q = 0; q < p->nroot; q++)
@@ -1927,7 +2332,7 @@ static double locate_roots(cr_pool *p, double tlo, double thi, double h, size_t 
     while (fabs(thi - tlo) > ttol) {
         alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
         double tmid = trial(tlo, thi, p->clo[imax], p->chi[imax], alph, ttol);
-        CVodeGetDky(p->cvode, tmid, 0, p->y);
+        interpolate(p, tmid);
         for (size_t c = 0; c < nc; c++)
             p->cmid[c] = root_one(p, y, p->cand[c]);
         p->gevals++;
@@ -1987,7 +2392,7 @@ static int restart_quadratures(cr_pool *p, const run_ctx *rc_)
         return rc;
     int flag = resize_quadratures(p);
     if (flag == CV_SUCCESS)
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->y, p->yQ, &p->banked);
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
     if (flag != CV_SUCCESS)
         return cvfail(p, "quadrature layout", flag);
     p->stats.restarts++;
@@ -2004,6 +2409,8 @@ static int restart_quadratures(cr_pool *p, const run_ctx *rc_)
 static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
 {
     size_t missed = 0;
+    if (p->region) /* every contact that exerts a force has its slot (warm) */
+        return CR_OK;
     for (size_t s = 0; s < p->nslots; s++) {
         long id = p->slot_contact[s];
         if (id < 0 || p->c[id].qslot >= 0)
@@ -2025,7 +2432,7 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
         if (id >= 0 && p->c[id].qslot == WANTS_QSLOT)
             take_qslot(p, id);
     }
-    int flag = cr_cvode_restart(p->cvode, p->tlo, p->y, p->yQ, &p->banked);
+    int flag = cr_cvode_restart(p->cvode, p->tlo, p->ya, p->yQ, &p->banked);
     if (flag != CV_SUCCESS)
         return cvfail(p, "CVodeReInit", flag);
     p->stats.restarts++;
@@ -2058,12 +2465,13 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
         if (rc != CR_OK)
             return rc;
         state_at(p, tr);
-        long restarts = p->stats.restarts, rebuilds = p->rebuilds;
+        long restarts = p->stats.restarts, rebuilds = p->rebuilds, regions = p->region_builds;
         if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
             return rc;
         p->tlo = tr;
         const double *y = N_VGetArrayPointer(p->y);
-        if (p->stats.restarts != restarts || p->rebuilds != rebuilds) {
+        if (p->stats.restarts != restarts || p->rebuilds != rebuilds ||
+            p->region_builds != regions) {
             CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
             roots_all(p, y, p->glo);
             p->gevals++;
@@ -2083,9 +2491,13 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
         if (*cut)
             return CR_OK;
     }
-    memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
+    if (p->region)
+        for (size_t c = 0; c < p->nlive; c++)
+            p->glo[p->live[c]] = p->ghi[p->live[c]];
+    else
+        memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
     p->tlo = taun;
-    if (warm_up(p, ys))
+    if (p->region || warm_up(p, ys))
         return CR_OK;
     /* out of free quadrature slots: a new layout, from the end of the step */
     N_VScale(1.0, p->ystep, p->y);
@@ -2118,6 +2530,7 @@ int cr_pool_run(cr_pool *p, double t_end)
                                       : fmax(0.25 * p->T, automatic ? 0.0 : t_end / 1000.0);
     if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
         return rc;
+    p->tau_stop = t_stop / p->T;
     CVodeSetStopTime(p->cvode, t_stop / p->T);
     p->t = p->tlo = 0.0;
     if ((rc = emit(p)) != CR_OK)
@@ -2133,9 +2546,11 @@ int cr_pool_run(cr_pool *p, double t_end)
             return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
         sunrealtype tret, h = 0.0;
-        int flag = CVode(p->cvode, t_stop / p->T, p->ystep, &tret, CV_ONE_STEP);
+        int flag = CVode(p->cvode, t_stop / p->T, p->yastep, &tret, CV_ONE_STEP);
         if (flag < 0)
             return cvfail(p, "CVode", flag);
+        if (p->region)
+            fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->ystep));
         CVodeGetLastStep(p->cvode, &h);
         double tn = tret * p->T;
         int cut, ended;
@@ -2145,12 +2560,21 @@ int cr_pool_run(cr_pool *p, double t_end)
             continue;
         if ((rc = outputs_before(p, tn, dt, t_stop, &ctx.k)) != CR_OK)
             return rc;
-        N_VScale(1.0, p->ystep, p->y);
+        if (p->region)
+            fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->y));
+        else
+            N_VScale(1.0, p->ystep, p->y);
         CVodeGetQuad(p->cvode, &tret, p->yQ);
         p->t = tn;
         if (flag == CV_TSTOP_RETURN || tn >= t_stop)
             return finish(p, automatic ? "safety cap reached before the pool came apart"
                                        : "end time reached");
+        if (region_oversized(p)) { /* settled discs leave: a smaller region */
+            if ((rc = region_build(p)) != CR_OK)
+                return rc;
+            roots_all(p, N_VGetArrayPointer(p->y), p->glo);
+            p->gevals++;
+        }
     }
 }
 
@@ -2282,6 +2706,8 @@ cr_sim_stats cr_pool_get_stats(const cr_pool *p)
     if (p->cvode)
         cr_cvode_counters(p->cvode, &p->banked, &st);
     st.root_evals += p->gevals; /* the engine's own event location */
+    st.windows = p->region ? p->region_builds : (p->cvode ? 1 : 0);
+    st.max_window = p->region ? p->max_active : (long)p->n;
     return st;
 }
 
@@ -2293,16 +2719,21 @@ long cr_pool_rebuilds(const cr_pool *p)
 int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
 {
     CR_CHECK(p && max_rel && p->ran && p->A, p ? p->err : NULL, CR_ERR_INVALID);
-    size_t ny = 4 * p->n;
+    size_t ny = 4 * p->na;
     SUNMatrix J = SUNMatClone(p->A);
-    N_Vector y = N_VClone(p->y), fp = N_VClone(p->y), fm = N_VClone(p->y);
+    N_Vector y = N_VClone(p->ya), fp = N_VClone(p->ya), fm = N_VClone(p->ya),
+             base = N_VClone(p->ya);
     double *dense = calloc(ny * ny, sizeof(double));
     int rc = CR_OK;
-    if (!J || !y || !fp || !fm || !dense) {
+    if (!J || !y || !fp || !fm || !base || !dense) {
         rc = CR_ERR_NOMEM;
         goto done;
     }
-    jac(p->t / p->T, p->y, NULL, J, p, NULL, NULL, NULL);
+    /* the integrated discs' part of the current state (in a region, compact) */
+    for (size_t a = 0; a < p->na; a++)
+        memcpy(N_VGetArrayPointer(base) + 4 * a,
+               N_VGetArrayPointer(p->y) + 4 * (p->region ? p->act[a] : a), 4 * sizeof(double));
+    jac(p->t / p->T, base, NULL, J, p, NULL, NULL, NULL);
     sunindextype *ptr = SM_INDEXPTRS_S(J), *idx = SM_INDEXVALS_S(J);
     for (size_t c = 0; c < ny; c++)
         for (sunindextype q = ptr[c]; q < ptr[c + 1]; q++)
@@ -2311,7 +2742,7 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
     for (size_t k = 0; k < ny * ny; k++)
         scale = fmax(scale, fabs(dense[k]));
     for (size_t c = 0; c < ny; c++) {
-        N_VScale(1.0, p->y, y);
+        N_VScale(1.0, base, y);
         double *yd = N_VGetArrayPointer(y), h = 1e-7 * fmax(1.0, fabs(yd[c]));
         double y0 = yd[c];
         yd[c] = y0 + h;
@@ -2326,6 +2757,8 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
 done:
     if (J)
         SUNMatDestroy(J);
+    if (base)
+        N_VDestroy(base);
     if (y)
         N_VDestroy(y);
     if (fp)

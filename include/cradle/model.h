@@ -62,16 +62,16 @@ typedef enum {
 #define CR_SOLVER_AUTO_DAMPING 1.0
 
 /**
- * Chains: which bodies the integrator steps (docs/design.md, "Active region").
- * The active region integrates only the bodies near a contact that can still
- * change and moves the others in exact free flight, which needs a chain
- * without fields. The environment variable CRADLE_ACTIVE_REGION=off|on
- * overrides the setting (a debugging aid).
+ * Chains and pools: which bodies the integrator steps (docs/design.md,
+ * "Active region" and "Pool engine"). The active region integrates only the
+ * bodies near a contact that can still change and moves the others in exact
+ * free flight, which needs a model without fields. The environment variable
+ * CRADLE_ACTIVE_REGION=off|on overrides the setting (a debugging aid).
  */
 typedef enum {
     CR_ACTIVE_REGION_AUTO = 0, /**< the active region without fields, the whole chain with */
-    CR_ACTIVE_REGION_ON,       /**< the active region; a chain with fields is refused */
-    CR_ACTIVE_REGION_OFF       /**< the whole chain at every step (the reference) */
+    CR_ACTIVE_REGION_ON,       /**< the active region; a model with fields is refused */
+    CR_ACTIVE_REGION_OFF       /**< every body at every step (the reference) */
 } cr_active_region;
 
 /** Above this many bodies the automatic choice is GMRES (KLU's fill-in grows ~N^1.5). */
@@ -107,7 +107,7 @@ typedef struct {
      * overlap along it, the geometry rigid laws assume; `integration.normals:
      * frozen`); 0 (default): the normal turns with the line of centres */
     int frozen_normals;
-    cr_active_region active_region; /**< chains: active region or whole chain (default auto) */
+    cr_active_region active_region; /**< active region or every body (default auto) */
 } cr_settings;
 
 typedef struct cr_model cr_model;

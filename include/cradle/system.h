@@ -88,7 +88,7 @@ typedef struct {
     long steps, rhs_evals, jac_evals, root_evals, restarts, events, outputs;
     long nonlin_iters; /**< Newton iterations */
     long rebuilds;     /**< neighbour-list rebuilds (pools) */
-    /* chains, active region (docs/design.md, "Active region"): */
+    /* active region (docs/design.md, "Active region"; pools: regions, largest in discs): */
     long windows;    /**< windows built (the first included; 1 for the whole chain) */
     long max_window; /**< most bodies integrated at once */
     long locks;      /**< quiet pairs locked inelastically in free flight */
