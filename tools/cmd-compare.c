@@ -190,32 +190,6 @@ static int parse_args(int argc, char **argv, compare_args *a)
 
 /* ---- runs ------------------------------------------------------------------------ */
 
-static cr_system *volatile running;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    if (running)
-        cr_system_request_stop(running);
-}
-
-/* A model from text, calibrated; @return NULL with the message printed. */
-static cr_model *model_from_text(const char *text, size_t len, const char *name)
-{
-    char msg[1024];
-    cr_model *model = NULL;
-    if (cr_modelfile_parse(text, len, name, &model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s", msg);
-        return NULL;
-    }
-    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s: calibration: %s", name, msg);
-        cr_model_destroy(model);
-        return NULL;
-    }
-    return model;
-}
-
 /* One compliant run: system, monitor, store (when @p out), run, finish.
  * @return 0 or an exit status (message printed). */
 typedef struct {
@@ -241,23 +215,10 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
         tools_error("%s: %s", path, msg);
         return EXIT_INPUT;
     }
-    msg[0] = '\0';
-    if (out && !(r->store = cr_store_create(out, r->sys, model, path, text, msg, sizeof msg))) {
-        tools_error("%s", msg);
-        return EXIT_RUN;
-    }
-    if (msg[0])
-        tools_error("%s", msg);
-    if (!(r->mon = cr_monitor_create(r->sys))) {
-        tools_error("out of memory");
-        return EXIT_RUN;
-    }
-    running = r->sys;
-    tools_catch_stop_signals(on_stop_signal);
-    double t0 = tools_now();
-    int rc = cr_system_run(r->sys, cr_model_settings(model)->t_end);
-    r->wall = tools_now() - t0;
-    running = NULL;
+    int st = tools_open_outputs(out, r->sys, model, path, text, &r->store, &r->mon);
+    if (st != 0)
+        return st;
+    int rc = tools_run_stoppable(r->sys, cr_model_settings(model)->t_end, &r->wall);
     cr_monitor_finish(r->mon);
     if (rc == CR_OK)
         return 0;
@@ -459,7 +420,7 @@ static cr_model *model_of_run(const char *path, cr_run_file *f)
         tools_error("%s: the file holds no model text (fields unknown)", path);
         return NULL;
     }
-    return model_from_text(text, strlen(text), name);
+    return model_input_parse(text, strlen(text), name);
 }
 
 static int compare_run_file(const compare_args *a, cr_compare *cmp)

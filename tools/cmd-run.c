@@ -20,15 +20,6 @@
 #include "run-rigid.h"
 #include "tools-common.h"
 
-static cr_system *volatile running;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    if (running)
-        cr_system_request_stop(running);
-}
-
 void usage_run(FILE *out)
 {
     fprintf(out,
@@ -203,24 +194,14 @@ static void release(run_state *r)
 /* Model, system, store, monitor: @return 0 or an exit status (message printed). */
 static int set_up(run_args *a, run_state *r)
 {
-    char msg[1024];
     if (!(r->model = model_input_load(a->input, &a->sets, 1, &r->text)))
         return EXIT_INPUT;
     int st;
     if (!(r->sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
         return st;
-    msg[0] = '\0';
-    if (!(r->store =
-              cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg, sizeof msg))) {
-        tools_error("%s", msg);
-        return EXIT_RUN;
-    }
-    if (msg[0]) /* a stale temporary file kept under another name: always said */
-        tools_error("%s", msg);
-    if (!(r->mon = cr_monitor_create(r->sys))) {
-        tools_error("out of memory");
-        return EXIT_RUN;
-    }
+    if ((st = tools_open_outputs(a->out, r->sys, r->model, a->model, r->text, &r->store,
+                                 &r->mon)) != 0)
+        return st;
     r->prog = (progress){cr_model_settings(r->model)->t_end, tools_now(), tools_now()};
     if (isatty(STDERR_FILENO) && !a->quiet)
         cr_system_add_output_listener(r->sys, show_progress, &r->prog);
@@ -336,12 +317,7 @@ int cmd_run(int argc, char **argv)
     run_info info = {r.model, a.model, a.out, 0.0, {0, 0, 0}, 0.0};
     info.E0 = cr_system_kinetic_energy(r.sys) + cr_system_potential_energy(r.sys);
     cr_system_momentum(r.sys, info.p0);
-    running = r.sys;
-    tools_catch_stop_signals(on_stop_signal);
-    double t0 = tools_now();
-    int rc = cr_system_run(r.sys, cr_model_settings(r.model)->t_end);
-    info.wall = tools_now() - t0;
-    running = NULL;
+    int rc = tools_run_stoppable(r.sys, cr_model_settings(r.model)->t_end, &info.wall);
     if (isatty(STDERR_FILENO) && !a.quiet)
         fputs("\r\033[K", stderr);
     st = finish(&a, &r, rc);

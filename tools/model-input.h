@@ -31,4 +31,11 @@ const char *model_input_name(const char *path);
 cr_model *model_input_load(const char *path, const model_sets *sets, int calibrate,
                            char **effective);
 
+/*
+ * Parses model text that is already in memory (a run file's /model/text) and
+ * solves its damping targets; @p name is how messages name it. @return the
+ * model, or NULL with the one-line message printed.
+ */
+cr_model *model_input_parse(const char *text, size_t len, const char *name);
+
 #endif

@@ -182,3 +182,41 @@ void tools_catch_stop_signals(void (*on_stop)(int))
     sigaction(SIGQUIT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
+
+/* The system the stop signals reach: one run at a time per process. */
+static cr_system *volatile stoppable;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (stoppable)
+        cr_system_request_stop(stoppable);
+}
+
+int tools_run_stoppable(cr_system *sys, double t_end, double *wall)
+{
+    stoppable = sys;
+    tools_catch_stop_signals(on_stop_signal);
+    double t0 = tools_now();
+    int rc = cr_system_run(sys, t_end);
+    *wall = tools_now() - t0;
+    stoppable = NULL;
+    return rc;
+}
+
+int tools_open_outputs(const char *out, cr_system *sys, const cr_model *model,
+                       const char *model_path, const char *text, cr_store **store, cr_monitor **mon)
+{
+    char msg[1024] = "";
+    if (out && !(*store = cr_store_create(out, sys, model, model_path, text, msg, sizeof msg))) {
+        tools_error("%s", msg);
+        return EXIT_RUN;
+    }
+    if (msg[0]) /* a stale temporary file kept under another name */
+        tools_error("%s", msg);
+    if (!(*mon = cr_monitor_create(sys))) {
+        tools_error("out of memory");
+        return EXIT_RUN;
+    }
+    return 0;
+}
