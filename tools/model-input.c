@@ -19,6 +19,25 @@ int model_sets_add(model_sets *s, const char *item)
     return 0;
 }
 
+int model_io_option(int c, const char *arg, model_io *io)
+{
+    switch (c) {
+    case 'o':
+        io->out = arg;
+        return 0;
+    case 'q':
+        io->quiet = 1;
+        return 0;
+    case 'j':
+        io->json = 1;
+        return 0;
+    case 's':
+        return model_sets_add(&io->sets, arg);
+    default:
+        return -1;
+    }
+}
+
 const char *model_input_name(const char *path)
 {
     return strcmp(path, "-") == 0 ? "(stdin)" : path;

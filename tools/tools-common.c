@@ -193,28 +193,37 @@ static void on_stop_signal(int sig)
         cr_system_request_stop(stoppable);
 }
 
-int tools_run_stoppable(cr_system *sys, double t_end, double *wall)
+void tools_run_release(tools_run *r)
 {
-    stoppable = sys;
+    cr_monitor_destroy(r->mon);
+    cr_store_destroy(r->store);
+    cr_system_destroy(r->sys);
+    memset(r, 0, sizeof *r);
+}
+
+int tools_run_stoppable(tools_run *r, double t_end)
+{
+    stoppable = r->sys;
     tools_catch_stop_signals(on_stop_signal);
     double t0 = tools_now();
-    int rc = cr_system_run(sys, t_end);
-    *wall = tools_now() - t0;
+    int rc = cr_system_run(r->sys, t_end);
+    r->wall = tools_now() - t0;
     stoppable = NULL;
     return rc;
 }
 
-int tools_open_outputs(const char *out, cr_system *sys, const cr_model *model,
-                       const char *model_path, const char *text, cr_store **store, cr_monitor **mon)
+int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, const char *model_path,
+                       const char *text)
 {
     char msg[1024] = "";
-    if (out && !(*store = cr_store_create(out, sys, model, model_path, text, msg, sizeof msg))) {
+    if (out &&
+        !(r->store = cr_store_create(out, r->sys, model, model_path, text, msg, sizeof msg))) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }
     if (msg[0]) /* a stale temporary file kept under another name */
         tools_error("%s", msg);
-    if (!(*mon = cr_monitor_create(sys))) {
+    if (!(r->mon = cr_monitor_create(r->sys))) {
         tools_error("out of memory");
         return EXIT_RUN;
     }

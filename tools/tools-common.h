@@ -57,23 +57,34 @@ int tools_bad_option(const char *cmd, char **argv);
  */
 void tools_catch_stop_signals(void (*on_stop)(int));
 
-/*
- * Runs @p sys to @p t_end, with SIGINT, SIGTERM, SIGHUP and SIGQUIT asking it
- * to stop at its next step (tools_catch_stop_signals), so the caller can still
- * close a valid file. @p wall gets the run's wall-clock seconds.
- * @return cr_system_run's code.
- */
-int tools_run_stoppable(cr_system *sys, double t_end, double *wall);
+/* The parts of one run a command drives: its system, its monitor, its store
+ * (NULL when the run writes no file) and the seconds cr_system_run took. */
+typedef struct {
+    cr_system *sys;
+    cr_monitor *mon;
+    cr_store *store;
+    double wall;
+} tools_run;
+
+/* Destroys what @p r holds (NULL parts are fine) and zeroes it. */
+void tools_run_release(tools_run *r);
 
 /*
- * What a compliant run writes into before it starts: the store of @p out
- * (none when @p out is NULL; @p model_path and @p text as cr_store_create
- * records them) and the monitor. A stale temporary file the store kept under
- * another name is always said. @return 0, or EXIT_RUN with the message printed.
+ * What r->sys writes into before it starts: the store of @p out (none when
+ * @p out is NULL; @p model_path and @p text as cr_store_create records them)
+ * and the monitor. A stale temporary file the store kept under another name is
+ * always said. @return 0, or EXIT_RUN with the message printed.
  */
-int tools_open_outputs(const char *out, cr_system *sys, const cr_model *model,
-                       const char *model_path, const char *text, cr_store **store,
-                       cr_monitor **mon);
+int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, const char *model_path,
+                       const char *text);
+
+/*
+ * Runs r->sys to @p t_end, with SIGINT, SIGTERM, SIGHUP and SIGQUIT asking it
+ * to stop at its next step (tools_catch_stop_signals), so the caller can still
+ * close a valid file; r->wall gets the run's wall-clock seconds.
+ * @return cr_system_run's code.
+ */
+int tools_run_stoppable(tools_run *r, double t_end);
 
 /* Subcommands. */
 int cmd_run(int argc, char **argv);
