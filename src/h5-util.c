@@ -124,3 +124,53 @@ int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_colu
     H5Tclose(t);
     return e;
 }
+
+int cr_h5_read_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
+                     void *rows, size_t n)
+{
+    if (n == 0)
+        return 0;
+    hid_t t = cr_h5_compound_type(size, c, nc);
+    hid_t d = t < 0 ? -1 : H5Dopen2(loc, name, H5P_DEFAULT);
+    int e = d < 0 || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0 ? -1 : 0;
+    if (d >= 0)
+        H5Dclose(d);
+    if (t >= 0)
+        H5Tclose(t);
+    return e;
+}
+
+hid_t cr_h5_enum(const char *const *names, int n)
+{
+    hid_t t = H5Tenum_create(H5T_NATIVE_INT);
+    for (int k = 0; t >= 0 && k < n; k++)
+        if (H5Tenum_insert(t, names[k], &k) < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    return t;
+}
+
+int cr_h5_write_array(hid_t loc, const char *name, hid_t type, const void *v, int rank, size_t rows,
+                      size_t cols, const char *units)
+{
+    hsize_t dims[2] = {rows, cols};
+    hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
+    hid_t d =
+        space < 0 ? -1 : H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    size_t count = rank == 0 ? 1 : rows * (rank == 2 ? cols : 1);
+    int e = d < 0 || (count && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) ? -1 : 0;
+    if (d >= 0 && units)
+        e |= cr_h5_attr_string(d, "units", units);
+    if (d >= 0 && H5Dclose(d) < 0)
+        e = -1;
+    if (space >= 0)
+        H5Sclose(space);
+    return e;
+}
+
+int cr_h5_write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
+                        const char *units)
+{
+    return cr_h5_write_array(loc, name, H5T_NATIVE_DOUBLE, v, cols ? 2 : 1, rows, cols, units);
+}

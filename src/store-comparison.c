@@ -26,30 +26,6 @@
 #define NAME_LEN 24
 #define MESSAGE_LEN 224
 
-static herr_t quiet(hid_t stack, void *user)
-{
-    (void)stack;
-    (void)user;
-    return 0;
-}
-
-static int write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
-                         const char *units)
-{
-    hsize_t dims[2] = {rows, cols};
-    hid_t s = H5Screate_simple(cols ? 2 : 1, dims, NULL);
-    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = d < 0 || (rows && H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0)
-                ? -1
-                : 0;
-    if (d >= 0) {
-        e |= cr_h5_attr_string(d, "units", units);
-        H5Dclose(d);
-    }
-    H5Sclose(s);
-    return e;
-}
-
 /* ---- the three tables ----------------------------------------------------------- */
 
 typedef struct {
@@ -61,11 +37,6 @@ typedef struct {
     int32_t flags;
     char message[MESSAGE_LEN];
 } row_out;
-
-#define COL(s, name, type, units)                                                                  \
-    {                                                                                              \
-#name, offsetof(s, name), type, units                                                      \
-    }
 
 static int write_rows(hid_t g, const cr_compare *cmp)
 {
@@ -97,24 +68,24 @@ static int write_rows(hid_t g, const cr_compare *cmp)
     }
     hid_t sn = cr_h5_fixed_string(NAME_LEN), sm = cr_h5_fixed_string(MESSAGE_LEN);
     const cr_h5_column c[] = {
-        COL(row_out, episode, H5T_NATIVE_INT64, "1 (index of /episodes)"),
-        COL(row_out, law, sn, "1 (law name)"),
-        COL(row_out, mode, sn, "1 (calibrated, predictive)"),
-        COL(row_out, status, sn, "1 (verdict)"),
-        COL(row_out, law_status, sn, "1 (the law core's status; empty: not run)"),
-        COL(row_out, parameter, H5T_NATIVE_DOUBLE, "1 (GDI epsilon, energetic kappa; NaN)"),
-        COL(row_out, error, H5T_NATIVE_DOUBLE, "1 (|u+law - u+|_M / |v_perp|_M)"),
-        COL(row_out, energy_error, H5T_NATIVE_DOUBLE, "1 ((T+law - T+) / T-)"),
-        COL(row_out, impulse_error, H5T_NATIVE_DOUBLE, "1 (|P_law - P| / |P|)"),
-        COL(row_out, energy_ratio, H5T_NATIVE_DOUBLE, "1 (T+law / T-)"),
-        COL(row_out, gamma_ok, H5T_NATIVE_INT8, "1 (gamma+ >= 0; -1: no answer)"),
-        COL(row_out, impulse_ok, H5T_NATIVE_INT8, "1 (P >= 0; -1: no answer)"),
-        COL(row_out, energy_ok, H5T_NATIVE_INT8, "1 (T+ <= T-; -1: no answer)"),
-        COL(row_out, outcomes, H5T_NATIVE_INT64, "1"),
-        COL(row_out, chosen, H5T_NATIVE_INT64, "1 (outcome reported: the closest)"),
-        COL(row_out, flags, H5T_NATIVE_INT32,
-            "1 (1 out-of-range, 2 at rest, 4 no compression, 8 field-corrected, 16 elastic)"),
-        COL(row_out, message, sm, "1"),
+        CR_H5_COL(row_out, episode, H5T_NATIVE_INT64, "1 (index of /episodes)"),
+        CR_H5_COL(row_out, law, sn, "1 (law name)"),
+        CR_H5_COL(row_out, mode, sn, "1 (calibrated, predictive)"),
+        CR_H5_COL(row_out, status, sn, "1 (verdict)"),
+        CR_H5_COL(row_out, law_status, sn, "1 (the law core's status; empty: not run)"),
+        CR_H5_COL(row_out, parameter, H5T_NATIVE_DOUBLE, "1 (GDI epsilon, energetic kappa; NaN)"),
+        CR_H5_COL(row_out, error, H5T_NATIVE_DOUBLE, "1 (|u+law - u+|_M / |v_perp|_M)"),
+        CR_H5_COL(row_out, energy_error, H5T_NATIVE_DOUBLE, "1 ((T+law - T+) / T-)"),
+        CR_H5_COL(row_out, impulse_error, H5T_NATIVE_DOUBLE, "1 (|P_law - P| / |P|)"),
+        CR_H5_COL(row_out, energy_ratio, H5T_NATIVE_DOUBLE, "1 (T+law / T-)"),
+        CR_H5_COL(row_out, gamma_ok, H5T_NATIVE_INT8, "1 (gamma+ >= 0; -1: no answer)"),
+        CR_H5_COL(row_out, impulse_ok, H5T_NATIVE_INT8, "1 (P >= 0; -1: no answer)"),
+        CR_H5_COL(row_out, energy_ok, H5T_NATIVE_INT8, "1 (T+ <= T-; -1: no answer)"),
+        CR_H5_COL(row_out, outcomes, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(row_out, chosen, H5T_NATIVE_INT64, "1 (outcome reported: the closest)"),
+        CR_H5_COL(row_out, flags, H5T_NATIVE_INT32,
+                  "1 (1 out-of-range, 2 at rest, 4 no compression, 8 field-corrected, 16 elastic)"),
+        CR_H5_COL(row_out, message, sm, "1"),
     };
     int e = cr_h5_write_table(g, "rows", sizeof(row_out), c, sizeof c / sizeof c[0], rows, n,
                               "one row per episode, law and mode");
@@ -159,22 +130,22 @@ static int write_episode_rows(hid_t g, const cr_compare *cmp, const cr_compariso
                                 a ? a[3] : NAN};
     }
     const cr_h5_column c[] = {
-        COL(episode_out, index, H5T_NATIVE_INT64, "1 (index of /episodes)"),
-        COL(episode_out, dofs, H5T_NATIVE_INT64, "1"),
-        COL(episode_out, contacts, H5T_NATIVE_INT64, "1"),
-        COL(episode_out, reference, H5T_NATIVE_INT64, "1 (reference record)"),
-        COL(episode_out, first_row, H5T_NATIVE_INT64, "1 (row of rows)"),
-        COL(episode_out, row_count, H5T_NATIVE_INT64, "1"),
-        COL(episode_out, t_start, H5T_NATIVE_DOUBLE, "s"),
-        COL(episode_out, kappa, H5T_NATIVE_DOUBLE, "1 (T+/T- of the reference u+)"),
-        COL(episode_out, kappa_min, H5T_NATIVE_DOUBLE, "1 (T+/T- of maximal dissipation)"),
-        COL(episode_out, v_perp, H5T_NATIVE_DOUBLE, "m/s kg^0.5 (|v_perp|_M)"),
-        COL(episode_out, speed, H5T_NATIVE_DOUBLE, "m/s (|gamma-| of the reference)"),
-        COL(episode_out, field_corrected, H5T_NATIVE_INT8, "1 (1: u+ - M^-1 int F_field dt)"),
-        COL(episode_out, d_alpha, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
-        COL(episode_out, d_kappa, H5T_NATIVE_DOUBLE, "1 (change at rtol/100; NaN)"),
-        COL(episode_out, d_newton, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
-        COL(episode_out, d_poisson, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
+        CR_H5_COL(episode_out, index, H5T_NATIVE_INT64, "1 (index of /episodes)"),
+        CR_H5_COL(episode_out, dofs, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_out, contacts, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_out, reference, H5T_NATIVE_INT64, "1 (reference record)"),
+        CR_H5_COL(episode_out, first_row, H5T_NATIVE_INT64, "1 (row of rows)"),
+        CR_H5_COL(episode_out, row_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_out, t_start, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(episode_out, kappa, H5T_NATIVE_DOUBLE, "1 (T+/T- of the reference u+)"),
+        CR_H5_COL(episode_out, kappa_min, H5T_NATIVE_DOUBLE, "1 (T+/T- of maximal dissipation)"),
+        CR_H5_COL(episode_out, v_perp, H5T_NATIVE_DOUBLE, "m/s kg^0.5 (|v_perp|_M)"),
+        CR_H5_COL(episode_out, speed, H5T_NATIVE_DOUBLE, "m/s (|gamma-| of the reference)"),
+        CR_H5_COL(episode_out, field_corrected, H5T_NATIVE_INT8, "1 (1: u+ - M^-1 int F_field dt)"),
+        CR_H5_COL(episode_out, d_alpha, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
+        CR_H5_COL(episode_out, d_kappa, H5T_NATIVE_DOUBLE, "1 (change at rtol/100; NaN)"),
+        CR_H5_COL(episode_out, d_newton, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
+        CR_H5_COL(episode_out, d_poisson, H5T_NATIVE_DOUBLE, "1 (max change at rtol/100; NaN)"),
     };
     int e = cr_h5_write_table(g, "episodes", sizeof(episode_out), c, sizeof c / sizeof c[0], rows,
                               n, "the episodes compared");
@@ -213,16 +184,16 @@ static int write_summary(hid_t g, const cr_compare *cmp)
     hsize_t ns = CR_COMPARE_STATUS_COUNT;
     hid_t counts = H5Tarray_create2(H5T_NATIVE_INT64, 1, &ns);
     const cr_h5_column c[] = {
-        COL(summary_out, law, sn, "1"),
-        COL(summary_out, mode, sn, "1"),
-        COL(summary_out, episodes, H5T_NATIVE_INT64, "1"),
-        COL(summary_out, answered, H5T_NATIVE_INT64, "1 (episodes with an answer)"),
-        {"count", offsetof(summary_out, count), counts,
-         "1 (episodes per status: ok, infeasible, multiple, out-of-range, too-large, failed, "
-         "no-prediction)"},
-        COL(summary_out, mean_error, H5T_NATIVE_DOUBLE, "1"),
-        COL(summary_out, max_error, H5T_NATIVE_DOUBLE, "1"),
-        COL(summary_out, mean_energy_error, H5T_NATIVE_DOUBLE, "1 (mean |energy error|)"),
+        CR_H5_COL(summary_out, law, sn, "1"),
+        CR_H5_COL(summary_out, mode, sn, "1"),
+        CR_H5_COL(summary_out, episodes, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(summary_out, answered, H5T_NATIVE_INT64, "1 (episodes with an answer)"),
+        CR_H5_COL(summary_out, count, counts,
+                  "1 (episodes per status: ok, infeasible, multiple, out-of-range, too-large, "
+                  "failed, no-prediction)"),
+        CR_H5_COL(summary_out, mean_error, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(summary_out, max_error, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(summary_out, mean_energy_error, H5T_NATIVE_DOUBLE, "1 (mean |energy error|)"),
     };
     int e = cr_h5_write_table(g, "summary", sizeof(summary_out), c, sizeof c / sizeof c[0], rows, n,
                               "per law and mode, over every episode compared");
@@ -256,20 +227,21 @@ static int write_vectors(hid_t top, const cr_compare *cmp, size_t k)
             par[i * m + j] = rq ? rq[j] : NAN;
         }
     }
-    err |= err ? -1 : write_doubles(g, "velocity", u, R, n, "m/s (rows x dofs)");
-    err |= err ? -1 : write_doubles(g, "impulse", P, R, m, "N s (rows x contacts)");
+    err |= err ? -1 : cr_h5_write_doubles(g, "velocity", u, R, n, "m/s (rows x dofs)");
+    err |= err ? -1 : cr_h5_write_doubles(g, "impulse", P, R, m, "N s (rows x contacts)");
     err |= err ? -1
-               : write_doubles(g, "parameters", par, R, m,
-                               "1 (per-contact restitution, alpha for energetic, energetic "
-                               "restitution for lzb)");
+               : cr_h5_write_doubles(g, "parameters", par, R, m,
+                                     "1 (per-contact restitution, alpha for energetic, energetic "
+                                     "restitution for lzb)");
     err |= err ? -1
-               : write_doubles(g, "reference_velocity", cr_compare_reference_velocity(cmp, k), n, 0,
-                               "m/s");
-    err |=
-        err ? -1 : write_doubles(g, "field_impulse", cr_compare_field_impulse(cmp, k), n, 0, "N s");
+               : cr_h5_write_doubles(g, "reference_velocity", cr_compare_reference_velocity(cmp, k),
+                                     n, 0, "m/s");
     err |= err ? -1
-               : write_doubles(g, "measured_impulse", cr_compare_measured_impulse(cmp, k), m, 0,
-                               "N s");
+               : cr_h5_write_doubles(g, "field_impulse", cr_compare_field_impulse(cmp, k), n, 0,
+                                     "N s");
+    err |= err ? -1
+               : cr_h5_write_doubles(g, "measured_impulse", cr_compare_measured_impulse(cmp, k), m,
+                                     0, "N s");
     free(u);
     free(P);
     free(par);
@@ -278,24 +250,14 @@ static int write_vectors(hid_t top, const cr_compare *cmp, size_t k)
 
 static int write_group(hid_t file, const cr_compare *cmp, const cr_comparison_params *p)
 {
-    if (H5Lexists(file, "comparison", H5P_DEFAULT) > 0 &&
-        H5Ldelete(file, "comparison", H5P_DEFAULT) < 0)
-        return -1;
-    hid_t g = H5Gcreate2(file, "comparison", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = cr_store_comparison_group(file, p ? p->source : "", p ? p->command : "");
     if (g < 0)
         return -1;
     size_t runs, hits;
     cr_compare_cache_stats(cmp, &runs, &hits);
     int64_t r = (int64_t)runs, est = p && p->accuracy ? 1 : 0;
     double tol = CR_COMPARE_CONDITION_TOL, rtol = p ? p->estimate_rtol : NAN;
-    char when[64];
-    time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    int e = cr_h5_attr_string(g, "cradle_version", cr_version());
-    e |= cr_h5_attr_string(g, "written", when);
-    e |= cr_h5_attr_string(g, "source", p ? p->source : "");
-    e |= cr_h5_attr_string(g, "command", p ? p->command : "");
-    e |= cr_h5_attr_string(g, "modes", "calibrated, predictive");
+    int e = cr_h5_attr_string(g, "modes", "calibrated, predictive");
     e |= cr_h5_attr_string(g, "reference",
                            "measured u+; where fields act u+ - M^-1 int F_field dt "
                            "(= u- + M^-1 sum of the contacts' int f n dt)");
@@ -313,6 +275,28 @@ static int write_group(hid_t file, const cr_compare *cmp, const cr_comparison_pa
     if (top >= 0)
         H5Gclose(top);
     return H5Gclose(g) < 0 ? -1 : e;
+}
+
+hid_t cr_store_comparison_group(hid_t file, const char *source, const char *command)
+{
+    if (H5Lexists(file, "comparison", H5P_DEFAULT) > 0 &&
+        H5Ldelete(file, "comparison", H5P_DEFAULT) < 0)
+        return -1;
+    hid_t g = H5Gcreate2(file, "comparison", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return -1;
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    int e = cr_h5_attr_string(g, "cradle_version", cr_version());
+    e |= cr_h5_attr_string(g, "written", when);
+    e |= cr_h5_attr_string(g, "source", source);
+    e |= cr_h5_attr_string(g, "command", command);
+    if (e) {
+        H5Gclose(g);
+        return -1;
+    }
+    return g;
 }
 
 /* ---- the copy ------------------------------------------------------------------------ */
@@ -359,7 +343,7 @@ int cr_store_replace_through_copy(const char *source, const char *target,
                                   int (*write)(hid_t file, const void *ctx), const void *ctx,
                                   const char *what, char *msg, size_t msglen)
 {
-    H5Eset_auto2(H5E_DEFAULT, quiet, NULL);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
     size_t len = strlen(target) + 32;
     char *tmp = malloc(len), *dir = strdup(target);
     if (!tmp || !dir) {

@@ -19,4 +19,11 @@ int cr_store_replace_through_copy(const char *source, const char *target,
                                   int (*write)(hid_t file, const void *ctx), const void *ctx,
                                   const char *what, char *msg, size_t msglen);
 
+/*
+ * A new /comparison group in @p file (an older one deleted first) with the
+ * attributes both kinds of comparison carry: cradle_version, written (UTC),
+ * source and command (NULL: ""). @return the group (caller closes) or -1.
+ */
+hid_t cr_store_comparison_group(hid_t file, const char *source, const char *command);
+
 #endif

@@ -18,14 +18,8 @@
 #include <unistd.h>
 
 #include "cradle/store.h"
+#include "h5-util.h"
 #include "priv.h"
-
-static herr_t quiet(hid_t stack, void *user)
-{
-    (void)stack;
-    (void)user;
-    return 0;
-}
 
 /* ---- reading ------------------------------------------------------------------- */
 
@@ -135,32 +129,31 @@ typedef struct {
     int8_t complete;
 } episode_in;
 
-#define MEMBER(t, s, name, type) H5Tinsert(t, #name, offsetof(s, name), type)
-
 static int read_episode_table(cr_run_file *f)
 {
     f->nep = rows_of(f->file, "episodes");
     f->info = calloc(f->nep ? f->nep : 1, sizeof(cr_episode_info));
     episode_in *in = calloc(f->nep ? f->nep : 1, sizeof(episode_in));
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(episode_in));
-    int e = f->info && in && t >= 0 ? 0 : -1;
-    if (e == 0) {
-        MEMBER(t, episode_in, t_start, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, t_end, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, T_minus, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, T_plus, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, kappa, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, field_work, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, dissipated, H5T_NATIVE_DOUBLE);
-        MEMBER(t, episode_in, body_count, H5T_NATIVE_INT64);
-        MEMBER(t, episode_in, contact_count, H5T_NATIVE_INT64);
-        MEMBER(t, episode_in, reference, H5T_NATIVE_INT64);
-        MEMBER(t, episode_in, reference_record, H5T_NATIVE_INT64);
-        MEMBER(t, episode_in, event_count, H5T_NATIVE_INT64);
-        MEMBER(t, episode_in, complete, H5T_NATIVE_INT8);
-        if (f->nep)
-            e = read_all(f->file, "episodes", t, in);
-    }
+    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64;
+    const cr_h5_column c[] = {
+        CR_H5_COL(episode_in, t_start, D, NULL),
+        CR_H5_COL(episode_in, t_end, D, NULL),
+        CR_H5_COL(episode_in, T_minus, D, NULL),
+        CR_H5_COL(episode_in, T_plus, D, NULL),
+        CR_H5_COL(episode_in, kappa, D, NULL),
+        CR_H5_COL(episode_in, field_work, D, NULL),
+        CR_H5_COL(episode_in, dissipated, D, NULL),
+        CR_H5_COL(episode_in, body_count, I, NULL),
+        CR_H5_COL(episode_in, contact_count, I, NULL),
+        CR_H5_COL(episode_in, reference, I, NULL),
+        CR_H5_COL(episode_in, reference_record, I, NULL),
+        CR_H5_COL(episode_in, event_count, I, NULL),
+        CR_H5_COL(episode_in, complete, H5T_NATIVE_INT8, NULL),
+    };
+    int e = f->info && in ? 0 : -1;
+    e |= e ? -1
+           : cr_h5_read_table(f->file, "episodes", sizeof(episode_in), c, sizeof c / sizeof c[0],
+                              in, f->nep);
     for (size_t k = 0; e == 0 && k < f->nep; k++)
         f->info[k] = (cr_episode_info){in[k].t_start,
                                        in[k].t_end,
@@ -175,8 +168,6 @@ static int read_episode_table(cr_run_file *f)
                                        in[k].dissipated,
                                        in[k].complete,
                                        (size_t)in[k].event_count};
-    if (t >= 0)
-        H5Tclose(t);
     free(in);
     return e;
 }
@@ -195,25 +186,24 @@ static int read_contact_laws(cr_run_file *f)
     law_in *in = calloc(n, sizeof(law_in));
     f->contact_law = calloc(n, sizeof(cr_contact_params));
     f->contact_law_known = calloc(n, sizeof(int));
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(law_in));
-    int e = in && f->contact_law && f->contact_law_known && t >= 0 ? 0 : -1;
-    if (e == 0) {
-        MEMBER(t, law_in, K, H5T_NATIVE_DOUBLE);
-        MEMBER(t, law_in, n, H5T_NATIVE_DOUBLE);
-        MEMBER(t, law_in, C, H5T_NATIVE_DOUBLE);
-        MEMBER(t, law_in, m, H5T_NATIVE_DOUBLE);
-        MEMBER(t, law_in, release, H5T_NATIVE_INT);
-        if (f->ncontacts)
-            e = read_all(f->file, "contacts", t, in);
-    }
+    hid_t D = H5T_NATIVE_DOUBLE;
+    const cr_h5_column c[] = {
+        CR_H5_COL(law_in, K, D, NULL),
+        CR_H5_COL(law_in, n, D, NULL),
+        CR_H5_COL(law_in, C, D, NULL),
+        CR_H5_COL(law_in, m, D, NULL),
+        CR_H5_COL(law_in, release, H5T_NATIVE_INT, NULL),
+    };
+    int e = in && f->contact_law && f->contact_law_known ? 0 : -1;
+    e |= e ? -1
+           : cr_h5_read_table(f->file, "contacts", sizeof(law_in), c, sizeof c / sizeof c[0], in,
+                              f->ncontacts);
     for (size_t k = 0; e == 0 && k < f->ncontacts; k++) {
         f->contact_law[k] =
             (cr_contact_params){in[k].K, in[k].n, in[k].C, in[k].m,
                                 in[k].release == 1 ? CR_RELEASE_FORCE : CR_RELEASE_GAP};
         f->contact_law_known[k] = isfinite(in[k].K) && in[k].release >= 0;
     }
-    if (t >= 0)
-        H5Tclose(t);
     free(in);
     return e;
 }
@@ -247,7 +237,7 @@ cr_run_file *cr_run_file_open(const char *path, char *msg, size_t msglen)
         cr_set_msg(msg, msglen, "%s: cannot open: %s", path ? path : "(null)", strerror(errno));
         return NULL;
     }
-    H5Eset_auto2(H5E_DEFAULT, quiet, NULL);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
     if (!S_ISREG(sb.st_mode) || H5Fis_hdf5(path) <= 0) {
         cr_set_msg(msg, msglen, "%s: not an HDF5 file", path);
         return NULL;
@@ -319,36 +309,26 @@ typedef struct {
 static int read_records(hid_t g, cr_contact_record *rec, size_t n)
 {
     record_in *in = calloc(n ? n : 1, sizeof(record_in));
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(record_in));
-    int e = in && t >= 0 ? 0 : -1;
-    if (e == 0) {
-        MEMBER(t, record_in, contact, H5T_NATIVE_INT64);
-        MEMBER(t, record_in, body_a, H5T_NATIVE_INT64);
-        MEMBER(t, record_in, body_b, H5T_NATIVE_INT64);
-        MEMBER(t, record_in, impulse, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, compression, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, expansion, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, gamma_minus, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, gamma_plus, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, newton, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, poisson, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, alpha, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, peak_overlap, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, peak_force, H5T_NATIVE_DOUBLE);
-        MEMBER(t, record_in, closings, H5T_NATIVE_INT32);
-        MEMBER(t, record_in, openings, H5T_NATIVE_INT32);
-        MEMBER(t, record_in, flags, H5T_NATIVE_INT32);
-        if (n)
-            e = read_all(g, "contacts", t, in);
-    }
+    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64, J = H5T_NATIVE_INT32;
+    const cr_h5_column c[] = {
+        CR_H5_COL(record_in, contact, I, NULL),     CR_H5_COL(record_in, body_a, I, NULL),
+        CR_H5_COL(record_in, body_b, I, NULL),      CR_H5_COL(record_in, impulse, D, NULL),
+        CR_H5_COL(record_in, compression, D, NULL), CR_H5_COL(record_in, expansion, D, NULL),
+        CR_H5_COL(record_in, gamma_minus, D, NULL), CR_H5_COL(record_in, gamma_plus, D, NULL),
+        CR_H5_COL(record_in, newton, D, NULL),      CR_H5_COL(record_in, poisson, D, NULL),
+        CR_H5_COL(record_in, alpha, D, NULL),       CR_H5_COL(record_in, peak_overlap, D, NULL),
+        CR_H5_COL(record_in, peak_force, D, NULL),  CR_H5_COL(record_in, closings, J, NULL),
+        CR_H5_COL(record_in, openings, J, NULL),    CR_H5_COL(record_in, flags, J, NULL),
+    };
+    int e = in ? 0 : -1;
+    e |= e ? -1
+           : cr_h5_read_table(g, "contacts", sizeof(record_in), c, sizeof c / sizeof c[0], in, n);
     for (size_t i = 0; e == 0 && i < n; i++)
         rec[i] = (cr_contact_record){
             (size_t)in[i].contact, (size_t)in[i].body_a, in[i].body_b,      in[i].impulse,
             in[i].compression,     in[i].expansion,      in[i].gamma_minus, in[i].gamma_plus,
             in[i].newton,          in[i].poisson,        in[i].alpha,       in[i].peak_overlap,
             in[i].peak_force,      in[i].closings,       in[i].openings,    in[i].flags};
-    if (t >= 0)
-        H5Tclose(t);
     free(in);
     return e;
 }

@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cradle/store.h"
 #include "priv.h"
@@ -37,11 +36,6 @@ typedef struct {
     double max_velocity_error, mean_velocity_error, max_energy_error;
     double phase_drift, max_phase, mean_interval, decay_compliant, decay_rigid;
 } run_summary_out;
-
-#define COL(s, name, type, units)                                                                  \
-    {                                                                                              \
-#name, offsetof(s, name), type, units                                                      \
-    }
 
 typedef struct {
     const cr_runcmp_variant *v;
@@ -86,26 +80,27 @@ static int write_rows(hid_t g, const runs_ctx *c)
             row_out(&rows[at++], c->v[v].name, &c->v[v].rows[k]);
     hid_t sn = cr_h5_fixed_string(NAME_LEN), D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64;
     const cr_h5_column col[] = {
-        COL(run_row_out, variant, sn, "1 (rigid variant)"),
-        COL(run_row_out, collision, I, "1 (index of /collisions, both runs)"),
-        COL(run_row_out, t_compliant, D, "s"),
-        COL(run_row_out, t_rigid, D, "s"),
-        COL(run_row_out, phase, D, "s (t_rigid - t_compliant)"),
-        COL(run_row_out, next_compliant, D, "s (to the next collision; NaN: last)"),
-        COL(run_row_out, next_rigid, D, "s"),
-        COL(run_row_out, speed, D, "m/s (max |u-| of the compliant collision)"),
-        COL(run_row_out, velocity_before_error, D, "1 (max |u-_rigid - u-| / speed)"),
-        COL(run_row_out, velocity_after_error, D, "1 (max |u+_rigid - u+| / speed)"),
-        COL(run_row_out, T_minus_compliant, D, "J"),
-        COL(run_row_out, T_minus_rigid, D, "J"),
-        COL(run_row_out, T_plus_compliant, D, "J"),
-        COL(run_row_out, T_plus_rigid, D, "J"),
-        COL(run_row_out, energy_error, D, "1 ((T+_rigid - T+) / T-)"),
-        COL(run_row_out, kappa_compliant, D, "1"),
-        COL(run_row_out, kappa_rigid, D, "1"),
-        COL(run_row_out, episodes_compliant, I, "1"),
-        COL(run_row_out, episodes_rigid, I, "1"),
-        COL(run_row_out, same_bodies, H5T_NATIVE_INT8, "1 (both collisions hold the same bodies)"),
+        CR_H5_COL(run_row_out, variant, sn, "1 (rigid variant)"),
+        CR_H5_COL(run_row_out, collision, I, "1 (index of /collisions, both runs)"),
+        CR_H5_COL(run_row_out, t_compliant, D, "s"),
+        CR_H5_COL(run_row_out, t_rigid, D, "s"),
+        CR_H5_COL(run_row_out, phase, D, "s (t_rigid - t_compliant)"),
+        CR_H5_COL(run_row_out, next_compliant, D, "s (to the next collision; NaN: last)"),
+        CR_H5_COL(run_row_out, next_rigid, D, "s"),
+        CR_H5_COL(run_row_out, speed, D, "m/s (max |u-| of the compliant collision)"),
+        CR_H5_COL(run_row_out, velocity_before_error, D, "1 (max |u-_rigid - u-| / speed)"),
+        CR_H5_COL(run_row_out, velocity_after_error, D, "1 (max |u+_rigid - u+| / speed)"),
+        CR_H5_COL(run_row_out, T_minus_compliant, D, "J"),
+        CR_H5_COL(run_row_out, T_minus_rigid, D, "J"),
+        CR_H5_COL(run_row_out, T_plus_compliant, D, "J"),
+        CR_H5_COL(run_row_out, T_plus_rigid, D, "J"),
+        CR_H5_COL(run_row_out, energy_error, D, "1 ((T+_rigid - T+) / T-)"),
+        CR_H5_COL(run_row_out, kappa_compliant, D, "1"),
+        CR_H5_COL(run_row_out, kappa_rigid, D, "1"),
+        CR_H5_COL(run_row_out, episodes_compliant, I, "1"),
+        CR_H5_COL(run_row_out, episodes_rigid, I, "1"),
+        CR_H5_COL(run_row_out, same_bodies, H5T_NATIVE_INT8,
+                  "1 (both collisions hold the same bodies)"),
     };
     int e = cr_h5_write_table(g, "runs", sizeof(run_row_out), col, sizeof col / sizeof col[0], rows,
                               n, "one row per rigid variant and matched collision");
@@ -142,21 +137,22 @@ static int write_summary(hid_t g, const runs_ctx *c)
     hid_t sn = cr_h5_fixed_string(NAME_LEN), sl = cr_h5_fixed_string(LAW_LEN);
     hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64;
     const cr_h5_column col[] = {
-        COL(run_summary_out, variant, sn, "1"),
-        COL(run_summary_out, law, sl, "1 (the law and its parameters)"),
-        COL(run_summary_out, end_reason, sl, "1"),
-        COL(run_summary_out, error, sl, "1 (empty: the rigid run completed)"),
-        COL(run_summary_out, collisions_compliant, I, "1"),
-        COL(run_summary_out, collisions_rigid, I, "1"),
-        COL(run_summary_out, matched, I, "1"),
-        COL(run_summary_out, max_velocity_error, D, "1"),
-        COL(run_summary_out, mean_velocity_error, D, "1"),
-        COL(run_summary_out, max_energy_error, D, "1"),
-        COL(run_summary_out, phase_drift, D, "s (phase of the last matched collision)"),
-        COL(run_summary_out, max_phase, D, "s"),
-        COL(run_summary_out, mean_interval, D, "s (compliant, between collisions)"),
-        COL(run_summary_out, decay_compliant, D, "1 (product of the matched collisions' kappa)"),
-        COL(run_summary_out, decay_rigid, D, "1"),
+        CR_H5_COL(run_summary_out, variant, sn, "1"),
+        CR_H5_COL(run_summary_out, law, sl, "1 (the law and its parameters)"),
+        CR_H5_COL(run_summary_out, end_reason, sl, "1"),
+        CR_H5_COL(run_summary_out, error, sl, "1 (empty: the rigid run completed)"),
+        CR_H5_COL(run_summary_out, collisions_compliant, I, "1"),
+        CR_H5_COL(run_summary_out, collisions_rigid, I, "1"),
+        CR_H5_COL(run_summary_out, matched, I, "1"),
+        CR_H5_COL(run_summary_out, max_velocity_error, D, "1"),
+        CR_H5_COL(run_summary_out, mean_velocity_error, D, "1"),
+        CR_H5_COL(run_summary_out, max_energy_error, D, "1"),
+        CR_H5_COL(run_summary_out, phase_drift, D, "s (phase of the last matched collision)"),
+        CR_H5_COL(run_summary_out, max_phase, D, "s"),
+        CR_H5_COL(run_summary_out, mean_interval, D, "s (compliant, between collisions)"),
+        CR_H5_COL(run_summary_out, decay_compliant, D,
+                  "1 (product of the matched collisions' kappa)"),
+        CR_H5_COL(run_summary_out, decay_rigid, D, "1"),
     };
     int e = cr_h5_write_table(g, "run_summary", sizeof(run_summary_out), col,
                               sizeof col / sizeof col[0], rows, c->n, "one row per rigid variant");
@@ -169,20 +165,10 @@ static int write_summary(hid_t g, const runs_ctx *c)
 static int write_group(hid_t file, const void *ctx)
 {
     const runs_ctx *c = ctx;
-    if (H5Lexists(file, "comparison", H5P_DEFAULT) > 0 &&
-        H5Ldelete(file, "comparison", H5P_DEFAULT) < 0)
-        return -1;
-    hid_t g = H5Gcreate2(file, "comparison", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = cr_store_comparison_group(file, c->source, c->command ? c->command : "");
     if (g < 0)
         return -1;
-    char when[64];
-    time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    int e = cr_h5_attr_string(g, "cradle_version", cr_version());
-    e |= cr_h5_attr_string(g, "written", when);
-    e |= cr_h5_attr_string(g, "source", c->source);
-    e |= cr_h5_attr_string(g, "command", c->command ? c->command : "");
-    e |= cr_h5_attr_string(g, "kind", "runs");
+    int e = cr_h5_attr_string(g, "kind", "runs");
     e |= cr_h5_attr_string(g, "matching",
                            "collision k of the compliant run with collision k "
                            "of each rigid run (/collisions order)");

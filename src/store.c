@@ -71,31 +71,6 @@ struct cr_store {
 
 /* ---- small HDF5 helpers (each returns 0 or -1 and closes what it opened) --- */
 
-/* A dataset of rank 0 (rank = 0), 1 or 2 written in one go, with its units. */
-static int write_array(hid_t loc, const char *name, hid_t type, const void *v, int rank,
-                       size_t rows, size_t cols, const char *units)
-{
-    hsize_t dims[2] = {rows, cols};
-    hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
-    hid_t d =
-        space < 0 ? -1 : H5Dcreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    size_t count = rank == 0 ? 1 : rows * (rank == 2 ? cols : 1);
-    int e = d < 0 || (count && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) ? -1 : 0;
-    if (d >= 0 && units)
-        e |= cr_h5_attr_string(d, "units", units);
-    if (d >= 0 && H5Dclose(d) < 0)
-        e = -1;
-    if (space >= 0)
-        H5Sclose(space);
-    return e;
-}
-
-static int write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
-                         const char *units)
-{
-    return write_array(loc, name, H5T_NATIVE_DOUBLE, v, cols ? 2 : 1, rows, cols, units);
-}
-
 static hid_t group_create(hid_t loc, const char *name)
 {
     return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -459,11 +434,11 @@ static int write_bodies(cr_store *st, hid_t g, const cr_model *model)
             if (cr_model_get_body(model, i, x + i * dim, v + i * dim) != CR_OK)
                 e = -1;
         }
-        e |= write_doubles(g, "mass", m, n, 0, "kg (inf: fixed body)");
-        e |= write_array(g, "fixed", H5T_NATIVE_UINT8, fixed, 1, n, 0, "1: fixed body");
-        e |= write_doubles(g, "radius", r, n, 0, "m");
-        e |= write_doubles(g, "position0", x, n, dim, "m");
-        e |= write_doubles(g, "velocity0", v, n, dim, "m/s");
+        e |= cr_h5_write_doubles(g, "mass", m, n, 0, "kg (inf: fixed body)");
+        e |= cr_h5_write_array(g, "fixed", H5T_NATIVE_UINT8, fixed, 1, n, 0, "1: fixed body");
+        e |= cr_h5_write_doubles(g, "radius", r, n, 0, "m");
+        e |= cr_h5_write_doubles(g, "position0", x, n, dim, "m");
+        e |= cr_h5_write_doubles(g, "velocity0", v, n, dim, "m/s");
     }
     free(m), free(r), free(x), free(v), free(fixed);
     return e;
@@ -481,8 +456,8 @@ static int write_walls(cr_store *st, hid_t g)
         memcpy(nrm + w * dim, n3, dim * sizeof(double));
     }
     if (e == 0) {
-        e |= write_doubles(g, "wall_normal", nrm, nw, dim, "1 (unit normal into free space)");
-        e |= write_doubles(g, "wall_offset", off, nw, 0, "m");
+        e |= cr_h5_write_doubles(g, "wall_normal", nrm, nw, dim, "1 (unit normal into free space)");
+        e |= cr_h5_write_doubles(g, "wall_offset", off, nw, 0, "m");
     }
     free(nrm), free(off);
     return e;
@@ -501,7 +476,7 @@ static int write_text(hid_t g, const char *text)
     int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
                     H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
                 ? -1
-                : write_array(g, "text", t, n ? p : "", 0, 0, 0, "UTF-8 model file text");
+                : cr_h5_write_array(g, "text", t, n ? p : "", 0, 0, 0, "UTF-8 model file text");
     if (t >= 0 && H5Tclose(t) < 0)
         e = -1;
     return e;
@@ -528,20 +503,19 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     e |= cr_h5_attr_double(g, "output_interval", set->output_interval);
     e |= write_bodies(st, g, model);
     e |= write_walls(st, g);
-    e |= write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
+    e |= cr_h5_write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
     e |= write_text(g, text);
     return H5Gclose(g) < 0 ? -1 : e;
 }
 
+_Static_assert(CR_EVENT_CLOSE == 0, "event kinds number the enum from 0");
+
 static hid_t event_kind_type(void)
 {
-    hid_t t = H5Tenum_create(H5T_NATIVE_INT);
-    for (int k = CR_EVENT_CLOSE; t >= 0 && k <= CR_EVENT_FORCE_REENGAGE; k++)
-        if (H5Tenum_insert(t, cr_event_kind_name((cr_event_kind)k), &k) < 0) {
-            H5Tclose(t);
-            return -1;
-        }
-    return t;
+    const char *names[CR_EVENT_FORCE_REENGAGE + 1];
+    for (int k = 0; k <= CR_EVENT_FORCE_REENGAGE; k++)
+        names[k] = cr_event_kind_name((cr_event_kind)k);
+    return cr_h5_enum(names, CR_EVENT_FORCE_REENGAGE + 1);
 }
 
 /* /events: an extendible table, appended at every flush so a kill keeps them. */
@@ -551,13 +525,13 @@ static int open_events(cr_store *st)
     if (kind < 0)
         return -1;
     const cr_h5_column f[] = {
-        {"time", offsetof(event_row, time), H5T_NATIVE_DOUBLE, "s"},
-        {"contact", offsetof(event_row, contact), H5T_NATIVE_INT64, "1 (row of /contacts)"},
-        {"kind", offsetof(event_row, kind), kind, "1 (enum)"},
-        {"overlap", offsetof(event_row, overlap), H5T_NATIVE_DOUBLE, "m"},
-        {"rate", offsetof(event_row, rate), H5T_NATIVE_DOUBLE, "m/s"},
-        {"force", offsetof(event_row, force), H5T_NATIVE_DOUBLE, "N"},
-        {"impulse", offsetof(event_row, impulse), H5T_NATIVE_DOUBLE, "N s"},
+        CR_H5_COL(event_row, time, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(event_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(event_row, kind, kind, "1 (enum)"),
+        CR_H5_COL(event_row, overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(event_row, rate, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(event_row, force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(event_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
     };
     size_t nf = sizeof f / sizeof f[0];
     st->event_type = cr_h5_compound_type(sizeof(event_row), f, nf);
@@ -846,11 +820,11 @@ static int write_final(cr_store *st)
     int e = g < 0 ? -1 : 0;
     if (e == 0) {
         double t = cr_system_get_time(st->sys);
-        e |= write_array(g, "time", H5T_NATIVE_DOUBLE, &t, 0, 0, 0, "s");
+        e |= cr_h5_write_array(g, "time", H5T_NATIVE_DOUBLE, &t, 0, 0, 0, "s");
         cr_system_get_positions(st->sys, v);
-        e |= write_doubles(g, "position", v, st->nb, (size_t)st->dim, "m");
+        e |= cr_h5_write_doubles(g, "position", v, st->nb, (size_t)st->dim, "m");
         cr_system_get_velocities(st->sys, v);
-        e |= write_doubles(g, "velocity", v, st->nb, (size_t)st->dim, "m/s");
+        e |= cr_h5_write_doubles(g, "velocity", v, st->nb, (size_t)st->dim, "m/s");
         if (H5Gclose(g) < 0)
             e = -1;
     }
@@ -900,18 +874,6 @@ static void contact_row_fill(const cr_store *st, size_t k, contact_row *r)
     }
 }
 
-/* Enums of the /contacts table: contact state and release convention. */
-static hid_t enum_of(const char *const *names, int n)
-{
-    hid_t t = H5Tenum_create(H5T_NATIVE_INT);
-    for (int k = 0; t >= 0 && k < n; k++)
-        if (H5Tenum_insert(t, names[k], &k) < 0) {
-            H5Tclose(t);
-            return -1;
-        }
-    return t;
-}
-
 static int write_contacts(cr_store *st)
 {
     size_t n = cr_system_contact_count(st->sys);
@@ -919,7 +881,7 @@ static int write_contacts(cr_store *st)
     static const char *const states[] = {"open", "touching", "loaded"};
     static const char *const release[] = {"gap", "force"};
     hid_t vec = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &dim);
-    hid_t ste = enum_of(states, 3), rel = enum_of(release, 2);
+    hid_t ste = cr_h5_enum(states, 3), rel = cr_h5_enum(release, 2);
     int none = -1; /* the model gave no law for the pair */
     if (rel >= 0 && H5Tenum_insert(rel, "unknown", &none) < 0) {
         H5Tclose(rel);
@@ -929,30 +891,25 @@ static int write_contacts(cr_store *st)
     int e = vec < 0 || ste < 0 || rel < 0 || !rows ? -1 : 0;
     for (size_t k = 0; e == 0 && k < n; k++)
         contact_row_fill(st, k, &rows[k]);
-#define CF(name, member, type, units)                                                              \
-    {                                                                                              \
-        name, offsetof(contact_row, member), type, units                                           \
-    }
     const cr_h5_column f[] = {
-        CF("body_a", body_a, H5T_NATIVE_INT64, "1"),
-        CF("body_b", body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
-        CF("unilateral", unilateral, H5T_NATIVE_INT8, "1 (1: contact law acts)"),
-        CF("linked", linked, H5T_NATIVE_INT8, "1 (1: bilateral link)"),
-        CF("settled", settled, H5T_NATIVE_INT8, "1 (1: end rule holds)"),
-        CF("state", state, ste, "1 (enum)"),
-        CF("overlap", overlap, H5T_NATIVE_DOUBLE, "m"),
-        CF("rate", rate, H5T_NATIVE_DOUBLE, "m/s"),
-        CF("force", force, H5T_NATIVE_DOUBLE, "N"),
-        CF("impulse", impulse, H5T_NATIVE_DOUBLE, "N s"),
-        CF("normal", normal, vec, "1"),
-        CF("vector_impulse", vector_impulse, vec, "N s"),
-        CF("K", K, H5T_NATIVE_DOUBLE, "N/m^n"),
-        CF("n", n, H5T_NATIVE_DOUBLE, "1"),
-        CF("C", C, H5T_NATIVE_DOUBLE, "N s/m^(m+1)"),
-        CF("m", m, H5T_NATIVE_DOUBLE, "1"),
-        CF("release", release, rel, "1 (enum)"),
+        CR_H5_COL(contact_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(contact_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(contact_row, unilateral, H5T_NATIVE_INT8, "1 (1: contact law acts)"),
+        CR_H5_COL(contact_row, linked, H5T_NATIVE_INT8, "1 (1: bilateral link)"),
+        CR_H5_COL(contact_row, settled, H5T_NATIVE_INT8, "1 (1: end rule holds)"),
+        CR_H5_COL(contact_row, state, ste, "1 (enum)"),
+        CR_H5_COL(contact_row, overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(contact_row, rate, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(contact_row, force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(contact_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(contact_row, normal, vec, "1"),
+        CR_H5_COL(contact_row, vector_impulse, vec, "N s"),
+        CR_H5_COL(contact_row, K, H5T_NATIVE_DOUBLE, "N/m^n"),
+        CR_H5_COL(contact_row, n, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(contact_row, C, H5T_NATIVE_DOUBLE, "N s/m^(m+1)"),
+        CR_H5_COL(contact_row, m, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(contact_row, release, rel, "1 (enum)"),
     };
-#undef CF
     if (e == 0)
         e = cr_h5_write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0],
                               rows, n,
@@ -1091,27 +1048,23 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
                                 (int8_t)in.complete,
                                 (int64_t)in.event_count};
     }
-#define EF(name, type, units)                                                                      \
-    {                                                                                              \
-#name, offsetof(episode_row, name), type, units                                            \
-    }
     const cr_h5_column f[] = {
-        EF(index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"),
-        EF(t_start, H5T_NATIVE_DOUBLE, "s"),
-        EF(t_end, H5T_NATIVE_DOUBLE, "s"),
-        EF(body_count, H5T_NATIVE_INT64, "1"),
-        EF(contact_count, H5T_NATIVE_INT64, "1"),
-        EF(reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
-        EF(reference_record, H5T_NATIVE_INT64, "1 (row of the episode's contacts)"),
-        EF(T_minus, H5T_NATIVE_DOUBLE, "J"),
-        EF(T_plus, H5T_NATIVE_DOUBLE, "J"),
-        EF(kappa, H5T_NATIVE_DOUBLE, "1"),
-        EF(field_work, H5T_NATIVE_DOUBLE, "J"),
-        EF(dissipated, H5T_NATIVE_DOUBLE, "J"),
-        EF(complete, H5T_NATIVE_INT8, "1 (0: run ended first)"),
-        EF(event_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_row, index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"),
+        CR_H5_COL(episode_row, t_start, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(episode_row, t_end, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(episode_row, body_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_row, contact_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_row, reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(episode_row, reference_record, H5T_NATIVE_INT64,
+                  "1 (row of the episode's contacts)"),
+        CR_H5_COL(episode_row, T_minus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, T_plus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, kappa, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(episode_row, field_work, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, dissipated, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, complete, H5T_NATIVE_INT8, "1 (0: run ended first)"),
+        CR_H5_COL(episode_row, event_count, H5T_NATIVE_INT64, "1"),
     };
-#undef EF
     if (e == 0)
         e = cr_h5_write_table(st->file, "episodes", sizeof(episode_row), f, sizeof f / sizeof f[0],
                               rows, n, "impact episodes found by the monitor");
@@ -1148,29 +1101,25 @@ static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
                                rec[i].closings,
                                rec[i].openings,
                                rec[i].flags};
-#define RF(name, type, units)                                                                      \
-    {                                                                                              \
-#name, offsetof(record_row, name), type, units                                             \
-    }
     const cr_h5_column f[] = {
-        RF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
-        RF(body_a, H5T_NATIVE_INT64, "1"),
-        RF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
-        RF(impulse, H5T_NATIVE_DOUBLE, "N s"),
-        RF(compression, H5T_NATIVE_DOUBLE, "N s"),
-        RF(expansion, H5T_NATIVE_DOUBLE, "N s"),
-        RF(gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
-        RF(gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
-        RF(newton, H5T_NATIVE_DOUBLE, "1"),
-        RF(poisson, H5T_NATIVE_DOUBLE, "1"),
-        RF(alpha, H5T_NATIVE_DOUBLE, "1"),
-        RF(peak_overlap, H5T_NATIVE_DOUBLE, "m"),
-        RF(peak_force, H5T_NATIVE_DOUBLE, "N"),
-        RF(closings, H5T_NATIVE_INT32, "1"),
-        RF(openings, H5T_NATIVE_INT32, "1"),
-        RF(flags, H5T_NATIVE_INT32, "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
+        CR_H5_COL(record_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(record_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(record_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(record_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(record_row, compression, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(record_row, expansion, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(record_row, gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(record_row, gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(record_row, newton, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(record_row, poisson, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(record_row, alpha, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(record_row, peak_overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(record_row, peak_force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(record_row, closings, H5T_NATIVE_INT32, "1"),
+        CR_H5_COL(record_row, openings, H5T_NATIVE_INT32, "1"),
+        CR_H5_COL(record_row, flags, H5T_NATIVE_INT32,
+                  "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
     };
-#undef RF
     int e = cr_h5_write_table(g, "contacts", sizeof(record_row), f, sizeof f / sizeof f[0], rows, n,
                               "per-contact records of the episode");
     free(rows);
@@ -1184,7 +1133,7 @@ static int write_indices(hid_t g, const char *name, const size_t *v, size_t n, c
         return -1;
     for (size_t i = 0; i < n; i++)
         w[i] = (int64_t)v[i];
-    int e = write_array(g, name, H5T_NATIVE_INT64, w, 1, n, 0, units);
+    int e = cr_h5_write_array(g, name, H5T_NATIVE_INT64, w, 1, n, 0, units);
     free(w);
     return e;
 }
@@ -1244,13 +1193,13 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
             e = -1;
         if (sp >= 0)
             H5Sclose(sp);
-        e |= write_array(w, "row", H5T_NATIVE_INT64, row, 1, nz, 0, "1 (dof)");
-        e |= write_array(w, "col", H5T_NATIVE_INT64, col, 1, nz, 0, "1 (record)");
-        e |= write_doubles(w, "value", val, nz, 0, "1 (gamma = W^T u)");
+        e |= cr_h5_write_array(w, "row", H5T_NATIVE_INT64, row, 1, nz, 0, "1 (dof)");
+        e |= cr_h5_write_array(w, "col", H5T_NATIVE_INT64, col, 1, nz, 0, "1 (record)");
+        e |= cr_h5_write_doubles(w, "value", val, nz, 0, "1 (gamma = W^T u)");
         e |= H5Gclose(w) < 0 ? -1 : 0;
-        e |= write_doubles(g, "M_diagonal", Md, D, 0, "kg");
-        e |=
-            write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0, "1 (body of each dof)");
+        e |= cr_h5_write_doubles(g, "M_diagonal", Md, D, 0, "kg");
+        e |= cr_h5_write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0,
+                               "1 (body of each dof)");
     }
     free(Md), free(val), free(row), free(col), free(dof_body);
     return e;
@@ -1269,9 +1218,9 @@ static int write_dense(hid_t g, const cr_monitor *mon, size_t k, size_t nr)
     if (!buf)
         return -1;
     e |= cr_monitor_alpha_matrix(mon, k, buf) == CR_OK ? 0 : -1;
-    e |= e ? -1 : write_doubles(g, "alpha_matrix", buf, nr, nr, "1 (alpha_ij = P_j / P_i)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "alpha_matrix", buf, nr, nr, "1 (alpha_ij = P_j / P_i)");
     e |= e ? -1 : (cr_monitor_kinetic_cosines(mon, k, buf) == CR_OK ? 0 : -1);
-    e |= e ? -1 : write_doubles(g, "kinetic_cosine", buf, nr, nr, "1 (001 eq. 39-45)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "kinetic_cosine", buf, nr, nr, "1 (001 eq. 39-45)");
     free(buf);
     return e;
 }
@@ -1298,12 +1247,12 @@ static int write_episode(cr_store *st, hid_t top, const cr_monitor *mon, size_t 
                 ? 0
                 : -1;
     e |= e ? -1 : write_indices(g, "bodies", bodies, nb, "1");
-    e |= e ? -1 : write_doubles(g, "mass", mass, nb, 0, "kg (inf: fixed body)");
-    e |= e ? -1 : write_doubles(g, "velocity_before", u0, nb, d, "m/s");
-    e |= e ? -1 : write_doubles(g, "velocity_after", u1, nb, d, "m/s");
+    e |= e ? -1 : cr_h5_write_doubles(g, "mass", mass, nb, 0, "kg (inf: fixed body)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_before", u0, nb, d, "m/s");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_after", u1, nb, d, "m/s");
     e |= e ? -1 : write_records(g, rec, nr);
-    e |= e ? -1 : write_doubles(g, "vector_impulse", imp, nr, d, "N s (integral of f n dt)");
-    e |= e ? -1 : write_doubles(g, "normal", nrm, nr, d, "1 (unit normal at joining)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "vector_impulse", imp, nr, d, "N s (integral of f n dt)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "normal", nrm, nr, d, "1 (unit normal at joining)");
     e |= e ? -1 : write_configuration(g, st->dim, bodies, mass, nb, rec, nrm, nr);
     e |= e ? -1 : write_dense(g, mon, k, nr);
     e |= e ? -1 : write_indices(g, "events", ev, nev, "1 (row of /events)");
@@ -1380,30 +1329,30 @@ static int write_collision_table(cr_store *st, const cr_monitor *mon, size_t n, 
         *nb += c.body_count;
         *nr += c.contact_count;
     }
-#define KF(name, type, units)                                                                      \
-    {                                                                                              \
-#name, offsetof(collision_row, name), type, units                                          \
-    }
     const cr_h5_column f[] = {
-        KF(index, H5T_NATIVE_INT64, "1"),
-        KF(episode_offset, H5T_NATIVE_INT64, "1 (first row of /collision/episodes)"),
-        KF(episode_count, H5T_NATIVE_INT64, "1"),
-        KF(body_offset, H5T_NATIVE_INT64, "1 (first row of /collision/bodies)"),
-        KF(body_count, H5T_NATIVE_INT64, "1"),
-        KF(contact_offset, H5T_NATIVE_INT64, "1 (first row of /collision/contacts)"),
-        KF(contact_count, H5T_NATIVE_INT64, "1"),
-        KF(reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
-        KF(reference_record, H5T_NATIVE_INT64, "1 (row among the collision's contacts)"),
-        KF(t_start, H5T_NATIVE_DOUBLE, "s"),
-        KF(t_end, H5T_NATIVE_DOUBLE, "s"),
-        KF(T_minus, H5T_NATIVE_DOUBLE, "J"),
-        KF(T_plus, H5T_NATIVE_DOUBLE, "J"),
-        KF(kappa, H5T_NATIVE_DOUBLE, "1"),
-        KF(field_work, H5T_NATIVE_DOUBLE, "J"),
-        KF(dissipated, H5T_NATIVE_DOUBLE, "J"),
-        KF(complete, H5T_NATIVE_INT8, "1 (0: an episode still ran at the end)"),
+        CR_H5_COL(collision_row, index, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, episode_offset, H5T_NATIVE_INT64,
+                  "1 (first row of /collision/episodes)"),
+        CR_H5_COL(collision_row, episode_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, body_offset, H5T_NATIVE_INT64,
+                  "1 (first row of /collision/bodies)"),
+        CR_H5_COL(collision_row, body_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, contact_offset, H5T_NATIVE_INT64,
+                  "1 (first row of /collision/contacts)"),
+        CR_H5_COL(collision_row, contact_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(collision_row, reference_record, H5T_NATIVE_INT64,
+                  "1 (row among the collision's contacts)"),
+        CR_H5_COL(collision_row, t_start, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(collision_row, t_end, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(collision_row, T_minus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, T_plus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, kappa, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(collision_row, field_work, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, dissipated, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, complete, H5T_NATIVE_INT8,
+                  "1 (0: an episode still ran at the end)"),
     };
-#undef KF
     if (e == 0)
         e = cr_h5_write_table(st->file, "collisions", sizeof(collision_row), f,
                               sizeof f / sizeof f[0], rows, n,
@@ -1426,21 +1375,16 @@ static int write_collision_records(hid_t g, const cr_collision_record *rec, size
                                          rec[i].expansion,
                                          rec[i].alpha,
                                          (int64_t)rec[i].episode_count};
-#define CF(name, type, units)                                                                      \
-    {                                                                                              \
-#name, offsetof(collision_record_row, name), type, units                                   \
-    }
     const cr_h5_column f[] = {
-        CF(contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
-        CF(body_a, H5T_NATIVE_INT64, "1"),
-        CF(body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
-        CF(impulse, H5T_NATIVE_DOUBLE, "N s"),
-        CF(compression, H5T_NATIVE_DOUBLE, "N s"),
-        CF(expansion, H5T_NATIVE_DOUBLE, "N s"),
-        CF(alpha, H5T_NATIVE_DOUBLE, "1"),
-        CF(episode_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_record_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(collision_record_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_record_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(collision_record_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(collision_record_row, compression, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(collision_record_row, expansion, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(collision_record_row, alpha, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(collision_record_row, episode_count, H5T_NATIVE_INT64, "1"),
     };
-#undef CF
     int e =
         cr_h5_write_table(g, "contacts", sizeof(collision_record_row), f, sizeof f / sizeof f[0],
                           rows, n, "per-contact totals of every collision, at contact_offset");
@@ -1486,10 +1430,10 @@ static int write_collision_data(cr_store *st, const cr_monitor *mon, size_t n, s
     e |= g < 0 ? -1 : 0;
     e |= e ? -1 : write_indices(g, "episodes", eps, ie, "1 (row of /episodes)");
     e |= e ? -1 : write_indices(g, "bodies", bodies, ib, "1");
-    e |= e ? -1 : write_doubles(g, "velocity_before", u0, ib, d, "m/s");
-    e |= e ? -1 : write_doubles(g, "velocity_after", u1, ib, d, "m/s");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_before", u0, ib, d, "m/s");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_after", u1, ib, d, "m/s");
     e |= e ? -1 : write_collision_records(g, rec, ir);
-    e |= e ? -1 : write_doubles(g, "vector_impulse", vec, ir, d, "N s (integral of f n dt)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "vector_impulse", vec, ir, d, "N s (integral of f n dt)");
     if (g >= 0 && H5Gclose(g) < 0)
         e = -1;
     free(eps), free(bodies), free(u0), free(u1), free(vec), free(rec);

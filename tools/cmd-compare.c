@@ -73,11 +73,11 @@ void usage_compare(FILE *out)
 }
 
 typedef struct {
-    const char *input, *out;
-    int csv, json, quiet, estimate;
+    model_io io; /* -o, -q, -j, --set */
+    const char *input;
+    int csv, estimate;
     long episode; /* −1: all */
     char command[1024];
-    model_sets sets;
     compare_runs_args runs;    /* --rigid LAW ...: compare over a run */
     int rigid;                 /* --rigid-limit */
     cr_rigid_limit_options rl; /* its levels */
@@ -99,14 +99,11 @@ static void keep_command(compare_args *a, int argc, char **argv)
 
 static int parse_args(int argc, char **argv, compare_args *a)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+    static const struct option opts[] = {MODEL_IO_LONG_OPTIONS,
                                          {"episode", required_argument, NULL, 'e'},
                                          {"csv", no_argument, NULL, 'C'},
-                                         {"json", no_argument, NULL, 'j'},
                                          {"error-estimate", no_argument, NULL, 'E'},
-                                         {"quiet", no_argument, NULL, 'q'},
                                          {"help", no_argument, NULL, 'h'},
-                                         {"set", required_argument, NULL, 's'},
                                          RIGID_LONG_OPTIONS,
                                          {"rigid-limit", optional_argument, NULL, 'R'},
                                          {NULL, 0, NULL, 0}};
@@ -117,15 +114,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
     int c, st;
     optind = 1;
     opterr = 0; /* tools_bad_option says it in one line */
-    while ((c = getopt_long(argc, argv, "o:e:jEqhs:R", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, MODEL_IO_SHORT_OPTIONS "e:EhR", opts, NULL)) != -1) {
         switch (c) {
-        case 's':
-            if ((st = model_sets_add(&a->sets, optarg)) != 0)
-                return st;
-            break;
-        case 'o':
-            a->out = optarg;
-            break;
         case 'e':
             if ((a->episode = parse_index(optarg)) < 0) {
                 tools_error("compare: --episode takes a whole number >= 0 (got '%s')", optarg);
@@ -135,14 +125,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case 'C':
             a->csv = 1;
             break;
-        case 'j':
-            a->json = 1;
-            break;
         case 'E':
             a->estimate = 1;
-            break;
-        case 'q':
-            a->quiet = 1;
             break;
         case 'R':
             a->rigid = 1;
@@ -157,7 +141,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
             usage_compare(stdout);
             return -1;
         default:
-            if ((st = compare_runs_option(c, optarg, &a->runs)) >= 0) {
+            if ((st = model_io_option(c, optarg, &a->io)) >= 0 ||
+                (st = compare_runs_option(c, optarg, &a->runs)) >= 0) {
                 if (st != 0)
                     return st;
                 break;
@@ -172,11 +157,11 @@ static int parse_args(int argc, char **argv, compare_args *a)
                     "--rigid-limit");
         return EXIT_USAGE;
     }
-    if (a->csv && a->json) {
+    if (a->csv && a->io.json) {
         tools_error("compare: --csv and --json: give one");
         return EXIT_USAGE;
     }
-    if (a->rigid && (a->csv || a->json)) {
+    if (a->rigid && (a->csv || a->io.json)) {
         tools_error("compare: --rigid-limit prints a table: not with --csv or --json");
         return EXIT_USAGE;
     }
@@ -190,74 +175,20 @@ static int parse_args(int argc, char **argv, compare_args *a)
 
 /* ---- runs ------------------------------------------------------------------------ */
 
-static cr_system *volatile running;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    if (running)
-        cr_system_request_stop(running);
-}
-
-/* A model from text, calibrated; @return NULL with the message printed. */
-static cr_model *model_from_text(const char *text, size_t len, const char *name)
-{
-    char msg[1024];
-    cr_model *model = NULL;
-    if (cr_modelfile_parse(text, len, name, &model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s", msg);
-        return NULL;
-    }
-    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s: calibration: %s", name, msg);
-        cr_model_destroy(model);
-        return NULL;
-    }
-    return model;
-}
-
 /* One compliant run: system, monitor, store (when @p out), run, finish.
  * @return 0 or an exit status (message printed). */
-typedef struct {
-    cr_system *sys;
-    cr_monitor *mon;
-    cr_store *store;
-    double wall;
-} run_parts;
-
-static void run_release(run_parts *r)
-{
-    cr_monitor_destroy(r->mon);
-    cr_store_destroy(r->store);
-    cr_system_destroy(r->sys);
-    memset(r, 0, sizeof(*r));
-}
-
 static int run_model(const cr_model *model, const char *path, const char *text, const char *out,
-                     run_parts *r)
+                     tools_run *r)
 {
     char msg[1024];
     if (!(r->sys = cr_system_create(model, msg, sizeof msg))) {
         tools_error("%s: %s", path, msg);
         return EXIT_INPUT;
     }
-    msg[0] = '\0';
-    if (out && !(r->store = cr_store_create(out, r->sys, model, path, text, msg, sizeof msg))) {
-        tools_error("%s", msg);
-        return EXIT_RUN;
-    }
-    if (msg[0])
-        tools_error("%s", msg);
-    if (!(r->mon = cr_monitor_create(r->sys))) {
-        tools_error("out of memory");
-        return EXIT_RUN;
-    }
-    running = r->sys;
-    tools_catch_stop_signals(on_stop_signal);
-    double t0 = tools_now();
-    int rc = cr_system_run(r->sys, cr_model_settings(model)->t_end);
-    r->wall = tools_now() - t0;
-    running = NULL;
+    int st = tools_open_outputs(r, out, model, path, text);
+    if (st != 0)
+        return st;
+    int rc = tools_run_stoppable(r, cr_model_settings(model)->t_end);
     cr_monitor_finish(r->mon);
     if (rc == CR_OK)
         return 0;
@@ -307,7 +238,7 @@ static double *estimate(const cr_model *model, const char *path, const cr_compar
     s.atol *= ESTIMATE_FACTOR;
     *rtol = s.rtol;
     cr_model_set_settings(fine, &s);
-    run_parts r = {0};
+    tools_run r = {0};
     size_t ne = cr_compare_episode_count(cmp);
     double *acc = malloc((4 * ne + 1) * sizeof(double));
     int st = acc ? run_model(fine, path, NULL, NULL, &r) : EXIT_RUN;
@@ -328,7 +259,7 @@ static double *estimate(const cr_model *model, const char *path, const cr_compar
         o[3] = ok ? max_change(a.records, a.info.contact_count, b.records, b.info.contact_count, 2)
                   : NAN;
     }
-    run_release(&r);
+    tools_run_release(&r);
     cr_model_destroy(fine);
     if (st != 0) {
         free(acc);
@@ -341,11 +272,11 @@ static double *estimate(const cr_model *model, const char *path, const cr_compar
 
 static int report(const compare_args *a, const cr_compare *cmp, const compare_view *v)
 {
-    if (a->json)
+    if (a->io.json)
         return compare_print_json(stdout, cmp, v) == 0 ? 0 : EXIT_RUN;
     if (a->csv)
         compare_print_csv(stdout, cmp);
-    else if (!a->quiet)
+    else if (!a->io.quiet)
         compare_print_table(stdout, cmp, v);
     return 0;
 }
@@ -353,16 +284,16 @@ static int report(const compare_args *a, const cr_compare *cmp, const compare_vi
 static int write_out(const compare_args *a, const char *source, const cr_compare *cmp,
                      const compare_view *v)
 {
-    if (!a->out)
+    if (!a->io.out)
         return 0;
     char msg[1024];
     cr_comparison_params p = {a->input, a->command, v->accuracy, v->estimate_rtol};
-    if (cr_store_write_comparison(source, a->out, cmp, &p, msg, sizeof msg) != CR_OK) {
+    if (cr_store_write_comparison(source, a->io.out, cmp, &p, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }
-    if (!a->quiet && !a->json && !a->csv)
-        printf("wrote /comparison to %s\n", a->out);
+    if (!a->io.quiet && !a->io.json && !a->csv)
+        printf("wrote /comparison to %s\n", a->io.out);
     return 0;
 }
 
@@ -389,21 +320,21 @@ static int episode_range(const compare_args *a, size_t n, const char *what, size
 static int compare_model_file(const compare_args *a, cr_compare *cmp)
 {
     char msg[1024];
-    if (a->out && tools_check_output(a->out, a->input, msg, sizeof msg) != 0) {
+    if (a->io.out && tools_check_output(a->io.out, a->input, msg, sizeof msg) != 0) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
     char *text = NULL;
     const char *name = model_input_name(a->input);
-    cr_model *model = model_input_load(a->input, &a->sets, 1, &text);
-    run_parts r = {0};
+    cr_model *model = model_input_load(a->input, &a->io.sets, 1, &text);
+    tools_run r = {0};
     int st = model ? 0 : EXIT_INPUT;
     if (st == 0 && a->rigid && cr_model_dimension(model) != 2) { /* before any file is written */
         tools_error("%s: --rigid-limit is built for pools (dim 2): a chain's normals never turn",
                     name);
         st = EXIT_INPUT;
     }
-    st = st ? st : run_model(model, name, text, a->out, &r);
+    st = st ? st : run_model(model, name, text, a->io.out, &r);
     size_t first = 0, last = 0;
     if (st == 0)
         st = episode_range(a, cr_monitor_episode_count(r.mon), name, &first, &last);
@@ -428,11 +359,11 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
     }
     if (st == 0)
         st = report(a, cmp, &v);
-    if (st == 0 && !a->quiet && !a->json && !a->csv)
+    if (st == 0 && !a->io.quiet && !a->io.json && !a->csv)
         printf("compared %zu episode%s in %.3f s (the run took %.3f s)\n", last - first,
                last - first == 1 ? "" : "s", tc, r.wall);
     if (st == 0)
-        st = write_out(a, a->out ? a->out : "", cmp, &v);
+        st = write_out(a, a->io.out ? a->io.out : "", cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
         cr_episode_data d;
         st = cr_monitor_episode_data(r.mon, k, &d) == CR_OK
@@ -440,7 +371,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
                  : EXIT_RUN;
     }
     free(acc);
-    run_release(&r);
+    tools_run_release(&r);
     cr_model_destroy(model);
     free(text);
     return st;
@@ -459,14 +390,14 @@ static cr_model *model_of_run(const char *path, cr_run_file *f)
         tools_error("%s: the file holds no model text (fields unknown)", path);
         return NULL;
     }
-    return model_from_text(text, strlen(text), name);
+    return model_input_parse(text, strlen(text), name);
 }
 
 static int compare_run_file(const compare_args *a, cr_compare *cmp)
 {
     char msg[1024];
-    if (a->out && strcmp(a->out, a->input) != 0 &&
-        tools_check_output(a->out, a->input, msg, sizeof msg) != 0) {
+    if (a->io.out && strcmp(a->io.out, a->input) != 0 &&
+        tools_check_output(a->io.out, a->input, msg, sizeof msg) != 0) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
@@ -534,7 +465,7 @@ int cmd_compare(int argc, char **argv)
         return EXIT_INPUT;
     }
     cr_compare_set_table(cmp, table);
-    if (tools_is_hdf5(a.input) && a.sets.count) {
+    if (tools_is_hdf5(a.input) && a.io.sets.count) {
         tools_error("compare: --set applies to a MODEL; %s is a run file (its model is as run)",
                     a.input);
         cr_compare_destroy(cmp);
@@ -548,7 +479,7 @@ int cmd_compare(int argc, char **argv)
         cr_compare_destroy(cmp);
         return EXIT_USAGE;
     }
-    compare_runs_io io = {a.input, a.out, a.command, &a.sets, a.csv, a.json, a.quiet};
+    compare_runs_io io = {a.input, a.io.out, a.command, &a.io.sets, a.csv, a.io.json, a.io.quiet};
     st = a.runs.n                 ? compare_runs(&io, &a.runs)
          : tools_is_hdf5(a.input) ? compare_run_file(&a, cmp)
                                   : compare_model_file(&a, cmp);

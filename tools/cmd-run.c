@@ -20,15 +20,6 @@
 #include "run-rigid.h"
 #include "tools-common.h"
 
-static cr_system *volatile running;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    if (running)
-        cr_system_request_stop(running);
-}
-
 void usage_run(FILE *out)
 {
     fprintf(out,
@@ -83,47 +74,31 @@ void usage_run(FILE *out)
 }
 
 typedef struct {
-    const char *out, *cases, *model;
+    model_io io; /* -o, -q, -j, --set */
+    const char *cases, *model;
     const char *input; /* the path as given ("-": standard input); model names it */
-    int quiet, json, compare, plot;
+    int compare, plot;
     rigid_args rigid;
-    model_sets sets;
 } run_args;
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"json", no_argument, NULL, 'j'},
+    static const struct option opts[] = {MODEL_IO_LONG_OPTIONS,
                                          {"cases", required_argument, NULL, 'c'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"compare", no_argument, NULL, 'C'},
                                          {"plot", no_argument, NULL, 'p'},
-                                         {"set", required_argument, NULL, 's'},
                                          RIGID_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    a->out = "cradle-out.h5";
+    a->io.out = "cradle-out.h5";
     rigid_args_init(&a->rigid);
     int c, st;
     optind = 1;
     opterr = 0; /* tools_bad_option says it in one line */
-    while ((c = getopt_long(argc, argv, "o:qjc:hps:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, MODEL_IO_SHORT_OPTIONS "c:hp", opts, NULL)) != -1) {
         switch (c) {
-        case 's':
-            if ((st = model_sets_add(&a->sets, optarg)) != 0)
-                return st;
-            break;
-        case 'o':
-            a->out = optarg;
-            break;
-        case 'q':
-            a->quiet = 1;
-            break;
-        case 'j':
-            a->json = 1;
-            break;
         case 'c':
             a->cases = optarg;
             break;
@@ -137,7 +112,8 @@ static int parse_args(int argc, char **argv, run_args *a)
             usage_run(stdout);
             return -1;
         default:
-            if ((st = rigid_option(c, optarg, &a->rigid)) >= 0) {
+            if ((st = model_io_option(c, optarg, &a->io)) >= 0 ||
+                (st = rigid_option(c, optarg, &a->rigid)) >= 0) {
                 if (st != 0)
                     return st;
                 break;
@@ -185,17 +161,13 @@ static int show_progress(const cr_system *sys, void *user)
 typedef struct {
     cr_model *model;
     char *text;
-    cr_system *sys;
-    cr_monitor *mon;
-    cr_store *store;
+    tools_run run;
     progress prog;
 } run_state;
 
 static void release(run_state *r)
 {
-    cr_monitor_destroy(r->mon);
-    cr_store_destroy(r->store);
-    cr_system_destroy(r->sys);
+    tools_run_release(&r->run);
     cr_model_destroy(r->model);
     free(r->text);
 }
@@ -203,27 +175,16 @@ static void release(run_state *r)
 /* Model, system, store, monitor: @return 0 or an exit status (message printed). */
 static int set_up(run_args *a, run_state *r)
 {
-    char msg[1024];
-    if (!(r->model = model_input_load(a->input, &a->sets, 1, &r->text)))
+    if (!(r->model = model_input_load(a->input, &a->io.sets, 1, &r->text)))
         return EXIT_INPUT;
     int st;
-    if (!(r->sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
+    if (!(r->run.sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
         return st;
-    msg[0] = '\0';
-    if (!(r->store =
-              cr_store_create(a->out, r->sys, r->model, a->model, r->text, msg, sizeof msg))) {
-        tools_error("%s", msg);
-        return EXIT_RUN;
-    }
-    if (msg[0]) /* a stale temporary file kept under another name: always said */
-        tools_error("%s", msg);
-    if (!(r->mon = cr_monitor_create(r->sys))) {
-        tools_error("out of memory");
-        return EXIT_RUN;
-    }
+    if ((st = tools_open_outputs(&r->run, a->io.out, r->model, a->model, r->text)) != 0)
+        return st;
     r->prog = (progress){cr_model_settings(r->model)->t_end, tools_now(), tools_now()};
-    if (isatty(STDERR_FILENO) && !a->quiet)
-        cr_system_add_output_listener(r->sys, show_progress, &r->prog);
+    if (isatty(STDERR_FILENO) && !a->io.quiet)
+        cr_system_add_output_listener(r->run.sys, show_progress, &r->prog);
     return 0;
 }
 
@@ -232,29 +193,29 @@ static int finish(const run_args *a, run_state *r, int rc)
 {
     if (rc == CR_ERR_INVALID) {
         /* a setting the engine refused before the first step: bad input, no file */
-        tools_error("%s: %s", a->model, cr_system_last_error(r->sys));
+        tools_error("%s: %s", a->model, cr_system_last_error(r->run.sys));
         return EXIT_INPUT;
     }
     const char *status = rc == CR_OK                ? "complete"
                          : rc == CR_ERR_INTERRUPTED ? "interrupted"
                                                     : "failed";
     char why[1024];
-    snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->sys));
-    cr_monitor_finish(r->mon);
-    if (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
-        cr_store_write_collisions(r->store, r->mon) != CR_OK ||
-        cr_store_commit(r->store, status, rc == CR_OK ? NULL : why) != CR_OK) {
+    snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->run.sys));
+    cr_monitor_finish(r->run.mon);
+    if (cr_store_write_episodes(r->run.store, r->run.mon) != CR_OK ||
+        cr_store_write_collisions(r->run.store, r->run.mon) != CR_OK ||
+        cr_store_commit(r->run.store, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
-        tools_error("%s", cr_store_last_error(r->store));
+        tools_error("%s", cr_store_last_error(r->run.store));
         return EXIT_RUN;
     }
     if (rc == CR_ERR_INTERRUPTED) {
-        tools_error("%s; partial results kept in %s", why, a->out);
+        tools_error("%s; partial results kept in %s", why, a->io.out);
         return EXIT_INTERRUPTED;
     }
     if (rc != CR_OK) {
         tools_error("%s: %s; what was computed is kept in %s (status failed)", a->model, why,
-                    a->out);
+                    a->io.out);
         return EXIT_RUN;
     }
     return 0;
@@ -286,14 +247,14 @@ static int plot_output(const run_args *a)
         return EXIT_RUN;
     }
     if (pid == 0) {
-        if (a->json)
+        if (a->io.json)
             dup2(STDERR_FILENO, STDOUT_FILENO);
-        else if (a->quiet) {
+        else if (a->io.quiet) {
             int null = open("/dev/null", O_WRONLY);
             if (null >= 0)
                 dup2(null, STDOUT_FILENO);
         }
-        char *args[] = {(char *)plotter, (char *)a->out, NULL};
+        char *args[] = {(char *)plotter, (char *)a->io.out, NULL};
         if (strchr(plotter, '/'))
             execv(plotter, args);
         else
@@ -301,7 +262,7 @@ static int plot_output(const run_args *a)
         fprintf(stderr,
                 "cradle: --plot: %s: %s (install python3-matplotlib and cradle-plot, "
                 "or set CRADLE_PLOT); %s is written\n",
-                plotter, strerror(errno), a->out);
+                plotter, strerror(errno), a->io.out);
         _exit(127);
     }
     int status = 0;
@@ -311,7 +272,7 @@ static int plot_output(const run_args *a)
         return 0;
     if (!(WIFEXITED(status) && WEXITSTATUS(status) == 127))
         tools_error("--plot: %s failed on %s (status %d); the run's file is written", plotter,
-                    a->out, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                    a->io.out, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     return EXIT_RUN;
 }
 
@@ -322,7 +283,7 @@ int cmd_run(int argc, char **argv)
     if (st != 0)
         return st < 0 ? 0 : st;
     char msg[1024];
-    if (tools_check_output(a.out, a.input, msg, sizeof msg) != 0 ||
+    if (tools_check_output(a.io.out, a.input, msg, sizeof msg) != 0 ||
         (a.cases && tools_check_folder(a.cases, msg, sizeof msg) != 0)) {
         tools_error("%s%s", a.cases && strstr(msg, a.cases) == msg ? "--cases " : "", msg);
         return EXIT_INPUT;
@@ -333,32 +294,28 @@ int cmd_run(int argc, char **argv)
         rigid_args_free(&a.rigid);
         return st;
     }
-    run_info info = {r.model, a.model, a.out, 0.0, {0, 0, 0}, 0.0};
-    info.E0 = cr_system_kinetic_energy(r.sys) + cr_system_potential_energy(r.sys);
-    cr_system_momentum(r.sys, info.p0);
-    running = r.sys;
-    tools_catch_stop_signals(on_stop_signal);
-    double t0 = tools_now();
-    int rc = cr_system_run(r.sys, cr_model_settings(r.model)->t_end);
-    info.wall = tools_now() - t0;
-    running = NULL;
-    if (isatty(STDERR_FILENO) && !a.quiet)
+    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0};
+    info.E0 = cr_system_kinetic_energy(r.run.sys) + cr_system_potential_energy(r.run.sys);
+    cr_system_momentum(r.run.sys, info.p0);
+    int rc = tools_run_stoppable(&r.run, cr_model_settings(r.model)->t_end);
+    info.wall = r.run.wall;
+    if (isatty(STDERR_FILENO) && !a.io.quiet)
         fputs("\r\033[K", stderr);
     st = finish(&a, &r, rc);
-    if (st == 0 && a.json && report_json(&info, r.sys, r.mon) != 0)
+    if (st == 0 && a.io.json && report_json(&info, r.run.sys, r.run.mon) != 0)
         st = EXIT_RUN;
-    if (st == 0 && !a.json && !a.quiet) {
-        report_summary(&info, r.sys);
+    if (st == 0 && !a.io.json && !a.io.quiet) {
+        report_summary(&info, r.run.sys);
         char law[256];
-        if (cr_system_rigid_law(r.sys, law, sizeof law) == CR_OK)
+        if (cr_system_rigid_law(r.run.sys, law, sizeof law) == CR_OK)
             printf("  rigid run: law %s\n", law);
-        report_episodes(r.sys, r.mon);
-        report_collisions(r.mon);
+        report_episodes(r.run.sys, r.run.mon);
+        report_collisions(r.run.mon);
     }
-    if (st == 0 && a.cases && report_cases(a.cases, &info, r.mon, a.quiet) != 0)
+    if (st == 0 && a.cases && report_cases(a.cases, &info, r.run.mon, a.io.quiet) != 0)
         st = EXIT_RUN;
     if (st == 0 && a.compare)
-        st = compare_after_run(a.model, r.model, r.mon, a.out, a.quiet, a.json);
+        st = compare_after_run(a.model, r.model, r.run.mon, a.io.out, a.io.quiet, a.io.json);
     if (st == 0 && a.plot)
         st = plot_output(&a);
     release(&r);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools-json.h"
+
 static const char *flag_text(int flags, char *buf, size_t len)
 {
     snprintf(buf, len, "%s%s%s%s", flags & CR_COMPARE_FLAG_OUT_OF_RANGE ? " out-of-range" : "",
@@ -168,21 +170,6 @@ void compare_print_csv(FILE *out, const cr_compare *cmp)
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static json_object *jnum(double v)
-{
-    return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *jarray(const double *v, size_t n)
-{
-    if (!v)
-        return NULL;
-    json_object *a = json_object_new_array_ext((int)n);
-    for (size_t i = 0; a && i < n; i++)
-        json_object_array_add(a, jnum(v[i]));
-    return a;
-}
-
 static void put(json_object *o, const char *k, json_object *v)
 {
     json_object_object_add(o, k, v);
@@ -204,11 +191,11 @@ static json_object *json_row(const cr_compare *cmp, size_t i, size_t n, size_t m
         r->law_status >= 0
             ? json_object_new_string(cr_law_status_name((cr_law_status)r->law_status))
             : NULL);
-    put(o, "parameter", jnum(r->parameter));
-    put(o, "error", jnum(r->error));
-    put(o, "energy_error", jnum(r->energy_error));
-    put(o, "impulse_error", jnum(r->impulse_error));
-    put(o, "energy_ratio", jnum(r->energy_ratio));
+    put(o, "parameter", tools_json_number(r->parameter));
+    put(o, "error", tools_json_number(r->error));
+    put(o, "energy_error", tools_json_number(r->energy_error));
+    put(o, "impulse_error", tools_json_number(r->impulse_error));
+    put(o, "energy_ratio", tools_json_number(r->energy_ratio));
     put(o, "gamma_ok", jbool(r->gamma_ok));
     put(o, "impulse_ok", jbool(r->impulse_ok));
     put(o, "energy_ok", jbool(r->energy_ok));
@@ -216,9 +203,9 @@ static json_object *json_row(const cr_compare *cmp, size_t i, size_t n, size_t m
     put(o, "chosen", json_object_new_uint64(r->chosen));
     put(o, "flags", json_object_new_int(r->flags));
     put(o, "message", json_object_new_string(r->message));
-    put(o, "velocity", jarray(cr_compare_row_velocity(cmp, i), n));
-    put(o, "impulse", jarray(cr_compare_row_impulse(cmp, i), m));
-    put(o, "parameters", jarray(cr_compare_row_parameters(cmp, i), m));
+    put(o, "velocity", tools_json_numbers(cr_compare_row_velocity(cmp, i), n));
+    put(o, "impulse", tools_json_numbers(cr_compare_row_impulse(cmp, i), m));
+    put(o, "parameters", tools_json_numbers(cr_compare_row_parameters(cmp, i), m));
     return o;
 }
 
@@ -228,25 +215,25 @@ static json_object *json_episode(const cr_compare *cmp, size_t k, const compare_
     cr_compare_get_episode(cmp, k, &e);
     json_object *o = json_object_new_object();
     put(o, "index", json_object_new_uint64(e.index));
-    put(o, "t_start", jnum(e.t_start));
+    put(o, "t_start", tools_json_number(e.t_start));
     put(o, "dofs", json_object_new_uint64(e.dofs));
     put(o, "contacts", json_object_new_uint64(e.contacts));
     put(o, "reference", json_object_new_uint64(e.reference));
-    put(o, "kappa", jnum(e.kappa));
-    put(o, "kappa_min", jnum(e.kappa_min));
-    put(o, "v_perp", jnum(e.v_perp));
-    put(o, "speed", jnum(e.speed));
+    put(o, "kappa", tools_json_number(e.kappa));
+    put(o, "kappa_min", tools_json_number(e.kappa_min));
+    put(o, "v_perp", tools_json_number(e.v_perp));
+    put(o, "speed", tools_json_number(e.speed));
     put(o, "field_corrected", json_object_new_boolean(e.field_corrected));
-    put(o, "reference_velocity", jarray(cr_compare_reference_velocity(cmp, k), e.dofs));
-    put(o, "field_impulse", jarray(cr_compare_field_impulse(cmp, k), e.dofs));
-    put(o, "measured_impulse", jarray(cr_compare_measured_impulse(cmp, k), e.contacts));
+    put(o, "reference_velocity", tools_json_numbers(cr_compare_reference_velocity(cmp, k), e.dofs));
+    put(o, "field_impulse", tools_json_numbers(cr_compare_field_impulse(cmp, k), e.dofs));
+    put(o, "measured_impulse", tools_json_numbers(cr_compare_measured_impulse(cmp, k), e.contacts));
     if (v && v->accuracy) {
         const double *a = v->accuracy + 4 * k;
         json_object *acc = json_object_new_object();
-        put(acc, "alpha", jnum(a[0]));
-        put(acc, "kappa", jnum(a[1]));
-        put(acc, "newton", jnum(a[2]));
-        put(acc, "poisson", jnum(a[3]));
+        put(acc, "alpha", tools_json_number(a[0]));
+        put(acc, "kappa", tools_json_number(a[1]));
+        put(acc, "newton", tools_json_number(a[2]));
+        put(acc, "poisson", tools_json_number(a[3]));
         put(o, "accuracy", acc);
     }
     json_object *rows = json_object_new_array_ext((int)e.row_count);
@@ -273,9 +260,9 @@ static json_object *json_summary(const cr_compare *cmp)
                 put(st, cr_compare_status_name((cr_compare_status)k),
                     json_object_new_uint64(s.status[k]));
             put(o, "status", st);
-            put(o, "mean_error", jnum(s.mean_error));
-            put(o, "max_error", jnum(s.max_error));
-            put(o, "mean_energy_error", jnum(s.mean_energy_error));
+            put(o, "mean_error", tools_json_number(s.mean_error));
+            put(o, "max_error", tools_json_number(s.max_error));
+            put(o, "mean_energy_error", tools_json_number(s.mean_energy_error));
             json_object_array_add(a, o);
         }
     return a;
@@ -290,7 +277,7 @@ int compare_print_json(FILE *out, const cr_compare *cmp, const compare_view *v)
     cr_compare_cache_stats(cmp, &runs, &hits);
     put(o, "source", json_object_new_string(v && v->source ? v->source : ""));
     put(o, "two_body_runs", json_object_new_uint64(runs));
-    put(o, "estimate_rtol", jnum(v ? v->estimate_rtol : NAN));
+    put(o, "estimate_rtol", tools_json_number(v ? v->estimate_rtol : NAN));
     json_object *eps = json_object_new_array_ext((int)ne);
     for (size_t k = 0; k < ne; k++)
         json_object_array_add(eps, json_episode(cmp, k, v));

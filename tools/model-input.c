@@ -19,9 +19,52 @@ int model_sets_add(model_sets *s, const char *item)
     return 0;
 }
 
+int model_io_option(int c, const char *arg, model_io *io)
+{
+    switch (c) {
+    case 'o':
+        io->out = arg;
+        return 0;
+    case 'q':
+        io->quiet = 1;
+        return 0;
+    case 'j':
+        io->json = 1;
+        return 0;
+    case 's':
+        return model_sets_add(&io->sets, arg);
+    default:
+        return -1;
+    }
+}
+
 const char *model_input_name(const char *path)
 {
     return strcmp(path, "-") == 0 ? "(stdin)" : path;
+}
+
+/* Solves the damping targets of @p model; on failure prints the one line,
+ * destroys the model and @return NULL. */
+static cr_model *calibrated(cr_model *model, const char *name)
+{
+    char msg[1024];
+    if (cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s: calibration: %s", name, msg);
+        cr_model_destroy(model);
+        return NULL;
+    }
+    return model;
+}
+
+cr_model *model_input_parse(const char *text, size_t len, const char *name)
+{
+    char msg[1024];
+    cr_model *model = NULL;
+    if (cr_modelfile_parse(text, len, name, &model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s", msg);
+        return NULL;
+    }
+    return calibrated(model, name);
 }
 
 cr_model *model_input_load(const char *path, const model_sets *sets, int calibrate,
@@ -52,12 +95,9 @@ cr_model *model_input_load(const char *path, const model_sets *sets, int calibra
         tools_error("%s", msg);
         return NULL;
     }
-    if (calibrate && cr_calibrate_model(model, msg, sizeof msg) != CR_OK) {
-        tools_error("%s: calibration: %s", name, msg);
-        cr_model_destroy(model);
+    if (calibrate && !(model = calibrated(model, name))) {
         free(*effective);
         *effective = NULL;
-        return NULL;
     }
     return model;
 }

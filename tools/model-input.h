@@ -19,6 +19,26 @@ typedef struct {
 /* Records one --set argument; @return 0, or EXIT_USAGE with the message printed. */
 int model_sets_add(model_sets *s, const char *item);
 
+/* The options of a command that reads a MODEL and writes a FILE (run,
+ * compare): -o FILE, -q, -j and the --set items, parsed in one place. */
+typedef struct {
+    const char *out; /* the command sets its default before parsing */
+    int quiet, json;
+    model_sets sets;
+} model_io;
+
+#define MODEL_IO_SHORT_OPTIONS "o:qjs:"
+#define MODEL_IO_LONG_OPTIONS                                                                      \
+    {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},                   \
+        {"json", no_argument, NULL, 'j'},                                                          \
+    {                                                                                              \
+        "set", required_argument, NULL, 's'                                                        \
+    }
+
+/* Takes option @p c of MODEL_IO_LONG_OPTIONS: @return 0, an exit status, or -1
+ * when @p c is not one of them (as rigid_option). */
+int model_io_option(int c, const char *arg, model_io *io);
+
 /* How a model path appears in messages and in the output file: "(stdin)" for "-". */
 const char *model_input_name(const char *path);
 
@@ -30,5 +50,12 @@ const char *model_input_name(const char *path);
  */
 cr_model *model_input_load(const char *path, const model_sets *sets, int calibrate,
                            char **effective);
+
+/*
+ * Parses model text that is already in memory (a run file's /model/text) and
+ * solves its damping targets; @p name is how messages name it. @return the
+ * model, or NULL with the one-line message printed.
+ */
+cr_model *model_input_parse(const char *text, size_t len, const char *name);
 
 #endif

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools-json.h"
+
 #define SHOWN_BODIES 12
 #define SHOWN_EPISODES 20
 #define SHOWN_RECORDS 12
@@ -216,39 +218,46 @@ void report_collisions(const cr_monitor *mon)
 
 /* ---- JSON (json-c: strings are escaped, NaN becomes null) ------------------ */
 
-static json_object *json_number(double v)
-{
-    return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *json_numbers(const double *v, size_t n)
-{
-    json_object *a = json_object_new_array_ext((int)n);
-    for (size_t i = 0; a && i < n; i++)
-        json_object_array_add(a, json_number(v[i]));
-    return a;
-}
-
 static void put(json_object *o, const char *key, json_object *value)
 {
     json_object_object_add(o, key, value);
 }
 
-static json_object *json_record(const cr_contact_record *r, const double *vec, int dim)
+/* The keys an episode's contact record and a collision's contact total share,
+ * first and in this order: one place, so the two JSON layouts cannot drift. */
+static json_object *json_contact(size_t contact, size_t body_a, long body_b, double impulse,
+                                 double alpha)
 {
     json_object *o = json_object_new_object();
-    put(o, "contact", json_object_new_uint64(r->contact));
-    put(o, "body_a", json_object_new_uint64(r->body_a));
-    put(o, "body_b", json_object_new_int64(r->body_b));
-    put(o, "impulse", json_number(r->impulse));
-    put(o, "alpha", json_number(r->alpha));
-    put(o, "newton", json_number(r->newton));
-    put(o, "poisson", json_number(r->poisson));
-    put(o, "gamma_minus", json_number(r->gamma_minus));
-    put(o, "gamma_plus", json_number(r->gamma_plus));
+    put(o, "contact", json_object_new_uint64(contact));
+    put(o, "body_a", json_object_new_uint64(body_a));
+    put(o, "body_b", json_object_new_int64(body_b));
+    put(o, "impulse", tools_json_number(impulse));
+    put(o, "alpha", tools_json_number(alpha));
+    return o;
+}
+
+/* The same for the head of an episode and of a collision. */
+static json_object *json_span(double t_start, double t_end, size_t reference, int complete)
+{
+    json_object *o = json_object_new_object();
+    put(o, "t_start", tools_json_number(t_start));
+    put(o, "t_end", tools_json_number(t_end));
+    put(o, "reference", json_object_new_uint64(reference));
+    put(o, "complete", json_object_new_boolean(complete));
+    return o;
+}
+
+static json_object *json_record(const cr_contact_record *r, const double *vec, int dim)
+{
+    json_object *o = json_contact(r->contact, r->body_a, r->body_b, r->impulse, r->alpha);
+    put(o, "newton", tools_json_number(r->newton));
+    put(o, "poisson", tools_json_number(r->poisson));
+    put(o, "gamma_minus", tools_json_number(r->gamma_minus));
+    put(o, "gamma_plus", tools_json_number(r->gamma_plus));
     put(o, "flags", json_object_new_int(r->flags));
     if (vec)
-        put(o, "vector_impulse", json_numbers(vec, (size_t)dim));
+        put(o, "vector_impulse", tools_json_numbers(vec, (size_t)dim));
     return o;
 }
 
@@ -257,24 +266,17 @@ static json_object *json_episode(const cr_monitor *mon, size_t k, int dim)
     cr_episode_info in;
     if (cr_monitor_get_episode(mon, k, &in) != CR_OK)
         return NULL;
-    json_object *o = json_object_new_object();
-    put(o, "t_start", json_number(in.t_start));
-    put(o, "t_end", json_number(in.t_end));
-    put(o, "reference", json_object_new_uint64(in.reference));
-    put(o, "complete", json_object_new_boolean(in.complete));
-    put(o, "kappa", json_number(in.kappa));
-    put(o, "dissipated", json_number(in.dissipated));
-    put(o, "field_work", json_number(in.field_work));
+    json_object *o = json_span(in.t_start, in.t_end, in.reference, in.complete);
+    put(o, "kappa", tools_json_number(in.kappa));
+    put(o, "dissipated", tools_json_number(in.dissipated));
+    put(o, "field_work", tools_json_number(in.field_work));
     size_t nb, nc, nv;
     const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
-    json_object *b = json_object_new_array_ext((int)nb);
-    for (size_t q = 0; q < nb; q++)
-        json_object_array_add(b, json_object_new_uint64(bodies[q]));
-    put(o, "bodies", b);
+    put(o, "bodies", tools_json_indices(bodies, nb));
     const double *ub = cr_monitor_velocities(mon, k, 0, &nb);
-    put(o, "velocity_before", json_numbers(ub, nb * (size_t)dim));
+    put(o, "velocity_before", tools_json_numbers(ub, nb * (size_t)dim));
     const double *ua = cr_monitor_velocities(mon, k, 1, &nb);
-    put(o, "velocity_after", json_numbers(ua, nb * (size_t)dim));
+    put(o, "velocity_after", tools_json_numbers(ua, nb * (size_t)dim));
     const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
     const double *vec = cr_monitor_vector_impulses(mon, k, &nv);
     json_object *c = json_object_new_array_ext((int)nc);
@@ -289,44 +291,30 @@ static json_object *json_collision(const cr_monitor *mon, size_t k, int dim)
     cr_collision_info in;
     if (cr_monitor_get_collision(mon, k, &in) != CR_OK)
         return NULL;
-    json_object *o = json_object_new_object();
-    put(o, "t_start", json_number(in.t_start));
-    put(o, "t_end", json_number(in.t_end));
-    put(o, "reference", json_object_new_uint64(in.reference));
-    put(o, "complete", json_object_new_boolean(in.complete));
-    put(o, "T_minus", json_number(in.T_minus));
-    put(o, "T_plus", json_number(in.T_plus));
-    put(o, "kappa", json_number(in.kappa));
-    put(o, "field_work", json_number(in.field_work));
-    put(o, "dissipated", json_number(in.dissipated));
+    json_object *o = json_span(in.t_start, in.t_end, in.reference, in.complete);
+    put(o, "T_minus", tools_json_number(in.T_minus));
+    put(o, "T_plus", tools_json_number(in.T_plus));
+    put(o, "kappa", tools_json_number(in.kappa));
+    put(o, "field_work", tools_json_number(in.field_work));
+    put(o, "dissipated", tools_json_number(in.dissipated));
     size_t ne, nb, nc, nv;
     const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
-    json_object *e = json_object_new_array_ext((int)ne);
-    for (size_t q = 0; q < ne; q++)
-        json_object_array_add(e, json_object_new_uint64(eps[q]));
-    put(o, "episodes", e);
+    put(o, "episodes", tools_json_indices(eps, ne));
     const size_t *bodies = cr_monitor_collision_bodies(mon, k, &nb);
-    json_object *b = json_object_new_array_ext((int)nb);
-    for (size_t q = 0; q < nb; q++)
-        json_object_array_add(b, json_object_new_uint64(bodies[q]));
-    put(o, "bodies", b);
+    put(o, "bodies", tools_json_indices(bodies, nb));
     put(o, "velocity_before",
-        json_numbers(cr_monitor_collision_velocities(mon, k, 0, &nb), nb * (size_t)dim));
+        tools_json_numbers(cr_monitor_collision_velocities(mon, k, 0, &nb), nb * (size_t)dim));
     put(o, "velocity_after",
-        json_numbers(cr_monitor_collision_velocities(mon, k, 1, &nb), nb * (size_t)dim));
+        tools_json_numbers(cr_monitor_collision_velocities(mon, k, 1, &nb), nb * (size_t)dim));
     const cr_collision_record *r = cr_monitor_collision_contacts(mon, k, &nc);
     const double *vec = cr_monitor_collision_vector_impulses(mon, k, &nv);
     json_object *c = json_object_new_array_ext((int)nc);
     for (size_t q = 0; q < nc; q++) {
-        json_object *x = json_object_new_object();
-        put(x, "contact", json_object_new_uint64(r[q].contact));
-        put(x, "body_a", json_object_new_uint64(r[q].body_a));
-        put(x, "body_b", json_object_new_int64(r[q].body_b));
-        put(x, "impulse", json_number(r[q].impulse));
-        put(x, "alpha", json_number(r[q].alpha));
+        json_object *x =
+            json_contact(r[q].contact, r[q].body_a, r[q].body_b, r[q].impulse, r[q].alpha);
         put(x, "episodes", json_object_new_uint64(r[q].episode_count));
         if (vec)
-            put(x, "vector_impulse", json_numbers(vec + q * (size_t)dim, (size_t)dim));
+            put(x, "vector_impulse", tools_json_numbers(vec + q * (size_t)dim, (size_t)dim));
         json_object_array_add(c, x);
     }
     put(o, "contacts", c);
@@ -348,13 +336,13 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
     if (cr_system_rigid_law(sys, law, sizeof law) == CR_OK)
         put(o, "rigid_law", json_object_new_string(law));
     put(o, "dim", json_object_new_int(dim));
-    put(o, "t_end", json_number(cr_system_get_time(sys)));
+    put(o, "t_end", tools_json_number(cr_system_get_time(sys)));
     put(o, "end_reason", json_object_new_string(cr_system_end_reason(sys)));
-    put(o, "wall_time", json_number(info->wall));
+    put(o, "wall_time", tools_json_number(info->wall));
     double *v = malloc((nb ? nb : 1) * (size_t)dim * sizeof(double));
     if (v) {
         cr_system_get_velocities(sys, v);
-        put(o, "final_velocities", json_numbers(v, nb * (size_t)dim));
+        put(o, "final_velocities", tools_json_numbers(v, nb * (size_t)dim));
         free(v);
     }
     size_t ne = cr_monitor_episode_count(mon);
@@ -367,8 +355,8 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
     put(o, "episodes", eps);
     size_t nk = cr_monitor_collision_count(mon);
     double ff = 0.0, window = cr_monitor_collision_window(mon, &ff);
-    put(o, "collision_window", json_number(window));
-    put(o, "free_flight", json_number(ff));
+    put(o, "collision_window", tools_json_number(window));
+    put(o, "free_flight", tools_json_number(ff));
     json_object *cols = json_object_new_array_ext((int)nk);
     for (size_t k = 0; k < nk; k++) {
         json_object *c = json_collision(mon, k, dim);

@@ -182,3 +182,50 @@ void tools_catch_stop_signals(void (*on_stop)(int))
     sigaction(SIGQUIT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
+
+/* The system the stop signals reach: one run at a time per process. */
+static cr_system *volatile stoppable;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (stoppable)
+        cr_system_request_stop(stoppable);
+}
+
+void tools_run_release(tools_run *r)
+{
+    cr_monitor_destroy(r->mon);
+    cr_store_destroy(r->store);
+    cr_system_destroy(r->sys);
+    memset(r, 0, sizeof *r);
+}
+
+int tools_run_stoppable(tools_run *r, double t_end)
+{
+    stoppable = r->sys;
+    tools_catch_stop_signals(on_stop_signal);
+    double t0 = tools_now();
+    int rc = cr_system_run(r->sys, t_end);
+    r->wall = tools_now() - t0;
+    stoppable = NULL;
+    return rc;
+}
+
+int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, const char *model_path,
+                       const char *text)
+{
+    char msg[1024] = "";
+    if (out &&
+        !(r->store = cr_store_create(out, r->sys, model, model_path, text, msg, sizeof msg))) {
+        tools_error("%s", msg);
+        return EXIT_RUN;
+    }
+    if (msg[0]) /* a stale temporary file kept under another name */
+        tools_error("%s", msg);
+    if (!(r->mon = cr_monitor_create(r->sys))) {
+        tools_error("out of memory");
+        return EXIT_RUN;
+    }
+    return 0;
+}

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cradle/cradle.h"
+
 /* Exit statuses of the command-line tool (docs/errors.md). */
 enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_RUN = 4, EXIT_DOMAIN = 5, EXIT_INTERRUPTED = 130 };
 
@@ -54,6 +56,35 @@ int tools_bad_option(const char *cmd, char **argv);
  * that still has a file to close).
  */
 void tools_catch_stop_signals(void (*on_stop)(int));
+
+/* The parts of one run a command drives: its system, its monitor, its store
+ * (NULL when the run writes no file) and the seconds cr_system_run took. */
+typedef struct {
+    cr_system *sys;
+    cr_monitor *mon;
+    cr_store *store;
+    double wall;
+} tools_run;
+
+/* Destroys what @p r holds (NULL parts are fine) and zeroes it. */
+void tools_run_release(tools_run *r);
+
+/*
+ * What r->sys writes into before it starts: the store of @p out (none when
+ * @p out is NULL; @p model_path and @p text as cr_store_create records them)
+ * and the monitor. A stale temporary file the store kept under another name is
+ * always said. @return 0, or EXIT_RUN with the message printed.
+ */
+int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, const char *model_path,
+                       const char *text);
+
+/*
+ * Runs r->sys to @p t_end, with SIGINT, SIGTERM, SIGHUP and SIGQUIT asking it
+ * to stop at its next step (tools_catch_stop_signals), so the caller can still
+ * close a valid file; r->wall gets the run's wall-clock seconds.
+ * @return cr_system_run's code.
+ */
+int tools_run_stoppable(tools_run *r, double t_end);
 
 /* Subcommands. */
 int cmd_run(int argc, char **argv);
