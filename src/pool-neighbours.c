@@ -72,6 +72,21 @@ static int map_grow(cr_pool *p)
     return CR_OK;
 }
 
+/* Appends @p v to a per-disc list that grows by doubling. */
+static int push_index(size_t **list, size_t *len, size_t *cap, size_t v)
+{
+    if (*len == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        size_t *q = realloc(*list, c * sizeof(size_t));
+        if (!q)
+            return CR_ERR_NOMEM;
+        *list = q;
+        *cap = c;
+    }
+    (*list)[(*len)++] = v;
+    return CR_OK;
+}
+
 /* Remembers that disc i takes part in contact id. */
 static int note_body_contact(cr_pool *p, size_t i, size_t id)
 {
@@ -82,16 +97,7 @@ static int note_body_contact(cr_pool *p, size_t i, size_t id)
         if (!p->bc || !p->nbc || !p->bccap)
             return CR_ERR_NOMEM;
     }
-    if (p->nbc[i] == p->bccap[i]) {
-        size_t cap = p->bccap[i] ? 2 * p->bccap[i] : 8;
-        size_t *q = realloc(p->bc[i], cap * sizeof(size_t));
-        if (!q)
-            return CR_ERR_NOMEM;
-        p->bc[i] = q;
-        p->bccap[i] = cap;
-    }
-    p->bc[i][p->nbc[i]++] = id;
-    return CR_OK;
+    return push_index(&p->bc[i], &p->nbc[i], &p->bccap[i], id);
 }
 
 /* The contact id of a pair, created on first sight. */
@@ -190,16 +196,7 @@ static int cmp_cell(const void *a, const void *b)
 
 static int nbr_push(cr_pool *p, size_t i, size_t j)
 {
-    if (p->nnbr[i] == p->nbrcap[i]) {
-        size_t cap = p->nbrcap[i] ? 2 * p->nbrcap[i] : 8;
-        size_t *a = realloc(p->nbr[i], cap * sizeof(size_t));
-        if (!a)
-            return CR_ERR_NOMEM;
-        p->nbr[i] = a;
-        p->nbrcap[i] = cap;
-    }
-    p->nbr[i][p->nnbr[i]++] = j;
-    return CR_OK;
+    return push_index(&p->nbr[i], &p->nnbr[i], &p->nbrcap[i], j);
 }
 
 /* What a neighbour search found: contacts that keep their slot and new ones. */
@@ -324,8 +321,8 @@ static int assign_slots(cr_pool *p, const candidates *cd)
         cr_pool_contact *c = &p->c[cd->fresh[k]];
         c->slot = (long)s;
         p->slot_contact[s] = cd->fresh[k];
-        double delta, rate, nx, ny, dist;
-        cr_pl_geom(p, N_VGetArrayPointer(p->y), c, &delta, &rate, &nx, &ny, &dist);
+        double delta, rate;
+        cr_pl_overlap(p, N_VGetArrayPointer(p->y), c, &delta, &rate);
         if (delta >= 0.0) /* touching (at t = 0): its first touch is now */
             cr_pl_freeze_normal(p, N_VGetArrayPointer(p->y), c);
     }
@@ -361,7 +358,5 @@ int cr_pl_rebuild(cr_pool *p)
     int flag = cr_pl_resize_quadratures(p);
     if (flag != CV_SUCCESS)
         return cr_cvode_fail(p->err, "neighbour rebuild (quadratures)", p->t, flag);
-    if (p->fixed_point)
-        return cr_pl_use_new_list_fixed_point(p);
-    return cr_pl_use_gmres(p) ? cr_pl_use_new_list_gmres(p) : cr_pl_use_new_list_klu(p);
+    return cr_pl_use_new_list(p);
 }

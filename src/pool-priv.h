@@ -332,6 +332,14 @@ static inline void cr_pl_geom(const cr_pool *p, const double *y, const cr_pool_c
     *rate = -(*nx * wx + *ny * wy);
 }
 
+/* Overlap and rate of contact k alone (cr_pl_geom without the normal). */
+static inline void cr_pl_overlap(const cr_pool *p, const double *y, const cr_pool_contact *k,
+                                 double *delta, double *rate)
+{
+    double nx, ny, dist;
+    cr_pl_geom(p, y, k, delta, rate, &nx, &ny, &dist);
+}
+
 /* Certainly open: a turning pair contact whose centres are farther apart than
  * R (the numerator of δ is not positive), found without a square root. Its
  * force and dissipation are 0. */
@@ -393,11 +401,12 @@ int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, 
               N_Vector t2, N_Vector t3);
 int cr_pl_use_gmres(const cr_pool *p);
 int cr_pl_lay_pattern(cr_pool *p);
-SUNMatrix cr_pl_klu_pattern(cr_pool *p);
-int cr_pl_use_new_list_gmres(cr_pool *p);
-int cr_pl_use_new_list_klu(cr_pool *p);
-int cr_pl_use_new_list_fixed_point(cr_pool *p);
-int cr_pl_max_step(cr_pool *p);
+int cr_pl_new_cvode(cr_pool *p, double tau0, const char *what);
+/* Frees the linear and nonlinear solvers and the matrix (NULL after). */
+void cr_pl_free_solver(cr_pool *p);
+int cr_pl_attach_solver(cr_pool *p);
+int cr_pl_use_new_list(cr_pool *p);
+int cr_pl_restart(cr_pool *p, double tau, const char *what);
 
 /* ---- pool-roots.c */
 void cr_pl_roots_all(const cr_pool *p, const double *y, double *g);

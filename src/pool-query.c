@@ -67,9 +67,9 @@ double cr_pool_potential_energy(const cr_pool *p)
     for (size_t s = 0; y && s < p->nslots; s++) {
         if (p->slot_contact[s] < 0)
             continue;
-        double delta, rate, nx, ny, dist;
+        double delta, rate;
         const cr_pool_contact *k = &p->c[p->slot_contact[s]];
-        cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        cr_pl_overlap(p, y, k, &delta, &rate);
         U += cr_contact_energy(cr_pl_law(p, k), delta);
     }
     return U;
@@ -153,8 +153,7 @@ void cr_pool_contact_state(const cr_pool *p, size_t k, double *delta, double *ra
     if (c->slot < 0 || !p->y)
         return;
     const double *y = N_VGetArrayPointer(p->y);
-    double nx, ny, dist;
-    cr_pl_geom(p, y, c, delta, rate, &nx, &ny, &dist);
+    cr_pl_overlap(p, y, c, delta, rate);
     *force = cr_contact_force(cr_pl_law(p, c), *delta, *rate);
     *loaded = *delta > CR_EVENT_MARGIN * p->L && *force > 0.0;
 }

@@ -56,8 +56,8 @@ const double *cr_pl_full_state(const cr_pool *p, double tau, N_Vector yv)
  * are busy. */
 static int engaged(const cr_pool *p, const double *y, const cr_pool_contact *k)
 {
-    double delta, rate, nx, ny, dist;
-    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double delta, rate;
+    cr_pl_overlap(p, y, k, &delta, &rate);
     return delta > 0.0 || rate > 0.0;
 }
 
@@ -137,44 +137,13 @@ static int region_cvode(cr_pool *p)
         cr_cvode_bank(p->cvode, &p->banked);
         CVodeFree(&p->cvode);
     }
-    if (p->LS)
-        SUNLinSolFree(p->LS);
-    if (p->NLS)
-        SUNNonlinSolFree(p->NLS);
-    if (p->A)
-        SUNMatDestroy(p->A);
-    p->LS = NULL;
-    p->NLS = NULL;
-    p->A = NULL;
-    p->cvode =
-        CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
-    if (!p->cvode)
+    cr_pl_free_solver(p);
+    int rc = cr_pl_new_cvode(p, p->tau_r, "active region");
+    if (rc != CR_OK)
+        return rc;
+    int flag = cr_pl_attach_solver(p);
+    if (flag == CV_MEM_FAIL)
         return CR_ERR_NOMEM;
-    int flag = cr_cvode_init_at(p->cvode, cr_pl_rhs, p->tau_r, p->ya, cr_pl_quad_rhs, p->yQ, p,
-                                p->rtol, p->atol, p->err);
-    if (flag == CV_SUCCESS && isfinite(p->tau_stop))
-        flag = CVodeSetStopTime(p->cvode, p->tau_stop);
-    if (flag == CV_SUCCESS)
-        flag = cr_pl_max_step(p);
-    if (flag != CV_SUCCESS)
-        return cr_cvode_fail(p->err, "active region", p->t, flag);
-    if (p->fixed_point) {
-        p->NLS = SUNNonlinSol_FixedPoint(p->ya, 0, p->ctx);
-        flag = p->NLS ? CVodeSetNonlinearSolver(p->cvode, p->NLS) : CV_MEM_FAIL;
-    } else if (cr_pl_use_gmres(p)) {
-        if (!p->pblock && !(p->pblock = malloc(16 * p->n * sizeof(double))))
-            return CR_ERR_NOMEM;
-        p->LS = SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx);
-        flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, NULL) : CV_MEM_FAIL;
-        if (flag == CV_SUCCESS)
-            flag = CVodeSetPreconditioner(p->cvode, cr_pl_psetup, cr_pl_psolve);
-    } else {
-        p->A = cr_pl_klu_pattern(p);
-        p->LS = p->A ? SUNLinSol_KLU(p->ya, p->A, p->ctx) : NULL;
-        flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, p->A) : CV_MEM_FAIL;
-        if (flag == CV_SUCCESS)
-            flag = CVodeSetJacFn(p->cvode, cr_pl_jac);
-    }
     return flag == CV_SUCCESS ? CR_OK : cr_cvode_fail(p->err, "active region (solver)", p->t, flag);
 }
 

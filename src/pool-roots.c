@@ -18,10 +18,10 @@ static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
         gs[2] = -1.0;
         return;
     }
-    double delta, rate, nx, ny, dist;
+    double delta, rate;
     const cr_pool_contact *k = &p->c[p->slot_contact[s]];
     const cr_contact_params *lw = cr_pl_law(p, k);
-    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    cr_pl_overlap(p, y, k, &delta, &rate);
     double d = delta / p->L;
     gs[0] = cr_root_nonzero(d - CR_EVENT_MARGIN);
     gs[1] = cr_root_nonzero(d > CR_EVENT_MARGIN ? rate / p->V : 1.0);
@@ -262,11 +262,10 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
     const double *y = N_VGetArrayPointer(p->y);
     const cr_pool_contact *k = &p->c[id];
     cr_event *e = &p->events[p->nev++];
-    double nx, ny, dist;
     e->t = p->t;
     e->contact = (size_t)id;
     e->kind = kind;
-    cr_pl_geom(p, y, k, &e->overlap, &e->rate, &nx, &ny, &dist);
+    cr_pl_overlap(p, y, k, &e->overlap, &e->rate);
     e->force = cr_contact_force(cr_pl_law(p, k), e->overlap, e->rate);
     double px, py;
     e->impulse = p->Pscale * cr_pl_impulse(p, k, &px, &py);
@@ -276,7 +275,6 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
 
 int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
 {
-    int flag;
     const double *y = N_VGetArrayPointer(p->y);
     int rc = CR_OK, restart = 0;
     for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
@@ -284,8 +282,8 @@ int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
         if (id < 0)
             continue;
         const int *r = p->rootsfound + 3 * s;
-        double delta, rate, nx, ny, dist;
-        cr_pl_geom(p, y, &p->c[id], &delta, &rate, &nx, &ny, &dist);
+        double delta, rate;
+        cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
         int above = delta > CR_EVENT_MARGIN * p->L;
         if (r[0] > 0)
             cr_pl_freeze_normal(p, y, &p->c[id]);
@@ -304,11 +302,7 @@ int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
     for (size_t i = 0; i < p->n; i++)
         if (p->rootsfound[3 * p->nslots + i])
             *need_rebuild = 1;
-    if (rc == CR_OK && restart && !*need_rebuild && !p->need_region) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
-        if (flag != CV_SUCCESS)
-            return cr_cvode_fail(p->err, "CVodeReInit", p->t, flag);
-        p->stats.restarts++;
-    }
+    if (rc == CR_OK && restart && !*need_rebuild && !p->need_region)
+        rc = cr_pl_restart(p, p->t / p->T, "CVodeReInit");
     return rc;
 }

@@ -14,21 +14,19 @@
 /* The automatic end's at-rest test looks at every pair of discs (O(N²)). */
 #define AUTO_END_MAX_DISCS 2000
 
-static int loaded(const cr_pool *p, const double *y, const cr_pool_contact *k)
-{
-    double delta, rate, nx, ny, dist;
-    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-    return delta > CR_EVENT_MARGIN * p->L && cr_contact_force(cr_pl_law(p, k), delta, rate) > 0.0;
-}
-
 /* Nothing can happen any more: no contact loaded, no disc moving towards a wall,
  * and no pair of discs on a collision course (closest approach below R). */
 static int pool_at_rest(const cr_pool *p)
 {
     const double *y = N_VGetArrayPointer(p->y);
-    for (size_t s = 0; s < p->nslots; s++)
-        if (p->slot_contact[s] >= 0 && loaded(p, y, &p->c[p->slot_contact[s]]))
+    for (size_t s = 0; s < p->nslots; s++) {
+        double delta, rate, force;
+        int on = 0;
+        if (p->slot_contact[s] >= 0)
+            cr_pool_contact_state(p, (size_t)p->slot_contact[s], &delta, &rate, &force, &on);
+        if (on)
             return 0;
+    }
     for (size_t i = 0; i < p->n; i++) {
         double vxi = p->V * y[4 * i + 2], vyi = p->V * y[4 * i + 3];
         for (size_t w = 0; w < p->nw; w++)
@@ -120,16 +118,9 @@ static int setup(cr_pool *p)
         p->solver == CR_SOLVER_FIXED_POINT || p->method == CR_METHOD_ADAMS_FIXED_POINT ||
         (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
     if (!p->region) { /* a region makes its own instance (region_build) */
-        p->cvode =
-            CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
-        if (!p->cvode)
-            return CR_ERR_NOMEM;
-        int flag = cr_cvode_init(p->cvode, cr_pl_rhs, p->y, cr_pl_quad_rhs, p->yQ, p, p->rtol,
-                                 p->atol, p->err);
-        if (flag == CV_SUCCESS)
-            flag = cr_pl_max_step(p);
-        if (flag != CV_SUCCESS)
-            return cvfail(p, "CVODE setup", flag);
+        int rc = cr_pl_new_cvode(p, 0.0, "CVODE setup");
+        if (rc != CR_OK)
+            return rc;
     }
     int rc = cr_pl_rebuild(p);
     if (rc == CR_OK) {
@@ -242,11 +233,10 @@ static int restart_quadratures(cr_pool *p, const run_ctx *rc_)
     if (rc != CR_OK)
         return rc;
     int flag = cr_pl_resize_quadratures(p);
-    if (flag == CV_SUCCESS)
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
     if (flag != CV_SUCCESS)
         return cvfail(p, "quadrature layout", flag);
-    p->stats.restarts++;
+    if ((rc = cr_pl_restart(p, p->t / p->T, "quadrature layout")) != CR_OK)
+        return rc;
     CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
     return CR_OK;
 }
@@ -283,10 +273,9 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
         if (id >= 0 && p->c[id].qslot == CR_PL_WANTS_QSLOT)
             cr_pl_take_qslot(p, id);
     }
-    int flag = cr_cvode_restart(p->cvode, p->tlo, p->ya, p->yQ, &p->banked);
-    if (flag != CV_SUCCESS)
-        return cvfail(p, "CVodeReInit", flag);
-    p->stats.restarts++;
+    int rc = cr_pl_restart(p, p->tlo, "CVodeReInit");
+    if (rc != CR_OK)
+        return rc;
     CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
     return CR_OK;
 }

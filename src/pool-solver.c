@@ -353,7 +353,7 @@ int cr_pl_lay_pattern(cr_pool *p)
 
 /* A sparse matrix on the warm pattern (lay_pattern); the pattern is kept:
  * SUNMatZero_Sparse wipes the index arrays before every evaluation. */
-SUNMatrix cr_pl_klu_pattern(cr_pool *p)
+static SUNMatrix klu_pattern(cr_pool *p)
 {
     if (cr_pl_lay_pattern(p) != CR_OK)
         return NULL;
@@ -366,92 +366,119 @@ SUNMatrix cr_pl_klu_pattern(cr_pool *p)
     return A;
 }
 
-/* Matrix-free GMRES: the preconditioner is rebuilt from the contact list at
- * every setup, so a new list needs only the restart. */
-int cr_pl_use_new_list_gmres(cr_pool *p)
-{
-    int flag = CV_SUCCESS;
-    if (p->ran) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
-        p->rebuilds++;
-    } else {
-        p->pblock = malloc(16 * p->n * sizeof(double));
-        p->LS = p->pblock ? SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx) : NULL;
-        if (!p->LS)
-            return CR_ERR_NOMEM;
-        flag = CVodeSetLinearSolver(p->cvode, p->LS, NULL);
-        if (flag == CV_SUCCESS)
-            flag = CVodeSetPreconditioner(p->cvode, cr_pl_psetup, cr_pl_psolve);
-    }
-    if (flag != CV_SUCCESS) {
-        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
-        return CR_ERR_SOLVER;
-    }
-    return CR_OK;
-}
-
-/* KLU on the new pattern; during a run, a restart first. */
-int cr_pl_use_new_list_klu(cr_pool *p)
-{
-    SUNMatrix A = cr_pl_klu_pattern(p);
-    SUNLinearSolver LS = A ? SUNLinSol_KLU(p->ya, A, p->ctx) : NULL;
-    if (!LS) {
-        if (A)
-            SUNMatDestroy(A);
-        return CR_ERR_NOMEM;
-    }
-    int flag = CV_SUCCESS;
-    if (p->ran) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
-        p->rebuilds++;
-    }
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetLinearSolver(p->cvode, LS, A);
-    if (flag == CV_SUCCESS)
-        flag = CVodeSetJacFn(p->cvode, cr_pl_jac);
-    if (p->LS)
-        SUNLinSolFree(p->LS);
-    if (p->A)
-        SUNMatDestroy(p->A);
-    p->A = A;
-    p->LS = LS;
-    if (flag != CV_SUCCESS) {
-        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
-        return CR_ERR_SOLVER;
-    }
-    return CR_OK;
-}
-
-/* Fixed-point iteration needs no Jacobian: a new list needs only the restart. */
-int cr_pl_use_new_list_fixed_point(cr_pool *p)
-{
-    int flag = CV_SUCCESS;
-    if (p->ran) {
-        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
-        p->rebuilds++;
-    } else {
-        p->NLS = SUNNonlinSol_FixedPoint(p->ya, 0, p->ctx);
-        if (!p->NLS)
-            return CR_ERR_NOMEM;
-        flag = CVodeSetNonlinearSolver(p->cvode, p->NLS);
-    }
-    if (flag != CV_SUCCESS) {
-        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
-        return CR_ERR_SOLVER;
-    }
-    return CR_OK;
-}
-
 /* A step of free flight meets no error test: with nothing loaded CVODE's
  * steps grow tenfold at a time, and one step can carry a disc through another
  * (a closing and an opening between two root evaluations, seen by neither;
  * a disc flying 0.18 m onto a row did so, and its next rebuild found it 2 mm
  * deep). At speeds up to V a step now moves a disc at most a quarter of the
  * skin or of the smallest diameter, less than any crossing. */
-int cr_pl_max_step(cr_pool *p)
+static int max_step(cr_pool *p)
 {
     double rmin = INFINITY;
     for (size_t i = 0; i < p->n; i++)
         rmin = fmin(rmin, p->r[i]);
     return CVodeSetMaxStep(p->cvode, 0.25 * fmin(p->skin, 2.0 * rmin) / p->L);
+}
+
+/* A CVODES instance at the scaled time @p tau0 on p->ya and p->yQ, stopping at
+ * p->tau_stop when it is set; fixed-point iteration goes with Adams. @p what
+ * names the step in the error message. */
+int cr_pl_new_cvode(cr_pool *p, double tau0, const char *what)
+{
+    p->cvode =
+        CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
+    if (!p->cvode)
+        return CR_ERR_NOMEM;
+    int flag = cr_cvode_init_at(p->cvode, cr_pl_rhs, tau0, p->ya, cr_pl_quad_rhs, p->yQ, p, p->rtol,
+                                p->atol, p->err);
+    if (flag == CV_SUCCESS && isfinite(p->tau_stop))
+        flag = CVodeSetStopTime(p->cvode, p->tau_stop);
+    if (flag == CV_SUCCESS)
+        flag = max_step(p);
+    return flag == CV_SUCCESS ? CR_OK : cr_cvode_fail(p->err, what, p->t, flag);
+}
+
+void cr_pl_free_solver(cr_pool *p)
+{
+    if (p->LS)
+        SUNLinSolFree(p->LS);
+    if (p->NLS)
+        SUNNonlinSolFree(p->NLS);
+    if (p->A)
+        SUNMatDestroy(p->A);
+    p->LS = NULL;
+    p->NLS = NULL;
+    p->A = NULL;
+}
+
+/* KLU on a new warm pattern; the solver and matrix it replaces are freed once
+ * CVODE holds the new ones. */
+static int attach_klu(cr_pool *p)
+{
+    SUNMatrix A = klu_pattern(p);
+    SUNLinearSolver LS = A ? SUNLinSol_KLU(p->ya, A, p->ctx) : NULL;
+    if (!LS) {
+        if (A)
+            SUNMatDestroy(A);
+        return CV_MEM_FAIL;
+    }
+    int flag = CVodeSetLinearSolver(p->cvode, LS, A);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetJacFn(p->cvode, cr_pl_jac);
+    cr_pl_free_solver(p);
+    p->A = A;
+    p->LS = LS;
+    return flag;
+}
+
+/* The run's solver for CVODE's iterations on the current list: fixed-point
+ * iteration, GMRES with the block preconditioner (cr_pl_psetup), or KLU.
+ * @return a CVODE flag (CV_MEM_FAIL: out of memory). */
+int cr_pl_attach_solver(cr_pool *p)
+{
+    if (p->fixed_point) {
+        p->NLS = SUNNonlinSol_FixedPoint(p->ya, 0, p->ctx);
+        return p->NLS ? CVodeSetNonlinearSolver(p->cvode, p->NLS) : CV_MEM_FAIL;
+    }
+    if (!cr_pl_use_gmres(p))
+        return attach_klu(p);
+    if (!p->pblock && !(p->pblock = malloc(16 * p->n * sizeof(double))))
+        return CV_MEM_FAIL;
+    p->LS = SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx);
+    int flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, NULL) : CV_MEM_FAIL;
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetPreconditioner(p->cvode, cr_pl_psetup, cr_pl_psolve);
+    return flag;
+}
+
+/* A new candidate list (outside a region): during a run a restart, counted as
+ * a rebuild. KLU then needs the list's pattern; GMRES (its preconditioner is
+ * rebuilt from the list at every setup) and fixed-point iteration keep theirs. */
+int cr_pl_use_new_list(cr_pool *p)
+{
+    int flag = CV_SUCCESS;
+    if (p->ran) {
+        flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
+        p->rebuilds++;
+    }
+    if (flag == CV_SUCCESS && (!p->ran || (!p->fixed_point && !cr_pl_use_gmres(p))))
+        flag = cr_pl_attach_solver(p);
+    if (flag == CV_MEM_FAIL)
+        return CR_ERR_NOMEM;
+    if (flag != CV_SUCCESS) {
+        cr_set_msg(p->err, sizeof p->err, "neighbour rebuild: CVODE flag %d", flag);
+        return CR_ERR_SOLVER;
+    }
+    return CR_OK;
+}
+
+/* A restart of the multistep history at the scaled time @p tau (a force jump,
+ * a new quadrature layout), counted. */
+int cr_pl_restart(cr_pool *p, double tau, const char *what)
+{
+    int flag = cr_cvode_restart(p->cvode, tau, p->ya, p->yQ, &p->banked);
+    if (flag != CV_SUCCESS)
+        return cr_cvode_fail(p->err, what, p->t, flag);
+    p->stats.restarts++;
+    return CR_OK;
 }

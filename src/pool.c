@@ -27,12 +27,7 @@ void cr_pool_destroy(cr_pool *p)
         return;
     if (p->cvode)
         CVodeFree(&p->cvode);
-    if (p->LS)
-        SUNLinSolFree(p->LS);
-    if (p->NLS)
-        SUNNonlinSolFree(p->NLS);
-    if (p->A)
-        SUNMatDestroy(p->A);
+    cr_pl_free_solver(p);
     if (p->y)
         N_VDestroy(p->y);
     if (p->yQ)
