@@ -100,6 +100,33 @@ static int note_body_contact(cr_pool *p, size_t i, size_t id)
     return push_index(&p->bc[i], &p->nbc[i], &p->bccap[i], id);
 }
 
+/* A new contact record: its law and its geometry at t = 0. */
+static int contact_init(const cr_pool *p, cr_pool_contact *k, long i, long j)
+{
+    memset(k, 0, sizeof(*k));
+    k->i = i;
+    k->j = j;
+    k->slot = -1;
+    k->qslot = -1;
+    if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
+        return CR_ERR_MODEL;
+    if (j >= 0) {
+        k->a0x = p->x0[j] - p->x0[i];
+        k->a0y = p->y0[j] - p->y0[i];
+        k->R = p->r[i] + p->r[j];
+        double d0 = hypot(k->a0x, k->a0y);
+        k->c0 = (k->R - d0) * (k->R + d0);
+        /* touching within the tolerance is exactly touching, as in chains */
+        if (fabs(k->R - d0) <= CR_GEOM_TOL * fmin(p->r[i], p->r[j]))
+            k->c0 = 0.0;
+    } else {
+        size_t w = (size_t)(-1 - j);
+        double ov = p->woff[w] + p->r[i] - (p->wnx[w] * p->x0[i] + p->wny[w] * p->y0[i]);
+        k->c0 = fabs(ov) <= CR_GEOM_TOL * p->r[i] ? 0.0 : ov;
+    }
+    return CR_OK;
+}
+
 /* The contact id of a pair, created on first sight. */
 static long contact_id(cr_pool *p, long i, long j)
 {
@@ -120,28 +147,8 @@ static long contact_id(cr_pool *p, long i, long j)
         p->c = c;
         p->ccap = cap;
     }
-    cr_pool_contact *k = &p->c[p->nc];
-    memset(k, 0, sizeof(*k));
-    k->i = i;
-    k->j = j;
-    k->slot = -1;
-    k->qslot = -1;
-    if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
+    if (contact_init(p, &p->c[p->nc], i, j) != CR_OK)
         return -1;
-    if (j >= 0) {
-        k->a0x = p->x0[j] - p->x0[i];
-        k->a0y = p->y0[j] - p->y0[i];
-        k->R = p->r[i] + p->r[j];
-        double d0 = hypot(k->a0x, k->a0y);
-        k->c0 = (k->R - d0) * (k->R + d0);
-        /* touching within the tolerance is exactly touching, as in chains */
-        if (fabs(k->R - d0) <= CR_GEOM_TOL * fmin(p->r[i], p->r[j]))
-            k->c0 = 0.0;
-    } else {
-        size_t w = (size_t)(-1 - j);
-        double ov = p->woff[w] + p->r[i] - (p->wnx[w] * p->x0[i] + p->wny[w] * p->y0[i]);
-        k->c0 = fabs(ov) <= CR_GEOM_TOL * p->r[i] ? 0.0 : ov;
-    }
     if (note_body_contact(p, (size_t)i, p->nc) != CR_OK ||
         (j >= 0 && note_body_contact(p, (size_t)j, p->nc) != CR_OK))
         return -1;

@@ -373,6 +373,7 @@ const double *cr_pl_full_state(const cr_pool *p, double tau, N_Vector yv);
 int cr_pl_region_build(cr_pool *p);
 int cr_pl_region_oversized(cr_pool *p);
 int cr_pl_region_alloc(cr_pool *p);
+void cr_pl_region_free(cr_pool *p);
 int cr_pl_use_region(const cr_pool *p);
 
 /* ---- pool-quad.c */
@@ -409,7 +410,7 @@ int cr_pl_use_new_list(cr_pool *p);
 int cr_pl_restart(cr_pool *p, double tau, const char *what);
 
 /* ---- pool-roots.c */
-void cr_pl_roots_all(const cr_pool *p, const double *y, double *g);
+void cr_pl_roots_afresh(cr_pool *p);
 void cr_pl_roots_step(cr_pool *p, const double *y, double *g);
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q);
 void cr_pl_state_at(cr_pool *p, double tau);

@@ -153,13 +153,13 @@ static int region_cvode(cr_pool *p)
  * state, the quadrature slots (the contacts between active discs) and a new
  * CVODES instance. Every full array gets the resting discs' states.
  */
-int cr_pl_region_build(cr_pool *p)
+/* Each disc active (choose_active; its place in the compact state), flying
+ * or resting at the state y. */
+static void classify_discs(cr_pool *p, const double *y)
 {
-    size_t n = p->n;
-    double *y = N_VGetArrayPointer(p->y);
     choose_active(p, y, p->dstate);
     p->na = p->nfly = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < p->n; i++) {
         if (p->dstate[i]) {
             p->pos[i] = (long)p->na;
             p->act[p->na++] = i;
@@ -171,7 +171,13 @@ int cr_pl_region_build(cr_pool *p)
                 p->fly[p->nfly++] = i;
         }
     }
-    p->tau_r = p->t / p->T;
+}
+
+/* The compact state ya of the active discs (new vectors when their number
+ * changed), and every full array at the state y. */
+static int compact_state(cr_pool *p, const double *y)
+{
+    size_t n = p->n;
     memcpy(p->yr, y, 4 * n * sizeof(double));
     memcpy(p->yfull, y, 4 * n * sizeof(double));
     memcpy(N_VGetArrayPointer(p->ystep), y, 4 * n * sizeof(double));
@@ -188,6 +194,16 @@ int cr_pl_region_build(cr_pool *p)
     double *ya = N_VGetArrayPointer(p->ya);
     for (size_t a = 0; a < p->na; a++)
         memcpy(ya + 4 * a, y + 4 * p->act[a], 4 * sizeof(double));
+    return CR_OK;
+}
+
+int cr_pl_region_build(cr_pool *p)
+{
+    double *y = N_VGetArrayPointer(p->y);
+    classify_discs(p, y);
+    p->tau_r = p->t / p->T;
+    if (compact_state(p, y) != CR_OK)
+        return CR_ERR_NOMEM;
     int rc = cr_pl_layout_quadratures(p, y);
     if (rc == CR_OK)
         rc = region_live(p);
@@ -210,6 +226,24 @@ int cr_pl_region_oversized(cr_pool *p)
     p->since_check = 0;
     char *mark = (char *)p->hot; /* scratch */
     return 2 * choose_active(p, N_VGetArrayPointer(p->y), mark) < p->na;
+}
+
+/* What cr_pl_region_alloc and the region builds took (nothing without a
+ * region: ya and yastep are then y and ystep). */
+void cr_pl_region_free(cr_pool *p)
+{
+    if (p->region && p->ya)
+        N_VDestroy(p->ya);
+    if (p->region && p->yastep)
+        N_VDestroy(p->yastep);
+    free(p->act);
+    free(p->fly);
+    free(p->pos);
+    free(p->dstate);
+    free(p->yr);
+    free(p->yfull);
+    free(p->live);
+    free(p->queue);
 }
 
 /* Arrays of the region (setup): every disc outside, at rest where it starts so. */

@@ -40,13 +40,17 @@ static double disc_root(const cr_pool *p, const double *y, size_t i)
     return cr_root_nonzero(h * h - (dx * dx + dy * dy));
 }
 
-/* Every root function (three per slot, then one per disc) at the state y. */
-void cr_pl_roots_all(const cr_pool *p, const double *y, double *g)
+/* Every root function (three per slot, then one per disc) at the current
+ * state p->y into glo: the start of the next search after setup, a restart
+ * or a new region. */
+void cr_pl_roots_afresh(cr_pool *p)
 {
+    const double *y = N_VGetArrayPointer(p->y);
     for (size_t s = 0; s < p->nslots; s++)
-        slot_roots(p, y, s, g + 3 * s);
+        slot_roots(p, y, s, p->glo + 3 * s);
     for (size_t i = 0; i < p->n; i++)
-        g[3 * p->nslots + i] = disc_root(p, y, i);
+        p->glo[3 * p->nslots + i] = disc_root(p, y, i);
+    p->gevals++;
 }
 
 /* Disc i has never moved: its displacement and velocity are exactly 0. */

@@ -80,11 +80,11 @@ static int lightly_damped(const cr_pool *p)
     return 1; /* the explicit pair laws were enumerated (and passed) before the error */
 }
 
-static int setup(cr_pool *p)
+/* The arrays every run needs, the region's when it has one, and the state at
+ * t = 0 (displacements 0, velocities scaled). */
+static int setup_state(cr_pool *p)
 {
     size_t n = p->n;
-    p->skin = p->skin_rel * p->rmax;
-    p->tau_stop = INFINITY;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
     p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
@@ -110,23 +110,34 @@ static int setup(cr_pool *p)
         y[4 * i + 2] = p->vx0[i] / p->V;
         y[4 * i + 3] = p->vy0[i] / p->V;
     }
-    if (cr_pl_layout_quadratures(p, y) != CR_OK) /* none yet: the rebuild below lays them out */
+    return CR_OK;
+}
+
+/* Method adams-fixed-point (the chains' name) is solver fixed-point; auto
+ * takes it for Adams on a lightly damped pool. */
+static int use_fixed_point(const cr_pool *p)
+{
+    return p->solver == CR_SOLVER_FIXED_POINT || p->method == CR_METHOD_ADAMS_FIXED_POINT ||
+           (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
+}
+
+static int setup(cr_pool *p)
+{
+    p->skin = p->skin_rel * p->rmax;
+    p->tau_stop = INFINITY;
+    int rc = setup_state(p);
+    if (rc != CR_OK)
+        return rc;
+    /* none yet: the rebuild below lays them out */
+    if (cr_pl_layout_quadratures(p, N_VGetArrayPointer(p->y)) != CR_OK)
         return CR_ERR_NOMEM;
     p->quad_resized = 0;
-    /* method adams-fixed-point (the chains' name) = solver fixed-point */
-    p->fixed_point =
-        p->solver == CR_SOLVER_FIXED_POINT || p->method == CR_METHOD_ADAMS_FIXED_POINT ||
-        (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
-    if (!p->region) { /* a region makes its own instance (region_build) */
-        int rc = cr_pl_new_cvode(p, 0.0, "CVODE setup");
-        if (rc != CR_OK)
-            return rc;
-    }
-    int rc = cr_pl_rebuild(p);
-    if (rc == CR_OK) {
-        cr_pl_roots_all(p, y, p->glo);
-        p->gevals++;
-    }
+    p->fixed_point = use_fixed_point(p);
+    /* a region makes its own instance (region_build) */
+    if (!p->region && (rc = cr_pl_new_cvode(p, 0.0, "CVODE setup")) != CR_OK)
+        return rc;
+    if ((rc = cr_pl_rebuild(p)) == CR_OK)
+        cr_pl_roots_afresh(p);
     return rc;
 }
 
@@ -281,10 +292,52 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
 }
 
 /*
- * Events of the step that ended at the scaled time taun, in time order: each is located,
- * preceded by the outputs due before it, and handled at its own state. A
- * restart (force jump, neighbour rebuild) cuts the step there: @p cut is set
- * and the integrator goes on from the event. @p ended: the automatic end.
+ * The first event among the @p nc functions that changed sign in the step that
+ * ended at the scaled time taun (state ys): located, preceded by the outputs
+ * due before it, and handled at its own state. A restart (force jump,
+ * neighbour rebuild, new region) cuts the step there: @p cut is set and the
+ * integrator goes on from the event. @p ended: the automatic end.
+ */
+static int next_event(cr_pool *p, run_ctx *rc_, double taun, double h, size_t nc, const double *ys,
+                      int *cut, int *ended)
+{
+    for (size_t c = 0; c < nc; c++) {
+        p->clo[c] = p->glo[p->cand[c]];
+        p->chi[c] = p->ghi[p->cand[c]];
+    }
+    double tr = cr_pl_locate_roots(p, p->tlo, taun, h, nc); /* scaled */
+    int rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
+    if (rc != CR_OK)
+        return rc;
+    cr_pl_state_at(p, tr);
+    long restarts = p->stats.restarts, rebuilds = p->rebuilds, regions = p->region_builds;
+    if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
+        return rc;
+    p->tlo = tr;
+    const double *y = N_VGetArrayPointer(p->y);
+    if (p->stats.restarts != restarts || p->rebuilds != rebuilds || p->region_builds != regions) {
+        CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+        cr_pl_roots_afresh(p);
+        *cut = 1;
+    } else {
+        /* the search's candidates at the event; the events handled may
+         * have redefined their functions (a frozen normal), so both ends */
+        for (size_t c = 0; c < nc; c++) {
+            p->glo[p->cand[c]] = cr_pl_root_one(p, y, p->cand[c]);
+            p->ghi[p->cand[c]] = cr_pl_root_one(p, ys, p->cand[c]);
+        }
+    }
+    if (rc_->automatic && pool_at_rest(p)) {
+        *ended = 1;
+        return finish(p, "all contacts open and separating");
+    }
+    return CR_OK;
+}
+
+/*
+ * Events of the step that ended at the scaled time taun, in time order
+ * (next_event), then the root functions at its end become the start of the
+ * next search and the contacts the motion reached get quadrature slots.
  */
 static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut, int *ended)
 {
@@ -295,42 +348,9 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
     int rc = missed_quadratures(p, rc_, cut);
     if (rc != CR_OK || *cut)
         return rc;
-    for (size_t nc = 0; (nc = cr_pl_sign_changes(p, nc)) > 0;) {
-        for (size_t c = 0; c < nc; c++) {
-            p->clo[c] = p->glo[p->cand[c]];
-            p->chi[c] = p->ghi[p->cand[c]];
-        }
-        double tr = cr_pl_locate_roots(p, p->tlo, taun, h, nc); /* scaled */
-        rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
-        if (rc != CR_OK)
+    for (size_t nc = 0; (nc = cr_pl_sign_changes(p, nc)) > 0;)
+        if ((rc = next_event(p, rc_, taun, h, nc, ys, cut, ended)) != CR_OK || *cut || *ended)
             return rc;
-        cr_pl_state_at(p, tr);
-        long restarts = p->stats.restarts, rebuilds = p->rebuilds, regions = p->region_builds;
-        if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
-            return rc;
-        p->tlo = tr;
-        const double *y = N_VGetArrayPointer(p->y);
-        if (p->stats.restarts != restarts || p->rebuilds != rebuilds ||
-            p->region_builds != regions) {
-            CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
-            cr_pl_roots_all(p, y, p->glo);
-            p->gevals++;
-            *cut = 1;
-        } else {
-            /* the search's candidates at the event; the events handled may
-             * have redefined their functions (a frozen normal), so both ends */
-            for (size_t c = 0; c < nc; c++) {
-                p->glo[p->cand[c]] = cr_pl_root_one(p, y, p->cand[c]);
-                p->ghi[p->cand[c]] = cr_pl_root_one(p, ys, p->cand[c]);
-            }
-        }
-        if (rc_->automatic && pool_at_rest(p)) {
-            *ended = 1;
-            return finish(p, "all contacts open and separating");
-        }
-        if (*cut)
-            return CR_OK;
-    }
     if (p->region)
         for (size_t c = 0; c < p->nlive; c++)
             p->glo[p->live[c]] = p->ghi[p->live[c]];
@@ -347,6 +367,57 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
     return restart_quadratures(p, rc_);
 }
 
+/* The end time (without one, a safety cap far beyond the pool's coming
+ * apart) and the output interval: the chains' rule, about 12 samples per
+ * contact time (δ* / (4V)), and at most 1000 frames over a given end time. */
+static run_ctx run_plan(const cr_pool *p, double t_end)
+{
+    run_ctx ctx = {t_end, 0.0, 1, t_end <= 0.0};
+    double extent = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
+    if (ctx.automatic)
+        ctx.t_stop = 4.0 * extent / p->V + 1e6 * p->T;
+    ctx.dt = p->out_interval > 0.0 ? p->out_interval
+                                   : fmax(0.25 * p->T, ctx.automatic ? 0.0 : t_end / 1000.0);
+    return ctx;
+}
+
+/* One CVODE step and what it brings: its events, the outputs due, the end
+ * (@p done) and, when settled discs could leave, a smaller region. */
+static int advance(cr_pool *p, run_ctx *ctx, int *done)
+{
+    sunrealtype tret, h = 0.0;
+    int flag = CVode(p->cvode, ctx->t_stop / p->T, p->yastep, &tret, CV_ONE_STEP), rc, cut;
+    if (flag < 0)
+        return cvfail(p, "CVode", flag);
+    if (p->region)
+        cr_pl_fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->ystep));
+    CVodeGetLastStep(p->cvode, &h);
+    double tn = tret * p->T;
+    if ((rc = step_events(p, ctx, tret, h, &cut, done)) != CR_OK || *done || cut)
+        return rc;
+    if ((rc = outputs_before(p, tn, ctx->dt, ctx->t_stop, &ctx->k)) != CR_OK)
+        return rc;
+    if (p->region)
+        cr_pl_fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->y));
+    else
+        N_VScale(1.0, p->ystep, p->y);
+    CVodeGetQuad(p->cvode, &tret, p->yQ);
+    p->t = tn;
+    if (flag == CV_TSTOP_RETURN || tn >= ctx->t_stop) {
+        *done = 1;
+        return finish(p, ctx->automatic ? "safety cap reached before the pool came apart"
+                                        : "end time reached");
+    }
+    if (cr_pl_region_oversized(p)) { /* settled discs leave: a smaller region */
+        if ((rc = cr_pl_region_build(p)) != CR_OK)
+            return rc;
+        cr_pl_roots_afresh(p);
+    }
+    return CR_OK;
+}
+
 int cr_pool_run(cr_pool *p, double t_end)
 {
     CR_CHECK(p && !p->ran && isfinite(t_end), p ? p->err : NULL, CR_ERR_INVALID);
@@ -360,18 +431,11 @@ int cr_pool_run(cr_pool *p, double t_end)
             cr_set_msg(p->err, sizeof p->err, "out of memory setting up the pool");
         return rc;
     }
-    double extent = 0.0;
-    for (size_t i = 0; i < p->n; i++)
-        extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
-    double t_stop = automatic ? 4.0 * extent / p->V + 1e6 * p->T : t_end;
-    /* the chains' rule: about 12 samples per contact time (δ* / (4V)), and at most
-     * 1000 frames over a given end time */
-    double dt = p->out_interval > 0.0 ? p->out_interval
-                                      : fmax(0.25 * p->T, automatic ? 0.0 : t_end / 1000.0);
+    run_ctx ctx = run_plan(p, t_end);
     if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
         return rc;
-    p->tau_stop = t_stop / p->T;
-    CVodeSetStopTime(p->cvode, t_stop / p->T);
+    p->tau_stop = ctx.t_stop / p->T;
+    CVodeSetStopTime(p->cvode, ctx.t_stop / p->T);
     p->t = p->tlo = 0.0;
     if ((rc = emit(p)) != CR_OK)
         return stopped(p, rc);
@@ -379,41 +443,12 @@ int cr_pool_run(cr_pool *p, double t_end)
         snprintf(p->end_reason, sizeof p->end_reason, "all contacts open and separating");
         return CR_OK;
     }
-    run_ctx ctx = {t_stop, dt, 1, automatic};
-    for (;;) {
+    for (int done = 0;;) {
         if (p->stop_requested) {
             rc = emit(p);
             return stopped(p, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
         }
-        sunrealtype tret, h = 0.0;
-        int flag = CVode(p->cvode, t_stop / p->T, p->yastep, &tret, CV_ONE_STEP);
-        if (flag < 0)
-            return cvfail(p, "CVode", flag);
-        if (p->region)
-            cr_pl_fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->ystep));
-        CVodeGetLastStep(p->cvode, &h);
-        double tn = tret * p->T;
-        int cut, ended;
-        if ((rc = step_events(p, &ctx, tret, h, &cut, &ended)) != CR_OK || ended)
+        if ((rc = advance(p, &ctx, &done)) != CR_OK || done)
             return rc;
-        if (cut)
-            continue;
-        if ((rc = outputs_before(p, tn, dt, t_stop, &ctx.k)) != CR_OK)
-            return rc;
-        if (p->region)
-            cr_pl_fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->y));
-        else
-            N_VScale(1.0, p->ystep, p->y);
-        CVodeGetQuad(p->cvode, &tret, p->yQ);
-        p->t = tn;
-        if (flag == CV_TSTOP_RETURN || tn >= t_stop)
-            return finish(p, automatic ? "safety cap reached before the pool came apart"
-                                       : "end time reached");
-        if (cr_pl_region_oversized(p)) { /* settled discs leave: a smaller region */
-            if ((rc = cr_pl_region_build(p)) != CR_OK)
-                return rc;
-            cr_pl_roots_all(p, N_VGetArrayPointer(p->y), p->glo);
-            p->gevals++;
-        }
     }
 }

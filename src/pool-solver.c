@@ -196,15 +196,13 @@ static void add_block(const cr_pool *p, SUNMatrix J, size_t rb, size_t cb, size_
             add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
 }
 
-int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
-              N_Vector t2, N_Vector t3)
+/* The warm pattern laid into J before every evaluation: SUNMatZero_Sparse
+ * (which CVODE calls first) wipes the index arrays too. Contacts that became
+ * warm since the last pattern need a larger one, which KLU analyses again at
+ * the setup that follows. */
+static int jac_pattern(cr_pool *p, SUNMatrix J)
 {
-    (void)fy, (void)t1, (void)t2, (void)t3;
-    cr_pool *p = user;
-    const double *y = cr_pl_full_state(p, t, yv);
     if (p->pattern_stale) {
-        /* contacts became warm since the last pattern: a larger one, which KLU
-         * analyses again at the setup that follows */
         if (cr_pl_lay_pattern(p) != CR_OK)
             return -1;
         if ((size_t)SM_NNZ_S(J) < p->pat_nnz &&
@@ -214,11 +212,43 @@ int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, 
                                          SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
             return -1;
     }
-    /* SUNMatZero_Sparse (which CVODE calls first) wipes the index arrays too: the
-     * pattern is laid down again before the values */
     memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->na + 1) * sizeof(sunindextype));
     memcpy(SM_INDEXVALS_S(J), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
     memset(SM_DATA_S(J), 0, p->pat_nnz * sizeof(double));
+    return 0;
+}
+
+/* Contact k's blocks Gb, Gw (contact_blocks) into the velocity rows of its
+ * discs: +G for the disc's own columns, −G for the other's. */
+static void jac_contact(const cr_pool *p, SUNMatrix J, const cr_pool_contact *k, const double *Gb,
+                        const double *Gw)
+{
+    size_t i = (size_t)k->i;
+    if (cr_pl_is_wall(k)) {
+        add_block(p, J, i, i, 0, p->accel[i] * p->L, Gb);
+        add_block(p, J, i, i, 2, p->accel[i] * p->V, Gw);
+        return;
+    }
+    size_t j = (size_t)k->j;
+    double aj = p->accel[j], ai = p->accel[i];
+    add_block(p, J, j, j, 0, aj * p->L, Gb);
+    add_block(p, J, j, i, 0, -aj * p->L, Gb);
+    add_block(p, J, j, j, 2, aj * p->V, Gw);
+    add_block(p, J, j, i, 2, -aj * p->V, Gw);
+    add_block(p, J, i, j, 0, -ai * p->L, Gb);
+    add_block(p, J, i, i, 0, ai * p->L, Gb);
+    add_block(p, J, i, j, 2, -ai * p->V, Gw);
+    add_block(p, J, i, i, 2, ai * p->V, Gw);
+}
+
+int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+              N_Vector t2, N_Vector t3)
+{
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    cr_pool *p = user;
+    const double *y = cr_pl_full_state(p, t, yv);
+    if (jac_pattern(p, J))
+        return -1;
     for (size_t a = 0; a < p->na; a++) {
         add(J, 4 * a, 4 * a + 2, 1.0);
         add(J, 4 * a + 1, 4 * a + 3, 1.0);
@@ -226,24 +256,8 @@ int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, 
     for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
         const cr_pool_contact *k = &p->c[p->qc[q]];
         double Gb[4], Gw[4];
-        if (!contact_blocks(p, y, k, Gb, Gw))
-            continue;
-        size_t i = (size_t)k->i;
-        if (cr_pl_is_wall(k)) {
-            add_block(p, J, i, i, 0, p->accel[i] * p->L, Gb);
-            add_block(p, J, i, i, 2, p->accel[i] * p->V, Gw);
-            continue;
-        }
-        size_t j = (size_t)k->j;
-        double aj = p->accel[j], ai = p->accel[i];
-        add_block(p, J, j, j, 0, aj * p->L, Gb);
-        add_block(p, J, j, i, 0, -aj * p->L, Gb);
-        add_block(p, J, j, j, 2, aj * p->V, Gw);
-        add_block(p, J, j, i, 2, -aj * p->V, Gw);
-        add_block(p, J, i, j, 0, -ai * p->L, Gb);
-        add_block(p, J, i, i, 0, ai * p->L, Gb);
-        add_block(p, J, i, j, 2, -ai * p->V, Gw);
-        add_block(p, J, i, i, 2, ai * p->V, Gw);
+        if (contact_blocks(p, y, k, Gb, Gw))
+            jac_contact(p, J, k, Gb, Gw);
     }
     return 0;
 }
@@ -301,6 +315,33 @@ static int warm_neighbours(const cr_pool *p, size_t **start, size_t **list)
     return CR_OK;
 }
 
+/* The four columns of the integrated disc at place a (disc i, whose warm
+ * neighbours are nb[st[i] … st[i + 1])) from row index @p at: its own rows
+ * 4a … 4a + 3 merged in order with the neighbours' velocity rows 4b + 2,
+ * 4b + 3. @return the next free row index. */
+static sunindextype pattern_columns(const cr_pool *p, size_t a, size_t i, const size_t *st,
+                                    const size_t *nb, sunindextype at)
+{
+    sunindextype *pp = p->pat_ptr, *pi = p->pat_idx;
+    for (int col = 0; col < 4; col++) {
+        pp[4 * a + (size_t)col] = at;
+        int own = 0;
+        for (size_t k = st[i]; k <= st[i + 1]; k++) {
+            size_t b = k < st[i + 1] ? cr_pl_cpos(p, nb[k]) : (size_t)-1;
+            if (!own && (b == (size_t)-1 || b > a)) {
+                for (int rr = 0; rr < 4; rr++)
+                    pi[at++] = (sunindextype)(4 * a + (size_t)rr);
+                own = 1;
+            }
+            if (b != (size_t)-1) {
+                pi[at++] = (sunindextype)(4 * b + 2);
+                pi[at++] = (sunindextype)(4 * b + 3);
+            }
+        }
+    }
+    return at;
+}
+
 /* The CSC pattern into p->pat_ptr, p->pat_idx: the column block of disc i
  * holds its own 4 rows and the velocity rows of its warm neighbours, in
  * increasing row order. */
@@ -323,26 +364,8 @@ int cr_pl_lay_pattern(cr_pool *p)
     sunindextype at = 0;
     /* in a region warm contacts join active discs, whose places keep the disc
      * order: the neighbours' rows stay sorted */
-    for (size_t a = 0; a < na; a++) {
-        size_t i = p->region ? p->act[a] : a;
-        for (int col = 0; col < 4; col++) {
-            pp[4 * a + (size_t)col] = at;
-            int own = 0;
-            /* merge own rows 4a..4a+3 with neighbours' 4b+2, 4b+3 in order */
-            for (size_t k = st[i]; k <= st[i + 1]; k++) {
-                size_t b = k < st[i + 1] ? cr_pl_cpos(p, nb[k]) : (size_t)-1;
-                if (!own && (b == (size_t)-1 || b > a)) {
-                    for (int rr = 0; rr < 4; rr++)
-                        pi[at++] = (sunindextype)(4 * a + (size_t)rr);
-                    own = 1;
-                }
-                if (b != (size_t)-1) {
-                    pi[at++] = (sunindextype)(4 * b + 2);
-                    pi[at++] = (sunindextype)(4 * b + 3);
-                }
-            }
-        }
-    }
+    for (size_t a = 0; a < na; a++)
+        at = pattern_columns(p, a, p->region ? p->act[a] : a, st, nb, at);
     pp[4 * na] = at;
     p->pat_nnz = (size_t)at;
     p->pattern_stale = 0;

@@ -21,10 +21,20 @@
 
 #include "model-priv.h"
 
-void cr_pool_destroy(cr_pool *p)
+/* Per-disc lists (neighbours, contacts of each disc): each list, then the arrays. */
+static void free_lists(size_t n, size_t **lists, size_t *len, size_t *cap)
 {
-    if (!p)
-        return;
+    if (lists)
+        for (size_t i = 0; i < n; i++)
+            free(lists[i]);
+    free(lists);
+    free(len);
+    free(cap);
+}
+
+/* CVODES, its solvers and vectors, then the context they were made in. */
+static void free_integrator(cr_pool *p)
+{
     if (p->cvode)
         CVodeFree(&p->cvode);
     cr_pl_free_solver(p);
@@ -34,62 +44,27 @@ void cr_pool_destroy(cr_pool *p)
         N_VDestroy(p->yQ);
     if (p->ystep)
         N_VDestroy(p->ystep);
-    if (p->region && p->ya)
-        N_VDestroy(p->ya);
-    if (p->region && p->yastep)
-        N_VDestroy(p->yastep);
-    free(p->act);
-    free(p->fly);
-    free(p->pos);
-    free(p->dstate);
-    free(p->yr);
-    free(p->yfull);
-    free(p->live);
-    free(p->queue);
+    cr_pl_region_free(p);
     if (p->ctx)
         SUNContext_Free(&p->ctx);
-    free(p->m);
-    free(p->r);
-    free(p->x0);
-    free(p->y0);
-    free(p->vx0);
-    free(p->vy0);
-    free(p->accel);
-    free(p->wnx);
-    free(p->wny);
-    free(p->woff);
+}
+
+void cr_pool_destroy(cr_pool *p)
+{
+    if (!p)
+        return;
+    free_integrator(p);
     cr_model_destroy(p->model);
-    free(p->c);
-    free(p->hkey);
-    free(p->hval);
-    free(p->slot_contact);
-    free(p->dref);
-    free(p->rootsfound);
-    free(p->glo);
-    free(p->ghi);
-    free(p->clo);
-    free(p->chi);
-    free(p->cmid);
-    free(p->cand);
-    free(p->guide);
-    free(p->qc);
-    free(p->hot);
-    free(p->pat_ptr);
-    free(p->pat_idx);
-    free(p->pblock);
-    if (p->nbr)
-        for (size_t i = 0; i < p->n; i++)
-            free(p->nbr[i]);
-    free(p->nbr);
-    free(p->nnbr);
-    free(p->nbrcap);
-    if (p->bc)
-        for (size_t i = 0; i < p->n; i++)
-            free(p->bc[i]);
-    free(p->bc);
-    free(p->nbc);
-    free(p->bccap);
-    free(p->events);
+    void *arrays[] = {p->m,          p->r,       p->x0,     p->y0,           p->vx0,
+                      p->vy0,        p->accel,   p->wnx,    p->wny,          p->woff,
+                      p->c,          p->hkey,    p->hval,   p->slot_contact, p->dref,
+                      p->rootsfound, p->glo,     p->ghi,    p->clo,          p->chi,
+                      p->cmid,       p->cand,    p->guide,  p->qc,           p->hot,
+                      p->pat_ptr,    p->pat_idx, p->pblock, p->events};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        free(arrays[k]);
+    free_lists(p->n, p->nbr, p->nnbr, p->nbrcap);
+    free_lists(p->n, p->bc, p->nbc, p->bccap);
     free(p);
 }
 
