@@ -137,9 +137,11 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
  *   pool-neighbours.c the contact registry, cell-list candidates, slots and
  *                     neighbour rebuilds
  *   pool-quad.c       quadrature slots of the warm contacts (impulses, work)
- *   pool-rhs.c        the right-hand sides (motion, quadratures)
- *   pool-solver.c     CVODES' linear solvers: KLU Jacobian on the warm pattern,
- *                     GMRES with its block preconditioner, fixed point
+ *   pool-rhs.c        the right-hand sides (motion, quadratures) and the
+ *                     check of the Jacobian against differences of the first
+ *   pool-solver.c     the CVODES instance, restarts and the solvers of its
+ *                     iterations: KLU on the warm Jacobian pattern, GMRES with
+ *                     its block preconditioner, or fixed point
  *   pool-roots.c      root functions and the engine's own event location
  *   pool-region.c     the active region (compact state, exact flight)
  *   pool-run.c        setup and the run loop (steps, events, outputs, end)
@@ -367,16 +369,12 @@ static inline int cr_pl_differ(double a, double b)
 /* qslot of a contact the safety net found loading without one (missed_quadratures) */
 #define CR_PL_WANTS_QSLOT (-2)
 
-/* ---- pool-region.c */
-void cr_pl_fill_full(const cr_pool *p, double tau, const double *ya, double *y);
-const double *cr_pl_full_state(const cr_pool *p, double tau, N_Vector yv);
-int cr_pl_region_build(cr_pool *p);
-int cr_pl_region_oversized(cr_pool *p);
-int cr_pl_region_alloc(cr_pool *p);
-void cr_pl_region_free(cr_pool *p);
-int cr_pl_use_region(const cr_pool *p);
+/* ---- pool-neighbours.c: contact records, candidates, slots, rebuilds */
+void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k);
+int cr_pl_grow_slots(cr_pool *p, size_t need);
+int cr_pl_rebuild(cr_pool *p);
 
-/* ---- pool-quad.c */
+/* ---- pool-quad.c: quadrature slots of the warm contacts */
 double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *px, double *py);
 int cr_pl_take_qslot(cr_pool *p, long id);
 int cr_pl_warm(const cr_pool *p, const cr_pool_contact *k);
@@ -384,38 +382,36 @@ int cr_pl_warm_up(cr_pool *p, const double *y);
 int cr_pl_layout_quadratures(cr_pool *p, const double *y);
 int cr_pl_resize_quadratures(cr_pool *p);
 
-/* ---- pool-rhs.c */
+/* ---- pool-rhs.c: CVODE's right-hand sides */
 int cr_pl_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user);
 int cr_pl_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user);
 
-/* ---- pool-neighbours.c */
-void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k);
-int cr_pl_grow_slots(cr_pool *p, size_t need);
-int cr_pl_rebuild(cr_pool *p);
-
-/* ---- pool-solver.c */
-int cr_pl_psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
-                 sunrealtype gamma, void *user);
-int cr_pl_psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector zv,
-                 sunrealtype gamma, sunrealtype delta, int lr, void *user);
+/* ---- pool-solver.c: the CVODES instance and its solvers */
+int cr_pl_new_cvode(cr_pool *p, double tau0, const char *what);
 int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
               N_Vector t2, N_Vector t3);
-int cr_pl_use_gmres(const cr_pool *p);
-int cr_pl_lay_pattern(cr_pool *p);
-int cr_pl_new_cvode(cr_pool *p, double tau0, const char *what);
+int cr_pl_attach_solver(cr_pool *p);
 /* Frees the linear and nonlinear solvers and the matrix (NULL after). */
 void cr_pl_free_solver(cr_pool *p);
-int cr_pl_attach_solver(cr_pool *p);
 int cr_pl_use_new_list(cr_pool *p);
 int cr_pl_restart(cr_pool *p, double tau, const char *what);
 
-/* ---- pool-roots.c */
+/* ---- pool-roots.c: root functions, event location, events */
 void cr_pl_roots_afresh(cr_pool *p);
 void cr_pl_roots_step(cr_pool *p, const double *y, double *g);
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q);
-void cr_pl_state_at(cr_pool *p, double tau);
 size_t cr_pl_sign_changes(cr_pool *p, size_t prev);
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc);
+void cr_pl_state_at(cr_pool *p, double tau);
 int cr_pl_handle_roots(cr_pool *p, int *need_rebuild);
+
+/* ---- pool-region.c: the active region */
+int cr_pl_use_region(const cr_pool *p);
+int cr_pl_region_alloc(cr_pool *p);
+void cr_pl_region_free(cr_pool *p);
+int cr_pl_region_build(cr_pool *p);
+int cr_pl_region_oversized(cr_pool *p);
+void cr_pl_fill_full(const cr_pool *p, double tau, const double *ya, double *y);
+const double *cr_pl_full_state(const cr_pool *p, double tau, N_Vector yv);
 
 #endif

@@ -116,9 +116,6 @@ double cr_pl_root_one(const cr_pool *p, const double *y, size_t q)
  * looked at again for that event.
  */
 
-/* The state (and quadratures) at the scaled time tau inside the last step.
- * Event times stay scaled: t/T·T need not give back the located τ, and the
- * state just before a root has its functions' old signs. */
 /* The full state p->y at the scaled time tau inside the last step. */
 static void interpolate(cr_pool *p, double tau)
 {
@@ -127,6 +124,9 @@ static void interpolate(cr_pool *p, double tau)
         cr_pl_fill_full(p, tau, N_VGetArrayPointer(p->ya), N_VGetArrayPointer(p->y));
 }
 
+/* The state and quadratures at the scaled time tau inside the last step.
+ * Event times stay scaled: t/T·T need not give back the located τ, and the
+ * state just before a root has its functions' old signs. */
 void cr_pl_state_at(cr_pool *p, double tau)
 {
     interpolate(p, tau);

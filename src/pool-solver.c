@@ -109,8 +109,8 @@ static void pblock_add(const cr_pool *p, const cr_pool_contact *k, const double 
 /* GMRES preconditioner: per integrated disc, the 4×4 diagonal block of I − γJ
  * (its own displacement and velocity coupling through every contact it has),
  * inverted. */
-int cr_pl_psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
-                 sunrealtype gamma, void *user)
+static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
+                  sunrealtype gamma, void *user)
 {
     (void)fy, (void)jok;
     cr_pool *p = user;
@@ -144,8 +144,8 @@ int cr_pl_psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, su
     return 0;
 }
 
-int cr_pl_psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector zv,
-                 sunrealtype gamma, sunrealtype delta, int lr, void *user)
+static int psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector zv,
+                  sunrealtype gamma, sunrealtype delta, int lr, void *user)
 {
     (void)t, (void)yv, (void)fy, (void)gamma, (void)delta, (void)lr;
     const cr_pool *p = user;
@@ -194,78 +194,6 @@ static void add_block(const cr_pool *p, SUNMatrix J, size_t rb, size_t cb, size_
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 2; b++)
             add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
-}
-
-/* The warm pattern laid into J before every evaluation: SUNMatZero_Sparse
- * (which CVODE calls first) wipes the index arrays too. Contacts that became
- * warm since the last pattern need a larger one, which KLU analyses again at
- * the setup that follows. */
-static int jac_pattern(cr_pool *p, SUNMatrix J)
-{
-    if (p->pattern_stale) {
-        if (cr_pl_lay_pattern(p) != CR_OK)
-            return -1;
-        if ((size_t)SM_NNZ_S(J) < p->pat_nnz &&
-            SUNSparseMatrix_Reallocate(J, (sunindextype)p->pat_nnz) != SUNMAT_SUCCESS)
-            return -1;
-        if (p->LS && SUNLinSol_KLUReInit(p->LS, J, (sunindextype)p->pat_nnz,
-                                         SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
-            return -1;
-    }
-    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->na + 1) * sizeof(sunindextype));
-    memcpy(SM_INDEXVALS_S(J), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
-    memset(SM_DATA_S(J), 0, p->pat_nnz * sizeof(double));
-    return 0;
-}
-
-/* Contact k's blocks Gb, Gw (contact_blocks) into the velocity rows of its
- * discs: +G for the disc's own columns, −G for the other's. */
-static void jac_contact(const cr_pool *p, SUNMatrix J, const cr_pool_contact *k, const double *Gb,
-                        const double *Gw)
-{
-    size_t i = (size_t)k->i;
-    if (cr_pl_is_wall(k)) {
-        add_block(p, J, i, i, 0, p->accel[i] * p->L, Gb);
-        add_block(p, J, i, i, 2, p->accel[i] * p->V, Gw);
-        return;
-    }
-    size_t j = (size_t)k->j;
-    double aj = p->accel[j], ai = p->accel[i];
-    add_block(p, J, j, j, 0, aj * p->L, Gb);
-    add_block(p, J, j, i, 0, -aj * p->L, Gb);
-    add_block(p, J, j, j, 2, aj * p->V, Gw);
-    add_block(p, J, j, i, 2, -aj * p->V, Gw);
-    add_block(p, J, i, j, 0, -ai * p->L, Gb);
-    add_block(p, J, i, i, 0, ai * p->L, Gb);
-    add_block(p, J, i, j, 2, -ai * p->V, Gw);
-    add_block(p, J, i, i, 2, ai * p->V, Gw);
-}
-
-int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
-              N_Vector t2, N_Vector t3)
-{
-    (void)fy, (void)t1, (void)t2, (void)t3;
-    cr_pool *p = user;
-    const double *y = cr_pl_full_state(p, t, yv);
-    if (jac_pattern(p, J))
-        return -1;
-    for (size_t a = 0; a < p->na; a++) {
-        add(J, 4 * a, 4 * a + 2, 1.0);
-        add(J, 4 * a + 1, 4 * a + 3, 1.0);
-    }
-    for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
-        const cr_pool_contact *k = &p->c[p->qc[q]];
-        double Gb[4], Gw[4];
-        if (contact_blocks(p, y, k, Gb, Gw))
-            jac_contact(p, J, k, Gb, Gw);
-    }
-    return 0;
-}
-
-int cr_pl_use_gmres(const cr_pool *p)
-{
-    return p->solver == CR_SOLVER_GMRES ||
-           (p->solver == CR_SOLVER_AUTO && p->n > CR_SOLVER_AUTO_GMRES_ABOVE);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -345,7 +273,7 @@ static sunindextype pattern_columns(const cr_pool *p, size_t a, size_t i, const 
 /* The CSC pattern into p->pat_ptr, p->pat_idx: the column block of disc i
  * holds its own 4 rows and the velocity rows of its warm neighbours, in
  * increasing row order. */
-int cr_pl_lay_pattern(cr_pool *p)
+static int lay_pattern(cr_pool *p)
 {
     size_t n = p->n, na = p->na, *st, *nb;
     if (warm_neighbours(p, &st, &nb) != CR_OK)
@@ -374,11 +302,83 @@ int cr_pl_lay_pattern(cr_pool *p)
     return CR_OK;
 }
 
+/* The warm pattern laid into J before every evaluation: SUNMatZero_Sparse
+ * (which CVODE calls first) wipes the index arrays too. Contacts that became
+ * warm since the last pattern need a larger one, which KLU analyses again at
+ * the setup that follows. */
+static int jac_pattern(cr_pool *p, SUNMatrix J)
+{
+    if (p->pattern_stale) {
+        if (lay_pattern(p) != CR_OK)
+            return -1;
+        if ((size_t)SM_NNZ_S(J) < p->pat_nnz &&
+            SUNSparseMatrix_Reallocate(J, (sunindextype)p->pat_nnz) != SUNMAT_SUCCESS)
+            return -1;
+        if (p->LS && SUNLinSol_KLUReInit(p->LS, J, (sunindextype)p->pat_nnz,
+                                         SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
+            return -1;
+    }
+    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->na + 1) * sizeof(sunindextype));
+    memcpy(SM_INDEXVALS_S(J), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
+    memset(SM_DATA_S(J), 0, p->pat_nnz * sizeof(double));
+    return 0;
+}
+
+/* Contact k's blocks Gb, Gw (contact_blocks) into the velocity rows of its
+ * discs: +G for the disc's own columns, −G for the other's. */
+static void jac_contact(const cr_pool *p, SUNMatrix J, const cr_pool_contact *k, const double *Gb,
+                        const double *Gw)
+{
+    size_t i = (size_t)k->i;
+    if (cr_pl_is_wall(k)) {
+        add_block(p, J, i, i, 0, p->accel[i] * p->L, Gb);
+        add_block(p, J, i, i, 2, p->accel[i] * p->V, Gw);
+        return;
+    }
+    size_t j = (size_t)k->j;
+    double aj = p->accel[j], ai = p->accel[i];
+    add_block(p, J, j, j, 0, aj * p->L, Gb);
+    add_block(p, J, j, i, 0, -aj * p->L, Gb);
+    add_block(p, J, j, j, 2, aj * p->V, Gw);
+    add_block(p, J, j, i, 2, -aj * p->V, Gw);
+    add_block(p, J, i, j, 0, -ai * p->L, Gb);
+    add_block(p, J, i, i, 0, ai * p->L, Gb);
+    add_block(p, J, i, j, 2, -ai * p->V, Gw);
+    add_block(p, J, i, i, 2, ai * p->V, Gw);
+}
+
+int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
+              N_Vector t2, N_Vector t3)
+{
+    (void)fy, (void)t1, (void)t2, (void)t3;
+    cr_pool *p = user;
+    const double *y = cr_pl_full_state(p, t, yv);
+    if (jac_pattern(p, J))
+        return -1;
+    for (size_t a = 0; a < p->na; a++) {
+        add(J, 4 * a, 4 * a + 2, 1.0);
+        add(J, 4 * a + 1, 4 * a + 3, 1.0);
+    }
+    for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
+        const cr_pool_contact *k = &p->c[p->qc[q]];
+        double Gb[4], Gw[4];
+        if (contact_blocks(p, y, k, Gb, Gw))
+            jac_contact(p, J, k, Gb, Gw);
+    }
+    return 0;
+}
+
+static int use_gmres(const cr_pool *p)
+{
+    return p->solver == CR_SOLVER_GMRES ||
+           (p->solver == CR_SOLVER_AUTO && p->n > CR_SOLVER_AUTO_GMRES_ABOVE);
+}
+
 /* A sparse matrix on the warm pattern (lay_pattern); the pattern is kept:
  * SUNMatZero_Sparse wipes the index arrays before every evaluation. */
 static SUNMatrix klu_pattern(cr_pool *p)
 {
-    if (cr_pl_lay_pattern(p) != CR_OK)
+    if (lay_pattern(p) != CR_OK)
         return NULL;
     sunindextype ny = (sunindextype)(4 * p->na);
     SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)p->pat_nnz, CSC_MAT, p->ctx);
@@ -455,7 +455,7 @@ static int attach_klu(cr_pool *p)
 }
 
 /* The run's solver for CVODE's iterations on the current list: fixed-point
- * iteration, GMRES with the block preconditioner (cr_pl_psetup), or KLU.
+ * iteration, GMRES with the block preconditioner (psetup), or KLU.
  * @return a CVODE flag (CV_MEM_FAIL: out of memory). */
 int cr_pl_attach_solver(cr_pool *p)
 {
@@ -463,14 +463,14 @@ int cr_pl_attach_solver(cr_pool *p)
         p->NLS = SUNNonlinSol_FixedPoint(p->ya, 0, p->ctx);
         return p->NLS ? CVodeSetNonlinearSolver(p->cvode, p->NLS) : CV_MEM_FAIL;
     }
-    if (!cr_pl_use_gmres(p))
+    if (!use_gmres(p))
         return attach_klu(p);
     if (!p->pblock && !(p->pblock = malloc(16 * p->n * sizeof(double))))
         return CV_MEM_FAIL;
     p->LS = SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx);
     int flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, NULL) : CV_MEM_FAIL;
     if (flag == CV_SUCCESS)
-        flag = CVodeSetPreconditioner(p->cvode, cr_pl_psetup, cr_pl_psolve);
+        flag = CVodeSetPreconditioner(p->cvode, psetup, psolve);
     return flag;
 }
 
@@ -484,7 +484,7 @@ int cr_pl_use_new_list(cr_pool *p)
         flag = cr_cvode_restart(p->cvode, p->t / p->T, p->ya, p->yQ, &p->banked);
         p->rebuilds++;
     }
-    if (flag == CV_SUCCESS && (!p->ran || (!p->fixed_point && !cr_pl_use_gmres(p))))
+    if (flag == CV_SUCCESS && (!p->ran || (!p->fixed_point && !use_gmres(p))))
         flag = cr_pl_attach_solver(p);
     if (flag == CV_MEM_FAIL)
         return CR_ERR_NOMEM;
