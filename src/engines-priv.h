@@ -5,6 +5,6 @@
 #include "cradle/engine.h"
 
 extern const cr_engine_ops cr_chain_engine; /* sim.c: dim 1, banded */
-extern const cr_engine_ops cr_pool_engine;  /* pool.c: dim 2, sparse */
+extern const cr_engine_ops cr_pool_engine;  /* pool-engine.c: dim 2, sparse */
 
 #endif

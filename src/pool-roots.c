@@ -1,0 +1,312 @@
+/*
+ * Root functions of the pool (three per candidate slot: closing, compression
+ * rate, force release; one per disc: its rebuild) and the engine's own event
+ * location over them, then the events of a root return.
+ */
+#include "pool-priv.h"
+
+#include <float.h>
+#include <string.h>
+
+/* [closing, compression rate, force release] of slot s at the scaled state y. */
+static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
+{
+    if (p->slot_contact[s] < 0) {
+        /* the signs an open contact has: no spurious crossing when a slot fills */
+        gs[0] = -1.0;
+        gs[1] = 1.0;
+        gs[2] = -1.0;
+        return;
+    }
+    double delta, rate;
+    const cr_pool_contact *k = &p->c[p->slot_contact[s]];
+    const cr_contact_params *lw = cr_pl_law(p, k);
+    cr_pl_overlap(p, y, k, &delta, &rate);
+    double d = delta / p->L;
+    gs[0] = cr_root_nonzero(d - CR_EVENT_MARGIN);
+    gs[1] = cr_root_nonzero(d > CR_EVENT_MARGIN ? rate / p->V : 1.0);
+    if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > CR_EVENT_MARGIN)
+        gs[2] = cr_root_nonzero(cr_contact_release_function(lw, delta, rate, p->L));
+    else
+        gs[2] = gs[0];
+}
+
+/* Disc i's rebuild root: (skin/2)² − |d − d_ref|² (scaled), zero when it has
+ * moved half the skin since the last neighbour search. */
+static double disc_root(const cr_pool *p, const double *y, size_t i)
+{
+    double h = 0.5 * p->skin / p->L;
+    double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
+    return cr_root_nonzero(h * h - (dx * dx + dy * dy));
+}
+
+/* Every root function (three per slot, then one per disc) at the current
+ * state p->y into glo: the start of the next search after setup, a restart
+ * or a new region. */
+void cr_pl_roots_afresh(cr_pool *p)
+{
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t s = 0; s < p->nslots; s++)
+        slot_roots(p, y, s, p->glo + 3 * s);
+    for (size_t i = 0; i < p->n; i++)
+        p->glo[3 * p->nslots + i] = disc_root(p, y, i);
+    p->gevals++;
+}
+
+/* Disc i has never moved: its displacement and velocity are exactly 0. */
+static inline int still(const double *y, size_t i)
+{
+    return y[4 * i] == 0.0 && y[4 * i + 1] == 0.0 && y[4 * i + 2] == 0.0 && y[4 * i + 3] == 0.0;
+}
+
+/* The root functions at the end of a step (state y) into g, knowing their
+ * values at the start of the step in glo: the functions of slots whose discs
+ * have never moved keep their values (a disc at rest with no force stays
+ * exactly at rest), so only the region the motion reached is evaluated. */
+void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
+{
+    if (p->region) { /* only the live functions (region_live) can have changed */
+        for (size_t c = 0; c < p->nlive;) {
+            size_t q = p->live[c];
+            if (q < 3 * p->nslots) {
+                const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+                if (still(y, (size_t)k->i) && (cr_pl_is_wall(k) || still(y, (size_t)k->j)))
+                    memcpy(g + q, p->glo + q, 3 * sizeof(double)); /* as below */
+                else
+                    slot_roots(p, y, q / 3, g + q);
+                c += 3;
+            } else {
+                g[q] = disc_root(p, y, q - 3 * p->nslots);
+                c++;
+            }
+        }
+        return;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = still(y, i);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        const cr_pool_contact *k = id >= 0 ? &p->c[id] : NULL;
+        if (k && p->hot[k->i] && (cr_pl_is_wall(k) || p->hot[k->j]))
+            memcpy(g + 3 * s, p->glo + 3 * s, 3 * sizeof(double));
+        else
+            slot_roots(p, y, s, g + 3 * s);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        g[3 * p->nslots + i] = p->hot[i] ? p->glo[3 * p->nslots + i] : disc_root(p, y, i);
+}
+
+/* Root function q alone at the state y. */
+double cr_pl_root_one(const cr_pool *p, const double *y, size_t q)
+{
+    if (q >= 3 * p->nslots)
+        return disc_root(p, y, q - 3 * p->nslots);
+    double gs[3];
+    slot_roots(p, y, q / 3, gs);
+    return gs[q % 3];
+}
+
+/*
+ * The engine locates its events itself instead of CVODE's root finding, which
+ * evaluates every root function of the pool (three per candidate contact, one
+ * per disc) and interpolates the whole state about ten times per event. Here
+ * each step costs one evaluation of the root functions at its end; only those
+ * that changed sign over the step are searched (Illinois, as CVODE's cvRcheck3,
+ * to the same tolerance 100 ε (|t| + |h|)), and the other contacts are never
+ * looked at again for that event.
+ */
+
+/* The full state p->y at the scaled time tau inside the last step. */
+static void interpolate(cr_pool *p, double tau)
+{
+    CVodeGetDky(p->cvode, tau, 0, p->ya);
+    if (p->region)
+        cr_pl_fill_full(p, tau, N_VGetArrayPointer(p->ya), N_VGetArrayPointer(p->y));
+}
+
+/* The state and quadratures at the scaled time tau inside the last step.
+ * Event times stay scaled: t/T·T need not give back the located τ, and the
+ * state just before a root has its functions' old signs. */
+void cr_pl_state_at(cr_pool *p, double tau)
+{
+    interpolate(p, tau);
+    CVodeGetQuadDky(p->cvode, tau, 0, p->yQ);
+    p->t = tau * p->T;
+}
+
+/* The root functions with different signs at p->tlo (glo) and the end of the
+ * step (ghi): their indices in p->cand. After an event in the step (@p prev
+ * candidates, > 0) only those can still differ: the others kept both values.
+ * @return how many. */
+size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
+{
+    size_t nc = 0;
+    if (prev) {
+        for (size_t c = 0; c < prev; c++)
+            if (cr_pl_differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
+                p->cand[nc++] = p->cand[c];
+        return nc;
+    }
+    if (p->region) {
+        for (size_t c = 0; c < p->nlive; c++)
+            if (cr_pl_differ(p->glo[p->live[c]], p->ghi[p->live[c]]))
+                p->cand[nc++] = p->live[c];
+        return nc;
+    }
+    for (size_t q = 0; q < p->nroot; q++)
+        if (cr_pl_differ(p->glo[q], p->ghi[q]))
+            p->cand[nc++] = q;
+    return nc;
+}
+
+/* The function whose crossing is nearest the low end of [lo, hi]: the largest
+ * |hi/(hi − lo)| among the sign changes (CVODE's imax), preferring the smooth
+ * ones (guide[c]: a secant on a jump converges only as bisection). -1 when
+ * none changes sign. */
+static long nearest(const double *lo, const double *hi, const char *guide, size_t nc)
+{
+    long imax = -1;
+    double maxfrac = 0.0;
+    int smooth = 0;
+    for (size_t c = 0; c < nc; c++)
+        if (cr_pl_differ(lo[c], hi[c])) {
+            double frac = fabs(hi[c] / (hi[c] - lo[c]));
+            if ((guide[c] && !smooth) || ((guide[c] || !smooth) && frac > maxfrac) || imax < 0) {
+                maxfrac = frac;
+                imax = (long)c;
+                smooth |= guide[c];
+            }
+        }
+    return imax;
+}
+
+/* Which candidates may guide the search: a slot's rate and release functions
+ * jump where its overlap function crosses (they are defined only while
+ * loaded), so with that one among the candidates they follow it. The
+ * candidates are in increasing order: a slot's closing function comes first. */
+static void guides(cr_pool *p, size_t nc)
+{
+    size_t crossing = (size_t)-1; /* the last slot whose closing function changed sign */
+    for (size_t c = 0; c < nc; c++) {
+        size_t q = p->cand[c];
+        p->guide[c] = 1;
+        if (q >= 3 * p->nslots)
+            continue;
+        if (q % 3 == 0)
+            crossing = q / 3;
+        else if (crossing == q / 3)
+            p->guide[c] = 0;
+    }
+}
+
+/* A trial point of the Illinois search (times scaled), kept 0.1 … 0.5 of the
+ * bracket away from its ends when the secant lands closer than ttol/2. */
+static double trial(double tlo, double thi, double glo, double ghi, double alph, double ttol)
+{
+    double tmid = thi - (thi - tlo) * ghi / (ghi - alph * glo);
+    double fracint = fabs(thi - tlo) / ttol, fracsub = fracint > 5.0 ? 0.1 : 0.5 / fracint;
+    if (fabs(tmid - tlo) < 0.5 * ttol)
+        tmid = tlo + fracsub * (thi - tlo);
+    if (fabs(thi - tmid) < 0.5 * ttol)
+        tmid = thi - fracsub * (thi - tlo);
+    return tmid;
+}
+
+/*
+ * The first root in (tlo, thi] (scaled times) among the nc candidates, whose
+ * values at the ends are in p->clo and p->chi: the Illinois method on the
+ * interpolated state, evaluating the candidates only. @return its time (the
+ * high end of the last bracket, where the located functions have their new
+ * signs); p->rootsfound holds ±1 for the functions that cross by then.
+ */
+double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
+{
+    double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0, alph = 1.0;
+    int side = 0, sideprev = -1;
+    guides(p, nc);
+    long imax = nearest(p->clo, p->chi, p->guide, nc);
+    double *y = N_VGetArrayPointer(p->y);
+    while (fabs(thi - tlo) > ttol) {
+        alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
+        double tmid = trial(tlo, thi, p->clo[imax], p->chi[imax], alph, ttol);
+        interpolate(p, tmid);
+        for (size_t c = 0; c < nc; c++)
+            p->cmid[c] = cr_pl_root_one(p, y, p->cand[c]);
+        p->gevals++;
+        sideprev = side;
+        long m = nearest(p->clo, p->cmid, p->guide, nc);
+        double *keep = m >= 0 ? p->chi : p->clo;
+        memcpy(keep, p->cmid, nc * sizeof(double));
+        if (m >= 0) { /* a sign change in (tlo, tmid] */
+            thi = tmid;
+            imax = m;
+            side = 1;
+        } else {
+            tlo = tmid;
+            side = 2;
+        }
+    }
+    memset(p->rootsfound, 0, p->nroot * sizeof(int));
+    for (size_t c = 0; c < nc; c++)
+        if (cr_pl_differ(p->clo[c], p->chi[c]))
+            p->rootsfound[p->cand[c]] = p->clo[c] > 0.0 ? -1 : 1;
+    return thi;
+}
+
+static int push_event(cr_pool *p, long id, cr_event_kind kind)
+{
+    if (p->nev == p->evcap) {
+        size_t cap = p->evcap ? 2 * p->evcap : 64;
+        cr_event *e = realloc(p->events, cap * sizeof(*e));
+        if (!e)
+            return CR_ERR_NOMEM;
+        p->events = e;
+        p->evcap = cap;
+    }
+    const double *y = N_VGetArrayPointer(p->y);
+    const cr_pool_contact *k = &p->c[id];
+    cr_event *e = &p->events[p->nev++];
+    e->t = p->t;
+    e->contact = (size_t)id;
+    e->kind = kind;
+    cr_pl_overlap(p, y, k, &e->overlap, &e->rate);
+    e->force = cr_contact_force(cr_pl_law(p, k), e->overlap, e->rate);
+    double px, py;
+    e->impulse = p->Pscale * cr_pl_impulse(p, k, &px, &py);
+    p->stats.events++;
+    return CR_OK;
+}
+
+int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
+{
+    const double *y = N_VGetArrayPointer(p->y);
+    int rc = CR_OK, restart = 0;
+    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0)
+            continue;
+        const int *r = p->rootsfound + 3 * s;
+        double delta, rate;
+        cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
+        int above = delta > CR_EVENT_MARGIN * p->L;
+        if (r[0] > 0)
+            cr_pl_freeze_normal(p, y, &p->c[id]);
+        if (r[0] > 0 && p->region && !cr_pl_warm(p, &p->c[id]))
+            p->need_region = 1; /* it reaches outside the region: the region grows */
+        if (r[0]) {
+            rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
+            restart |= cr_contact_force_jumps(cr_pl_law(p, &p->c[id]), r[0] > 0);
+        }
+        if (r[1] && rc == CR_OK && above)
+            rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
+        const cr_contact_params *lr = cr_pl_law(p, &p->c[id]);
+        if (r[2] && rc == CR_OK && above && !r[0] && lr->release == CR_RELEASE_FORCE && lr->C > 0.0)
+            rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (p->rootsfound[3 * p->nslots + i])
+            *need_rebuild = 1;
+    if (rc == CR_OK && restart && !*need_rebuild && !p->need_region)
+        rc = cr_pl_restart(p, p->t / p->T, "CVodeReInit");
+    return rc;
+}
