@@ -122,13 +122,13 @@ static int sequential_pairwise(cr_rigid *r, config *k, const double *eps)
             if (cr_rigid_gamma(r, j) < cr_rigid_gamma(r, c))
                 c = j;
         double g = cr_rigid_gamma(r, c);
-        if (g >= -r->v_rest)
+        if (g >= -r->drv.v_rest)
             return CR_OK;
         if (stage >= cap) {
-            cr_set_msg(r->err, sizeof r->err,
+            cr_set_msg(r->drv.err, sizeof r->drv.err,
                        "t = %.9g s: sequential: the pairwise sequence on pairs %zu-%zu did not "
                        "end after %zu stages",
-                       r->t, k->b0, k->b1 - 1, cap);
+                       r->drv.t, k->b0, k->b1 - 1, cap);
             return CR_ERR_SOLVER;
         }
         double ia = r->fixed[c] ? 0.0 : 1.0 / r->mass[c];
@@ -164,10 +164,10 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
     if (r->law == CR_LAW_ENERGETIC) {
         double aref = r->alpha[k->ref];
         if (!(aref > 0.0) && !r->provider) {
-            cr_set_msg(r->err, sizeof r->err,
+            cr_set_msg(r->drv.err, sizeof r->drv.err,
                        "t = %.9g s: energetic: the reference pair %zu has alpha weight %g "
                        "(must be positive)",
-                       r->t, k->ref, aref);
+                       r->drv.t, k->ref, aref);
             return CR_ERR_SOLVER;
         }
         for (size_t j = 0; j < k->m; j++)
@@ -182,10 +182,11 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
     if (!r->provider)
         return CR_OK;
     char why[CR_ERRMSG_LEN] = "";
-    if (r->provider(r->sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user) !=
+    if (r->provider(r->drv.sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user) !=
         CR_OK) {
-        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: impact %zu (pairs %zu-%zu): %s", r->t,
-                   r->impacts, k->b0, k->b1 - 1, why[0] ? why : "the parameter provider failed");
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "t = %.9g s: impact %zu (pairs %zu-%zu): %s",
+                   r->drv.t, r->impacts, k->b0, k->b1 - 1,
+                   why[0] ? why : "the parameter provider failed");
         return CR_ERR_SOLVER;
     }
     return CR_OK;
@@ -194,8 +195,9 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
 /* A verdict a run can go on with: one outcome (several: the first). */
 static int law_failed(cr_rigid *r, const config *k, cr_law_status st, const char *why)
 {
-    cr_set_msg(r->err, sizeof r->err, "t = %.9g s: law %s on the impact of pairs %zu-%zu: %s: %s",
-               r->t, cr_law_name(r->law), k->b0, k->b1 - 1, cr_law_status_name(st), why);
+    cr_set_msg(r->drv.err, sizeof r->drv.err,
+               "t = %.9g s: law %s on the impact of pairs %zu-%zu: %s: %s", r->drv.t,
+               cr_law_name(r->law), k->b0, k->b1 - 1, cr_law_status_name(st), why);
     return CR_ERR_SOLVER;
 }
 
@@ -282,12 +284,12 @@ static void accumulate(cr_rigid *r, config *k)
 {
     double *F = r->work, *V = r->acc, *lam = r->work2;
     for (size_t c = k->b0; c < k->b1;) {
-        if (fabs(cr_rigid_gamma(r, c)) > r->v_rest) {
+        if (fabs(cr_rigid_gamma(r, c)) > r->drv.v_rest) {
             c++;
             continue;
         }
         size_t i0 = c, i1 = c + 1;
-        while (i1 < k->b1 && fabs(cr_rigid_gamma(r, i1)) <= r->v_rest)
+        while (i1 < k->b1 && fabs(cr_rigid_gamma(r, i1)) <= r->drv.v_rest)
             i1++;
         for (size_t i = i0; i <= i1; i++)
             F[i] = r->fixed[i] ? 0.0 : r->mass[i] * r->v[i];
@@ -304,22 +306,22 @@ static void accumulate(cr_rigid *r, config *k)
 /* The `close` events of the approaching pairs, reference first. */
 static int events_before(cr_rigid *r, const config *k)
 {
-    size_t first = r->nev;
+    size_t first = r->drv.nev;
     int rc = cr_rigid_push_event(r, k->ref, CR_EVENT_CLOSE, 0.0, r->impulse[k->ref]);
     for (size_t c = k->b0; c < k->b1 && rc == CR_OK; c++)
-        if (c != k->ref && cr_rigid_gamma(r, c) < -r->v_rest)
+        if (c != k->ref && cr_rigid_gamma(r, c) < -r->drv.v_rest)
             rc = cr_rigid_push_event(r, c, CR_EVENT_CLOSE, 0.0, r->impulse[c]);
-    return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
+    return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
 /* Compression, then separation or staying in touch, per pair, after the law. */
 static int events_after(cr_rigid *r, const config *k, const double *before)
 {
-    size_t first = r->nev;
+    size_t first = r->drv.nev;
     int rc = CR_OK;
     for (size_t j = 0; j < k->m && rc == CR_OK; j++) {
         size_t c = k->b0 + j;
-        int leaves = cr_rigid_gamma(r, c) > r->v_rest;
+        int leaves = cr_rigid_gamma(r, c) > r->drv.v_rest;
         if (k->P[j] > 0.0)
             rc = cr_rigid_push_event(r, c, CR_EVENT_MAX_COMPRESSION, 0.0, before[j] + k->Pc[j]);
         if (rc == CR_OK && leaves) {
@@ -329,7 +331,7 @@ static int events_after(cr_rigid *r, const config *k, const double *before)
             rc = cr_rigid_push_event(r, c, CR_EVENT_MIN_COMPRESSION, 0.0, r->impulse[c]);
         }
     }
-    return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
+    return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
 /* One impact: the law's parameters (before any event: a provider that
@@ -345,7 +347,7 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         free(before);
         free(buf);
         config_free(&k);
-        cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
         return CR_ERR_NOMEM;
     }
     k.ref = reference_pair(r, &k);
@@ -363,7 +365,7 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         accumulate(r, &k);
         for (size_t j = 0; j < k.m; j++)
             r->impulse[b0 + j] += k.P[j];
-        r->dissipated += T0 - kinetic(r, b0, b1);
+        r->drv.dissipated += T0 - kinetic(r, b0, b1);
         cr_rigid_flight_touch(r);
         rc = events_after(r, &k, before);
     }
@@ -387,7 +389,7 @@ static int next_config(const cr_rigid *r, size_t c, size_t *b0, size_t *b1, size
             c++;
         int approaching = 0;
         for (size_t j = s; j <= c; j++)
-            approaching |= cr_rigid_gamma(r, j) < -r->v_rest;
+            approaching |= cr_rigid_gamma(r, j) < -r->drv.v_rest;
         c++;
         if (approaching) {
             *b0 = s;
@@ -406,10 +408,10 @@ int cr_rigid_resolve(cr_rigid *r, size_t *n_impacts)
         size_t c = 0, b0, b1, found = 0;
         while (next_config(r, c, &b0, &b1, &c)) {
             if (round >= CR_RIGID_MAX_IMPACTS_AT_ONCE) {
-                cr_set_msg(r->err, sizeof r->err,
+                cr_set_msg(r->drv.err, sizeof r->drv.err,
                            "t = %.9g s: pairs %zu-%zu still approach after %d impacts at this "
                            "instant (law %s)",
-                           r->t, b0, b1 - 1, CR_RIGID_MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
+                           r->drv.t, b0, b1 - 1, CR_RIGID_MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
                 return CR_ERR_SOLVER;
             }
             int rc = impact(r, b0, b1);
