@@ -60,7 +60,13 @@ typedef struct {
     cr_system *sys;
     const cr_rigid_geometry *geom;
 
-    size_t nb;           /* bodies */
+    size_t nb; /* bodies */
+    /* views of the engine's own per-body arrays (dim values per body for v),
+     * set once they are allocated, for the shared getters; fixed NULL: no
+     * body is fixed */
+    int dim;
+    const double *mass, *radius, *v;
+    const int *fixed;
     int fields;          /* gravity or pendulums: the flight is not a line */
     double L, V, T;      /* length, speed and time scales */
     double v_rest;       /* CR_RIGID_REST_FRACTION · V */
@@ -85,6 +91,9 @@ typedef struct {
 void cr_rigid_driver_init(cr_rigid_driver *d, cr_system *sys, const cr_rigid_geometry *geom);
 /* The scales from the length L and the speed V: T = L / V, v_rest. */
 void cr_rigid_driver_set_scales(cr_rigid_driver *d, double L, double V);
+/* The views of the engine's body arrays (never reallocated during a run). */
+void cr_rigid_driver_set_bodies(cr_rigid_driver *d, int dim, const double *mass,
+                                const double *radius, const int *fixed, const double *v);
 /* Frees the event list. */
 void cr_rigid_driver_free(cr_rigid_driver *d);
 
@@ -101,6 +110,11 @@ void cr_rigid_driver_stop(void *e);
 const char *cr_rigid_driver_error(const void *e);
 const char *cr_rigid_driver_reason(const void *e);
 size_t cr_rigid_driver_body_count(const void *e);
+int cr_rigid_driver_is_fixed(const void *e, size_t i);
+/* Fixed bodies: infinite mass (as the other engines). */
+void cr_rigid_driver_masses(const void *e, double *m);
+void cr_rigid_driver_radii(const void *e, double *rad);
+void cr_rigid_driver_velocities(const void *e, double *v);
 double cr_rigid_driver_time(const void *e);
 size_t cr_rigid_driver_event_count(const void *e);
 const cr_event *cr_rigid_driver_events(const void *e);

@@ -35,6 +35,16 @@ void cr_rigid_driver_set_scales(cr_rigid_driver *d, double L, double V)
     d->v_rest = CR_RIGID_REST_FRACTION * V;
 }
 
+void cr_rigid_driver_set_bodies(cr_rigid_driver *d, int dim, const double *mass,
+                                const double *radius, const int *fixed, const double *v)
+{
+    d->dim = dim;
+    d->mass = mass;
+    d->radius = radius;
+    d->fixed = fixed;
+    d->v = v;
+}
+
 void cr_rigid_driver_free(cr_rigid_driver *d)
 {
     free(d->ev);
@@ -208,6 +218,28 @@ const char *cr_rigid_driver_reason(const void *e)
 size_t cr_rigid_driver_body_count(const void *e)
 {
     return DRV(e)->nb;
+}
+
+int cr_rigid_driver_is_fixed(const void *e, size_t i)
+{
+    return DRV(e)->fixed ? DRV(e)->fixed[i] : 0;
+}
+
+void cr_rigid_driver_masses(const void *e, double *m)
+{
+    const cr_rigid_driver *d = e;
+    for (size_t i = 0; i < d->nb; i++)
+        m[i] = d->fixed && d->fixed[i] ? INFINITY : d->mass[i];
+}
+
+void cr_rigid_driver_radii(const void *e, double *rad)
+{
+    memcpy(rad, DRV(e)->radius, DRV(e)->nb * sizeof(double));
+}
+
+void cr_rigid_driver_velocities(const void *e, double *v)
+{
+    memcpy(v, DRV(e)->v, (size_t)DRV(e)->dim * DRV(e)->nb * sizeof(double));
 }
 
 double cr_rigid_driver_time(const void *e)

@@ -240,6 +240,7 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
         rp_destroy(r);
         return NULL;
     }
+    cr_rigid_driver_set_bodies(&r->drv, 2, r->mass, r->radius, NULL, r->v);
     copy_model(r, model);
     choose_scales(r);
     if (set_law(r, law, p, msg, msglen) != CR_OK) {
@@ -357,22 +358,6 @@ static size_t rp_nw(const void *e)
     return RP(e)->nw;
 }
 
-static int rp_is_fixed(const void *e, size_t i)
-{
-    (void)e, (void)i;
-    return 0;
-}
-
-static void rp_masses(const void *e, double *m)
-{
-    memcpy(m, RP(e)->mass, RP(e)->drv.nb * sizeof(double));
-}
-
-static void rp_radii(const void *e, double *rad)
-{
-    memcpy(rad, RP(e)->radius, RP(e)->drv.nb * sizeof(double));
-}
-
 static int rp_wall(const void *e, size_t w, double *n, double *o)
 {
     const cr_rigid_pool *r = e;
@@ -390,11 +375,6 @@ static int rp_wall(const void *e, size_t w, double *n, double *o)
 static void rp_positions(const void *e, double *x)
 {
     memcpy(x, RP(e)->p, 2 * RP(e)->drv.nb * sizeof(double));
-}
-
-static void rp_velocities(const void *e, double *v)
-{
-    memcpy(v, RP(e)->v, 2 * RP(e)->drv.nb * sizeof(double));
 }
 
 static size_t rp_nc(const void *e)
@@ -482,13 +462,13 @@ const cr_engine_ops cr_rigid_pool_engine = {
     .contacts_fixed = 0,
     .body_count = cr_rigid_driver_body_count,
     .wall_count = rp_nw,
-    .is_fixed = rp_is_fixed,
-    .masses = rp_masses,
-    .radii = rp_radii,
+    .is_fixed = cr_rigid_driver_is_fixed,
+    .masses = cr_rigid_driver_masses,
+    .radii = cr_rigid_driver_radii,
     .wall = rp_wall,
     .time = cr_rigid_driver_time,
     .positions = rp_positions,
-    .velocities = rp_velocities,
+    .velocities = cr_rigid_driver_velocities,
     .contact_count = rp_nc,
     .contact = rp_contact,
     .body_contacts = rp_body_contacts,

@@ -321,6 +321,7 @@ void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, cons
         rigid_destroy(r);
         return NULL;
     }
+    cr_rigid_driver_set_bodies(&r->drv, 1, r->mass, r->radius, r->fixed, r->v);
     copy_model(r, model);
     choose_scales(r);
     if (set_law(r, model, law, p, msg, msglen) != CR_OK) {
@@ -410,22 +411,6 @@ static size_t rigid_no_walls(const void *e)
     return 0;
 }
 
-static int rigid_is_fixed(const void *e, size_t i)
-{
-    return RG(e)->fixed[i];
-}
-
-static void rigid_masses(const void *e, double *m)
-{
-    for (size_t i = 0; i < RG(e)->drv.nb; i++)
-        m[i] = RG(e)->fixed[i] ? INFINITY : RG(e)->mass[i];
-}
-
-static void rigid_radii(const void *e, double *rad)
-{
-    memcpy(rad, RG(e)->radius, RG(e)->drv.nb * sizeof(double));
-}
-
 static int rigid_wall(const void *e, size_t w, double *n, double *o)
 {
     (void)e, (void)w, (void)n, (void)o;
@@ -437,11 +422,6 @@ static void rigid_positions(const void *e, double *x)
     const cr_rigid *r = e;
     for (size_t i = 0; i < r->drv.nb; i++)
         x[i] = r->x0[i] + (r->fixed[i] ? 0.0 : r->d[i]);
-}
-
-static void rigid_velocities(const void *e, double *v)
-{
-    memcpy(v, RG(e)->v, RG(e)->drv.nb * sizeof(double));
 }
 
 static size_t rigid_nc(const void *e)
@@ -536,13 +516,13 @@ const cr_engine_ops cr_rigid_engine = {
     .contacts_fixed = 1,
     .body_count = cr_rigid_driver_body_count,
     .wall_count = rigid_no_walls,
-    .is_fixed = rigid_is_fixed,
-    .masses = rigid_masses,
-    .radii = rigid_radii,
+    .is_fixed = cr_rigid_driver_is_fixed,
+    .masses = cr_rigid_driver_masses,
+    .radii = cr_rigid_driver_radii,
     .wall = rigid_wall,
     .time = cr_rigid_driver_time,
     .positions = rigid_positions,
-    .velocities = rigid_velocities,
+    .velocities = cr_rigid_driver_velocities,
     .contact_count = rigid_nc,
     .contact = rigid_contact,
     .body_contacts = rigid_body_contacts,
