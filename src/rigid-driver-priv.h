@@ -49,8 +49,15 @@ typedef struct {
     /* Persistent contacts after the impacts of an instant. */
     int (*settle)(void *e);
     /* Free flight towards t_target; *hit 1 when a contact closes first. A
-     * flight towards an infinite target that meets nothing ends the run. */
+     * flight towards an infinite target that meets nothing ends the run.
+     * cr_rigid_driver_fly_exact where the flight has a closed form. */
     int (*fly)(void *e, double t_target, int *hit);
+    /* Exact flight (cr_rigid_driver_fly_exact): the time from now to the
+     * first contact closing within @p horizon (INFINITY: none), then every
+     * body moved on by @p s on its line or parabola (persistent contacts
+     * booking their impulses). */
+    double (*next_closing)(void *e, double horizon);
+    void (*advance)(void *e, double s);
     /* Automatic end: 1 when nothing approaches, so nothing can come any more
      * (NULL: the flight to infinity decides). */
     int (*nothing_approaches)(const void *e);
@@ -104,6 +111,11 @@ cr_event *cr_rigid_driver_event(cr_rigid_driver *d);
 /* The whole run (the ops table's run): plan, then instants and flights until
  * an end rule, an interruption or a failure. */
 int cr_rigid_driver_run(void *e, double t_end);
+
+/* Exact flight through the geometry's next_closing and advance: to the first
+ * closing (*hit 1) or to @p t_target; towards an infinite target that meets
+ * nothing the bodies stay where they are (the run ends). One step. */
+int cr_rigid_driver_fly_exact(void *e, double t_target, int *hit);
 
 /* Getters of the common state, for both ops tables. */
 void cr_rigid_driver_stop(void *e);

@@ -150,6 +150,22 @@ static int flight(cr_rigid_driver *d, plan *p, int *done)
     return emit(d);
 }
 
+int cr_rigid_driver_fly_exact(void *e, double t_target, int *hit)
+{
+    cr_rigid_driver *d = e;
+    double horizon = t_target - d->t, s = d->geom->next_closing(e, horizon);
+    *hit = isfinite(s) && s <= horizon;
+    if (*hit) {
+        d->geom->advance(e, s);
+        d->t += s;
+    } else if (isfinite(horizon)) {
+        d->geom->advance(e, horizon);
+        d->t = t_target;
+    }
+    d->stats.steps++;
+    return CR_OK;
+}
+
 static int fail_text(cr_rigid_driver *d, int rc)
 {
     if (rc == CR_ERR_INTERRUPTED) {

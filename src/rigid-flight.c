@@ -266,9 +266,11 @@ static double first_closing(double g, double gam, double a, double horizon)
     return best;
 }
 
-/* Moves every body by τ on its parabola; closed pairs take λτ of impulse. */
-static void advance(cr_rigid *r, double tau, const double *a)
+/* Moves every body by τ on its parabola under the accelerations of the last
+ * cr_rigid_next_closing; closed pairs take λτ of impulse. */
+void cr_rigid_advance(cr_rigid *r, double tau)
 {
+    const double *a = r->acc;
     for (size_t i = 0; i < r->drv.nb; i++)
         if (!r->fixed[i]) {
             r->d[i] += r->v[i] * tau + 0.5 * a[i] * tau * tau;
@@ -279,20 +281,15 @@ static void advance(cr_rigid *r, double tau, const double *a)
             r->impulse[c] += r->lambda[c] * tau;
 }
 
-static int fly_exact(cr_rigid *r, double t_target, int *hit)
+double cr_rigid_next_closing(cr_rigid *r, double horizon)
 {
-    double *a = r->acc;
+    double *a = r->acc, tau = INFINITY;
     cr_rigid_forces(r, r->d, a, r->lambda); /* constant over the flight: uniform fields */
-    double horizon = t_target - r->drv.t, tau = INFINITY;
     for (size_t c = 0; c < r->nc; c++)
         if (r->on[c] && !r->closed[c])
             tau = fmin(tau, first_closing(cr_rigid_gap(r, c), cr_rigid_gamma(r, c), a[c + 1] - a[c],
                                           horizon));
-    *hit = tau <= horizon;
-    advance(r, *hit ? tau : horizon, a);
-    r->drv.t = *hit ? r->drv.t + tau : t_target;
-    r->drv.stats.steps++;
-    return CR_OK;
+    return tau;
 }
 
 /* ---- CVODES flight (pendulums) ----------------------------------------------- */
@@ -522,7 +519,8 @@ static int fly_cvodes(cr_rigid *r, double t_target, int *hit)
 int cr_rigid_fly(cr_rigid *r, double t_target, int *hit)
 {
     double t0 = r->drv.t;
-    int rc = r->pendulums ? fly_cvodes(r, t_target, hit) : fly_exact(r, t_target, hit);
+    int rc =
+        r->pendulums ? fly_cvodes(r, t_target, hit) : cr_rigid_driver_fly_exact(r, t_target, hit);
     if (r->drv.t > t0)
         memset(r->released, 0, r->nc * sizeof(int));
     return rc;

@@ -197,7 +197,7 @@ static double wall_closing(const cr_rigid_pool *r, size_t i, size_t w, double S)
 
 /* Every disc on its parabola for time s; resting contacts' impulses grow by
  * λ s. */
-static void advance(cr_rigid_pool *r, double s)
+void cr_rp_advance(cr_rigid_pool *r, double s)
 {
     for (size_t k = 0; k < 2 * r->drv.nb; k++) {
         r->p[k] += s * (r->v[k] + 0.5 * s * r->acc[k]);
@@ -217,7 +217,6 @@ static void advance(cr_rigid_pool *r, double s)
         p[0] -= gap * n[0];
         p[1] -= gap * n[1];
     }
-    r->drv.t += s;
 }
 
 static int is_closed_wall(const cr_rigid_pool *r, size_t i, size_t w)
@@ -230,10 +229,9 @@ static int is_closed_wall(const cr_rigid_pool *r, size_t i, size_t w)
     return 0;
 }
 
-int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit)
+double cr_rp_next_closing(cr_rigid_pool *r, double S)
 {
-    double S = t_target - r->drv.t, smin = INFINITY;
-    *hit = 0;
+    double smin = INFINITY;
     for (size_t i = 0; i < r->drv.nb; i++) {
         for (size_t j = i + 1; j < r->drv.nb; j++)
             smin = fmin(smin, pair_closing(r, i, j, fmin(S, smin)));
@@ -242,15 +240,7 @@ int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit)
                 smin = fmin(smin, wall_closing(r, i, w, fmin(S, smin)));
     }
     r->drv.stats.root_evals++;
-    if (isfinite(smin) && smin <= S) {
-        *hit = 1;
-        advance(r, smin);
-    } else if (isfinite(S)) {
-        advance(r, S);
-        r->drv.t = t_target;
-    }
-    r->drv.stats.steps++;
-    return CR_OK;
+    return smin;
 }
 
 /* ---- resting discs ------------------------------------------------------------ */

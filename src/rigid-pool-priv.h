@@ -113,9 +113,12 @@ double cr_rp_tolerance(const cr_rigid_pool *r, size_t i, long j);
  */
 int cr_rp_settle(cr_rigid_pool *r);
 
-/* Free flight from r->drv.t to the first contact closing (an impact or a
- * landing) or @p t_target; *@p hit 1 when a contact closes first. */
-int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit);
+/* Exact flight, through cr_rigid_driver_fly_exact: the time to the first
+ * contact closing (an impact or a landing) within @p horizon (INFINITY:
+ * none; every pair of discs and every disc and wall not resting on it is
+ * checked, one root evaluation), and every disc moved on by @p s. */
+double cr_rp_next_closing(cr_rigid_pool *r, double horizon);
+void cr_rp_advance(cr_rigid_pool *r, double s);
 
 /* ---- rigid-pool-impact.c ----------------------------------------------------- */
 

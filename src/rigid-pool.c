@@ -25,9 +25,14 @@ static int rp_settle(void *e)
     return cr_rp_settle(e);
 }
 
-static int rp_fly(void *e, double t_target, int *hit)
+static double rp_next_closing(void *e, double horizon)
 {
-    return cr_rp_fly(e, t_target, hit);
+    return cr_rp_next_closing(e, horizon);
+}
+
+static void rp_advance(void *e, double s)
+{
+    cr_rp_advance(e, s);
 }
 
 /* No start callback: discs resting at the start were settled at creation, and
@@ -37,7 +42,9 @@ static const cr_rigid_geometry pool_geometry = {
     .auto_end_refusal = "an automatic end needs a pool without gravity: give an end time",
     .resolve = rp_resolve,
     .settle = rp_settle,
-    .fly = rp_fly,
+    .fly = cr_rigid_driver_fly_exact,
+    .next_closing = rp_next_closing,
+    .advance = rp_advance,
 };
 
 /* ---- create / destroy ---------------------------------------------------- */

@@ -154,6 +154,13 @@ void cr_rigid_forces(const cr_rigid *r, const double *d, double *a, double *lam)
  */
 int cr_rigid_settle(cr_rigid *r);
 
+/* Exact flight (no pendulums), through cr_rigid_driver_fly_exact: the time
+ * to the first open pair closing within @p horizon under the accelerations of
+ * this instant (which it computes: constant under uniform fields), and every
+ * body moved on by @p tau. */
+double cr_rigid_next_closing(cr_rigid *r, double horizon);
+void cr_rigid_advance(cr_rigid *r, double tau);
+
 /*
  * Free flight from r->drv.t towards @p t_target: exact without pendulums, CVODES
  * with them. Stops early at a gap closing (an impact or landing to resolve) or

@@ -48,6 +48,16 @@ static int rigid_fly(void *e, double t_target, int *hit)
     return cr_rigid_fly(e, t_target, hit);
 }
 
+static double rigid_next_closing(void *e, double horizon)
+{
+    return cr_rigid_next_closing(e, horizon);
+}
+
+static void rigid_advance(void *e, double s)
+{
+    cr_rigid_advance(e, s);
+}
+
 static const cr_rigid_geometry chain_geometry = {
     .auto_end_refusal =
         "an automatic end needs a free chain: with gravity or pendulums give an end time",
@@ -55,6 +65,8 @@ static const cr_rigid_geometry chain_geometry = {
     .resolve = rigid_resolve,
     .settle = rigid_settle,
     .fly = rigid_fly,
+    .next_closing = rigid_next_closing,
+    .advance = rigid_advance,
     .nothing_approaches = nothing_approaches,
 };
 
