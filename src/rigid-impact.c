@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-priv.h"
 
 #define NO_DOF SIZE_MAX
@@ -105,39 +106,62 @@ static size_t reference_pair(const cr_rigid *r, const config *k)
     return ref;
 }
 
-/* The sequential law in a run: Han & Gilmore's pairwise order. At each stage
- * the fastest approaching pair (lowest index on ties) impacts alone under
- * Newton's law with its ε: one contact, P = −(1 + ε) γ / (wᵀM⁻¹w) (003 eq.
- * 6-8 with m = 1), which is each stage of the core's sequential law restricted
- * to single contacts. The core enumerates every order and every simultaneous
- * subset (several outcomes, 001 sect. 3.2); a run needs one. Stops when no
- * pair approaches faster than the rest speed (slower ones join by the
- * accumulation rule). Velocities in r->v. */
+/* The sequential law in a run (rigid-law.c: Han & Gilmore's pairwise
+ * order), on the pairs b0 … b1 − 1 of the configuration, velocities in r->v. */
+typedef struct {
+    cr_rigid *r;
+    config *k;
+    const double *eps;
+} stages;
+
+static double stage_gamma(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    return cr_rigid_gamma(s->r, s->k->b0 + q);
+}
+
+/* 1/m of each body of pair c (0 for a fixed one). */
+static void inverse_masses(const cr_rigid *r, size_t c, double *ia, double *ib)
+{
+    *ia = r->fixed[c] ? 0.0 : 1.0 / r->mass[c];
+    *ib = r->fixed[c + 1] ? 0.0 : 1.0 / r->mass[c + 1];
+}
+
+static double stage_inverse_mass(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    double ia, ib;
+    inverse_masses(s->r, s->k->b0 + q, &ia, &ib);
+    return ia + ib;
+}
+
+static double stage_restitution(void *ctx, size_t q)
+{
+    return ((const stages *)ctx)->eps[q];
+}
+
+static void stage_apply(void *ctx, size_t q, double lam)
+{
+    const stages *s = ctx;
+    size_t c = s->k->b0 + q;
+    double ia, ib;
+    inverse_masses(s->r, c, &ia, &ib);
+    s->r->v[c] -= lam * ia;
+    s->r->v[c + 1] += lam * ib;
+}
+
 static int sequential_pairwise(cr_rigid *r, config *k, const double *eps)
 {
-    size_t cap = CR_RIGID_MAX_STAGES_BASE + 100 * k->m;
-    for (size_t stage = 0;; stage++) {
-        size_t c = k->b0;
-        for (size_t j = k->b0; j < k->b1; j++)
-            if (cr_rigid_gamma(r, j) < cr_rigid_gamma(r, c))
-                c = j;
-        double g = cr_rigid_gamma(r, c);
-        if (g >= -r->drv.v_rest)
-            return CR_OK;
-        if (stage >= cap) {
-            cr_set_msg(r->drv.err, sizeof r->drv.err,
-                       "t = %.9g s: sequential: the pairwise sequence on pairs %zu-%zu did not "
-                       "end after %zu stages",
-                       r->drv.t, k->b0, k->b1 - 1, cap);
-            return CR_ERR_SOLVER;
-        }
-        double ia = r->fixed[c] ? 0.0 : 1.0 / r->mass[c];
-        double ib = r->fixed[c + 1] ? 0.0 : 1.0 / r->mass[c + 1];
-        double lam = -(1.0 + eps[c - k->b0]) * g / (ia + ib);
-        r->v[c] -= lam * ia;
-        r->v[c + 1] += lam * ib;
-        k->P[c - k->b0] += lam;
-    }
+    stages ctx = {r, k, eps};
+    cr_rigid_stages s = {k->m,       &ctx, stage_gamma, stage_inverse_mass, stage_restitution,
+                         stage_apply};
+    if (cr_rigid_sequential(&s, r->drv.v_rest, k->P) == CR_OK)
+        return CR_OK;
+    cr_set_msg(r->drv.err, sizeof r->drv.err,
+               "t = %.9g s: sequential: the pairwise sequence on pairs %zu-%zu did not end after "
+               "%zu stages",
+               r->drv.t, k->b0, k->b1 - 1, CR_RIGID_MAX_STAGES(k->m));
+    return CR_ERR_SOLVER;
 }
 
 /* Parameters of the core law for this configuration: per-pair values of the

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-pool-priv.h"
 
 #define MAX_IMPACTS_AT_ONCE 1000
-#define MAX_STAGES_BASE 1000
 
 /* One impact configuration. */
 typedef struct {
@@ -176,35 +176,65 @@ static int core_law(cr_rigid_pool *r, config *c, cr_law_id law, const cr_law_par
     return rc;
 }
 
-/* The sequential law on a configuration: Han & Gilmore's pairwise order, as
- * the chain's rigid engine (one outcome): at each stage the fastest
- * approaching contact alone under Newton's law with its ε, P = −(1 + ε) γ /
- * (wᵀM⁻¹w). */
+/* The sequential law on a configuration (rigid-law.c: Han & Gilmore's
+ * pairwise order, as the chain's rigid engine), velocities in u. */
+typedef struct {
+    const cr_rigid_pool *r;
+    const config *c;
+    const size_t *slot;
+    double *u;
+} stages;
+
+static double stage_gamma(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    return gamma_of(s->r, s->c, s->slot, q, s->u);
+}
+
+/* 1/m of the disc and of the other body (0 for a wall). */
+static void inverse_masses(const cr_rigid_pool *r, const cr_rp_contact *k, double *ia, double *ib)
+{
+    *ia = 1.0 / r->mass[k->i];
+    *ib = k->j >= 0 ? 1.0 / r->mass[k->j] : 0.0;
+}
+
+static double stage_inverse_mass(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    double ia, ib;
+    inverse_masses(s->r, &s->r->c[s->c->k[q]], &ia, &ib);
+    return ia + ib;
+}
+
+static double stage_restitution(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    return s->r->c[s->c->k[q]].eps;
+}
+
+static void stage_apply(void *ctx, size_t q, double lam)
+{
+    const stages *s = ctx;
+    const cr_rp_contact *k = &s->r->c[s->c->k[q]];
+    const double *n = &s->c->nrm[2 * q];
+    double ia, ib, sa = k->j < 0 ? 1.0 : -1.0;
+    inverse_masses(s->r, k, &ia, &ib);
+    for (int d = 0; d < 2; d++) {
+        s->u[dof_of(s->c, s->slot, k->i) + (size_t)d] += sa * lam * ia * n[d];
+        if (k->j >= 0)
+            s->u[dof_of(s->c, s->slot, (size_t)k->j) + (size_t)d] += lam * ib * n[d];
+    }
+}
+
 static int sequential_pairwise(cr_rigid_pool *r, config *c, const size_t *slot, double *u)
 {
-    size_t cap = MAX_STAGES_BASE + 100 * c->m;
+    stages ctx = {r, c, slot, u};
+    cr_rigid_stages s = {c->m,       &ctx, stage_gamma, stage_inverse_mass, stage_restitution,
+                         stage_apply};
     memcpy(u, c->u0, 2 * c->nd * sizeof(double));
-    for (size_t stage = 0;; stage++) {
-        size_t q = 0;
-        for (size_t j = 1; j < c->m; j++)
-            if (gamma_of(r, c, slot, j, u) < gamma_of(r, c, slot, q, u))
-                q = j;
-        double g = gamma_of(r, c, slot, q, u);
-        if (g >= -r->drv.v_rest)
-            return CR_OK;
-        if (stage >= cap)
-            return law_failed(r, c, "not terminated", "the pairwise sequence did not end");
-        const cr_rp_contact *k = &r->c[c->k[q]];
-        double ia = 1.0 / r->mass[k->i], ib = k->j >= 0 ? 1.0 / r->mass[k->j] : 0.0;
-        double lam = -(1.0 + k->eps) * g / (ia + ib), sa = k->j < 0 ? 1.0 : -1.0;
-        const double *n = &c->nrm[2 * q];
-        for (int d = 0; d < 2; d++) {
-            u[dof_of(c, slot, k->i) + (size_t)d] += sa * lam * ia * n[d];
-            if (k->j >= 0)
-                u[dof_of(c, slot, (size_t)k->j) + (size_t)d] += lam * ib * n[d];
-        }
-        c->P[q] += lam;
-    }
+    if (cr_rigid_sequential(&s, r->drv.v_rest, c->P) == CR_OK)
+        return CR_OK;
+    return law_failed(r, c, "not terminated", "the pairwise sequence did not end");
 }
 
 /* Compression impulses: those of the plastic impact of the same

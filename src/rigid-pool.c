@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-pool-priv.h"
 
 /* ---- the geometry the driver calls (rigid-driver-priv.h) -------------------- */
@@ -124,11 +125,6 @@ static void choose_scales(cr_rigid_pool *r)
     r->a_tol = CR_RIGID_ACCEL_FRACTION * r->amax;
 }
 
-static int law_uses_restitution(cr_law_id law)
-{
-    return law != CR_LAW_MAX_DISSIPATION && law != CR_LAW_ENERGETIC;
-}
-
 /* "discs 0-1" or "disc 0 and wall 1", for messages. */
 static void pair_name(size_t i, long j, char *buf, size_t len)
 {
@@ -153,7 +149,7 @@ static int pair_params(const cr_rigid_pool *r, size_t i, long j, cr_rp_contact *
     k->eps = r->restitution;
     k->K = has_law ? cp.K : 0.0;
     k->n = has_law ? cp.n : 0.0;
-    if (law_uses_restitution(r->law) && isnan(k->eps)) {
+    if (cr_rigid_law_uses_restitution(r->law) && isnan(k->eps)) {
         if (cr_model_default_target(r->model, &e, &v))
             k->eps = e;
         else if (has_law && cp.C == 0.0)
@@ -196,20 +192,13 @@ static int check_pairs(const cr_rigid_pool *r, char *msg, size_t msglen)
 static int set_law(cr_rigid_pool *r, cr_law_id law, const cr_law_params *p, char *msg,
                    size_t msglen)
 {
-    if ((unsigned)law >= CR_LAW_COUNT) {
-        cr_set_msg(msg, msglen, "no rigid law %d", (int)law);
+    cr_law_params given;
+    if (cr_rigid_law_take(law, p, &given, &r->lp, msg, msglen) != CR_OK)
         return CR_ERR_INVALID;
-    }
-    cr_law_params def;
-    cr_law_params_init(&def);
-    def.restitution = NAN;
-    p = p ? p : &def;
+    p = &given;
     r->law = law;
-    r->lp = *p;
-    r->lp.restitutions = r->lp.alpha = r->lp.eta = NULL;
-    r->lp.stiffness = r->lp.exponent = r->lp.energetic = NULL;
     r->restitution = p->restitutions ? NAN : p->restitution;
-    if (law_uses_restitution(law) && !isnan(r->restitution) &&
+    if (cr_rigid_law_uses_restitution(law) && !isnan(r->restitution) &&
         !(r->restitution >= 0.0 && r->restitution <= 1.0)) {
         cr_set_msg(msg, msglen, "restitution must lie in [0, 1] (got %g)", r->restitution);
         return CR_ERR_INVALID;
@@ -271,7 +260,7 @@ void cr_rigid_pool_describe(const void *e, char *buf, size_t len)
                    "energetic (kappa %.9g, alpha %.9g on approaching contacts, %.9g on touching "
                    "ones)",
                    r->lp.kappa, r->alpha_hit, r->alpha_touch);
-    else if (!law_uses_restitution(r->law))
+    else if (!cr_rigid_law_uses_restitution(r->law))
         cr_set_msg(buf, len, "%s", cr_law_name(r->law));
     else if (!isnan(r->restitution))
         cr_set_msg(buf, len, "%s (%srestitution %.9g)", cr_law_name(r->law),

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-priv.h"
 
 /* ---- the geometry the driver calls (rigid-driver-priv.h) -------------------- */
@@ -195,11 +196,6 @@ static void choose_scales(cr_rigid *r)
     r->f_tol = CR_RIGID_RELEASE_FRACTION * r->mmax * r->amax;
 }
 
-static int law_uses_restitution(cr_law_id law)
-{
-    return law != CR_LAW_MAX_DISSIPATION && law != CR_LAW_ENERGETIC;
-}
-
 /* Restitution of pair c from its law: 1 for an undamped law (a two-body
  * collision keeps its energy), the model's target where it gives one. A damped
  * law without a target has a restitution that depends on the impact speed:
@@ -272,18 +268,12 @@ static int set_lzb(cr_rigid *r, const cr_model *model, char *msg, size_t msglen)
 static int set_law(cr_rigid *r, const cr_model *model, cr_law_id law, const cr_law_params *p,
                    char *msg, size_t msglen)
 {
-    if ((unsigned)law >= CR_LAW_COUNT) {
-        cr_set_msg(msg, msglen, "no rigid law %d", (int)law);
+    cr_law_params given;
+    if (cr_rigid_law_take(law, p, &given, &r->lp, msg, msglen) != CR_OK)
         return CR_ERR_INVALID;
-    }
-    cr_law_params def;
-    cr_law_params_init(&def);
-    def.restitution = NAN;
-    p = p ? p : &def;
+    p = &given;
     r->law = law;
-    r->lp = *p;
-    r->lp.restitutions = r->lp.alpha = r->lp.eta = NULL;
-    if (law_uses_restitution(law) && set_restitutions(r, model, p, msg, msglen) != CR_OK)
+    if (cr_rigid_law_uses_restitution(law) && set_restitutions(r, model, p, msg, msglen) != CR_OK)
         return CR_ERR_INVALID;
     if (law == CR_LAW_ENERGETIC) {
         if (!p->alpha || !(p->kappa > 0.0 && isfinite(p->kappa))) {
@@ -372,7 +362,7 @@ void cr_rigid_describe(const void *e, char *buf, size_t len)
         cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair: %s)", r->lp.kappa, list);
         return;
     }
-    if (!law_uses_restitution(r->law)) {
+    if (!cr_rigid_law_uses_restitution(r->law)) {
         cr_set_msg(buf, len, "%s", cr_law_name(r->law));
         return;
     }
