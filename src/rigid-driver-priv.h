@@ -138,4 +138,17 @@ void cr_rigid_driver_scales(const void *e, double *length, double *speed, double
  * (cr_system_create_rigid). */
 void *cr_rigid_driver_create_plain(const cr_model *model, cr_system *sys, char *msg, size_t msglen);
 
+/* The ops-table entries every rigid engine takes from the driver, for its
+ * table's initializer (each engine adds name, dim, destroy, its geometry's
+ * getters and stats). */
+#define CR_RIGID_DRIVER_OPS                                                                        \
+    .create = cr_rigid_driver_create_plain, .run = cr_rigid_driver_run,                            \
+    .request_stop = cr_rigid_driver_stop, .last_error = cr_rigid_driver_error,                     \
+    .end_reason = cr_rigid_driver_reason, .body_count = cr_rigid_driver_body_count,                \
+    .is_fixed = cr_rigid_driver_is_fixed, .masses = cr_rigid_driver_masses,                        \
+    .radii = cr_rigid_driver_radii, .time = cr_rigid_driver_time,                                  \
+    .velocities = cr_rigid_driver_velocities, .event_count = cr_rigid_driver_event_count,          \
+    .events = cr_rigid_driver_events, .dissipated_work = cr_rigid_driver_dissipated,               \
+    .settle_time = cr_rigid_driver_settle_time, .scales = cr_rigid_driver_scales
+
 #endif
