@@ -13,8 +13,10 @@
 
 #include "cradle/laws.h"
 
-/* Stages of the pairwise sequential law on m contacts before the run stops
- * as stuck. */
+/* Never a loop: impacts resolved at one instant (a law that leaves contacts
+ * approaching), and stages of the pairwise sequential law on m contacts,
+ * before the run stops as stuck. */
+#define CR_RIGID_MAX_IMPACTS_AT_ONCE 1000
 #define CR_RIGID_MAX_STAGES(m) (1000 + 100 * (size_t)(m))
 
 /* Laws that take a restitution per contact (all but maximum dissipation and

@@ -22,8 +22,6 @@
 #include "rigid-law-priv.h"
 #include "rigid-pool-priv.h"
 
-#define MAX_IMPACTS_AT_ONCE 1000
-
 /* One impact configuration. */
 typedef struct {
     size_t nd, m, ref;
@@ -442,11 +440,11 @@ int cr_rp_resolve(cr_rigid_pool *r, size_t *n_impacts)
         *n_impacts += found;
         if (rc != CR_OK || !found)
             break;
-        if (round + 1 >= MAX_IMPACTS_AT_ONCE) {
+        if (round + 1 >= CR_RIGID_MAX_IMPACTS_AT_ONCE) {
             cr_set_msg(r->drv.err, sizeof r->drv.err,
                        "t = %.9g s: contacts still approach after %d impacts at this instant "
                        "(law %s)",
-                       r->drv.t, MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
+                       r->drv.t, CR_RIGID_MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
             rc = CR_ERR_SOLVER;
         }
     }

@@ -34,11 +34,6 @@ extern const cr_engine_ops cr_rigid_engine;
  * pair that just opened does not close again at once (hysteresis). */
 #define CR_RIGID_RELEASE_FRACTION 1e-9
 
-/* Impacts resolved at one instant before the run stops as stuck (a law that
- * leaves contacts approaching; the sequential law's stage cap is
- * CR_RIGID_MAX_STAGES in rigid-law-priv.h). */
-#define CR_RIGID_MAX_IMPACTS_AT_ONCE 1000
-
 typedef struct cr_rigid cr_rigid;
 
 struct cr_rigid {
