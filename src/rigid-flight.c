@@ -120,9 +120,9 @@ void cr_rigid_run_balance(const cr_rigid *r, size_t i0, size_t i1, const double 
 static void for_runs(const cr_rigid *r, const int *closed, const double *F, const double *direct,
                      double *a, double *lam)
 {
-    for (size_t i = 0; i < r->nb;) {
+    for (size_t i = 0; i < r->drv.nb;) {
         size_t i1 = i;
-        while (i1 + 1 < r->nb && closed[i1])
+        while (i1 + 1 < r->drv.nb && closed[i1])
             i1++;
         if (i1 == i)
             a[i] = r->fixed[i] ? 0.0 : direct[i];
@@ -140,7 +140,7 @@ static void forces_with(const cr_rigid *r, const int *closed, const double *d, d
                         double *lam)
 {
     double *F = r->work, *fa = r->fa;
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         fa[i] = cr_rigid_field_accel(r, i, d[i]);
         F[i] = r->fixed[i] ? 0.0 : r->mass[i] * fa[i];
     }
@@ -158,7 +158,8 @@ void cr_rigid_forces(const cr_rigid *r, const double *d, double *a, double *lam)
  * other, and not opened at this very instant. */
 static int candidate(const cr_rigid *r, size_t c)
 {
-    return cr_rigid_in_touch(r, c) && fabs(cr_rigid_gamma(r, c)) <= r->v_rest && !r->released[c];
+    return cr_rigid_in_touch(r, c) && fabs(cr_rigid_gamma(r, c)) <= r->drv.v_rest &&
+           !r->released[c];
 }
 
 /* The acceleration-level LCP: grows the closed set from nothing by every
@@ -183,7 +184,8 @@ static int solve_closed_set(cr_rigid *r, int *cl)
         if (!changed)
             return CR_OK;
     }
-    cr_set_msg(r->err, sizeof r->err, "t = %.9g s: the persistent contacts did not settle", r->t);
+    cr_set_msg(r->drv.err, sizeof r->drv.err, "t = %.9g s: the persistent contacts did not settle",
+               r->drv.t);
     return CR_ERR_SOLVER;
 }
 
@@ -194,13 +196,13 @@ static int solve_closed_set(cr_rigid *r, int *cl)
 static int merge_velocities(cr_rigid *r, const int *cl)
 {
     double *F = r->work2, *V = r->acc, *P = r->lambda, T0 = 0.0, T1 = 0.0;
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         F[i] = r->fixed[i] ? 0.0 : r->mass[i] * r->v[i];
         T0 += r->fixed[i] ? 0.0 : 0.5 * r->mass[i] * r->v[i] * r->v[i];
     }
     for_runs(r, cl, F, r->v, V, P);
     int changed = 0;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         if (!r->fixed[i]) {
             changed |= r->v[i] != V[i];
             r->v[i] = V[i];
@@ -209,7 +211,7 @@ static int merge_velocities(cr_rigid *r, const int *cl)
     for (size_t c = 0; c < r->nc; c++)
         if (cl[c])
             r->impulse[c] += P[c];
-    r->dissipated += T0 - T1;
+    r->drv.dissipated += T0 - T1;
     return changed;
 }
 
@@ -221,20 +223,20 @@ int cr_rigid_settle(cr_rigid *r)
     int rc = solve_closed_set(r, cl);
     if (rc == CR_OK) {
         int changed = merge_velocities(r, cl);
-        size_t first = r->nev;
+        size_t first = r->drv.nev;
         for (size_t c = 0; c < r->nc && rc == CR_OK; c++) {
             int was = r->closed[c];
             changed |= cl[c] != was;
             r->closed[c] = cl[c];
-            if (cl[c] != was && r->stats.outputs > 0) /* touching at the start: no event */
+            if (cl[c] != was && r->drv.stats.outputs > 0) /* touching at the start: no event */
                 rc = cr_rigid_push_event(r, c, cl[c] ? CR_EVENT_CLOSE : CR_EVENT_OPEN, 0.0,
                                          r->impulse[c]);
         }
         cr_rigid_forces(r, r->d, r->acc, r->lambda);
         if (changed)
             cr_rigid_flight_touch(r);
-        if (rc == CR_OK && r->nev > first)
-            rc = cr_system_emit_events(r->sys, first);
+        if (rc == CR_OK && r->drv.nev > first)
+            rc = cr_system_emit_events(r->drv.sys, first);
     }
     free(cl);
     return rc;
@@ -264,10 +266,12 @@ static double first_closing(double g, double gam, double a, double horizon)
     return best;
 }
 
-/* Moves every body by τ on its parabola; closed pairs take λτ of impulse. */
-static void advance(cr_rigid *r, double tau, const double *a)
+/* Moves every body by τ on its parabola under the accelerations of the last
+ * cr_rigid_next_closing; closed pairs take λτ of impulse. */
+void cr_rigid_advance(cr_rigid *r, double tau)
 {
-    for (size_t i = 0; i < r->nb; i++)
+    const double *a = r->acc;
+    for (size_t i = 0; i < r->drv.nb; i++)
         if (!r->fixed[i]) {
             r->d[i] += r->v[i] * tau + 0.5 * a[i] * tau * tau;
             r->v[i] += a[i] * tau;
@@ -277,20 +281,15 @@ static void advance(cr_rigid *r, double tau, const double *a)
             r->impulse[c] += r->lambda[c] * tau;
 }
 
-static int fly_exact(cr_rigid *r, double t_target, int *hit)
+double cr_rigid_next_closing(cr_rigid *r, double horizon)
 {
-    double *a = r->acc;
+    double *a = r->acc, tau = INFINITY;
     cr_rigid_forces(r, r->d, a, r->lambda); /* constant over the flight: uniform fields */
-    double horizon = t_target - r->t, tau = INFINITY;
     for (size_t c = 0; c < r->nc; c++)
         if (r->on[c] && !r->closed[c])
             tau = fmin(tau, first_closing(cr_rigid_gap(r, c), cr_rigid_gamma(r, c), a[c + 1] - a[c],
                                           horizon));
-    *hit = tau <= horizon;
-    advance(r, *hit ? tau : horizon, a);
-    r->t = *hit ? r->t + tau : t_target;
-    r->stats.steps++;
-    return CR_OK;
+    return tau;
 }
 
 /* ---- CVODES flight (pendulums) ----------------------------------------------- */
@@ -298,8 +297,8 @@ static int fly_exact(cr_rigid *r, double t_target, int *hit)
 /* Scaled state: y[2i] = d_i / L, y[2i + 1] = v_i / V; time τ = t / T. */
 static void unpack(const cr_rigid *r, const double *y, double *d)
 {
-    for (size_t i = 0; i < r->nb; i++)
-        d[i] = r->L * y[2 * i];
+    for (size_t i = 0; i < r->drv.nb; i++)
+        d[i] = r->drv.L * y[2 * i];
 }
 
 static int cv_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
@@ -311,9 +310,9 @@ static int cv_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
     unpack(r, y, d);
     /* λ is not needed here; the scratch of the pair forces takes it */
     forces_with(r, r->closed, d, a, r->lambda);
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         yd[2 * i] = r->fixed[i] ? 0.0 : y[2 * i + 1];
-        yd[2 * i + 1] = r->fixed[i] ? 0.0 : a[i] * r->T / r->V;
+        yd[2 * i + 1] = r->fixed[i] ? 0.0 : a[i] * r->drv.T / r->drv.V;
     }
     return 0;
 }
@@ -327,7 +326,7 @@ static int cv_quad(sunrealtype t, N_Vector yv, N_Vector qv, void *user)
     unpack(r, N_VGetArrayPointer(yv), d);
     forces_with(r, r->closed, d, r->acc, r->lambda);
     for (size_t c = 0; c < r->nc; c++)
-        q[c] = r->closed[c] ? r->lambda[c] * r->T / (r->mmax * r->V) : 0.0;
+        q[c] = r->closed[c] ? r->lambda[c] * r->drv.T / (r->mmax * r->drv.V) : 0.0;
     return 0;
 }
 
@@ -349,8 +348,8 @@ static int cv_roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         else if (r->closed[c])
             gc = (r->lambda[c] + r->f_tol) / (r->mmax * r->amax);
         else
-            gc =
-                (r->g0[c] + (r->fixed[c + 1] ? 0.0 : d[c + 1]) - (r->fixed[c] ? 0.0 : d[c])) / r->L;
+            gc = (r->g0[c] + (r->fixed[c + 1] ? 0.0 : d[c + 1]) - (r->fixed[c] ? 0.0 : d[c])) /
+                 r->drv.L;
         g[c] = cr_root_nonzero(gc);
     }
     return 0;
@@ -390,7 +389,7 @@ static int cv_setup(cr_rigid *r)
     f->qlast = calloc(nc, sizeof(double));
     if (!f->found || !f->qlast || SUNContext_Create(NULL, &f->ctx) != 0)
         return CR_ERR_NOMEM;
-    f->y = N_VNew_Serial((sunindextype)(2 * r->nb), f->ctx);
+    f->y = N_VNew_Serial((sunindextype)(2 * r->drv.nb), f->ctx);
     f->yQ = N_VNew_Serial((sunindextype)nc, f->ctx);
     f->mem = CVodeCreate(CV_ADAMS, f->ctx);
     f->nls = f->y ? SUNNonlinSol_FixedPoint(f->y, 0, f->ctx) : NULL;
@@ -398,7 +397,7 @@ static int cv_setup(cr_rigid *r)
         return CR_ERR_NOMEM;
     N_VConst(0.0, f->y);
     N_VConst(0.0, f->yQ);
-    int flag = cr_cvode_init(f->mem, cv_rhs, f->y, cv_quad, f->yQ, r, r->rtol, r->atol, r->err);
+    int flag = cr_cvode_init(f->mem, cv_rhs, f->y, cv_quad, f->yQ, r, r->rtol, r->atol, r->drv.err);
     if (flag == CV_SUCCESS)
         flag = CVodeSetNonlinearSolver(f->mem, f->nls);
     if (flag == CV_SUCCESS)
@@ -410,14 +409,14 @@ static int cv_setup(cr_rigid *r)
         flag = CVodeSetRootDirection(f->mem, dir);
     free(dir);
     if (flag != CV_SUCCESS)
-        return cr_cvode_fail(r->err, "CVODES setup", r->t, flag);
+        return cr_cvode_fail(r->drv.err, "CVODES setup", r->drv.t, flag);
     f->fresh = 1;
     return CR_OK;
 }
 
 /* CVODE's counters of the current segment added to @p banked. Not
  * cr_cvode_counters: under fixed-point iteration there is no linear solver,
- * and asking for its Jacobian count writes an error into r->err. */
+ * and asking for its Jacobian count writes an error into r->drv.err. */
 static void counters(const flight_cv *f, const cr_run_stats *banked, cr_run_stats *out)
 {
     long steps = 0, rhs = 0, roots = 0, iters = 0;
@@ -437,19 +436,19 @@ static int cv_load(cr_rigid *r)
 {
     flight_cv *f = r->cv;
     double *y = N_VGetArrayPointer(f->y);
-    for (size_t i = 0; i < r->nb; i++) {
-        y[2 * i] = r->d[i] / r->L;
-        y[2 * i + 1] = r->v[i] / r->V;
+    for (size_t i = 0; i < r->drv.nb; i++) {
+        y[2 * i] = r->d[i] / r->drv.L;
+        y[2 * i + 1] = r->v[i] / r->drv.V;
     }
     N_VConst(0.0, f->yQ);
     memset(f->qlast, 0, (r->nc ? r->nc : 1) * sizeof(double));
     counters(f, &f->banked, &f->banked);
-    int flag = CVodeReInit(f->mem, r->t / r->T, f->y);
+    int flag = CVodeReInit(f->mem, r->drv.t / r->drv.T, f->y);
     if (flag == CV_SUCCESS)
         flag = CVodeQuadReInit(f->mem, f->yQ);
     if (flag != CV_SUCCESS)
-        return cr_cvode_fail(r->err, "CVodeReInit", r->t, flag);
-    r->stats.restarts += f->loaded;
+        return cr_cvode_fail(r->drv.err, "CVodeReInit", r->drv.t, flag);
+    r->drv.stats.restarts += f->loaded;
     f->loaded = 1;
     f->fresh = 0;
     return CR_OK;
@@ -460,13 +459,13 @@ static void cv_store(cr_rigid *r)
 {
     flight_cv *f = r->cv;
     const double *y = N_VGetArrayPointer(f->y), *q = N_VGetArrayPointer(f->yQ);
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         if (!r->fixed[i]) {
-            r->d[i] = r->L * y[2 * i];
-            r->v[i] = r->V * y[2 * i + 1];
+            r->d[i] = r->drv.L * y[2 * i];
+            r->v[i] = r->drv.V * y[2 * i + 1];
         }
     for (size_t c = 0; c < r->nc; c++) {
-        r->impulse[c] += r->mmax * r->V * (q[c] - f->qlast[c]);
+        r->impulse[c] += r->mmax * r->drv.V * (q[c] - f->qlast[c]);
         f->qlast[c] = q[c];
     }
     cr_rigid_forces(r, r->d, r->acc, r->lambda);
@@ -479,8 +478,8 @@ static int cv_releases(cr_rigid *r)
     flight_cv *f = r->cv;
     int flag = CVodeGetRootInfo(f->mem, f->found);
     if (flag != CV_SUCCESS)
-        return cr_cvode_fail(r->err, "CVodeGetRootInfo", r->t, flag);
-    size_t first = r->nev;
+        return cr_cvode_fail(r->drv.err, "CVodeGetRootInfo", r->drv.t, flag);
+    size_t first = r->drv.nev;
     int rc = CR_OK;
     for (size_t c = 0; c < r->nc && rc == CR_OK; c++)
         if (f->found[c] && r->closed[c]) {
@@ -489,8 +488,8 @@ static int cv_releases(cr_rigid *r)
             rc = cr_rigid_push_event(r, c, CR_EVENT_OPEN, 0.0, r->impulse[c]);
         }
     cr_rigid_forces(r, r->d, r->acc, r->lambda);
-    if (rc == CR_OK && r->nev > first)
-        rc = cr_system_emit_events(r->sys, first);
+    if (rc == CR_OK && r->drv.nev > first)
+        rc = cr_system_emit_events(r->drv.sys, first);
     return rc;
 }
 
@@ -501,14 +500,15 @@ static int fly_cvodes(cr_rigid *r, double t_target, int *hit)
     if (rc == CR_OK && f->fresh)
         rc = cv_load(r);
     if (rc != CR_OK)
-        return rc == CR_ERR_NOMEM ? (cr_set_msg(r->err, sizeof r->err, "out of memory"), rc) : rc;
-    CVodeSetStopTime(f->mem, t_target / r->T);
+        return rc == CR_ERR_NOMEM ? (cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory"), rc)
+                                  : rc;
+    CVodeSetStopTime(f->mem, t_target / r->drv.T);
     sunrealtype tret;
-    int flag = CVode(f->mem, t_target / r->T, f->y, &tret, CV_NORMAL);
+    int flag = CVode(f->mem, t_target / r->drv.T, f->y, &tret, CV_NORMAL);
     if (flag < 0)
-        return cr_cvode_fail(r->err, "CVode", r->t, flag);
+        return cr_cvode_fail(r->drv.err, "CVode", r->drv.t, flag);
     CVodeGetQuad(f->mem, &tret, f->yQ);
-    r->t = flag == CV_ROOT_RETURN ? tret * r->T : t_target;
+    r->drv.t = flag == CV_ROOT_RETURN ? tret * r->drv.T : t_target;
     cv_store(r);
     *hit = flag == CV_ROOT_RETURN;
     if (*hit) /* whatever the engine does next, the history starts afresh */
@@ -518,9 +518,10 @@ static int fly_cvodes(cr_rigid *r, double t_target, int *hit)
 
 int cr_rigid_fly(cr_rigid *r, double t_target, int *hit)
 {
-    double t0 = r->t;
-    int rc = r->pendulums ? fly_cvodes(r, t_target, hit) : fly_exact(r, t_target, hit);
-    if (r->t > t0)
+    double t0 = r->drv.t;
+    int rc =
+        r->pendulums ? fly_cvodes(r, t_target, hit) : cr_rigid_driver_fly_exact(r, t_target, hit);
+    if (r->drv.t > t0)
         memset(r->released, 0, r->nc * sizeof(int));
     return rc;
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-priv.h"
 
 #define NO_DOF SIZE_MAX
@@ -105,39 +106,62 @@ static size_t reference_pair(const cr_rigid *r, const config *k)
     return ref;
 }
 
-/* The sequential law in a run: Han & Gilmore's pairwise order. At each stage
- * the fastest approaching pair (lowest index on ties) impacts alone under
- * Newton's law with its ε: one contact, P = −(1 + ε) γ / (wᵀM⁻¹w) (003 eq.
- * 6-8 with m = 1), which is each stage of the core's sequential law restricted
- * to single contacts. The core enumerates every order and every simultaneous
- * subset (several outcomes, 001 sect. 3.2); a run needs one. Stops when no
- * pair approaches faster than the rest speed (slower ones join by the
- * accumulation rule). Velocities in r->v. */
+/* The sequential law in a run (rigid-law.c: Han & Gilmore's pairwise
+ * order), on the pairs b0 … b1 − 1 of the configuration, velocities in r->v. */
+typedef struct {
+    cr_rigid *r;
+    config *k;
+    const double *eps;
+} stages;
+
+static double stage_gamma(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    return cr_rigid_gamma(s->r, s->k->b0 + q);
+}
+
+/* 1/m of each body of pair c (0 for a fixed one). */
+static void inverse_masses(const cr_rigid *r, size_t c, double *ia, double *ib)
+{
+    *ia = r->fixed[c] ? 0.0 : 1.0 / r->mass[c];
+    *ib = r->fixed[c + 1] ? 0.0 : 1.0 / r->mass[c + 1];
+}
+
+static double stage_inverse_mass(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    double ia, ib;
+    inverse_masses(s->r, s->k->b0 + q, &ia, &ib);
+    return ia + ib;
+}
+
+static double stage_restitution(void *ctx, size_t q)
+{
+    return ((const stages *)ctx)->eps[q];
+}
+
+static void stage_apply(void *ctx, size_t q, double lam)
+{
+    const stages *s = ctx;
+    size_t c = s->k->b0 + q;
+    double ia, ib;
+    inverse_masses(s->r, c, &ia, &ib);
+    s->r->v[c] -= lam * ia;
+    s->r->v[c + 1] += lam * ib;
+}
+
 static int sequential_pairwise(cr_rigid *r, config *k, const double *eps)
 {
-    size_t cap = CR_RIGID_MAX_STAGES_BASE + 100 * k->m;
-    for (size_t stage = 0;; stage++) {
-        size_t c = k->b0;
-        for (size_t j = k->b0; j < k->b1; j++)
-            if (cr_rigid_gamma(r, j) < cr_rigid_gamma(r, c))
-                c = j;
-        double g = cr_rigid_gamma(r, c);
-        if (g >= -r->v_rest)
-            return CR_OK;
-        if (stage >= cap) {
-            cr_set_msg(r->err, sizeof r->err,
-                       "t = %.9g s: sequential: the pairwise sequence on pairs %zu-%zu did not "
-                       "end after %zu stages",
-                       r->t, k->b0, k->b1 - 1, cap);
-            return CR_ERR_SOLVER;
-        }
-        double ia = r->fixed[c] ? 0.0 : 1.0 / r->mass[c];
-        double ib = r->fixed[c + 1] ? 0.0 : 1.0 / r->mass[c + 1];
-        double lam = -(1.0 + eps[c - k->b0]) * g / (ia + ib);
-        r->v[c] -= lam * ia;
-        r->v[c + 1] += lam * ib;
-        k->P[c - k->b0] += lam;
-    }
+    stages ctx = {r, k, eps};
+    cr_rigid_stages s = {k->m,       &ctx, stage_gamma, stage_inverse_mass, stage_restitution,
+                         stage_apply};
+    if (cr_rigid_sequential(&s, r->drv.v_rest, k->P) == CR_OK)
+        return CR_OK;
+    cr_set_msg(r->drv.err, sizeof r->drv.err,
+               "t = %.9g s: sequential: the pairwise sequence on pairs %zu-%zu did not end after "
+               "%zu stages",
+               r->drv.t, k->b0, k->b1 - 1, CR_RIGID_MAX_STAGES(k->m));
+    return CR_ERR_SOLVER;
 }
 
 /* Parameters of the core law for this configuration: per-pair values of the
@@ -164,10 +188,10 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
     if (r->law == CR_LAW_ENERGETIC) {
         double aref = r->alpha[k->ref];
         if (!(aref > 0.0) && !r->provider) {
-            cr_set_msg(r->err, sizeof r->err,
+            cr_set_msg(r->drv.err, sizeof r->drv.err,
                        "t = %.9g s: energetic: the reference pair %zu has alpha weight %g "
                        "(must be positive)",
-                       r->t, k->ref, aref);
+                       r->drv.t, k->ref, aref);
             return CR_ERR_SOLVER;
         }
         for (size_t j = 0; j < k->m; j++)
@@ -182,10 +206,11 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
     if (!r->provider)
         return CR_OK;
     char why[CR_ERRMSG_LEN] = "";
-    if (r->provider(r->sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user) !=
+    if (r->provider(r->drv.sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user) !=
         CR_OK) {
-        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: impact %zu (pairs %zu-%zu): %s", r->t,
-                   r->impacts, k->b0, k->b1 - 1, why[0] ? why : "the parameter provider failed");
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "t = %.9g s: impact %zu (pairs %zu-%zu): %s",
+                   r->drv.t, r->impacts, k->b0, k->b1 - 1,
+                   why[0] ? why : "the parameter provider failed");
         return CR_ERR_SOLVER;
     }
     return CR_OK;
@@ -194,8 +219,9 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
 /* A verdict a run can go on with: one outcome (several: the first). */
 static int law_failed(cr_rigid *r, const config *k, cr_law_status st, const char *why)
 {
-    cr_set_msg(r->err, sizeof r->err, "t = %.9g s: law %s on the impact of pairs %zu-%zu: %s: %s",
-               r->t, cr_law_name(r->law), k->b0, k->b1 - 1, cr_law_status_name(st), why);
+    cr_set_msg(r->drv.err, sizeof r->drv.err,
+               "t = %.9g s: law %s on the impact of pairs %zu-%zu: %s: %s", r->drv.t,
+               cr_law_name(r->law), k->b0, k->b1 - 1, cr_law_status_name(st), why);
     return CR_ERR_SOLVER;
 }
 
@@ -282,12 +308,12 @@ static void accumulate(cr_rigid *r, config *k)
 {
     double *F = r->work, *V = r->acc, *lam = r->work2;
     for (size_t c = k->b0; c < k->b1;) {
-        if (fabs(cr_rigid_gamma(r, c)) > r->v_rest) {
+        if (fabs(cr_rigid_gamma(r, c)) > r->drv.v_rest) {
             c++;
             continue;
         }
         size_t i0 = c, i1 = c + 1;
-        while (i1 < k->b1 && fabs(cr_rigid_gamma(r, i1)) <= r->v_rest)
+        while (i1 < k->b1 && fabs(cr_rigid_gamma(r, i1)) <= r->drv.v_rest)
             i1++;
         for (size_t i = i0; i <= i1; i++)
             F[i] = r->fixed[i] ? 0.0 : r->mass[i] * r->v[i];
@@ -304,22 +330,22 @@ static void accumulate(cr_rigid *r, config *k)
 /* The `close` events of the approaching pairs, reference first. */
 static int events_before(cr_rigid *r, const config *k)
 {
-    size_t first = r->nev;
+    size_t first = r->drv.nev;
     int rc = cr_rigid_push_event(r, k->ref, CR_EVENT_CLOSE, 0.0, r->impulse[k->ref]);
     for (size_t c = k->b0; c < k->b1 && rc == CR_OK; c++)
-        if (c != k->ref && cr_rigid_gamma(r, c) < -r->v_rest)
+        if (c != k->ref && cr_rigid_gamma(r, c) < -r->drv.v_rest)
             rc = cr_rigid_push_event(r, c, CR_EVENT_CLOSE, 0.0, r->impulse[c]);
-    return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
+    return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
 /* Compression, then separation or staying in touch, per pair, after the law. */
 static int events_after(cr_rigid *r, const config *k, const double *before)
 {
-    size_t first = r->nev;
+    size_t first = r->drv.nev;
     int rc = CR_OK;
     for (size_t j = 0; j < k->m && rc == CR_OK; j++) {
         size_t c = k->b0 + j;
-        int leaves = cr_rigid_gamma(r, c) > r->v_rest;
+        int leaves = cr_rigid_gamma(r, c) > r->drv.v_rest;
         if (k->P[j] > 0.0)
             rc = cr_rigid_push_event(r, c, CR_EVENT_MAX_COMPRESSION, 0.0, before[j] + k->Pc[j]);
         if (rc == CR_OK && leaves) {
@@ -329,7 +355,7 @@ static int events_after(cr_rigid *r, const config *k, const double *before)
             rc = cr_rigid_push_event(r, c, CR_EVENT_MIN_COMPRESSION, 0.0, r->impulse[c]);
         }
     }
-    return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
+    return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
 /* One impact: the law's parameters (before any event: a provider that
@@ -345,7 +371,7 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         free(before);
         free(buf);
         config_free(&k);
-        cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
         return CR_ERR_NOMEM;
     }
     k.ref = reference_pair(r, &k);
@@ -363,7 +389,7 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         accumulate(r, &k);
         for (size_t j = 0; j < k.m; j++)
             r->impulse[b0 + j] += k.P[j];
-        r->dissipated += T0 - kinetic(r, b0, b1);
+        r->drv.dissipated += T0 - kinetic(r, b0, b1);
         cr_rigid_flight_touch(r);
         rc = events_after(r, &k, before);
     }
@@ -387,7 +413,7 @@ static int next_config(const cr_rigid *r, size_t c, size_t *b0, size_t *b1, size
             c++;
         int approaching = 0;
         for (size_t j = s; j <= c; j++)
-            approaching |= cr_rigid_gamma(r, j) < -r->v_rest;
+            approaching |= cr_rigid_gamma(r, j) < -r->drv.v_rest;
         c++;
         if (approaching) {
             *b0 = s;
@@ -406,10 +432,10 @@ int cr_rigid_resolve(cr_rigid *r, size_t *n_impacts)
         size_t c = 0, b0, b1, found = 0;
         while (next_config(r, c, &b0, &b1, &c)) {
             if (round >= CR_RIGID_MAX_IMPACTS_AT_ONCE) {
-                cr_set_msg(r->err, sizeof r->err,
+                cr_set_msg(r->drv.err, sizeof r->drv.err,
                            "t = %.9g s: pairs %zu-%zu still approach after %d impacts at this "
                            "instant (law %s)",
-                           r->t, b0, b1 - 1, CR_RIGID_MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
+                           r->drv.t, b0, b1 - 1, CR_RIGID_MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
                 return CR_ERR_SOLVER;
             }
             int rc = impact(r, b0, b1);

@@ -197,9 +197,9 @@ static double wall_closing(const cr_rigid_pool *r, size_t i, size_t w, double S)
 
 /* Every disc on its parabola for time s; resting contacts' impulses grow by
  * λ s. */
-static void advance(cr_rigid_pool *r, double s)
+void cr_rp_advance(cr_rigid_pool *r, double s)
 {
-    for (size_t k = 0; k < 2 * r->nb; k++) {
+    for (size_t k = 0; k < 2 * r->drv.nb; k++) {
         r->p[k] += s * (r->v[k] + 0.5 * s * r->acc[k]);
         r->v[k] += s * r->acc[k];
     }
@@ -217,7 +217,6 @@ static void advance(cr_rigid_pool *r, double s)
         p[0] -= gap * n[0];
         p[1] -= gap * n[1];
     }
-    r->t += s;
 }
 
 static int is_closed_wall(const cr_rigid_pool *r, size_t i, size_t w)
@@ -230,27 +229,18 @@ static int is_closed_wall(const cr_rigid_pool *r, size_t i, size_t w)
     return 0;
 }
 
-int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit)
+double cr_rp_next_closing(cr_rigid_pool *r, double S)
 {
-    double S = t_target - r->t, smin = INFINITY;
-    *hit = 0;
-    for (size_t i = 0; i < r->nb; i++) {
-        for (size_t j = i + 1; j < r->nb; j++)
+    double smin = INFINITY;
+    for (size_t i = 0; i < r->drv.nb; i++) {
+        for (size_t j = i + 1; j < r->drv.nb; j++)
             smin = fmin(smin, pair_closing(r, i, j, fmin(S, smin)));
         for (size_t w = 0; w < r->nw; w++)
             if (!is_closed_wall(r, i, w))
                 smin = fmin(smin, wall_closing(r, i, w, fmin(S, smin)));
     }
-    r->stats.root_evals++;
-    if (isfinite(smin) && smin <= S) {
-        *hit = 1;
-        advance(r, smin);
-    } else if (isfinite(S)) {
-        advance(r, S);
-        r->t = t_target;
-    }
-    r->stats.steps++;
-    return CR_OK;
+    r->drv.stats.root_evals++;
+    return smin;
 }
 
 /* ---- resting discs ------------------------------------------------------------ */
@@ -279,7 +269,7 @@ static void land(cr_rigid_pool *r, size_t k)
     c->P += P;
     c->Pv[0] += P * n[0];
     c->Pv[1] += P * n[1];
-    r->dissipated += T0 - T1;
+    r->drv.dissipated += T0 - T1;
 }
 
 /* Walls of disc i in touch (at most 8 looked at: a disc touches at most two
@@ -369,27 +359,27 @@ static void rest_on_walls(cr_rigid_pool *r, size_t i, const long *ids, const int
  * presses is brought to rest by the accumulation rule. */
 static int at_rest(const cr_rigid_pool *r, double gamma, double pressed)
 {
-    return (gamma < 0.0 && gamma >= -r->v_rest) ||
-           (pressed < -r->a_tol && fabs(gamma) <= r->v_rest);
+    return (gamma < 0.0 && gamma >= -r->drv.v_rest) ||
+           (pressed < -r->a_tol && fabs(gamma) <= r->drv.v_rest);
 }
 
 /* Disc pairs in touch at rest: landed; pressed together, refused. */
 static int discs_at_rest(cr_rigid_pool *r, int check_only)
 {
-    for (size_t i = 0; i < r->nb; i++)
-        for (size_t j = i + 1; j < r->nb; j++) {
+    for (size_t i = 0; i < r->drv.nb; i++)
+        for (size_t j = i + 1; j < r->drv.nb; j++) {
             double gap, n[2], gamma;
             cr_rp_geometry(r, i, (long)j, &gap, n, &gamma);
             if (gap > cr_rp_tolerance(r, i, (long)j))
                 continue;
             double pressed = n[0] * (r->acc[2 * j] - r->acc[2 * i]) +
                              n[1] * (r->acc[2 * j + 1] - r->acc[2 * i + 1]);
-            if (check_only && pressed < -r->a_tol && gamma <= r->v_rest) {
-                cr_set_msg(r->err, sizeof r->err,
+            if (check_only && pressed < -r->a_tol && gamma <= r->drv.v_rest) {
+                cr_set_msg(r->drv.err, sizeof r->drv.err,
                            "t = %.9g s: discs %zu and %zu rest on each other, pressed together "
                            "by gravity (%.3g m/s^2): a rigid pool represents discs resting on "
                            "walls only, not stacks (run the model compliant)",
-                           r->t, i, j, -pressed);
+                           r->drv.t, i, j, -pressed);
                 return CR_ERR_SOLVER;
             }
             if (check_only || !at_rest(r, gamma, pressed))
@@ -405,7 +395,7 @@ static int discs_at_rest(cr_rigid_pool *r, int check_only)
 int cr_rp_settle(cr_rigid_pool *r)
 {
     int rc = discs_at_rest(r, 0);
-    for (size_t i = 0; i < r->nb && rc == CR_OK; i++) {
+    for (size_t i = 0; i < r->drv.nb && rc == CR_OK; i++) {
         long ids[8];
         int rest[8];
         size_t n = walls_in_touch(r, i, ids, 8, &rc);
@@ -425,6 +415,6 @@ int cr_rp_settle(cr_rigid_pool *r)
             rest_on_walls(r, i, ids, rest, n);
     }
     if (rc == CR_ERR_NOMEM)
-        cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
     return rc == CR_OK ? discs_at_rest(r, 1) : rc;
 }

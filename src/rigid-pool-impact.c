@@ -19,10 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-pool-priv.h"
-
-#define MAX_IMPACTS_AT_ONCE 1000
-#define MAX_STAGES_BASE 1000
 
 /* One impact configuration. */
 typedef struct {
@@ -128,7 +126,7 @@ static void law_params(const cr_rigid_pool *r, const config *c, const size_t *sl
         eps[q] = k->eps;
         K[q] = k->K;
         N[q] = k->n;
-        int hits = gamma_of(r, c, slot, q, c->u0) < -r->v_rest;
+        int hits = gamma_of(r, c, slot, q, c->u0) < -r->drv.v_rest;
         alpha[q] = (hits ? r->alpha_hit : r->alpha_touch) / r->alpha_hit;
     }
     lp->reference = c->ref;
@@ -147,10 +145,10 @@ static void law_params(const cr_rigid_pool *r, const config *c, const size_t *sl
 static int law_failed(cr_rigid_pool *r, const config *c, const char *status, const char *why)
 {
     const cr_rp_contact *k = &r->c[c->k[c->ref]];
-    cr_set_msg(r->err, sizeof r->err,
+    cr_set_msg(r->drv.err, sizeof r->drv.err,
                "t = %.9g s: law %s on the impact of %zu contacts (reference: disc %zu with %s "
                "%ld): %s: %s",
-               r->t, cr_law_name(r->law), c->m, k->i, k->j >= 0 ? "disc" : "wall",
+               r->drv.t, cr_law_name(r->law), c->m, k->i, k->j >= 0 ? "disc" : "wall",
                k->j >= 0 ? k->j : (long)CR_WALL_INDEX(k->j), status, why);
     return CR_ERR_SOLVER;
 }
@@ -176,35 +174,65 @@ static int core_law(cr_rigid_pool *r, config *c, cr_law_id law, const cr_law_par
     return rc;
 }
 
-/* The sequential law on a configuration: Han & Gilmore's pairwise order, as
- * the chain's rigid engine (one outcome): at each stage the fastest
- * approaching contact alone under Newton's law with its ε, P = −(1 + ε) γ /
- * (wᵀM⁻¹w). */
+/* The sequential law on a configuration (rigid-law.c: Han & Gilmore's
+ * pairwise order, as the chain's rigid engine), velocities in u. */
+typedef struct {
+    const cr_rigid_pool *r;
+    const config *c;
+    const size_t *slot;
+    double *u;
+} stages;
+
+static double stage_gamma(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    return gamma_of(s->r, s->c, s->slot, q, s->u);
+}
+
+/* 1/m of the disc and of the other body (0 for a wall). */
+static void inverse_masses(const cr_rigid_pool *r, const cr_rp_contact *k, double *ia, double *ib)
+{
+    *ia = 1.0 / r->mass[k->i];
+    *ib = k->j >= 0 ? 1.0 / r->mass[k->j] : 0.0;
+}
+
+static double stage_inverse_mass(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    double ia, ib;
+    inverse_masses(s->r, &s->r->c[s->c->k[q]], &ia, &ib);
+    return ia + ib;
+}
+
+static double stage_restitution(void *ctx, size_t q)
+{
+    const stages *s = ctx;
+    return s->r->c[s->c->k[q]].eps;
+}
+
+static void stage_apply(void *ctx, size_t q, double lam)
+{
+    const stages *s = ctx;
+    const cr_rp_contact *k = &s->r->c[s->c->k[q]];
+    const double *n = &s->c->nrm[2 * q];
+    double ia, ib, sa = k->j < 0 ? 1.0 : -1.0;
+    inverse_masses(s->r, k, &ia, &ib);
+    for (int d = 0; d < 2; d++) {
+        s->u[dof_of(s->c, s->slot, k->i) + (size_t)d] += sa * lam * ia * n[d];
+        if (k->j >= 0)
+            s->u[dof_of(s->c, s->slot, (size_t)k->j) + (size_t)d] += lam * ib * n[d];
+    }
+}
+
 static int sequential_pairwise(cr_rigid_pool *r, config *c, const size_t *slot, double *u)
 {
-    size_t cap = MAX_STAGES_BASE + 100 * c->m;
+    stages ctx = {r, c, slot, u};
+    cr_rigid_stages s = {c->m,       &ctx, stage_gamma, stage_inverse_mass, stage_restitution,
+                         stage_apply};
     memcpy(u, c->u0, 2 * c->nd * sizeof(double));
-    for (size_t stage = 0;; stage++) {
-        size_t q = 0;
-        for (size_t j = 1; j < c->m; j++)
-            if (gamma_of(r, c, slot, j, u) < gamma_of(r, c, slot, q, u))
-                q = j;
-        double g = gamma_of(r, c, slot, q, u);
-        if (g >= -r->v_rest)
-            return CR_OK;
-        if (stage >= cap)
-            return law_failed(r, c, "not terminated", "the pairwise sequence did not end");
-        const cr_rp_contact *k = &r->c[c->k[q]];
-        double ia = 1.0 / r->mass[k->i], ib = k->j >= 0 ? 1.0 / r->mass[k->j] : 0.0;
-        double lam = -(1.0 + k->eps) * g / (ia + ib), sa = k->j < 0 ? 1.0 : -1.0;
-        const double *n = &c->nrm[2 * q];
-        for (int d = 0; d < 2; d++) {
-            u[dof_of(c, slot, k->i) + (size_t)d] += sa * lam * ia * n[d];
-            if (k->j >= 0)
-                u[dof_of(c, slot, (size_t)k->j) + (size_t)d] += lam * ib * n[d];
-        }
-        c->P[q] += lam;
-    }
+    if (cr_rigid_sequential(&s, r->drv.v_rest, c->P) == CR_OK)
+        return CR_OK;
+    return law_failed(r, c, "not terminated", "the pairwise sequence did not end");
 }
 
 /* Compression impulses: those of the plastic impact of the same
@@ -217,10 +245,10 @@ static void compression_split(cr_rigid_pool *r, config *c)
     lp.restitution = 0.0;
     double *Pp = c->buf + 4 * c->m, *u = c->buf + 5 * c->m;
     char keep[CR_ERRMSG_LEN];
-    memcpy(keep, r->err, sizeof keep);
+    memcpy(keep, r->drv.err, sizeof keep);
     if (core_law(r, c, CR_LAW_NEWTON, &lp, u, Pp) != CR_OK)
         memcpy(Pp, c->P, c->m * sizeof(double)); /* no split known: all compression */
-    memcpy(r->err, keep, sizeof keep);
+    memcpy(r->drv.err, keep, sizeof keep);
     for (size_t q = 0; q < c->m; q++)
         c->Pc[q] = fmin(fmax(Pp[q], 0.0), fmax(c->P[q], 0.0));
 }
@@ -228,12 +256,12 @@ static void compression_split(cr_rigid_pool *r, config *c)
 /* `close` events of the approaching contacts, reference first. */
 static int events_before(cr_rigid_pool *r, const config *c, const size_t *slot)
 {
-    size_t first = r->nev;
+    size_t first = r->drv.nev;
     int rc = cr_rp_push_event(r, c->k[c->ref], CR_EVENT_CLOSE);
     for (size_t q = 0; q < c->m && rc == CR_OK; q++)
-        if (q != c->ref && gamma_of(r, c, slot, q, c->u0) < -r->v_rest)
+        if (q != c->ref && gamma_of(r, c, slot, q, c->u0) < -r->drv.v_rest)
             rc = cr_rp_push_event(r, c->k[q], CR_EVENT_CLOSE);
-    return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
+    return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
 /* Per contact with an impulse a `max-compression` at the compression
@@ -241,7 +269,7 @@ static int events_before(cr_rigid_pool *r, const config *c, const size_t *slot)
  * touch), with the post-impact state. */
 static int events_after(cr_rigid_pool *r, const config *c)
 {
-    size_t first = r->nev;
+    size_t first = r->drv.nev;
     int rc = CR_OK;
     for (size_t q = 0; q < c->m && rc == CR_OK; q++) {
         cr_rp_contact *k = &r->c[c->k[q]];
@@ -252,12 +280,12 @@ static int events_after(cr_rigid_pool *r, const config *c)
             rc = cr_rp_push_event(r, c->k[q], CR_EVENT_MAX_COMPRESSION);
             k->P = total;
         }
-        if (rc == CR_OK && gamma > r->v_rest)
+        if (rc == CR_OK && gamma > r->drv.v_rest)
             rc = cr_rp_push_event(r, c->k[q], CR_EVENT_OPEN);
         else if (rc == CR_OK && c->P[q] - c->Pc[q] > 1e-12 * c->P[q])
             rc = cr_rp_push_event(r, c->k[q], CR_EVENT_MIN_COMPRESSION);
     }
-    return rc == CR_OK ? cr_system_emit_events(r->sys, first) : rc;
+    return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
 static double kinetic(const cr_rigid_pool *r, const config *c)
@@ -297,7 +325,7 @@ static int impact(cr_rigid_pool *r, config *c, const size_t *slot)
         k->Pv[1] += c->P[q] * c->nrm[2 * q + 1];
         k->closed = 0; /* resting contacts are decided again after the impacts */
     }
-    r->dissipated += T0 - kinetic(r, c);
+    r->drv.dissipated += T0 - kinetic(r, c);
     return events_after(r, c);
 }
 
@@ -317,10 +345,10 @@ static int contacts_in_touch(cr_rigid_pool *r, size_t *parent, size_t **list, si
                              size_t *cap)
 {
     *n = 0;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         parent[i] = i;
-    for (size_t i = 0; i < r->nb; i++)
-        for (long j = -(long)r->nw; j < (long)r->nb; j++) {
+    for (size_t i = 0; i < r->drv.nb; i++)
+        for (long j = -(long)r->nw; j < (long)r->drv.nb; j++) {
             if (j >= 0 && (size_t)j <= i)
                 continue;
             double gap, nn[2], gamma;
@@ -357,20 +385,20 @@ static int gather(cr_rigid_pool *r, size_t root, size_t *parent, const size_t *l
             continue;
         double gap, nn[2], gamma;
         cr_rp_geometry(r, k->i, k->j, &gap, nn, &gamma);
-        approaching |= gamma < -r->v_rest;
+        approaching |= gamma < -r->drv.v_rest;
         c->m++;
     }
     if (!approaching)
         return 0;
     c->k = malloc(c->m * sizeof(size_t));
-    c->disc = malloc(r->nb * sizeof(size_t));
+    c->disc = malloc(r->drv.nb * sizeof(size_t));
     if (!c->k || !c->disc)
         return -1;
     c->m = 0;
     for (size_t a = 0; a < n; a++)
         if (uf_find(parent, r->c[list[a]].i) == root)
             c->k[c->m++] = list[a];
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         if (uf_find(parent, i) == root) {
             slot[i] = c->nd;
             c->disc[c->nd++] = i;
@@ -384,7 +412,7 @@ static int one_round(cr_rigid_pool *r, size_t *parent, size_t *slot, size_t **li
 {
     size_t n = 0;
     int rc = contacts_in_touch(r, parent, list, &n, cap);
-    for (size_t i = 0; i < r->nb && rc == CR_OK; i++) {
+    for (size_t i = 0; i < r->drv.nb && rc == CR_OK; i++) {
         if (uf_find(parent, i) != i)
             continue;
         config c;
@@ -402,8 +430,8 @@ static int one_round(cr_rigid_pool *r, size_t *parent, size_t *slot, size_t **li
 
 int cr_rp_resolve(cr_rigid_pool *r, size_t *n_impacts)
 {
-    size_t *parent = malloc((r->nb ? r->nb : 1) * sizeof(size_t));
-    size_t *slot = malloc((r->nb ? r->nb : 1) * sizeof(size_t)), *list = NULL, cap = 0;
+    size_t *parent = malloc((r->drv.nb ? r->drv.nb : 1) * sizeof(size_t));
+    size_t *slot = malloc((r->drv.nb ? r->drv.nb : 1) * sizeof(size_t)), *list = NULL, cap = 0;
     int rc = parent && slot ? CR_OK : CR_ERR_NOMEM;
     *n_impacts = 0;
     for (size_t round = 0; rc == CR_OK; round++) {
@@ -412,16 +440,16 @@ int cr_rp_resolve(cr_rigid_pool *r, size_t *n_impacts)
         *n_impacts += found;
         if (rc != CR_OK || !found)
             break;
-        if (round + 1 >= MAX_IMPACTS_AT_ONCE) {
-            cr_set_msg(r->err, sizeof r->err,
+        if (round + 1 >= CR_RIGID_MAX_IMPACTS_AT_ONCE) {
+            cr_set_msg(r->drv.err, sizeof r->drv.err,
                        "t = %.9g s: contacts still approach after %d impacts at this instant "
                        "(law %s)",
-                       r->t, MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
+                       r->drv.t, CR_RIGID_MAX_IMPACTS_AT_ONCE, cr_law_name(r->law));
             rc = CR_ERR_SOLVER;
         }
     }
     if (rc == CR_ERR_NOMEM)
-        cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
     free(parent);
     free(slot);
     free(list);

@@ -1,9 +1,11 @@
 /*
  * The rigid engine for planar pools (private): discs and half-plane walls run
  * as rigid bodies, event-driven, behind cr_system (docs/design.md, "Rigid
- * engine", "Rigid pools"). Three jobs, one file each:
- *   rigid-pool.c         the model copy, the law's parameters, the run loop,
- *                        the getters and the ops table
+ * engine", "Rigid pools"). The run loop, the event list and the common
+ * getters are the shared driver's (rigid-driver-priv.h); the pool's three
+ * jobs, one file each:
+ *   rigid-pool.c         the model copy, the law's parameters, the driver's
+ *                        callbacks, the pool's getters and the ops table
  *   rigid-pool-flight.c  free flight (exact: straight lines, parabolas), the
  *                        next contact time, discs resting on walls
  *   rigid-pool-impact.c  impacts: the impact configuration, the law, the
@@ -23,21 +25,15 @@
 #ifndef CRADLE_RIGID_POOL_PRIV_H
 #define CRADLE_RIGID_POOL_PRIV_H
 
-#include <signal.h>
 #include <stddef.h>
 
 #include "cradle/engine.h"
 #include "cradle/laws.h"
 #include "priv.h"
+#include "rigid-driver-priv.h"
 
 /* The rigid pool engine's ops table (system.c: cr_system_create_rigid). */
 extern const cr_engine_ops cr_rigid_pool_engine;
-
-/* The same rest and tolerance fractions as the chain's rigid engine
- * (rigid-priv.h): an impact is faster than CR_RIGID_REST_FRACTION V, and a
- * contact leaving slower than that becomes persistent (accumulation rule). */
-#define CR_RIGID_POOL_REST_FRACTION 1e-6
-#define CR_RIGID_POOL_ACCEL_FRACTION 1e-10
 
 /* One contact ever in touch. */
 typedef struct {
@@ -53,15 +49,14 @@ typedef struct {
 typedef struct cr_rigid_pool cr_rigid_pool;
 
 struct cr_rigid_pool {
-    cr_system *sys;
-    cr_model *model; /* own copy: pair laws of contacts met during the run */
+    cr_rigid_driver drv; /* first: the engine handle is the driver's (rigid-driver-priv.h) */
+    cr_model *model;     /* own copy: pair laws of contacts met during the run */
 
-    /* discs and walls */
-    size_t nb, nw;
+    /* discs (count: drv.nb) and walls */
+    size_t nw;
     double *mass, *radius;
     double *wn, *wo; /* wall unit normals (2 per wall) and offsets */
     double g[2];
-    int fields;
 
     /* the law */
     cr_law_id law;
@@ -71,30 +66,17 @@ struct cr_rigid_pool {
 
     size_t impacts; /* impacts resolved so far */
 
-    /* scales */
-    double L, V, T, v_rest, a_tol, mmax, amax;
-    double out_interval;
+    /* scales (L, V, T, v_rest: in drv) */
+    double a_tol, mmax, amax;
 
-    /* state */
-    double t;
+    /* state (time and dissipated work: in drv) */
     double *p, *v, *acc; /* 2 per disc; acc: g plus the wall forces of resting discs */
-    double dissipated;
 
     /* contacts */
     cr_rp_contact *c;
     size_t nc, ccap;
     size_t **bc; /* contacts of each disc */
     size_t *nbc, *bccap;
-
-    /* events */
-    cr_event *ev;
-    size_t nev, evcap;
-    cr_run_stats stats;
-
-    int ran;
-    volatile sig_atomic_t stop;
-    char end_reason[160];
-    char err[CR_ERRMSG_LEN];
 };
 
 /* ---- rigid-pool.c ---------------------------------------------------------- */
@@ -106,7 +88,7 @@ int cr_rigid_pool_set_provider(void *e, cr_rigid_provider fn, void *user, const 
 
 /* Contact of disc i with body j (a disc > i or a wall), registered on first
  * touch; @return its index, or −1 out of memory / a restitution not known
- * (reason in r->err). */
+ * (reason in r->drv.err). */
 long cr_rp_contact_id(cr_rigid_pool *r, size_t i, long j);
 /* Records an event of contact k with the state now. */
 int cr_rp_push_event(cr_rigid_pool *r, size_t k, cr_event_kind kind);
@@ -131,9 +113,12 @@ double cr_rp_tolerance(const cr_rigid_pool *r, size_t i, long j);
  */
 int cr_rp_settle(cr_rigid_pool *r);
 
-/* Free flight from r->t to the first contact closing (an impact or a
- * landing) or @p t_target; *@p hit 1 when a contact closes first. */
-int cr_rp_fly(cr_rigid_pool *r, double t_target, int *hit);
+/* Exact flight, through cr_rigid_driver_fly_exact: the time to the first
+ * contact closing (an impact or a landing) within @p horizon (INFINITY:
+ * none; every pair of discs and every disc and wall not resting on it is
+ * checked, one root evaluation), and every disc moved on by @p s. */
+double cr_rp_next_closing(cr_rigid_pool *r, double horizon);
+void cr_rp_advance(cr_rigid_pool *r, double s);
 
 /* ---- rigid-pool-impact.c ----------------------------------------------------- */
 

@@ -2,21 +2,51 @@
  * The rigid engine for planar pools: discs and half-plane walls run as rigid
  * bodies, event-driven, under any law of the core (docs/design.md, "Rigid
  * pools"). This file: the model copy and what a rigid pool refuses, the law's
- * parameters per contact, the run loop, the getters and the ops table. Flight
- * and resting discs are in rigid-pool-flight.c, impacts in
- * rigid-pool-impact.c.
+ * parameters per contact, the pool's callbacks for the shared driver
+ * (rigid-driver.c: the run loop, the events, the common getters), the pool's
+ * getters and the ops table. Flight and resting discs are in
+ * rigid-pool-flight.c, impacts in rigid-pool-impact.c.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-pool-priv.h"
 
-#define EVENT_MIN_CAP 64
-/* As the chain's rigid engine: a disc between two walls with e = 1 never
- * comes to rest. */
-#define MAX_IMPACTS 10000000L
-#define MAX_RETURNS_AT_ONCE 10000
+/* ---- the geometry the driver calls (rigid-driver-priv.h) -------------------- */
+
+static int rp_resolve(void *e, size_t *n)
+{
+    return cr_rp_resolve(e, n);
+}
+
+static int rp_settle(void *e)
+{
+    return cr_rp_settle(e);
+}
+
+static double rp_next_closing(void *e, double horizon)
+{
+    return cr_rp_next_closing(e, horizon);
+}
+
+static void rp_advance(void *e, double s)
+{
+    cr_rp_advance(e, s);
+}
+
+/* No start callback: discs resting at the start were settled at creation, and
+ * the first instant settles again. No nothing_approaches: a flight to infinity
+ * that meets nothing ends an automatic run. */
+static const cr_rigid_geometry pool_geometry = {
+    .auto_end_refusal = "an automatic end needs a pool without gravity: give an end time",
+    .resolve = rp_resolve,
+    .settle = rp_settle,
+    .fly = cr_rigid_driver_fly_exact,
+    .next_closing = rp_next_closing,
+    .advance = rp_advance,
+};
 
 /* ---- create / destroy ---------------------------------------------------- */
 
@@ -25,7 +55,7 @@ static void rp_destroy(void *e)
     cr_rigid_pool *r = e;
     if (!r)
         return;
-    for (size_t i = 0; r->bc && i < r->nb; i++)
+    for (size_t i = 0; r->bc && i < r->drv.nb; i++)
         free(r->bc[i]);
     double *arrays[] = {r->mass, r->radius, r->wn, r->wo, r->p, r->v, r->acc};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
@@ -34,14 +64,14 @@ static void rp_destroy(void *e)
     free(r->nbc);
     free(r->bccap);
     free(r->c);
-    free(r->ev);
+    cr_rigid_driver_free(&r->drv);
     cr_model_destroy(r->model);
     free(r);
 }
 
 static int alloc_arrays(cr_rigid_pool *r)
 {
-    size_t nb = r->nb ? r->nb : 1, nw = r->nw ? r->nw : 1;
+    size_t nb = r->drv.nb ? r->drv.nb : 1, nw = r->nw ? r->nw : 1;
     r->mass = calloc(nb, sizeof(double));
     r->radius = calloc(nb, sizeof(double));
     r->p = calloc(2 * nb, sizeof(double));
@@ -61,8 +91,8 @@ static int alloc_arrays(cr_rigid_pool *r)
 static void copy_model(cr_rigid_pool *r, const cr_model *model)
 {
     cr_model_get_gravity_vector(model, r->g);
-    r->fields = r->g[0] != 0.0 || r->g[1] != 0.0;
-    for (size_t i = 0; i < r->nb; i++) {
+    r->drv.fields = r->g[0] != 0.0 || r->g[1] != 0.0;
+    for (size_t i = 0; i < r->drv.nb; i++) {
         r->mass[i] = cr_model_mass(model, i);
         r->radius[i] = cr_model_radius(model, i);
         cr_model_get_body(model, i, &r->p[2 * i], &r->v[2 * i]);
@@ -71,7 +101,7 @@ static void copy_model(cr_rigid_pool *r, const cr_model *model)
     }
     for (size_t w = 0; w < r->nw; w++)
         cr_model_get_plane(model, w, &r->wn[2 * w], &r->wo[w]);
-    r->out_interval = cr_model_settings(model)->output_interval;
+    r->drv.out_interval = cr_model_settings(model)->output_interval;
 }
 
 /* The speed scale: the largest initial relative speed of two discs or of a
@@ -80,26 +110,19 @@ static void choose_scales(cr_rigid_pool *r)
 {
     double rmin = INFINITY, vmax = 0.0;
     r->amax = hypot(r->g[0], r->g[1]);
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         rmin = fmin(rmin, r->radius[i]);
         r->mmax = fmax(r->mmax, r->mass[i]);
         double s = hypot(r->v[2 * i], r->v[2 * i + 1]);
         vmax = fmax(vmax, r->nw ? s : 0.0);
-        for (size_t j = i + 1; j < r->nb; j++)
+        for (size_t j = i + 1; j < r->drv.nb; j++)
             vmax = fmax(vmax, hypot(r->v[2 * j] - r->v[2 * i], r->v[2 * j + 1] - r->v[2 * i + 1]));
     }
     if (!isfinite(rmin))
         rmin = 1.0;
-    r->L = rmin;
-    r->V = vmax > 0.0 ? vmax : (r->amax > 0.0 ? sqrt(r->amax * rmin) : 1.0);
-    r->T = r->L / r->V;
-    r->v_rest = CR_RIGID_POOL_REST_FRACTION * r->V;
-    r->a_tol = CR_RIGID_POOL_ACCEL_FRACTION * r->amax;
-}
-
-static int law_uses_restitution(cr_law_id law)
-{
-    return law != CR_LAW_MAX_DISSIPATION && law != CR_LAW_ENERGETIC;
+    cr_rigid_driver_set_scales(&r->drv, rmin,
+                               vmax > 0.0 ? vmax : (r->amax > 0.0 ? sqrt(r->amax * rmin) : 1.0));
+    r->a_tol = CR_RIGID_ACCEL_FRACTION * r->amax;
 }
 
 /* "discs 0-1" or "disc 0 and wall 1", for messages. */
@@ -126,7 +149,7 @@ static int pair_params(const cr_rigid_pool *r, size_t i, long j, cr_rp_contact *
     k->eps = r->restitution;
     k->K = has_law ? cp.K : 0.0;
     k->n = has_law ? cp.n : 0.0;
-    if (law_uses_restitution(r->law) && isnan(k->eps)) {
+    if (cr_rigid_law_uses_restitution(r->law) && isnan(k->eps)) {
         if (cr_model_default_target(r->model, &e, &v))
             k->eps = e;
         else if (has_law && cp.C == 0.0)
@@ -154,8 +177,8 @@ static int pair_params(const cr_rigid_pool *r, size_t i, long j, cr_rp_contact *
 static int check_pairs(const cr_rigid_pool *r, char *msg, size_t msglen)
 {
     cr_rp_contact k;
-    for (size_t i = 0; i < r->nb; i++) {
-        for (size_t j = i + 1; j < r->nb; j++)
+    for (size_t i = 0; i < r->drv.nb; i++) {
+        for (size_t j = i + 1; j < r->drv.nb; j++)
             if (pair_params(r, i, (long)j, &k, msg, msglen) != CR_OK)
                 return CR_ERR_INVALID;
         for (size_t w = 0; w < r->nw; w++)
@@ -169,20 +192,13 @@ static int check_pairs(const cr_rigid_pool *r, char *msg, size_t msglen)
 static int set_law(cr_rigid_pool *r, cr_law_id law, const cr_law_params *p, char *msg,
                    size_t msglen)
 {
-    if ((unsigned)law >= CR_LAW_COUNT) {
-        cr_set_msg(msg, msglen, "no rigid law %d", (int)law);
+    cr_law_params given;
+    if (cr_rigid_law_take(law, p, &given, &r->lp, msg, msglen) != CR_OK)
         return CR_ERR_INVALID;
-    }
-    cr_law_params def;
-    cr_law_params_init(&def);
-    def.restitution = NAN;
-    p = p ? p : &def;
+    p = &given;
     r->law = law;
-    r->lp = *p;
-    r->lp.restitutions = r->lp.alpha = r->lp.eta = NULL;
-    r->lp.stiffness = r->lp.exponent = r->lp.energetic = NULL;
     r->restitution = p->restitutions ? NAN : p->restitution;
-    if (law_uses_restitution(law) && !isnan(r->restitution) &&
+    if (cr_rigid_law_uses_restitution(law) && !isnan(r->restitution) &&
         !(r->restitution >= 0.0 && r->restitution <= 1.0)) {
         cr_set_msg(msg, msglen, "restitution must lie in [0, 1] (got %g)", r->restitution);
         return CR_ERR_INVALID;
@@ -212,14 +228,15 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
         cr_set_msg(msg, msglen, "out of memory");
         return NULL;
     }
-    r->sys = sys;
-    r->nb = cr_model_ball_count(model);
+    cr_rigid_driver_init(&r->drv, sys, &pool_geometry);
+    r->drv.nb = cr_model_ball_count(model);
     r->nw = cr_model_plane_count(model);
     if (alloc_arrays(r) != CR_OK) {
         cr_set_msg(msg, msglen, "out of memory");
         rp_destroy(r);
         return NULL;
     }
+    cr_rigid_driver_set_bodies(&r->drv, 2, r->mass, r->radius, NULL, r->v);
     copy_model(r, model);
     choose_scales(r);
     if (set_law(r, law, p, msg, msglen) != CR_OK) {
@@ -228,11 +245,10 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
     }
     /* discs resting at the start: a stack is refused here, before any output */
     if (cr_rp_settle(r) != CR_OK) {
-        cr_set_msg(msg, msglen, "%s", r->err);
+        cr_set_msg(msg, msglen, "%s", r->drv.err);
         rp_destroy(r);
         return NULL;
     }
-    snprintf(r->end_reason, sizeof r->end_reason, "not run");
     return r;
 }
 
@@ -244,7 +260,7 @@ void cr_rigid_pool_describe(const void *e, char *buf, size_t len)
                    "energetic (kappa %.9g, alpha %.9g on approaching contacts, %.9g on touching "
                    "ones)",
                    r->lp.kappa, r->alpha_hit, r->alpha_touch);
-    else if (!law_uses_restitution(r->law))
+    else if (!cr_rigid_law_uses_restitution(r->law))
         cr_set_msg(buf, len, "%s", cr_law_name(r->law));
     else if (!isnan(r->restitution))
         cr_set_msg(buf, len, "%s (%srestitution %.9g)", cr_law_name(r->law),
@@ -261,7 +277,7 @@ int cr_rigid_pool_set_provider(void *e, cr_rigid_provider fn, void *user, const 
 {
     cr_rigid_pool *r = e;
     (void)fn, (void)user, (void)label;
-    cr_set_msg(r->err, sizeof r->err,
+    cr_set_msg(r->drv.err, sizeof r->drv.err,
                "per-impact law parameters (calibrated runs) take model pairs: a pool has none");
     return CR_ERR_INVALID;
 }
@@ -298,7 +314,7 @@ long cr_rp_contact_id(cr_rigid_pool *r, size_t i, long j)
         size_t cap = r->ccap ? 2 * r->ccap : 16;
         cr_rp_contact *c = realloc(r->c, cap * sizeof(*c));
         if (!c) {
-            cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+            cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
             return -1;
         }
         r->c = c;
@@ -308,11 +324,11 @@ long cr_rp_contact_id(cr_rigid_pool *r, size_t i, long j)
     memset(k, 0, sizeof(*k));
     k->i = i;
     k->j = j;
-    if (pair_params(r, i, j, k, r->err, sizeof r->err) != CR_OK)
+    if (pair_params(r, i, j, k, r->drv.err, sizeof r->drv.err) != CR_OK)
         return -1;
     if (note_body_contact(r, i, r->nc) != CR_OK ||
         (j >= 0 && note_body_contact(r, (size_t)j, r->nc) != CR_OK)) {
-        cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
+        cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
         return -1;
     }
     return (long)r->nc++;
@@ -320,177 +336,22 @@ long cr_rp_contact_id(cr_rigid_pool *r, size_t i, long j)
 
 int cr_rp_push_event(cr_rigid_pool *r, size_t k, cr_event_kind kind)
 {
-    if (r->nev == r->evcap) {
-        size_t cap = r->evcap ? 2 * r->evcap : EVENT_MIN_CAP;
-        cr_event *e = realloc(r->ev, cap * sizeof(*e));
-        if (!e) {
-            cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
-            return CR_ERR_NOMEM;
-        }
-        r->ev = e;
-        r->evcap = cap;
-    }
+    cr_event *e = cr_rigid_driver_event(&r->drv);
+    if (!e)
+        return CR_ERR_NOMEM;
     double gap, n[2], gamma;
     cr_rp_geometry(r, r->c[k].i, r->c[k].j, &gap, n, &gamma);
-    r->ev[r->nev++] = (cr_event){r->t, k, kind, -gap, -gamma, 0.0, r->c[k].P};
-    r->stats.events++;
+    *e = (cr_event){r->drv.t, k, kind, -gap, -gamma, 0.0, r->c[k].P};
     return CR_OK;
-}
-
-static int emit(cr_rigid_pool *r)
-{
-    r->stats.outputs++;
-    int rc = cr_system_emit_output(r->sys);
-    return rc == 0 ? CR_OK : (rc < 0 ? rc : CR_ERR_INTERRUPTED);
-}
-
-/* ---- the run -------------------------------------------------------------- */
-
-typedef struct {
-    int automatic, sparse;
-    double t_stop, dt, next;
-    long impacts;
-    int stuck;
-} plan;
-
-static int end_run(cr_rigid_pool *r, const char *why, int *done)
-{
-    snprintf(r->end_reason, sizeof r->end_reason, "%s", why);
-    *done = 1;
-    return emit(r);
-}
-
-/* Impacts and resting discs at this instant, then the safety cap. */
-static int at_instant(cr_rigid_pool *r, plan *p, int *done)
-{
-    size_t n = 0;
-    int rc = cr_rp_resolve(r, &n);
-    if (rc == CR_OK)
-        rc = cr_rp_settle(r);
-    if (rc != CR_OK)
-        return rc;
-    p->impacts += (long)n;
-    if (p->impacts >= MAX_IMPACTS)
-        return end_run(r, "safety cap reached (10^7 impacts)", done);
-    return n > 0 && p->sparse ? emit(r) : CR_OK;
-}
-
-/* Flight to the next output or the end; without a field and an automatic end,
- * a flight that meets nothing ever ends the run. */
-static int flight(cr_rigid_pool *r, plan *p, int *done)
-{
-    double t0 = r->t, target = fmin(p->next, p->t_stop);
-    int hit = 0, rc = cr_rp_fly(r, target, &hit);
-    if (rc != CR_OK)
-        return rc;
-    p->stuck = r->t > t0 ? 0 : p->stuck + 1;
-    if (p->stuck > MAX_RETURNS_AT_ONCE) {
-        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: %d returns without time moving on", r->t,
-                   MAX_RETURNS_AT_ONCE);
-        return CR_ERR_SOLVER;
-    }
-    if (hit)
-        return CR_OK;
-    if (isinf(target))
-        return end_run(r, "all contacts open and separating", done);
-    if (target >= p->t_stop)
-        return end_run(r, "end time reached", done);
-    while (p->next <= r->t * (1.0 + 1e-12))
-        p->next += p->dt;
-    return emit(r);
-}
-
-static int fail_text(cr_rigid_pool *r, int rc)
-{
-    if (rc == CR_ERR_INTERRUPTED) {
-        snprintf(r->end_reason, sizeof r->end_reason, "interrupted");
-        cr_set_msg(r->err, sizeof r->err, "run interrupted at t = %.9g s", r->t);
-    } else if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
-        snprintf(r->end_reason, sizeof r->end_reason, "stopped by a listener");
-        cr_set_msg(r->err, sizeof r->err, "a listener failed at t = %.9g s: %s", r->t,
-                   cr_strerror(rc));
-    } else {
-        snprintf(r->end_reason, sizeof r->end_reason, "failed");
-    }
-    return rc;
-}
-
-static int rp_run(void *e, double t_end)
-{
-    cr_rigid_pool *r = e;
-    CR_CHECK(!r->ran, r->err, CR_ERR_INVALID);
-    if (t_end <= 0.0 && r->fields) {
-        cr_set_msg(r->err, sizeof r->err,
-                   "an automatic end needs a pool without gravity: give an end time");
-        return CR_ERR_INVALID;
-    }
-    r->ran = 1;
-    plan p = {t_end <= 0.0, 0, t_end <= 0.0 ? INFINITY : t_end, 0.0, 0.0, 0, 0};
-    p.dt = r->out_interval > 0.0 ? r->out_interval : (p.automatic ? INFINITY : t_end / 1000.0);
-    /* free flight without a field is a straight line: rows at the impacts only */
-    p.sparse = r->out_interval <= 0.0 && !r->fields;
-    p.next = p.dt;
-    int rc = cr_output_interval_check(r->out_interval, r->T, t_end, r->err, sizeof r->err);
-    if (rc != CR_OK)
-        return rc;
-    r->t = 0.0;
-    rc = emit(r);
-    for (int done = 0; rc == CR_OK && !done;) {
-        if (r->stop) {
-            rc = emit(r);
-            rc = rc == CR_OK ? CR_ERR_INTERRUPTED : rc;
-            break;
-        }
-        rc = at_instant(r, &p, &done);
-        if (rc == CR_OK && !done)
-            rc = flight(r, &p, &done);
-    }
-    return rc == CR_OK ? CR_OK : fail_text(r, rc);
 }
 
 /* ---- getters ---------------------------------------------------------------- */
 
 #define RP(e) ((const cr_rigid_pool *)(e))
 
-static void rp_stop(void *e)
-{
-    ((cr_rigid_pool *)e)->stop = 1;
-}
-
-static const char *rp_error(const void *e)
-{
-    return RP(e)->err;
-}
-
-static const char *rp_reason(const void *e)
-{
-    return RP(e)->end_reason;
-}
-
-static size_t rp_nb(const void *e)
-{
-    return RP(e)->nb;
-}
-
 static size_t rp_nw(const void *e)
 {
     return RP(e)->nw;
-}
-
-static int rp_is_fixed(const void *e, size_t i)
-{
-    (void)e, (void)i;
-    return 0;
-}
-
-static void rp_masses(const void *e, double *m)
-{
-    memcpy(m, RP(e)->mass, RP(e)->nb * sizeof(double));
-}
-
-static void rp_radii(const void *e, double *rad)
-{
-    memcpy(rad, RP(e)->radius, RP(e)->nb * sizeof(double));
 }
 
 static int rp_wall(const void *e, size_t w, double *n, double *o)
@@ -507,19 +368,9 @@ static int rp_wall(const void *e, size_t w, double *n, double *o)
     return CR_OK;
 }
 
-static double rp_time(const void *e)
-{
-    return RP(e)->t;
-}
-
 static void rp_positions(const void *e, double *x)
 {
-    memcpy(x, RP(e)->p, 2 * RP(e)->nb * sizeof(double));
-}
-
-static void rp_velocities(const void *e, double *v)
-{
-    memcpy(v, RP(e)->v, 2 * RP(e)->nb * sizeof(double));
+    memcpy(x, RP(e)->p, 2 * RP(e)->drv.nb * sizeof(double));
 }
 
 static size_t rp_nc(const void *e)
@@ -550,7 +401,7 @@ static int rp_contact(const void *e, size_t k, cr_contact_view *w)
         w->state = CR_CONTACT_TOUCHING;
     else
         w->state = CR_CONTACT_OPEN;
-    w->settled = gamma >= -r->v_rest;
+    w->settled = gamma >= -r->drv.v_rest;
     w->impulse = c->P;
     w->normal[0] = n[0];
     w->normal[1] = n[1];
@@ -565,21 +416,11 @@ static const size_t *rp_body_contacts(const void *e, size_t i, size_t *n)
     return *n ? RP(e)->bc[i] : NULL;
 }
 
-static size_t rp_nev(const void *e)
-{
-    return RP(e)->nev;
-}
-
-static const cr_event *rp_events(const void *e)
-{
-    return RP(e)->ev;
-}
-
 static double rp_kinetic(const void *e)
 {
     const cr_rigid_pool *r = e;
     double T = 0.0;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         T += 0.5 * r->mass[i] * (r->v[2 * i] * r->v[2 * i] + r->v[2 * i + 1] * r->v[2 * i + 1]);
     return T;
 }
@@ -590,83 +431,35 @@ static double rp_potential(const void *e)
 {
     const cr_rigid_pool *r = e;
     double U = 0.0;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         U -= r->mass[i] * (r->g[0] * r->p[2 * i] + r->g[1] * r->p[2 * i + 1]);
     return U;
-}
-
-static double rp_dissipated(const void *e)
-{
-    return RP(e)->dissipated;
 }
 
 static void rp_momentum(const void *e, double *p)
 {
     const cr_rigid_pool *r = e;
     p[0] = p[1] = 0.0;
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         p[0] += r->mass[i] * r->v[2 * i];
         p[1] += r->mass[i] * r->v[2 * i + 1];
     }
 }
 
-static double rp_settle_time(const void *e)
-{
-    (void)e;
-    return 0.0;
-}
-
-static cr_run_stats rp_stats(const void *e)
-{
-    return RP(e)->stats;
-}
-
-static void rp_scales(const void *e, double *length, double *speed, double *time)
-{
-    if (length)
-        *length = RP(e)->L;
-    if (speed)
-        *speed = RP(e)->V;
-    if (time)
-        *time = RP(e)->T;
-}
-
-static void *rp_create_plain(const cr_model *model, cr_system *sys, char *msg, size_t msglen)
-{
-    (void)model, (void)sys;
-    cr_set_msg(msg, msglen, "the rigid engine needs a law: cr_system_create_rigid");
-    return NULL;
-}
-
 const cr_engine_ops cr_rigid_pool_engine = {
     .name = "rigid",
-    .create = rp_create_plain,
+    CR_RIGID_DRIVER_OPS,
     .destroy = rp_destroy,
-    .run = rp_run,
-    .request_stop = rp_stop,
-    .last_error = rp_error,
-    .end_reason = rp_reason,
     .dim = 2,
     .contacts_fixed = 0,
-    .body_count = rp_nb,
     .wall_count = rp_nw,
-    .is_fixed = rp_is_fixed,
-    .masses = rp_masses,
-    .radii = rp_radii,
     .wall = rp_wall,
-    .time = rp_time,
     .positions = rp_positions,
-    .velocities = rp_velocities,
     .contact_count = rp_nc,
     .contact = rp_contact,
     .body_contacts = rp_body_contacts,
-    .event_count = rp_nev,
-    .events = rp_events,
     .kinetic_energy = rp_kinetic,
     .potential_energy = rp_potential,
-    .dissipated_work = rp_dissipated,
     .momentum = rp_momentum,
-    .settle_time = rp_settle_time,
-    .stats = rp_stats,
-    .scales = rp_scales,
+    .stats = cr_rigid_driver_stats,
 };

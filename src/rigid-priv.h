@@ -1,7 +1,10 @@
 /*
  * The rigid engine (private): a chain of rigid balls, event-driven, behind
- * cr_system (docs/design.md, "Rigid engine"). Three jobs, one file each:
- *   rigid.c         the model copy, the run loop, the getters and the ops table
+ * cr_system (docs/design.md, "Rigid engine"). The run loop, the event list
+ * and the common getters are the shared driver's (rigid-driver-priv.h); the
+ * chain's three jobs, one file each:
+ *   rigid.c         the model copy, the law's parameters, the driver's
+ *                   callbacks, the chain's getters and the ops table
  *   rigid-flight.c  persistent contacts (which close, their forces) and free
  *                   flight between impacts: exact under no field or uniform
  *                   gravity, CVODES with gap roots under pendulums
@@ -16,45 +19,28 @@
 #ifndef CRADLE_RIGID_PRIV_H
 #define CRADLE_RIGID_PRIV_H
 
-#include <signal.h>
 #include <stddef.h>
 
 #include "cradle/engine.h"
 #include "cradle/laws.h"
 #include "priv.h"
+#include "rigid-driver-priv.h"
 
 /* The rigid engine's ops table (system.c: cr_system_create_rigid). */
 extern const cr_engine_ops cr_rigid_engine;
 
-/* Speeds below this fraction of the speed scale V are rest: a pair in touch
- * approaching slower is not an impact but a landing (its bodies join), and a
- * pair leaving an impact slower becomes persistent (the accumulation rule).
- * Equal to the monitor's CR_MONITOR_START_FRACTION on purpose: every impact
- * the engine resolves is fast enough to start an episode, and nothing slower
- * is called an impact. */
-#define CR_RIGID_REST_FRACTION 1e-6
-
-/* Field accelerations within this fraction of the field scale count as equal:
- * a pair in touch whose bodies the fields do not pull apart faster stays
- * closed. A closed pair opens when its force falls below −CR_RIGID_RELEASE
- * times the weight scale; the factor 10 between the two keeps a pair that just
- * opened from closing again at once (hysteresis). */
-#define CR_RIGID_ACCEL_FRACTION 1e-10
+/* A closed pair opens when its force falls below −CR_RIGID_RELEASE times the
+ * weight scale; ten times CR_RIGID_ACCEL_FRACTION (rigid-driver-priv.h), so a
+ * pair that just opened does not close again at once (hysteresis). */
 #define CR_RIGID_RELEASE_FRACTION 1e-9
-
-/* Impacts resolved at one instant before the run stops as stuck (a law that
- * leaves contacts approaching), and stages of the pairwise sequential law
- * beyond 1000 + 100 m (m contacts of the configuration). */
-#define CR_RIGID_MAX_IMPACTS_AT_ONCE 1000
-#define CR_RIGID_MAX_STAGES_BASE 1000
 
 typedef struct cr_rigid cr_rigid;
 
 struct cr_rigid {
-    cr_system *sys;
+    cr_rigid_driver drv; /* first: the engine handle is the driver's (rigid-driver-priv.h) */
 
-    /* model copy */
-    size_t nb, nc;
+    /* model copy (body count: drv.nb) */
+    size_t nc;
     double *mass, *radius, *x0;
     int *fixed;
     int *on;     /* pair c has a unilateral contact */
@@ -63,7 +49,6 @@ struct cr_rigid {
     double gravity;
     double *pivot, *plength, *pg; /* plength 0: no pendulum */
     int pendulums;                /* any pendulum: CVODES flight */
-    int fields;
     double t_end_model;
 
     /* the law: per pair restitution, energetic weights, Mosterman's η */
@@ -78,38 +63,25 @@ struct cr_rigid {
     char provider_label[96];
     size_t impacts; /* impacts resolved so far: the provider's impact index */
 
-    /* scales */
-    double L, V, T;      /* min radius, speed scale, L / V */
+    /* scales (L: min radius, V, T, v_rest: in drv) */
     double amax, mmax;   /* field acceleration and mass scales */
-    double v_rest;       /* CR_RIGID_REST_FRACTION · V */
     double a_tol, f_tol; /* equal accelerations; release force */
     double rtol, atol;   /* CVODES tolerances (pendulums) */
-    double out_interval;
 
-    /* state */
-    double t;
+    /* state (time and dissipated work: in drv) */
     double *d, *v;
     int *closed;
     int *released; /* opened at this instant: not closed again before time moves */
     double *lambda;
     double *impulse;
-    double dissipated;
 
     /* scratch, N values each */
     double *acc, *work, *work2, *fa;
 
-    /* events */
-    cr_event *ev;
-    size_t nev, evcap;
-    cr_run_stats stats;
-    size_t *contacts_of;
+    size_t *contacts_of; /* the body_contacts getter's lists: c - 1, c per body */
 
     /* CVODES (pendulums only) */
     void *cv;
-    int ran;
-    volatile sig_atomic_t stop;
-    char end_reason[160];
-    char err[CR_ERRMSG_LEN];
 };
 
 /* ---- rigid.c ---------------------------------------------------------------- */
@@ -176,8 +148,15 @@ void cr_rigid_forces(const cr_rigid *r, const double *d, double *a, double *lam)
  */
 int cr_rigid_settle(cr_rigid *r);
 
+/* Exact flight (no pendulums), through cr_rigid_driver_fly_exact: the time
+ * to the first open pair closing within @p horizon under the accelerations of
+ * this instant (which it computes: constant under uniform fields), and every
+ * body moved on by @p tau. */
+double cr_rigid_next_closing(cr_rigid *r, double horizon);
+void cr_rigid_advance(cr_rigid *r, double tau);
+
 /*
- * Free flight from r->t towards @p t_target: exact without pendulums, CVODES
+ * Free flight from r->drv.t towards @p t_target: exact without pendulums, CVODES
  * with them. Stops early at a gap closing (an impact or landing to resolve) or
  * a release (emitted). *@p hit is 1 when it stopped early. @return CR_OK,
  * CR_ERR_SOLVER or a listener's code.
@@ -199,7 +178,7 @@ void cr_rigid_flight_stats(const cr_rigid *r, cr_run_stats *st);
  * faster than the rest speed, grouped into impact configurations (runs of
  * pairs in touch, ended by fixed bodies), each given to the law; repeated
  * until nothing approaches (capped). @p n_impacts counts them. @return CR_OK,
- * CR_ERR_SOLVER (the law failed; reason in r->err) or a listener's code.
+ * CR_ERR_SOLVER (the law failed; reason in r->drv.err) or a listener's code.
  */
 int cr_rigid_resolve(cr_rigid *r, size_t *n_impacts);
 

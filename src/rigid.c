@@ -1,23 +1,75 @@
 /*
  * The rigid engine: a chain model run as rigid balls, event-driven, under any
  * law of the core (docs/design.md, "Rigid engine"). This file: the model copy
- * and what a rigid run refuses, the law's per-pair parameters, the run loop,
- * the getters and the ops table. Free flight and persistent contacts are in
- * rigid-flight.c, impacts in rigid-impact.c.
+ * and what a rigid run refuses, the law's per-pair parameters, the chain's
+ * callbacks for the shared driver (rigid-driver.c: the run loop, the events,
+ * the common getters), the chain's getters and the ops table. Free flight and
+ * persistent contacts are in rigid-flight.c, impacts in rigid-impact.c.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-law-priv.h"
 #include "rigid-priv.h"
 
-#define EVENT_MIN_CAP 64
+/* ---- the geometry the driver calls (rigid-driver-priv.h) -------------------- */
 
-/* More impacts than this in one run end it (a ball between two walls with
- * e = 1 never comes to rest). */
-#define MAX_IMPACTS 10000000L
-/* Root returns in a row without time moving on before the run stops as stuck. */
-#define MAX_RETURNS_AT_ONCE 10000
+/* Nothing approaches: without fields no impact can come any more. */
+static int nothing_approaches(const void *e)
+{
+    const cr_rigid *r = e;
+    for (size_t c = 0; c < r->nc; c++)
+        if (r->on[c] && cr_rigid_gamma(r, c) < -r->drv.v_rest)
+            return 0;
+    return 1;
+}
+
+/* Before the first row: touching bodies at rest from the start are closed,
+ * without events (as the chain engine). */
+static int rigid_start(void *e)
+{
+    cr_rigid *r = e;
+    cr_rigid_forces(r, r->d, r->acc, r->lambda);
+    return cr_rigid_settle(r);
+}
+
+static int rigid_resolve(void *e, size_t *n)
+{
+    return cr_rigid_resolve(e, n);
+}
+
+static int rigid_settle(void *e)
+{
+    return cr_rigid_settle(e);
+}
+
+static int rigid_fly(void *e, double t_target, int *hit)
+{
+    return cr_rigid_fly(e, t_target, hit);
+}
+
+static double rigid_next_closing(void *e, double horizon)
+{
+    return cr_rigid_next_closing(e, horizon);
+}
+
+static void rigid_advance(void *e, double s)
+{
+    cr_rigid_advance(e, s);
+}
+
+static const cr_rigid_geometry chain_geometry = {
+    .auto_end_refusal =
+        "an automatic end needs a free chain: with gravity or pendulums give an end time",
+    .start = rigid_start,
+    .resolve = rigid_resolve,
+    .settle = rigid_settle,
+    .fly = rigid_fly,
+    .next_closing = rigid_next_closing,
+    .advance = rigid_advance,
+    .nothing_approaches = nothing_approaches,
+};
 
 /* ---- create / destroy ---------------------------------------------------- */
 
@@ -27,6 +79,7 @@ static void rigid_destroy(void *e)
     if (!r)
         return;
     cr_rigid_flight_free(r);
+    cr_rigid_driver_free(&r->drv);
     double *arrays[] = {r->mass,    r->radius, r->x0,    r->g0,    r->tol, r->pivot, r->plength,
                         r->pg,      r->eps,    r->alpha, r->eta,   r->d,   r->v,     r->lambda,
                         r->impulse, r->acc,    r->work,  r->work2, r->fa,  r->lzb_k, r->lzb_n};
@@ -36,14 +89,13 @@ static void rigid_destroy(void *e)
     free(r->on);
     free(r->closed);
     free(r->released);
-    free(r->ev);
     free(r->contacts_of);
     free(r);
 }
 
 static int alloc_arrays(cr_rigid *r)
 {
-    size_t nb = r->nb ? r->nb : 1, nc = r->nc ? r->nc : 1;
+    size_t nb = r->drv.nb ? r->drv.nb : 1, nc = r->nc ? r->nc : 1;
     double **per_body[] = {&r->mass, &r->radius, &r->x0,  &r->pivot, &r->plength, &r->pg,
                            &r->d,    &r->v,      &r->acc, &r->work,  &r->work2,   &r->fa};
     double **per_pair[] = {&r->g0, &r->tol, &r->eps, &r->alpha, &r->lambda, &r->impulse};
@@ -89,8 +141,8 @@ static int refuse_features(const cr_model *model, char *msg, size_t msglen)
 static void copy_model(cr_rigid *r, const cr_model *model)
 {
     r->gravity = cr_model_gravity(model);
-    r->fields = cr_model_has_fields(model);
-    for (size_t i = 0; i < r->nb; i++) {
+    r->drv.fields = cr_model_has_fields(model);
+    for (size_t i = 0; i < r->drv.nb; i++) {
         r->fixed[i] = cr_model_is_fixed(model, i);
         r->mass[i] = cr_model_mass(model, i);
         r->radius[i] = cr_model_radius(model, i);
@@ -111,7 +163,7 @@ static void copy_model(cr_rigid *r, const cr_model *model)
     const cr_settings *s = cr_model_settings(model);
     r->rtol = s->rtol;
     r->atol = s->atol;
-    r->out_interval = s->output_interval;
+    r->drv.out_interval = s->output_interval;
 }
 
 /* The chain engine's speed scale (largest initial relative speed, else the
@@ -121,7 +173,7 @@ static void choose_scales(cr_rigid *r)
 {
     double vmin = INFINITY, vmax = -INFINITY, rmin = INFINITY, lmax = 0.0;
     r->amax = fabs(r->gravity);
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         vmin = fmin(vmin, r->v[i]);
         vmax = fmax(vmax, r->v[i]);
         if (r->fixed[i])
@@ -137,17 +189,11 @@ static void choose_scales(cr_rigid *r)
         rmin = 1.0;
         r->mmax = 1.0;
     }
-    r->V = vmax > vmin ? vmax - vmin : (r->amax > 0.0 ? sqrt(r->amax * fmax(lmax, rmin)) : 1.0);
-    r->L = rmin;
-    r->T = r->L / r->V;
-    r->v_rest = CR_RIGID_REST_FRACTION * r->V;
+    cr_rigid_driver_set_scales(
+        &r->drv, rmin,
+        vmax > vmin ? vmax - vmin : (r->amax > 0.0 ? sqrt(r->amax * fmax(lmax, rmin)) : 1.0));
     r->a_tol = CR_RIGID_ACCEL_FRACTION * r->amax;
     r->f_tol = CR_RIGID_RELEASE_FRACTION * r->mmax * r->amax;
-}
-
-static int law_uses_restitution(cr_law_id law)
-{
-    return law != CR_LAW_MAX_DISSIPATION && law != CR_LAW_ENERGETIC;
 }
 
 /* Restitution of pair c from its law: 1 for an undamped law (a two-body
@@ -222,18 +268,12 @@ static int set_lzb(cr_rigid *r, const cr_model *model, char *msg, size_t msglen)
 static int set_law(cr_rigid *r, const cr_model *model, cr_law_id law, const cr_law_params *p,
                    char *msg, size_t msglen)
 {
-    if ((unsigned)law >= CR_LAW_COUNT) {
-        cr_set_msg(msg, msglen, "no rigid law %d", (int)law);
+    cr_law_params given;
+    if (cr_rigid_law_take(law, p, &given, &r->lp, msg, msglen) != CR_OK)
         return CR_ERR_INVALID;
-    }
-    cr_law_params def;
-    cr_law_params_init(&def);
-    def.restitution = NAN;
-    p = p ? p : &def;
+    p = &given;
     r->law = law;
-    r->lp = *p;
-    r->lp.restitutions = r->lp.alpha = r->lp.eta = NULL;
-    if (law_uses_restitution(law) && set_restitutions(r, model, p, msg, msglen) != CR_OK)
+    if (cr_rigid_law_uses_restitution(law) && set_restitutions(r, model, p, msg, msglen) != CR_OK)
         return CR_ERR_INVALID;
     if (law == CR_LAW_ENERGETIC) {
         if (!p->alpha || !(p->kappa > 0.0 && isfinite(p->kappa))) {
@@ -275,21 +315,21 @@ void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, cons
         cr_set_msg(msg, msglen, "out of memory");
         return NULL;
     }
-    r->sys = sys;
-    r->nb = cr_model_ball_count(model);
+    cr_rigid_driver_init(&r->drv, sys, &chain_geometry);
+    r->drv.nb = cr_model_ball_count(model);
     r->nc = cr_model_contact_count(model);
     if (alloc_arrays(r) != CR_OK) {
         cr_set_msg(msg, msglen, "out of memory");
         rigid_destroy(r);
         return NULL;
     }
+    cr_rigid_driver_set_bodies(&r->drv, 1, r->mass, r->radius, r->fixed, r->v);
     copy_model(r, model);
     choose_scales(r);
     if (set_law(r, model, law, p, msg, msglen) != CR_OK) {
         rigid_destroy(r);
         return NULL;
     }
-    snprintf(r->end_reason, sizeof r->end_reason, "not run");
     return r;
 }
 
@@ -322,7 +362,7 @@ void cr_rigid_describe(const void *e, char *buf, size_t len)
         cr_set_msg(buf, len, "energetic (kappa %.9g, alpha per pair: %s)", r->lp.kappa, list);
         return;
     }
-    if (!law_uses_restitution(r->law)) {
+    if (!cr_rigid_law_uses_restitution(r->law)) {
         cr_set_msg(buf, len, "%s", cr_law_name(r->law));
         return;
     }
@@ -345,212 +385,32 @@ void cr_rigid_describe(const void *e, char *buf, size_t len)
 int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label)
 {
     cr_rigid *r = e;
-    CR_CHECK(!r->ran, r->err, CR_ERR_INVALID);
+    CR_CHECK(!r->drv.ran, r->drv.err, CR_ERR_INVALID);
     r->provider = fn;
     r->provider_user = user;
     snprintf(r->provider_label, sizeof r->provider_label, "%s", label ? label : "");
     return CR_OK;
 }
 
-/* ---- events and outputs ---------------------------------------------------- */
+/* ---- events ------------------------------------------------------------------ */
 
 int cr_rigid_push_event(cr_rigid *r, size_t c, cr_event_kind kind, double force, double impulse)
 {
-    if (r->nev == r->evcap) {
-        size_t cap = r->evcap ? 2 * r->evcap : EVENT_MIN_CAP;
-        cr_event *e = realloc(r->ev, cap * sizeof(*e));
-        if (!e) {
-            cr_set_msg(r->err, sizeof r->err, "out of memory at t = %.9g s", r->t);
-            return CR_ERR_NOMEM;
-        }
-        r->ev = e;
-        r->evcap = cap;
-    }
-    r->ev[r->nev++] =
-        (cr_event){r->t, c, kind, -cr_rigid_gap(r, c), -cr_rigid_gamma(r, c), force, impulse};
-    r->stats.events++;
+    cr_event *e = cr_rigid_driver_event(&r->drv);
+    if (!e)
+        return CR_ERR_NOMEM;
+    *e = (cr_event){r->drv.t, c, kind, -cr_rigid_gap(r, c), -cr_rigid_gamma(r, c), force, impulse};
     return CR_OK;
-}
-
-/* A listener's code: negative codes go up as they are, a positive one is an
- * interruption (as the chain engine). */
-static int emit(cr_rigid *r)
-{
-    r->stats.outputs++;
-    int rc = cr_system_emit_output(r->sys);
-    return rc == 0 ? CR_OK : (rc < 0 ? rc : CR_ERR_INTERRUPTED);
-}
-
-/* ---- the run -------------------------------------------------------------- */
-
-/* Nothing approaches: without fields no impact can come any more. */
-static int nothing_approaches(const cr_rigid *r)
-{
-    for (size_t c = 0; c < r->nc; c++)
-        if (r->on[c] && cr_rigid_gamma(r, c) < -r->v_rest)
-            return 0;
-    return 1;
-}
-
-typedef struct {
-    int automatic, sparse;
-    double t_stop, dt, next;
-    long impacts;
-    int stuck;
-} plan;
-
-static int plan_run(cr_rigid *r, double t_end, plan *p)
-{
-    p->automatic = t_end <= 0.0;
-    p->t_stop = p->automatic ? INFINITY : t_end;
-    p->dt = r->out_interval > 0.0 ? r->out_interval : (p->automatic ? INFINITY : t_end / 1000.0);
-    /* free flight without a field is a straight line: rows at the impacts only */
-    p->sparse = r->out_interval <= 0.0 && !r->fields;
-    p->next = p->dt;
-    p->impacts = 0;
-    p->stuck = 0;
-    return cr_output_interval_check(r->out_interval, r->T, t_end, r->err, sizeof r->err);
-}
-
-static int end_run(cr_rigid *r, const char *why, int *done)
-{
-    snprintf(r->end_reason, sizeof r->end_reason, "%s", why);
-    *done = 1;
-    return emit(r);
-}
-
-/* Impacts and persistent contacts at this instant, then the end rules. */
-static int at_instant(cr_rigid *r, plan *p, int *done)
-{
-    size_t n = 0;
-    int rc = cr_rigid_resolve(r, &n);
-    if (rc == CR_OK)
-        rc = cr_rigid_settle(r);
-    if (rc != CR_OK)
-        return rc;
-    p->impacts += (long)n;
-    if (p->impacts >= MAX_IMPACTS)
-        return end_run(r, "safety cap reached (10^7 impacts)", done);
-    if (p->automatic && nothing_approaches(r))
-        return end_run(r, "all contacts open and separating", done);
-    return n > 0 && p->sparse ? emit(r) : CR_OK;
-}
-
-/* Flight to the next output or the end; an early stop is a closing or a
- * release at a new instant. */
-static int flight(cr_rigid *r, plan *p, int *done)
-{
-    double t0 = r->t, target = fmin(p->next, p->t_stop);
-    int hit = 0, rc = cr_rigid_fly(r, target, &hit);
-    if (rc != CR_OK)
-        return rc;
-    p->stuck = r->t > t0 ? 0 : p->stuck + 1;
-    if (p->stuck > MAX_RETURNS_AT_ONCE) {
-        cr_set_msg(r->err, sizeof r->err, "t = %.9g s: %d returns without time moving on", r->t,
-                   MAX_RETURNS_AT_ONCE);
-        return CR_ERR_SOLVER;
-    }
-    if (hit)
-        return CR_OK;
-    if (target >= p->t_stop)
-        return end_run(r, "end time reached", done);
-    while (p->next <= r->t * (1.0 + 1e-12))
-        p->next += p->dt;
-    return emit(r);
-}
-
-static int fail_text(cr_rigid *r, int rc)
-{
-    if (rc == CR_ERR_INTERRUPTED) {
-        snprintf(r->end_reason, sizeof r->end_reason, "interrupted");
-        cr_set_msg(r->err, sizeof r->err, "run interrupted at t = %.9g s", r->t);
-    } else if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
-        snprintf(r->end_reason, sizeof r->end_reason, "stopped by a listener");
-        cr_set_msg(r->err, sizeof r->err, "a listener failed at t = %.9g s: %s", r->t,
-                   cr_strerror(rc));
-    } else {
-        snprintf(r->end_reason, sizeof r->end_reason, "failed");
-    }
-    return rc;
-}
-
-static int rigid_run(void *e, double t_end)
-{
-    cr_rigid *r = e;
-    CR_CHECK(!r->ran, r->err, CR_ERR_INVALID);
-    if (t_end <= 0.0 && r->fields) {
-        cr_set_msg(r->err, sizeof r->err,
-                   "an automatic end needs a free chain: with gravity or pendulums give an end "
-                   "time");
-        return CR_ERR_INVALID;
-    }
-    r->ran = 1;
-    plan p;
-    int rc = plan_run(r, t_end, &p);
-    if (rc != CR_OK)
-        return rc;
-    r->t = 0.0;
-    cr_rigid_forces(r, r->d, r->acc, r->lambda);
-    rc = cr_rigid_settle(r); /* touching at rest from the start: closed, no events */
-    if (rc == CR_OK)
-        rc = emit(r);
-    for (int done = 0; rc == CR_OK && !done;) {
-        if (r->stop) {
-            rc = emit(r);
-            rc = rc == CR_OK ? CR_ERR_INTERRUPTED : rc;
-            break;
-        }
-        rc = at_instant(r, &p, &done);
-        if (rc == CR_OK && !done)
-            rc = flight(r, &p, &done);
-    }
-    return rc == CR_OK ? CR_OK : fail_text(r, rc);
 }
 
 /* ---- getters ---------------------------------------------------------------- */
 
 #define RG(e) ((const cr_rigid *)(e))
 
-static void rigid_stop(void *e)
-{
-    ((cr_rigid *)e)->stop = 1;
-}
-
-static const char *rigid_error(const void *e)
-{
-    return RG(e)->err;
-}
-
-static const char *rigid_reason(const void *e)
-{
-    return RG(e)->end_reason;
-}
-
-static size_t rigid_nb(const void *e)
-{
-    return RG(e)->nb;
-}
-
 static size_t rigid_no_walls(const void *e)
 {
     (void)e;
     return 0;
-}
-
-static int rigid_is_fixed(const void *e, size_t i)
-{
-    return RG(e)->fixed[i];
-}
-
-static void rigid_masses(const void *e, double *m)
-{
-    for (size_t i = 0; i < RG(e)->nb; i++)
-        m[i] = RG(e)->fixed[i] ? INFINITY : RG(e)->mass[i];
-}
-
-static void rigid_radii(const void *e, double *rad)
-{
-    memcpy(rad, RG(e)->radius, RG(e)->nb * sizeof(double));
 }
 
 static int rigid_wall(const void *e, size_t w, double *n, double *o)
@@ -559,21 +419,11 @@ static int rigid_wall(const void *e, size_t w, double *n, double *o)
     return CR_ERR_INVALID;
 }
 
-static double rigid_time(const void *e)
-{
-    return RG(e)->t;
-}
-
 static void rigid_positions(const void *e, double *x)
 {
     const cr_rigid *r = e;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         x[i] = r->x0[i] + (r->fixed[i] ? 0.0 : r->d[i]);
-}
-
-static void rigid_velocities(const void *e, double *v)
-{
-    memcpy(v, RG(e)->v, RG(e)->nb * sizeof(double));
 }
 
 static size_t rigid_nc(const void *e)
@@ -600,7 +450,7 @@ static int rigid_contact(const void *e, size_t c, cr_contact_view *w)
         w->state = CR_CONTACT_TOUCHING;
     else
         w->state = CR_CONTACT_OPEN;
-    w->settled = !r->on[c] || cr_rigid_gamma(r, c) >= -r->v_rest;
+    w->settled = !r->on[c] || cr_rigid_gamma(r, c) >= -r->drv.v_rest;
     w->impulse = r->impulse[c];
     w->normal[0] = 1.0;
     w->vector_impulse[0] = w->impulse;
@@ -614,21 +464,11 @@ static const size_t *rigid_body_contacts(const void *e, size_t i, size_t *n)
     return *n ? RG(e)->contacts_of + (i > 0 ? 2 * i - 1 : 0) : NULL;
 }
 
-static size_t rigid_nev(const void *e)
-{
-    return RG(e)->nev;
-}
-
-static const cr_event *rigid_events(const void *e)
-{
-    return RG(e)->ev;
-}
-
 static double rigid_kinetic(const void *e)
 {
     const cr_rigid *r = e;
     double T = 0.0;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         T += r->fixed[i] ? 0.0 : 0.5 * r->mass[i] * r->v[i] * r->v[i];
     return T;
 }
@@ -638,7 +478,7 @@ static double rigid_potential(const void *e)
 {
     const cr_rigid *r = e;
     double U = 0.0;
-    for (size_t i = 0; i < r->nb; i++) {
+    for (size_t i = 0; i < r->drv.nb; i++) {
         if (r->fixed[i])
             continue;
         double x = r->x0[i] + r->d[i];
@@ -650,81 +490,36 @@ static double rigid_potential(const void *e)
     return U;
 }
 
-static double rigid_dissipated(const void *e)
-{
-    return RG(e)->dissipated;
-}
-
 static void rigid_momentum(const void *e, double *p)
 {
     const cr_rigid *r = e;
     p[0] = 0.0;
-    for (size_t i = 0; i < r->nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++)
         p[0] += r->fixed[i] ? 0.0 : r->mass[i] * r->v[i];
-}
-
-static double rigid_settle_time(const void *e)
-{
-    (void)e;
-    return 0.0;
 }
 
 static cr_run_stats rigid_stats(const void *e)
 {
-    cr_run_stats st = RG(e)->stats;
+    cr_run_stats st = RG(e)->drv.stats;
     if (RG(e)->pendulums)
         cr_rigid_flight_stats(RG(e), &st);
     return st;
 }
 
-static void rigid_scales(const void *e, double *length, double *speed, double *time)
-{
-    if (length)
-        *length = RG(e)->L;
-    if (speed)
-        *speed = RG(e)->V;
-    if (time)
-        *time = RG(e)->T;
-}
-
-/* Only cr_system_create_rigid builds this engine (it needs the law): create
- * through the table refuses. */
-static void *rigid_create_plain(const cr_model *model, cr_system *sys, char *msg, size_t msglen)
-{
-    (void)model, (void)sys;
-    cr_set_msg(msg, msglen, "the rigid engine needs a law: cr_system_create_rigid");
-    return NULL;
-}
-
 const cr_engine_ops cr_rigid_engine = {
     .name = "rigid",
-    .create = rigid_create_plain,
+    CR_RIGID_DRIVER_OPS,
     .destroy = rigid_destroy,
-    .run = rigid_run,
-    .request_stop = rigid_stop,
-    .last_error = rigid_error,
-    .end_reason = rigid_reason,
     .dim = 1,
     .contacts_fixed = 1,
-    .body_count = rigid_nb,
     .wall_count = rigid_no_walls,
-    .is_fixed = rigid_is_fixed,
-    .masses = rigid_masses,
-    .radii = rigid_radii,
     .wall = rigid_wall,
-    .time = rigid_time,
     .positions = rigid_positions,
-    .velocities = rigid_velocities,
     .contact_count = rigid_nc,
     .contact = rigid_contact,
     .body_contacts = rigid_body_contacts,
-    .event_count = rigid_nev,
-    .events = rigid_events,
     .kinetic_energy = rigid_kinetic,
     .potential_energy = rigid_potential,
-    .dissipated_work = rigid_dissipated,
     .momentum = rigid_momentum,
-    .settle_time = rigid_settle_time,
     .stats = rigid_stats,
-    .scales = rigid_scales,
 };
