@@ -57,6 +57,7 @@
 
 #include "engines-priv.h"
 #include "integrator.h"
+#include "nvector-small.h"
 #include "priv.h"
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
@@ -1198,8 +1199,8 @@ static int window_build(cr_sim *s, size_t n)
         return CR_OK;
 
     int rc = CR_ERR_NOMEM;
-    s->y = N_VNew_Serial((sunindextype)s->ny, s->ctx);
-    s->yQ = N_VNew_Serial((sunindextype)(s->nq + 1), s->ctx);
+    s->y = cr_nvector_small((sunindextype)s->ny, s->ctx);
+    s->yQ = cr_nvector_small((sunindextype)(s->nq + 1), s->ctx);
     if (!s->y || !s->yQ)
         goto fail;
     double *y = N_VGetArrayPointer(s->y);
