@@ -142,6 +142,11 @@ struct cr_sim {
      * flight is exact or the bodies touch, and restarts there only cost (the
      * 1000-bead chain 20-40 % more steps at the same error). */
     int adams_field;
+    /* Adams with fixed-point iteration integrates the impulses and the
+     * dissipated work as the last nq + 1 states instead of CVODES
+     * quadratures: one Nordsieck array instead of two, and one force
+     * evaluation per RHS (quad_states). yQ is then a view of that tail. */
+    int qstate, qstate_ok;
     double *wake_level; /* (CR_WAKE_FRACTION·δ*)ⁿ⁺¹ of each pair (wake_margin) */
     int *quiet;         /* wake contacts: no events (wake_margin) */
     double *frozen;     /* the signs a quiet contact's first three roots show CVODE */
@@ -277,6 +282,8 @@ static inline size_t icon_end(const cr_sim *s, size_t hi)
 
 /* ---- CVODE callbacks (over the window) ------------------------------------- */
 
+static void quad_rates(const cr_sim *s, const double *y, double *q);
+
 static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
 {
     (void)t;
@@ -308,6 +315,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
             yd[jb + 1] += s->accel[c + 1] * f;
         }
     }
+    if (s->qstate)
+        quad_rates(s, y, yd + s->ny);
     return 0;
 }
 
@@ -365,12 +374,8 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
 
 /* Quadratures: the impulse of every internal window contact, then the
  * dissipated work (boundary contacts carry no force). */
-static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
+static void quad_rates(const cr_sim *s, const double *y, double *q)
 {
-    (void)t;
-    const cr_sim *s = user;
-    const double *y = N_VGetArrayPointer(yv);
-    double *q = N_VGetArrayPointer(qdot);
     double diss = 0.0;
     for (size_t k = 0; k < s->nint; k++) {
         size_t lo = s->ilo[k], hi = s->ihi[k];
@@ -385,6 +390,12 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
         }
     }
     q[s->nq] = diss * s->T / s->Escale;
+}
+
+static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
+{
+    (void)t;
+    quad_rates(user, N_VGetArrayPointer(yv), N_VGetArrayPointer(qdot));
     return 0;
 }
 
@@ -706,6 +717,8 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     else if (region && strcmp(region, "on") == 0)
         ar = CR_ACTIVE_REGION_ON;
     s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
+    const char *qs = getenv("CRADLE_IMPULSE_STATES");
+    s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
     const char *pad = getenv("CRADLE_REGION_PAD");
     s->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : REGION_PAD;
     for (size_t c = 0; c < s->nc; c++) {
@@ -1199,9 +1212,15 @@ static int window_build(cr_sim *s, size_t n)
         return CR_OK;
 
     int rc = CR_ERR_NOMEM;
-    s->y = cr_nvector_small((sunindextype)s->ny, s->ctx);
-    s->yQ = cr_nvector_small((sunindextype)(s->nq + 1), s->ctx);
-    if (!s->y || !s->yQ)
+    cr_method method = cr_sim_method(s);
+    s->qstate = s->qstate_ok && method == CR_METHOD_ADAMS_FIXED_POINT;
+    sunindextype nq1 = (sunindextype)(s->nq + 1);
+    s->y = cr_nvector_small((sunindextype)s->ny + (s->qstate ? nq1 : 0), s->ctx);
+    if (!s->y)
+        goto fail;
+    s->yQ = s->qstate ? N_VMake_Serial(nq1, N_VGetArrayPointer(s->y) + s->ny, s->ctx)
+                      : cr_nvector_small(nq1, s->ctx);
+    if (!s->yQ)
         goto fail;
     double *y = N_VGetArrayPointer(s->y);
     for (size_t m = 0; m < n; m++)
@@ -1213,13 +1232,13 @@ static int window_build(cr_sim *s, size_t n)
         y[s->yovl[s->wcon[j]]] = fly_ovl(s, s->wcon[j]);
     N_VConst(0.0, s->yQ);
 
-    cr_method method = cr_sim_method(s);
     s->adams_field = method != CR_METHOD_BDF && s->has_fields;
     s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
         goto fail;
     int flag =
-        cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, quad_rhs, s->yQ, s, s->rtol, s->atol, s->err);
+        cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, s->qstate ? NULL : quad_rhs,
+                         s->qstate ? NULL : s->yQ, s, s->rtol, s->atol, s->err);
     if (flag == CV_SUCCESS && s->tau_stop > s->tau)
         flag = CVodeSetStopTime(s->cvode, s->tau_stop);
     if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
@@ -1469,7 +1488,7 @@ static int update_region(cr_sim *s, int restart, int bump, size_t nextra)
         return CR_OK; /* a new window starts a new history */
     s->bumps += !restart;
     /* Restart the multistep history across the jump; the quadratures carry on. */
-    int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->yQ, &s->banked);
+    int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->qstate ? NULL : s->yQ, &s->banked);
     return flag == CV_SUCCESS ? CR_OK : cvode_fail(s, "CVodeReInit", flag);
 }
 
@@ -1723,7 +1742,8 @@ int cr_sim_run(cr_sim *s, double t_end)
             s->t = tret * s->T;
             if (flag < 0)
                 return cvode_fail(s, "CVode", flag);
-            CVodeGetQuad(s->cvode, &tret, s->yQ);
+            if (!s->qstate)
+                CVodeGetQuad(s->cvode, &tret, s->yQ);
         } else if (target > s->tau) {
             s->tau = target;
             s->t = target * s->T;
