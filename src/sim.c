@@ -282,7 +282,15 @@ static inline size_t icon_end(const cr_sim *s, size_t hi)
 
 /* ---- CVODE callbacks (over the window) ------------------------------------- */
 
-static void quad_rates(const cr_sim *s, const double *y, double *q);
+/* Adds the power dissipated in pair c (W) at overlap delta and rate (SI) to
+ * @p diss, term by term (the sum rounds as it always did). */
+static inline void dissipation(const cr_sim *s, size_t c, double delta, double rate, double *diss)
+{
+    if (s->contact_on[c])
+        *diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+    if (s->has_link[c])
+        *diss += s->link[c].c * rate * rate;
+}
 
 static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
 {
@@ -291,6 +299,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *yd = N_VGetArrayPointer(ydotv);
     double fscale = s->T / s->V;
+    /* the impulses and the dissipated work, when they are states (qstate) */
+    double *q = s->qstate ? yd + s->ny : NULL, diss = 0.0;
 
     for (size_t k = 0; k < s->nint; k++) {
         size_t lo = s->ilo[k], hi = s->ihi[k];
@@ -308,15 +318,20 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
                 continue; /* a boundary contact: open or quiet, no force */
             double delta = s->L * y[jd], rate = s->V * (va - vb);
             /* compression-positive pair force: contact push minus link pull */
-            double f = contact_force(s, c, delta, rate) - link_tension(s, c, delta, rate);
+            double fc = contact_force(s, c, delta, rate);
+            double f = fc - link_tension(s, c, delta, rate);
             if (!isfinite(f))
                 return -1;
             yd[ja + 1] -= s->accel[c] * f;
             yd[jb + 1] += s->accel[c + 1] * f;
+            if (q) { /* as quad_rhs computes them */
+                q[s->yquad[c]] = fc * s->T / s->Pscale;
+                dissipation(s, c, delta, rate, &diss);
+            }
         }
     }
-    if (s->qstate)
-        quad_rates(s, y, yd + s->ny);
+    if (q)
+        q[s->nq] = diss * s->T / s->Escale;
     return 0;
 }
 
@@ -374,8 +389,12 @@ static int jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user,
 
 /* Quadratures: the impulse of every internal window contact, then the
  * dissipated work (boundary contacts carry no force). */
-static void quad_rates(const cr_sim *s, const double *y, double *q)
+static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
 {
+    (void)t;
+    const cr_sim *s = user;
+    const double *y = N_VGetArrayPointer(yv);
+    double *q = N_VGetArrayPointer(qdot);
     double diss = 0.0;
     for (size_t k = 0; k < s->nint; k++) {
         size_t lo = s->ilo[k], hi = s->ihi[k];
@@ -383,19 +402,10 @@ static void quad_rates(const cr_sim *s, const double *y, double *q)
             double delta = s->L * y[s->yovl[c]];
             double rate = s->V * (y[s->ybody[c] + 1] - y[s->ybody[c + 1] + 1]);
             q[s->yquad[c]] = contact_force(s, c, delta, rate) * s->T / s->Pscale;
-            if (s->contact_on[c])
-                diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
-            if (s->has_link[c])
-                diss += s->link[c].c * rate * rate;
+            dissipation(s, c, delta, rate, &diss);
         }
     }
     q[s->nq] = diss * s->T / s->Escale;
-}
-
-static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
-{
-    (void)t;
-    quad_rates(user, N_VGetArrayPointer(yv), N_VGetArrayPointer(qdot));
     return 0;
 }
 
