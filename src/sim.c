@@ -130,6 +130,9 @@ struct cr_sim {
     SUNNonlinearSolver NLS; /* fixed-point iteration, or NULL: CVODE's Newton */
     int nroots;
     int *rootsfound;
+    /* first root of each root contact: three (closing, rate, wake), four with
+     * a release root (release_root), in the order of the R_ names */
+    size_t *roff;
     size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
     size_t n_contact_roots;
     double *mu; /* reduced mass of each pair (a wall is immovable) */
@@ -420,6 +423,14 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
  * from free flight (predict). */
 enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
 
+/* Pair c has a release root: a `force`-release law with damping. Without one
+ * R_FORCE is a constant, and CVODE is not shown it: each root function costs
+ * every step (cvRcheck3 scans them all, 9 % of a 5-ball cradle's run). */
+static inline int release_root(const cr_sim *s, size_t c)
+{
+    return s->law[c].release == CR_RELEASE_FORCE && s->law[c].C != 0.0;
+}
+
 /* Adams' highest order. CVODE allows 12, and each step's Nordsieck work grows
  * as q²: on the 3-ball chain at rtol 1e-10 the order wandered up to 12 and back,
  * taking 398 steps; capped at 7 it takes 290 at 38 % fewer instructions, with
@@ -478,15 +489,20 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
     const double *y = N_VGetArrayPointer(yv);
     for (size_t k = 0; k < s->n_contact_roots; k++) {
         size_t c = s->root_contact[k];
-        double *gk = g + R_PER_CONTACT * k;
+        double g4[R_PER_CONTACT];
         double d = y[s->yovl[c]], va = wvel(s, y, c), vb = wvel(s, y, c + 1);
         if (s->quiet[c])
-            memcpy(gk, s->frozen + 3 * c, 3 * sizeof(double));
+            memcpy(g4, s->frozen + 3 * c, 3 * sizeof(double));
         else
-            live_roots(s, c, d, va, vb, gk);
-        gk[R_WAKE] = wake_margin(s, c, d, va - vb);
-        for (int q = 0; q < R_PER_CONTACT; q++)
-            gk[q] = cr_root_nonzero(gk[q]);
+            live_roots(s, c, d, va, vb, g4);
+        g4[R_WAKE] = wake_margin(s, c, d, va - vb);
+        double *gk = g + s->roff[k];
+        gk[0] = cr_root_nonzero(g4[R_CLOSE]);
+        gk[1] = cr_root_nonzero(g4[R_RATE]);
+        size_t wake = 2; /* the wake root's place: after the release root if any */
+        if (s->roff[k + 1] - s->roff[k] == R_PER_CONTACT)
+            gk[wake++] = cr_root_nonzero(g4[R_FORCE]);
+        gk[wake] = cr_root_nonzero(g4[R_WAKE]);
     }
     return 0;
 }
@@ -539,6 +555,7 @@ void cr_sim_destroy(cr_sim *s)
     free(s->cluster);
     free(s->accel);
     free(s->rootsfound);
+    free(s->roff);
     free(s->root_contact);
     free(s->mu);
     free(s->wake_level);
@@ -652,6 +669,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
     s->rootsfound = malloc((R_PER_CONTACT * nc) * sizeof(int));
+    s->roff = malloc((nc + 1) * sizeof(size_t));
     s->ilo = malloc(nb * sizeof(size_t));
     s->ihi = malloc(nb * sizeof(size_t));
     s->nlo = malloc(nb * sizeof(size_t));
@@ -679,7 +697,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
         !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
         !s->link || !s->has_link || !s->root_contact || !s->mu || !s->wake_level || !s->quiet ||
-        !s->frozen || !s->rootsfound || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody ||
+        !s->frozen || !s->rootsfound || !s->roff || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody ||
         !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp || !s->gfirst ||
         !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o || !s->ref_tc ||
         !s->Pbank || !s->stamp || !s->counted || !s->bind)
@@ -1193,7 +1211,7 @@ static int window_build(cr_sim *s, size_t n)
         for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
             if (s->ybody[i] == NONE)
                 unlock_group(s, i);
-    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0;
+    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0, nroot = 0;
     for (size_t m = 0; m < n; m++) {
         size_t lo = s->ilo[m], hi = s->ihi[m];
         if (lo > 0)
@@ -1208,10 +1226,14 @@ static int window_build(cr_sim *s, size_t n)
             s->wcon[nw++] = c;
             if (c >= lo && c < hi)
                 s->yquad[c] = q++;
-            if (s->contact_on[c])
+            if (s->contact_on[c]) {
+                s->roff[nr] = nroot;
+                nroot += R_PER_CONTACT - !release_root(s, c);
                 s->root_contact[nr++] = c;
+            }
         }
     }
+    s->roff[nr] = nroot;
     s->ny = k;
     s->nq = q;
     s->nwc = nw;
@@ -1264,7 +1286,7 @@ static int window_build(cr_sim *s, size_t n)
     if (flag == CV_MEM_FAIL)
         goto fail;
     if (flag == CV_SUCCESS && nr > 0) {
-        s->nroots = (int)(R_PER_CONTACT * nr);
+        s->nroots = (int)nroot;
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
     if (flag == CV_SUCCESS)
@@ -1438,7 +1460,9 @@ static int handle_roots(cr_sim *s, int *restart)
     int rc = CR_OK;
     for (size_t k = 0; k < s->n_contact_roots && rc == CR_OK; k++) {
         size_t c = s->root_contact[k];
-        const int *r = s->rootsfound + R_PER_CONTACT * k;
+        const int *rk = s->rootsfound + s->roff[k];
+        size_t nk = s->roff[k + 1] - s->roff[k];
+        int r[R_PER_CONTACT] = {rk[0], rk[1], nk == R_PER_CONTACT ? rk[2] : 0, rk[nk - 1]};
         if (!s->quiet[c] && (r[R_CLOSE] || r[R_RATE] || r[R_FORCE])) {
             /* rootsfound gives the direction: the sign before is the opposite */
             double now[3], lo[3];
