@@ -17,7 +17,8 @@
  *   linear comb. z = c₀X₀, then z += cᵢXᵢ for i = 1, 2, … (the generic
  *                fallback's order; entry by entry when no later Xᵢ is z);
  *   scale-add    Zᵢ = aᵢ x + Yᵢ, one vector after the other;
- *   WRMS norm    √(Σ (xᵢwᵢ)² / N) summed in index order.
+ *   WRMS norm    √(Σ (xᵢwᵢ)² / N) summed in index order;
+ *   weights      |x|, x + b, 1/x.
  * Entries are independent, so z may be x or y in the element-wise loops.
  */
 
@@ -130,6 +131,38 @@ static sunrealtype wrms_norm(N_Vector x, N_Vector w)
     return sum <= 0.0 ? 0.0 : sqrt(sum);
 }
 
+/* The error weights, every step: |x|, x + b and 1/x (cvEwtSetSS). */
+static void vabs(N_Vector x, N_Vector z)
+{
+    const sunrealtype *xd = NV_DATA_S(x);
+    sunrealtype *zd = NV_DATA_S(z);
+    sunindextype n = NV_LENGTH_S(x);
+    for (sunindextype i = 0; i < n; i++)
+        zd[i] = fabs(xd[i]);
+}
+
+static void add_const(N_Vector x, sunrealtype b, N_Vector z)
+{
+    const sunrealtype *xd = NV_DATA_S(x);
+    sunrealtype *zd = NV_DATA_S(z);
+    sunindextype n = NV_LENGTH_S(x), i = 0;
+    for (; i + 2 <= n; i += 2)
+        store2(zd + i, load2(xd + i) + b);
+    if (i < n)
+        zd[i] = xd[i] + b;
+}
+
+static void inv(N_Vector x, N_Vector z)
+{
+    const sunrealtype *xd = NV_DATA_S(x);
+    sunrealtype *zd = NV_DATA_S(z);
+    sunindextype n = NV_LENGTH_S(x), i = 0;
+    for (; i + 2 <= n; i += 2)
+        store2(zd + i, 1.0 / load2(xd + i));
+    if (i < n)
+        zd[i] = 1.0 / xd[i];
+}
+
 N_Vector cr_nvector_small(sunindextype n, SUNContext ctx)
 {
     N_Vector v = N_VNew_Serial(n, ctx);
@@ -140,5 +173,8 @@ N_Vector cr_nvector_small(sunindextype n, SUNContext ctx)
     v->ops->nvlinearcombination = lin_comb;
     v->ops->nvscaleaddmulti = scale_add_multi;
     v->ops->nvwrmsnorm = wrms_norm;
+    v->ops->nvabs = vabs;
+    v->ops->nvaddconst = add_const;
+    v->ops->nvinv = inv;
     return v;
 }
