@@ -697,10 +697,10 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
         !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
         !s->link || !s->has_link || !s->root_contact || !s->mu || !s->wake_level || !s->quiet ||
-        !s->frozen || !s->rootsfound || !s->roff || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody ||
-        !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp || !s->gfirst ||
-        !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o || !s->ref_tc ||
-        !s->Pbank || !s->stamp || !s->counted || !s->bind)
+        !s->frozen || !s->rootsfound || !s->roff || !s->ilo || !s->ihi || !s->nlo || !s->nhi ||
+        !s->ybody || !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp ||
+        !s->gfirst || !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o ||
+        !s->ref_tc || !s->Pbank || !s->stamp || !s->counted || !s->bind)
         goto nomem;
     s->gravity = cr_model_gravity(model);
     s->has_fields = cr_model_has_fields(model);
@@ -1270,9 +1270,8 @@ static int window_build(cr_sim *s, size_t n)
     s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
         goto fail;
-    int flag =
-        cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, s->qstate ? NULL : quad_rhs,
-                         s->qstate ? NULL : s->yQ, s, s->rtol, s->atol, s->err);
+    int flag = cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, s->qstate ? NULL : quad_rhs,
+                                s->qstate ? NULL : s->yQ, s, s->rtol, s->atol, s->err);
     if (flag == CV_SUCCESS && s->tau_stop > s->tau)
         flag = CVodeSetStopTime(s->cvode, s->tau_stop);
     if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
