@@ -29,6 +29,8 @@ int cr_cvode_init_at(void *mem, CVRhsFn rhs, double tau0, N_Vector y, CVQuadRhsF
         flag = CVodeSStolerances(mem, rtol, atol);
     if (flag == CV_SUCCESS)
         flag = CVodeSetMaxNumSteps(mem, 1000000);
+    if (!quad)
+        return flag; /* the caller integrates its quadratures as states */
     if (flag == CV_SUCCESS)
         flag = CVodeQuadInit(mem, quad, yQ);
     if (flag == CV_SUCCESS)
@@ -73,7 +75,7 @@ int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_sim_stat
 {
     cr_cvode_counters(mem, banked, banked);
     int flag = CVodeReInit(mem, tau, y);
-    if (flag == CV_SUCCESS)
+    if (flag == CV_SUCCESS && yQ)
         flag = CVodeQuadReInit(mem, yQ);
     return flag;
 }

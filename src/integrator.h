@@ -1,7 +1,8 @@
 /* CVODES plumbing shared by the chain (sim.c) and pool (pool.c) simulators:
  * the same setup, the same restart across a force jump, the same error text and
  * the same solver counters. The linear solver, the roots and the state layout
- * stay with each simulator. */
+ * stay with each simulator. A NULL @p quad (and @p yQ) means no CVODES
+ * quadratures: the caller integrates them as states. */
 #ifndef CRADLE_INTEGRATOR_H
 #define CRADLE_INTEGRATOR_H
 

@@ -57,6 +57,7 @@
 
 #include "engines-priv.h"
 #include "integrator.h"
+#include "nvector-small.h"
 #include "priv.h"
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
@@ -129,6 +130,9 @@ struct cr_sim {
     SUNNonlinearSolver NLS; /* fixed-point iteration, or NULL: CVODE's Newton */
     int nroots;
     int *rootsfound;
+    /* first root of each root contact: three (closing, rate, wake), four with
+     * a release root (release_root), in the order of the R_ names */
+    size_t *roff;
     size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
     size_t n_contact_roots;
     double *mu; /* reduced mass of each pair (a wall is immovable) */
@@ -141,6 +145,11 @@ struct cr_sim {
      * flight is exact or the bodies touch, and restarts there only cost (the
      * 1000-bead chain 20-40 % more steps at the same error). */
     int adams_field;
+    /* Adams with fixed-point iteration integrates the impulses and the
+     * dissipated work as the last nq + 1 states instead of CVODES
+     * quadratures: one Nordsieck array instead of two, and one force
+     * evaluation per RHS (quad_states). yQ is then a view of that tail. */
+    int qstate, qstate_ok;
     double *wake_level; /* (CR_WAKE_FRACTION·δ*)ⁿ⁺¹ of each pair (wake_margin) */
     int *quiet;         /* wake contacts: no events (wake_margin) */
     double *frozen;     /* the signs a quiet contact's first three roots show CVODE */
@@ -276,6 +285,18 @@ static inline size_t icon_end(const cr_sim *s, size_t hi)
 
 /* ---- CVODE callbacks (over the window) ------------------------------------- */
 
+/* Adds the power dissipated in pair c (W) at overlap delta and rate (SI) to
+ * @p diss, term by term (the sum rounds as it always did). An undamped
+ * contact's rate is (f − Kδⁿ) δ̇ with f = Kδⁿ computed the same way: exactly
+ * ±0, so it is skipped (its f and δⁿ were 3 % of a 5-ball cradle's run). */
+static inline void dissipation(const cr_sim *s, size_t c, double delta, double rate, double *diss)
+{
+    if (s->contact_on[c] && s->law[c].C != 0.0)
+        *diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+    if (s->has_link[c])
+        *diss += s->link[c].c * rate * rate;
+}
+
 static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
 {
     (void)t;
@@ -283,6 +304,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *yd = N_VGetArrayPointer(ydotv);
     double fscale = s->T / s->V;
+    /* the impulses and the dissipated work, when they are states (qstate) */
+    double *q = s->qstate ? yd + s->ny : NULL, diss = 0.0;
 
     for (size_t k = 0; k < s->nint; k++) {
         size_t lo = s->ilo[k], hi = s->ihi[k];
@@ -300,13 +323,20 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
                 continue; /* a boundary contact: open or quiet, no force */
             double delta = s->L * y[jd], rate = s->V * (va - vb);
             /* compression-positive pair force: contact push minus link pull */
-            double f = contact_force(s, c, delta, rate) - link_tension(s, c, delta, rate);
+            double fc = contact_force(s, c, delta, rate);
+            double f = fc - link_tension(s, c, delta, rate);
             if (!isfinite(f))
                 return -1;
             yd[ja + 1] -= s->accel[c] * f;
             yd[jb + 1] += s->accel[c + 1] * f;
+            if (q) { /* as quad_rhs computes them */
+                q[s->yquad[c]] = fc * s->T / s->Pscale;
+                dissipation(s, c, delta, rate, &diss);
+            }
         }
     }
+    if (q)
+        q[s->nq] = diss * s->T / s->Escale;
     return 0;
 }
 
@@ -377,10 +407,7 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
             double delta = s->L * y[s->yovl[c]];
             double rate = s->V * (y[s->ybody[c] + 1] - y[s->ybody[c + 1] + 1]);
             q[s->yquad[c]] = contact_force(s, c, delta, rate) * s->T / s->Pscale;
-            if (s->contact_on[c])
-                diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
-            if (s->has_link[c])
-                diss += s->link[c].c * rate * rate;
+            dissipation(s, c, delta, rate, &diss);
         }
     }
     q[s->nq] = diss * s->T / s->Escale;
@@ -395,6 +422,14 @@ static int quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
  * wake_margin). Contacts outside the window have none: their events follow
  * from free flight (predict). */
 enum { R_CLOSE, R_RATE, R_FORCE, R_WAKE, R_PER_CONTACT };
+
+/* Pair c has a release root: a `force`-release law with damping. Without one
+ * R_FORCE is a constant, and CVODE is not shown it: each root function costs
+ * every step (cvRcheck3 scans them all, 9 % of a 5-ball cradle's run). */
+static inline int release_root(const cr_sim *s, size_t c)
+{
+    return s->law[c].release == CR_RELEASE_FORCE && s->law[c].C != 0.0;
+}
 
 /* Adams' highest order. CVODE allows 12, and each step's Nordsieck work grows
  * as q²: on the 3-ball chain at rtol 1e-10 the order wandered up to 12 and back,
@@ -454,15 +489,20 @@ static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
     const double *y = N_VGetArrayPointer(yv);
     for (size_t k = 0; k < s->n_contact_roots; k++) {
         size_t c = s->root_contact[k];
-        double *gk = g + R_PER_CONTACT * k;
+        double g4[R_PER_CONTACT];
         double d = y[s->yovl[c]], va = wvel(s, y, c), vb = wvel(s, y, c + 1);
         if (s->quiet[c])
-            memcpy(gk, s->frozen + 3 * c, 3 * sizeof(double));
+            memcpy(g4, s->frozen + 3 * c, 3 * sizeof(double));
         else
-            live_roots(s, c, d, va, vb, gk);
-        gk[R_WAKE] = wake_margin(s, c, d, va - vb);
-        for (int q = 0; q < R_PER_CONTACT; q++)
-            gk[q] = cr_root_nonzero(gk[q]);
+            live_roots(s, c, d, va, vb, g4);
+        g4[R_WAKE] = wake_margin(s, c, d, va - vb);
+        double *gk = g + s->roff[k];
+        gk[0] = cr_root_nonzero(g4[R_CLOSE]);
+        gk[1] = cr_root_nonzero(g4[R_RATE]);
+        size_t wake = 2; /* the wake root's place: after the release root if any */
+        if (s->roff[k + 1] - s->roff[k] == R_PER_CONTACT)
+            gk[wake++] = cr_root_nonzero(g4[R_FORCE]);
+        gk[wake] = cr_root_nonzero(g4[R_WAKE]);
     }
     return 0;
 }
@@ -515,6 +555,7 @@ void cr_sim_destroy(cr_sim *s)
     free(s->cluster);
     free(s->accel);
     free(s->rootsfound);
+    free(s->roff);
     free(s->root_contact);
     free(s->mu);
     free(s->wake_level);
@@ -628,6 +669,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
     s->rootsfound = malloc((R_PER_CONTACT * nc) * sizeof(int));
+    s->roff = malloc((nc + 1) * sizeof(size_t));
     s->ilo = malloc(nb * sizeof(size_t));
     s->ihi = malloc(nb * sizeof(size_t));
     s->nlo = malloc(nb * sizeof(size_t));
@@ -655,10 +697,10 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
         !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
         !s->link || !s->has_link || !s->root_contact || !s->mu || !s->wake_level || !s->quiet ||
-        !s->frozen || !s->rootsfound || !s->ilo || !s->ihi || !s->nlo || !s->nhi || !s->ybody ||
-        !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp || !s->gfirst ||
-        !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o || !s->ref_tc ||
-        !s->Pbank || !s->stamp || !s->counted || !s->bind)
+        !s->frozen || !s->rootsfound || !s->roff || !s->ilo || !s->ihi || !s->nlo || !s->nhi ||
+        !s->ybody || !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp ||
+        !s->gfirst || !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o ||
+        !s->ref_tc || !s->Pbank || !s->stamp || !s->counted || !s->bind)
         goto nomem;
     s->gravity = cr_model_gravity(model);
     s->has_fields = cr_model_has_fields(model);
@@ -705,6 +747,8 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     else if (region && strcmp(region, "on") == 0)
         ar = CR_ACTIVE_REGION_ON;
     s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
+    const char *qs = getenv("CRADLE_IMPULSE_STATES");
+    s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
     const char *pad = getenv("CRADLE_REGION_PAD");
     s->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : REGION_PAD;
     for (size_t c = 0; c < s->nc; c++) {
@@ -1167,7 +1211,7 @@ static int window_build(cr_sim *s, size_t n)
         for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
             if (s->ybody[i] == NONE)
                 unlock_group(s, i);
-    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0;
+    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0, nroot = 0;
     for (size_t m = 0; m < n; m++) {
         size_t lo = s->ilo[m], hi = s->ihi[m];
         if (lo > 0)
@@ -1182,10 +1226,14 @@ static int window_build(cr_sim *s, size_t n)
             s->wcon[nw++] = c;
             if (c >= lo && c < hi)
                 s->yquad[c] = q++;
-            if (s->contact_on[c])
+            if (s->contact_on[c]) {
+                s->roff[nr] = nroot;
+                nroot += R_PER_CONTACT - !release_root(s, c);
                 s->root_contact[nr++] = c;
+            }
         }
     }
+    s->roff[nr] = nroot;
     s->ny = k;
     s->nq = q;
     s->nwc = nw;
@@ -1198,9 +1246,15 @@ static int window_build(cr_sim *s, size_t n)
         return CR_OK;
 
     int rc = CR_ERR_NOMEM;
-    s->y = N_VNew_Serial((sunindextype)s->ny, s->ctx);
-    s->yQ = N_VNew_Serial((sunindextype)(s->nq + 1), s->ctx);
-    if (!s->y || !s->yQ)
+    cr_method method = cr_sim_method(s);
+    s->qstate = s->qstate_ok && method == CR_METHOD_ADAMS_FIXED_POINT;
+    sunindextype nq1 = (sunindextype)(s->nq + 1);
+    s->y = cr_nvector_small((sunindextype)s->ny + (s->qstate ? nq1 : 0), s->ctx);
+    if (!s->y)
+        goto fail;
+    s->yQ = s->qstate ? N_VMake_Serial(nq1, N_VGetArrayPointer(s->y) + s->ny, s->ctx)
+                      : cr_nvector_small(nq1, s->ctx);
+    if (!s->yQ)
         goto fail;
     double *y = N_VGetArrayPointer(s->y);
     for (size_t m = 0; m < n; m++)
@@ -1212,13 +1266,12 @@ static int window_build(cr_sim *s, size_t n)
         y[s->yovl[s->wcon[j]]] = fly_ovl(s, s->wcon[j]);
     N_VConst(0.0, s->yQ);
 
-    cr_method method = cr_sim_method(s);
     s->adams_field = method != CR_METHOD_BDF && s->has_fields;
     s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
         goto fail;
-    int flag =
-        cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, quad_rhs, s->yQ, s, s->rtol, s->atol, s->err);
+    int flag = cr_cvode_init_at(s->cvode, rhs, s->tau, s->y, s->qstate ? NULL : quad_rhs,
+                                s->qstate ? NULL : s->yQ, s, s->rtol, s->atol, s->err);
     if (flag == CV_SUCCESS && s->tau_stop > s->tau)
         flag = CVodeSetStopTime(s->cvode, s->tau_stop);
     if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
@@ -1232,7 +1285,7 @@ static int window_build(cr_sim *s, size_t n)
     if (flag == CV_MEM_FAIL)
         goto fail;
     if (flag == CV_SUCCESS && nr > 0) {
-        s->nroots = (int)(R_PER_CONTACT * nr);
+        s->nroots = (int)nroot;
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
     if (flag == CV_SUCCESS)
@@ -1406,7 +1459,9 @@ static int handle_roots(cr_sim *s, int *restart)
     int rc = CR_OK;
     for (size_t k = 0; k < s->n_contact_roots && rc == CR_OK; k++) {
         size_t c = s->root_contact[k];
-        const int *r = s->rootsfound + R_PER_CONTACT * k;
+        const int *rk = s->rootsfound + s->roff[k];
+        size_t nk = s->roff[k + 1] - s->roff[k];
+        int r[R_PER_CONTACT] = {rk[0], rk[1], nk == R_PER_CONTACT ? rk[2] : 0, rk[nk - 1]};
         if (!s->quiet[c] && (r[R_CLOSE] || r[R_RATE] || r[R_FORCE])) {
             /* rootsfound gives the direction: the sign before is the opposite */
             double now[3], lo[3];
@@ -1468,7 +1523,7 @@ static int update_region(cr_sim *s, int restart, int bump, size_t nextra)
         return CR_OK; /* a new window starts a new history */
     s->bumps += !restart;
     /* Restart the multistep history across the jump; the quadratures carry on. */
-    int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->yQ, &s->banked);
+    int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->qstate ? NULL : s->yQ, &s->banked);
     return flag == CV_SUCCESS ? CR_OK : cvode_fail(s, "CVodeReInit", flag);
 }
 
@@ -1722,7 +1777,8 @@ int cr_sim_run(cr_sim *s, double t_end)
             s->t = tret * s->T;
             if (flag < 0)
                 return cvode_fail(s, "CVode", flag);
-            CVodeGetQuad(s->cvode, &tret, s->yQ);
+            if (!s->qstate)
+                CVodeGetQuad(s->cvode, &tret, s->yQ);
         } else if (target > s->tau) {
             s->tau = target;
             s->t = target * s->T;
