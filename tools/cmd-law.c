@@ -104,9 +104,11 @@ static int print_json(const char *input, cr_law_id law, const cr_lawcase *lc,
     json_object *outs = json_object_new_array();
     for (size_t k = 0; outs && k < cr_law_result_outcome_count(res); k++) {
         json_object *oc = json_object_new_object();
-        json_object_object_add(oc, "velocity", tools_json_numbers(cr_law_result_velocity(res, k), n));
+        json_object_object_add(oc, "velocity",
+                               tools_json_numbers(cr_law_result_velocity(res, k), n));
         json_object_object_add(oc, "impulse", tools_json_numbers(cr_law_result_impulse(res, k), m));
-        json_object_object_add(oc, "energy_ratio", tools_json_number(cr_law_result_energy_ratio(res, k)));
+        json_object_object_add(oc, "energy_ratio",
+                               tools_json_number(cr_law_result_energy_ratio(res, k)));
         json_object_array_add(outs, oc);
     }
     json_object_object_add(o, "outcomes", outs);
