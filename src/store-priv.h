@@ -6,6 +6,7 @@
 
 #include <hdf5.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "h5-util.h"
 
@@ -25,5 +26,19 @@ int cr_store_replace_through_copy(const char *source, const char *target,
  * source and command (NULL: ""). @return the group (caller closes) or -1.
  */
 hid_t cr_store_comparison_group(hid_t file, const char *source, const char *command);
+
+/* One row of an episode's "contacts" table (docs/hdf5-layout.md): the layout
+ * store.c writes and store-read.c reads, defined once so they cannot drift. */
+typedef struct {
+    int64_t contact, body_a, body_b;
+    double impulse, compression, expansion, gamma_minus, gamma_plus, newton, poisson, alpha;
+    double peak_overlap, peak_force;
+    int32_t closings, openings, flags;
+} cr_store_record_row;
+
+enum { CR_STORE_RECORD_COLUMNS = 16 };
+
+/* The columns of that table, with their units, into @p c. */
+void cr_store_record_columns(cr_h5_column c[CR_STORE_RECORD_COLUMNS]);
 
 #endif

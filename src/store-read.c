@@ -20,6 +20,7 @@
 #include "cradle/store.h"
 #include "h5-util.h"
 #include "priv.h"
+#include "store-priv.h"
 
 /* ---- reading ------------------------------------------------------------------- */
 
@@ -299,30 +300,13 @@ size_t cr_run_file_episode_count(const cr_run_file *f)
     return f ? f->nep : 0;
 }
 
-typedef struct {
-    int64_t contact, body_a, body_b;
-    double impulse, compression, expansion, gamma_minus, gamma_plus, newton, poisson, alpha;
-    double peak_overlap, peak_force;
-    int32_t closings, openings, flags;
-} record_in;
-
 static int read_records(hid_t g, cr_contact_record *rec, size_t n)
 {
-    record_in *in = calloc(n ? n : 1, sizeof(record_in));
-    hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64, J = H5T_NATIVE_INT32;
-    const cr_h5_column c[] = {
-        CR_H5_COL(record_in, contact, I, NULL),     CR_H5_COL(record_in, body_a, I, NULL),
-        CR_H5_COL(record_in, body_b, I, NULL),      CR_H5_COL(record_in, impulse, D, NULL),
-        CR_H5_COL(record_in, compression, D, NULL), CR_H5_COL(record_in, expansion, D, NULL),
-        CR_H5_COL(record_in, gamma_minus, D, NULL), CR_H5_COL(record_in, gamma_plus, D, NULL),
-        CR_H5_COL(record_in, newton, D, NULL),      CR_H5_COL(record_in, poisson, D, NULL),
-        CR_H5_COL(record_in, alpha, D, NULL),       CR_H5_COL(record_in, peak_overlap, D, NULL),
-        CR_H5_COL(record_in, peak_force, D, NULL),  CR_H5_COL(record_in, closings, J, NULL),
-        CR_H5_COL(record_in, openings, J, NULL),    CR_H5_COL(record_in, flags, J, NULL),
-    };
+    cr_store_record_row *in = calloc(n ? n : 1, sizeof(*in));
+    cr_h5_column c[CR_STORE_RECORD_COLUMNS];
+    cr_store_record_columns(c);
     int e = in ? 0 : -1;
-    e |= e ? -1
-           : cr_h5_read_table(g, "contacts", sizeof(record_in), c, sizeof c / sizeof c[0], in, n);
+    e |= e ? -1 : cr_h5_read_table(g, "contacts", sizeof(*in), c, CR_STORE_RECORD_COLUMNS, in, n);
     for (size_t i = 0; e == 0 && i < n; i++)
         rec[i] = (cr_contact_record){
             (size_t)in[i].contact, (size_t)in[i].body_a, in[i].body_b,      in[i].impulse,

@@ -29,6 +29,7 @@
 
 #include "h5-util.h"
 #include "priv.h"
+#include "store-priv.h"
 
 /* Rows buffered between flushes are bounded in bytes as well as in rows, so a
  * 10⁵-body pool does not buffer gigabytes. */
@@ -1072,55 +1073,55 @@ static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
     return e;
 }
 
-typedef struct {
-    int64_t contact, body_a, body_b;
-    double impulse, compression, expansion, gamma_minus, gamma_plus, newton, poisson, alpha;
-    double peak_overlap, peak_force;
-    int32_t closings, openings, flags;
-} record_row;
+void cr_store_record_columns(cr_h5_column c[CR_STORE_RECORD_COLUMNS])
+{
+    const cr_h5_column f[CR_STORE_RECORD_COLUMNS] = {
+        CR_H5_COL(cr_store_record_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(cr_store_record_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(cr_store_record_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(cr_store_record_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(cr_store_record_row, compression, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(cr_store_record_row, expansion, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(cr_store_record_row, gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(cr_store_record_row, gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(cr_store_record_row, newton, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(cr_store_record_row, poisson, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(cr_store_record_row, alpha, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(cr_store_record_row, peak_overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(cr_store_record_row, peak_force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(cr_store_record_row, closings, H5T_NATIVE_INT32, "1"),
+        CR_H5_COL(cr_store_record_row, openings, H5T_NATIVE_INT32, "1"),
+        CR_H5_COL(cr_store_record_row, flags, H5T_NATIVE_INT32,
+                  "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
+    };
+    memcpy(c, f, sizeof f);
+}
 
 static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
 {
-    record_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    cr_store_record_row *rows = calloc(n ? n : 1, sizeof(*rows));
     if (!rows)
         return -1;
     for (size_t i = 0; i < n; i++)
-        rows[i] = (record_row){(int64_t)rec[i].contact,
-                               (int64_t)rec[i].body_a,
-                               rec[i].body_b,
-                               rec[i].impulse,
-                               rec[i].compression,
-                               rec[i].expansion,
-                               rec[i].gamma_minus,
-                               rec[i].gamma_plus,
-                               rec[i].newton,
-                               rec[i].poisson,
-                               rec[i].alpha,
-                               rec[i].peak_overlap,
-                               rec[i].peak_force,
-                               rec[i].closings,
-                               rec[i].openings,
-                               rec[i].flags};
-    const cr_h5_column f[] = {
-        CR_H5_COL(record_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
-        CR_H5_COL(record_row, body_a, H5T_NATIVE_INT64, "1"),
-        CR_H5_COL(record_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
-        CR_H5_COL(record_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
-        CR_H5_COL(record_row, compression, H5T_NATIVE_DOUBLE, "N s"),
-        CR_H5_COL(record_row, expansion, H5T_NATIVE_DOUBLE, "N s"),
-        CR_H5_COL(record_row, gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
-        CR_H5_COL(record_row, gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
-        CR_H5_COL(record_row, newton, H5T_NATIVE_DOUBLE, "1"),
-        CR_H5_COL(record_row, poisson, H5T_NATIVE_DOUBLE, "1"),
-        CR_H5_COL(record_row, alpha, H5T_NATIVE_DOUBLE, "1"),
-        CR_H5_COL(record_row, peak_overlap, H5T_NATIVE_DOUBLE, "m"),
-        CR_H5_COL(record_row, peak_force, H5T_NATIVE_DOUBLE, "N"),
-        CR_H5_COL(record_row, closings, H5T_NATIVE_INT32, "1"),
-        CR_H5_COL(record_row, openings, H5T_NATIVE_INT32, "1"),
-        CR_H5_COL(record_row, flags, H5T_NATIVE_INT32,
-                  "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
-    };
-    int e = cr_h5_write_table(g, "contacts", sizeof(record_row), f, sizeof f / sizeof f[0], rows, n,
+        rows[i] = (cr_store_record_row){(int64_t)rec[i].contact,
+                                        (int64_t)rec[i].body_a,
+                                        rec[i].body_b,
+                                        rec[i].impulse,
+                                        rec[i].compression,
+                                        rec[i].expansion,
+                                        rec[i].gamma_minus,
+                                        rec[i].gamma_plus,
+                                        rec[i].newton,
+                                        rec[i].poisson,
+                                        rec[i].alpha,
+                                        rec[i].peak_overlap,
+                                        rec[i].peak_force,
+                                        rec[i].closings,
+                                        rec[i].openings,
+                                        rec[i].flags};
+    cr_h5_column f[CR_STORE_RECORD_COLUMNS];
+    cr_store_record_columns(f);
+    int e = cr_h5_write_table(g, "contacts", sizeof(*rows), f, CR_STORE_RECORD_COLUMNS, rows, n,
                               "per-contact records of the episode");
     free(rows);
     return e;

@@ -14,6 +14,7 @@
 #include "model-input.h"
 #include "cradle/cradle.h"
 #include "tools-common.h"
+#include "tools-json.h"
 
 /* Episodes whose table `cradle compare` prints (all go to CSV, JSON, HDF5). */
 #define SHOWN_EPISODES 20
@@ -587,7 +588,9 @@ static int print_law_json(const law_args *a, const cr_compare *cmp, size_t row, 
     json_object_object_add(o, "message", json_object_new_string(r->message));
     const double *u = cr_compare_row_velocity(cmp, row), *P = cr_compare_row_impulse(cmp, row);
     const double *par = cr_compare_row_parameters(cmp, row);
-    json_object *ju = NULL, *jp = NULL, *jq = NULL, *jg = json_object_new_array();
+    /* gamma, u+ and P as json-c writes any double (NaN where a law failed), not
+     * through tools_json_number (null): kept so that this output does not change */
+    json_object *ju = NULL, *jp = NULL, *jg = json_object_new_array();
     for (size_t i = 0; i < e.contacts; i++)
         json_object_array_add(jg, json_object_new_double(gamma[i]));
     if (u && (ju = json_object_new_array()))
@@ -596,18 +599,12 @@ static int print_law_json(const law_args *a, const cr_compare *cmp, size_t row, 
     if (P && (jp = json_object_new_array()))
         for (size_t i = 0; i < e.contacts; i++)
             json_object_array_add(jp, json_object_new_double(P[i]));
-    if (par && (jq = json_object_new_array()))
-        for (size_t i = 0; i < e.contacts; i++)
-            json_object_array_add(jq, isfinite(par[i]) ? json_object_new_double(par[i]) : NULL);
     json_object_object_add(o, "gamma_minus", jg);
-    json_object_object_add(o, "parameters", jq);
+    json_object_object_add(o, "parameters", tools_json_numbers(par, e.contacts));
     json_object_object_add(o, "velocity", ju);
     json_object_object_add(o, "impulse", jp);
-    json_object_object_add(o, "energy_ratio",
-                           isfinite(r->energy_ratio) ? json_object_new_double(r->energy_ratio)
-                                                     : NULL);
-    json_object_object_add(o, "error",
-                           isfinite(r->error) ? json_object_new_double(r->error) : NULL);
+    json_object_object_add(o, "energy_ratio", tools_json_number(r->energy_ratio));
+    json_object_object_add(o, "error", tools_json_number(r->error));
     const char *text =
         json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = text && printf("%s\n", text) > 0 ? 0 : EXIT_RUN;

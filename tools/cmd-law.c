@@ -1,12 +1,12 @@
 /* cradle law NAME [CASE | --input CASE] [--json]: one rigid impact law on one case. */
 #include <getopt.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cradle/cradle.h"
 #include "tools-common.h"
+#include "tools-json.h"
 
 void usage_law(FILE *out)
 {
@@ -28,20 +28,6 @@ void usage_law(FILE *out)
           "  -l, --list         list the laws\n"
           "  -h, --help         show this help\n",
           out);
-}
-
-/* A JSON number, or null for what JSON cannot hold (NaN, inf). */
-static json_object *jnum(double v)
-{
-    return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
-static json_object *jarray(const double *v, size_t n)
-{
-    json_object *a = json_object_new_array_ext((int)n);
-    for (size_t i = 0; a && i < n; i++)
-        json_object_array_add(a, jnum(v[i]));
-    return a;
 }
 
 /* Text made valid UTF-8 (a file name may hold any bytes; JSON must not): each byte that
@@ -112,15 +98,17 @@ static int print_json(const char *input, cr_law_id law, const cr_lawcase *lc,
     json_object_object_add(o, "contacts", json_object_new_int64((int64_t)m));
     json_object_object_add(o, "status", jstring(cr_law_status_name(cr_law_result_status(res))));
     json_object_object_add(o, "message", jstring(cr_law_result_message(res)));
-    json_object_object_add(o, "residual", jnum(cr_law_result_residual(res)));
-    json_object_object_add(o, "gamma_minus", jarray(gamma, m));
+    json_object_object_add(o, "residual", tools_json_number(cr_law_result_residual(res)));
+    json_object_object_add(o, "gamma_minus", tools_json_numbers(gamma, m));
     json_object_object_add(o, "trace", jstring(cr_law_result_trace(res)));
     json_object *outs = json_object_new_array();
     for (size_t k = 0; outs && k < cr_law_result_outcome_count(res); k++) {
         json_object *oc = json_object_new_object();
-        json_object_object_add(oc, "velocity", jarray(cr_law_result_velocity(res, k), n));
-        json_object_object_add(oc, "impulse", jarray(cr_law_result_impulse(res, k), m));
-        json_object_object_add(oc, "energy_ratio", jnum(cr_law_result_energy_ratio(res, k)));
+        json_object_object_add(oc, "velocity",
+                               tools_json_numbers(cr_law_result_velocity(res, k), n));
+        json_object_object_add(oc, "impulse", tools_json_numbers(cr_law_result_impulse(res, k), m));
+        json_object_object_add(oc, "energy_ratio",
+                               tools_json_number(cr_law_result_energy_ratio(res, k)));
         json_object_array_add(outs, oc);
     }
     json_object_object_add(o, "outcomes", outs);

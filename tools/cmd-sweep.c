@@ -13,14 +13,6 @@
 #include "cmd-sweep.h"
 #include "tools-common.h"
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
 void usage_sweep(FILE *out)
 {
     fputs("usage: cradle sweep SWEEP.yaml [-o FILE] [--csv CSV] [-j N] [--force] [-q]\n"
@@ -261,9 +253,9 @@ static int run_sweep(const sweep_args *a, const cr_sweep *s, int ranks)
         fprintf(stderr, "cradle sweep: resuming %s: %zu of %zu points done\n", a->out, p.first_done,
                 cr_sweep_point_count(s));
     p.decile = f ? (int)(10 * p.first_done / cr_sweep_point_count(s)) : 0;
-    tools_catch_stop_signals(on_stop_signal);
-    int rc = ranks > 1 ? sweep_mpi_run(s, f, show_progress, &p, &stop_flag)
-                       : cr_sweep_run(s, f, threads, show_progress, &p, &stop_flag);
+    const volatile sig_atomic_t *stop = tools_catch_stop_signals();
+    int rc = ranks > 1 ? sweep_mpi_run(s, f, show_progress, &p, stop)
+                       : cr_sweep_run(s, f, threads, show_progress, &p, stop);
     if (rank != 0)
         return 0;
     if (p.tty && !a->quiet)

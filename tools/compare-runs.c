@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tools-common.h"
+#include "tools-json.h"
 
 int compare_runs_check(const compare_runs_args *r)
 {
@@ -169,30 +170,25 @@ static void print_csv(const one_run *v, size_t nv)
         }
 }
 
-static json_object *num(double v)
-{
-    return isfinite(v) ? json_object_new_double(v) : NULL;
-}
-
 static json_object *json_row(const cr_runcmp_row *w)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "collision", json_object_new_int64((int64_t)w->collision));
-    json_object_object_add(o, "t_compliant", num(w->t_compliant));
-    json_object_object_add(o, "t_rigid", num(w->t_rigid));
-    json_object_object_add(o, "phase", num(w->phase));
-    json_object_object_add(o, "next_compliant", num(w->next_compliant));
-    json_object_object_add(o, "next_rigid", num(w->next_rigid));
-    json_object_object_add(o, "speed", num(w->speed));
-    json_object_object_add(o, "velocity_before_error", num(w->velocity_before_error));
-    json_object_object_add(o, "velocity_after_error", num(w->velocity_after_error));
-    json_object_object_add(o, "T_minus_compliant", num(w->T_minus_compliant));
-    json_object_object_add(o, "T_minus_rigid", num(w->T_minus_rigid));
-    json_object_object_add(o, "T_plus_compliant", num(w->T_plus_compliant));
-    json_object_object_add(o, "T_plus_rigid", num(w->T_plus_rigid));
-    json_object_object_add(o, "energy_error", num(w->energy_error));
-    json_object_object_add(o, "kappa_compliant", num(w->kappa_compliant));
-    json_object_object_add(o, "kappa_rigid", num(w->kappa_rigid));
+    json_object_object_add(o, "t_compliant", tools_json_number(w->t_compliant));
+    json_object_object_add(o, "t_rigid", tools_json_number(w->t_rigid));
+    json_object_object_add(o, "phase", tools_json_number(w->phase));
+    json_object_object_add(o, "next_compliant", tools_json_number(w->next_compliant));
+    json_object_object_add(o, "next_rigid", tools_json_number(w->next_rigid));
+    json_object_object_add(o, "speed", tools_json_number(w->speed));
+    json_object_object_add(o, "velocity_before_error", tools_json_number(w->velocity_before_error));
+    json_object_object_add(o, "velocity_after_error", tools_json_number(w->velocity_after_error));
+    json_object_object_add(o, "T_minus_compliant", tools_json_number(w->T_minus_compliant));
+    json_object_object_add(o, "T_minus_rigid", tools_json_number(w->T_minus_rigid));
+    json_object_object_add(o, "T_plus_compliant", tools_json_number(w->T_plus_compliant));
+    json_object_object_add(o, "T_plus_rigid", tools_json_number(w->T_plus_rigid));
+    json_object_object_add(o, "energy_error", tools_json_number(w->energy_error));
+    json_object_object_add(o, "kappa_compliant", tools_json_number(w->kappa_compliant));
+    json_object_object_add(o, "kappa_rigid", tools_json_number(w->kappa_rigid));
     json_object_object_add(o, "episodes_compliant",
                            json_object_new_int64((int64_t)w->episodes_compliant));
     json_object_object_add(o, "episodes_rigid", json_object_new_int64((int64_t)w->episodes_rigid));
@@ -208,14 +204,14 @@ static json_object *json_summary(const cr_runcmp_summary *s)
     json_object_object_add(o, "collisions_rigid",
                            json_object_new_int64((int64_t)s->collisions_rigid));
     json_object_object_add(o, "matched", json_object_new_int64((int64_t)s->matched));
-    json_object_object_add(o, "max_velocity_error", num(s->max_velocity_error));
-    json_object_object_add(o, "mean_velocity_error", num(s->mean_velocity_error));
-    json_object_object_add(o, "max_energy_error", num(s->max_energy_error));
-    json_object_object_add(o, "phase_drift", num(s->phase_drift));
-    json_object_object_add(o, "max_phase", num(s->max_phase));
-    json_object_object_add(o, "mean_interval", num(s->mean_interval));
-    json_object_object_add(o, "decay_compliant", num(s->decay_compliant));
-    json_object_object_add(o, "decay_rigid", num(s->decay_rigid));
+    json_object_object_add(o, "max_velocity_error", tools_json_number(s->max_velocity_error));
+    json_object_object_add(o, "mean_velocity_error", tools_json_number(s->mean_velocity_error));
+    json_object_object_add(o, "max_energy_error", tools_json_number(s->max_energy_error));
+    json_object_object_add(o, "phase_drift", tools_json_number(s->phase_drift));
+    json_object_object_add(o, "max_phase", tools_json_number(s->max_phase));
+    json_object_object_add(o, "mean_interval", tools_json_number(s->mean_interval));
+    json_object_object_add(o, "decay_compliant", tools_json_number(s->decay_compliant));
+    json_object_object_add(o, "decay_rigid", tools_json_number(s->decay_rigid));
     return o;
 }
 
@@ -226,9 +222,9 @@ static int print_json(const char *source, const one_run *c, const one_run *v, si
     json_object_object_add(o, "source", json_object_new_string(source));
     json_object_object_add(co, "collisions",
                            json_object_new_int64((int64_t)cr_monitor_collision_count(c->mon)));
-    json_object_object_add(co, "t_end", num(cr_system_get_time(c->sys)));
+    json_object_object_add(co, "t_end", tools_json_number(cr_system_get_time(c->sys)));
     json_object_object_add(co, "end_reason", json_object_new_string(cr_system_end_reason(c->sys)));
-    json_object_object_add(co, "wall_time", num(c->wall));
+    json_object_object_add(co, "wall_time", tools_json_number(c->wall));
     json_object_object_add(o, "compliant", co);
     for (size_t i = 0; i < nv; i++) {
         json_object *x = json_object_new_object(), *rows = json_object_new_array();
@@ -237,7 +233,7 @@ static int print_json(const char *source, const one_run *c, const one_run *v, si
         json_object_object_add(x, "end_reason",
                                json_object_new_string(cr_system_end_reason(v[i].sys)));
         json_object_object_add(x, "error", json_object_new_string(v[i].error));
-        json_object_object_add(x, "wall_time", num(v[i].wall));
+        json_object_object_add(x, "wall_time", tools_json_number(v[i].wall));
         json_object_object_add(x, "summary", json_summary(&v[i].sum));
         for (size_t k = 0; k < v[i].sum.matched; k++)
             json_object_array_add(rows, json_row(&v[i].rows[k]));

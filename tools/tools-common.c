@@ -171,26 +171,32 @@ int tools_check_csv(const char *csv, const char *const *inputs, size_t n, char *
     return 0;
 }
 
-void tools_catch_stop_signals(void (*on_stop)(int))
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGQUIT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
-/* The system the stop signals reach: one run at a time per process. */
+/* What a stop signal reaches: the flag a sweep polls (cr_sweep_run, while it
+ * integrates a point) and the one system tools_run_stoppable is running (one run
+ * at a time per process). Both mean the same: stop at the next step and close
+ * a valid file that says why. */
+static volatile sig_atomic_t stop_flag;
 static cr_system *volatile stoppable;
 
 static void on_stop_signal(int sig)
 {
     (void)sig;
+    stop_flag = 1;
     if (stoppable)
         cr_system_request_stop(stoppable);
+}
+
+const volatile sig_atomic_t *tools_catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    return &stop_flag;
 }
 
 void tools_run_release(tools_run *r)
@@ -204,7 +210,7 @@ void tools_run_release(tools_run *r)
 int tools_run_stoppable(tools_run *r, double t_end)
 {
     stoppable = r->sys;
-    tools_catch_stop_signals(on_stop_signal);
+    tools_catch_stop_signals();
     double t0 = tools_now();
     int rc = cr_system_run(r->sys, t_end);
     r->wall = tools_now() - t0;

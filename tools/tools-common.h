@@ -2,6 +2,7 @@
 #ifndef CRADLE_TOOLS_COMMON_H
 #define CRADLE_TOOLS_COMMON_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -51,11 +52,13 @@ int tools_is_hdf5(const char *path);
 int tools_bad_option(const char *cmd, char **argv);
 
 /*
- * Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to @p on_stop (which must be
- * async-signal-safe) and ignores SIGPIPE (a closed terminal must not kill a run
- * that still has a file to close).
+ * Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to the one stop handler of the
+ * CLI and ignores SIGPIPE (a closed terminal must not kill a run that still
+ * has a file to close). The handler asks the system tools_run_stoppable is
+ * running to stop at its next step and sets the flag returned here, which
+ * loops over many runs poll (cr_sweep_run's stop).
  */
-void tools_catch_stop_signals(void (*on_stop)(int));
+const volatile sig_atomic_t *tools_catch_stop_signals(void);
 
 /* The parts of one run a command drives: its system, its monitor, its store
  * (NULL when the run writes no file) and the seconds cr_system_run took. */
