@@ -588,21 +588,12 @@ static int print_law_json(const law_args *a, const cr_compare *cmp, size_t row, 
     json_object_object_add(o, "message", json_object_new_string(r->message));
     const double *u = cr_compare_row_velocity(cmp, row), *P = cr_compare_row_impulse(cmp, row);
     const double *par = cr_compare_row_parameters(cmp, row);
-    /* gamma, u+ and P as json-c writes any double (NaN where a law failed), not
-     * through tools_json_number (null): kept so that this output does not change */
-    json_object *ju = NULL, *jp = NULL, *jg = json_object_new_array();
-    for (size_t i = 0; i < e.contacts; i++)
-        json_object_array_add(jg, json_object_new_double(gamma[i]));
-    if (u && (ju = json_object_new_array()))
-        for (size_t i = 0; i < e.dofs; i++)
-            json_object_array_add(ju, json_object_new_double(u[i]));
-    if (P && (jp = json_object_new_array()))
-        for (size_t i = 0; i < e.contacts; i++)
-            json_object_array_add(jp, json_object_new_double(P[i]));
-    json_object_object_add(o, "gamma_minus", jg);
+    /* NaN (a law that failed) is written as null, as everywhere else: json-c
+     * would write NaN, which no JSON parser accepts */
+    json_object_object_add(o, "gamma_minus", tools_json_numbers(gamma, e.contacts));
     json_object_object_add(o, "parameters", tools_json_numbers(par, e.contacts));
-    json_object_object_add(o, "velocity", ju);
-    json_object_object_add(o, "impulse", jp);
+    json_object_object_add(o, "velocity", tools_json_numbers(u, e.dofs));
+    json_object_object_add(o, "impulse", tools_json_numbers(P, e.contacts));
     json_object_object_add(o, "energy_ratio", tools_json_number(r->energy_ratio));
     json_object_object_add(o, "error", tools_json_number(r->error));
     const char *text =
