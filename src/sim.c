@@ -154,6 +154,23 @@ struct cr_sim {
     int *quiet;         /* wake contacts: no events (wake_margin) */
     double *frozen;     /* the signs a quiet contact's first three roots show CVODE */
 
+    /* The engine's own event location (section "event location"), unless
+     * CRADLE_CHAIN_ROOTS=cvode asks for CVODE's root finding. Root function q
+     * of the window belongs to root contact rblock[q]; rootk[c] is contact c's
+     * block while it is a window's root contact. */
+    int own_roots;
+    size_t nrf, *rblock, *rootk;
+    double *glo, *ghi;        /* the functions at tlo and at the end of the step, tn */
+    double *clo, *chi, *cmid; /* the candidates' values during a search */
+    size_t *cand, ncand;      /* the functions that differ between glo and ghi */
+    unsigned char *guide;     /* candidate c may steer the secant */
+    size_t *redo, nredo;      /* contacts whose functions an event redefined */
+    unsigned char *redo_mark;
+    double tlo, tn, hlast; /* scaled; hlast: the last step, for the tolerance */
+    int stepped;           /* a step ends at tn > tlo, not searched to its end yet */
+    int at_tstop, y_at_tn; /* the step reached the stop time; s->y holds y(tn) */
+    long gevals;           /* evaluation passes over root functions */
+
     /* the window (active region) */
     int whole;                    /* 1: the whole chain, always (fields, or asked) */
     size_t pad;                   /* REGION_PAD unless CRADLE_REGION_PAD says */
@@ -482,28 +499,32 @@ static void live_roots(const cr_sim *s, size_t c, double d, double va, double vb
     }
 }
 
+/* The root functions of root contact k (block k) at the window state y into gk. */
+static void contact_block(const cr_sim *s, const double *y, size_t k, double *gk)
+{
+    size_t c = s->root_contact[k];
+    double g4[R_PER_CONTACT];
+    double d = y[s->yovl[c]], va = wvel(s, y, c), vb = wvel(s, y, c + 1);
+    if (s->quiet[c])
+        memcpy(g4, s->frozen + 3 * c, 3 * sizeof(double));
+    else
+        live_roots(s, c, d, va, vb, g4);
+    g4[R_WAKE] = wake_margin(s, c, d, va - vb);
+    gk[0] = cr_root_nonzero(g4[R_CLOSE]);
+    gk[1] = cr_root_nonzero(g4[R_RATE]);
+    size_t wake = 2; /* the wake root's place: after the release root if any */
+    if (s->roff[k + 1] - s->roff[k] == R_PER_CONTACT)
+        gk[wake++] = cr_root_nonzero(g4[R_FORCE]);
+    gk[wake] = cr_root_nonzero(g4[R_WAKE]);
+}
+
 static int roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
 {
     (void)t;
     const cr_sim *s = user;
     const double *y = N_VGetArrayPointer(yv);
-    for (size_t k = 0; k < s->n_contact_roots; k++) {
-        size_t c = s->root_contact[k];
-        double g4[R_PER_CONTACT];
-        double d = y[s->yovl[c]], va = wvel(s, y, c), vb = wvel(s, y, c + 1);
-        if (s->quiet[c])
-            memcpy(g4, s->frozen + 3 * c, 3 * sizeof(double));
-        else
-            live_roots(s, c, d, va, vb, g4);
-        g4[R_WAKE] = wake_margin(s, c, d, va - vb);
-        double *gk = g + s->roff[k];
-        gk[0] = cr_root_nonzero(g4[R_CLOSE]);
-        gk[1] = cr_root_nonzero(g4[R_RATE]);
-        size_t wake = 2; /* the wake root's place: after the release root if any */
-        if (s->roff[k + 1] - s->roff[k] == R_PER_CONTACT)
-            gk[wake++] = cr_root_nonzero(g4[R_FORCE]);
-        gk[wake] = cr_root_nonzero(g4[R_WAKE]);
-    }
+    for (size_t k = 0; k < s->n_contact_roots; k++)
+        contact_block(s, y, k, g + s->roff[k]);
     return 0;
 }
 
@@ -561,6 +582,17 @@ void cr_sim_destroy(cr_sim *s)
     free(s->wake_level);
     free(s->quiet);
     free(s->frozen);
+    free(s->rblock);
+    free(s->rootk);
+    free(s->glo);
+    free(s->ghi);
+    free(s->clo);
+    free(s->chi);
+    free(s->cmid);
+    free(s->cand);
+    free(s->guide);
+    free(s->redo);
+    free(s->redo_mark);
     free(s->ilo);
     free(s->ihi);
     free(s->nlo);
@@ -669,6 +701,18 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
     s->rootsfound = malloc((R_PER_CONTACT * nc) * sizeof(int));
+    size_t nf = R_PER_CONTACT * nc;
+    s->rblock = malloc(nf * sizeof(size_t));
+    s->rootk = malloc(nc * sizeof(size_t));
+    s->glo = malloc(nf * sizeof(double));
+    s->ghi = malloc(nf * sizeof(double));
+    s->clo = malloc(nf * sizeof(double));
+    s->chi = malloc(nf * sizeof(double));
+    s->cmid = malloc(nf * sizeof(double));
+    s->cand = malloc(nf * sizeof(size_t));
+    s->guide = malloc(nf);
+    s->redo = malloc(nc * sizeof(size_t));
+    s->redo_mark = calloc(nc, 1);
     s->roff = malloc((nc + 1) * sizeof(size_t));
     s->ilo = malloc(nb * sizeof(size_t));
     s->ihi = malloc(nb * sizeof(size_t));
@@ -700,7 +744,9 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
         !s->frozen || !s->rootsfound || !s->roff || !s->ilo || !s->ihi || !s->nlo || !s->nhi ||
         !s->ybody || !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp ||
         !s->gfirst || !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o ||
-        !s->ref_tc || !s->Pbank || !s->stamp || !s->counted || !s->bind)
+        !s->ref_tc || !s->Pbank || !s->stamp || !s->counted || !s->bind || !s->rblock ||
+        !s->rootk || !s->glo || !s->ghi || !s->clo || !s->chi || !s->cmid || !s->cand ||
+        !s->guide || !s->redo || !s->redo_mark)
         goto nomem;
     s->gravity = cr_model_gravity(model);
     s->has_fields = cr_model_has_fields(model);
@@ -747,6 +793,8 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     else if (region && strcmp(region, "on") == 0)
         ar = CR_ACTIVE_REGION_ON;
     s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
+    const char *cr = getenv("CRADLE_CHAIN_ROOTS");
+    s->own_roots = !(cr && strcmp(cr, "cvode") == 0);
     const char *qs = getenv("CRADLE_IMPULSE_STATES");
     s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
     const char *pad = getenv("CRADLE_REGION_PAD");
@@ -822,6 +870,312 @@ void cr_sim_request_stop(cr_sim *s)
         s->stop_requested = 1;
 }
 
+/* ---- event location -------------------------------------------------------- */
+
+/*
+ * The engine locates its events itself; CRADLE_CHAIN_ROOTS=cvode gives back
+ * CVODE's root finding (for comparison: the same events). CVODE's evaluates
+ * every root function and interpolates the window's whole state about 24
+ * times per root return (cvRcheck2, cvRcheck3 and the Illinois iterations of
+ * cvRootfind): 29 % of a 5-ball cradle's run. Here CVODE takes single steps
+ * (CV_ONE_STEP); the root functions are evaluated once, at each step's end;
+ * only those that changed sign over the step are searched, with CVODE's
+ * Illinois method and tolerance 100 ε (|t_n| + |h|), evaluating only their
+ * contacts; a contact's rate and release functions, which jump where its
+ * closing function crosses, do not steer the secant (as src/pool-roots.c).
+ * own_advance returns what CVode returns in CV_NORMAL mode: the first root in
+ * (t_lo, min(t_n, target)], else the target, else the stop time, with the
+ * state interpolated there. After a root return the events may have redefined
+ * some contacts' functions (a contact falls quiet or wakes up: mark_redo):
+ * those are evaluated again at both ends, as CVODE evaluates all of them again.
+ */
+
+/* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
+static inline int differ(double a, double b)
+{
+    return (a < 0.0) != (b < 0.0);
+}
+
+static void mark_redo(cr_sim *s, size_t c)
+{
+    if (!s->redo_mark[c]) {
+        s->redo_mark[c] = 1;
+        s->redo[s->nredo++] = c;
+    }
+}
+
+static void clear_redo(cr_sim *s)
+{
+    for (size_t j = 0; j < s->nredo; j++)
+        s->redo_mark[s->redo[j]] = 0;
+    s->nredo = 0;
+}
+
+/* Every root function of the window at the state y into g. */
+static void roots_at(cr_sim *s, const double *y, double *g)
+{
+    for (size_t k = 0; k < s->n_contact_roots; k++)
+        contact_block(s, y, k, g + s->roff[k]);
+    s->gevals++;
+}
+
+/* A fresh start at τ from the state s->y (a new window, a restart). */
+static void roots_afresh(cr_sim *s)
+{
+    s->tlo = s->tn = s->tau;
+    s->stepped = s->at_tstop = 0;
+    s->ncand = 0;
+    clear_redo(s);
+    if (s->n_contact_roots)
+        roots_at(s, N_VGetArrayPointer(s->y), s->glo);
+}
+
+/* The functions whose signs differ at tlo and tn: the candidates. */
+static void sign_changes(cr_sim *s)
+{
+    s->ncand = 0;
+    for (size_t q = 0; q < s->nrf; q++)
+        if (differ(s->glo[q], s->ghi[q]))
+            s->cand[s->ncand++] = q;
+}
+
+/* The candidates' values at the state y into out, each contact's block once
+ * (the candidates are in increasing order, a block's functions together). */
+static void cand_values(cr_sim *s, const double *y, double *out)
+{
+    double gk[R_PER_CONTACT];
+    size_t kprev = NONE;
+    for (size_t c = 0; c < s->ncand; c++) {
+        size_t q = s->cand[c], k = s->rblock[q];
+        if (k != kprev)
+            contact_block(s, y, k, gk);
+        kprev = k;
+        out[c] = gk[q - s->roff[k]];
+    }
+    s->gevals++;
+}
+
+/* The state (and quadratures) at the scaled time tau inside the last step. */
+static void state_at(cr_sim *s, double tau)
+{
+    CVodeGetDky(s->cvode, tau, 0, s->y);
+    if (!s->qstate)
+        CVodeGetQuadDky(s->cvode, tau, 0, s->yQ);
+    s->y_at_tn = tau == s->tn;
+}
+
+/* Which candidates may steer the secant: a contact's rate and release
+ * functions (between its closing and its wake function in the block) jump
+ * where its closing function crosses; with that one among the candidates they
+ * follow it. */
+static void guides(cr_sim *s)
+{
+    size_t crossing = NONE; /* the last block whose closing function is a candidate */
+    for (size_t c = 0; c < s->ncand; c++) {
+        size_t q = s->cand[c], k = s->rblock[q], i = q - s->roff[k];
+        s->guide[c] = 1;
+        if (i == 0)
+            crossing = k;
+        else if (i + 1 < s->roff[k + 1] - s->roff[k] && crossing == k)
+            s->guide[c] = 0;
+    }
+}
+
+/* The candidate whose crossing is nearest the low end: the largest
+ * |hi/(hi − lo)| among the sign changes (cvRootfind's imax), preferring the
+ * ones that may steer. -1 when none changes sign. */
+static long nearest(const double *lo, const double *hi, const unsigned char *guide, size_t nc)
+{
+    long imax = -1;
+    double maxfrac = 0.0;
+    int smooth = 0;
+    for (size_t c = 0; c < nc; c++)
+        if (differ(lo[c], hi[c])) {
+            double frac = fabs(hi[c] / (hi[c] - lo[c]));
+            if ((guide[c] && !smooth) || ((guide[c] || !smooth) && frac > maxfrac) || imax < 0) {
+                maxfrac = frac;
+                imax = (long)c;
+                smooth |= guide[c];
+            }
+        }
+    return imax;
+}
+
+/* cvRootfind's trial point, kept 0.1 … 0.5 of the bracket away from its ends
+ * when the secant lands closer than ttol/2. */
+static double trial(double tlo, double thi, double glo, double ghi, double alph, double ttol)
+{
+    double tmid = thi - (thi - tlo) * ghi / (ghi - alph * glo);
+    double fracint = fabs(thi - tlo) / ttol, fracsub = fracint > 5.0 ? 0.1 : 0.5 / fracint;
+    if (fabs(tmid - tlo) < 0.5 * ttol)
+        tmid = tlo + fracsub * (thi - tlo);
+    if (fabs(thi - tmid) < 0.5 * ttol)
+        tmid = thi - fracsub * (thi - tlo);
+    return tmid;
+}
+
+/* The first root in (tlo, thi] among the candidates, whose values at the ends
+ * are in clo and chi: the Illinois method on the interpolated state. Returns
+ * its time (the high end of the last bracket, where the located functions
+ * have their new signs); rootsfound holds ±1 for them, as CVodeGetRootInfo. */
+static double locate(cr_sim *s, double tlo, double thi)
+{
+    double ttol = (fabs(s->tn) + fabs(s->hlast)) * DBL_EPSILON * 100.0, alph = 1.0;
+    int side = 0, sideprev = -1;
+    size_t nc = s->ncand;
+    guides(s);
+    long imax = nearest(s->clo, s->chi, s->guide, nc);
+    const double *y = N_VGetArrayPointer(s->y);
+    while (fabs(thi - tlo) > ttol) {
+        alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
+        double tmid = trial(tlo, thi, s->clo[imax], s->chi[imax], alph, ttol);
+        CVodeGetDky(s->cvode, tmid, 0, s->y);
+        cand_values(s, y, s->cmid);
+        sideprev = side;
+        long m = nearest(s->clo, s->cmid, s->guide, nc);
+        memcpy(m >= 0 ? s->chi : s->clo, s->cmid, nc * sizeof(double));
+        if (m >= 0) { /* a sign change in (tlo, tmid] */
+            thi = tmid;
+            imax = m;
+            side = 1;
+        } else {
+            tlo = tmid;
+            side = 2;
+        }
+    }
+    memset(s->rootsfound, 0, s->nrf * sizeof(int));
+    for (size_t c = 0; c < nc; c++)
+        if (differ(s->clo[c], s->chi[c]))
+            s->rootsfound[s->cand[c]] = s->clo[c] > 0.0 ? -1 : 1;
+    return thi;
+}
+
+/* A root return: the first root in (tlo, thi], the state there; the
+ * candidates' values there become the low end of the rest of the step. */
+static int root_return(cr_sim *s, double thi, double *tret)
+{
+    double tr = locate(s, s->tlo, thi);
+    state_at(s, tr);
+    size_t nc = 0;
+    for (size_t c = 0; c < s->ncand; c++) {
+        size_t q = s->cand[c];
+        s->glo[q] = s->chi[c];
+        if (differ(s->glo[q], s->ghi[q]))
+            s->cand[nc++] = q;
+    }
+    s->ncand = nc;
+    s->tlo = tr;
+    *tret = tr;
+    return CV_ROOT_RETURN;
+}
+
+/* After the events of a root return: the functions they redefined, again at
+ * tlo (the state of the return) and at the end of the step. */
+static void roots_resume(cr_sim *s)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < s->nredo; j++) {
+        size_t c = s->redo[j], k = s->rootk[c];
+        if (k < s->n_contact_roots && s->root_contact[k] == c)
+            s->redo[n++] = k; /* its block */
+        s->redo_mark[c] = 0;
+    }
+    s->nredo = 0;
+    if (n == 0)
+        return;
+    double *y = N_VGetArrayPointer(s->y);
+    if (s->tau != s->tlo)
+        CVodeGetDky(s->cvode, s->tlo, 0, s->y);
+    for (size_t j = 0; j < n; j++)
+        contact_block(s, y, s->redo[j], s->glo + s->roff[s->redo[j]]);
+    if (s->stepped) {
+        CVodeGetDky(s->cvode, s->tn, 0, s->y);
+        s->y_at_tn = 1;
+        for (size_t j = 0; j < n; j++)
+            contact_block(s, y, s->redo[j], s->ghi + s->roff[s->redo[j]]);
+        sign_changes(s);
+    }
+    s->gevals += 1 + s->stepped;
+}
+
+/* What the step that ends at tn gives towards target: a root return, a return
+ * at the target or the stop time, or (@p more) nothing: the next step. */
+static int step_returns(cr_sim *s, double target, double *tret, int *more)
+{
+    *more = 0;
+    if (target < s->tn) { /* the target inside the step: roots before it first */
+        if (s->ncand) {
+            CVodeGetDky(s->cvode, target, 0, s->y);
+            cand_values(s, N_VGetArrayPointer(s->y), s->cmid);
+            int any = 0;
+            for (size_t c = 0; c < s->ncand; c++) {
+                s->clo[c] = s->glo[s->cand[c]];
+                any |= differ(s->clo[c], s->cmid[c]);
+            }
+            if (any) {
+                memcpy(s->chi, s->cmid, s->ncand * sizeof(double));
+                return root_return(s, target, tret);
+            }
+            for (size_t c = 0; c < s->ncand; c++)
+                s->glo[s->cand[c]] = s->cmid[c];
+            s->tlo = target;
+        }
+        state_at(s, target);
+        *tret = target;
+        return CV_SUCCESS;
+    }
+    if (s->ncand) {
+        for (size_t c = 0; c < s->ncand; c++) {
+            s->clo[c] = s->glo[s->cand[c]];
+            s->chi[c] = s->ghi[s->cand[c]];
+        }
+        return root_return(s, s->tn, tret);
+    }
+    double *g = s->glo; /* no root in the step: its end is the next low end */
+    s->glo = s->ghi;
+    s->ghi = g;
+    s->tlo = s->tn;
+    s->stepped = 0;
+    if (target > s->tn && !s->at_tstop) {
+        *more = 1;
+        return CV_SUCCESS;
+    }
+    if (!s->y_at_tn)
+        state_at(s, s->tn);
+    else if (!s->qstate)
+        CVodeGetQuadDky(s->cvode, s->tn, 0, s->yQ);
+    *tret = s->tn;
+    return target <= s->tn ? CV_SUCCESS : CV_TSTOP_RETURN;
+}
+
+/* CVode(target, CV_NORMAL) with the engine's own event location. */
+static int own_advance(cr_sim *s, double target, double *tret)
+{
+    roots_resume(s);
+    for (;;) {
+        int more = 1;
+        if (s->stepped) {
+            int flag = step_returns(s, target, tret, &more);
+            if (!more)
+                return flag;
+        }
+        sunrealtype tn;
+        int flag = CVode(s->cvode, target, s->y, &tn, CV_ONE_STEP);
+        if (flag < 0) {
+            *tret = s->tn;
+            return flag;
+        }
+        CVodeGetLastStep(s->cvode, &s->hlast);
+        s->tn = tn;
+        s->stepped = s->y_at_tn = 1;
+        s->at_tstop = flag == CV_TSTOP_RETURN;
+        if (s->n_contact_roots) {
+            roots_at(s, N_VGetArrayPointer(s->y), s->ghi);
+            sign_changes(s);
+        }
+    }
+}
+
 /* ---- integration ----------------------------------------------------------- */
 
 /* Overlap and rate of pair c now (SI). */
@@ -861,6 +1215,7 @@ static void freeze(cr_sim *s, size_t c)
     for (int q = 0; q < 3; q++)
         s->frozen[3 * c + q] = g[q] > 0.0 ? 1.0 : -1.0;
     s->quiet[c] = 1;
+    mark_redo(s, c);
 }
 
 /* Quiet from the start: contacts touching at rest until a wave reaches them. */
@@ -1228,7 +1583,10 @@ static int window_build(cr_sim *s, size_t n)
                 s->yquad[c] = q++;
             if (s->contact_on[c]) {
                 s->roff[nr] = nroot;
-                nroot += R_PER_CONTACT - !release_root(s, c);
+                size_t end = nroot + R_PER_CONTACT - !release_root(s, c);
+                for (; nroot < end; nroot++)
+                    s->rblock[nroot] = nr;
+                s->rootk[c] = nr;
                 s->root_contact[nr++] = c;
             }
         }
@@ -1242,6 +1600,7 @@ static int window_build(cr_sim *s, size_t n)
     if ((long)nbw > s->stats.max_window)
         s->stats.max_window = (long)nbw;
     s->n_contact_roots = nr;
+    s->nrf = nroot;
     if (n == 0)
         return CR_OK;
 
@@ -1284,12 +1643,15 @@ static int window_build(cr_sim *s, size_t n)
     flag = attach_solver(s, method);
     if (flag == CV_MEM_FAIL)
         goto fail;
-    if (flag == CV_SUCCESS && nr > 0) {
+    if (flag == CV_SUCCESS && nr > 0 && !s->own_roots) {
         s->nroots = (int)nroot;
         flag = CVodeRootInit(s->cvode, s->nroots, roots);
     }
-    if (flag == CV_SUCCESS)
+    if (flag == CV_SUCCESS) {
+        if (s->own_roots)
+            roots_afresh(s);
         return CR_OK;
+    }
     rc = cvode_fail(s, "CVODE setup", flag);
 fail:
     /* back to free flight from the same states: the getters stay valid */
@@ -1435,6 +1797,7 @@ static int wake_up(cr_sim *s, size_t c, int *restart)
     double now[3];
     live_roots_now(s, c, now);
     s->quiet[c] = 0;
+    mark_redo(s, c);
     return contact_events(s, c, s->frozen + 3 * c, now, restart);
 }
 
@@ -1453,7 +1816,8 @@ static int wake_crossing(cr_sim *s, size_t c, int *restart)
 
 static int handle_roots(cr_sim *s, int *restart)
 {
-    int flag = CVodeGetRootInfo(s->cvode, s->rootsfound);
+    /* the engine's own search (own_advance) left them in rootsfound */
+    int flag = s->own_roots ? CV_SUCCESS : CVodeGetRootInfo(s->cvode, s->rootsfound);
     if (flag != CV_SUCCESS)
         return cvode_fail(s, "CVodeGetRootInfo", flag);
     int rc = CR_OK;
@@ -1524,6 +1888,8 @@ static int update_region(cr_sim *s, int restart, int bump, size_t nextra)
     s->bumps += !restart;
     /* Restart the multistep history across the jump; the quadratures carry on. */
     int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->qstate ? NULL : s->yQ, &s->banked);
+    if (flag == CV_SUCCESS && s->own_roots)
+        roots_afresh(s);
     return flag == CV_SUCCESS ? CR_OK : cvode_fail(s, "CVodeReInit", flag);
 }
 
@@ -1772,12 +2138,13 @@ int cr_sim_run(cr_sim *s, double t_end)
         int flag = CV_SUCCESS;
         if (target > s->tau * (1.0 + 4.0 * DBL_EPSILON) && s->cvode) {
             sunrealtype tret;
-            flag = CVode(s->cvode, target, s->y, &tret, CV_NORMAL);
+            flag = s->own_roots ? own_advance(s, target, &tret)
+                                : CVode(s->cvode, target, s->y, &tret, CV_NORMAL);
             s->tau = tret;
             s->t = tret * s->T;
             if (flag < 0)
                 return cvode_fail(s, "CVode", flag);
-            if (!s->qstate)
+            if (!s->qstate && !s->own_roots)
                 CVodeGetQuad(s->cvode, &tret, s->yQ);
         } else if (target > s->tau) {
             s->tau = target;
@@ -2007,10 +2374,12 @@ cr_sim_stats cr_sim_get_stats(const cr_sim *s)
     st.steps = s->banked.steps;
     st.rhs_evals = s->banked.rhs_evals;
     st.jac_evals = s->banked.jac_evals;
-    st.root_evals = s->banked.root_evals;
+    st.root_evals = s->banked.root_evals + s->gevals;
     st.nonlin_iters = s->banked.nonlin_iters;
-    if (s->cvode)
+    if (s->cvode) {
         cr_cvode_counters(s->cvode, &s->banked, &st);
+        st.root_evals += s->gevals;
+    }
     return st;
 }
 
