@@ -1,0 +1,196 @@
+/*
+ * Event location of the chain engine (sim.c, "event location"; issue 12,
+ * "Local event location"): the engine searches only the root functions that
+ * changed sign over a step, from one evaluation per step; CRADLE_CHAIN_ROOTS=cvode
+ * gives CVODE's root finding back.
+ *
+ * 1. Two equal Hertz balls (the steel of models/newton-cradle-5.yaml, the
+ *    striker 10 µm away at V = 1 m/s): closing at t₀ = gap/V, maximum
+ *    compression at t₀ + I δ_m/V and opening at t₀ + 2 I δ_m/V, with
+ *    δ_m = (5μV²/(4K))^(2/5) and I = ∫₀¹ dx/√(1 − x^(5/2)) = (2/5) B(2/5, 1/2)
+ *    (energy integral of μδ̈ = −Kδ^(3/2); Johnson, Contact Mechanics, §11.4:
+ *    t_c = 2 I (5/4)^(2/5) (μ²/(K²V))^(1/5) = 3.218… (μ²/(K²V))^(1/5)), with
+ *    both integration methods at rtol 1e-12. The located states: the overlap
+ *    at the closing and the opening is the event margin 1e-12 δ* (docs/design.md,
+ *    "Events") to 1e-13 δ*, the compression rate at the maximum 0 to 1e-12 V;
+ *    an event reported at the end of its step instead would be off by about
+ *    V h, 1e-2 δ* here.
+ * 2. The engine's events and CVODE's (CRADLE_CHAIN_ROOTS=cvode) on the model
+ *    files: the same kinds, contacts and order, the same count, times within
+ *    1e-12 of the run's end time (CVODE's root tolerance is 100 ε (|t| + |h|),
+ *    5e-14 of it where both integrate the same steps), and final velocities
+ *    within 1e-12 V (measured: bit for bit); on the decorated chain, whose
+ *    restarts make the two runs take different steps, within 1e-6.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cradle/cradle.h"
+#include "testutil.h"
+
+/* The closing and opening margin, in δ* (src/priv.h CR_EVENT_MARGIN). */
+#define EVENT_MARGIN 1e-12
+
+static cr_model *load(const char *name)
+{
+    char path[1024], msg[512];
+    snprintf(path, sizeof path, "%s/../../models/%s", CR_TEST_DATA, name);
+    cr_model *m = NULL;
+    if (cr_modelfile_load(path, &m, NULL, msg, sizeof msg) != CR_OK ||
+        cr_calibrate_model(m, msg, sizeof msg) != CR_OK) {
+        printf("cannot load %s: %s\n", path, msg);
+        return NULL;
+    }
+    return m;
+}
+
+/* A finished run: its events and final velocities. */
+typedef struct {
+    size_t nev, nb;
+    cr_event *ev;
+    double *v, t;
+} run_out;
+
+static void out_free(run_out *o)
+{
+    free(o->ev);
+    free(o->v);
+}
+
+/* Runs a copy of @p model (method, rtol when > 0) to t_end (0: automatic)
+ * with CVODE's root finding when @p cvode. @return 0 on success. */
+static int run(const cr_model *model, int method, double rtol, double t_end, int cvode,
+               run_out *o)
+{
+    cr_model *m = cr_model_copy(model);
+    cr_settings set = *cr_model_settings(m);
+    if (method >= 0)
+        set.method = (cr_method)method;
+    if (rtol > 0.0) {
+        set.rtol = rtol;
+        set.atol = 1e-2 * rtol;
+    }
+    cr_model_set_settings(m, &set);
+    if (cvode)
+        setenv("CRADLE_CHAIN_ROOTS", "cvode", 1);
+    char msg[256];
+    cr_system *s = cr_system_create(m, msg, sizeof msg);
+    unsetenv("CRADLE_CHAIN_ROOTS");
+    int rc = -1;
+    memset(o, 0, sizeof *o);
+    if (s && cr_system_run(s, t_end) == CR_OK) {
+        o->nev = cr_system_event_count(s);
+        o->nb = cr_model_body_count(m);
+        o->ev = malloc((o->nev + 1) * sizeof(cr_event));
+        o->v = malloc(o->nb * sizeof(double));
+        memcpy(o->ev, cr_system_events(s), o->nev * sizeof(cr_event));
+        cr_system_get_velocities(s, o->v);
+        o->t = cr_system_get_time(s);
+        rc = 0;
+    } else {
+        printf("run failed: %s\n", s ? cr_system_last_error(s) : msg);
+    }
+    cr_system_destroy(s);
+    cr_model_destroy(m);
+    return rc;
+}
+
+/* Item 1: the Hertz pair's events against the closed form. */
+static void test_hertz_pair(int method)
+{
+    const double r = 0.01, E = 2.1e11, nu = 0.3, mass = 0.0329, V = 1.0, gap = 1e-5;
+    cr_model *m = cr_model_create();
+    cr_model_add_ball(m, mass, r, 0.0, V);
+    cr_model_add_ball(m, mass, r, 2 * r + gap, 0.0);
+    double K = cr_contact_hertz_stiffness(E, nu, r, E, nu, r);
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model_set_default_contact(m, &law);
+    double mu = 0.5 * mass, dstar = pow(mu * V * V / K, 0.4);
+    double dm = pow(5.0 * mu * V * V / (4.0 * K), 0.4);
+    double I = 0.4 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9);
+    double t0 = gap / V, tm = I * dm / V;
+    run_out o;
+    if (run(m, method, 1e-12, 0.0, 0, &o) != 0) {
+        CHECK(0, "the Hertz pair ran");
+        cr_model_destroy(m);
+        return;
+    }
+    printf("method %d: t_c = %.6g s = %.6f (mu^2/(K^2 V))^(1/5)\n", method, 2 * tm,
+           2 * tm / pow(mu * mu / (K * K * V), 0.2));
+    CHECK(o.nev == 3 && o.ev[0].kind == CR_EVENT_CLOSE && o.ev[1].kind == CR_EVENT_MAX_COMPRESSION &&
+              o.ev[2].kind == CR_EVENT_OPEN,
+          "close, max-compression, open: %zu events", o.nev);
+    if (o.nev == 3) {
+        /* the closing follows a free flight, to the margin: exact but for
+         * roundoff in scaled time (1e-13: the root tolerance 100 ε (|t| + |h|)) */
+        CHECK_REL(o.ev[0].t, t0 + EVENT_MARGIN * dstar / V, 1e-13, "free flight: gap / V");
+        CHECK_REL(o.ev[1].t - t0, tm, 1e-8, "Hertz: I delta_m / V");
+        CHECK_REL(o.ev[2].t - t0, 2 * tm, 1e-8, "Hertz: t_c = 2 I delta_m / V");
+        for (int k = 0; k < 3; k += 2)
+            CHECK(fabs(o.ev[k].overlap - EVENT_MARGIN * dstar) <= 1e-13 * dstar,
+                  "event %d: overlap %.3e, the margin %.3e (within 1e-13 delta*)", k,
+                  o.ev[k].overlap, EVENT_MARGIN * dstar);
+        CHECK(fabs(o.ev[1].rate) <= 1e-12 * V, "max compression: rate %.3e (<= 1e-12 V)",
+              o.ev[1].rate);
+    }
+    out_free(&o);
+    cr_model_destroy(m);
+}
+
+/* Item 2: the same events as CVODE's root finding on a model file. @p tol:
+ * the agreement of event times (of t_end) and final velocities (of V). */
+static void test_same_as_cvode(const char *file, int method, double rtol, double t_end, double tol)
+{
+    cr_model *m = load(file);
+    if (!m) {
+        CHECK(0, "%s loads", file);
+        return;
+    }
+    run_out a, b;
+    int ra = run(m, method, rtol, t_end, 0, &a), rb = run(m, method, rtol, t_end, 1, &b);
+    CHECK(ra == 0 && rb == 0, "%s: both runs", file);
+    if (ra == 0 && rb == 0) {
+        int same = a.nev == b.nev;
+        double dt = 0.0, dv = 0.0, V = 0.0;
+        for (size_t k = 0; same && k < a.nev; k++) {
+            same = a.ev[k].kind == b.ev[k].kind && a.ev[k].contact == b.ev[k].contact;
+            dt = fmax(dt, fabs(a.ev[k].t - b.ev[k].t));
+        }
+        for (size_t i = 0; i < a.nb; i++) {
+            dv = fmax(dv, fabs(a.v[i] - b.v[i]));
+            V = fmax(V, fabs(b.v[i]));
+        }
+        CHECK(same, "%s (method %d, rtol %g): %zu events, CVODE's %zu, same kinds and contacts",
+              file, method, rtol, a.nev, b.nev);
+        CHECK(dt <= tol * b.t && dv <= tol * V,
+              "%s: event times within %.2e of t_end, velocities %.2e V (<= %.0e)", file, dt / b.t,
+              dv / V, tol);
+        printf("     %s method %d: %zu events, max |dt| %.2e t_end, max |dv| %.2e V (<= %.0e)\n",
+               file, method, a.nev, dt / b.t, dv / V, tol);
+        out_free(&a);
+        out_free(&b);
+    }
+    cr_model_destroy(m);
+}
+
+int main(void)
+{
+    test_hertz_pair(CR_METHOD_ADAMS_FIXED_POINT);
+    test_hertz_pair(CR_METHOD_BDF);
+    test_same_as_cvode("newton-cradle-5.yaml", -1, 0.0, 0.0, 1e-12);
+    test_same_as_cvode("newton-cradle-5.yaml", CR_METHOD_ADAMS_FIXED_POINT, 1e-7, 0.0, 1e-12);
+    test_same_as_cvode("newton-cradle-5.yaml", CR_METHOD_BDF, 1e-8, 0.0, 1e-12);
+    test_same_as_cvode("three-ball-chain.yaml", -1, 0.0, 0.0, 1e-12);
+    test_same_as_cvode("damped-cradle.yaml", -1, 0.0, 0.0, 1e-12);
+    test_same_as_cvode("dashpot-pair.yaml", -1, 0.0, 0.0, 1e-12);
+    test_same_as_cvode("pendulum-cradle-3.yaml", -1, 0.0, 0.5, 1e-12);
+    test_same_as_cvode("glocker-rods.yaml", -1, 0.0, 0.0, 1e-12);
+    /* Its damped contact restarts the history at each closing (a force
+     * jump): a restart a root tolerance later starts other steps, and the
+     * two runs part by their integration errors (rtol 1e-10 on 20 beads:
+     * 5.7e-9 V, 8.9e-8 of t_end measured), not by roundoff. */
+    test_same_as_cvode("decorated-chain.yaml", -1, 0.0, 0.0, 1e-6);
+    return tu_finish("events");
+}
