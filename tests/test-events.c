@@ -60,8 +60,7 @@ static void out_free(run_out *o)
 
 /* Runs a copy of @p model (method, rtol when > 0) to t_end (0: automatic)
  * with CVODE's root finding when @p cvode. @return 0 on success. */
-static int run(const cr_model *model, int method, double rtol, double t_end, int cvode,
-               run_out *o)
+static int run(const cr_model *model, int method, double rtol, double t_end, int cvode, run_out *o)
 {
     cr_model *m = cr_model_copy(model);
     cr_settings set = *cr_model_settings(m);
@@ -119,8 +118,8 @@ static void test_hertz_pair(int method)
     }
     printf("method %d: t_c = %.6g s = %.6f (mu^2/(K^2 V))^(1/5)\n", method, 2 * tm,
            2 * tm / pow(mu * mu / (K * K * V), 0.2));
-    CHECK(o.nev == 3 && o.ev[0].kind == CR_EVENT_CLOSE && o.ev[1].kind == CR_EVENT_MAX_COMPRESSION &&
-              o.ev[2].kind == CR_EVENT_OPEN,
+    CHECK(o.nev == 3 && o.ev[0].kind == CR_EVENT_CLOSE &&
+              o.ev[1].kind == CR_EVENT_MAX_COMPRESSION && o.ev[2].kind == CR_EVENT_OPEN,
           "close, max-compression, open: %zu events", o.nev);
     if (o.nev == 3) {
         /* the closing follows a free flight, to the margin: exact but for
