@@ -40,6 +40,10 @@
  * steel cradle (K ≈ 10¹⁰) and a unit model give the same digits.
  *
  * Walls are fixed bodies: their acceleration factor is 0, so d and v stay 0.
+ *
+ * Events: the engine locates them itself (section "event location"): CVODE
+ * takes single steps and sees no root functions; CRADLE_CHAIN_ROOTS=cvode in
+ * the environment gives CVODE's root finding back (the same events).
  */
 #include "sim-priv.h"
 
