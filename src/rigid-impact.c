@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "laws-priv.h"
 #include "rigid-law-priv.h"
 #include "rigid-priv.h"
 
@@ -225,11 +226,37 @@ static int law_failed(cr_rigid *r, const config *k, cr_law_status st, const char
     return CR_ERR_SOLVER;
 }
 
-/* u⁺ and P of the core law into r->v and k->P. */
-static int core_law(cr_rigid *r, config *k, const cr_law_params *lp)
+/* κ below this impact's feasible minimum raised to it (cr_system_rigid_clamp_kappa),
+ * and the impact recorded. Where no κ helps (nothing approaches along α) the
+ * law is left to say why it fails, as without clamping. */
+static int clamp_kappa(cr_rigid *r, config *k, cr_law_params *lp)
 {
+    double kmin;
+    if (cr_law_energetic_kappa_min(k->imp, lp, &kmin) != CR_OK || !(lp->kappa < kmin))
+        return CR_OK;
+    if (r->nclamps == r->clampcap) {
+        size_t cap = r->clampcap ? 2 * r->clampcap : 16;
+        cr_kappa_clamp *q = realloc(r->clamps, cap * sizeof *q);
+        if (!q) {
+            cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
+            return CR_ERR_NOMEM;
+        }
+        r->clamps = q;
+        r->clampcap = cap;
+    }
+    r->clamps[r->nclamps++] = (cr_kappa_clamp){r->drv.t, k->b0, k->m, lp->kappa, kmin};
+    lp->kappa = kmin;
+    return CR_OK;
+}
+
+/* u⁺ and P of the core law into r->v and k->P. */
+static int core_law(cr_rigid *r, config *k, const cr_law_params *given)
+{
+    cr_law_params use = *given, *lp = &use;
     cr_law_result *res = cr_law_result_create();
     int rc = res ? CR_OK : CR_ERR_NOMEM;
+    if (rc == CR_OK && r->clamp && r->law == CR_LAW_ENERGETIC)
+        rc = clamp_kappa(r, k, lp);
     if (rc == CR_OK && cr_law_solve(k->imp, r->law, lp, res) != CR_OK)
         rc = law_failed(r, k, CR_LAW_SOLVER_FAILED, cr_impact_last_error(k->imp));
     cr_law_status st = res ? cr_law_result_status(res) : CR_LAW_SOLVER_FAILED;
