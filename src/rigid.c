@@ -353,10 +353,17 @@ void cr_rigid_describe(const void *e, char *buf, size_t len)
     const cr_rigid *r = e;
     describe_law(r, buf, len);
     size_t used = strlen(buf);
-    if (r->nclamps && used + 1 < len)
+    size_t fb = 0;
+    for (size_t k = 0; k < r->nclamps; k++)
+        fb += r->clamps[k].fallback != 0;
+    if (r->nclamps - fb && used + 1 < len)
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "; kappa raised to the impact's feasible minimum at %zu impact%s",
+                                 r->nclamps - fb, r->nclamps - fb == 1 ? "" : "s");
+    if (fb && used + 1 < len)
         snprintf(buf + used, len - used,
-                 "; kappa raised to the impact's feasible minimum at %zu impact%s", r->nclamps,
-                 r->nclamps == 1 ? "" : "s");
+                 "; %zu impact%s where no kappa <= 1 fits alpha resolved by max-dissipation", fb,
+                 fb == 1 ? "" : "s");
 }
 
 static void describe_law(const cr_rigid *r, char *buf, size_t len)

@@ -943,16 +943,16 @@ static int write_kappa_clamps(cr_store *st)
     if (!on)
         return 0;
     int e = cr_h5_attr_int64(st->file, "kappa_clamped", (int64_t)n);
-    double *rows = n ? malloc(5 * n * sizeof(double)) : NULL;
+    double *rows = n ? malloc(6 * n * sizeof(double)) : NULL;
     if (n && !rows)
         return -1;
     for (size_t k = 0; k < n; k++) {
-        double row[5] = {c[k].t, (double)c[k].first_pair, (double)c[k].pair_count, c[k].kappa,
-                         c[k].kappa_min};
-        memcpy(rows + 5 * k, row, sizeof row);
+        double row[6] = {c[k].t,     (double)c[k].first_pair, (double)c[k].pair_count,
+                         c[k].kappa, c[k].kappa_used,         (double)c[k].fallback};
+        memcpy(rows + 6 * k, row, sizeof row);
     }
     if (n && H5Lexists(st->file, "kappa_clamps", H5P_DEFAULT) <= 0)
-        e |= cr_h5_write_doubles(st->file, "kappa_clamps", rows, n, 5, "1");
+        e |= cr_h5_write_doubles(st->file, "kappa_clamps", rows, n, 6, "1");
     free(rows);
     return e;
 }

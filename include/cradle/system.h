@@ -184,23 +184,29 @@ typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t fir
  */
 CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                            const char *label);
-/** One impact whose κ was raised to its feasible minimum (cr_system_rigid_clamp_kappa). */
+/** One impact whose κ was infeasible (cr_system_rigid_clamp_kappa). */
 typedef struct {
     double t;          /**< time of the impact, s */
     size_t first_pair; /**< the impact's pairs: first_pair … first_pair + pair_count − 1 */
     size_t pair_count;
-    double kappa;     /**< κ the parameters asked for (a provider's, or the law's) */
-    double kappa_min; /**< κ used: the impact's feasible minimum (001 eq. 18, Δ = 0) */
+    double kappa;      /**< κ the parameters asked for (a provider's, or the law's) */
+    double kappa_used; /**< the impact's feasible minimum used instead; for a fallback,
+                            T⁺/T⁻ of the maximal-dissipation outcome */
+    int fallback;      /**< 1: no κ ≤ 1 along α fits, maximal dissipation resolved it */
 } cr_kappa_clamp;
 /**
  * Energetic law of a rigid chain: with @p on 1, an impact whose κ lies below
- * the smallest κ its configuration and α admit (κ_min = 1 − (aᵀγ⁻)² /
+ * the smallest κ its configuration and α admit is resolved with that κ_min
+ * instead of stopping the run as infeasible, and recorded
+ * (cr_system_rigid_kappa_clamps). κ_min is the larger of 1 − (aᵀγ⁻)² /
  * (2 aᵀGa T⁻), where the energy balance along the impulse direction a has a
- * double root) is resolved with κ_min instead of stopping the run as
- * infeasible, and recorded (cr_system_rigid_kappa_clamps). At κ_min the
- * impulse is the one that leaves the least kinetic energy along a. Meant for
- * κ borrowed from elsewhere (`--rigid calibrated`): a grazing re-contact holds
- * less approach energy than the borrowed loss. Before the run. @return
+ * double root (the impulse leaving the least kinetic energy along a), and the
+ * κ whose impulse just stops every contact approaching. When κ_min > 1 (no
+ * dissipative impulse along a separates the contacts) or no κ fits, the
+ * impact is resolved by maximal dissipation (u⁺ = prox_T(u⁻)) and recorded as
+ * a fallback. Meant for κ and α borrowed from elsewhere (`--rigid
+ * calibrated`): a grazing re-contact holds less approach energy than the
+ * borrowed loss. Before the run. @return
  * CR_ERR_INVALID for a compliant engine, a rigid pool, another law or after
  * the run.
  */
