@@ -165,7 +165,7 @@ print("# pendulum-cradle-%s calibrated: %d impacts clamped, %d fallbacks, end %s
       % (n, k, f, d["end_reason"]))
 sys.exit(not (st == 0 and d["end_reason"] == "end time reached" and k > 0 and k5 == str(k + f)
               and len(rows) == k + f and sum(r[5] for r in rows) == f and raised
-              and "feasible minimum at %d impacts" % k in d["rigid_law"]))
+              and "feasible minimum at %d impact%s" % (k, "" if k == 1 else "s") in d["rigid_law"]))
 EOF2
 done
 "$PY" -c 'import json, sys; sys.exit(json.load(open("r3.json")).get("kappa_clamped") != 0)' \
