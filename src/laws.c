@@ -878,7 +878,9 @@ static double energetic_separating_impulse(const cr_impact *imp, const double *a
 
 int cr_law_energetic_kappa_min(cr_impact *imp, const cr_law_params *p, double *kappa_min)
 {
-    if (!imp || !p || !kappa_min || !p->alpha || p->reference >= imp->m)
+    /* the law's own size cap first: prepare() alone is O(n³) */
+    if (!imp || !p || !kappa_min || !p->alpha || p->reference >= imp->m ||
+        imp->n > CR_LAW_MAX_DOFS || imp->m > CR_LAW_MAX_CONTACTS)
         return CR_ERR_INVALID;
     int rc = prepare(imp);
     if (rc != CR_OK)
