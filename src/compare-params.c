@@ -147,11 +147,6 @@ static int calibrated(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
 
 /* ---- predictive: two-body runs --------------------------------------------- */
 
-static int same_law(const cr_contact_params *a, const cr_contact_params *b)
-{
-    return a->K == b->K && a->n == b->n && a->C == b->C && a->m == b->m && a->release == b->release;
-}
-
 /* Restitution of a two-body compliant run with @p law, reduced mass @p mu, at
  * speed @p v: exactly 1 for an elastic law (C = 0: the contact stores and
  * returns its energy), else one run per distinct (law, μ, v), cached. */
@@ -163,29 +158,11 @@ static int two_body(cr_compare *c, const cr_contact_params *law, double mu, doub
         row->flags |= CR_COMPARE_FLAG_ELASTIC;
         return CR_OK;
     }
-    for (size_t k = 0; k < c->ncache; k++)
-        if (c->cache[k].mu == mu && c->cache[k].v == v && same_law(&c->cache[k].law, law)) {
-            *e = c->cache[k].e;
-            c->hits++;
-            return CR_OK;
-        }
     char msg[CR_ERRMSG_LEN];
-    int rc = cr_calibrate_restitution(law, mu, v, e, msg, sizeof msg);
-    if (rc != CR_OK) {
+    int rc = cr_restitution_cache_get(c->cache, law, mu, v, e, msg, sizeof msg);
+    if (rc != CR_OK)
         note(row, "two-body run: %s", msg);
-        return rc;
-    }
-    c->runs++;
-    if (c->ncache == c->cachecap) {
-        size_t cap = c->cachecap ? 2 * c->cachecap : 16;
-        cmp_cache_entry *q = realloc(c->cache, cap * sizeof(*q));
-        if (!q)
-            return CR_OK; /* the answer stands; it is just not kept */
-        c->cache = q;
-        c->cachecap = cap;
-    }
-    c->cache[c->ncache++] = (cmp_cache_entry){*law, mu, v, *e};
-    return CR_OK;
+    return rc;
 }
 
 /* Reduced mass of record r: 1/(1/m_a + 1/m_b), a wall or fixed body counting as

@@ -5,6 +5,7 @@
 #ifndef CRADLE_COMPARE_PRIV_H
 #define CRADLE_COMPARE_PRIV_H
 
+#include "cradle/calibrate.h"
 #include "cradle/compare.h"
 #include "priv.h"
 
@@ -35,20 +36,13 @@ typedef struct {
     char note[160]; /* why there is no configuration (sizes, a refused M) */
 } cmp_episode;
 
-/* One cached two-body run. */
-typedef struct {
-    cr_contact_params law;
-    double mu, v, e;
-} cmp_cache_entry;
-
 struct cr_compare {
     cmp_episode *ep;
     size_t nep, epcap;
     cr_compare_row *rows;
     double **row_u, **row_P, **row_par;
     size_t nrows, rowcap;
-    cmp_cache_entry *cache;
-    size_t ncache, cachecap, runs, hits;
+    cr_restitution_cache *cache; /* two-body runs (calibrate.h), shared with table lookups */
     cr_law_result *res;
     cr_table *table; /* predictive α, κ (compare-table.c), or NULL */
     char err[CR_ERRMSG_LEN];

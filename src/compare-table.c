@@ -44,8 +44,9 @@ static int why(char *msg, size_t len, const char *what)
 
 /* Each pair's restitution at the striker's speed @p v (exactly 1 when
  * undamped); refused unless both pairs share it (one e per table point). */
-static int pair_restitution(const double mass[3], const cr_contact_params laws[2], double v,
-                            double *out, char *msg, size_t len)
+static int pair_restitution(cr_restitution_cache *cache, const double mass[3],
+                            const cr_contact_params laws[2], double v, double *out, char *msg,
+                            size_t len)
 {
     double er[2];
     for (size_t r = 0; r < 2; r++) {
@@ -53,7 +54,7 @@ static int pair_restitution(const double mass[3], const cr_contact_params laws[2
         char m[CR_ERRMSG_LEN];
         er[r] = 1.0;
         if (laws[r].C != 0.0 &&
-            cr_calibrate_restitution(&laws[r], mu, v, &er[r], m, sizeof m) != CR_OK)
+            cr_restitution_cache_get(cache, &laws[r], mu, v, &er[r], m, sizeof m) != CR_OK)
             return why(msg, len, "table: the two-body run for e failed");
     }
     if (fabs(er[0] - er[1]) > 1e-6)
@@ -65,6 +66,13 @@ static int pair_restitution(const double mass[3], const cr_contact_params laws[2
 
 int cr_table_chain3(cr_table *t, const double mass[3], const cr_contact_params laws[2], double v,
                     double alpha[2], double *kappa, double bound[2], char *msg, size_t msglen)
+{
+    return cr_table_chain3_cached(t, NULL, mass, laws, v, alpha, kappa, bound, msg, msglen);
+}
+
+int cr_table_chain3_cached(cr_table *t, cr_restitution_cache *cache, const double mass[3],
+                           const cr_contact_params laws[2], double v, double alpha[2],
+                           double *kappa, double bound[2], char *msg, size_t msglen)
 {
     if (strcmp(cr_table_attr(t, "configuration"), "chain3") != 0)
         return why(msg, msglen, "the table is not a chain3 table");
@@ -80,7 +88,7 @@ int cr_table_chain3(cr_table *t, const double mass[3], const cr_contact_params l
     double er = 1.0;
     int rc;
     if (cr_table_axis_index(t, "e") >= 0 &&
-        (rc = pair_restitution(mass, laws, v, &er, msg, msglen)) != CR_OK)
+        (rc = pair_restitution(cache, mass, laws, v, &er, msg, msglen)) != CR_OK)
         return rc;
     const char *keys[] = {"m2/m1", "m3/m1", "K23/K12", "e"};
     double vals[] = {mass[1] / mass[0], mass[2] / mass[0], laws[1].K / laws[0].K, er};
@@ -128,8 +136,8 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
                            "hitting two touching balls at rest)");
     double alpha[2], kappa, bound[2];
     char msg[CR_ERRMSG_LEN];
-    if (cr_table_chain3(t, e->mass, e->laws, e->u_minus[0], alpha, &kappa, bound, msg,
-                        sizeof msg) != CR_OK)
+    if (cr_table_chain3_cached(t, c->cache, e->mass, e->laws, e->u_minus[0], alpha, &kappa, bound,
+                               msg, sizeof msg) != CR_OK)
         return refuse(row, msg);
     size_t ref = e->info.reference;
     for (size_t r = 0; r < 2; r++)

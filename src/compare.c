@@ -50,7 +50,8 @@ static void free_episode(cmp_episode *e)
 cr_compare *cr_compare_create(void)
 {
     cr_compare *c = calloc(1, sizeof(*c));
-    if (c && !(c->res = cr_law_result_create())) {
+    if (c && (!(c->res = cr_law_result_create()) || !(c->cache = cr_restitution_cache_create()))) {
+        cr_law_result_destroy(c->res);
         free(c);
         return NULL;
     }
@@ -73,7 +74,7 @@ void cr_compare_destroy(cr_compare *c)
     free(c->row_u);
     free(c->row_P);
     free(c->row_par);
-    free(c->cache);
+    cr_restitution_cache_destroy(c->cache);
     cr_law_result_destroy(c->res);
     free(c);
 }
@@ -554,8 +555,10 @@ int cr_compare_summarize(const cr_compare *c, cr_law_id law, cr_compare_mode mod
 
 void cr_compare_cache_stats(const cr_compare *c, size_t *runs, size_t *hits)
 {
-    if (runs)
-        *runs = c ? c->runs : 0;
-    if (hits)
-        *hits = c ? c->hits : 0;
+    cr_restitution_cache_stats(c ? c->cache : NULL, runs, hits);
+}
+
+cr_restitution_cache *cr_compare_restitution_cache(cr_compare *c)
+{
+    return c ? c->cache : NULL;
 }

@@ -38,6 +38,16 @@ void cr_laws_apply(const cr_impact *imp, const double *u0, const double *P, doub
 /* ½ (v/s)ᵀ M (v/s) */
 double cr_laws_kinetic_scaled(const cr_impact *imp, const double *v, double s);
 
+/*
+ * The energetic law's feasible floor (001 eq. 18): the smallest κ = T⁺/T⁻ for
+ * which the energy balance along the impulse direction a (a_ref = 1, aⱼ =
+ * alpha[j]) has a real impulse, κ_min = 1 − (aᵀγ⁻)² / (2 aᵀGa T⁻); at κ_min the
+ * impulse is the one of least T⁺ along a (the maximal dissipation along that
+ * direction). Prepares @p imp. @return CR_OK; CR_ERR_DOMAIN when nothing
+ * approaches along a (no κ gives a positive impulse); CR_ERR_INVALID.
+ */
+int cr_law_energetic_kappa_min(cr_impact *imp, const cr_law_params *p, double *kappa_min);
+
 /* The LZB law (src/law-lzb.c), on a prepared configuration. */
 int cr_law_lzb(cr_impact *imp, const cr_law_params *p, cr_law_result *r);
 

@@ -6,6 +6,7 @@
  */
 #include "cradle/laws.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -835,6 +836,83 @@ done:
  * whose larger root is 001 eq. 18's (1 + √Δ) branch. (α, κ) is infeasible
  * when Δ < 0, p ≤ 0, or a contact ends approaching (001 eq. 19, 28).
  */
+/* A = ½ aᵀGa and B = aᵀ(γ⁻ − ŵ) of the energy balance along the direction a. */
+static void energetic_coefficients(const cr_impact *imp, const double *a, double *A, double *Bq)
+{
+    size_t m = imp->m;
+    *A = 0.0;
+    *Bq = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < m; j++)
+            *A += 0.5 * a[i] * CR_AT(imp->G, m, i, j) * a[j];
+        *Bq += a[i] * (imp->gamma[i] - imp->what[i]);
+    }
+}
+
+/* The law's larger root at κ, in law_energetic's own arithmetic (NaN: Δ < 0). */
+static double energetic_root(const cr_impact *imp, double A, double h, double kappa)
+{
+    double k = (1.0 - kappa) * imp->T / A, disc = h * h - k;
+    return disc >= 0.0 ? -h + sqrt(disc) : NAN;
+}
+
+/* The smallest impulse p along a after which no contact approaches: γ⁺ = γ⁻ +
+ * G a p ≥ 0 for every contact; NaN when some approaching contact does not
+ * separate along a at all (no κ helps). */
+static double energetic_separating_impulse(const cr_impact *imp, const double *a)
+{
+    size_t m = imp->m;
+    double need = 0.0;
+    for (size_t i = 0; i < m; i++) {
+        double ga = 0.0;
+        for (size_t j = 0; j < m; j++)
+            ga += CR_AT(imp->G, m, i, j) * a[j];
+        if (imp->gamma[i] >= 0.0)
+            continue;
+        if (!(ga > 0.0))
+            return imp->gamma[i] / imp->vscale < -LAW_TOL ? NAN : need;
+        need = fmax(need, -imp->gamma[i] / ga);
+    }
+    return need;
+}
+
+int cr_law_energetic_kappa_min(cr_impact *imp, const cr_law_params *p, double *kappa_min)
+{
+    /* the law's own size cap first: prepare() alone is O(n³) */
+    if (!imp || !p || !kappa_min || !p->alpha || p->reference >= imp->m ||
+        imp->n > CR_LAW_MAX_DOFS || imp->m > CR_LAW_MAX_CONTACTS)
+        return CR_ERR_INVALID;
+    int rc = prepare(imp);
+    if (rc != CR_OK)
+        return rc;
+    size_t m = imp->m;
+    double *a = calloc(m, sizeof(double));
+    if (!a)
+        return CR_ERR_NOMEM;
+    for (size_t k = 0; k < m; k++)
+        a[k] = k == p->reference ? 1.0 : p->alpha[k];
+    double A, Bq;
+    energetic_coefficients(imp, a, &A, &Bq);
+    double need = energetic_separating_impulse(imp, a);
+    free(a);
+    double h = Bq / (2.0 * A);
+    /* h ≥ 0: nothing approaches along a, no κ gives a positive impulse */
+    if (!(h < 0.0) || !(A > 0.0) || !(imp->T > 0.0) || !isfinite(h) || isnan(need))
+        return CR_ERR_DOMAIN;
+    /* Δ = 0 at 1 − A h²/T⁻ (impulse −h, the least T⁺ along a); a larger impulse
+     * p needs T⁺/T⁻ = 1 + (A p² + B p)/T⁻, growing with p beyond −h */
+    double pmin = fmax(-h, need);
+    double kappa = 1.0 + (A * pmin * pmin + Bq * pmin) / imp->T;
+    if (!(pmin > -h))
+        kappa = 1.0 - A * h * h / imp->T;
+    /* rounding may leave the root short of pmin (or Δ < 0): move up, doubling */
+    double step = fabs(kappa) * DBL_EPSILON;
+    for (int i = 0; i < 64 && !(energetic_root(imp, A, h, kappa) >= pmin); i++, step *= 2.0)
+        kappa += step;
+    *kappa_min = kappa;
+    return CR_OK;
+}
+
 static int law_energetic(cr_impact *imp, const cr_law_params *p, cr_law_result *r)
 {
     size_t m = imp->m, n = imp->n;
@@ -860,12 +938,8 @@ static int law_energetic(cr_impact *imp, const cr_law_params *p, cr_law_result *
             goto done;
         }
     }
-    double A = 0.0, Bq = 0.0, C = (1.0 - p->kappa) * imp->T;
-    for (size_t i = 0; i < m; i++) {
-        for (size_t j = 0; j < m; j++)
-            A += 0.5 * a[i] * CR_AT(imp->G, m, i, j) * a[j];
-        Bq += a[i] * (imp->gamma[i] - imp->what[i]);
-    }
+    double A, Bq, C = (1.0 - p->kappa) * imp->T;
+    energetic_coefficients(imp, a, &A, &Bq);
     /* p = −h + √(h² − k) with h = B/2A, k = C/A: the same root as (−B + √(B² − 4AC))/2A
      * without forming B² or AC, which overflow for impulses near 1e154 */
     double h = Bq / (2.0 * A), k = C / A;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "laws-priv.h"
 #include "rigid-law-priv.h"
 #include "rigid-priv.h"
 
@@ -225,16 +226,63 @@ static int law_failed(cr_rigid *r, const config *k, cr_law_status st, const char
     return CR_ERR_SOLVER;
 }
 
-/* u⁺ and P of the core law into r->v and k->P. */
-static int core_law(cr_rigid *r, config *k, const cr_law_params *lp)
+/* One more record of cr_system_rigid_kappa_clamps; NULL out of memory. */
+static cr_kappa_clamp *clamp_record(cr_rigid *r, const config *k, double kappa)
 {
+    if (r->nclamps == r->clampcap) {
+        size_t cap = r->clampcap ? 2 * r->clampcap : 16;
+        cr_kappa_clamp *q = realloc(r->clamps, cap * sizeof *q);
+        if (!q) {
+            cr_set_msg(r->drv.err, sizeof r->drv.err, "out of memory at t = %.9g s", r->drv.t);
+            return NULL;
+        }
+        r->clamps = q;
+        r->clampcap = cap;
+    }
+    cr_kappa_clamp *c = &r->clamps[r->nclamps++];
+    *c = (cr_kappa_clamp){r->drv.t, k->b0, k->m, kappa, NAN, 0};
+    return c;
+}
+
+/* κ below this impact's feasible minimum (cr_system_rigid_clamp_kappa): raised
+ * to it when that is ≤ 1; when no dissipative κ along α leaves every contact
+ * separating (the borrowed α does not fit this configuration), *@p law becomes
+ * maximal dissipation, the one parameter-free outcome of least T⁺. Either is
+ * recorded; κ_used of a fallback is filled in after the law. */
+static int clamp_kappa(cr_rigid *r, config *k, cr_law_params *lp, cr_law_id *law)
+{
+    double kmin;
+    int rc = cr_law_energetic_kappa_min(k->imp, lp, &kmin);
+    if ((rc != CR_OK && rc != CR_ERR_DOMAIN) || (rc == CR_OK && !(lp->kappa < kmin)))
+        return CR_OK; /* feasible as asked, or the law says why not */
+    cr_kappa_clamp *c = clamp_record(r, k, lp->kappa);
+    if (!c)
+        return CR_ERR_NOMEM;
+    if (rc == CR_OK && kmin <= 1.0) {
+        lp->kappa = c->kappa_used = kmin;
+    } else {
+        c->fallback = 1;
+        *law = CR_LAW_MAX_DISSIPATION;
+    }
+    return CR_OK;
+}
+
+/* u⁺ and P of the core law into r->v and k->P. */
+static int core_law(cr_rigid *r, config *k, const cr_law_params *given)
+{
+    cr_law_params use = *given, *lp = &use;
+    cr_law_id law = r->law;
     cr_law_result *res = cr_law_result_create();
     int rc = res ? CR_OK : CR_ERR_NOMEM;
-    if (rc == CR_OK && cr_law_solve(k->imp, r->law, lp, res) != CR_OK)
+    if (rc == CR_OK && r->clamp && r->law == CR_LAW_ENERGETIC)
+        rc = clamp_kappa(r, k, lp, &law);
+    if (rc == CR_OK && cr_law_solve(k->imp, law, lp, res) != CR_OK)
         rc = law_failed(r, k, CR_LAW_SOLVER_FAILED, cr_impact_last_error(k->imp));
     cr_law_status st = res ? cr_law_result_status(res) : CR_LAW_SOLVER_FAILED;
     if (rc == CR_OK && st != CR_LAW_OK && st != CR_LAW_MULTIPLE)
         rc = law_failed(r, k, st, cr_law_result_message(res));
+    if (rc == CR_OK && law != r->law)
+        r->clamps[r->nclamps - 1].kappa_used = cr_law_result_energy_ratio(res, 0);
     if (rc == CR_OK) {
         const double *u = cr_law_result_velocity(res, 0);
         memcpy(k->P, cr_law_result_impulse(res, 0), k->m * sizeof(double));

@@ -63,6 +63,12 @@ struct cr_rigid {
     char provider_label[96];
     size_t impacts; /* impacts resolved so far: the provider's impact index */
 
+    /* energetic κ below an impact's feasible minimum raised to it
+     * (cr_system_rigid_clamp_kappa), and the impacts it happened to */
+    int clamp;
+    cr_kappa_clamp *clamps;
+    size_t nclamps, clampcap;
+
     /* scales (L: min radius, V, T, v_rest: in drv) */
     double amax, mmax;   /* field acceleration and mass scales */
     double a_tol, f_tol; /* equal accelerations; release force */
@@ -113,6 +119,9 @@ void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, cons
 void cr_rigid_describe(const void *e, char *buf, size_t len);
 /* Registers the per-impact parameter provider (before the run). */
 int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label);
+/* κ clamping of the energetic law (cr_system_rigid_clamp_kappa) and its record. */
+int cr_rigid_set_clamp(void *e, int on);
+const cr_kappa_clamp *cr_rigid_clamps(const void *e, size_t *n, int *on);
 
 /* Records an event of pair c with the state now; an impact's events carry no
  * finite force (0), a persistent contact's its λ. */

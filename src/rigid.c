@@ -86,6 +86,7 @@ static void rigid_destroy(void *e)
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(r->fixed);
+    free(r->clamps);
     free(r->on);
     free(r->closed);
     free(r->released);
@@ -344,9 +345,29 @@ static void append_list(char *buf, size_t len, const double *v, size_t n)
     }
 }
 
+static void describe_law(const cr_rigid *r, char *buf, size_t len);
+
+/* The law, and after a run the impacts whose κ was raised. */
 void cr_rigid_describe(const void *e, char *buf, size_t len)
 {
     const cr_rigid *r = e;
+    describe_law(r, buf, len);
+    size_t used = strlen(buf);
+    size_t fb = 0;
+    for (size_t k = 0; k < r->nclamps; k++)
+        fb += r->clamps[k].fallback != 0;
+    if (r->nclamps - fb && used + 1 < len)
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "; kappa raised to the impact's feasible minimum at %zu impact%s",
+                                 r->nclamps - fb, r->nclamps - fb == 1 ? "" : "s");
+    if (fb && used + 1 < len)
+        snprintf(buf + used, len - used,
+                 "; %zu impact%s where no kappa <= 1 fits alpha resolved by max-dissipation", fb,
+                 fb == 1 ? "" : "s");
+}
+
+static void describe_law(const cr_rigid *r, char *buf, size_t len)
+{
     int one = 1, same_n = 1;
     for (size_t c = 1; c < r->nc; c++)
         one &= r->eps[c] == r->eps[0];
@@ -390,6 +411,24 @@ int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char 
     r->provider_user = user;
     snprintf(r->provider_label, sizeof r->provider_label, "%s", label ? label : "");
     return CR_OK;
+}
+
+int cr_rigid_set_clamp(void *e, int on)
+{
+    cr_rigid *r = e;
+    CR_CHECK(!r->drv.ran && r->law == CR_LAW_ENERGETIC, r->drv.err, CR_ERR_INVALID);
+    r->clamp = on != 0;
+    return CR_OK;
+}
+
+const cr_kappa_clamp *cr_rigid_clamps(const void *e, size_t *n, int *on)
+{
+    const cr_rigid *r = e;
+    if (n)
+        *n = r->nclamps;
+    if (on)
+        *on = r->clamp;
+    return r->nclamps ? r->clamps : NULL;
 }
 
 /* ---- events ------------------------------------------------------------------ */

@@ -934,6 +934,30 @@ static int64_t named_contact(const char *error)
     return strtoll(p + 8, NULL, 10);
 }
 
+/* A rigid run that clamps κ (cr_system_rigid_clamp_kappa): how many impacts,
+ * and each one's t, pairs, κ asked and κ used (docs/hdf5-layout.md). */
+static int write_kappa_clamps(cr_store *st)
+{
+    size_t n = 0;
+    int on = 0;
+    const cr_kappa_clamp *c = cr_system_rigid_kappa_clamps(st->sys, &n, &on);
+    if (!on)
+        return 0;
+    int e = cr_h5_attr_int64(st->file, "kappa_clamped", (int64_t)n);
+    double *rows = n ? malloc(6 * n * sizeof(double)) : NULL;
+    if (n && !rows)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        double row[6] = {c[k].t,     (double)c[k].first_pair, (double)c[k].pair_count,
+                         c[k].kappa, c[k].kappa_used,         (double)c[k].fallback};
+        memcpy(rows + 6 * k, row, sizeof row);
+    }
+    if (n && H5Lexists(st->file, "kappa_clamps", H5P_DEFAULT) <= 0)
+        e |= cr_h5_write_doubles(st->file, "kappa_clamps", rows, n, 6, "1");
+    free(rows);
+    return e;
+}
+
 static int write_summary(cr_store *st, const char *status, const char *error)
 {
     hid_t f = st->file;
@@ -958,6 +982,7 @@ static int write_summary(cr_store *st, const char *status, const char *error)
         {"outputs", s.outputs},       {"nonlin_iters", s.nonlin_iters}, {"rebuilds", s.rebuilds}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         e |= cr_h5_attr_int64(f, c[k].name, c[k].v);
+    e |= write_kappa_clamps(st);
     /* last: a file whose status is not "running" has everything above */
     e |= cr_h5_attr_string(f, "status", status);
     return e;

@@ -91,6 +91,24 @@ int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *use
     return cr_rigid_set_provider(sys->engine, fn, user, label);
 }
 
+int cr_system_rigid_clamp_kappa(cr_system *sys, int on)
+{
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return CR_ERR_INVALID;
+    return cr_rigid_set_clamp(sys->engine, on);
+}
+
+const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t *n, int *on)
+{
+    if (n)
+        *n = 0;
+    if (on)
+        *on = 0;
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return NULL;
+    return cr_rigid_clamps(sys->engine, n, on);
+}
+
 cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
 {
     if (!model) {

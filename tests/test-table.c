@@ -276,6 +276,61 @@ static double value(cr_table *t, const double *x, const char *col)
     return v;
 }
 
+/* The chain3 lookup of a damped chain through one restitution cache, as the
+ * rigid runs' table provider does at each impact: N impacts of the same pairs
+ * at the same speed make one two-body run (equal masses and laws: both pairs
+ * share the key), every other lookup a hit, with the uncached answer bit for
+ * bit; another speed or another damping is another key. The comparator's
+ * cache is the same object (cr_compare_restitution_cache). */
+static void check_chain3_cache(void)
+{
+    cr_table *t = open_data("chain3-hertz.h5");
+    if (!t)
+        return;
+    cr_release rel = CR_RELEASE_FORCE;
+    cr_release_from_name(cr_table_attr(t, "law.release"), &rel);
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1.0, strtod(cr_table_attr(t, "law.n"), NULL), 0.0, rel);
+    if (cr_table_attr(t, "law.m")[0])
+        law.m = strtod(cr_table_attr(t, "law.m"), NULL);
+    char msg[512];
+    double C = NAN;
+    CHECK(cr_calibrate_damping(&law, 0.5, 1.0, 0.9, &C, msg, sizeof msg) == CR_OK, "%s", msg);
+    law.C = C;
+    const double mass[3] = {1.0, 1.0, 1.0};
+    const cr_contact_params laws[2] = {law, law};
+    double a0[2], k0, b0[2], a[2], k, b[2];
+    int rc = cr_table_chain3(t, mass, laws, 1.0, a0, &k0, b0, msg, sizeof msg);
+    CHECK(rc == CR_OK, "uncached lookup: %s", msg);
+    cr_restitution_cache *cache = cr_restitution_cache_create();
+    const size_t N = 50;
+    size_t same = 0, runs = 0, hits = 0;
+    for (size_t i = 0; i < N; i++) {
+        rc = cr_table_chain3_cached(t, cache, mass, laws, 1.0, a, &k, b, msg, sizeof msg);
+        same += rc == CR_OK && a[0] == a0[0] && a[1] == a0[1] && k == k0;
+    }
+    cr_restitution_cache_stats(cache, &runs, &hits);
+    CHECK(same == N, "%zu of %zu cached lookups equal the uncached one bit for bit", same, N);
+    CHECK(runs == 1 && hits == 2 * N - 1, "%zu impacts: %zu two-body run, %zu hits (want 1, %zu)",
+          N, runs, hits, 2 * N - 1);
+    cr_table_chain3_cached(t, cache, mass, laws, 0.9, a, &k, b, msg, sizeof msg);
+    cr_contact_params more[2] = {law, law};
+    more[0].C = more[1].C = 1.01 * C;
+    cr_table_chain3_cached(t, cache, mass, more, 1.0, a, &k, b, msg, sizeof msg);
+    cr_restitution_cache_stats(cache, &runs, &hits);
+    CHECK(runs == 3 && hits == 2 * N + 1, "another speed, another C: new keys (%zu runs, %zu hits)",
+          runs, hits);
+    cr_restitution_cache_destroy(cache);
+    cr_compare *cmp = cr_compare_create();
+    cr_table_chain3_cached(t, cr_compare_restitution_cache(cmp), mass, laws, 1.0, a, &k, b, msg,
+                           sizeof msg);
+    cr_compare_cache_stats(cmp, &runs, &hits);
+    CHECK(runs == 1 && hits == 1, "the comparator's cache serves the lookup (%zu runs, %zu hits)",
+          runs, hits);
+    cr_compare_destroy(cmp);
+    cr_table_close(t);
+}
+
 /* Newton's cradle: N = 2 is the two-body collision, v_final = ((1 - e)/2,
  * (1 + e)/2) of the striker's speed (momentum and the pair's restitution e,
  * which the calibration set: 1e-7); e = 1 the exact exchange (0, 1). Every
@@ -441,6 +496,7 @@ int main(void)
     check_cradle("cradle-linear.h5");
     check_column();
     check_pool();
+    check_chain3_cache();
     static const double xp[2] = {0.5, 0.3}, xc[2] = {7, 0.87}, xr[2] = {6, 0.91};
     check_direct("pool-alpha12-rigid.h5", "pool3.yaml", "  integration.normals: frozen\n",
                  "  - {field: three_disc.theta, values: [0.5]}\n"

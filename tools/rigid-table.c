@@ -15,6 +15,7 @@
 
 struct rigid_table {
     cr_table *table;
+    cr_restitution_cache *cache; /* the pairs' two-body restitutions, once per (law, μ, v) */
     const cr_model *model;
     double alpha[2];
     char label[160];
@@ -27,7 +28,13 @@ rigid_table *rigid_table_open(const char *path, const cr_model *model, char *msg
         snprintf(msg, len, "out of memory");
         return NULL;
     }
+    if (!(r->cache = cr_restitution_cache_create())) {
+        snprintf(msg, len, "out of memory");
+        free(r);
+        return NULL;
+    }
     if (cr_table_open(path, &r->table, msg, len) != CR_OK) {
+        cr_restitution_cache_destroy(r->cache);
         free(r);
         return NULL;
     }
@@ -71,7 +78,8 @@ int rigid_table_params(const cr_system *sys, size_t impact, size_t first, size_t
     cr_model_pair_law(r->model, 1, 2, &laws[1]);
     double alpha[2], kappa, bound[2];
     char why[512];
-    int rc = cr_table_chain3(r->table, mass, laws, v[0], alpha, &kappa, bound, why, sizeof why);
+    int rc = cr_table_chain3_cached(r->table, r->cache, mass, laws, v[0], alpha, &kappa, bound, why,
+                                    sizeof why);
     if (rc != CR_OK) {
         snprintf(msg, msglen, "table %s: %s", cr_table_path(r->table), why);
         return rc;
@@ -87,6 +95,7 @@ void rigid_table_free(rigid_table *r)
 {
     if (r) {
         cr_table_close(r->table);
+        cr_restitution_cache_destroy(r->cache);
         free(r);
     }
 }

@@ -343,8 +343,13 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
             free(alpha);
             return NULL;
         }
-        if (sys)
+        /* a borrowed κ below an impact's feasible minimum (a grazing re-contact
+         * holds less approach energy than the collision lost) is raised to it and
+         * counted, not the end of the run (docs/compare.md) */
+        if (sys) {
             cr_system_rigid_set_provider(sys, calibrated_params, a->calib, RIGID_CALIBRATED_LABEL);
+            cr_system_rigid_clamp_kappa(sys, 1);
+        }
     } else if (a->table) {
         return table_system(a, model_path, model, st);
     } else {

@@ -22,6 +22,29 @@ CR_EXPORT int cr_calibrate_restitution(const cr_contact_params *law, double mu, 
                                        char *msg, size_t msglen);
 
 /**
+ * Two-body restitutions (cr_calibrate_restitution) computed once per distinct
+ * key: the law's K, n, C, damping exponent m and release, the reduced mass μ
+ * and the speed v, compared exactly (what determines the run). The comparator
+ * owns one (cr_compare_restitution_cache) and the rigid runs' table provider
+ * can share it (cr_table_chain3_cached). Not thread-safe: one per thread.
+ */
+typedef struct cr_restitution_cache cr_restitution_cache;
+
+/** An empty cache; NULL when out of memory. */
+CR_EXPORT cr_restitution_cache *cr_restitution_cache_create(void);
+/** Frees the cache; accepts NULL. */
+CR_EXPORT void cr_restitution_cache_destroy(cr_restitution_cache *c);
+/**
+ * cr_calibrate_restitution through the cache (@p c NULL: no cache, always a
+ * run). A failed run is not kept. @return as cr_calibrate_restitution.
+ */
+CR_EXPORT int cr_restitution_cache_get(cr_restitution_cache *c, const cr_contact_params *law,
+                                       double mu, double v, double *e, char *msg, size_t msglen);
+/** Two-body runs made (misses) and answers served from the cache (hits); NULL allowed. */
+CR_EXPORT void cr_restitution_cache_stats(const cr_restitution_cache *c, size_t *runs,
+                                          size_t *hits);
+
+/**
  * The damping coefficient C (law->C is ignored) for which that contact has
  * restitution @p e_target in (0, 1], to a relative 1e-10 in C.
  */

@@ -31,6 +31,7 @@
 #define CRADLE_COMPARE_H
 
 #include "cradle/common.h"
+#include "cradle/calibrate.h"
 #include "cradle/contact.h"
 #include "cradle/laws.h"
 #include "cradle/model.h"
@@ -191,6 +192,12 @@ CR_EXPORT void cr_compare_set_table(cr_compare *c, cr_table *t);
 
 /** Two-body runs made for the predictive mode (cache misses), and cache hits. */
 CR_EXPORT void cr_compare_cache_stats(const cr_compare *c, size_t *runs, size_t *hits);
+/**
+ * The comparator's two-body restitution cache (calibrate.h), to share: its
+ * table lookups use it, and a rigid run's table provider may
+ * (cr_table_chain3_cached). Owned by @p c; NULL for NULL.
+ */
+CR_EXPORT cr_restitution_cache *cr_compare_restitution_cache(cr_compare *c);
 
 CR_EXPORT const char *cr_compare_mode_name(cr_compare_mode mode);
 CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);

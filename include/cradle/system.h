@@ -184,6 +184,40 @@ typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t fir
  */
 CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                            const char *label);
+/** One impact whose κ was infeasible (cr_system_rigid_clamp_kappa). */
+typedef struct {
+    double t;          /**< time of the impact, s */
+    size_t first_pair; /**< the impact's pairs: first_pair … first_pair + pair_count − 1 */
+    size_t pair_count;
+    double kappa;      /**< κ the parameters asked for (a provider's, or the law's) */
+    double kappa_used; /**< the impact's feasible minimum used instead; for a fallback,
+                            T⁺/T⁻ of the maximal-dissipation outcome */
+    int fallback;      /**< 1: no κ ≤ 1 along α fits, maximal dissipation resolved it */
+} cr_kappa_clamp;
+/**
+ * Energetic law of a rigid chain: with @p on 1, an impact whose κ lies below
+ * the smallest κ its configuration and α admit is resolved with that κ_min
+ * instead of stopping the run as infeasible, and recorded
+ * (cr_system_rigid_kappa_clamps). κ_min is the larger of 1 − (aᵀγ⁻)² /
+ * (2 aᵀGa T⁻), where the energy balance along the impulse direction a has a
+ * double root (the impulse leaving the least kinetic energy along a), and the
+ * κ whose impulse just stops every contact approaching. When κ_min > 1 (no
+ * dissipative impulse along a separates the contacts) or no κ fits, the
+ * impact is resolved by maximal dissipation (u⁺ = prox_T(u⁻)) and recorded as
+ * a fallback. Meant for κ and α borrowed from elsewhere (`--rigid
+ * calibrated`): a grazing re-contact holds less approach energy than the
+ * borrowed loss. Before the run. @return
+ * CR_ERR_INVALID for a compliant engine, a rigid pool, another law or after
+ * the run.
+ */
+CR_EXPORT int cr_system_rigid_clamp_kappa(cr_system *sys, int on);
+/**
+ * The impacts cr_system_rigid_clamp_kappa raised, in order; *@p n their count.
+ * NULL with *@p n = 0 when none (or clamping is off; @p on, may be NULL, gets
+ * 1 when it is on).
+ */
+CR_EXPORT const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t *n,
+                                                             int *on);
 /** Frees the system; accepts NULL. */
 CR_EXPORT void cr_system_destroy(cr_system *sys);
 

@@ -17,6 +17,7 @@
 #define CRADLE_TABLE_H
 
 #include "cradle/common.h"
+#include "cradle/calibrate.h"
 #include "cradle/contact.h"
 
 typedef struct cr_table cr_table;
@@ -98,6 +99,13 @@ CR_EXPORT int cr_table_restitution(cr_table *t, const double *x, size_t c, int p
 CR_EXPORT int cr_table_chain3(cr_table *t, const double mass[3], const cr_contact_params laws[2],
                               double v, double alpha[2], double *kappa, double bound[2], char *msg,
                               size_t msglen);
+/**
+ * cr_table_chain3 with the pairs' two-body restitutions taken from (and added
+ * to) @p cache (calibrate.h; NULL: computed each call, as cr_table_chain3).
+ */
+CR_EXPORT int cr_table_chain3_cached(cr_table *t, cr_restitution_cache *cache, const double mass[3],
+                                     const cr_contact_params laws[2], double v, double alpha[2],
+                                     double *kappa, double bound[2], char *msg, size_t msglen);
 
 /**
  * Makes a table at @p out from the finished sweep output @p grid: a copy of
