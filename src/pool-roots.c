@@ -179,8 +179,15 @@ size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
 
 /* How fast root function q (a closing or rebuild root) moves towards its
  * crossing at the state y, up to a positive factor: the approach of a
- * turning pair (−a·w, scaled), the rate δ̇ of a frozen or wall contact, or a
+ * turning pair (−a·w, a in m and w scaled), the rate δ̇ of a frozen or wall contact, or a
  * disc's Δ·v away from its place at the last neighbour search. */
+static inline double pair_towards(const cr_pool *p, const cr_pool_contact *k, const double *y)
+{
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double ax = k->a0x + p->L * (y[4 * j] - y[4 * i]), ay = k->a0y + p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) + ay * (y[4 * j + 3] - y[4 * i + 3])); /* m, scaled */
+}
+
 static double towards(const cr_pool *p, const double *y, size_t q)
 {
     if (q >= 3 * p->nslots) {
@@ -194,9 +201,7 @@ static double towards(const cr_pool *p, const double *y, size_t q)
         cr_pl_overlap(p, y, k, &delta, &rate);
         return rate;
     }
-    size_t i = (size_t)k->i, j = (size_t)k->j;
-    double ax = k->a0x / p->L + y[4 * j] - y[4 * i], ay = k->a0y / p->L + y[4 * j + 1] - y[4 * i + 1];
-    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) + ay * (y[4 * j + 3] - y[4 * i + 3]));
+    return pair_towards(p, k, y);
 }
 
 /* Disc i's departure from straight flight over a step of scaled length dt
@@ -284,33 +289,59 @@ static double extremum(cr_pool *p, const double **ylo, const double *yhi, size_t
     return taun;
 }
 
-/* Function q is one to watch: a closing function open (rebuild root: inside)
- * at both ends of the search, whose discs have moved. */
-static int watch(const cr_pool *p, const double *ys, size_t q)
+/* Function q (a closing function open, or a rebuild root inside, at both
+ * ends of the search) turns from towards its crossing to away. Discs at rest
+ * give 0 at both ends. A closing function must have room: to cross and come
+ * back its discs travel at least the gaps at both ends (−g L each), and in
+ * the step they travel at most @p reach (scaled). A turning pair, the common
+ * case, is tested inline. */
+static inline int turns(const cr_pool *p, const double *ylo, const double *yhi, size_t q,
+                        double reach)
 {
     if (q >= 3 * p->nslots)
-        return p->glo[q] > 0.0 && p->ghi[q] > 0.0 && !still(ys, q - 3 * p->nslots);
-    if (q % 3 || p->slot_contact[q / 3] < 0 || p->glo[q] >= 0.0 || p->ghi[q] >= 0.0)
+        return p->glo[q] > 0.0 && p->ghi[q] > 0.0 && towards(p, yhi, q) < 0.0 &&
+               towards(p, ylo, q) > 0.0;
+    long id = p->slot_contact[q / 3];
+    if (id < 0 || p->glo[q] >= 0.0 || p->ghi[q] >= 0.0 || -(p->glo[q] + p->ghi[q]) > reach)
         return 0;
-    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
-    return !still(ys, (size_t)k->i) || (!cr_pl_is_wall(k) && !still(ys, (size_t)k->j));
+    const cr_pool_contact *k = &p->c[id];
+    if (k->frozen || cr_pl_is_wall(k))
+        return towards(p, yhi, q) < 0.0 && towards(p, ylo, q) > 0.0;
+    return pair_towards(p, k, yhi) < 0.0 && pair_towards(p, k, ylo) > 0.0;
+}
+
+/* The largest squared speed (scaled) of a moving disc at either end of the
+ * step: the integrated and flying ones in a region. */
+static double fastest(const cr_pool *p, const double *ylo, const double *yhi)
+{
+    double v2 = 0.0;
+    size_t n = p->region ? p->na + p->nfly : p->n;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = !p->region ? k : (k < p->na ? p->act[k] : p->fly[k - p->na]);
+        v2 = fmax(v2, fmax(yhi[4 * i + 2] * yhi[4 * i + 2] + yhi[4 * i + 3] * yhi[4 * i + 3],
+                           ylo[4 * i + 2] * ylo[4 * i + 2] + ylo[4 * i + 3] * ylo[4 * i + 3]));
+    }
+    return v2;
 }
 
 /*
  * The end of the search over the step from p->tlo (state p->y, root functions
  * p->glo) to taun (state ys, p->ghi): taun, or the earliest hidden crossing
  * before it. Then p->ysub holds the state there and p->ghi the root functions
- * at it, and p->y is unchanged.
+ * at it, and p->y is unchanged. Only closing and rebuild roots are looked at
+ * (a slot's three functions are consecutive, also among the live ones).
  */
 double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys)
 {
     const double *ylo = N_VGetArrayPointer(p->y);
     double tend = taun;
     int saved = 0;
-    size_t nq = p->region ? p->nlive : p->nroot;
-    for (size_t c = 0; c < nq; c++) {
+    size_t nq = p->region ? p->nlive : p->nroot, ns = 3 * p->nslots;
+    double reach = 4.0 * sqrt(fastest(p, ylo, ys)) * (taun - p->tlo);
+    for (size_t c = 0; c < nq;) {
         size_t q = p->region ? p->live[c] : c;
-        if (watch(p, ys, q))
+        c += q < ns ? 3 : 1;
+        if (turns(p, ylo, ys, q, reach))
             tend = fmin(tend, extremum(p, &ylo, ys, q, taun, &saved));
     }
     if (tend < taun) {
