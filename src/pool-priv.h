@@ -258,7 +258,7 @@ struct cr_pool {
     size_t *queue;       /* scratch of choose_active */
     long region_builds, max_active, since_check;
     long region_shrinks; /* regions rebuilt smaller (cr_pl_region_oversized) */
-    int need_region; /* a contact with a disc outside the region closed */
+    int need_region;     /* a contact with a disc outside the region closed */
 
     double t;
     int ran;

@@ -184,8 +184,10 @@ size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
 static inline double pair_towards(const cr_pool *p, const cr_pool_contact *k, const double *y)
 {
     size_t i = (size_t)k->i, j = (size_t)k->j;
-    double ax = k->a0x + p->L * (y[4 * j] - y[4 * i]), ay = k->a0y + p->L * (y[4 * j + 1] - y[4 * i + 1]);
-    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) + ay * (y[4 * j + 3] - y[4 * i + 3])); /* m, scaled */
+    double ax = k->a0x + p->L * (y[4 * j] - y[4 * i]),
+           ay = k->a0y + p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) +
+             ay * (y[4 * j + 3] - y[4 * i + 3])); /* m, scaled */
 }
 
 static double towards(const cr_pool *p, const double *y, size_t q)

@@ -95,8 +95,8 @@ static int setup_state(cr_pool *p)
     p->hot = calloc(n, 1);
     p->ysub = malloc(4 * n * sizeof(double));
     p->ysave = malloc(8 * n * sizeof(double));
-    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot || !p->ysub || !p->ysave ||
-        cr_pl_grow_slots(p, 16) != CR_OK)
+    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot || !p->ysub ||
+        !p->ysave || cr_pl_grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
     p->region = cr_pl_use_region(p);
     if (p->region && cr_pl_region_alloc(p) != CR_OK)
@@ -237,7 +237,7 @@ static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *
 typedef struct {
     double t_stop, dt;
     double taun; /* the end of the step being searched (scaled) */
-    long k; /* next output: k dt */
+    long k;      /* next output: k dt */
     int automatic;
 } run_ctx;
 
@@ -326,8 +326,7 @@ static int retake(cr_pool *p, const run_ctx *rc_, double tau, double hmax, long 
 /* An opening located at tr by a step of length h longer than half the
  * contact's loaded stretch (from its closing): the step is taken again from
  * the last event (p->tlo) before anything at tr is handled. */
-static int opened_too_fast(cr_pool *p, const run_ctx *rc_, double tr, double h, size_t nc,
-                           int *cut)
+static int opened_too_fast(cr_pool *p, const run_ctx *rc_, double tr, double h, size_t nc, int *cut)
 {
     for (size_t c = 0; c < nc; c++) {
         size_t q = p->cand[c];
@@ -519,8 +518,10 @@ static int advance(cr_pool *p, run_ctx *ctx, int *done)
                                         : "end time reached");
     }
     if (cr_pl_region_oversized(p)) { /* settled discs leave: a smaller region */
+        size_t na = p->na;
         if ((rc = cr_pl_region_build(p)) != CR_OK)
             return rc;
+        p->region_shrinks += p->na < na;
         cr_pl_roots_afresh(p);
     }
     return CR_OK;
