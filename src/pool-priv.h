@@ -21,6 +21,7 @@
 #include "cradle/common.h"
 #include "cradle/contact.h"
 #include "cradle/model.h"
+#include "root-search.h"
 #include "sim-priv.h"
 
 typedef struct cr_pool cr_pool;
@@ -228,7 +229,8 @@ struct cr_pool {
     N_Vector ystep;
     double *glo, *ghi, *clo, *chi, *cmid, tlo;
     size_t *cand, nroot;
-    char *guide; /* per candidate: may steer the root search (guides) */
+    unsigned char *guide; /* per candidate: may steer the root search (guides) */
+    size_t nsearch;       /* candidates of the search under way */
     long gevals;
     /* hidden crossings (cr_pl_hidden_end): the state at the end of a shortened
      * search (4n) and the state kept while it is found (8n: full, compact) */
@@ -367,12 +369,6 @@ static inline int cr_pl_surely_open(const cr_pool *p, const double *y, const cr_
 static inline size_t cr_pl_cpos(const cr_pool *p, size_t i)
 {
     return p->region ? (size_t)p->pos[i] : i;
-}
-
-/* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
-static inline int cr_pl_differ(double a, double b)
-{
-    return (a < 0.0) != (b < 0.0);
 }
 
 /* qslot of a contact the safety net found loading without one (missed_quadratures) */

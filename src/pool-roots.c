@@ -143,18 +143,18 @@ size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
     size_t nc = 0;
     if (prev) {
         for (size_t c = 0; c < prev; c++)
-            if (cr_pl_differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
+            if (cr_root_differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
                 p->cand[nc++] = p->cand[c];
         return nc;
     }
     if (p->region) {
         for (size_t c = 0; c < p->nlive; c++)
-            if (cr_pl_differ(p->glo[p->live[c]], p->ghi[p->live[c]]))
+            if (cr_root_differ(p->glo[p->live[c]], p->ghi[p->live[c]]))
                 p->cand[nc++] = p->live[c];
         return nc;
     }
     for (size_t q = 0; q < p->nroot; q++)
-        if (cr_pl_differ(p->glo[q], p->ghi[q]))
+        if (cr_root_differ(p->glo[q], p->ghi[q]))
             p->cand[nc++] = q;
     return nc;
 }
@@ -358,27 +358,6 @@ double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys)
     return tend;
 }
 
-/* The function whose crossing is nearest the low end of [lo, hi]: the largest
- * |hi/(hi − lo)| among the sign changes (CVODE's imax), preferring the smooth
- * ones (guide[c]: a secant on a jump converges only as bisection). -1 when
- * none changes sign. */
-static long nearest(const double *lo, const double *hi, const char *guide, size_t nc)
-{
-    long imax = -1;
-    double maxfrac = 0.0;
-    int smooth = 0;
-    for (size_t c = 0; c < nc; c++)
-        if (cr_pl_differ(lo[c], hi[c])) {
-            double frac = fabs(hi[c] / (hi[c] - lo[c]));
-            if ((guide[c] && !smooth) || ((guide[c] || !smooth) && frac > maxfrac) || imax < 0) {
-                maxfrac = frac;
-                imax = (long)c;
-                smooth |= guide[c];
-            }
-        }
-    return imax;
-}
-
 /* Which candidates may guide the search: a slot's rate and release functions
  * jump where its overlap function crosses (they are defined only while
  * loaded), so with that one among the candidates they follow it. The
@@ -398,19 +377,6 @@ static void guides(cr_pool *p, size_t nc)
     }
 }
 
-/* A trial point of the Illinois search (times scaled), kept 0.1 … 0.5 of the
- * bracket away from its ends when the secant lands closer than ttol/2. */
-static double trial(double tlo, double thi, double glo, double ghi, double alph, double ttol)
-{
-    double tmid = thi - (thi - tlo) * ghi / (ghi - alph * glo);
-    double fracint = fabs(thi - tlo) / ttol, fracsub = fracint > 5.0 ? 0.1 : 0.5 / fracint;
-    if (fabs(tmid - tlo) < 0.5 * ttol)
-        tmid = tlo + fracsub * (thi - tlo);
-    if (fabs(thi - tmid) < 0.5 * ttol)
-        tmid = thi - fracsub * (thi - tlo);
-    return tmid;
-}
-
 /*
  * The first root in (tlo, thi] (scaled times) among the nc candidates, whose
  * values at the ends are in p->clo and p->chi: the Illinois method on the
@@ -418,37 +384,26 @@ static double trial(double tlo, double thi, double glo, double ghi, double alph,
  * high end of the last bracket, where the located functions have their new
  * signs); p->rootsfound holds ±1 for the functions that cross by then.
  */
+/* The candidates' values at the scaled time t (cr_root_locate's callback). */
+static void candidate_values(void *user, double t, double *out)
+{
+    cr_pool *p = user;
+    interpolate(p, t);
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t c = 0; c < p->nsearch; c++)
+        out[c] = cr_pl_root_one(p, y, p->cand[c]);
+    p->gevals++;
+}
+
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
 {
-    double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0, alph = 1.0;
-    int side = 0, sideprev = -1;
+    double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0;
     guides(p, nc);
-    long imax = nearest(p->clo, p->chi, p->guide, nc);
-    double *y = N_VGetArrayPointer(p->y);
-    while (fabs(thi - tlo) > ttol) {
-        alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
-        double tmid = trial(tlo, thi, p->clo[imax], p->chi[imax], alph, ttol);
-        interpolate(p, tmid);
-        for (size_t c = 0; c < nc; c++)
-            p->cmid[c] = cr_pl_root_one(p, y, p->cand[c]);
-        p->gevals++;
-        sideprev = side;
-        long m = nearest(p->clo, p->cmid, p->guide, nc);
-        double *keep = m >= 0 ? p->chi : p->clo;
-        memcpy(keep, p->cmid, nc * sizeof(double));
-        if (m >= 0) { /* a sign change in (tlo, tmid] */
-            thi = tmid;
-            imax = m;
-            side = 1;
-        } else {
-            tlo = tmid;
-            side = 2;
-        }
-    }
+    p->nsearch = nc;
+    cr_root_bracket b = {nc, p->clo, p->chi, p->cmid, p->guide};
+    thi = cr_root_locate(&b, tlo, thi, ttol, candidate_values, p);
     memset(p->rootsfound, 0, p->nroot * sizeof(int));
-    for (size_t c = 0; c < nc; c++)
-        if (cr_pl_differ(p->clo[c], p->chi[c]))
-            p->rootsfound[p->cand[c]] = p->clo[c] > 0.0 ? -1 : 1;
+    cr_root_directions(&b, p->cand, p->rootsfound);
     return thi;
 }
 

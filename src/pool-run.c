@@ -271,7 +271,7 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
         long id = p->slot_contact[s];
         if (id < 0 || p->c[id].qslot >= 0)
             continue;
-        if (p->ghi[3 * s] > 0.0 || cr_pl_differ(p->glo[3 * s], p->ghi[3 * s])) {
+        if (p->ghi[3 * s] > 0.0 || cr_root_differ(p->glo[3 * s], p->ghi[3 * s])) {
             p->c[id].qslot = CR_PL_WANTS_QSLOT;
             missed++;
         }

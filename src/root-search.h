@@ -1,0 +1,42 @@
+/* The Illinois search both compliant engines use to locate the first root
+ * among the root functions that changed sign over a step (chains: sim.c's own
+ * event location; pools: pool-roots.c). CVODE's own method and tolerance, but
+ * over the candidates only, and with a guide flag that keeps functions which
+ * jump where another one crosses (a contact's rate and release functions at
+ * its closing) from steering the secant. */
+#ifndef CRADLE_ROOT_SEARCH_H
+#define CRADLE_ROOT_SEARCH_H
+
+#include <stddef.h>
+
+/* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
+static inline int cr_root_differ(double a, double b)
+{
+    return (a < 0.0) != (b < 0.0);
+}
+
+/* The candidates' values at the (scaled) time t into out[0 .. n). */
+typedef void (*cr_root_values_fn)(void *user, double t, double *out);
+
+/* One search's candidates: their values at the bracket's low and high ends
+ * (lo, hi; updated as the bracket shrinks), room for a trial point's (mid),
+ * and which may steer the secant (guide). All n long, owned by the engine. */
+typedef struct {
+    size_t n;
+    double *lo, *hi, *mid;
+    const unsigned char *guide;
+} cr_root_bracket;
+
+/* The first root in (tlo, thi] to within ttol: the Illinois method, values
+ * from @p values. @return the high end of the last bracket, where the located
+ * functions have their new signs (b->lo and b->hi hold the values at its
+ * ends). */
+double cr_root_locate(cr_root_bracket *b, double tlo, double thi, double ttol,
+                      cr_root_values_fn values, void *user);
+
+/* rootsfound[index[c]] = ±1 (the direction, as CVodeGetRootInfo) for each
+ * candidate c that changes sign over the final bracket, 0 for the others
+ * (the caller clears rootsfound first). */
+void cr_root_directions(const cr_root_bracket *b, const size_t *index, int *rootsfound);
+
+#endif
