@@ -8,8 +8,6 @@
 
 #include "engines-priv.h"
 
-/* ---- the chain engine behind cr_system ------------------------------------- */
-
 typedef struct {
     cr_sim *sim;
     cr_system *sys;

@@ -8,8 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- event location -------------------------------------------------------- */
-
 /*
  * The engine locates its events itself; CRADLE_CHAIN_ROOTS=cvode gives back
  * CVODE's root finding (for comparison: the same events). CVODE's evaluates

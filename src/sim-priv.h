@@ -171,7 +171,7 @@ void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double 
  *
  * Walls are fixed bodies: their acceleration factor is 0, so d and v stay 0.
  *
- * Events: the engine locates them itself (section "event location"): CVODE
+ * Events: the engine locates them itself (sim-locate.c): CVODE
  * takes single steps and sees no root functions; CRADLE_CHAIN_ROOTS=cvode in
  * the environment gives CVODE's root finding back (the same events).
  */
@@ -197,7 +197,7 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
  * and the wake margin. A quiet (wake) contact shows CVODE its frozen signs
  * instead of its first three functions: it generates no events (see
  * cr_sm_wake_margin). Contacts outside the window have none: their events follow
- * from free flight (predict). */
+ * from free flight (cr_sm_predict). */
 enum { CR_SM_R_CLOSE, CR_SM_R_RATE, CR_SM_R_FORCE, CR_SM_R_WAKE, CR_SM_R_PER_CONTACT };
 
 /* Adams' highest order. CVODE allows 12, and each step's Nordsieck work grows
@@ -275,7 +275,7 @@ struct cr_sim {
     int *quiet;         /* wake contacts: no events (cr_sm_wake_margin) */
     double *frozen;     /* the signs a quiet contact's first three roots show CVODE */
 
-    /* The engine's own event location (section "event location"), unless
+    /* The engine's own event location (sim-locate.c), unless
      * CRADLE_CHAIN_ROOTS=cvode asks for CVODE's root finding. Root function q
      * of the window belongs to root contact rblock[q]; rootk[c] is contact c's
      * block while it is a window's root contact. */
@@ -288,7 +288,7 @@ struct cr_sim {
     size_t *redo, nredo;      /* contacts whose functions an event redefined */
     unsigned char *redo_mark;
     double tlo, tn, hlast; /* scaled; hlast: the last step, for the tolerance */
-    N_Vector *dky;         /* the derivatives y⁽ᵏ⁾(tn), k ≤ dky_q (taylor) */
+    N_Vector *dky;         /* the derivatives y⁽ᵏ⁾(tn), k ≤ dky_q (sim-locate.c: taylor) */
     int dky_q;             /* -1: not taken for this step */
     int stepped;           /* a step ends at tn > tlo, not searched to its end yet */
     int at_tstop, y_at_tn; /* the step reached the stop time; s->y holds y(tn) */

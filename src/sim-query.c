@@ -9,8 +9,6 @@
 
 #include "integrator.h"
 
-/* ---- queries --------------------------------------------------------------- */
-
 const char *cr_sim_last_error(const cr_sim *s)
 {
     return s ? s->err : "no simulator";

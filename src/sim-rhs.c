@@ -8,8 +8,6 @@
 #include <math.h>
 #include <sunmatrix/sunmatrix_band.h>
 
-/* ---- CVODE callbacks (over the window) ------------------------------------- */
-
 /* Adds the power dissipated in pair c (W) at overlap delta and rate (SI) to
  * @p diss, term by term (the sum rounds as it always did). An undamped
  * contact's rate is (f − Kδⁿ) δ̇ with f = Kδⁿ computed the same way: exactly

@@ -152,7 +152,7 @@ static int after_outside(cr_sim *s, run_plan *p, int *done)
             continue;
         }
         if (quiet_touch) {
-            /* it binds at the margin (binds): into the window, no event */
+            /* it binds at the margin (cr_sm_binds): into the window, no event */
             double d = cr_sm_ovl_now(s, c);
             s->ref_o[c] = d < CR_SM_ETA ? CR_SM_ETA : d;
             s->ref_tc[c] = s->tau;

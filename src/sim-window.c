@@ -152,9 +152,10 @@ static int attach_solver(cr_sim *s, cr_method method)
     return flag == CV_SUCCESS ? CVodeSetJacFn(s->cvode, cr_sm_jac) : flag;
 }
 
-/* Lays the window out over the intervals nlo/nhi (n of them) at τ, from the
- * free flight of its bodies and contacts, and starts CVODES on it. */
-static int window_build(cr_sim *s, size_t n)
+/* Lays the window's states out over the intervals nlo/nhi (n of them): each
+ * interval's left contact, then per body its d and v and the overlap on its
+ * right; the internal contacts' impulses; the root contacts' blocks. */
+static void window_layout(cr_sim *s, size_t n)
 {
     size_t *t = s->ilo;
     s->ilo = s->nlo;
@@ -203,34 +204,41 @@ static int window_build(cr_sim *s, size_t n)
         s->stats.max_window = (long)nbw;
     s->n_contact_roots = nr;
     s->nrf = nroot;
-    if (n == 0)
-        return CR_OK;
+}
 
-    int rc = CR_ERR_NOMEM;
-    cr_method method = cr_sim_method(s);
+/* The window's state and quadrature vectors, filled from the free flight of
+ * its bodies and contacts. */
+static int window_states(cr_sim *s, cr_method method)
+{
     s->qstate = s->qstate_ok && method == CR_METHOD_ADAMS_FIXED_POINT;
     sunindextype nq1 = (sunindextype)(s->nq + 1);
     s->y = cr_nvector_small((sunindextype)s->ny + (s->qstate ? nq1 : 0), s->ctx);
     if (!s->y)
-        goto fail;
+        return CR_ERR_NOMEM;
     s->yQ = s->qstate ? N_VMake_Serial(nq1, N_VGetArrayPointer(s->y) + s->ny, s->ctx)
                       : cr_nvector_small(nq1, s->ctx);
     if (!s->yQ)
-        goto fail;
+        return CR_ERR_NOMEM;
     double *y = N_VGetArrayPointer(s->y);
-    for (size_t m = 0; m < n; m++)
+    for (size_t m = 0; m < s->nint; m++)
         for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++) {
             y[s->ybody[i]] = cr_sm_fly_dis(s, i);
             y[s->ybody[i] + 1] = cr_sm_fly_vel(s, i);
         }
-    for (size_t j = 0; j < nw; j++)
+    for (size_t j = 0; j < s->nwc; j++)
         y[s->yovl[s->wcon[j]]] = cr_sm_fly_ovl(s, s->wcon[j]);
     N_VConst(0.0, s->yQ);
+    return CR_OK;
+}
 
+/* Starts CVODES on the window's states at τ: method, tolerances, stop time,
+ * solver, and the root functions (CVODE's, or the engine's own). */
+static int window_cvode(cr_sim *s, cr_method method)
+{
     s->adams_field = method != CR_METHOD_BDF && s->has_fields;
     s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
-        goto fail;
+        return CR_ERR_NOMEM;
     int flag =
         cr_cvode_init_at(s->cvode, cr_sm_rhs, s->tau, s->y, s->qstate ? NULL : cr_sm_quad_rhs,
                          s->qstate ? NULL : s->yQ, s, s->rtol, s->atol, s->err);
@@ -238,30 +246,41 @@ static int window_build(cr_sim *s, size_t n)
         flag = CVodeSetStopTime(s->cvode, s->tau_stop);
     if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
         flag = CVodeSetMaxOrd(s->cvode, CR_SM_ADAMS_MAX_ORDER);
-    if (flag != CV_SUCCESS) {
-        rc = cr_sm_cvode_fail(s, "CVODE setup", flag);
-        goto fail;
-    }
+    if (flag != CV_SUCCESS)
+        return cr_sm_cvode_fail(s, "CVODE setup", flag);
 
     flag = attach_solver(s, method);
     if (flag == CV_MEM_FAIL)
-        goto fail;
-    if (flag == CV_SUCCESS && nr > 0 && !s->own_roots) {
-        s->nroots = (int)nroot;
+        return CR_ERR_NOMEM;
+    if (flag == CV_SUCCESS && s->n_contact_roots > 0 && !s->own_roots) {
+        s->nroots = (int)s->nrf;
         flag = CVodeRootInit(s->cvode, s->nroots, cr_sm_roots);
     }
-    if (flag == CV_SUCCESS) {
-        if (s->own_roots)
-            cr_sm_roots_afresh(s);
+    if (flag != CV_SUCCESS)
+        return cr_sm_cvode_fail(s, "CVODE setup", flag);
+    if (s->own_roots)
+        cr_sm_roots_afresh(s);
+    return CR_OK;
+}
+
+/* Lays the window out over the intervals nlo/nhi (n of them) at τ, from the
+ * free flight of its bodies and contacts, and starts CVODES on it. */
+static int window_build(cr_sim *s, size_t n)
+{
+    window_layout(s, n);
+    if (n == 0)
         return CR_OK;
-    }
-    rc = cr_sm_cvode_fail(s, "CVODE setup", flag);
-fail:
+    cr_method method = cr_sim_method(s);
+    int rc = window_states(s, method);
+    if (rc == CR_OK)
+        rc = window_cvode(s, method);
+    if (rc == CR_OK)
+        return CR_OK;
     /* back to free flight from the same states: the getters stay valid */
     for (size_t m = 0; m < n; m++)
         for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
             s->ybody[i] = CR_SM_NONE;
-    for (size_t j = 0; j < nw; j++)
+    for (size_t j = 0; j < s->nwc; j++)
         s->yovl[s->wcon[j]] = s->yquad[s->wcon[j]] = CR_SM_NONE;
     cr_sm_window_free(s);
     s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = 0;

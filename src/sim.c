@@ -15,13 +15,9 @@
  * cost. Measured in docs/performance.md. */
 #define REGION_PAD 8
 
-void cr_sim_destroy(cr_sim *s)
+/* The model copy: per body and per pair (alloc_model). */
+static void free_model(cr_sim *s)
 {
-    if (!s)
-        return;
-    cr_sm_window_free(s);
-    if (s->ctx)
-        SUNContext_Free(&s->ctx);
     free(s->mass);
     free(s->radius);
     free(s->x0);
@@ -37,10 +33,15 @@ void cr_sim_destroy(cr_sim *s)
     free(s->pg);
     free(s->cluster);
     free(s->accel);
+    free(s->mu);
+}
+
+/* The root functions and the event location's arrays (alloc_roots). */
+static void free_roots(cr_sim *s)
+{
     free(s->rootsfound);
     free(s->roff);
     free(s->root_contact);
-    free(s->mu);
     free(s->wake_level);
     free(s->quiet);
     free(s->frozen);
@@ -55,6 +56,11 @@ void cr_sim_destroy(cr_sim *s)
     free(s->guide);
     free(s->redo);
     free(s->redo_mark);
+}
+
+/* The window's layout, free flight and heap (alloc_window). */
+static void free_window(cr_sim *s)
+{
     free(s->ilo);
     free(s->ihi);
     free(s->nlo);
@@ -80,6 +86,18 @@ void cr_sim_destroy(cr_sim *s)
     free(s->stamp);
     free(s->counted);
     free(s->bind);
+}
+
+void cr_sim_destroy(cr_sim *s)
+{
+    if (!s)
+        return;
+    cr_sm_window_free(s);
+    if (s->ctx)
+        SUNContext_Free(&s->ctx);
+    free_model(s);
+    free_roots(s);
+    free_window(s);
     free(s->events);
     free(s);
 }
@@ -128,20 +146,9 @@ static void choose_scales(cr_sim *s)
         s->accel[i] = s->fixed[i] ? 0.0 : s->T / (s->V * s->mass[i]);
 }
 
-cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
+/* Arrays of the model copy, nb bodies and nc pairs (at least 1). */
+static int alloc_model(cr_sim *s, size_t nb, size_t nc)
 {
-    if (!model) {
-        cr_set_msg(msg, msglen, "no model");
-        return NULL;
-    }
-    if (cr_model_validate(model, msg, msglen) != CR_OK)
-        return NULL;
-    cr_sim *s = calloc(1, sizeof(*s));
-    if (!s)
-        goto nomem;
-    s->nb = cr_model_ball_count(model);
-    s->nc = cr_model_contact_count(model);
-    size_t nb = s->nb, nc = s->nc ? s->nc : 1;
     s->mass = malloc(nb * sizeof(double));
     s->radius = malloc(nb * sizeof(double));
     s->x0 = malloc(nb * sizeof(double));
@@ -157,13 +164,24 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->contact_on = calloc(nc, sizeof(int));
     s->link = calloc(nc, sizeof(cr_link));
     s->has_link = calloc(nc, sizeof(int));
-    s->root_contact = malloc(nc * sizeof(size_t));
     s->mu = malloc(nc * sizeof(double));
+    return s->mass && s->radius && s->x0 && s->v0 && s->accel && s->fixed && s->pivot &&
+                   s->plength && s->pg && s->cluster && s->delta0 && s->law && s->contact_on &&
+                   s->link && s->has_link && s->mu
+               ? 0
+               : -1;
+}
+
+/* Arrays of the root functions, CR_SM_R_PER_CONTACT at most per pair, and of
+ * the event location. */
+static int alloc_roots(cr_sim *s, size_t nc)
+{
+    size_t nf = CR_SM_R_PER_CONTACT * nc;
+    s->root_contact = malloc(nc * sizeof(size_t));
     s->wake_level = malloc(nc * sizeof(double));
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
-    s->rootsfound = malloc((CR_SM_R_PER_CONTACT * nc) * sizeof(int));
-    size_t nf = CR_SM_R_PER_CONTACT * nc;
+    s->rootsfound = malloc(nf * sizeof(int));
     s->rblock = malloc(nf * sizeof(size_t));
     s->rootk = malloc(nc * sizeof(size_t));
     s->glo = malloc(nf * sizeof(double));
@@ -176,6 +194,17 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->redo = malloc(nc * sizeof(size_t));
     s->redo_mark = calloc(nc, 1);
     s->roff = malloc((nc + 1) * sizeof(size_t));
+    return s->root_contact && s->wake_level && s->quiet && s->frozen && s->rootsfound &&
+                   s->rblock && s->rootk && s->glo && s->ghi && s->clo && s->chi && s->cmid &&
+                   s->cand && s->guide && s->redo && s->redo_mark && s->roff
+               ? 0
+               : -1;
+}
+
+/* Arrays of the window's layout and of free flight: the window holds at most
+ * every body and pair. */
+static int alloc_window(cr_sim *s, size_t nb, size_t nc)
+{
     s->ilo = malloc(nb * sizeof(size_t));
     s->ihi = malloc(nb * sizeof(size_t));
     s->nlo = malloc(nb * sizeof(size_t));
@@ -200,19 +229,21 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->stamp = calloc(nc, sizeof(unsigned long));
     s->counted = calloc(nc, 1);
     s->bind = malloc(nc * sizeof(size_t));
-    if (!s->mass || !s->radius || !s->x0 || !s->v0 || !s->accel || !s->fixed || !s->pivot ||
-        !s->plength || !s->pg || !s->cluster || !s->delta0 || !s->law || !s->contact_on ||
-        !s->link || !s->has_link || !s->root_contact || !s->mu || !s->wake_level || !s->quiet ||
-        !s->frozen || !s->rootsfound || !s->roff || !s->ilo || !s->ihi || !s->nlo || !s->nhi ||
-        !s->ybody || !s->yovl || !s->yquad || !s->wcon || !s->wcon2 || !s->cwin || !s->grp ||
-        !s->gfirst || !s->glast || !s->off || !s->g0 || !s->gv || !s->gt || !s->gm || !s->ref_o ||
-        !s->ref_tc || !s->Pbank || !s->stamp || !s->counted || !s->bind || !s->rblock ||
-        !s->rootk || !s->glo || !s->ghi || !s->clo || !s->chi || !s->cmid || !s->cand ||
-        !s->guide || !s->redo || !s->redo_mark)
-        goto nomem;
+    return s->ilo && s->ihi && s->nlo && s->nhi && s->ybody && s->yovl && s->yquad && s->wcon &&
+                   s->wcon2 && s->cwin && s->grp && s->gfirst && s->glast && s->off && s->g0 &&
+                   s->gv && s->gt && s->gm && s->ref_o && s->ref_tc && s->Pbank && s->stamp &&
+                   s->counted && s->bind
+               ? 0
+               : -1;
+}
+
+/* Copies the bodies, the pairs' laws and links, the link-connected clusters
+ * and the pairs with a contact (the root contacts). */
+static void copy_model(cr_sim *s, const cr_model *model)
+{
     s->gravity = cr_model_gravity(model);
     s->has_fields = cr_model_has_fields(model);
-    for (size_t i = 0; i < nb; i++) {
+    for (size_t i = 0; i < s->nb; i++) {
         s->mass[i] = cr_model_mass(model, i);
         s->radius[i] = cr_model_radius(model, i);
         s->x0[i] = cr_model_position(model, i);
@@ -233,10 +264,13 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
             s->root_contact[s->n_contact_roots++] = c;
         s->cluster[c + 1] = s->has_link[c] ? s->cluster[c] : c + 1;
     }
-    choose_scales(s);
-    /* before the run every body is outside the window, in free flight from its
-     * start: the getters answer from the model copy through the same code */
-    for (size_t i = 0; i < nb; i++) {
+}
+
+/* Before the run every body is outside the window, in free flight from its
+ * start: the getters answer from the model copy through the same code. */
+static void start_in_flight(cr_sim *s)
+{
+    for (size_t i = 0; i < s->nb; i++) {
         s->ybody[i] = CR_SM_NONE;
         s->grp[i] = s->gfirst[i] = s->glast[i] = i;
         s->gv[i] = s->v0[i] / s->V;
@@ -246,8 +280,13 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
         s->yovl[c] = s->yquad[c] = CR_SM_NONE;
         s->ref_o[c] = s->delta0[c] / s->L;
     }
-    /* fields act on every body: no free flight is exact under them. The
-     * environment overrides the model's setting (a debugging aid). */
+}
+
+/* The window's setting and the engine's switches. Fields act on every body:
+ * no free flight is exact under them. The environment overrides the model's
+ * setting (a debugging aid). */
+static void read_switches(cr_sim *s, const cr_model *model)
+{
     cr_active_region ar = cr_model_settings(model)->active_region;
     const char *region = getenv("CRADLE_ACTIVE_REGION");
     if (region && strcmp(region, "off") == 0)
@@ -261,6 +300,12 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
     const char *pad = getenv("CRADLE_REGION_PAD");
     s->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : REGION_PAD;
+}
+
+/* Each pair's reduced mass (a wall is immovable) and the links' settling
+ * time (cr_sim_settle_time). */
+static void pair_constants(cr_sim *s)
+{
     for (size_t c = 0; c < s->nc; c++) {
         double ma = s->mass[c], mb = s->mass[c + 1];
         s->mu[c] = s->fixed[c] ? mb : (s->fixed[c + 1] ? ma : ma * mb / (ma + mb));
@@ -272,6 +317,29 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
                            : (s->fixed[c + 1] ? s->mass[c] : 0.5 * (s->mass[c] + s->mass[c + 1]));
             s->settle += 2.0 * sqrt(m / s->link[c].k);
         }
+}
+
+cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "no model");
+        return NULL;
+    }
+    if (cr_model_validate(model, msg, msglen) != CR_OK)
+        return NULL;
+    cr_sim *s = calloc(1, sizeof(*s));
+    if (!s)
+        goto nomem;
+    s->nb = cr_model_ball_count(model);
+    s->nc = cr_model_contact_count(model);
+    size_t nb = s->nb, nc = s->nc ? s->nc : 1;
+    if (alloc_model(s, nb, nc) || alloc_roots(s, nc) || alloc_window(s, nb, nc))
+        goto nomem;
+    copy_model(s, model);
+    choose_scales(s);
+    start_in_flight(s);
+    read_switches(s, model);
+    pair_constants(s);
     const cr_settings *set = cr_model_settings(model);
     s->rtol = set->rtol;
     s->atol = set->atol;
