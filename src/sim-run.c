@@ -208,7 +208,8 @@ static int after_output(cr_sim *s, run_plan *p, int flag, double tout, int *done
     return s->stop_requested ? CR_ERR_INTERRUPTED : CR_OK;
 }
 
-int cr_sim_run(cr_sim *s, double t_end)
+/* Checks the arguments, plans the run and sets the engine up at t = 0. */
+static int run_start(cr_sim *s, double t_end, run_plan *plan)
 {
     CR_CHECK(s && isfinite(t_end), s ? s->err : NULL, CR_ERR_INVALID);
     CR_CHECK(!s->ran, s->err, CR_ERR_INVALID);
@@ -220,71 +221,44 @@ int cr_sim_run(cr_sim *s, double t_end)
     }
     s->ran = 1;
     s->err[0] = '\0';
-    run_plan plan;
-    int rc = plan_run(s, t_end, &plan);
+    int rc = plan_run(s, t_end, plan);
     if (rc != CR_OK)
         return rc;
-    s->tau_stop = plan.t_stop / s->T;
+    s->tau_stop = plan->t_stop / s->T;
     if ((rc = cr_sm_setup(s)) != CR_OK) {
         if (rc == CR_ERR_NOMEM)
             cr_set_msg(s->err, sizeof s->err, "out of memory setting up CVODES");
         return rc;
     }
-
-    s->t = 0.0;
-    if ((rc = emit(s)) != CR_OK)
-        goto interrupted;
-    if (plan.automatic && chain_at_rest(s)) {
-        snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
-        return CR_OK;
-    }
-    for (int done = 0; !done;) {
-        /* a stop request is honoured at once, between any two returns */
-        if (s->stop_requested) {
-            rc = emit(s);
-            if (rc == CR_OK)
-                rc = CR_ERR_INTERRUPTED;
-            goto interrupted;
-        }
-        double tout = next_stop(s, &plan);
-        /* the window runs to the next output or free-flight event, whichever
-         * comes first; without a window, time jumps there */
-        double target = tout / s->T, th = cr_sm_heap_top(s);
-        int outside = th <= target;
-        if (outside)
-            target = th;
-        int flag = CV_SUCCESS;
-        if (target > s->tau * (1.0 + 4.0 * DBL_EPSILON) && s->cvode) {
-            sunrealtype tret;
-            flag = s->own_roots ? cr_sm_own_advance(s, target, &tret)
-                                : CVode(s->cvode, target, s->y, &tret, CV_NORMAL);
-            s->tau = tret;
-            s->t = tret * s->T;
-            if (flag < 0)
-                return cr_sm_cvode_fail(s, "CVode", flag);
-            if (!s->qstate && !s->own_roots)
-                CVodeGetQuad(s->cvode, &tret, s->yQ);
-        } else if (target > s->tau) {
-            s->tau = target;
-            s->t = target * s->T;
-        }
-        if (flag == CV_ROOT_RETURN || (outside && flag != CV_TSTOP_RETURN)) {
-            rc = flag == CV_ROOT_RETURN ? after_roots(s, &plan, &done)
-                                        : after_outside(s, &plan, &done);
-            if (rc == CR_ERR_SOLVER || rc == CR_ERR_NOMEM)
-                return rc;
-        } else {
-            rc = after_output(s, &plan, flag, tout, &done);
-        }
-        if (rc != CR_OK)
-            goto interrupted;
-    }
-    if (plan.coarsened)
-        snprintf(s->end_reason + strlen(s->end_reason),
-                 sizeof s->end_reason - strlen(s->end_reason),
-                 " (output interval widened to %.3g s after %d rows)", plan.dt, CR_MAX_OUTPUT_ROWS);
     return CR_OK;
-interrupted:
+}
+
+/* Integrates the window to @p target (scaled), or to its first root or stop
+ * time before; without a window, or already there, time jumps to the target.
+ * @p flag: CVODE's return (CV_SUCCESS when nothing was integrated). */
+static int advance(cr_sim *s, double target, int *flag)
+{
+    *flag = CV_SUCCESS;
+    if (target > s->tau * (1.0 + 4.0 * DBL_EPSILON) && s->cvode) {
+        sunrealtype tret;
+        *flag = s->own_roots ? cr_sm_own_advance(s, target, &tret)
+                             : CVode(s->cvode, target, s->y, &tret, CV_NORMAL);
+        s->tau = tret;
+        s->t = tret * s->T;
+        if (*flag < 0)
+            return cr_sm_cvode_fail(s, "CVode", *flag);
+        if (!s->qstate && !s->own_roots)
+            CVodeGetQuad(s->cvode, &tret, s->yQ);
+    } else if (target > s->tau) {
+        s->tau = target;
+        s->t = target * s->T;
+    }
+    return CR_OK;
+}
+
+/* The end of a run stopped by a request or by a listener's failure. */
+static int run_stopped(cr_sim *s, int rc)
+{
     if (rc == CR_ERR_INTERRUPTED) {
         snprintf(s->end_reason, sizeof s->end_reason, "interrupted");
         cr_set_msg(s->err, sizeof s->err, "run interrupted at t = %.9g s", s->t);
@@ -294,4 +268,51 @@ interrupted:
                    cr_strerror(rc));
     }
     return rc;
+}
+
+int cr_sim_run(cr_sim *s, double t_end)
+{
+    run_plan plan;
+    int rc = run_start(s, t_end, &plan);
+    if (rc != CR_OK)
+        return rc;
+    s->t = 0.0;
+    if ((rc = emit(s)) != CR_OK)
+        return run_stopped(s, rc);
+    if (plan.automatic && chain_at_rest(s)) {
+        snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
+        return CR_OK;
+    }
+    for (int done = 0; !done;) {
+        /* a stop request is honoured at once, between any two returns */
+        if (s->stop_requested) {
+            rc = emit(s);
+            return run_stopped(s, rc == CR_OK ? CR_ERR_INTERRUPTED : rc);
+        }
+        double tout = next_stop(s, &plan);
+        /* the window runs to the next output or free-flight event, whichever
+         * comes first; without a window, time jumps there */
+        double target = tout / s->T, th = cr_sm_heap_top(s);
+        int outside = th <= target;
+        if (outside)
+            target = th;
+        int flag;
+        if ((rc = advance(s, target, &flag)) != CR_OK)
+            return rc;
+        if (flag == CV_ROOT_RETURN || (outside && flag != CV_TSTOP_RETURN)) {
+            rc = flag == CV_ROOT_RETURN ? after_roots(s, &plan, &done)
+                                        : after_outside(s, &plan, &done);
+            if (rc == CR_ERR_SOLVER || rc == CR_ERR_NOMEM)
+                return rc;
+        } else {
+            rc = after_output(s, &plan, flag, tout, &done);
+        }
+        if (rc != CR_OK)
+            return run_stopped(s, rc);
+    }
+    if (plan.coarsened)
+        snprintf(s->end_reason + strlen(s->end_reason),
+                 sizeof s->end_reason - strlen(s->end_reason),
+                 " (output interval widened to %.3g s after %d rows)", plan.dt, CR_MAX_OUTPUT_ROWS);
+    return CR_OK;
 }
