@@ -174,6 +174,7 @@ typedef struct {
      * relative displacement b₀ at first touch; kept while a candidate */
     int frozen;
     double fnx, fny, fdelta, fbx, fby;
+    double tclose; /* scaled time of its last closing (0 before any) */
 } cr_pool_contact;
 
 struct cr_pool {
@@ -229,6 +230,13 @@ struct cr_pool {
     size_t *cand, nroot;
     char *guide; /* per candidate: may steer the root search (guides) */
     long gevals;
+    /* hidden crossings (cr_pl_hidden_end): the state at the end of a shortened
+     * search (4n) and the state kept while it is found (8n: full, compact) */
+    double *ysub, *ysave;
+    long hidden; /* steps whose search a hidden crossing shortened */
+    /* contacts a step passed over (pool-run.c, passed_over): steps taken
+     * again, and the contact whose step limit stands until it opens (-1) */
+    long retakes, hmax_contact;
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
     cr_linear_solver solver;
@@ -249,7 +257,8 @@ struct cr_pool {
     size_t *live, nlive; /* root functions that can change: slots and discs that move */
     size_t *queue;       /* scratch of choose_active */
     long region_builds, max_active, since_check;
-    int need_region; /* a contact with a disc outside the region closed */
+    long region_shrinks; /* regions rebuilt smaller (cr_pl_region_oversized) */
+    int need_region;     /* a contact with a disc outside the region closed */
 
     double t;
     int ran;
@@ -401,6 +410,7 @@ void cr_pl_roots_afresh(cr_pool *p);
 void cr_pl_roots_step(cr_pool *p, const double *y, double *g);
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q);
 size_t cr_pl_sign_changes(cr_pool *p, size_t prev);
+double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys);
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc);
 void cr_pl_state_at(cr_pool *p, double tau);
 int cr_pl_handle_roots(cr_pool *p, int *need_rebuild);

@@ -134,6 +134,7 @@ cr_sim_stats cr_pool_get_stats(const cr_pool *p)
     st.root_evals += p->gevals; /* the engine's own event location */
     st.windows = p->region ? p->region_builds : (p->cvode ? 1 : 0);
     st.max_window = p->region ? p->max_active : (long)p->n;
+    st.shrinks = p->region_shrinks;
     return st;
 }
 

@@ -159,6 +159,205 @@ size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
     return nc;
 }
 
+/*
+ * Hidden crossings. The root functions are compared at the ends of a step
+ * only, so one that crosses and comes back within a step goes unseen: a disc
+ * grazing another overlaps it along a stretch of its path only 2√(2 R D) long
+ * (D the deepest overlap), shorter than a free-flight step when D is a few
+ * µm, and no step cap is short enough for every D. Such a function has an
+ * extremum inside the step, where the motion that drives it turns from
+ * towards its crossing to away (towards): a pair's centres from approaching
+ * to separating, a disc from nearing a wall to leaving it, or from leaving
+ * the place of the last neighbour search to coming back (rebuild roots). That
+ * motion is linear in time in free flight (a·w grows by |w|² τ), so the
+ * extremum is one secant away. Where the chord between the step's ends,
+ * widened by how far the discs departed from straight flight, comes near the
+ * crossing (may_cross), the function is evaluated at the extremum on the
+ * interpolated state; if it has crossed there, the step's events are searched
+ * up to that point first, where it is an ordinary sign change.
+ */
+
+/* How fast root function q (a closing or rebuild root) moves towards its
+ * crossing at the state y, up to a positive factor: the approach of a
+ * turning pair (−a·w, a in m and w scaled), the rate δ̇ of a frozen or wall contact, or a
+ * disc's Δ·v away from its place at the last neighbour search. */
+static inline double pair_towards(const cr_pool *p, const cr_pool_contact *k, const double *y)
+{
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double ax = k->a0x + p->L * (y[4 * j] - y[4 * i]),
+           ay = k->a0y + p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) +
+             ay * (y[4 * j + 3] - y[4 * i + 3])); /* m, scaled */
+}
+
+static double towards(const cr_pool *p, const double *y, size_t q)
+{
+    if (q >= 3 * p->nslots) {
+        size_t i = q - 3 * p->nslots;
+        return (y[4 * i] - p->dref[2 * i]) * y[4 * i + 2] +
+               (y[4 * i + 1] - p->dref[2 * i + 1]) * y[4 * i + 3];
+    }
+    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+    double delta, rate;
+    if (k->frozen || cr_pl_is_wall(k)) {
+        cr_pl_overlap(p, y, k, &delta, &rate);
+        return rate;
+    }
+    return pair_towards(p, k, y);
+}
+
+/* Disc i's departure from straight flight over a step of scaled length dt
+ * from ylo to yhi (scaled): |d_hi − d_lo − v_lo dt|. */
+static double departure(const double *ylo, const double *yhi, size_t i, double dt)
+{
+    return hypot(yhi[4 * i] - ylo[4 * i] - ylo[4 * i + 2] * dt,
+                 yhi[4 * i + 1] - ylo[4 * i + 1] - ylo[4 * i + 3] * dt);
+}
+
+/* Whether function q may cross at the fraction s of the step (its chord
+ * estimate there, give or take the departures from straight flight). */
+static int may_cross(const cr_pool *p, const double *ylo, const double *yhi, size_t q, double s,
+                     double dt)
+{
+    if (q >= 3 * p->nslots) { /* rebuild root: |Δ| reaches half the skin */
+        size_t i = q - 3 * p->nslots;
+        double dx = (1 - s) * ylo[4 * i] + s * yhi[4 * i] - p->dref[2 * i];
+        double dy = (1 - s) * ylo[4 * i + 1] + s * yhi[4 * i + 1] - p->dref[2 * i + 1];
+        return hypot(dx, dy) + departure(ylo, yhi, i, dt) >= 0.5 * p->skin / p->L;
+    }
+    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+    size_t i = (size_t)k->i;
+    double dev = departure(ylo, yhi, i, dt);
+    if (cr_pl_is_wall(k) || k->frozen) { /* δ linear in the displacements */
+        if (!cr_pl_is_wall(k))
+            dev += departure(ylo, yhi, (size_t)k->j, dt);
+        return (1 - s) * p->glo[q] + s * p->ghi[q] + dev >= 0.0;
+    }
+    size_t j = (size_t)k->j;
+    dev += departure(ylo, yhi, j, dt);
+    double ax = k->a0x / p->L + (1 - s) * (ylo[4 * j] - ylo[4 * i]) + s * (yhi[4 * j] - yhi[4 * i]);
+    double ay = k->a0y / p->L + (1 - s) * (ylo[4 * j + 1] - ylo[4 * i + 1]) +
+                s * (yhi[4 * j + 1] - yhi[4 * i + 1]);
+    return hypot(ax, ay) - dev <= k->R / p->L;
+}
+
+/* p->y (and the compact state of a region) kept in p->ysave before the
+ * first interpolation: it is the state at the low end of the search. */
+static void save_low(cr_pool *p)
+{
+    memcpy(p->ysave, N_VGetArrayPointer(p->y), 4 * p->n * sizeof(double));
+    if (p->region)
+        memcpy(p->ysave + 4 * p->n, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
+}
+
+static void restore_low(cr_pool *p)
+{
+    memcpy(N_VGetArrayPointer(p->y), p->ysave, 4 * p->n * sizeof(double));
+    if (p->region)
+        memcpy(N_VGetArrayPointer(p->ya), p->ysave + 4 * p->n, 4 * p->na * sizeof(double));
+}
+
+/* Function q turns from towards its crossing (at ylo, p->tlo) to away (at
+ * yhi, taun): the time of its extremum by regula falsi on towards (exact in
+ * one secant in free flight), or taun when it has not crossed there. *saved:
+ * p->y is kept (save_low) and ylo points to the copy. */
+static double extremum(cr_pool *p, const double **ylo, const double *yhi, size_t q, double taun,
+                       int *saved)
+{
+    double flo = towards(p, *ylo, q), fhi = towards(p, yhi, q);
+    if (!(flo > 0.0 && fhi < 0.0) || !may_cross(p, *ylo, yhi, q, flo / (flo - fhi), taun - p->tlo))
+        return taun;
+    if (!*saved) {
+        save_low(p);
+        *ylo = p->ysave;
+        *saved = 1;
+    }
+    const double *y = N_VGetArrayPointer(p->y);
+    double a = p->tlo, b = taun, scale = fmax(flo, -fhi);
+    for (int it = 0; it < 4; it++) {
+        double tm = a + (b - a) * flo / (flo - fhi);
+        interpolate(p, tm);
+        p->gevals++;
+        double g = cr_pl_root_one(p, y, q), fm = towards(p, y, q);
+        if (q < 3 * p->nslots ? g > 0.0 : g < 0.0)
+            return tm;
+        if (fabs(fm) <= 1e-6 * scale)
+            break; /* at the extremum, and it has not crossed */
+        if (fm > 0.0)
+            a = tm, flo = fm;
+        else
+            b = tm, fhi = fm;
+    }
+    return taun;
+}
+
+/* Function q (a closing function open, or a rebuild root inside, at both
+ * ends of the search) turns from towards its crossing to away. Discs at rest
+ * give 0 at both ends. A closing function must have room: to cross and come
+ * back its discs travel at least the gaps at both ends (−g L each), and in
+ * the step they travel at most @p reach (scaled). A turning pair, the common
+ * case, is tested inline. */
+static inline int turns(const cr_pool *p, const double *ylo, const double *yhi, size_t q,
+                        double reach)
+{
+    if (q >= 3 * p->nslots)
+        return p->glo[q] > 0.0 && p->ghi[q] > 0.0 && towards(p, yhi, q) < 0.0 &&
+               towards(p, ylo, q) > 0.0;
+    long id = p->slot_contact[q / 3];
+    if (id < 0 || p->glo[q] >= 0.0 || p->ghi[q] >= 0.0 || -(p->glo[q] + p->ghi[q]) > reach)
+        return 0;
+    const cr_pool_contact *k = &p->c[id];
+    if (k->frozen || cr_pl_is_wall(k))
+        return towards(p, yhi, q) < 0.0 && towards(p, ylo, q) > 0.0;
+    return pair_towards(p, k, yhi) < 0.0 && pair_towards(p, k, ylo) > 0.0;
+}
+
+/* The largest squared speed (scaled) of a moving disc at either end of the
+ * step: the integrated and flying ones in a region. */
+static double fastest(const cr_pool *p, const double *ylo, const double *yhi)
+{
+    double v2 = 0.0;
+    size_t n = p->region ? p->na + p->nfly : p->n;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = !p->region ? k : (k < p->na ? p->act[k] : p->fly[k - p->na]);
+        v2 = fmax(v2, fmax(yhi[4 * i + 2] * yhi[4 * i + 2] + yhi[4 * i + 3] * yhi[4 * i + 3],
+                           ylo[4 * i + 2] * ylo[4 * i + 2] + ylo[4 * i + 3] * ylo[4 * i + 3]));
+    }
+    return v2;
+}
+
+/*
+ * The end of the search over the step from p->tlo (state p->y, root functions
+ * p->glo) to taun (state ys, p->ghi): taun, or the earliest hidden crossing
+ * before it. Then p->ysub holds the state there and p->ghi the root functions
+ * at it, and p->y is unchanged. Only closing and rebuild roots are looked at
+ * (a slot's three functions are consecutive, also among the live ones).
+ */
+double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys)
+{
+    const double *ylo = N_VGetArrayPointer(p->y);
+    double tend = taun;
+    int saved = 0;
+    size_t nq = p->region ? p->nlive : p->nroot, ns = 3 * p->nslots;
+    double reach = 4.0 * sqrt(fastest(p, ylo, ys)) * (taun - p->tlo);
+    for (size_t c = 0; c < nq;) {
+        size_t q = p->region ? p->live[c] : c;
+        c += q < ns ? 3 : 1;
+        if (turns(p, ylo, ys, q, reach))
+            tend = fmin(tend, extremum(p, &ylo, ys, q, taun, &saved));
+    }
+    if (tend < taun) {
+        interpolate(p, tend);
+        memcpy(p->ysub, N_VGetArrayPointer(p->y), 4 * p->n * sizeof(double));
+        cr_pl_roots_step(p, p->ysub, p->ghi);
+        p->gevals++;
+        p->hidden++;
+    }
+    if (saved)
+        restore_low(p);
+    return tend;
+}
+
 /* The function whose crossing is nearest the low end of [lo, hi]: the largest
  * |hi/(hi − lo)| among the sign changes (CVODE's imax), preferring the smooth
  * ones (guide[c]: a secant on a jump converges only as bisection). -1 when
@@ -289,8 +488,16 @@ int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
         double delta, rate;
         cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
         int above = delta > CR_EVENT_MARGIN * p->L;
-        if (r[0] > 0)
+        if (r[0] > 0) {
             cr_pl_freeze_normal(p, y, &p->c[id]);
+            p->c[id].tclose = p->t / p->T;
+        }
+        if ((r[0] < 0 || r[1] < 0) && p->hmax_contact == id) {
+            /* its step limit (pool-run.c, retake) ends at its opening or
+             * maximum compression */
+            CVodeSetMaxStep(p->cvode, 0.0);
+            p->hmax_contact = -1;
+        }
         if (r[0] > 0 && p->region && !cr_pl_warm(p, &p->c[id]))
             p->need_region = 1; /* it reaches outside the region: the region grows */
         if (r[0]) {

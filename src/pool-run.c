@@ -93,8 +93,10 @@ static int setup_state(cr_pool *p)
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
     p->hot = calloc(n, 1);
-    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot ||
-        cr_pl_grow_slots(p, 16) != CR_OK)
+    p->ysub = malloc(4 * n * sizeof(double));
+    p->ysave = malloc(8 * n * sizeof(double));
+    if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot || !p->ysub ||
+        !p->ysave || cr_pl_grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
     p->region = cr_pl_use_region(p);
     if (p->region && cr_pl_region_alloc(p) != CR_OK)
@@ -125,6 +127,7 @@ static int setup(cr_pool *p)
 {
     p->skin = p->skin_rel * p->rmax;
     p->tau_stop = INFINITY;
+    p->hmax_contact = -1;
     int rc = setup_state(p);
     if (rc != CR_OK)
         return rc;
@@ -233,7 +236,8 @@ static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *
 /* The run's state between steps. */
 typedef struct {
     double t_stop, dt;
-    long k; /* next output: k dt */
+    double taun; /* the end of the step being searched (scaled) */
+    long k;      /* next output: k dt */
     int automatic;
 } run_ctx;
 
@@ -292,6 +296,96 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
 }
 
 /*
+ * A step that passes over a contact. CVODE meets a contact's force only where
+ * it evaluates the right-hand side: a step longer than the contact's loaded
+ * stretch can start before it (or at its closing) and end after it, and its
+ * corrector, seeing no force at the end, accepts free flight through the
+ * other disc (a grazing disc, whose overlap lasts 2√(2 R D)/V, felt nothing
+ * when a free-flight step followed its closing). Such a step is taken again
+ * from the last event handled with a step limit (closed_in_passing,
+ * opened_too_fast), which pool-roots.c lifts at the contact's maximum
+ * compression or opening; a step again too long for the contact's true,
+ * shorter stretch is cut again. The free-flight step cap this replaces
+ * missed grazes shallower than ~5 µm between steel discs.
+ */
+static int retake(cr_pool *p, const run_ctx *rc_, double tau, double hmax, long id, int *cut)
+{
+    cr_pl_state_at(p, tau);
+    int flag = CVodeSetMaxStep(p->cvode, hmax), rc;
+    if (flag != CV_SUCCESS)
+        return cvfail(p, "step limit", flag);
+    if ((rc = cr_pl_restart(p, tau, "CVodeReInit")) != CR_OK)
+        return rc;
+    CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
+    p->tlo = tau;
+    cr_pl_roots_afresh(p);
+    p->hmax_contact = id;
+    p->retakes++;
+    *cut = 1;
+    return CR_OK;
+}
+
+/* An opening located at tr by a step of length h longer than half the
+ * contact's loaded stretch (from its closing): the step is taken again from
+ * the last event (p->tlo) before anything at tr is handled. */
+static int opened_too_fast(cr_pool *p, const run_ctx *rc_, double tr, double h, size_t nc, int *cut)
+{
+    for (size_t c = 0; c < nc; c++) {
+        size_t q = p->cand[c];
+        if (q >= 3 * p->nslots || q % 3 || p->rootsfound[q] >= 0)
+            continue;
+        long id = p->slot_contact[q / 3];
+        double stretch = tr - p->c[id].tclose;
+        if (h > 0.5 * stretch && tr > p->tlo)
+            return retake(p, rc_, p->tlo, 0.25 * stretch, id, cut);
+    }
+    return CR_OK;
+}
+
+/* Scaled time for contact k's overlap to grow by a quarter of what its
+ * closing rate @p rate (m/s) can compress it, δmax/4 with ½ μ δ̇² = K δmax^(n+1)/(n+1)
+ * (μ the pair's reduced mass, a wall's disc its own): a step longer than
+ * this from the closing may pass over the stretch. */
+static double closing_scale(const cr_pool *p, const cr_pool_contact *k, double rate)
+{
+    const cr_contact_params *law = cr_pl_law(p, k);
+    double mu = p->m[k->i];
+    if (!cr_pl_is_wall(k))
+        mu = mu * p->m[k->j] / (mu + p->m[k->j]);
+    double dmax = pow((law->n + 1.0) * mu * rate * rate / (2.0 * law->K), 1.0 / (law->n + 1.0));
+    return 0.25 * dmax / rate / p->T;
+}
+
+/* Closings just handled (events from @p first, at tr) that the rest of the
+ * step or the next one (CVODE's next size) could pass over: longer than
+ * closing_scale, or than half the way to tend when a hidden crossing ended
+ * the search there (its extremum). The step is taken again from tr; when the
+ * events restarted the integrator there (@p cut set), its steps are limited. */
+static int closed_in_passing(cr_pool *p, const run_ctx *rc_, size_t first, double tr, double tend,
+                             int *cut)
+{
+    double hnext = 0.0, tn = rc_->taun;
+    CVodeGetCurrentStep(p->cvode, &hnext);
+    double ahead = *cut ? INFINITY : fmax(tn - tr, hnext);
+    for (size_t e = first; e < p->nev; e++) {
+        const cr_event *ev = &p->events[e];
+        if (ev->kind != CR_EVENT_CLOSE || !(ev->rate > 0.0))
+            continue;
+        double H = closing_scale(p, &p->c[ev->contact], ev->rate);
+        if (tend < tn)
+            H = fmin(H, 0.5 * (tend - tr));
+        if (ahead <= H)
+            continue;
+        if (!*cut)
+            return retake(p, rc_, tr, H, (long)ev->contact, cut);
+        p->hmax_contact = (long)ev->contact;
+        int flag = CVodeSetMaxStep(p->cvode, H);
+        return flag == CV_SUCCESS ? CR_OK : cvfail(p, "step limit", flag);
+    }
+    return CR_OK;
+}
+
+/*
  * The first event among the @p nc functions that changed sign in the step that
  * ended at the scaled time taun (state ys): located, preceded by the outputs
  * due before it, and handled at its own state. A restart (force jump,
@@ -306,11 +400,14 @@ static int next_event(cr_pool *p, run_ctx *rc_, double taun, double h, size_t nc
         p->chi[c] = p->ghi[p->cand[c]];
     }
     double tr = cr_pl_locate_roots(p, p->tlo, taun, h, nc); /* scaled */
-    int rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k);
-    if (rc != CR_OK)
+    int rc = opened_too_fast(p, rc_, tr, h, nc, cut);
+    if (rc != CR_OK || *cut)
+        return rc;
+    if ((rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k)) != CR_OK)
         return rc;
     cr_pl_state_at(p, tr);
     long restarts = p->stats.restarts, rebuilds = p->rebuilds, regions = p->region_builds;
+    size_t first = p->nev;
     if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
         return rc;
     p->tlo = tr;
@@ -319,7 +416,10 @@ static int next_event(cr_pool *p, run_ctx *rc_, double taun, double h, size_t nc
         CVodeSetStopTime(p->cvode, rc_->t_stop / p->T);
         cr_pl_roots_afresh(p);
         *cut = 1;
-    } else {
+    }
+    if ((rc = closed_in_passing(p, rc_, first, tr, taun, cut)) != CR_OK)
+        return rc;
+    if (!*cut) {
         /* the search's candidates at the event; the events handled may
          * have redefined their functions (a frozen normal), so both ends */
         for (size_t c = 0; c < nc; c++) {
@@ -337,26 +437,35 @@ static int next_event(cr_pool *p, run_ctx *rc_, double taun, double h, size_t nc
 /*
  * Events of the step that ended at the scaled time taun, in time order
  * (next_event), then the root functions at its end become the start of the
- * next search and the contacts the motion reached get quadrature slots.
+ * next search and the contacts the motion reached get quadrature slots. A
+ * hidden crossing (cr_pl_hidden_end) splits the search: first up to it, where
+ * it is an ordinary sign change, then on from there.
  */
 static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut, int *ended)
 {
     const double *ys = N_VGetArrayPointer(p->ystep);
-    cr_pl_roots_step(p, ys, p->ghi);
-    p->gevals++;
     *cut = *ended = 0;
-    int rc = missed_quadratures(p, rc_, cut);
-    if (rc != CR_OK || *cut)
-        return rc;
-    for (size_t nc = 0; (nc = cr_pl_sign_changes(p, nc)) > 0;)
-        if ((rc = next_event(p, rc_, taun, h, nc, ys, cut, ended)) != CR_OK || *cut || *ended)
+    rc_->taun = taun;
+    for (double tend = p->tlo; tend < taun;) {
+        cr_pl_roots_step(p, ys, p->ghi);
+        p->gevals++;
+        tend = cr_pl_hidden_end(p, taun, ys);
+        const double *ye = tend < taun ? p->ysub : ys;
+        int rc = missed_quadratures(p, rc_, cut);
+        if (rc != CR_OK || *cut)
             return rc;
-    if (p->region)
-        for (size_t c = 0; c < p->nlive; c++)
-            p->glo[p->live[c]] = p->ghi[p->live[c]];
-    else
-        memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
-    p->tlo = taun;
+        for (size_t nc = 0; (nc = cr_pl_sign_changes(p, nc)) > 0;)
+            if ((rc = next_event(p, rc_, tend, h, nc, ye, cut, ended)) != CR_OK || *cut || *ended)
+                return rc;
+        if (p->region)
+            for (size_t c = 0; c < p->nlive; c++)
+                p->glo[p->live[c]] = p->ghi[p->live[c]];
+        else
+            memcpy(p->glo, p->ghi, p->nroot * sizeof(double));
+        p->tlo = tend;
+        if (tend < taun) /* the rest of the step from the state there */
+            cr_pl_state_at(p, tend);
+    }
     if (p->region || cr_pl_warm_up(p, ys))
         return CR_OK;
     /* out of free quadrature slots: a new layout, from the end of the step */
@@ -372,7 +481,7 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
  * contact time (δ* / (4V)), and at most 1000 frames over a given end time. */
 static run_ctx run_plan(const cr_pool *p, double t_end)
 {
-    run_ctx ctx = {t_end, 0.0, 1, t_end <= 0.0};
+    run_ctx ctx = {t_end, 0.0, 0.0, 1, t_end <= 0.0};
     double extent = 0.0;
     for (size_t i = 0; i < p->n; i++)
         extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
@@ -411,8 +520,10 @@ static int advance(cr_pool *p, run_ctx *ctx, int *done)
                                         : "end time reached");
     }
     if (cr_pl_region_oversized(p)) { /* settled discs leave: a smaller region */
+        size_t na = p->na;
         if ((rc = cr_pl_region_build(p)) != CR_OK)
             return rc;
+        p->region_shrinks += p->na < na;
         cr_pl_roots_afresh(p);
     }
     return CR_OK;

@@ -389,20 +389,6 @@ static SUNMatrix klu_pattern(cr_pool *p)
     return A;
 }
 
-/* A step of free flight meets no error test: with nothing loaded CVODE's
- * steps grow tenfold at a time, and one step can carry a disc through another
- * (a closing and an opening between two root evaluations, seen by neither;
- * a disc flying 0.18 m onto a row did so, and its next rebuild found it 2 mm
- * deep). At speeds up to V a step now moves a disc at most a quarter of the
- * skin or of the smallest diameter, less than any crossing. */
-static int max_step(cr_pool *p)
-{
-    double rmin = INFINITY;
-    for (size_t i = 0; i < p->n; i++)
-        rmin = fmin(rmin, p->r[i]);
-    return CVodeSetMaxStep(p->cvode, 0.25 * fmin(p->skin, 2.0 * rmin) / p->L);
-}
-
 /* A CVODES instance at the scaled time @p tau0 on p->ya and p->yQ, stopping at
  * p->tau_stop when it is set; fixed-point iteration goes with Adams. @p what
  * names the step in the error message. */
@@ -416,8 +402,6 @@ int cr_pl_new_cvode(cr_pool *p, double tau0, const char *what)
                                 p->atol, p->err);
     if (flag == CV_SUCCESS && isfinite(p->tau_stop))
         flag = CVodeSetStopTime(p->cvode, p->tau_stop);
-    if (flag == CV_SUCCESS)
-        flag = max_step(p);
     return flag == CV_SUCCESS ? CR_OK : cr_cvode_fail(p->err, what, p->t, flag);
 }
 

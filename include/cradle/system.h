@@ -91,6 +91,7 @@ typedef struct {
     /* active region (docs/design.md, "Active region"; pools: regions, largest in discs): */
     long windows;    /**< windows built (the first included; 1 for the whole chain) */
     long max_window; /**< most bodies integrated at once */
+    long shrinks;    /**< windows rebuilt smaller to let settled bodies go (pools) */
     long locks;      /**< quiet pairs locked inelastically in free flight */
 } cr_run_stats;
 
