@@ -21,7 +21,7 @@
 #define CR_EVENT_MARGIN 1e-12
 
 /* A contact whose own energy cannot compress it beyond this fraction of δ* is a
- * wake contact: quiet, no events, settled (sim.c, wake_margin). The force it
+ * wake contact: quiet, no events, settled (sim-roots.c, cr_sm_wake_margin). The force it
  * carries below this overlap is at most CR_WAKE_FRACTION^n of the pulse's. */
 #define CR_WAKE_FRACTION 1e-6
 

@@ -1,5 +1,5 @@
 /*
- * Event location of the chain engine (sim.c, "event location"; issue 12,
+ * Event location of the chain engine (sim-locate.c; issue 12,
  * "Local event location"): the engine searches only the root functions that
  * changed sign over a step, from one evaluation per step; CRADLE_CHAIN_ROOTS=cvode
  * gives CVODE's root finding back.

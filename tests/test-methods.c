@@ -8,7 +8,7 @@
  *    striker's speed (issue 12, "Tests") on the 3-ball chain, the 5-ball
  *    cradle and a 100-bead chain (which the automatic choice integrates with
  *    fixed-point iteration), and on the damped cradle (damping ratio 0.038,
- *    not stiff, but sent to BDF by the automatic choice: sim.c, "integration
+ *    not stiff, but sent to BDF by the automatic choice: sim-window.c, "integration
  *    method"), with each method asked for explicitly.
  * 2. The automatic choice on every model file in models/ is the documented one:
  *    links or a damped contact → BDF, otherwise Adams with fixed-point
@@ -18,7 +18,7 @@
  *    default.
  * 4. The fixed-point runs evaluate no Jacobian; the BDF runs do.
  * 5. Fixed-point runs integrate the impulses and the dissipated work as states
- *    (sim.c, qstate); CRADLE_IMPULSE_STATES=off gives the CVODES quadratures.
+ *    (sim-window.c, qstate); CRADLE_IMPULSE_STATES=off gives the CVODES quadratures.
  *    On two unequal Hertz balls, undamped and damped (gap release: the damper
  *    dissipates all that is lost), both paths give the
  *    impulse of the momentum balance (P = m₂ Δv₂, from the velocity states,
