@@ -2,6 +2,7 @@
  * The chain engine's own event location: CVODE takes single steps, and the
  * root functions that changed sign over a step are searched here.
  */
+#include "root-search.h"
 #include "sim-priv.h"
 
 #include <float.h>
@@ -25,12 +26,6 @@
  * some contacts' functions (a contact falls quiet or wakes up: cr_sm_mark_redo):
  * those are evaluated again at both ends, as CVODE evaluates all of them again.
  */
-
-/* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
-static inline int differ(double a, double b)
-{
-    return (a < 0.0) != (b < 0.0);
-}
 
 void cr_sm_mark_redo(cr_sim *s, size_t c)
 {
@@ -72,7 +67,7 @@ static void sign_changes(cr_sim *s)
 {
     s->ncand = 0;
     for (size_t q = 0; q < s->nrf; q++)
-        if (differ(s->glo[q], s->ghi[q]))
+        if (cr_root_differ(s->glo[q], s->ghi[q]))
             s->cand[s->ncand++] = q;
 }
 
@@ -176,37 +171,22 @@ static void guides(cr_sim *s)
     }
 }
 
-/* The candidate whose crossing is nearest the low end: the largest
- * |hi/(hi − lo)| among the sign changes (cvRootfind's imax), preferring the
- * ones that may steer. -1 when none changes sign. */
-static long nearest(const double *lo, const double *hi, const unsigned char *guide, size_t nc)
-{
-    long imax = -1;
-    double maxfrac = 0.0;
-    int smooth = 0;
-    for (size_t c = 0; c < nc; c++)
-        if (differ(lo[c], hi[c])) {
-            double frac = fabs(hi[c] / (hi[c] - lo[c]));
-            if ((guide[c] && !smooth) || ((guide[c] || !smooth) && frac > maxfrac) || imax < 0) {
-                maxfrac = frac;
-                imax = (long)c;
-                smooth |= guide[c];
-            }
-        }
-    return imax;
-}
+/* A search's candidate values at the scaled time t: from the step's
+ * derivatives (taylor), or by a full interpolation when those are missing. */
+typedef struct {
+    cr_sim *s;
+    int full;
+} search;
 
-/* cvRootfind's trial point, kept 0.1 … 0.5 of the bracket away from its ends
- * when the secant lands closer than ttol/2. */
-static double trial(double tlo, double thi, double glo, double ghi, double alph, double ttol)
+static void candidate_values(void *user, double t, double *out)
 {
-    double tmid = thi - (thi - tlo) * ghi / (ghi - alph * glo);
-    double fracint = fabs(thi - tlo) / ttol, fracsub = fracint > 5.0 ? 0.1 : 0.5 / fracint;
-    if (fabs(tmid - tlo) < 0.5 * ttol)
-        tmid = tlo + fracsub * (thi - tlo);
-    if (fabs(thi - tmid) < 0.5 * ttol)
-        tmid = thi - fracsub * (thi - tlo);
-    return tmid;
+    search *x = user;
+    if (x->full) {
+        CVodeGetDky(x->s->cvode, t, 0, x->s->y);
+        cand_values(x->s, N_VGetArrayPointer(x->s->y), out);
+    } else {
+        cand_values_at(x->s, t, out);
+    }
 }
 
 /* The first root in (tlo, thi] among the candidates, whose values at the ends
@@ -215,38 +195,13 @@ static double trial(double tlo, double thi, double glo, double ghi, double alph,
  * have their new signs); rootsfound holds ±1 for them, as CVodeGetRootInfo. */
 static double locate(cr_sim *s, double tlo, double thi)
 {
-    double ttol = (fabs(s->tn) + fabs(s->hlast)) * DBL_EPSILON * 100.0, alph = 1.0;
-    int side = 0, sideprev = -1;
-    size_t nc = s->ncand;
+    double ttol = (fabs(s->tn) + fabs(s->hlast)) * DBL_EPSILON * 100.0;
     guides(s);
-    long imax = nearest(s->clo, s->chi, s->guide, nc);
-    const double *y = N_VGetArrayPointer(s->y);
-    int full = thi - tlo > ttol && taylor(s) != 0;
-    while (fabs(thi - tlo) > ttol) {
-        alph = sideprev == side ? (side == 2 ? 2.0 * alph : 0.5 * alph) : 1.0;
-        double tmid = trial(tlo, thi, s->clo[imax], s->chi[imax], alph, ttol);
-        if (full) {
-            CVodeGetDky(s->cvode, tmid, 0, s->y);
-            cand_values(s, y, s->cmid);
-        } else {
-            cand_values_at(s, tmid, s->cmid);
-        }
-        sideprev = side;
-        long m = nearest(s->clo, s->cmid, s->guide, nc);
-        memcpy(m >= 0 ? s->chi : s->clo, s->cmid, nc * sizeof(double));
-        if (m >= 0) { /* a sign change in (tlo, tmid] */
-            thi = tmid;
-            imax = m;
-            side = 1;
-        } else {
-            tlo = tmid;
-            side = 2;
-        }
-    }
+    search x = {s, thi - tlo > ttol && taylor(s) != 0};
+    cr_root_bracket b = {s->ncand, s->clo, s->chi, s->cmid, s->guide};
+    thi = cr_root_locate(&b, tlo, thi, ttol, candidate_values, &x);
     memset(s->rootsfound, 0, s->nrf * sizeof(int));
-    for (size_t c = 0; c < nc; c++)
-        if (differ(s->clo[c], s->chi[c]))
-            s->rootsfound[s->cand[c]] = s->clo[c] > 0.0 ? -1 : 1;
+    cr_root_directions(&b, s->cand, s->rootsfound);
     return thi;
 }
 
@@ -260,7 +215,7 @@ static int root_return(cr_sim *s, double thi, double *tret)
     for (size_t c = 0; c < s->ncand; c++) {
         size_t q = s->cand[c];
         s->glo[q] = s->chi[c];
-        if (differ(s->glo[q], s->ghi[q]))
+        if (cr_root_differ(s->glo[q], s->ghi[q]))
             s->cand[nc++] = q;
     }
     s->ncand = nc;
@@ -310,7 +265,7 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
             int any = 0;
             for (size_t c = 0; c < s->ncand; c++) {
                 s->clo[c] = s->glo[s->cand[c]];
-                any |= differ(s->clo[c], s->cmid[c]);
+                any |= cr_root_differ(s->clo[c], s->cmid[c]);
             }
             if (any) {
                 memcpy(s->chi, s->cmid, s->ncand * sizeof(double));
