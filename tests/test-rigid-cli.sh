@@ -171,6 +171,19 @@ done
 "$PY" -c 'import json, sys; sys.exit(json.load(open("r3.json")).get("kappa_clamped") != 0)' \
     && ok "--rigid calibrated 3-ball: no impact clamped" || bad "3-ball clamped: $(head -c 300 r3.json)"
 
+# After a max-dissipation fallback the cradle-7's balls move together and no
+# impact follows: the text summary says when the last impact was, the start of
+# the last episode in the file (it prints nothing without a fallback: cradle-3).
+"$CRADLE" run --rigid calibrated -o g7t.h5 "$MODELS/pendulum-cradle-7.yaml" > g7.txt 2>&1
+"$CRADLE" run --rigid calibrated -o g3t.h5 "$MODELS/pendulum-cradle-3.yaml" > g3.txt 2>&1
+t_last=$("$PY" -c 'import h5py; print("%.6g" % h5py.File("g7t.h5", "r")["episodes"]["t_start"][-1])' 2>&1)
+if grep -q "note: the last impact is at t = $t_last s of 25 s: the [0-9]* max-dissipation fallbacks" g7.txt \
+    && ! grep -q "note: the last impact" g3.txt; then
+    ok "--rigid calibrated: the last impact's time said after fallbacks (cradle-7: $t_last s), not without"
+else
+    bad "last-impact note: t_last=$t_last; $(grep -E 'note|rigid run' g7.txt g3.txt)"
+fi
+
 # compare over a run: the pendulum cradle against two rigid variants
 "$CRADLE" compare "$MODELS/pendulum-cradle.yaml" --rigid sequential --rigid newton --json \
     > runs.json 2> runs.err

@@ -279,6 +279,25 @@ static int plot_output(const run_args *a)
     return EXIT_RUN;
 }
 
+/* A maximal-dissipation fallback (`--rigid calibrated`, docs/compare.md)
+ * leaves the bodies it closes moving together, and on a pendulum cradle no
+ * impact follows: say when the last one was, so that a run gone quiet is not
+ * read as a cradle still clicking. */
+static void report_last_impact(const cr_system *sys, const cr_monitor *mon)
+{
+    size_t nclamp = 0, ne = cr_monitor_episode_count(mon), fallbacks = 0;
+    int clamping = 0;
+    const cr_kappa_clamp *cl = cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);
+    for (size_t k = 0; k < nclamp; k++)
+        fallbacks += cl[k].fallback != 0;
+    cr_episode_info last;
+    if (!fallbacks || !ne || cr_monitor_get_episode(mon, ne - 1, &last) != CR_OK)
+        return;
+    printf("  note: the last impact is at t = %.6g s of %.6g s: the %zu max-dissipation "
+           "fallbacks leave the bodies they close moving together\n",
+           last.t_start, cr_system_get_time(sys), fallbacks);
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -312,6 +331,7 @@ int cmd_run(int argc, char **argv)
         char law[256];
         if (cr_system_rigid_law(r.run.sys, law, sizeof law) == CR_OK)
             printf("  rigid run: law %s\n", law);
+        report_last_impact(r.run.sys, r.run.mon);
         report_episodes(r.run.sys, r.run.mon);
         report_collisions(r.run.mon);
     }
