@@ -339,4 +339,19 @@ if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
         && valgrind -q --error-exitcode=9 "$CRADLE" law poisson --input run-c.h5 --episode 0 > /dev/null 2>> vg.txt \
         && ok "valgrind: cradle compare -o and law --episode are clean" || bad "valgrind compare: $(head -5 vg.txt)"
 fi
+# An installed (or staged, or moved) executable takes the default model from
+# its own tree, BINDIR/../share/cradle/models, not the build machine's.
+mkdir -p inst/bin inst/share/cradle/models
+cp "$CRADLE" inst/bin/cradle
+sed 's/^name: .*/name: staged-default/' "$(dirname "$0")/../models/newton-cradle-5.yaml" \
+    > inst/share/cradle/models/newton-cradle-5.yaml
+(cd inst && ./bin/cradle run -q -o staged.h5 && ./bin/cradle help run) > staged.txt 2>&1
+if grep -q "default: $PWD/inst/bin/../share/cradle/models/newton-cradle-5.yaml" staged.txt \
+    && h5dump -a /model_name inst/staged.h5 2>/dev/null | grep -q staged-default; then
+    ok "default model beside the executable (a staged install uses its own)"
+else
+    bad "staged default model: $(head -c 300 staged.txt)"
+fi
+rm -rf inst staged.txt
+
 finish test-cli

@@ -29,8 +29,32 @@ void tools_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The default model beside an installed executable: BINDIR/../share/cradle/
+ * models, found from /proc/self/exe so that a staged or moved install uses its
+ * own models, not the build machine's. NULL when not there. */
+static const char *model_beside_executable(void)
+{
+    static char path[4096];
+    char exe[2048];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    const char *rel = CR_MODELDIR_FROM_BINDIR;
+    int w = rel[0] == '/' ? snprintf(path, sizeof path, "%s/newton-cradle-5.yaml", rel)
+                          : snprintf(path, sizeof path, "%s/%s/newton-cradle-5.yaml", exe, rel);
+    return w > 0 && (size_t)w < sizeof path && access(path, R_OK) == 0 ? path : NULL;
+}
+
 const char *tools_default_model(void)
 {
+    const char *beside = model_beside_executable();
+    if (beside)
+        return beside;
     static const char *const candidates[] = {
         CR_MODELDIR "/newton-cradle-5.yaml",
         CR_SOURCE_ROOT "/models/newton-cradle-5.yaml",
