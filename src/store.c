@@ -934,8 +934,9 @@ static int64_t named_contact(const char *error)
     return strtoll(p + 8, NULL, 10);
 }
 
-/* A rigid run that clamps κ (cr_system_rigid_clamp_kappa): how many impacts,
- * and each one's t, pairs, κ asked and κ used (docs/hdf5-layout.md). */
+/* A rigid run that clamps κ (cr_system_rigid_clamp_kappa): how many impacts
+ * were raised and how many fell back (the JSON's two counts, same names), and
+ * each one's t, pairs, κ asked and κ used (docs/hdf5-layout.md). */
 static int write_kappa_clamps(cr_store *st)
 {
     size_t n = 0;
@@ -943,7 +944,11 @@ static int write_kappa_clamps(cr_store *st)
     const cr_kappa_clamp *c = cr_system_rigid_kappa_clamps(st->sys, &n, &on);
     if (!on)
         return 0;
-    int e = cr_h5_attr_int64(st->file, "kappa_clamped", (int64_t)n);
+    size_t fallbacks = 0;
+    for (size_t k = 0; k < n; k++)
+        fallbacks += c[k].fallback != 0;
+    int e = cr_h5_attr_int64(st->file, "kappa_clamped", (int64_t)(n - fallbacks));
+    e |= cr_h5_attr_int64(st->file, "kappa_fallbacks", (int64_t)fallbacks);
     double *rows = n ? malloc(6 * n * sizeof(double)) : NULL;
     if (n && !rows)
         return -1;
