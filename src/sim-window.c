@@ -4,6 +4,8 @@
  */
 #include "sim-priv.h"
 
+#include <math.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <sunlinsol/sunlinsol_band.h>
@@ -231,17 +233,29 @@ static int window_states(cr_sim *s, cr_method method)
     return CR_OK;
 }
 
+/* The window's absolute tolerance on the scaled states: the model's, at most
+ * WINDOW_ATOL·rtol. At a larger atol the states near the atol level (the
+ * pulse's leading edge and the pads: δ, v, d below atol/rtol; the impulses of
+ * contacts not yet reached) decide CVODE's order after every rebuild's restart,
+ * and Adams stayed at order 5 to 6 where the whole chain (never restarted) ran
+ * at 7: the pulse lost energy steadily, a 300-bead chain at rtol 1e-10,
+ * atol 1e-12 kappa - 1 = -6.0e-8 against +1.3e-8 for the whole chain; with
+ * atol ≤ rtol/1000 the window runs at order 7 and -1.8e-9 (docs/performance.md,
+ * "Active region"). The whole chain keeps the model's atol. */
+#define WINDOW_ATOL 1e-3
+
 /* Starts CVODES on the window's states at τ: method, tolerances, stop time,
  * solver, and the root functions (CVODE's, or the engine's own). */
 static int window_cvode(cr_sim *s, cr_method method)
 {
+    double atol = s->whole ? s->atol : fmin(s->atol, WINDOW_ATOL * s->rtol);
     s->adams_field = method != CR_METHOD_BDF && s->has_fields;
     s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
     if (!s->cvode)
         return CR_ERR_NOMEM;
     int flag =
         cr_cvode_init_at(s->cvode, cr_sm_rhs, s->tau, s->y, s->qstate ? NULL : cr_sm_quad_rhs,
-                         s->qstate ? NULL : s->yQ, s, s->rtol, s->atol, s->err);
+                         s->qstate ? NULL : s->yQ, s, s->rtol, atol, s->err);
     if (flag == CV_SUCCESS && s->tau_stop > s->tau)
         flag = CVodeSetStopTime(s->cvode, s->tau_stop);
     if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
