@@ -330,8 +330,8 @@ static void model_tolerances(void)
            ea, ew, ka, kw, ba, bw);
     CHECK(ea <= 2.0 * ew, "300 beads at atol 1e-12: active region error %.3e > 2 x whole's %.3e",
           ea, ew);
-    CHECK(fabs(ka) <= 2.0 * fabs(kw), "300 beads at atol 1e-12: |kappa - 1| %.3e > 2 x whole's %.3e",
-          fabs(ka), fabs(kw));
+    CHECK(fabs(ka) <= 2.0 * fabs(kw),
+          "300 beads at atol 1e-12: |kappa - 1| %.3e > 2 x whole's %.3e", fabs(ka), fabs(kw));
     CHECK(ba <= 2.0 * bw, "300 beads at atol 1e-12: energy balance %.3e > 2 x whole's %.3e", ba,
           bw);
     result_free(&ref);
