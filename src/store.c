@@ -944,9 +944,7 @@ static int write_kappa_clamps(cr_store *st)
     const cr_kappa_clamp *c = cr_system_rigid_kappa_clamps(st->sys, &n, &on);
     if (!on)
         return 0;
-    size_t fallbacks = 0;
-    for (size_t k = 0; k < n; k++)
-        fallbacks += c[k].fallback != 0;
+    size_t fallbacks = cr_system_rigid_kappa_fallbacks(st->sys);
     int e = cr_h5_attr_int64(st->file, "kappa_clamped", (int64_t)(n - fallbacks));
     e |= cr_h5_attr_int64(st->file, "kappa_fallbacks", (int64_t)fallbacks);
     double *rows = n ? malloc(6 * n * sizeof(double)) : NULL;

@@ -285,11 +285,7 @@ static int plot_output(const run_args *a)
  * read as a cradle still clicking. */
 static void report_last_impact(const cr_system *sys, const cr_monitor *mon)
 {
-    size_t nclamp = 0, ne = cr_monitor_episode_count(mon), fallbacks = 0;
-    int clamping = 0;
-    const cr_kappa_clamp *cl = cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);
-    for (size_t k = 0; k < nclamp; k++)
-        fallbacks += cl[k].fallback != 0;
+    size_t ne = cr_monitor_episode_count(mon), fallbacks = cr_system_rigid_kappa_fallbacks(sys);
     cr_episode_info last;
     if (!fallbacks || !ne || cr_monitor_get_episode(mon, ne - 1, &last) != CR_OK)
         return;

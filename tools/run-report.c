@@ -337,10 +337,8 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
         put(o, "rigid_law", json_object_new_string(law));
     size_t nclamp = 0;
     int clamping = 0;
-    const cr_kappa_clamp *cl = cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);
-    size_t fallbacks = 0;
-    for (size_t k = 0; k < nclamp; k++)
-        fallbacks += cl[k].fallback != 0;
+    cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);
+    size_t fallbacks = cr_system_rigid_kappa_fallbacks(sys);
     if (clamping) {
         put(o, "kappa_clamped", json_object_new_int64((int64_t)(nclamp - fallbacks)));
         put(o, "kappa_fallbacks", json_object_new_int64((int64_t)fallbacks));

@@ -219,6 +219,10 @@ CR_EXPORT int cr_system_rigid_clamp_kappa(cr_system *sys, int on);
  */
 CR_EXPORT const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t *n,
                                                              int *on);
+/** Of the impacts cr_system_rigid_kappa_clamps records, how many were resolved
+ * by maximal dissipation (fallback); the others had κ raised. 0 for a system
+ * that does not clamp. */
+CR_EXPORT size_t cr_system_rigid_kappa_fallbacks(const cr_system *sys);
 /** Frees the system; accepts NULL. */
 CR_EXPORT void cr_system_destroy(cr_system *sys);
 
