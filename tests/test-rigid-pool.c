@@ -12,55 +12,13 @@
 
 #include "cradle/cradle.h"
 #include "testutil.h"
+#include "rigid-testutil.h"
 
 #define G 9.81
 #define R0 0.01
 #define M0 0.0329
 
 static const double zero[2] = {0.0, 0.0};
-
-typedef struct {
-    cr_system *sys;
-    cr_monitor *mon;
-    int rc;
-} rigid_run;
-
-static rigid_run run_rigid(const cr_model *model, cr_law_id law, const cr_law_params *p,
-                           double t_end)
-{
-    rigid_run r = {NULL, NULL, CR_ERR_INVALID};
-    char msg[512];
-    r.sys = cr_system_create_rigid(model, law, p, msg, sizeof msg);
-    if (!r.sys) {
-        printf("create failed: %s\n", msg);
-        return r;
-    }
-    r.mon = cr_monitor_create(r.sys);
-    r.rc = cr_system_run(r.sys, t_end);
-    if (r.rc != CR_OK)
-        printf("run failed: %s\n", cr_system_last_error(r.sys));
-    cr_monitor_finish(r.mon);
-    return r;
-}
-
-static void run_free(rigid_run *r)
-{
-    cr_monitor_destroy(r->mon);
-    cr_system_destroy(r->sys);
-}
-
-static void check_instantaneous(const rigid_run *r, size_t want, const char *what)
-{
-    size_t n = r->mon ? cr_monitor_episode_count(r->mon) : 0, bad = 0;
-    for (size_t k = 0; k < n; k++) {
-        cr_episode_info in;
-        if (cr_monitor_get_episode(r->mon, k, &in) != CR_OK || in.t_end != in.t_start ||
-            !in.complete)
-            bad++;
-    }
-    CHECK(n == want && bad == 0, "%s: %zu episodes (want %zu), %zu not instantaneous", what, n,
-          want, bad);
-}
 
 /* Bernoulli's pool (models/pool-bernoulli.yaml): a disc moving at v0 along x
  * strikes two touching discs at (0, ±r), 10 µm away, three equal discs;
@@ -104,7 +62,7 @@ static void test_bernoulli_energetic(double kappa)
     double alpha[2] = {1.0, 0.0};
     lp.alpha = alpha;
     lp.kappa = kappa;
-    rigid_run r = run_rigid(model, CR_LAW_ENERGETIC, &lp, 0.01);
+    rigid_run r = run_rigid_to(model, CR_LAW_ENERGETIC, &lp, 0.01);
     CHECK(r.rc == CR_OK, "Bernoulli energetic kappa %g ran", kappa);
     check_instantaneous(&r, 1, "Bernoulli energetic");
     double p = (sqrt(3.0) + sqrt(3.0 - 5.0 * (1.0 - kappa))) / 5.0, u[6];
@@ -165,7 +123,7 @@ static void test_theta_tau(double alpha, double kappa)
     double w[2] = {1.0, alpha};
     lp.alpha = w;
     lp.kappa = kappa;
-    rigid_run r = run_rigid(model, CR_LAW_ENERGETIC, &lp, 0.005);
+    rigid_run r = run_rigid_to(model, CR_LAW_ENERGETIC, &lp, 0.005);
     CHECK(r.rc == CR_OK, "theta-tau energetic ran");
     check_instantaneous(&r, 1, "theta-tau");
     double A = 2.0 - 2.0 * alpha * cos(th) + 2.0 * alpha * alpha;
@@ -223,7 +181,7 @@ static void test_bernoulli_newton(double e)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = e;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.01);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.01);
     CHECK(r.rc == CR_OK, "Bernoulli Newton e = %g ran", e);
     check_instantaneous(&r, 1, "Bernoulli Newton");
     double u[6], want[6], p[2];
@@ -274,7 +232,7 @@ static void test_floor(double e)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = e;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, t_end);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, t_end);
     CHECK(r.rc == CR_OK, "floor e = %g ran", e);
     double V, v_rest;
     cr_system_get_scales(r.sys, NULL, &V, NULL);
@@ -356,7 +314,7 @@ static void test_falling_on_resting(void)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.09);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.09);
     CHECK(r.rc == CR_OK, "falling on a resting disc ran");
     /* the reference contact time */
     double t0 = 0.0, t1 = 0.0, h = 0.09 / 1e5;
@@ -410,7 +368,7 @@ static void test_off_centre(cr_law_id law)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = e;
-    rigid_run r = run_rigid(model, law, &lp, 0.2);
+    rigid_run r = run_rigid_to(model, law, &lp, 0.2);
     CHECK(r.rc == CR_OK, "off-centre (%s) ran", cr_law_name(law));
     check_instantaneous(&r, 1, "off-centre");
     double c = sqrt(R * R - b * b), n[2] = {c / R, b / R};
@@ -462,7 +420,7 @@ static void test_compare_run(void)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.2);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.2);
     cr_runcmp_row rows[4];
     cr_runcmp_summary sum;
     CHECK(rc == CR_OK && r.rc == CR_OK && cr_runcmp_collisions(cm, r.mon, rows, 4, &sum) == CR_OK,
@@ -501,7 +459,7 @@ static void test_on_floor_exchange(void)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.2);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.2);
     CHECK(r.rc == CR_OK, "sliding discs on a floor ran");
     check_instantaneous(&r, 1, "sliding discs");
     size_t nr = 0;
@@ -544,7 +502,7 @@ static void test_grazing(double rel)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.0);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.0);
     CHECK(r.rc == CR_OK &&
               strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
           "grazing (b = R (1 %+g)) ran to the automatic end", rel);
@@ -565,7 +523,7 @@ static void test_automatic_end(void)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
-    rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp, 0.0);
+    rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.0);
     CHECK(r.rc == CR_OK &&
               strcmp(cr_system_end_reason(r.sys), "all contacts open and separating") == 0,
           "automatic end without walls: %s", r.sys ? cr_system_end_reason(r.sys) : "-");
@@ -583,16 +541,6 @@ static void test_automatic_end(void)
           "per-impact parameters refused on a pool");
     run_free(&r);
     cr_model_destroy(model);
-}
-
-static void expect_refused(const cr_model *model, cr_law_id law, const cr_law_params *p,
-                           const char *want, const char *what)
-{
-    char msg[512] = "";
-    cr_system *sys = cr_system_create_rigid(model, law, p, msg, sizeof msg);
-    CHECK(!sys && strstr(msg, want) && !strchr(msg, '\n'), "%s refused naming '%s': %s", what, want,
-          msg);
-    cr_system_destroy(sys);
 }
 
 static void test_refusals(void)
@@ -620,7 +568,7 @@ static void test_refusals(void)
     cr_model_add_body(drop, M0, R0, x2, zero);
     cr_model_add_plane(drop, n, 0.0, NULL);
     cr_model_set_gravity_vector(drop, g);
-    rigid_run r = run_rigid(drop, CR_LAW_NEWTON, &lp, 1.0);
+    rigid_run r = run_rigid_to(drop, CR_LAW_NEWTON, &lp, 1.0);
     CHECK(r.rc == CR_ERR_SOLVER && strstr(cr_system_last_error(r.sys), "not stacks") &&
               cr_system_get_time(r.sys) < 1.0,
           "a stack forming mid-run stops it at t = %g s: %s",
