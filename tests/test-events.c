@@ -32,19 +32,6 @@
 /* The closing and opening margin, in δ* (src/priv.h CR_EVENT_MARGIN). */
 #define EVENT_MARGIN 1e-12
 
-static cr_model *load(const char *name)
-{
-    char path[1024], msg[512];
-    snprintf(path, sizeof path, "%s/../../models/%s", CR_TEST_DATA, name);
-    cr_model *m = NULL;
-    if (cr_modelfile_load(path, &m, NULL, msg, sizeof msg) != CR_OK ||
-        cr_calibrate_model(m, msg, sizeof msg) != CR_OK) {
-        printf("cannot load %s: %s\n", path, msg);
-        return NULL;
-    }
-    return m;
-}
-
 /* A finished run: its events and final velocities. */
 typedef struct {
     size_t nev, nb;
@@ -142,7 +129,7 @@ static void test_hertz_pair(int method)
  * the agreement of event times (of t_end) and final velocities (of V). */
 static void test_same_as_cvode(const char *file, int method, double rtol, double t_end, double tol)
 {
-    cr_model *m = load(file);
+    cr_model *m = tu_load_model(file);
     if (!m) {
         CHECK(0, "%s loads", file);
         return;

@@ -42,19 +42,6 @@ static const char *method_name(int m)
     return m >= 0 && m <= CR_METHOD_AUTO ? names[m] : "none";
 }
 
-static cr_model *load(const char *name)
-{
-    char path[1024], msg[512];
-    snprintf(path, sizeof path, "%s/../../models/%s", CR_TEST_DATA, name);
-    cr_model *m = NULL;
-    if (cr_modelfile_load(path, &m, NULL, msg, sizeof msg) != CR_OK ||
-        cr_calibrate_model(m, msg, sizeof msg) != CR_OK) {
-        printf("cannot load %s: %s\n", path, msg);
-        return NULL;
-    }
-    return m;
-}
-
 /* Steel balls of models/newton-cradle-5.yaml, n of them: the striker 10 µm
  * before n − 1 touching balls at rest, at 1 m/s. */
 static cr_model *steel_chain(int n)
@@ -127,7 +114,7 @@ static void agree(const char *what, cr_model *m, double t_end, double V)
  * an explicit adams-fixed-point run. */
 static void test_auto_runs_choice(void)
 {
-    cr_model *m = load("newton-cradle-5.yaml");
+    cr_model *m = tu_load_model("newton-cradle-5.yaml");
     if (!m)
         return;
     size_t n = cr_model_body_count(m);
@@ -147,11 +134,11 @@ static void test_auto_runs_choice(void)
 static void test_agreement(void)
 {
     /* models/three-ball-chain.yaml: unit masses, K = 1, striker at 1 */
-    agree("3-ball chain", load("three-ball-chain.yaml"), 0.0, 1.0);
-    agree("5-ball cradle", load("newton-cradle-5.yaml"), 0.0, 1.0);
+    agree("3-ball chain", tu_load_model("three-ball-chain.yaml"), 0.0, 1.0);
+    agree("5-ball cradle", tu_load_model("newton-cradle-5.yaml"), 0.0, 1.0);
     /* the pulse through 100 beads: ~ 100 contact times of 2.9 δmax / V */
     agree("100-bead chain", steel_chain(100), 0.0, 1.0);
-    agree("damped cradle", load("damped-cradle.yaml"), 0.0, 1.0);
+    agree("damped cradle", tu_load_model("damped-cradle.yaml"), 0.0, 1.0);
 }
 
 /* Item 2: the documented choice on each model file. */
@@ -212,7 +199,7 @@ static void test_model_files(void)
     if (d)
         closedir(d);
     for (size_t k = 0; k < nwant; k++) {
-        cr_model *m = load(want[k].file);
+        cr_model *m = tu_load_model(want[k].file);
         char msg[256];
         cr_system *s = m ? cr_system_create(m, msg, sizeof msg) : NULL;
         int got = s ? cr_system_method(s) : -2;

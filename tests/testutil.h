@@ -49,4 +49,22 @@ static inline int tu_finish(const char *name)
     return tu_failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+#if defined(CR_TEST_DATA) && defined(CRADLE_MODELFILE_H)
+/* A model file of models/, calibrated as `cradle run` does; NULL (and a line
+ * saying why) when it cannot be read. For tests that include
+ * cradle/modelfile.h (through cradle/cradle.h) before this header. */
+static inline cr_model *tu_load_model(const char *name)
+{
+    char path[1024], msg[512];
+    snprintf(path, sizeof path, "%s/../../models/%s", CR_TEST_DATA, name);
+    cr_model *m = NULL;
+    if (cr_modelfile_load(path, &m, NULL, msg, sizeof msg) != CR_OK ||
+        cr_calibrate_model(m, msg, sizeof msg) != CR_OK) {
+        printf("cannot load %s: %s\n", path, msg);
+        return NULL;
+    }
+    return m;
+}
+#endif
+
 #endif
