@@ -40,15 +40,21 @@ int cr_cvode_init_at(void *mem, CVRhsFn rhs, double tau0, N_Vector y, CVQuadRhsF
     return flag;
 }
 
-int cr_cvode_fail(char *err, const char *what, double t, int flag)
+int cr_solver_fail(char *err, const char *what, double t, const char *flag_name)
 {
-    char *name = CVodeGetReturnFlagName(flag);
     char detail[CR_ERRMSG_LEN];
     snprintf(detail, sizeof detail, "%s", err);
     cr_set_msg(err, CR_ERRMSG_LEN, "%s failed at t = %.9g s with %s%s%s", what, t,
-               name ? name : "unknown flag", detail[0] ? ": " : "", detail);
-    free(name);
+               flag_name ? flag_name : "unknown flag", detail[0] ? ": " : "", detail);
     return CR_ERR_SOLVER;
+}
+
+int cr_cvode_fail(char *err, const char *what, double t, int flag)
+{
+    char *name = CVodeGetReturnFlagName(flag);
+    int rc = cr_solver_fail(err, what, t, name);
+    free(name);
+    return rc;
 }
 
 void cr_cvode_counters(void *mem, const cr_sim_stats *banked, cr_sim_stats *out)

@@ -24,6 +24,8 @@ int cr_cvode_init_at(void *mem, CVRhsFn rhs, double tau0, N_Vector y, CVQuadRhsF
 /* Records "@p what failed at t = … s with FLAG: CVODE's message" in @p err;
  * returns CR_ERR_SOLVER. */
 int cr_cvode_fail(char *err, const char *what, double t, int flag);
+/* The same with the flag's name given (ARKODE's names its own flags). */
+int cr_solver_fail(char *err, const char *what, double t, const char *flag_name);
 
 /* Restarts the multistep history at scaled time @p tau (the quadratures carry
  * on). CVodeReInit zeroes CVODE's counters, so those of the finished segment are

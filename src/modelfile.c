@@ -1129,14 +1129,15 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
         [CR_METHOD_ADAMS] = "adams",
         [CR_METHOD_ADAMS_FIXED_POINT] = "adams-fixed-point",
         [CR_METHOD_AUTO] = "auto",
+        [CR_METHOD_ERK] = "erk",
     };
-    for (int k = 0; k <= CR_METHOD_AUTO; k++)
+    for (int k = 0; k <= CR_METHOD_ERK; k++)
         if (v && strcmp(v, names[k]) == 0) {
             s->method = (cr_method)k;
             return CR_OK;
         }
     return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
-                        "must be 'auto', 'bdf', 'adams' or 'adams-fixed-point' (got '%s')",
+                        "must be 'auto', 'bdf', 'adams', 'adams-fixed-point' or 'erk' (got '%s')",
                         v ? v : "?");
     return CR_OK;
 }

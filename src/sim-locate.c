@@ -102,11 +102,11 @@ static int taylor(cr_sim *s)
         return 0;
     if (!s->dky && !(s->dky = N_VCloneVectorArray(CR_SM_ADAMS_MAX_ORDER + 1, s->y)))
         return -1;
-    int q = 0;
-    if (CVodeGetLastOrder(s->cvode, &q) != CV_SUCCESS || q > CR_SM_ADAMS_MAX_ORDER)
+    int q = cr_sm_dky_degree(s);
+    if (q < 0 || q > CR_SM_ADAMS_MAX_ORDER)
         return -1;
     for (int k = 0; k <= q; k++)
-        if (CVodeGetDky(s->cvode, s->tn, k, s->dky[k]) != CV_SUCCESS)
+        if (cr_sm_dky(s, s->tn, k, s->dky[k]) != CV_SUCCESS)
             return -1;
     s->dky_q = q;
     return 0;
@@ -148,9 +148,9 @@ static void cand_values_at(cr_sim *s, double tau, double *out)
 /* The state (and quadratures) at the scaled time tau inside the last step. */
 static void state_at(cr_sim *s, double tau)
 {
-    CVodeGetDky(s->cvode, tau, 0, s->y);
+    cr_sm_dky(s, tau, 0, s->y);
     if (!s->qstate)
-        CVodeGetQuadDky(s->cvode, tau, 0, s->yQ);
+        CVodeGetQuadDky(s->stepper, tau, 0, s->yQ);
     s->y_at_tn = tau == s->tn;
 }
 
@@ -182,7 +182,7 @@ static void candidate_values(void *user, double t, double *out)
 {
     search *x = user;
     if (x->full) {
-        CVodeGetDky(x->s->cvode, t, 0, x->s->y);
+        cr_sm_dky(x->s, t, 0, x->s->y);
         cand_values(x->s, N_VGetArrayPointer(x->s->y), out);
     } else {
         cand_values_at(x->s, t, out);
@@ -205,11 +205,79 @@ static double locate(cr_sim *s, double tlo, double thi)
     return thi;
 }
 
+/*
+ * After ERKStep's step to a root at tr, a located function may still show its
+ * old sign on the Runge-Kutta state (it crossed on the old step's
+ * interpolant, which differs from the state by about the local error). The
+ * state then moves on along its derivative by the time Newton's method gives
+ * for the furthest such function, twice over: y + Δt f(y), exact to O(Δt²)
+ * (Δt ≲ 1e-10 of the contact time). Otherwise the contact an opening left
+ * would still read as loaded at 1e-17 m overlap, and no later event would
+ * say it is not (the 5-ball cradle at rtol 1e-10 then ran to its stop time).
+ * Only functions that steer the search move it (guides); returns tr + Δt.
+ */
+static double erk_onto_new_side(cr_sim *s, double tr)
+{
+    double *y = N_VGetArrayPointer(s->y), *f = N_VGetArrayPointer(s->ynudge);
+    cand_values(s, y, s->cmid);
+    int off = 0;
+    for (size_t c = 0; c < s->ncand; c++)
+        off |= s->guide[c] && s->rootsfound[s->cand[c]] && cr_root_differ(s->cmid[c], s->chi[c]);
+    if (!off)
+        return tr;
+    cr_sm_rhs(tr, s->y, s->ynudge, s);
+    sunindextype n = N_VGetLength(s->y);
+    const double eta = 1e-6;
+    for (sunindextype i = 0; i < n; i++)
+        f[i] = y[i] + eta * f[i];
+    cand_values(s, f, s->clo); /* the functions a time η further */
+    double dt = 0.0;
+    for (size_t c = 0; c < s->ncand; c++) {
+        double g = s->cmid[c], rate = (s->clo[c] - g) / eta;
+        if (s->guide[c] && s->rootsfound[s->cand[c]] && cr_root_differ(g, s->chi[c]) &&
+            rate * s->chi[c] > 0.0)
+            dt = fmax(dt, -g / rate);
+    }
+    if (!(dt > 0.0) || !isfinite(dt))
+        return tr;
+    dt *= 2.0;
+    for (sunindextype i = 0; i < n; i++)
+        y[i] += dt * (f[i] - y[i]) / eta;
+    if (cr_sm_stepper_restart_at(s, tr + dt) < 0)
+        return tr;
+    return tr + dt;
+}
+
+/* ERKStep's root return at tr: the step is taken again to end there
+ * (cr_sm_step_again_to), and the next step starts there. The located
+ * functions take their new signs; the others keep theirs (no sign change up
+ * to the old step's end). */
+static int erk_root_return(cr_sim *s, double tr, double *tret)
+{
+    int flag = cr_sm_step_again_to(s, tr);
+    if (flag < 0) {
+        *tret = s->tlo;
+        return flag;
+    }
+    tr = erk_onto_new_side(s, tr);
+    for (size_t c = 0; c < s->ncand; c++)
+        s->glo[s->cand[c]] = s->chi[c];
+    s->ncand = 0;
+    s->tlo = s->tn = tr;
+    s->stepped = 0;
+    s->y_at_tn = 1;
+    s->dky_q = -1;
+    *tret = tr;
+    return CV_ROOT_RETURN;
+}
+
 /* A root return: the first root in (tlo, thi], the state there; the
  * candidates' values there become the low end of the rest of the step. */
 static int root_return(cr_sim *s, double thi, double *tret)
 {
     double tr = locate(s, s->tlo, thi);
+    if (s->erk)
+        return erk_root_return(s, tr, tret);
     state_at(s, tr);
     size_t nc = 0;
     for (size_t c = 0; c < s->ncand; c++) {
@@ -240,11 +308,11 @@ static void roots_resume(cr_sim *s)
         return;
     double *y = N_VGetArrayPointer(s->y);
     if (s->tau != s->tlo)
-        CVodeGetDky(s->cvode, s->tlo, 0, s->y);
+        cr_sm_dky(s, s->tlo, 0, s->y);
     for (size_t j = 0; j < n; j++)
         cr_sm_contact_block(s, y, s->redo[j], s->glo + s->roff[s->redo[j]]);
     if (s->stepped) {
-        CVodeGetDky(s->cvode, s->tn, 0, s->y);
+        cr_sm_dky(s, s->tn, 0, s->y);
         s->y_at_tn = 1;
         for (size_t j = 0; j < n; j++)
             cr_sm_contact_block(s, y, s->redo[j], s->ghi + s->roff[s->redo[j]]);
@@ -260,7 +328,7 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
     *more = 0;
     if (target < s->tn) { /* the target inside the step: roots before it first */
         if (s->ncand) {
-            CVodeGetDky(s->cvode, target, 0, s->y);
+            cr_sm_dky(s, target, 0, s->y);
             cand_values(s, N_VGetArrayPointer(s->y), s->cmid);
             int any = 0;
             for (size_t c = 0; c < s->ncand; c++) {
@@ -298,7 +366,7 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
     if (!s->y_at_tn)
         state_at(s, s->tn);
     else if (!s->qstate)
-        CVodeGetQuadDky(s->cvode, s->tn, 0, s->yQ);
+        CVodeGetQuadDky(s->stepper, s->tn, 0, s->yQ);
     *tret = s->tn;
     return target <= s->tn ? CV_SUCCESS : CV_TSTOP_RETURN;
 }
@@ -315,12 +383,11 @@ int cr_sm_own_advance(cr_sim *s, double target, double *tret)
                 return flag;
         }
         sunrealtype tn;
-        int flag = CVode(s->cvode, target, s->y, &tn, CV_ONE_STEP);
+        int flag = cr_sm_step(s, target, &tn);
         if (flag < 0) {
             *tret = s->tn;
             return flag;
         }
-        CVodeGetLastStep(s->cvode, &s->hlast);
         s->tn = tn;
         s->dky_q = -1;
         s->stepped = s->y_at_tn = 1;

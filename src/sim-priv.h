@@ -242,9 +242,15 @@ struct cr_sim {
     cr_sim_event_fn ev_fn;
     void *ev_user;
 
-    /* CVODES: one instance over the window, none while nothing is integrated */
+    /* The stepper (sim-stepper.c): one CVODES or ERKStep instance over the
+     * window, none while nothing is integrated; erk says which. */
     SUNContext ctx;
-    void *cvode;
+    void *stepper;
+    int erk;
+    /* ERKStep: the integrator's current point (tend, yend) and the start of
+     * its last step (tstart, ystart), for cr_sm_step_again_to */
+    N_Vector ystart, yend, ynudge; /* ynudge: scratch (sim-locate.c) */
+    double tstart, tend;
     N_Vector y, yQ;
     SUNMatrix A;
     SUNLinearSolver LS;
@@ -474,6 +480,18 @@ int cr_sm_lock_pair(cr_sim *s, size_t c, int *bump);
 /* ---- sim-window.c: the window (active region) and its CVODES instance */
 void cr_sm_window_free(cr_sim *s);
 int cr_sm_cvode_fail(cr_sim *s, const char *what, int flag);
+
+/* sim-stepper.c: the window's stepper, CVODES or ERKStep */
+int cr_sm_stepper_create(cr_sim *s, cr_method method, double atol);
+int cr_sm_step(cr_sim *s, double target, double *tn); /* one step; sets hlast */
+double cr_sm_last_step(const cr_sim *s);
+int cr_sm_dky(cr_sim *s, double t, int k, N_Vector out);
+int cr_sm_dky_degree(const cr_sim *s); /* the interpolant's degree at tn; -1: unknown */
+int cr_sm_stepper_restart(cr_sim *s);  /* at s->tau from s->y */
+int cr_sm_step_again_to(cr_sim *s, double t);
+int cr_sm_stepper_restart_at(cr_sim *s, double t); /* ERKStep: from s->y at t */
+void cr_sm_stepper_counters(const cr_sim *s, cr_sim_stats *out);
+void cr_sm_stepper_free(cr_sim *s);
 int cr_sm_setup(cr_sim *s);
 int cr_sm_update_region(cr_sim *s, int restart, int bump, size_t nextra);
 

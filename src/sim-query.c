@@ -205,8 +205,8 @@ cr_sim_stats cr_sim_get_stats(const cr_sim *s)
     st.jac_evals = s->banked.jac_evals;
     st.root_evals = s->banked.root_evals + s->gevals;
     st.nonlin_iters = s->banked.nonlin_iters;
-    if (s->cvode) {
-        cr_cvode_counters(s->cvode, &s->banked, &st);
+    if (s->stepper) {
+        cr_sm_stepper_counters(s, &st);
         st.root_evals += s->gevals;
     }
     return st;

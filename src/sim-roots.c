@@ -178,13 +178,16 @@ int cr_sm_push_event(cr_sim *s, size_t c, cr_event_kind kind)
 static int contact_events(cr_sim *s, size_t c, const double *lo, const double *now, int *restart)
 {
     int close = (lo[CR_SM_R_CLOSE] < 0.0) != (now[CR_SM_R_CLOSE] < 0.0);
+    int closing = close && now[CR_SM_R_CLOSE] > 0.0;
     int rc = CR_OK;
     if (close) {
-        int closing = now[CR_SM_R_CLOSE] > 0.0;
         rc = cr_sm_push_event(s, c, closing ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
         *restart |= cr_contact_force_jumps(&s->law[c], closing) || (closing && s->adams_field);
     }
-    if (cr_sm_ovl_now(s, c) <= CR_SM_ETA || rc != CR_OK)
+    /* an open contact has no rate or force events; at a located crossing its
+     * direction says which side the contact is on (ERKStep's state at the
+     * root may show an overlap of 1e-17 on the old side) */
+    if (rc != CR_OK || (close ? !closing : cr_sm_ovl_now(s, c) <= CR_SM_ETA))
         return rc;
     if ((lo[CR_SM_R_RATE] < 0.0) != (now[CR_SM_R_RATE] < 0.0))
         rc = cr_sm_push_event(
@@ -208,12 +211,15 @@ int cr_sm_wake_up(cr_sim *s, size_t c, int *restart)
     return contact_events(s, c, s->frozen + 3 * c, now, restart);
 }
 
-/* Pair c's wake margin crossed 0: it falls quiet, or wakes up. A window starts
- * from states CVODE did not locate, so a crossing may repeat the state the
- * contact is in: nothing to do then. */
-static int wake_crossing(cr_sim *s, size_t c, int *restart)
+/* Pair c's wake margin crossed 0 in direction @p dir: it falls quiet, or
+ * wakes up. The direction, not the margin's value now, decides: after
+ * ERKStep's step to the root (cr_sm_step_again_to) the state is the
+ * Runge-Kutta solution there, on which a margin of 1e-14 may still show its
+ * old sign. A window starts from states CVODE did not locate, so a crossing
+ * may repeat the state the contact is in: nothing to do then. */
+static int wake_crossing(cr_sim *s, size_t c, int dir, int *restart)
 {
-    if (cr_sm_margin_now(s, c) < 0.0) {
+    if (dir < 0) {
         if (!s->quiet[c])
             freeze(s, c);
         return CR_OK;
@@ -224,7 +230,7 @@ static int wake_crossing(cr_sim *s, size_t c, int *restart)
 int cr_sm_handle_roots(cr_sim *s, int *restart)
 {
     /* the engine's own search (cr_sm_own_advance) left them in rootsfound */
-    int flag = s->own_roots ? CV_SUCCESS : CVodeGetRootInfo(s->cvode, s->rootsfound);
+    int flag = s->own_roots ? CV_SUCCESS : CVodeGetRootInfo(s->stepper, s->rootsfound);
     if (flag != CV_SUCCESS)
         return cr_sm_cvode_fail(s, "CVodeGetRootInfo", flag);
     int rc = CR_OK;
@@ -245,7 +251,7 @@ int cr_sm_handle_roots(cr_sim *s, int *restart)
             rc = contact_events(s, c, lo, now, restart);
         }
         if (r[CR_SM_R_WAKE] && rc == CR_OK)
-            rc = wake_crossing(s, c, restart);
+            rc = wake_crossing(s, c, r[CR_SM_R_WAKE], restart);
     }
     return rc;
 }

@@ -239,16 +239,16 @@ static int run_start(cr_sim *s, double t_end, run_plan *plan)
 static int advance(cr_sim *s, double target, int *flag)
 {
     *flag = CV_SUCCESS;
-    if (target > s->tau * (1.0 + 4.0 * DBL_EPSILON) && s->cvode) {
+    if (target > s->tau * (1.0 + 4.0 * DBL_EPSILON) && s->stepper) {
         sunrealtype tret;
         *flag = s->own_roots ? cr_sm_own_advance(s, target, &tret)
-                             : CVode(s->cvode, target, s->y, &tret, CV_NORMAL);
+                             : CVode(s->stepper, target, s->y, &tret, CV_NORMAL);
         s->tau = tret;
         s->t = tret * s->T;
         if (*flag < 0)
             return cr_sm_cvode_fail(s, "CVode", *flag);
         if (!s->qstate && !s->own_roots)
-            CVodeGetQuad(s->cvode, &tret, s->yQ);
+            CVodeGetQuad(s->stepper, &tret, s->yQ);
     } else if (target > s->tau) {
         s->tau = target;
         s->t = target * s->T;

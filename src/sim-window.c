@@ -27,10 +27,7 @@
 /* Frees the window's CVODES objects; their counters are banked first. */
 void cr_sm_window_free(cr_sim *s)
 {
-    if (s->cvode) {
-        cr_cvode_bank(s->cvode, &s->banked);
-        CVodeFree(&s->cvode);
-    }
+    cr_sm_stepper_free(s);
     if (s->LS)
         SUNLinSolFree(s->LS);
     if (s->A)
@@ -48,11 +45,6 @@ void cr_sm_window_free(cr_sim *s)
     s->LS = NULL;
     s->A = NULL;
     s->y = s->yQ = NULL;
-}
-
-int cr_sm_cvode_fail(cr_sim *s, const char *what, int flag)
-{
-    return cr_cvode_fail(s->err, what, s->t, flag);
 }
 
 /* -- the window -- */
@@ -143,15 +135,15 @@ static int attach_solver(cr_sim *s, cr_method method)
 {
     if (method == CR_METHOD_ADAMS_FIXED_POINT) {
         s->NLS = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
-        return s->NLS ? CVodeSetNonlinearSolver(s->cvode, s->NLS) : CV_MEM_FAIL;
+        return s->NLS ? CVodeSetNonlinearSolver(s->stepper, s->NLS) : CV_MEM_FAIL;
     }
     sunindextype ny = (sunindextype)s->ny, bw = ny > 3 ? 3 : ny - 1;
     s->A = SUNBandMatrix(ny, bw, bw, s->ctx);
     s->LS = s->A ? SUNLinSol_Band(s->y, s->A, s->ctx) : NULL;
     if (!s->A || !s->LS)
         return CV_MEM_FAIL;
-    int flag = CVodeSetLinearSolver(s->cvode, s->LS, s->A);
-    return flag == CV_SUCCESS ? CVodeSetJacFn(s->cvode, cr_sm_jac) : flag;
+    int flag = CVodeSetLinearSolver(s->stepper, s->LS, s->A);
+    return flag == CV_SUCCESS ? CVodeSetJacFn(s->stepper, cr_sm_jac) : flag;
 }
 
 /* Lays the window's states out over the intervals nlo/nhi (n of them): each
@@ -212,7 +204,8 @@ static void window_layout(cr_sim *s, size_t n)
  * its bodies and contacts. */
 static int window_states(cr_sim *s, cr_method method)
 {
-    s->qstate = s->qstate_ok && method == CR_METHOD_ADAMS_FIXED_POINT;
+    /* ERKStep has no quadratures */
+    s->qstate = (s->qstate_ok && method == CR_METHOD_ADAMS_FIXED_POINT) || method == CR_METHOD_ERK;
     sunindextype nq1 = (sunindextype)(s->nq + 1);
     s->y = cr_nvector_small((sunindextype)s->ny + (s->qstate ? nq1 : 0), s->ctx);
     if (!s->y)
@@ -246,35 +239,30 @@ static int window_states(cr_sim *s, cr_method method)
  * in the whole chain (-5.2e-8 against -3.3e-7). */
 #define WINDOW_ATOL 1e-3
 
-/* Starts CVODES on the window's states at τ: method, tolerances, stop time,
- * solver, and the root functions (CVODE's, or the engine's own). */
-static int window_cvode(cr_sim *s, cr_method method)
+/* Starts the stepper on the window's states at τ: method, tolerances, stop
+ * time, solver, and the root functions (CVODE's, or the engine's own). */
+static int window_stepper(cr_sim *s, cr_method method)
 {
     /* a window of every body (a 5-ball cradle) is the whole chain: the floor
      * there only cost steps (the default model 458 -> 511) */
     int every_body = s->whole || s->nwb == s->nb;
     double atol =
         every_body || method == CR_METHOD_BDF ? s->atol : fmin(s->atol, WINDOW_ATOL * s->rtol);
-    s->adams_field = method != CR_METHOD_BDF && s->has_fields;
-    s->cvode = CVodeCreate(method == CR_METHOD_BDF ? CV_BDF : CV_ADAMS, s->ctx);
-    if (!s->cvode)
+    s->adams_field =
+        (method == CR_METHOD_ADAMS || method == CR_METHOD_ADAMS_FIXED_POINT) && s->has_fields;
+    int flag = cr_sm_stepper_create(s, method, atol);
+    if (!s->stepper)
         return CR_ERR_NOMEM;
-    int flag =
-        cr_cvode_init_at(s->cvode, cr_sm_rhs, s->tau, s->y, s->qstate ? NULL : cr_sm_quad_rhs,
-                         s->qstate ? NULL : s->yQ, s, s->rtol, atol, s->err);
-    if (flag == CV_SUCCESS && s->tau_stop > s->tau)
-        flag = CVodeSetStopTime(s->cvode, s->tau_stop);
-    if (flag == CV_SUCCESS && method != CR_METHOD_BDF)
-        flag = CVodeSetMaxOrd(s->cvode, CR_SM_ADAMS_MAX_ORDER);
     if (flag != CV_SUCCESS)
-        return cr_sm_cvode_fail(s, "CVODE setup", flag);
+        return cr_sm_cvode_fail(s, s->erk ? "ERKStep setup" : "CVODE setup", flag);
 
-    flag = attach_solver(s, method);
+    if (!s->erk) /* ERKStep: no solver, and the engine's own roots */
+        flag = attach_solver(s, method);
     if (flag == CV_MEM_FAIL)
         return CR_ERR_NOMEM;
     if (flag == CV_SUCCESS && s->n_contact_roots > 0 && !s->own_roots) {
         s->nroots = (int)s->nrf;
-        flag = CVodeRootInit(s->cvode, s->nroots, cr_sm_roots);
+        flag = CVodeRootInit(s->stepper, s->nroots, cr_sm_roots);
     }
     if (flag != CV_SUCCESS)
         return cr_sm_cvode_fail(s, "CVODE setup", flag);
@@ -284,7 +272,7 @@ static int window_cvode(cr_sim *s, cr_method method)
 }
 
 /* Lays the window out over the intervals nlo/nhi (n of them) at τ, from the
- * free flight of its bodies and contacts, and starts CVODES on it. */
+ * free flight of its bodies and contacts, and starts its stepper. */
 static int window_build(cr_sim *s, size_t n)
 {
     window_layout(s, n);
@@ -293,7 +281,7 @@ static int window_build(cr_sim *s, size_t n)
     cr_method method = cr_sim_method(s);
     int rc = window_states(s, method);
     if (rc == CR_OK)
-        rc = window_cvode(s, method);
+        rc = window_stepper(s, method);
     if (rc == CR_OK)
         return CR_OK;
     /* back to free flight from the same states: the getters stay valid */
@@ -344,6 +332,7 @@ int cr_sm_setup(cr_sim *s)
         return CR_ERR_NOMEM;
     s->tau = 0.0;
     s->region_speed = REGION_SPEED * s->rtol;
+    s->own_roots |= cr_sim_method(s) == CR_METHOD_ERK; /* ERKStep finds no roots */
     cr_sm_set_wake_levels(s);
     cr_sm_init_quiet(s);
     size_t n = 0;
@@ -409,11 +398,11 @@ int cr_sm_update_region(cr_sim *s, int restart, int bump, size_t nextra)
         }
     }
     s->stats.restarts += restart;
-    if ((!restart && !bump) || need || !s->cvode)
+    if ((!restart && !bump) || need || !s->stepper)
         return CR_OK; /* a new window starts a new history */
     s->bumps += !restart;
     /* Restart the multistep history across the jump; the quadratures carry on. */
-    int flag = cr_cvode_restart(s->cvode, s->tau, s->y, s->qstate ? NULL : s->yQ, &s->banked);
+    int flag = cr_sm_stepper_restart(s);
     if (flag == CV_SUCCESS && s->own_roots)
         cr_sm_roots_afresh(s);
     return flag == CV_SUCCESS ? CR_OK : cr_sm_cvode_fail(s, "CVodeReInit", flag);

@@ -364,7 +364,7 @@ int cr_sim_set_tolerances(cr_sim *s, double rtol, double atol)
 
 int cr_sim_set_method(cr_sim *s, cr_method method)
 {
-    CR_CHECK(s && method >= CR_METHOD_BDF && method <= CR_METHOD_AUTO, s ? s->err : NULL,
+    CR_CHECK(s && method >= CR_METHOD_BDF && method <= CR_METHOD_ERK, s ? s->err : NULL,
              CR_ERR_INVALID);
     s->method = method;
     return CR_OK;

@@ -29,7 +29,7 @@ work=$deps/sundials-work
 log=$deps/sundials-build.log
 
 # Bump when the recipe below changes, so an older build is redone.
-recipe=1
+recipe=2
 cflags="-O2 -g -fcommon"
 
 say() { echo "install-deps: SUNDIALS: $*"; }
@@ -128,7 +128,8 @@ fi
 
 # Only what cradle links (CVODES, whose library already holds the serial
 # vector, band/dense/sparse matrices, their direct and iterative solvers and
-# the Newton/fixed-point nonlinear solvers) plus KLU; no MPI, threads,
+# the Newton/fixed-point nonlinear solvers; ARKODE for the explicit
+# Runge-Kutta path) plus KLU; no MPI, threads,
 # Fortran, examples or shared libraries.  Same index and real types as Debian.
 gen=""
 command -v ninja >/dev/null 2>&1 && gen="-G Ninja"
@@ -142,7 +143,7 @@ cmake -S "$src" -B "$work/build" $gen \
     -DCMAKE_C_FLAGS="$cflags" \
     -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
     -DBUILD_SHARED_LIBS=OFF -DBUILD_STATIC_LIBS=ON \
-    -DBUILD_ARKODE=OFF -DBUILD_CVODE=OFF -DBUILD_CVODES=ON \
+    -DBUILD_ARKODE=ON -DBUILD_CVODE=OFF -DBUILD_CVODES=ON \
     -DBUILD_IDA=OFF -DBUILD_IDAS=OFF -DBUILD_KINSOL=OFF \
     -DBUILD_FORTRAN_MODULE_INTERFACE=OFF \
     -DSUNDIALS_PRECISION=double -DSUNDIALS_INDEX_SIZE=64 \
@@ -159,6 +160,7 @@ cmake --build "$work/build" -j "$jobs" >> "$log" 2>&1 ||
 cmake --install "$work/build" >> "$log" 2>&1 ||
     fallback "install failed (see build-deps/sundials-build.log)"
 if [ ! -f "$prefix.new/lib/libsundials_cvodes.a" ] ||
+    [ ! -f "$prefix.new/lib/libsundials_arkode.a" ] ||
     [ ! -f "$prefix.new/lib/cmake/sundials/SUNDIALSConfig.cmake" ]; then
     fallback "install is incomplete (see build-deps/sundials-build.log)"
 fi

@@ -194,7 +194,7 @@ int main(int argc, char **argv)
     double rtol = 1e-10, atol_in = -1.0, t_end = 0.0;
     int reps = 1, info = 0, events = 0;
     long arrival = -1;
-    static const char *const mnames[] = {"bdf", "adams", "adams-fixed-point", "auto"};
+    static const char *const mnames[] = {"bdf", "adams", "adams-fixed-point", "auto", "erk"};
     cr_method method = CR_METHOD_BDF;
     cr_linear_solver solver = CR_SOLVER_AUTO;
     for (int i = 2; i < argc; i++) {
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
         }
         i++;
         if (!strcmp(a, "--method")) {
-            for (int k = 0; k <= CR_METHOD_AUTO; k++)
+            for (int k = 0; k <= CR_METHOD_ERK; k++)
                 if (!strcmp(v, mnames[k]))
                     method = (cr_method)k;
         } else if (!strcmp(a, "--solver"))

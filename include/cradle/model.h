@@ -35,7 +35,8 @@ typedef enum {
     CR_METHOD_BDF = 0,               /**< CVODES BDF, Newton iteration with a banded LU */
     CR_METHOD_ADAMS = 1,             /**< CVODES Adams, Newton iteration with a banded LU */
     CR_METHOD_ADAMS_FIXED_POINT = 2, /**< CVODES Adams, fixed-point iteration: no Jacobian */
-    CR_METHOD_AUTO = 3               /**< chosen from the model (cr_sim_method) */
+    CR_METHOD_AUTO = 3,              /**< chosen from the model (cr_sim_method) */
+    CR_METHOD_ERK = 4                /**< ARKODE explicit Runge-Kutta (chains only) */
 } cr_method;
 
 /**
