@@ -1118,7 +1118,7 @@ static int pool_contact(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, l
 
 /* ---- settings -------------------------------------------------------------- */
 
-static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
+static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
     struct fy_node *m = cr_yaml_child(integ, "method");
     if (!m)
@@ -1134,6 +1134,10 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, cr_settings *s)
     for (int k = 0; k <= CR_METHOD_ERK; k++)
         if (v && strcmp(v, names[k]) == 0) {
             s->method = (cr_method)k;
+            if (k == CR_METHOD_ERK && dim == 2) /* the pool engine is CVODES only */
+                return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
+                                    "'erk' integrates chains; a pool takes 'auto', 'bdf', "
+                                    "'adams' or 'adams-fixed-point'");
             return CR_OK;
         }
     return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
@@ -1238,7 +1242,7 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "jacobian_floor")),
                             "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
                             s->jacobian_floor);
-    return parse_method(ps, integ, s) || parse_pool_settings(ps, integ, dim, s) ||
+    return parse_method(ps, integ, dim, s) || parse_pool_settings(ps, integ, dim, s) ||
                    parse_active_region(ps, integ, s)
                ? ps->rc
                : CR_OK;

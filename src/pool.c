@@ -204,6 +204,12 @@ cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msgl
     }
     if (cr_model_validate(model, msg, msglen) != CR_OK)
         return NULL;
+    if (cr_model_settings(model)->method == CR_METHOD_ERK) { /* pools run CVODES only */
+        cr_set_msg(msg, msglen,
+                   "integration.method 'erk' integrates chains; a pool takes 'auto', 'bdf', "
+                   "'adams' or 'adams-fixed-point'");
+        return NULL;
+    }
     cr_pool *p = calloc(1, sizeof(*p));
     if (!p || !(p->model = cr_model_copy(model)) || load_model(p) != CR_OK) {
         cr_set_msg(msg, msglen, "out of memory");

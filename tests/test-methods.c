@@ -1,26 +1,28 @@
 /*
  * Integration methods of the chain engine (issue 12, "An explicit path for
- * non-stiff models"): CVODES Adams with fixed-point iteration (no Jacobian, no
- * LU) against BDF with Newton iteration, and the automatic choice between them
+ * non-stiff models"): ARKODE's explicit Runge-Kutta (ERKStep, Cash-Karp) and
+ * CVODES Adams with fixed-point iteration (no Jacobian, no LU) against BDF
+ * with Newton iteration, and the automatic choice between them
  * (docs/performance.md, "Integration methods").
  *
- * 1. At rtol 1e-12 both give the same final velocities to 1e-9 of the
- *    striker's speed (issue 12, "Tests") on the 3-ball chain, the 5-ball
- *    cradle and a 100-bead chain (which the automatic choice integrates with
- *    fixed-point iteration), and on the damped cradle (damping ratio 0.038,
- *    not stiff, but sent to BDF by the automatic choice: sim-window.c, "integration
- *    method"), with each method asked for explicitly.
+ * 1. At rtol 1e-12 ERK and fixed point each give BDF's final velocities to
+ *    1e-9 of the striker's speed (issue 12, "Tests": the explicit and the
+ *    implicit engines agree) on the 3-ball chain, the 5-ball cradle and a
+ *    100-bead chain (which the automatic choice integrates with ERK), and on
+ *    the damped cradle (damping ratio 0.038, not stiff, but sent to BDF by the
+ *    automatic choice: sim-window.c, "integration method"), with each method
+ *    asked for explicitly.
  * 2. The automatic choice on every model file in models/ is the documented one:
- *    links or a damped contact → BDF, otherwise Adams with fixed-point
- *    iteration; pools do not report a method.
- * 3. The rule on a spring-dashpot pair: undamped fixed point, the smallest
- *    damper BDF; an explicit setting overrides the choice; auto is the
- *    default.
- * 4. The fixed-point runs evaluate no Jacobian; the BDF runs do.
+ *    links or a damped contact → BDF, otherwise ERK; pools do not report a
+ *    method.
+ * 3. The rule on a spring-dashpot pair: undamped ERK, the smallest damper
+ *    BDF; an explicit setting overrides the choice; auto is the default.
+ * 4. The ERK and fixed-point runs evaluate no Jacobian; the BDF runs do.
  * 5. Fixed-point runs integrate the impulses and the dissipated work as states
  *    (sim-window.c, qstate); CRADLE_IMPULSE_STATES=off gives the CVODES quadratures.
+ *    ERK runs have no quadratures: states always, whatever the switch says.
  *    On two unequal Hertz balls, undamped and damped (gap release: the damper
- *    dissipates all that is lost), both paths give the
+ *    dissipates all that is lost), the three paths give the
  *    impulse of the momentum balance (P = m₂ Δv₂, from the velocity states,
  *    not the impulse integral) and of the elastic closed form (P =
  *    2 m₁m₂/(m₁+m₂) V, Newton's law with e = 1), the dissipated work of the
@@ -38,8 +40,8 @@
 
 static const char *method_name(int m)
 {
-    static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto"};
-    return m >= 0 && m <= CR_METHOD_AUTO ? names[m] : "none";
+    static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto", "erk"};
+    return m >= 0 && m <= CR_METHOD_ERK ? names[m] : "none";
 }
 
 /* Steel balls of models/newton-cradle-5.yaml, n of them: the striker 10 µm
@@ -87,23 +89,28 @@ static int run(const cr_model *model, cr_method method, double rtol, double t_en
     return used;
 }
 
-/* Item 1: fixed point against BDF at rtol 1e-12. */
+/* Item 1: ERK and fixed point against BDF at rtol 1e-12. */
 static void agree(const char *what, cr_model *m, double t_end, double V)
 {
     size_t n = cr_model_body_count(m);
     double *va = calloc(n, sizeof(double)), *vb = calloc(n, sizeof(double));
     cr_run_stats sa = {0}, sb = {0};
-    int ua = run(m, CR_METHOD_ADAMS_FIXED_POINT, 1e-12, t_end, va, &sa);
     int ub = run(m, CR_METHOD_BDF, 1e-12, t_end, vb, &sb);
-    double d = 0.0;
-    for (size_t i = 0; i < n; i++)
-        d = fmax(d, fabs(va[i] - vb[i]) / V);
-    CHECK(ua == CR_METHOD_ADAMS_FIXED_POINT && ub == CR_METHOD_BDF && d <= AGREE,
-          "%s: fixed point vs BDF at rtol 1e-12: max |dv|/V = %.2e (<= %.0e) [issue 12]", what, d,
-          AGREE);
-    /* item 4: no Jacobian without Newton iterations */
-    CHECK(sa.jac_evals == 0 && sb.jac_evals > 0, "%s: Jacobian evaluations %ld (fixed point), %ld",
-          what, sa.jac_evals, sb.jac_evals);
+    const cr_method methods[] = {CR_METHOD_ADAMS_FIXED_POINT, CR_METHOD_ERK};
+    for (int k = 0; k < 2; k++) {
+        int ua = run(m, methods[k], 1e-12, t_end, va, &sa);
+        double d = 0.0;
+        for (size_t i = 0; i < n; i++)
+            d = fmax(d, fabs(va[i] - vb[i]) / V);
+        CHECK(ua == (int)methods[k] && ub == CR_METHOD_BDF && d <= AGREE,
+              "%s: %s vs BDF at rtol 1e-12: max |dv|/V = %.2e (<= %.0e) [issue 12]", what,
+              method_name(ua), d, AGREE);
+        printf("     %s: %s vs BDF at rtol 1e-12: max |dv|/V = %.2e, %ld steps\n", what,
+               method_name(ua), d, sa.steps);
+        /* item 4: no Jacobian without Newton iterations */
+        CHECK(sa.jac_evals == 0 && sb.jac_evals > 0, "%s: Jacobian evaluations %ld (%s), %ld", what,
+              sa.jac_evals, method_name(ua), sb.jac_evals);
+    }
     free(va);
     free(vb);
     cr_model_destroy(m);
@@ -111,7 +118,7 @@ static void agree(const char *what, cr_model *m, double t_end, double V)
 
 /* The reported choice is the one run: the default model at its own settings
  * (auto) evaluates no Jacobian, and gives bit for bit the final velocities of
- * an explicit adams-fixed-point run. */
+ * an explicit erk run. */
 static void test_auto_runs_choice(void)
 {
     cr_model *m = tu_load_model("newton-cradle-5.yaml");
@@ -122,10 +129,10 @@ static void test_auto_runs_choice(void)
     cr_run_stats sa = {0}, sb = {0};
     double rtol = cr_model_settings(m)->rtol;
     int ua = run(m, CR_METHOD_AUTO, rtol, 0.0, va, &sa);
-    int ub = run(m, CR_METHOD_ADAMS_FIXED_POINT, rtol, 0.0, vb, &sb);
-    CHECK(n <= 8 && ua == CR_METHOD_ADAMS_FIXED_POINT && ub == ua && sa.jac_evals == 0 &&
-              sa.steps == sb.steps && memcmp(va, vb, sizeof va) == 0,
-          "auto on newton-cradle-5 runs fixed point: %ld steps, %ld Jacobians (explicit: %ld "
+    int ub = run(m, CR_METHOD_ERK, rtol, 0.0, vb, &sb);
+    CHECK(n <= 8 && ua == CR_METHOD_ERK && ub == ua && sa.jac_evals == 0 && sa.steps == sb.steps &&
+              memcmp(va, vb, sizeof va) == 0,
+          "auto on newton-cradle-5 runs erk: %ld steps, %ld Jacobians (explicit: %ld "
           "steps)",
           sa.steps, sa.jac_evals, sb.steps);
     cr_model_destroy(m);
@@ -151,13 +158,13 @@ static void test_model_files(void)
         {"ball-on-ball-floor.yaml", CR_METHOD_BDF},
         {"ball-on-ball-heavy.yaml", CR_METHOD_BDF},
         {"bead-column-falcon.yaml", CR_METHOD_BDF},
-        {"bead-column.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"bead-column.yaml", CR_METHOD_ERK},
         {"damped-cradle.yaml", CR_METHOD_BDF},
         {"dashpot-pair.yaml", CR_METHOD_BDF},
         /* no link, but one damped (Hunt-Crossley) pair */
         {"decorated-chain.yaml", CR_METHOD_BDF},
         {"glocker-rods.yaml", CR_METHOD_BDF}, /* links */
-        {"hertz-pair.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"hertz-pair.yaml", CR_METHOD_ERK},
         /* damped pairs (C = 0.05 or 50) */
         {"mosterman-table1-a.yaml", CR_METHOD_BDF},
         {"mosterman-table1-b.yaml", CR_METHOD_BDF},
@@ -165,7 +172,7 @@ static void test_model_files(void)
         {"mosterman-table1-d.yaml", CR_METHOD_BDF},
         {"mosterman-table1-e.yaml", CR_METHOD_BDF},
         {"mosterman-table1-f.yaml", CR_METHOD_BDF},
-        {"newton-cradle-5.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"newton-cradle-5.yaml", CR_METHOD_ERK},
         /* restitution 0.95: damping solved for it */
         {"pendulum-cradle-2.yaml", CR_METHOD_BDF},
         {"pendulum-cradle-3.yaml", CR_METHOD_BDF},
@@ -173,12 +180,12 @@ static void test_model_files(void)
         {"pendulum-cradle-5.yaml", CR_METHOD_BDF},
         {"pendulum-cradle-6.yaml", CR_METHOD_BDF},
         {"pendulum-cradle-7.yaml", CR_METHOD_BDF},
-        {"pendulum-cradle.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* C = 0 */
+        {"pendulum-cradle.yaml", CR_METHOD_ERK}, /* C = 0 */
         {"pool-bernoulli.yaml", -1},
         {"pool-theta-tau.yaml", -1},
-        {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT},
-        {"three-ball-chain-linear.yaml", CR_METHOD_ADAMS_FIXED_POINT},
-        {"three-ball-chain.yaml", CR_METHOD_ADAMS_FIXED_POINT},
+        {"solitary-wave.yaml", CR_METHOD_ERK},
+        {"three-ball-chain-linear.yaml", CR_METHOD_ERK},
+        {"three-ball-chain.yaml", CR_METHOD_ERK},
         {"viscoelastic-pair.yaml", CR_METHOD_BDF},
     };
     size_t nwant = sizeof want / sizeof want[0];
@@ -235,20 +242,21 @@ static int pair_choice(double zeta, cr_method setting)
 static void test_threshold(void)
 {
     CHECK(cr_settings_default().method == CR_METHOD_AUTO, "auto is the default");
-    CHECK(pair_choice(0.0, CR_METHOD_AUTO) == CR_METHOD_ADAMS_FIXED_POINT, "undamped: fixed point");
+    CHECK(pair_choice(0.0, CR_METHOD_AUTO) == CR_METHOD_ERK, "undamped: erk");
     CHECK(pair_choice(1e-6, CR_METHOD_AUTO) == CR_METHOD_BDF, "zeta 1e-6: BDF");
     CHECK(pair_choice(11.0, CR_METHOD_AUTO) == CR_METHOD_BDF, "zeta 11: BDF");
     CHECK(pair_choice(0.0, CR_METHOD_BDF) == CR_METHOD_BDF, "setting bdf overrides auto");
     CHECK(pair_choice(0.0, CR_METHOD_ADAMS) == CR_METHOD_ADAMS, "setting adams overrides auto");
     CHECK(pair_choice(5.0, CR_METHOD_ADAMS_FIXED_POINT) == CR_METHOD_ADAMS_FIXED_POINT,
           "setting adams-fixed-point overrides auto");
+    CHECK(pair_choice(5.0, CR_METHOD_ERK) == CR_METHOD_ERK, "setting erk overrides auto");
 }
 
 /* The model file's names for the methods, and a clear error for others. */
 static void test_parse(void)
 {
-    static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto"};
-    for (int k = 0; k <= CR_METHOD_AUTO; k++) {
+    static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto", "erk"};
+    for (int k = 0; k <= CR_METHOD_ERK; k++) {
         char text[256], msg[256];
         snprintf(text, sizeof text,
                  "balls: [{mass: 1, radius: 0.5, x: 0, v: 1}, {mass: 1, radius: 0.5, x: 1.1}]\n"
@@ -268,6 +276,27 @@ static void test_parse(void)
     int rc = cr_modelfile_parse(bad, strlen(bad), "t.yaml", &m, msg, sizeof msg);
     CHECK(rc != CR_OK && !m && strstr(msg, "integration.method") && strstr(msg, "t.yaml:3"),
           "unknown method rejected with file, line and field: %s", msg);
+    /* the pool engine is CVODES only: erk is refused for a pool, by the file
+     * and by the library */
+    const char *pool = "dim: 2\nbodies: [{mass: 1, radius: 0.5, x: [0, 0], v: [1, 0]},\n"
+                       "  {mass: 1, radius: 0.5, x: [1.1, 0]}]\n"
+                       "contact: {K: 1, n: 1.5}\nintegration: {method: erk}\n";
+    rc = cr_modelfile_parse(pool, strlen(pool), "p.yaml", &m, msg, sizeof msg);
+    CHECK(rc != CR_OK && !m && strstr(msg, "p.yaml:5") && strstr(msg, "'erk' integrates chains"),
+          "erk rejected for a pool with file, line and field: %s", msg);
+    m = cr_model_create();
+    cr_model_set_dimension(m, 2);
+    double x0[2] = {0, 0}, x1[2] = {1.1, 0}, v0[2] = {1, 0}, v1[2] = {0, 0};
+    cr_model_add_body(m, 1.0, 0.5, x0, v0);
+    cr_model_add_body(m, 1.0, 0.5, x1, v1);
+    cr_settings set = *cr_model_settings(m);
+    set.method = CR_METHOD_ERK;
+    cr_model_set_settings(m, &set);
+    cr_system *sys = cr_system_create(m, msg, sizeof msg);
+    CHECK(!sys && strstr(msg, "'erk' integrates chains"),
+          "erk refused for a pool by the library: %s", msg);
+    cr_system_destroy(sys);
+    cr_model_destroy(m);
 }
 
 /* Two steel balls, m₂ = 3 m₁, the striker 10 µm away at V; damping C. */
@@ -335,11 +364,16 @@ static void test_impulse_states(void)
     const double Pel = 2.0 * m1 * m2 / (m1 + m2) * V; /* elastic closed form */
     for (int damped = 0; damped <= 1; damped++) {
         cr_model *m = unequal_pair(damped ? 3e5 : 0.0, V);
-        pair_result r[2];
+        pair_result r[3];
         int ok = run_pair(m, 1, &r[1]) && run_pair(m, 0, &r[0]);
+        /* ERKStep has no quadratures: its impulses are states always */
+        cr_settings set = *cr_model_settings(m);
+        set.method = CR_METHOD_ERK;
+        cr_model_set_settings(m, &set);
+        ok = ok && run_pair(m, 0, &r[2]);
         CHECK(ok, "impulse-state runs");
-        for (int k = 0; ok && k < 2; k++) {
-            const char *how = k ? "states" : "quadratures";
+        for (int k = 0; ok && k < 3; k++) {
+            const char *how = k == 2 ? "erk" : k ? "states" : "quadratures";
             double dP = fabs(r[k].P - m2 * r[k].v[1]) / (m1 * V);
             CHECK(dP <= MOMENTUM_TOL, "%s, %s: |P - m2 dv2| / m1 V = %.2e (<= %.0e) [momentum]",
                   damped ? "damped" : "undamped", how, dP, MOMENTUM_TOL);

@@ -24,7 +24,7 @@
 
 /**
  * Integration method of the compliant run (docs/performance.md, "Integration
- * methods"). CR_METHOD_AUTO (the default) picks CR_METHOD_ADAMS_FIXED_POINT for
+ * methods"). CR_METHOD_AUTO (the default) picks CR_METHOD_ERK for
  * chains with neither links nor damped contacts and CR_METHOD_BDF otherwise
  * (src/sim-window.c, cr_sim_method); pools run BDF under CR_METHOD_AUTO and
  * CR_METHOD_BDF, Adams under CR_METHOD_ADAMS (fixed point when lightly damped,
