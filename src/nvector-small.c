@@ -82,6 +82,9 @@ static void scale(sunrealtype c, N_Vector x, N_Vector z)
         zd[i] = c * xd[i];
 }
 
+/* The vectors a linear combination takes at once (more: the fallback order). */
+#define LIN_COMB_MAX 16
+
 static int lin_comb(int nvec, sunrealtype *c, N_Vector *X, N_Vector z)
 {
     sunrealtype *zd = NV_DATA_S(z);
@@ -95,17 +98,32 @@ static int lin_comb(int nvec, sunrealtype *c, N_Vector *X, N_Vector z)
             lin_sum(c[k], X[k], 1.0, z, z);
         return 0;
     }
+    if (nvec > LIN_COMB_MAX) {
+        scale(c[0], X[0], z);
+        for (int k = 1; k < nvec; k++)
+            lin_sum(c[k], X[k], 1.0, z, z);
+        return 0;
+    }
+    /* ERKStep's stage sums (up to 7 vectors with Cash-Karp) spent half their
+     * time reaching each vector's data and splatting its factor: both once */
+    const sunrealtype *xd[LIN_COMB_MAX];
+    pair cc[LIN_COMB_MAX];
+    for (int k = 0; k < nvec; k++) {
+        xd[k] = NV_DATA_S(X[k]);
+        cc[k] = (pair){c[k], c[k]};
+    }
     sunindextype i = 0;
     for (; i + 2 <= n; i += 2) {
-        pair s = c[0] * load2(NV_DATA_S(X[0]) + i);
+        pair s = cc[0] * load2(xd[0] + i);
+#pragma GCC unroll 8
         for (int k = 1; k < nvec; k++)
-            s = c[k] * load2(NV_DATA_S(X[k]) + i) + s;
+            s = cc[k] * load2(xd[k] + i) + s;
         store2(zd + i, s);
     }
     if (i < n) {
-        sunrealtype s = c[0] * NV_DATA_S(X[0])[i];
+        sunrealtype s = c[0] * xd[0][i];
         for (int k = 1; k < nvec; k++)
-            s = c[k] * NV_DATA_S(X[k])[i] + s;
+            s = c[k] * xd[k][i] + s;
         zd[i] = s;
     }
     return 0;
