@@ -222,6 +222,9 @@ struct cr_sim {
     int *fixed;
     cr_contact_params *law;
     int *contact_on;
+    /* an undamped Hertz contact without a link: force K δ^(3/2), no
+     * dissipation (sim-rhs.c's short path) */
+    unsigned char *plain_hertz;
     cr_link *link;
     int *has_link;
     double gravity;

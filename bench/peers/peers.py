@@ -204,7 +204,7 @@ def timed_lammps(ctx, case, dt, steps):
 
 def scan_cradle(ctx, spec, ref, rtols):
     pts = []
-    for method in ("bdf", "adams", "adams-fixed-point"):
+    for method in ("bdf", "adams", "adams-fixed-point", "erk"):
         for rtol in rtols:
             r = timed_cradle(ctx, spec["case"], method, rtol, spec["t_end"])
             if "cpu" not in r:
@@ -585,7 +585,8 @@ def print_table(rows, out):
         lt = l["cpu"] if l else None
         ct = c["cpu"] if c else None
         ls = "t_c/%.0f, %.1e" % (l["k"], l["err"]) if l else "not reached"
-        cs = "%s %.0e, %.1e" % ({"bdf": "BDF", "adams": "Adams"}.get(c["method"], "Adams FP"),
+        cs = "%s %.0e, %.1e" % ({"bdf": "BDF", "adams": "Adams", "erk": "ERK"}.get(c["method"],
+                                                                                "Adams FP"),
                                 c["rtol"], c["err"]) if c else "not reached"
         ratio = ("%.3g (%.3g-%.3g)" % (c["ratio"], *c["ratio_range"]) if c and "ratio" in c
                  else "%.3g" % (lt / ct) if lt and ct else "-")
@@ -599,7 +600,7 @@ def print_table(rows, out):
     w = out.get("whole")
     if w:
         print("| `cradle run` of the default model, whole process (CPU; wall) | - | t_c/%.0f "
-              "(LAMMPS' 1e-8 step), whole `lmp` | %s; %s | default (auto: Adams FP) 1e-10, writes HDF5 | "
+              "(LAMMPS' 1e-8 step), whole `lmp` | %s; %s | default (auto: ERK) 1e-10, writes HDF5 | "
               "%s; %s | %.3g (%.3g-%.3g) |" % (
                   w["lammps_dt_k"], fmt_t(w["lammps_cpu"]), fmt_t(w["lammps_wall"]),
                   fmt_t(w["cradle_cpu"]), fmt_t(w["cradle_wall"]), w["ratio"], *w["ratio_range"]))
