@@ -13,10 +13,11 @@
  *    automatic choice: sim-window.c, "integration method"), with each method
  *    asked for explicitly.
  * 2. The automatic choice on every model file in models/ is the documented one:
- *    links or a damped contact → BDF, otherwise ERK; pools do not report a
- *    method.
+ *    links or a damped contact → BDF, otherwise ERK up to 100 bodies and
+ *    fixed point beyond; pools do not report a method.
  * 3. The rule on a spring-dashpot pair: undamped ERK, the smallest damper
- *    BDF; an explicit setting overrides the choice; auto is the default.
+ *    BDF; an explicit setting overrides the choice; auto is the default;
+ *    steel chains of 100 and 101 beads: ERK, fixed point.
  * 4. The ERK and fixed-point runs evaluate no Jacobian; the BDF runs do.
  * 5. Fixed-point runs integrate the impulses and the dissipated work as states
  *    (sim-window.c, qstate); CRADLE_IMPULSE_STATES=off gives the CVODES quadratures.
@@ -183,7 +184,7 @@ static void test_model_files(void)
         {"pendulum-cradle.yaml", CR_METHOD_ERK}, /* C = 0 */
         {"pool-bernoulli.yaml", -1},
         {"pool-theta-tau.yaml", -1},
-        {"solitary-wave.yaml", CR_METHOD_ERK},
+        {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* 120 beads: past ERK's 100 */
         {"three-ball-chain-linear.yaml", CR_METHOD_ERK},
         {"three-ball-chain.yaml", CR_METHOD_ERK},
         {"viscoelastic-pair.yaml", CR_METHOD_BDF},
@@ -243,6 +244,17 @@ static void test_threshold(void)
 {
     CHECK(cr_settings_default().method == CR_METHOD_AUTO, "auto is the default");
     CHECK(pair_choice(0.0, CR_METHOD_AUTO) == CR_METHOD_ERK, "undamped: erk");
+    /* ERK up to 100 bodies, fixed point beyond (sim-window.c, ERK_MAX_BODIES) */
+    for (int n = 100; n <= 101; n++) {
+        cr_model *m = steel_chain(n);
+        char msg[256];
+        cr_system *s = cr_system_create(m, msg, sizeof msg);
+        int got = s ? cr_system_method(s) : -2;
+        CHECK(got == (n == 100 ? CR_METHOD_ERK : CR_METHOD_ADAMS_FIXED_POINT),
+              "undamped chain of %d: auto chooses %s", n, method_name(got));
+        cr_system_destroy(s);
+        cr_model_destroy(m);
+    }
     CHECK(pair_choice(1e-6, CR_METHOD_AUTO) == CR_METHOD_BDF, "zeta 1e-6: BDF");
     CHECK(pair_choice(11.0, CR_METHOD_AUTO) == CR_METHOD_BDF, "zeta 11: BDF");
     CHECK(pair_choice(0.0, CR_METHOD_BDF) == CR_METHOD_BDF, "setting bdf overrides auto");
