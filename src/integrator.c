@@ -5,9 +5,8 @@
 
 #include "priv.h"
 
-/* CVODE hands its message to this handler before returning the flag: keep it in
- * the owner's buffer so the error the user sees says why. */
-static void error_handler(int code, const char *module, const char *function, char *msg, void *user)
+void cr_sundials_error_handler(int code, const char *module, const char *function, char *msg,
+                               void *user)
 {
     cr_set_msg(user, CR_ERRMSG_LEN, "%s %s (flag %d): %s", module, function, code, msg);
 }
@@ -21,7 +20,7 @@ int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector
 int cr_cvode_init_at(void *mem, CVRhsFn rhs, double tau0, N_Vector y, CVQuadRhsFn quad, N_Vector yQ,
                      void *user, double rtol, double atol, char *err)
 {
-    CVodeSetErrHandlerFn(mem, error_handler, err);
+    CVodeSetErrHandlerFn(mem, cr_sundials_error_handler, err);
     int flag = CVodeInit(mem, rhs, tau0, y);
     if (flag == CV_SUCCESS)
         flag = CVodeSetUserData(mem, user);

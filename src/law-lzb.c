@@ -188,11 +188,6 @@ static int roots(sunrealtype sigma, N_Vector yv, sunrealtype *g, void *user)
     return 0;
 }
 
-static void error_handler(int code, const char *module, const char *function, char *msg, void *user)
-{
-    cr_set_msg(user, CR_ERRMSG_LEN, "%s %s (flag %d): %s", module, function, code, msg);
-}
-
 /* ---- pieces ------------------------------------------------------------------ */
 
 /* The primary becomes contact q: its variable turns from qⱼ into Eⱼ and the old
@@ -463,7 +458,7 @@ static int cvode_setup(lzb_work *w, double tol)
     if (!w->cvode)
         return CR_ERR_NOMEM;
     N_VConst(0.0, w->y);
-    CVodeSetErrHandlerFn(w->cvode, error_handler, w->l.err);
+    CVodeSetErrHandlerFn(w->cvode, cr_sundials_error_handler, w->l.err);
     int flag = CVodeInit(w->cvode, rhs, 0.0, w->y);
     /* the problem is not stiff (one contact's loading and unloading per piece):
      * Adams with fixed-point iterations needs no Jacobian */

@@ -76,6 +76,13 @@ static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A SUNDIALS error handler (CVODES' and ARKODE's share the signature;
+ * integrator.c): SUNDIALS hands its message over before returning the flag,
+ * and it is kept in @p user, a CR_ERRMSG_LEN buffer, so the error the user
+ * sees says why. */
+void cr_sundials_error_handler(int code, const char *module, const char *function, char *msg,
+                               void *user);
+
 /* Argument check in pixman's return_val_if_fail style: records the failed
  * condition in the object's message buffer and returns the code. */
 #define CR_CHECK(cond, msgbuf, code)                                                               \

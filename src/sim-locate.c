@@ -228,9 +228,9 @@ static double erk_onto_new_side(cr_sim *s, double tr)
     cr_sm_rhs(tr, s->y, s->ynudge, s);
     sunindextype n = N_VGetLength(s->y);
     const double eta = 1e-6;
-    for (sunindextype i = 0; i < n; i++)
+    for (sunindextype i = 0; i < n; i++) /* f: the state a time η further */
         f[i] = y[i] + eta * f[i];
-    cand_values(s, f, s->clo); /* the functions a time η further */
+    cand_values(s, f, s->clo); /* clo (free after the search): the functions there */
     double dt = 0.0;
     for (size_t c = 0; c < s->ncand; c++) {
         double g = s->cmid[c], rate = (s->clo[c] - g) / eta;

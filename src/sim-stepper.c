@@ -30,12 +30,6 @@
 #define ERK_TABLE ARKODE_CASH_KARP_6_4_5
 #define ERK_DEGREE 4
 
-static void erk_error_handler(int code, const char *module, const char *function, char *msg,
-                              void *user)
-{
-    cr_set_msg(user, CR_ERRMSG_LEN, "%s %s (flag %d): %s", module, function, code, msg);
-}
-
 /* The integrator's current point: where the next step starts. */
 static void erk_mark(cr_sim *s, double t)
 {
@@ -54,7 +48,7 @@ static int erk_create(cr_sim *s, double atol)
     s->stepper = ERKStepCreate(cr_sm_rhs, s->tau, s->y, s->ctx);
     if (!s->stepper)
         return ARK_MEM_FAIL;
-    int flag = ERKStepSetErrHandlerFn(s->stepper, erk_error_handler, s->err);
+    int flag = ERKStepSetErrHandlerFn(s->stepper, cr_sundials_error_handler, s->err);
     if (flag == ARK_SUCCESS)
         flag = ERKStepSetUserData(s->stepper, s);
     if (flag == ARK_SUCCESS)
