@@ -289,6 +289,10 @@ struct cr_sim {
      * of the window belongs to root contact rblock[q]; rootk[c] is contact c's
      * block while it is a window's root contact. */
     int own_roots;
+    /* CRADLE_AUTO_METHOD=erk|adams-fixed-point: what auto runs on every chain
+     * it gives an explicit method (the test suite runs its reference tests
+     * with each); CR_METHOD_AUTO: by size (cr_sim_method) */
+    cr_method auto_explicit;
     size_t nrf, *rblock, *rootk;
     double *glo, *ghi;        /* the functions at tlo and at the end of the step, tn */
     double *clo, *chi, *cmid; /* the candidates' values during a search */

@@ -135,6 +135,8 @@ cr_method cr_sim_method(const cr_sim *s)
     for (size_t c = 0; c < s->nc; c++)
         if (s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0))
             return CR_METHOD_BDF;
+    if (s->auto_explicit != CR_METHOD_AUTO)
+        return s->auto_explicit;
     return s->nb <= ERK_MAX_BODIES ? CR_METHOD_ERK : CR_METHOD_ADAMS_FIXED_POINT;
 }
 

@@ -300,6 +300,10 @@ static void read_switches(cr_sim *s, const cr_model *model)
     s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
     const char *cr = getenv("CRADLE_CHAIN_ROOTS");
     s->own_roots = !(cr && strcmp(cr, "cvode") == 0);
+    const char *am = getenv("CRADLE_AUTO_METHOD");
+    s->auto_explicit = am && strcmp(am, "erk") == 0                 ? CR_METHOD_ERK
+                       : am && strcmp(am, "adams-fixed-point") == 0 ? CR_METHOD_ADAMS_FIXED_POINT
+                                                                    : CR_METHOD_AUTO;
     const char *qs = getenv("CRADLE_IMPULSE_STATES");
     s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
     const char *pad = getenv("CRADLE_REGION_PAD");
