@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Accuracy vs cost of the chain engine's integration methods (issue 12,
 docs/performance.md "Integration methods"): BDF, Adams (both Newton with a
-banded LU) and Adams with fixed-point iteration, at each tolerance, on the
+banded LU), Adams with fixed-point iteration and ARKODE's explicit
+Runge-Kutta (erk), at each tolerance, on the
 3-ball chain, the 5-ball cradle and the 1000-bead chain (pulse to bead 900).
 Error = max |v - v_ref| / V of the final velocities against BDF at rtol 1e-13
 (atol 1e-15); CPU = median in-process time of create + run (peers-cradle).
@@ -18,7 +19,7 @@ import os
 import subprocess
 import sys
 
-METHODS = ["bdf", "adams", "adams-fixed-point"]
+METHODS = ["bdf", "adams", "adams-fixed-point", "erk"]
 # The pulse reaches bead 900 at 0.02644 s (bench/peers/peers.py, T900).
 CASES = [
     {"id": "three", "case": "three", "t_end": 0.0, "title": "3-ball chain",
@@ -114,7 +115,7 @@ def plot(res, path):
     fig, axes = plt.subplots(1, len(cases), figsize=(3.6 * len(cases), 3.4), squeeze=False)
     for ax, cid in zip(axes[0], cases):
         case = res["cases"][cid]
-        for method, style in zip(METHODS, ("o-", "s-", "^-")):
+        for method, style in zip(METHODS, ("o-", "s-", "^-", "D-")):
             pts = sorted([p for p in case["points"] if p["method"] == method],
                          key=lambda p: -p["rtol"])
             ax.loglog([p["cpu"] for p in pts], [max(p["err"], 1e-16) for p in pts], style,
