@@ -80,6 +80,18 @@ cr_settings cr_settings_default(void)
     return s;
 }
 
+const char *cr_method_name(int method)
+{
+    static const char *const names[] = {
+        [CR_METHOD_BDF] = "bdf",
+        [CR_METHOD_ADAMS] = "adams",
+        [CR_METHOD_ADAMS_FIXED_POINT] = "adams-fixed-point",
+        [CR_METHOD_AUTO] = "auto",
+        [CR_METHOD_ERK] = "erk",
+    };
+    return method >= 0 && (size_t)method < sizeof names / sizeof names[0] ? names[method] : NULL;
+}
+
 cr_model *cr_model_create(void)
 {
     cr_model *m = calloc(1, sizeof(*m));

@@ -1124,15 +1124,8 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_sett
     if (!m)
         return CR_OK;
     const char *v = fy_node_get_scalar0(m);
-    static const char *const names[] = {
-        [CR_METHOD_BDF] = "bdf",
-        [CR_METHOD_ADAMS] = "adams",
-        [CR_METHOD_ADAMS_FIXED_POINT] = "adams-fixed-point",
-        [CR_METHOD_AUTO] = "auto",
-        [CR_METHOD_ERK] = "erk",
-    };
-    for (int k = 0; k <= CR_METHOD_ERK; k++)
-        if (v && strcmp(v, names[k]) == 0) {
+    for (int k = 0; cr_method_name(k); k++)
+        if (v && strcmp(v, cr_method_name(k)) == 0) {
             s->method = (cr_method)k;
             if (k == CR_METHOD_ERK && dim == 2) /* the pool engine is CVODES only */
                 return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",

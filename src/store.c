@@ -969,6 +969,8 @@ static int write_summary(cr_store *st, const char *status, const char *error)
     cr_system_get_scales(st->sys, &L, &V, &T);
     int failed = strcmp(status, "failed") == 0;
     int e = cr_h5_attr_string(f, "end_reason", cr_system_end_reason(st->sys));
+    const char *method = cr_method_name(cr_system_method(st->sys));
+    e |= cr_h5_attr_string(f, "integration_method", method ? method : "");
     e |= cr_h5_attr_string(f, "error", error ? error : "");
     e |= cr_h5_attr_double(f, "t_end", t);
     e |= cr_h5_attr_double(f, "failure_time", failed ? t : NAN);

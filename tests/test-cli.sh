@@ -60,6 +60,17 @@ no_temp && ok "no temporary left" || bad "temporary file left"
 "$PY" -c 'import json,sys; d=json.load(open("run.json")); sys.exit(not (d["engine"] == "chain" and d["episodes"][0]["t_start"] > 0))' \
     && ok "run --json: valid JSON with the episodes" || bad "run --json: $(head -c 300 run.json)"
 h5dump -H -d /episodes j.h5 >/dev/null 2>&1 && ok "/episodes in the HDF5 file" || bad "/episodes missing"
+# the method auto resolved to, in the summary, the JSON and the file (the
+# default 5-ball cradle: undamped, no links, 5 bodies: erk; --set overrides)
+grep -q "^  erk: [0-9]* steps" run.txt && "$PY" -c 'import json,sys; sys.exit(json.load(open("run.json"))["integration_method"] != "erk")' \
+    && h5dump -a /integration_method j.h5 2>/dev/null | grep -q '"erk"' \
+    && ok "the method run (erk) in the summary, the JSON and the file" \
+    || bad "method not reported: $(grep steps run.txt)"
+"$CRADLE" run -q --json --set integration.method=adams-fixed-point -o afp.h5 > afp.json
+"$PY" -c 'import json,sys; sys.exit(json.load(open("afp.json"))["integration_method"] != "adams-fixed-point")' \
+    && h5dump -a /integration_method afp.h5 2>/dev/null | grep -q '"adams-fixed-point"' \
+    && ok "--set integration.method=adams-fixed-point is the method run" \
+    || bad "method override not reported: $(head -c 300 afp.json)"
 # names full of quotes, backslashes, a newline and non-ASCII stay valid JSON
 sed 's/^name: .*/name: "say \\"hi\\" \\\\ back\\nslash é"/' "$MODELS/three-ball-chain.yaml" > quoted.yaml
 "$CRADLE" run --json -o 'q"uote\.h5' quoted.yaml > quoted.json 2> quoted.err

@@ -98,8 +98,10 @@ void report_summary(const run_info *info, const cr_system *sys)
     printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(info->model), info->model_path);
     print_law_line(info, sys);
     printf("  integrated 0 -> %.6g s (%s)\n", cr_system_get_time(sys), cr_system_end_reason(sys));
-    printf("  %ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts", st.steps, st.rhs_evals,
-           st.jac_evals, st.events, st.restarts);
+    const char *method = cr_method_name(cr_system_method(sys));
+    printf("  %s%s%ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts",
+           method ? method : "", method ? ": " : "", st.steps, st.rhs_evals, st.jac_evals,
+           st.events, st.restarts);
     if (st.rebuilds)
         printf(", %ld neighbour rebuilds", st.rebuilds);
     printf(", %.3f s wall\n", info->wall);
@@ -346,6 +348,9 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
     put(o, "dim", json_object_new_int(dim));
     put(o, "t_end", tools_json_number(cr_system_get_time(sys)));
     put(o, "end_reason", json_object_new_string(cr_system_end_reason(sys)));
+    const char *method = cr_method_name(cr_system_method(sys));
+    if (method)
+        put(o, "integration_method", json_object_new_string(method));
     put(o, "wall_time", tools_json_number(info->wall));
     double *v = malloc((nb ? nb : 1) * (size_t)dim * sizeof(double));
     if (v) {

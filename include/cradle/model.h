@@ -39,6 +39,11 @@ typedef enum {
     CR_METHOD_ERK = 4                /**< ARKODE explicit Runge-Kutta (chains only) */
 } cr_method;
 
+/** The model file's name of @p method ("bdf", "adams", "adams-fixed-point",
+ * "auto", "erk"); NULL for any other value (e.g. −1, cr_system_method of a
+ * pool). */
+CR_EXPORT const char *cr_method_name(int method);
+
 /**
  * Nonlinear iteration of a pool's implicit steps (chains are always banded
  * Newton): Newton with a linear solver, or fixed-point iteration. The
