@@ -213,7 +213,8 @@ static double locate(cr_sim *s, double tlo, double thi)
  * for the furthest such function, twice over: y + Δt f(y), exact to O(Δt²)
  * (Δt ≲ 1e-10 of the contact time). Otherwise the contact an opening left
  * would still read as loaded at 1e-17 m overlap, and no later event would
- * say it is not (the 5-ball cradle at rtol 1e-10 then ran to its stop time).
+ * say it is not (the 5-ball cradle at rtol 1e-10 and the 3-ball chain at 1e-6
+ * then ran to their stop times; tests/test-events.c item 4).
  * Only functions that steer the search move it (guides); returns tr + Δt.
  */
 static double erk_onto_new_side(cr_sim *s, double tr)
