@@ -92,13 +92,7 @@ static int lin_comb(int nvec, sunrealtype *c, N_Vector *X, N_Vector z)
     int z_later = 0; /* z is one of X[1..]: it changes as the fallback goes */
     for (int k = 1; k < nvec; k++)
         z_later |= X[k] == z;
-    if (z_later) {
-        scale(c[0], X[0], z);
-        for (int k = 1; k < nvec; k++)
-            lin_sum(c[k], X[k], 1.0, z, z);
-        return 0;
-    }
-    if (nvec > LIN_COMB_MAX) {
+    if (z_later || nvec > LIN_COMB_MAX) { /* the fallback itself */
         scale(c[0], X[0], z);
         for (int k = 1; k < nvec; k++)
             lin_sum(c[k], X[k], 1.0, z, z);

@@ -486,7 +486,7 @@ int cr_sm_lock_pair(cr_sim *s, size_t c, int *bump);
 
 /* ---- sim-window.c: the window (active region) and its CVODES instance */
 void cr_sm_window_free(cr_sim *s);
-int cr_sm_cvode_fail(cr_sim *s, const char *what, int flag);
+int cr_sm_solver_fail(cr_sim *s, const char *what, int flag);
 
 /* sim-stepper.c: the window's stepper, CVODES or ERKStep */
 int cr_sm_stepper_create(cr_sim *s, cr_method method, double atol);

@@ -232,7 +232,7 @@ int cr_sm_handle_roots(cr_sim *s, int *restart)
     /* the engine's own search (cr_sm_own_advance) left them in rootsfound */
     int flag = s->own_roots ? CV_SUCCESS : CVodeGetRootInfo(s->stepper, s->rootsfound);
     if (flag != CV_SUCCESS)
-        return cr_sm_cvode_fail(s, "CVodeGetRootInfo", flag);
+        return cr_sm_solver_fail(s, "CVodeGetRootInfo", flag);
     int rc = CR_OK;
     for (size_t k = 0; k < s->n_contact_roots && rc == CR_OK; k++) {
         size_t c = s->root_contact[k];

@@ -246,7 +246,7 @@ static int advance(cr_sim *s, double target, int *flag)
         s->tau = tret;
         s->t = tret * s->T;
         if (*flag < 0)
-            return cr_sm_cvode_fail(s, "CVode", *flag);
+            return cr_sm_solver_fail(s, s->erk ? "ERKStepEvolve" : "CVode", *flag);
         if (!s->qstate && !s->own_roots)
             CVodeGetQuad(s->stepper, &tret, s->yQ);
     } else if (target > s->tau) {

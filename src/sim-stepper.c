@@ -37,6 +37,17 @@ static void erk_mark(cr_sim *s, double t)
     s->tend = t;
 }
 
+/* ERKStep from (t, y) on, and the run's stop time again: in 6.4.1
+ * ERKStepReset clears it (CVodeReInit keeps it), and without it steps ran
+ * past the end and the last output came from the interpolant. */
+static int erk_reset(cr_sim *s, double t, N_Vector y)
+{
+    int flag = ERKStepReset(s->stepper, t, y);
+    if (flag == ARK_SUCCESS && s->tau_stop > t)
+        flag = ERKStepSetStopTime(s->stepper, s->tau_stop);
+    return flag;
+}
+
 static int erk_create(cr_sim *s, double atol)
 {
     s->ystart = N_VClone(s->y);
@@ -124,10 +135,13 @@ int cr_sm_step_again_to(cr_sim *s, double t)
     s->tend = s->tstart;
     while (flag >= 0 && tn < t)
         flag = erk_step(s, t, &tn);
-    if (flag >= 0 && s->tau_stop > t)
+    if (flag < 0) { /* the state and time of the last good point, together */
+        N_VScale(1.0, s->ystart, s->y);
+        return flag;
+    }
+    if (s->tau_stop > t)
         flag = ERKStepSetStopTime(s->stepper, s->tau_stop);
-    if (flag >= 0)
-        s->hlast = cr_sm_last_step(s);
+    s->hlast = cr_sm_last_step(s);
     return flag < 0 ? flag : ARK_SUCCESS;
 }
 
@@ -159,15 +173,13 @@ int cr_sm_dky_degree(const cr_sim *s)
 int cr_sm_stepper_restart_at(cr_sim *s, double t)
 {
     erk_mark(s, t);
-    return ERKStepReset(s->stepper, t, s->y);
+    return erk_reset(s, t, s->y);
 }
 
 int cr_sm_stepper_restart(cr_sim *s)
 {
-    if (s->erk) {
-        erk_mark(s, s->tau);
-        return ERKStepReset(s->stepper, s->tau, s->y);
-    }
+    if (s->erk)
+        return cr_sm_stepper_restart_at(s, s->tau);
     return cr_cvode_restart(s->stepper, s->tau, s->y, s->qstate ? NULL : s->yQ, &s->banked);
 }
 
@@ -210,7 +222,7 @@ void cr_sm_stepper_free(cr_sim *s)
     s->stepper = NULL;
 }
 
-int cr_sm_cvode_fail(cr_sim *s, const char *what, int flag)
+int cr_sm_solver_fail(cr_sim *s, const char *what, int flag)
 {
     if (!s->erk)
         return cr_cvode_fail(s->err, what, s->t, flag);

@@ -24,7 +24,7 @@
  * a 1000-bead chain at rtol 1e-10 in the window: 817 bodies, 8 times the cost. */
 #define REGION_SPEED 100.0
 
-/* Frees the window's CVODES objects; their counters are banked first. */
+/* Frees the window's stepper and solver; their counters are banked first. */
 void cr_sm_window_free(cr_sim *s)
 {
     cr_sm_stepper_free(s);
@@ -267,7 +267,7 @@ static int window_stepper(cr_sim *s, cr_method method)
     if (!s->stepper)
         return CR_ERR_NOMEM;
     if (flag != CV_SUCCESS)
-        return cr_sm_cvode_fail(s, s->erk ? "ERKStep setup" : "CVODE setup", flag);
+        return cr_sm_solver_fail(s, s->erk ? "ERKStep setup" : "CVODE setup", flag);
 
     if (!s->erk) /* ERKStep: no solver, and the engine's own roots */
         flag = attach_solver(s, method);
@@ -278,7 +278,7 @@ static int window_stepper(cr_sim *s, cr_method method)
         flag = CVodeRootInit(s->stepper, s->nroots, cr_sm_roots);
     }
     if (flag != CV_SUCCESS)
-        return cr_sm_cvode_fail(s, "CVODE setup", flag);
+        return cr_sm_solver_fail(s, "CVODE setup", flag);
     if (s->own_roots)
         cr_sm_roots_afresh(s);
     return CR_OK;
@@ -418,5 +418,6 @@ int cr_sm_update_region(cr_sim *s, int restart, int bump, size_t nextra)
     int flag = cr_sm_stepper_restart(s);
     if (flag == CV_SUCCESS && s->own_roots)
         cr_sm_roots_afresh(s);
-    return flag == CV_SUCCESS ? CR_OK : cr_sm_cvode_fail(s, "CVodeReInit", flag);
+    return flag == CV_SUCCESS ? CR_OK
+                              : cr_sm_solver_fail(s, s->erk ? "ERKStepReset" : "CVodeReInit", flag);
 }
