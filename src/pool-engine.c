@@ -243,6 +243,11 @@ static void pe_scales(const void *e, double *length, double *speed, double *time
         *time = p->T;
 }
 
+static int pe_method(const void *e)
+{
+    return cr_pl_method(POOL(e));
+}
+
 static int pe_check_jacobian(void *e, double *max_rel)
 {
     return cr_pool_check_jacobian(((pool_engine *)e)->pool, max_rel);
@@ -280,4 +285,5 @@ const cr_engine_ops cr_pool_engine = {
     .stats = pe_stats,
     .scales = pe_scales,
     .check_jacobian = pe_check_jacobian,
+    .method = pe_method,
 };

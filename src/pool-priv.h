@@ -378,6 +378,7 @@ static inline size_t cr_pl_cpos(const cr_pool *p, size_t i)
 void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k);
 int cr_pl_grow_slots(cr_pool *p, size_t need);
 int cr_pl_rebuild(cr_pool *p);
+int cr_pl_method(const cr_pool *p); /* the cr_method a run takes */
 
 /* ---- pool-quad.c: quadrature slots of the warm contacts */
 double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *px, double *py);

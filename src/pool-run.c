@@ -123,6 +123,15 @@ static int use_fixed_point(const cr_pool *p)
            (p->solver == CR_SOLVER_AUTO && p->method == CR_METHOD_ADAMS && lightly_damped(p));
 }
 
+/* The method a run takes (cr_pl_new_cvode: Adams when asked or iterating by
+ * fixed point, else BDF), as the chains report theirs. */
+int cr_pl_method(const cr_pool *p)
+{
+    if (use_fixed_point(p))
+        return CR_METHOD_ADAMS_FIXED_POINT;
+    return p->method == CR_METHOD_ADAMS ? CR_METHOD_ADAMS : CR_METHOD_BDF;
+}
+
 static int setup(cr_pool *p)
 {
     p->skin = p->skin_rel * p->rmax;

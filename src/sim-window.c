@@ -249,7 +249,9 @@ static int window_states(cr_sim *s, cr_method method)
  * atol ≤ rtol/1000 the window runs at order 7 and -1.8e-9 (docs/performance.md,
  * "Active region"). The whole chain keeps the model's atol, and so does BDF,
  * whose order is at most 5 in both and which lost no more in the window than
- * in the whole chain (-5.2e-8 against -3.3e-7). */
+ * in the whole chain (-5.2e-8 against -3.3e-7). ERK keeps the floor too:
+ * without it the 1000-bead chain at rtol 1e-8 ended 1.0e-4 V off the
+ * reference instead of 3.7e-5 (2.1x at rtol 1e-10) for 8-12 % less CPU. */
 #define WINDOW_ATOL 1e-3
 
 /* Starts the stepper on the window's states at τ: method, tolerances, stop

@@ -14,7 +14,8 @@
  *    asked for explicitly.
  * 2. The automatic choice on every model file in models/ is the documented one:
  *    links or a damped contact → BDF, otherwise ERK up to 100 bodies and
- *    fixed point beyond; pools do not report a method.
+ *    fixed point beyond; pools report theirs (BDF under auto; Adams with
+ *    fixed point when `adams` meets a lightly damped pool).
  * 3. The rule on a spring-dashpot pair: undamped ERK, the smallest damper
  *    BDF; an explicit setting overrides the choice; auto is the default;
  *    steel chains of 100 and 101 beads: ERK, fixed point.
@@ -153,7 +154,7 @@ static void test_model_files(void)
 {
     static const struct {
         const char *file;
-        int method; /* -1: a pool, no method reported */
+        int method;
     } want[] = {
         {"ball-on-ball-floor.yaml", CR_METHOD_BDF},
         {"ball-on-ball-heavy.yaml", CR_METHOD_BDF},
@@ -181,8 +182,8 @@ static void test_model_files(void)
         {"pendulum-cradle-6.yaml", CR_METHOD_BDF},
         {"pendulum-cradle-7.yaml", CR_METHOD_BDF},
         {"pendulum-cradle.yaml", CR_METHOD_ERK}, /* C = 0 */
-        {"pool-bernoulli.yaml", -1},
-        {"pool-theta-tau.yaml", -1},
+        {"pool-bernoulli.yaml", CR_METHOD_BDF},  /* pools: BDF under auto */
+        {"pool-theta-tau.yaml", CR_METHOD_BDF},
         {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* 120 beads: past ERK's 100 */
         {"three-ball-chain-linear.yaml", CR_METHOD_ERK},
         {"three-ball-chain.yaml", CR_METHOD_ERK},
@@ -261,6 +262,23 @@ static void test_threshold(void)
     CHECK(pair_choice(5.0, CR_METHOD_ADAMS_FIXED_POINT) == CR_METHOD_ADAMS_FIXED_POINT,
           "setting adams-fixed-point overrides auto");
     CHECK(pair_choice(5.0, CR_METHOD_ERK) == CR_METHOD_ERK, "setting erk overrides auto");
+    /* a pool reports the method it runs: `adams` on the undamped three-disc
+     * pool iterates by fixed point (cr_solver auto, lightly damped) */
+    const cr_method asked[] = {CR_METHOD_AUTO, CR_METHOD_ADAMS, CR_METHOD_BDF};
+    const int runs[] = {CR_METHOD_BDF, CR_METHOD_ADAMS_FIXED_POINT, CR_METHOD_BDF};
+    for (int k = 0; k < 3; k++) {
+        cr_model *m = tu_load_model("pool-bernoulli.yaml");
+        cr_settings set = *cr_model_settings(m);
+        set.method = asked[k];
+        cr_model_set_settings(m, &set);
+        char msg[256];
+        cr_system *s = cr_system_create(m, msg, sizeof msg);
+        int got = s ? cr_system_method(s) : -2;
+        CHECK(got == runs[k], "pool-bernoulli asked %s runs %s", method_name(asked[k]),
+              method_name(got));
+        cr_system_destroy(s);
+        cr_model_destroy(m);
+    }
 }
 
 /* The model file's names for the methods, and a clear error for others. */
@@ -269,7 +287,7 @@ static void test_parse(void)
     /* the file's names, written out here: a renamed method would break files */
     static const char *const names[] = {"bdf", "adams", "adams-fixed-point", "auto", "erk"};
     CHECK(!cr_method_name(-1) && !cr_method_name(CR_METHOD_ERK + 1),
-          "cr_method_name: NULL outside the methods (a pool's -1)");
+          "cr_method_name: NULL outside the methods (a rigid engine's -1)");
     for (int k = 0; k <= CR_METHOD_ERK; k++) {
         CHECK(cr_method_name(k) && strcmp(cr_method_name(k), names[k]) == 0,
               "cr_method_name(%d) = %s", k, names[k]);

@@ -101,10 +101,10 @@ typedef enum {
 /** Run settings carried by a model file (a plain input struct). */
 typedef struct {
     double t_end;           /**< end time in s; ≤ 0: automatic (see cr_sim_run) */
-    double rtol;            /**< CVODE relative tolerance */
+    double rtol;            /**< relative tolerance (CVODES, or ARKODE under erk) */
     double atol;            /**< absolute tolerance on the scaled state (overlap / δ*, v / V) */
     double output_interval; /**< trajectory sampling interval in s; ≤ 0: automatic */
-    cr_method method;       /**< auto (default), BDF, Adams or Adams with fixed-point iteration */
+    cr_method method;       /**< auto (default), BDF, Adams, Adams with fixed point or ERK */
     /** floor, relative to δ*, of δ in the unbounded damping term of the Jacobian
      * (cr_contact_partials); changes cost, never results */
     double jacobian_floor;
@@ -122,7 +122,8 @@ typedef struct cr_model cr_model;
 /** Relative geometric tolerance ε_geom: |δ| ≤ CR_GEOM_TOL·min(rᵢ, rⱼ) counts as touching. */
 #define CR_GEOM_TOL 1e-9
 
-/** @return the default settings: automatic end, rtol 1e-10, atol 1e-12, BDF. */
+/** @return the default settings: automatic end, rtol 1e-10, atol 1e-12,
+ * method auto. */
 CR_EXPORT cr_settings cr_settings_default(void);
 
 /** Second body of a contact with half-plane wall @p w: −1 − w. */

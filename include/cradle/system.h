@@ -310,8 +310,10 @@ CR_EXPORT int cr_system_check_jacobian(cr_system *sys, double *max_rel);
 /**
  * The integration method the engine runs with, as a cr_method: the model's
  * setting, or with CR_METHOD_AUTO the choice made from the model (chains:
- * docs/performance.md, "Integration methods"). -1 for engines that do not
- * report it (pools, rigid engines).
+ * docs/performance.md, "Integration methods"; pools: BDF, or Adams with
+ * fixed-point iteration when `adams` meets a lightly damped pool,
+ * docs/model-format.md "solver"). -1 for engines that do not report it (the
+ * rigid engines).
  */
 CR_EXPORT int cr_system_method(const cr_system *sys);
 
