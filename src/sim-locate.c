@@ -24,19 +24,11 @@
  * cr_sm_own_advance returns what CVode returns in CV_NORMAL mode: the first root in
  * (t_lo, min(t_n, target)], else the target, else the stop time, with the
  * state interpolated there. After a root return the events may have redefined
- * some contacts' functions (a contact falls quiet or wakes up: cr_sm_mark_redo):
+ * some contacts' functions (a contact falls quiet or wakes up: sim-roots.c lists them in s->redo):
  * those are evaluated again at both ends, as CVODE evaluates all of them again.
  * ERKStep has no root finding of its own; its root returns differ
  * (erk_root_return below).
  */
-
-void cr_sm_mark_redo(cr_sim *s, size_t c)
-{
-    if (!s->redo_mark[c]) {
-        s->redo_mark[c] = 1;
-        s->redo[s->nredo++] = c;
-    }
-}
 
 static void clear_redo(cr_sim *s)
 {

@@ -470,7 +470,6 @@ int cr_sm_wake_up(cr_sim *s, size_t c, int *restart);
 int cr_sm_handle_roots(cr_sim *s, int *restart);
 
 /* ---- sim-locate.c: the engine's own event location */
-void cr_sm_mark_redo(cr_sim *s, size_t c);
 void cr_sm_roots_afresh(cr_sim *s);
 int cr_sm_own_advance(cr_sim *s, double target, double *tret);
 

@@ -114,6 +114,17 @@ double cr_sm_margin_now(const cr_sim *s, size_t c)
                              cr_sm_vel_now(s, c) - cr_sm_vel_now(s, c + 1));
 }
 
+/* Pair c's functions change (it falls quiet or wakes up): the event location
+ * evaluates them again at both ends of the rest of the step (sim-locate.c,
+ * roots_resume). */
+static void mark_redo(cr_sim *s, size_t c)
+{
+    if (!s->redo_mark[c]) {
+        s->redo_mark[c] = 1;
+        s->redo[s->nredo++] = c;
+    }
+}
+
 /* Freezes pair c's first three roots at the signs they have now. */
 static void freeze(cr_sim *s, size_t c)
 {
@@ -122,7 +133,7 @@ static void freeze(cr_sim *s, size_t c)
     for (int q = 0; q < 3; q++)
         s->frozen[3 * c + q] = g[q] > 0.0 ? 1.0 : -1.0;
     s->quiet[c] = 1;
-    cr_sm_mark_redo(s, c);
+    mark_redo(s, c);
 }
 
 /* Quiet from the start: contacts touching at rest until a wave reaches them. */
@@ -207,7 +218,7 @@ int cr_sm_wake_up(cr_sim *s, size_t c, int *restart)
     double now[3];
     live_roots_now(s, c, now);
     s->quiet[c] = 0;
-    cr_sm_mark_redo(s, c);
+    mark_redo(s, c);
     return contact_events(s, c, s->frozen + 3 * c, now, restart);
 }
 
