@@ -16,7 +16,7 @@ static int contact_rhs(const cr_pool *p, const double *y, const cr_pool_contact 
         return 0;
     double delta, rate, nx, ny, dist;
     cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-    double f = cr_contact_force(cr_pl_law(p, k), delta, rate);
+    double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
     if (!isfinite(f))
         return -1;
     if (f == 0.0)
@@ -76,7 +76,7 @@ int cr_pl_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
         if (cr_pl_surely_open(p, y, k))
             continue;
         cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
-        double f = cr_contact_force(cr_pl_law(p, k), delta, rate);
+        double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
         q[3 * s] = f * sc;
         q[3 * s + 1] = f * nx * sc;
         q[3 * s + 2] = f * ny * sc;

@@ -26,7 +26,7 @@
 #define CR_WAKE_FRACTION 1e-6
 
 /* δᵉ for an overlap δ ≥ 0, with 0⁰ = 1 and the Hertz exponents through sqrt
- * (contact.c). */
+ * (contact-force.h has it inline for the right-hand sides). */
 double cr_pow_overlap(double delta, double e);
 
 /* Trajectory rows a run writes at most over a given end time (an explicit

@@ -181,6 +181,7 @@ void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double 
 #include <signal.h>
 #include <sundials/sundials_types.h>
 
+#include "contact-force.h"
 #include "priv.h"
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
@@ -222,9 +223,9 @@ struct cr_sim {
     int *fixed;
     cr_contact_params *law;
     int *contact_on;
-    /* an undamped Hertz contact without a link: force K δ^(3/2), no
-     * dissipation (sim-rhs.c's short path) */
-    unsigned char *plain_hertz;
+    /* a contact without link or damper: its force is all the RHS needs
+     * (sim-rhs.c's short path) */
+    unsigned char *force_only;
     cr_link *link;
     int *has_link;
     double gravity;
@@ -402,7 +403,7 @@ static inline double cr_sm_impulse_now(const cr_sim *s, size_t c)
 /* unilateral contact force of pair c (0 when the pair has no contact) */
 static inline double cr_sm_contact_force(const cr_sim *s, size_t c, double delta, double rate)
 {
-    return s->contact_on[c] ? cr_contact_force(&s->law[c], delta, rate) : 0.0;
+    return s->contact_on[c] ? cr_contact_force_inline(&s->law[c], delta, rate) : 0.0;
 }
 
 /* link tension of pair c (pulls the bodies together when positive) */

@@ -25,7 +25,7 @@ static void free_model(cr_sim *s)
     free(s->delta0);
     free(s->fixed);
     free(s->law);
-    free(s->plain_hertz);
+    free(s->force_only);
     free(s->contact_on);
     free(s->link);
     free(s->has_link);
@@ -163,13 +163,13 @@ static int alloc_model(cr_sim *s, size_t nb, size_t nc)
     s->delta0 = malloc(nc * sizeof(double));
     s->law = calloc(nc, sizeof(cr_contact_params));
     s->contact_on = calloc(nc, sizeof(int));
-    s->plain_hertz = calloc(nc ? nc : 1, 1);
+    s->force_only = calloc(nc ? nc : 1, 1);
     s->link = calloc(nc, sizeof(cr_link));
     s->has_link = calloc(nc, sizeof(int));
     s->mu = malloc(nc * sizeof(double));
     return s->mass && s->radius && s->x0 && s->v0 && s->accel && s->fixed && s->pivot &&
                    s->plength && s->pg && s->cluster && s->delta0 && s->law && s->contact_on &&
-                   s->plain_hertz && s->link && s->has_link && s->mu
+                   s->force_only && s->link && s->has_link && s->mu
                ? 0
                : -1;
 }
@@ -262,8 +262,7 @@ static void copy_model(cr_sim *s, const cr_model *model)
             s->link[c] = *l;
             s->has_link[c] = 1;
         }
-        s->plain_hertz[c] =
-            s->contact_on[c] && !s->has_link[c] && s->law[c].C == 0.0 && s->law[c].n == 1.5;
+        s->force_only[c] = s->contact_on[c] && !s->has_link[c] && s->law[c].C == 0.0;
         if (s->contact_on[c])
             s->root_contact[s->n_contact_roots++] = c;
         s->cluster[c + 1] = s->has_link[c] ? s->cluster[c] : c + 1;
