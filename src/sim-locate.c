@@ -219,18 +219,19 @@ static double locate(cr_sim *s, double tlo, double thi)
  */
 static double erk_onto_new_side(cr_sim *s, double tr, double tmax)
 {
-    double *y = N_VGetArrayPointer(s->y), *f = N_VGetArrayPointer(s->ynudge);
+    double *y = N_VGetArrayPointer(s->y), *f = N_VGetArrayPointer(s->ydot);
+    double *probe = N_VGetArrayPointer(s->yprobe);
     cand_values(s, y, s->cmid);
     int off = 0;
     for (size_t c = 0; c < s->ncand; c++)
         off |= s->guide[c] && s->rootsfound[s->cand[c]] && cr_root_differ(s->cmid[c], s->chi[c]);
-    if (!off || tmax <= tr || cr_sm_rhs(tr, s->y, s->ynudge, s) != 0)
+    if (!off || tmax <= tr || cr_sm_rhs(tr, s->y, s->ydot, s) != 0)
         return tr;
     sunindextype n = N_VGetLength(s->y);
-    const double eta = 1e-6;
-    for (sunindextype i = 0; i < n; i++) /* f: the state a time η further */
-        f[i] = y[i] + eta * f[i];
-    cand_values(s, f, s->clo); /* clo (free after the search): the functions there */
+    const double eta = 1e-6; /* the functions' rates from a point a time η further */
+    for (sunindextype i = 0; i < n; i++)
+        probe[i] = y[i] + eta * f[i];
+    cand_values(s, probe, s->clo); /* clo is free after the search */
     double dt = 0.0;
     for (size_t c = 0; c < s->ncand; c++) {
         double g = s->cmid[c], rate = (s->clo[c] - g) / eta;
@@ -242,7 +243,7 @@ static double erk_onto_new_side(cr_sim *s, double tr, double tmax)
         return tr;
     dt = fmin(2.0 * dt, tmax - tr);
     for (sunindextype i = 0; i < n; i++)
-        y[i] += dt * (f[i] - y[i]) / eta;
+        y[i] += dt * f[i];
     if (cr_sm_stepper_restart_at(s, tr + dt) < 0)
         return tr;
     return tr + dt;

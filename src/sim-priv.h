@@ -253,7 +253,8 @@ struct cr_sim {
     int erk;
     /* ERKStep: the integrator's current point (tend, yend) and the start of
      * its last step (tstart, ystart), for cr_sm_step_again_to */
-    N_Vector ystart, yend, ynudge; /* ynudge: scratch (sim-locate.c) */
+    N_Vector ystart, yend;
+    N_Vector ydot, yprobe; /* scratch of erk_onto_new_side (sim-locate.c) */
     double tstart, tend;
     N_Vector y, yQ;
     SUNMatrix A;

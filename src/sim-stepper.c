@@ -57,8 +57,9 @@ static int erk_create(cr_sim *s, double atol)
 {
     s->ystart = N_VClone(s->y);
     s->yend = N_VClone(s->y);
-    s->ynudge = N_VClone(s->y);
-    if (!s->ystart || !s->yend || !s->ynudge)
+    s->ydot = N_VClone(s->y);
+    s->yprobe = N_VClone(s->y);
+    if (!s->ystart || !s->yend || !s->ydot || !s->yprobe)
         return ARK_MEM_FAIL;
     erk_mark(s, s->tau);
     s->stepper = ERKStepCreate(cr_sm_rhs, s->tau, s->y, s->ctx);
@@ -210,13 +211,12 @@ void cr_sm_stepper_counters(const cr_sim *s, cr_sim_stats *out)
 
 void cr_sm_stepper_free(cr_sim *s)
 {
-    if (s->ystart)
-        N_VDestroy(s->ystart);
-    if (s->yend)
-        N_VDestroy(s->yend);
-    if (s->ynudge)
-        N_VDestroy(s->ynudge);
-    s->ystart = s->yend = s->ynudge = NULL;
+    N_Vector *v[] = {&s->ystart, &s->yend, &s->ydot, &s->yprobe};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) {
+        if (*v[k])
+            N_VDestroy(*v[k]);
+        *v[k] = NULL;
+    }
     if (!s->stepper)
         return;
     cr_sm_stepper_counters(s, &s->banked);
