@@ -198,17 +198,16 @@ const cr_event *cr_sim_events(const cr_sim *s)
 
 cr_sim_stats cr_sim_get_stats(const cr_sim *s)
 {
-    /* CVODE's counters are read as asked: every exit of the run sees them */
-    cr_sim_stats st = s->stats;
-    st.steps = s->banked.steps;
-    st.rhs_evals = s->banked.rhs_evals;
-    st.jac_evals = s->banked.jac_evals;
-    st.root_evals = s->banked.root_evals + s->gevals;
-    st.nonlin_iters = s->banked.nonlin_iters;
-    if (s->stepper) {
-        cr_sm_stepper_counters(s, &st);
-        st.root_evals += s->gevals;
-    }
+    /* the stepper's counters are read as asked: every exit of the run sees
+     * them (those of finished windows and segments are banked) */
+    cr_sim_stats st = s->stats, c = s->banked;
+    if (s->stepper)
+        cr_sm_stepper_counters(s, &c);
+    st.steps = c.steps;
+    st.rhs_evals = c.rhs_evals;
+    st.jac_evals = c.jac_evals;
+    st.root_evals = c.root_evals + s->gevals; /* with the engine's own evaluations */
+    st.nonlin_iters = c.nonlin_iters;
     return st;
 }
 
