@@ -84,13 +84,8 @@ static result run_tol(cr_model *model, cr_active_region ar, double rtol, double 
     set.atol = atol;
     set.active_region = ar;
     cr_model_set_settings(model, &set);
-    char msg[512];
     result r = {0};
-    cr_system *s = cr_system_create(model, msg, sizeof msg);
-    if (!s) {
-        printf("FAIL: cr_system_create: %s\n", msg);
-        exit(1);
-    }
+    cr_system *s = tu_system(model);
     r.n = cr_system_body_count(s);
     r.E0 = cr_system_kinetic_energy(s) + cr_system_potential_energy(s);
     int rc = cr_system_run(s, t_end);

@@ -57,13 +57,8 @@ static outcome run(double D, double x0, int frozen, cr_active_region ar)
     set.frozen_normals = frozen;
     set.active_region = ar;
     cr_model_set_settings(m, &set);
-    char msg[512];
     outcome o = {0};
-    cr_system *s = cr_system_create(m, msg, sizeof msg);
-    if (!s) {
-        printf("FAIL: cr_system_create: %s\n", msg);
-        exit(1);
-    }
+    cr_system *s = tu_system(m);
     int rc = cr_system_run(s, 0.0);
     CHECK(rc == CR_OK, "run failed: %s", cr_system_last_error(s));
     double v[4];
@@ -220,12 +215,7 @@ static void ceiling(double D)
     set.rtol = 1e-12;
     set.atol = 1e-14;
     cr_model_set_settings(m, &set);
-    char msg[512];
-    cr_system *s = cr_system_create(m, msg, sizeof msg);
-    if (!s) {
-        printf("FAIL: cr_system_create: %s\n", msg);
-        exit(1);
-    }
+    cr_system *s = tu_system(m);
     int rc = cr_system_run(s, t_end);
     CHECK(rc == CR_OK, "ceiling run failed: %s", cr_system_last_error(s));
     double vel[2], ref = ceiling_reference(D, t_end);

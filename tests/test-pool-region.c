@@ -137,14 +137,9 @@ static result run(cr_model *m, cr_active_region ar, cr_method method, cr_linear_
     set.solver = solver;
     set.output_interval = t_end > 0 ? t_end / 20 : 0.0;
     cr_model_set_settings(m, &set);
-    char msg[512];
     result r = {0};
     r.t_solo = t_solo;
-    cr_system *s = cr_system_create(m, msg, sizeof msg);
-    if (!s) {
-        printf("FAIL: cr_system_create: %s\n", msg);
-        exit(1);
-    }
+    cr_system *s = tu_system(m);
     r.n = cr_system_body_count(s);
     r.x = calloc(2 * r.n, sizeof(double));
     r.v = calloc(2 * r.n, sizeof(double));

@@ -53,12 +53,7 @@ static cr_contact_params hertz(double k, double c, cr_release rel)
 /* cr_system_create + cr_system_run; exits when the system cannot be built. */
 static cr_system *run_model(const cr_model *model, double t_end)
 {
-    char msg[512];
-    cr_system *sys = cr_system_create(model, msg, sizeof msg);
-    if (!sys) {
-        printf("FAIL: cr_system_create: %s\n", msg);
-        exit(1);
-    }
+    cr_system *sys = tu_system(model);
     CHECK(cr_system_run(sys, t_end) == CR_OK, "pool run: %s", cr_system_last_error(sys));
     return sys;
 }

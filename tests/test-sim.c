@@ -31,12 +31,7 @@ static cr_system *make(cr_model *model, double rtol, double atol)
     set.rtol = rtol;
     set.atol = atol;
     cr_model_set_settings(model, &set);
-    char msg[512];
-    cr_system *sim = cr_system_create(model, msg, sizeof msg);
-    if (!sim) {
-        printf("FAIL: cr_system_create: %s\n", msg);
-        exit(1);
-    }
+    cr_system *sim = tu_system(model);
     return sim;
 }
 

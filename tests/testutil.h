@@ -49,6 +49,21 @@ static inline int tu_finish(const char *name)
     return tu_failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+#ifdef CRADLE_SYSTEM_H
+/* A system of @p model; a test that cannot build one stops here (a line
+ * saying why, exit status 1). */
+static inline cr_system *tu_system(const cr_model *model)
+{
+    char msg[512];
+    cr_system *s = cr_system_create(model, msg, sizeof msg);
+    if (!s) {
+        printf("FAIL: cr_system_create: %s\n", msg);
+        exit(1);
+    }
+    return s;
+}
+#endif
+
 #if defined(CR_TEST_DATA) && defined(CRADLE_MODELFILE_H)
 /* A model file of models/, calibrated as `cradle run` does; NULL (and a line
  * saying why) when it cannot be read. For tests that include
