@@ -52,4 +52,16 @@ static inline double cr_contact_force_inline(const cr_contact_params *p, double 
     return f;
 }
 
+/* cr_contact_dissipation_rate with the contact's force f (cr_contact_force)
+ * already at hand: f δ̇ − K δⁿ δ̇. Without a damper f is K δⁿ computed the same
+ * way, so the rate is ±0 and is not computed (its f and δⁿ were 3 % of a
+ * 5-ball cradle's run). */
+static inline double cr_contact_dissipation_inline(const cr_contact_params *p, double f,
+                                                   double delta, double delta_dot)
+{
+    if (delta <= 0.0 || p->C == 0.0)
+        return 0.0;
+    return (f - p->K * cr_pow_overlap_inline(delta, p->n)) * delta_dot;
+}
+
 #endif

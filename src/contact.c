@@ -77,14 +77,12 @@ double cr_contact_energy(const cr_contact_params *p, double delta)
 
 double cr_contact_dissipation_rate(const cr_contact_params *p, double delta, double delta_dot)
 {
-    if (delta <= 0.0)
-        return 0.0;
     /* Power into the contact minus the rate of stored elastic energy:
      * f δ̇ − K δⁿ δ̇. Loaded, that is the damper's C δᵐ δ̇²; released under the
      * `force` convention (f = 0 while δ > 0) it is the elastic energy the
      * contact abandons, so that T + U + W stays constant in both conventions. */
-    double f = cr_contact_force(p, delta, delta_dot);
-    return (f - p->K * cr_pow_overlap(delta, p->n)) * delta_dot;
+    return cr_contact_dissipation_inline(p, cr_contact_force_inline(p, delta, delta_dot), delta,
+                                         delta_dot);
 }
 
 double cr_contact_hertz_stiffness(double E1, double nu1, double R1, double E2, double nu2,

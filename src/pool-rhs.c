@@ -80,7 +80,7 @@ int cr_pl_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
         q[3 * s] = f * sc;
         q[3 * s + 1] = f * nx * sc;
         q[3 * s + 2] = f * ny * sc;
-        diss += cr_contact_dissipation_rate(cr_pl_law(p, k), delta, rate);
+        diss += cr_contact_dissipation_inline(cr_pl_law(p, k), f, delta, rate);
     }
     q[3 * p->qcap] = diss * p->T / p->Escale;
     return 0;

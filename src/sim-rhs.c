@@ -8,14 +8,14 @@
 #include <math.h>
 #include <sunmatrix/sunmatrix_band.h>
 
-/* Adds the power dissipated in pair c (W) at overlap delta and rate (SI) to
- * @p diss, term by term (the sum rounds as it always did). An undamped
- * contact's rate is (f − Kδⁿ) δ̇ with f = Kδⁿ computed the same way: exactly
- * ±0, so it is skipped (its f and δⁿ were 3 % of a 5-ball cradle's run). */
-static inline void dissipation(const cr_sim *s, size_t c, double delta, double rate, double *diss)
+/* Adds the power dissipated in pair c (W) at overlap delta and rate (SI),
+ * whose contact force is @p fc, to @p diss, term by term (the sum rounds as
+ * it always did). */
+static inline void dissipation(const cr_sim *s, size_t c, double fc, double delta, double rate,
+                               double *diss)
 {
-    if (s->contact_on[c] && s->law[c].C != 0.0)
-        *diss += cr_contact_dissipation_rate(&s->law[c], delta, rate);
+    if (s->contact_on[c])
+        *diss += cr_contact_dissipation_inline(&s->law[c], fc, delta, rate);
     if (s->has_link[c])
         *diss += s->link[c].c * rate * rate;
 }
@@ -65,7 +65,7 @@ int cr_sm_rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
             yd[jb + 1] += s->accel[c + 1] * f;
             if (q) { /* as cr_sm_quad_rhs computes them */
                 q[s->yquad[c]] = fc * s->T / s->Pscale;
-                dissipation(s, c, delta, rate, &diss);
+                dissipation(s, c, fc, delta, rate, &diss);
             }
         }
     }
@@ -140,8 +140,9 @@ int cr_sm_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
         for (size_t c = lo; c < hi; c++) {
             double delta = s->L * y[s->yovl[c]];
             double rate = s->V * (y[s->ybody[c] + 1] - y[s->ybody[c + 1] + 1]);
-            q[s->yquad[c]] = cr_sm_contact_force(s, c, delta, rate) * s->T / s->Pscale;
-            dissipation(s, c, delta, rate, &diss);
+            double fc = cr_sm_contact_force(s, c, delta, rate);
+            q[s->yquad[c]] = fc * s->T / s->Pscale;
+            dissipation(s, c, fc, delta, rate, &diss);
         }
     }
     q[s->nq] = diss * s->T / s->Escale;
