@@ -43,7 +43,7 @@ double cr_sm_wake_margin(const cr_sim *s, size_t c, double d, double g)
     double rate = s->V * g;
     double reach_pow = 0.5 * (p->n + 1.0) * s->mu[c] * rate * rate / p->K;
     if (d > 0.0)
-        reach_pow += cr_pow_overlap(s->L * d, p->n + 1.0);
+        reach_pow += cr_pow_overlap_inline(s->L * d, p->n + 1.0);
     return reach_pow / s->wake_level[c] - 1.0;
 }
 
