@@ -261,8 +261,7 @@ int cr_pl_region_alloc(cr_pool *p)
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         p->pos[i] = -1;
-    const char *pad = getenv("CRADLE_REGION_PAD");
-    p->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : POOL_REGION_PAD;
+    p->pad = cr_env_count("CRADLE_REGION_PAD", POOL_REGION_PAD);
     return CR_OK;
 }
 
@@ -271,11 +270,5 @@ int cr_pl_region_alloc(cr_pool *p)
  * under gravity no disc flies exactly, so every disc is integrated. */
 int cr_pl_use_region(const cr_pool *p)
 {
-    cr_active_region ar = cr_model_settings(p->model)->active_region;
-    const char *env = getenv("CRADLE_ACTIVE_REGION");
-    if (env && strcmp(env, "off") == 0)
-        ar = CR_ACTIVE_REGION_OFF;
-    else if (env && strcmp(env, "on") == 0)
-        ar = CR_ACTIVE_REGION_ON;
-    return ar != CR_ACTIVE_REGION_OFF && p->gx == 0.0 && p->gy == 0.0;
+    return cr_env_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 && p->gy == 0.0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cradle/common.h"
+#include "cradle/model.h"
 
 #define CR_ERRMSG_LEN 512
 
@@ -75,6 +76,15 @@ static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
     vsnprintf(buf, len, fmt, ap);
     va_end(ap);
 }
+
+/* The engines' switches from the environment (debugging and tuning aids;
+ * model.c). The model's integration.active_region unless
+ * CRADLE_ACTIVE_REGION=off|on says otherwise: */
+cr_active_region cr_env_active_region(const cr_model *model);
+/* A count named @p name, or @p fallback when unset or negative: */
+size_t cr_env_count(const char *name, size_t fallback);
+/* The cr_method named @p name (cr_method_name), or @p fallback: */
+int cr_env_method(const char *name, int fallback);
 
 /* A SUNDIALS error handler (CVODES' and ARKODE's share the signature;
  * integrator.c): SUNDIALS hands its message over before returning the flag,

@@ -290,23 +290,15 @@ static void start_in_flight(cr_sim *s)
  * setting (a debugging aid). */
 static void read_switches(cr_sim *s, const cr_model *model)
 {
-    cr_active_region ar = cr_model_settings(model)->active_region;
-    const char *region = getenv("CRADLE_ACTIVE_REGION");
-    if (region && strcmp(region, "off") == 0)
-        ar = CR_ACTIVE_REGION_OFF;
-    else if (region && strcmp(region, "on") == 0)
-        ar = CR_ACTIVE_REGION_ON;
-    s->whole = s->has_fields || ar == CR_ACTIVE_REGION_OFF;
+    s->whole = s->has_fields || cr_env_active_region(model) == CR_ACTIVE_REGION_OFF;
     const char *cr = getenv("CRADLE_CHAIN_ROOTS");
     s->own_roots = !(cr && strcmp(cr, "cvode") == 0);
-    const char *am = getenv("CRADLE_AUTO_METHOD");
-    s->auto_explicit = am && strcmp(am, "erk") == 0                 ? CR_METHOD_ERK
-                       : am && strcmp(am, "adams-fixed-point") == 0 ? CR_METHOD_ADAMS_FIXED_POINT
-                                                                    : CR_METHOD_AUTO;
+    int am = cr_env_method("CRADLE_AUTO_METHOD", CR_METHOD_AUTO); /* erk or adams-fixed-point */
+    s->auto_explicit =
+        am == CR_METHOD_ERK || am == CR_METHOD_ADAMS_FIXED_POINT ? (cr_method)am : CR_METHOD_AUTO;
     const char *qs = getenv("CRADLE_IMPULSE_STATES");
     s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
-    const char *pad = getenv("CRADLE_REGION_PAD");
-    s->pad = pad && atoi(pad) >= 0 ? (size_t)atoi(pad) : REGION_PAD;
+    s->pad = cr_env_count("CRADLE_REGION_PAD", REGION_PAD);
 }
 
 /* Each pair's reduced mass (a wall is immovable) and the links' settling
