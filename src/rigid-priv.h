@@ -122,6 +122,8 @@ int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char 
 /* κ clamping of the energetic law (cr_system_rigid_clamp_kappa) and its record. */
 int cr_rigid_set_clamp(void *e, int on);
 const cr_kappa_clamp *cr_rigid_clamps(const void *e, size_t *n, int *on);
+/* Of those, the impacts resolved by maximal dissipation (fallback). */
+size_t cr_rigid_fallbacks(const void *e);
 
 /* Records an event of pair c with the state now; an impact's events carry no
  * finite force (0), a persistent contact's its λ. */

@@ -347,15 +347,21 @@ static void append_list(char *buf, size_t len, const double *v, size_t n)
 
 static void describe_law(const cr_rigid *r, char *buf, size_t len);
 
+size_t cr_rigid_fallbacks(const void *e)
+{
+    const cr_rigid *r = e;
+    size_t fb = 0;
+    for (size_t k = 0; k < r->nclamps; k++)
+        fb += r->clamps[k].fallback != 0;
+    return fb;
+}
+
 /* The law, and after a run the impacts whose κ was raised. */
 void cr_rigid_describe(const void *e, char *buf, size_t len)
 {
     const cr_rigid *r = e;
     describe_law(r, buf, len);
-    size_t used = strlen(buf);
-    size_t fb = 0;
-    for (size_t k = 0; k < r->nclamps; k++)
-        fb += r->clamps[k].fallback != 0;
+    size_t used = strlen(buf), fb = cr_rigid_fallbacks(r);
     if (r->nclamps - fb && used + 1 < len)
         used += (size_t)snprintf(buf + used, len - used,
                                  "; kappa raised to the impact's feasible minimum at %zu impact%s",

@@ -111,11 +111,7 @@ const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t 
 
 size_t cr_system_rigid_kappa_fallbacks(const cr_system *sys)
 {
-    size_t n = 0, fallbacks = 0;
-    const cr_kappa_clamp *c = cr_system_rigid_kappa_clamps(sys, &n, NULL);
-    for (size_t k = 0; k < n; k++)
-        fallbacks += c[k].fallback != 0;
-    return fallbacks;
+    return sys && sys->ops == &cr_rigid_engine ? cr_rigid_fallbacks(sys->engine) : 0;
 }
 
 cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
