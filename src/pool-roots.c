@@ -409,14 +409,8 @@ double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t n
 
 static int push_event(cr_pool *p, long id, cr_event_kind kind)
 {
-    if (p->nev == p->evcap) {
-        size_t cap = p->evcap ? 2 * p->evcap : 64;
-        cr_event *e = realloc(p->events, cap * sizeof(*e));
-        if (!e)
-            return CR_ERR_NOMEM;
-        p->events = e;
-        p->evcap = cap;
-    }
+    if (cr_event_room(&p->events, p->nev, &p->evcap) != 0)
+        return CR_ERR_NOMEM;
     const double *y = N_VGetArrayPointer(p->y);
     const cr_pool_contact *k = &p->c[id];
     cr_event *e = &p->events[p->nev++];

@@ -153,31 +153,16 @@ static int setup(cr_pool *p)
     return rc;
 }
 
-/* A listener's code: negative codes are propagated as they are (a full disk is
- * not an interruption). */
-static int listener_code(int r)
-{
-    return r == 0 ? CR_OK : (r < 0 ? r : CR_ERR_INTERRUPTED);
-}
-
 static int emit(cr_pool *p)
 {
     p->stats.outputs++;
-    return p->out_fn ? listener_code(p->out_fn(p, p->out_user)) : CR_OK;
+    return p->out_fn ? cr_listener_code(p->out_fn(p, p->out_user)) : CR_OK;
 }
 
 /* The run stops early: say why. */
 static int stopped(cr_pool *p, int rc)
 {
-    if (rc == CR_ERR_INTERRUPTED) {
-        snprintf(p->end_reason, sizeof p->end_reason, "interrupted");
-        cr_set_msg(p->err, sizeof p->err, "run interrupted at t = %.9g s", p->t);
-    } else {
-        snprintf(p->end_reason, sizeof p->end_reason, "stopped by a listener");
-        cr_set_msg(p->err, sizeof p->err, "a listener failed at t = %.9g s: %s", p->t,
-                   cr_strerror(rc));
-    }
-    return rc;
+    return cr_run_stopped(rc, p->t, p->end_reason, sizeof p->end_reason, p->err, sizeof p->err);
 }
 
 /* What an automatic end needs: few enough discs for the O(N²) at-rest test, no field. */
@@ -204,7 +189,8 @@ static int after_roots(cr_pool *p, double t_stop)
     size_t first = p->nev;
     if ((rc = cr_pl_handle_roots(p, &need)) != CR_OK)
         return rc;
-    if (p->ev_fn && p->nev > first && (rc = listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
+    if (p->ev_fn && p->nev > first &&
+        (rc = cr_listener_code(p->ev_fn(p, first, p->ev_user))) != CR_OK)
         return stopped(p, rc);
     if (need && (rc = cr_pl_rebuild(p)) != CR_OK)
         return rc;

@@ -9,6 +9,7 @@
 
 #include "cradle/common.h"
 #include "cradle/model.h"
+#include "cradle/system.h"
 
 #define CR_ERRMSG_LEN 512
 
@@ -76,6 +77,23 @@ static inline void cr_set_msg(char *buf, size_t len, const char *fmt, ...)
     vsnprintf(buf, len, fmt, ap);
     va_end(ap);
 }
+
+/* A listener's code as the engines return it: negative codes go up as they
+ * are (a full disk is reported as such, not as an interruption), a positive
+ * one is an interruption. */
+static inline int cr_listener_code(int r)
+{
+    return r == 0 ? CR_OK : (r < 0 ? r : CR_ERR_INTERRUPTED);
+}
+
+/* The end of a run stopped at time @p t (s) by a request (CR_ERR_INTERRUPTED)
+ * or by a listener's failure (any other code): writes the end reason and the
+ * message into the engine's buffers; returns @p rc (error.c). */
+int cr_run_stopped(int rc, double t, char *reason, size_t reason_len, char *err, size_t err_len);
+
+/* Room for one more event in a growing array (doubling from 64): 0, or -1
+ * when out of memory, the array left as it was (error.c). */
+int cr_event_room(cr_event **events, size_t n, size_t *cap);
 
 /* The engines' switches from the environment (debugging and tuning aids;
  * model.c). The model's integration.active_region unless

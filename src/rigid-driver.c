@@ -11,8 +11,6 @@
 
 #include "rigid-driver-priv.h"
 
-#define EVENT_MIN_CAP 64
-
 /* More impacts than this in one run end it (a ball between two walls with
  * e = 1 never comes to rest). */
 #define MAX_IMPACTS 10000000L
@@ -52,15 +50,9 @@ void cr_rigid_driver_free(cr_rigid_driver *d)
 
 cr_event *cr_rigid_driver_event(cr_rigid_driver *d)
 {
-    if (d->nev == d->evcap) {
-        size_t cap = d->evcap ? 2 * d->evcap : EVENT_MIN_CAP;
-        cr_event *e = realloc(d->ev, cap * sizeof(*e));
-        if (!e) {
-            cr_set_msg(d->err, sizeof d->err, "out of memory at t = %.9g s", d->t);
-            return NULL;
-        }
-        d->ev = e;
-        d->evcap = cap;
+    if (cr_event_room(&d->ev, d->nev, &d->evcap) != 0) {
+        cr_set_msg(d->err, sizeof d->err, "out of memory at t = %.9g s", d->t);
+        return NULL;
     }
     d->stats.events++;
     cr_event *e = &d->ev[d->nev++];
@@ -68,13 +60,10 @@ cr_event *cr_rigid_driver_event(cr_rigid_driver *d)
     return e;
 }
 
-/* A listener's code: negative codes go up as they are, a positive one is an
- * interruption (as the chain engine). */
 static int emit(cr_rigid_driver *d)
 {
     d->stats.outputs++;
-    int rc = cr_system_emit_output(d->sys);
-    return rc == 0 ? CR_OK : (rc < 0 ? rc : CR_ERR_INTERRUPTED);
+    return cr_listener_code(cr_system_emit_output(d->sys));
 }
 
 /* ---- the run -------------------------------------------------------------- */
@@ -168,13 +157,8 @@ int cr_rigid_driver_fly_exact(void *e, double t_target, int *hit)
 
 static int fail_text(cr_rigid_driver *d, int rc)
 {
-    if (rc == CR_ERR_INTERRUPTED) {
-        snprintf(d->end_reason, sizeof d->end_reason, "interrupted");
-        cr_set_msg(d->err, sizeof d->err, "run interrupted at t = %.9g s", d->t);
-    } else if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
-        snprintf(d->end_reason, sizeof d->end_reason, "stopped by a listener");
-        cr_set_msg(d->err, sizeof d->err, "a listener failed at t = %.9g s: %s", d->t,
-                   cr_strerror(rc));
+    if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
+        cr_run_stopped(rc, d->t, d->end_reason, sizeof d->end_reason, d->err, sizeof d->err);
     } else {
         snprintf(d->end_reason, sizeof d->end_reason, "failed");
     }

@@ -11,8 +11,6 @@
 
 #include "integrator.h"
 
-#define EVENT_MIN_CAP 64
-
 /* The wake threshold's multiple of the integration noise (cr_sm_set_wake_levels). */
 #define WAKE_NOISE 10.0
 
@@ -164,14 +162,8 @@ void cr_sm_set_wake_levels(cr_sim *s)
 
 int cr_sm_push_event(cr_sim *s, size_t c, cr_event_kind kind)
 {
-    if (s->nev == s->evcap) {
-        size_t cap = s->evcap ? 2 * s->evcap : EVENT_MIN_CAP;
-        cr_event *e = realloc(s->events, cap * sizeof(*e));
-        if (!e)
-            return CR_ERR_NOMEM;
-        s->events = e;
-        s->evcap = cap;
-    }
+    if (cr_event_room(&s->events, s->nev, &s->evcap) != 0)
+        return CR_ERR_NOMEM;
     cr_event *e = &s->events[s->nev++];
     e->t = s->t;
     e->contact = c;

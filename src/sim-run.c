@@ -23,17 +23,10 @@ static int chain_at_rest(const cr_sim *s)
     return 1;
 }
 
-/* A listener's code: negative codes are propagated as they are, so a full disk
- * is reported as such and not as an interruption. */
-static int listener_code(int r)
-{
-    return r == 0 ? CR_OK : (r < 0 ? r : CR_ERR_INTERRUPTED);
-}
-
 static int emit(cr_sim *s)
 {
     s->stats.outputs++;
-    return s->out_fn ? listener_code(s->out_fn(s, s->out_user)) : CR_OK;
+    return s->out_fn ? cr_listener_code(s->out_fn(s, s->out_user)) : CR_OK;
 }
 
 static double safety_cap(const cr_sim *s)
@@ -105,7 +98,8 @@ static double next_stop(const cr_sim *s, const run_plan *p)
 static int after_events(cr_sim *s, run_plan *p, size_t first, int *done)
 {
     int rc;
-    if (s->ev_fn && s->nev > first && (rc = listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
+    if (s->ev_fn && s->nev > first &&
+        (rc = cr_listener_code(s->ev_fn(s, first, s->ev_user))) != CR_OK)
         return rc;
     skip_past(p, s->t); /* free flight skipped outputs: resume after now */
     if (!p->automatic)
@@ -259,15 +253,7 @@ static int advance(cr_sim *s, double target, int *flag)
 /* The end of a run stopped by a request or by a listener's failure. */
 static int run_stopped(cr_sim *s, int rc)
 {
-    if (rc == CR_ERR_INTERRUPTED) {
-        snprintf(s->end_reason, sizeof s->end_reason, "interrupted");
-        cr_set_msg(s->err, sizeof s->err, "run interrupted at t = %.9g s", s->t);
-    } else {
-        snprintf(s->end_reason, sizeof s->end_reason, "stopped by a listener");
-        cr_set_msg(s->err, sizeof s->err, "a listener failed at t = %.9g s: %s", s->t,
-                   cr_strerror(rc));
-    }
-    return rc;
+    return cr_run_stopped(rc, s->t, s->end_reason, sizeof s->end_reason, s->err, sizeof s->err);
 }
 
 int cr_sim_run(cr_sim *s, double t_end)
