@@ -397,14 +397,11 @@ static void candidate_values(void *user, double t, double *out)
 
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
 {
-    double ttol = (fabs(thi) + fabs(h)) * DBL_EPSILON * 100.0;
     guides(p, nc);
     p->nsearch = nc;
     cr_root_bracket b = {nc, p->clo, p->chi, p->cmid, p->guide};
-    thi = cr_root_locate(&b, tlo, thi, ttol, candidate_values, p);
-    memset(p->rootsfound, 0, p->nroot * sizeof(int));
-    cr_root_directions(&b, p->cand, p->rootsfound);
-    return thi;
+    return cr_root_search(&b, tlo, thi, cr_root_tolerance(thi, h), candidate_values, p, p->cand,
+                          p->rootsfound, p->nroot);
 }
 
 static int push_event(cr_pool *p, long id, cr_event_kind kind)

@@ -64,9 +64,14 @@ double cr_root_locate(cr_root_bracket *b, double tlo, double thi, double ttol,
     return thi;
 }
 
-void cr_root_directions(const cr_root_bracket *b, const size_t *index, int *rootsfound)
+double cr_root_search(cr_root_bracket *b, double tlo, double thi, double ttol,
+                      cr_root_values_fn values, void *user, const size_t *index, int *rootsfound,
+                      size_t nrf)
 {
+    thi = cr_root_locate(b, tlo, thi, ttol, values, user);
+    memset(rootsfound, 0, nrf * sizeof(int));
     for (size_t c = 0; c < b->n; c++)
         if (cr_root_differ(b->lo[c], b->hi[c]))
             rootsfound[index[c]] = b->lo[c] > 0.0 ? -1 : 1;
+    return thi;
 }

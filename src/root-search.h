@@ -7,6 +7,8 @@
 #ifndef CRADLE_ROOT_SEARCH_H
 #define CRADLE_ROOT_SEARCH_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 
 /* Opposite signs (never a product: 1e-300 · 1e-25 underflows to 0). */
@@ -34,9 +36,18 @@ typedef struct {
 double cr_root_locate(cr_root_bracket *b, double tlo, double thi, double ttol,
                       cr_root_values_fn values, void *user);
 
-/* rootsfound[index[c]] = ±1 (the direction, as CVodeGetRootInfo) for each
- * candidate c that changes sign over the final bracket, 0 for the others
- * (the caller clears rootsfound first). */
-void cr_root_directions(const cr_root_bracket *b, const size_t *index, int *rootsfound);
+/* CVODE's root tolerance at time t with step h: 100 ε (|t| + |h|). */
+static inline double cr_root_tolerance(double t, double h)
+{
+    return (fabs(t) + fabs(h)) * DBL_EPSILON * 100.0;
+}
+
+/* cr_root_locate over the step's candidates, and the outcome as CVODE gives
+ * it: rootsfound[0 .. nrf) is 0 but for rootsfound[index[c]] = ±1 (the
+ * direction) for each candidate c that changes sign over the final bracket.
+ * @return the root's time (cr_root_locate). */
+double cr_root_search(cr_root_bracket *b, double tlo, double thi, double ttol,
+                      cr_root_values_fn values, void *user, const size_t *index, int *rootsfound,
+                      size_t nrf);
 
 #endif

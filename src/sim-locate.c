@@ -190,14 +190,11 @@ static void candidate_values(void *user, double t, double *out)
  * have their new signs); rootsfound holds ±1 for them, as CVodeGetRootInfo. */
 static double locate(cr_sim *s, double tlo, double thi)
 {
-    double ttol = (fabs(s->tn) + fabs(s->hlast)) * DBL_EPSILON * 100.0;
+    double ttol = cr_root_tolerance(s->tn, s->hlast);
     guides(s);
     search x = {s, thi - tlo > ttol && taylor(s) != 0};
     cr_root_bracket b = {s->ncand, s->clo, s->chi, s->cmid, s->guide};
-    thi = cr_root_locate(&b, tlo, thi, ttol, candidate_values, &x);
-    memset(s->rootsfound, 0, s->nrf * sizeof(int));
-    cr_root_directions(&b, s->cand, s->rootsfound);
-    return thi;
+    return cr_root_search(&b, tlo, thi, ttol, candidate_values, &x, s->cand, s->rootsfound, s->nrf);
 }
 
 /*
