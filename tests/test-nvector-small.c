@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "src/nvector-small.h"
+#include "src/engines/common/nvector-small.h"
 #include "testutil.h"
 
 #define NVEC 8

@@ -1,0 +1,125 @@
+#include "cradle/common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/base.h"
+
+#include "cr-config.h"
+
+const char *cr_strerror(int code)
+{
+    switch (code) {
+#define CR_X_CASE(name, value, text)                                                               \
+    case value:                                                                                    \
+        return text;
+        CR_ERROR_LIST(CR_X_CASE)
+#undef CR_X_CASE
+    default:
+        return "unknown error";
+    }
+}
+
+const char *cr_version(void)
+{
+    return CR_VERSION;
+}
+
+/*
+ * Input files are read whole: YAML needs the text in one piece. A cap keeps a
+ * mistaken path (/dev/zero, a multi-GB log) from eating the memory; the largest
+ * legitimate input, a law case at the law core's size cap written out in full
+ * (10⁶ numbers of %.17g), is about 25 MB.
+ */
+#define CR_FILE_MAX_BYTES (64u << 20)
+
+char *cr_file_read(const char *path, size_t *len_out, char *msg, size_t msglen, int *rc)
+{
+    int dummy;
+    if (!rc)
+        rc = &dummy;
+    if (!path || !path[0]) {
+        cr_set_msg(msg, msglen, "%s: no file name given", path ? "''" : "(null)");
+        *rc = CR_ERR_IO;
+        return NULL;
+    }
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        cr_set_msg(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
+        *rc = CR_ERR_IO;
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        cr_set_msg(msg, msglen, "%s: is a directory, not a file", path);
+        *rc = CR_ERR_IO;
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    int too_big = 0;
+    while (text) {
+        len += fread(text + len, 1, cap - 1 - len, fp);
+        if (len < cap - 1)
+            break;
+        if (cap > CR_FILE_MAX_BYTES) {
+            too_big = 1;
+            break;
+        }
+        char *t = realloc(text, cap * 2);
+        if (!t) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = t;
+        cap *= 2;
+    }
+    int read_errno = ferror(fp) ? errno : 0;
+    fclose(fp);
+    if (!text || read_errno || too_big) {
+        *rc = read_errno || too_big ? CR_ERR_IO : CR_ERR_NOMEM;
+        free(text);
+        if (too_big)
+            cr_set_msg(msg, msglen, "%s: larger than %u MiB: not an input file", path,
+                       CR_FILE_MAX_BYTES >> 20);
+        else if (read_errno)
+            cr_set_msg(msg, msglen, "%s: read error: %s", path, strerror(read_errno));
+        else
+            cr_set_msg(msg, msglen, "%s: out of memory", path);
+        return NULL;
+    }
+    text[len] = '\0';
+    *len_out = len;
+    *rc = CR_OK;
+    return text;
+}
+
+int cr_run_stopped(int rc, double t, char *reason, size_t reason_len, char *err, size_t err_len)
+{
+    if (rc == CR_ERR_INTERRUPTED) {
+        snprintf(reason, reason_len, "interrupted");
+        cr_set_msg(err, err_len, "run interrupted at t = %.9g s", t);
+    } else {
+        snprintf(reason, reason_len, "stopped by a listener");
+        cr_set_msg(err, err_len, "a listener failed at t = %.9g s: %s", t, cr_strerror(rc));
+    }
+    return rc;
+}
+
+int cr_event_room(cr_event **events, size_t n, size_t *cap)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 64;
+    cr_event *e = realloc(*events, c * sizeof(*e));
+    if (!e)
+        return -1;
+    *events = e;
+    *cap = c;
+    return 0;
+}

@@ -1,0 +1,369 @@
+/*
+ * Pool contacts and their candidates. Every pair (or disc and wall) gets a
+ * contact record the first time it is a candidate, and keeps it: impulses and
+ * events refer to it. Candidates (pairs closer than R + skin, discs within the
+ * skin of a wall) come from a cell list; each occupies a slot with three root
+ * functions (closing, compression rate, force release). A disc that has moved
+ * half the skin since the last rebuild is a root too: the list is rebuilt
+ * exactly then, and the integrator restarts with the new Jacobian pattern
+ * (rebuilds are rare; each is counted).
+ */
+#include "engines/compliant/pool-priv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+/* Frozen normals: fixes pair contact k's normal, overlap and relative
+ * displacement at the state y (its first touch: a closing root, or touching
+ * when it becomes a candidate). Continuous: at the freeze δ and δ̇ are those of
+ * the turning geometry, and the force is ~0 there, so no restart is needed. */
+void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k)
+{
+    if (!p->frozen_normals || cr_pl_is_wall(k) || k->frozen)
+        return;
+    double rate, dist;
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    cr_pl_geom(p, y, k, &k->fdelta, &rate, &k->fnx, &k->fny, &dist);
+    k->fbx = y[4 * j] - y[4 * i];
+    k->fby = y[4 * j + 1] - y[4 * i + 1];
+    k->frozen = 1;
+}
+
+static uint64_t pair_key(const cr_pool *p, long i, long j)
+{
+    return j >= 0 ? (uint64_t)i * (uint64_t)p->n + (uint64_t)j
+                  : (uint64_t)p->n * p->n + (uint64_t)i * (p->nw + 1) + (uint64_t)(-1 - j);
+}
+
+static size_t hash(uint64_t k, size_t cap)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)(k & (cap - 1));
+}
+
+static int map_grow(cr_pool *p)
+{
+    size_t cap = p->hcap ? 2 * p->hcap : 1024;
+    uint64_t *keys = malloc(cap * sizeof(uint64_t));
+    size_t *vals = calloc(cap, sizeof(size_t));
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return CR_ERR_NOMEM;
+    }
+    for (size_t q = 0; q < p->hcap; q++)
+        if (p->hval[q]) {
+            size_t h = hash(p->hkey[q], cap);
+            while (vals[h])
+                h = (h + 1) & (cap - 1);
+            keys[h] = p->hkey[q];
+            vals[h] = p->hval[q];
+        }
+    free(p->hkey);
+    free(p->hval);
+    p->hkey = keys;
+    p->hval = vals;
+    p->hcap = cap;
+    return CR_OK;
+}
+
+/* Appends @p v to a per-disc list that grows by doubling. */
+static int push_index(size_t **list, size_t *len, size_t *cap, size_t v)
+{
+    if (*len == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        size_t *q = realloc(*list, c * sizeof(size_t));
+        if (!q)
+            return CR_ERR_NOMEM;
+        *list = q;
+        *cap = c;
+    }
+    (*list)[(*len)++] = v;
+    return CR_OK;
+}
+
+/* Remembers that disc i takes part in contact id. */
+static int note_body_contact(cr_pool *p, size_t i, size_t id)
+{
+    if (!p->bc) {
+        p->bc = calloc(p->n, sizeof(size_t *));
+        p->nbc = calloc(p->n, sizeof(size_t));
+        p->bccap = calloc(p->n, sizeof(size_t));
+        if (!p->bc || !p->nbc || !p->bccap)
+            return CR_ERR_NOMEM;
+    }
+    return push_index(&p->bc[i], &p->nbc[i], &p->bccap[i], id);
+}
+
+/* A new contact record: its law and its geometry at t = 0. */
+static int contact_init(const cr_pool *p, cr_pool_contact *k, long i, long j)
+{
+    memset(k, 0, sizeof(*k));
+    k->i = i;
+    k->j = j;
+    k->slot = -1;
+    k->qslot = -1;
+    if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
+        return CR_ERR_MODEL;
+    if (j >= 0) {
+        k->a0x = p->x0[j] - p->x0[i];
+        k->a0y = p->y0[j] - p->y0[i];
+        k->R = p->r[i] + p->r[j];
+        double d0 = hypot(k->a0x, k->a0y);
+        k->c0 = (k->R - d0) * (k->R + d0);
+        /* touching within the tolerance is exactly touching, as in chains */
+        if (fabs(k->R - d0) <= CR_GEOM_TOL * fmin(p->r[i], p->r[j]))
+            k->c0 = 0.0;
+    } else {
+        size_t w = (size_t)(-1 - j);
+        double ov = p->woff[w] + p->r[i] - (p->wnx[w] * p->x0[i] + p->wny[w] * p->y0[i]);
+        k->c0 = fabs(ov) <= CR_GEOM_TOL * p->r[i] ? 0.0 : ov;
+    }
+    return CR_OK;
+}
+
+/* The contact id of a pair, created on first sight. */
+static long contact_id(cr_pool *p, long i, long j)
+{
+    if (2 * (p->nc + 1) > p->hcap && map_grow(p) != CR_OK)
+        return -1;
+    uint64_t key = pair_key(p, i, j);
+    size_t h = hash(key, p->hcap);
+    while (p->hval[h]) {
+        if (p->hkey[h] == key)
+            return (long)p->hval[h] - 1;
+        h = (h + 1) & (p->hcap - 1);
+    }
+    if (p->nc == p->ccap) {
+        size_t cap = p->ccap ? 2 * p->ccap : 256;
+        cr_pool_contact *c = realloc(p->c, cap * sizeof(cr_pool_contact));
+        if (!c)
+            return -1;
+        p->c = c;
+        p->ccap = cap;
+    }
+    if (contact_init(p, &p->c[p->nc], i, j) != CR_OK)
+        return -1;
+    if (note_body_contact(p, (size_t)i, p->nc) != CR_OK ||
+        (j >= 0 && note_body_contact(p, (size_t)j, p->nc) != CR_OK))
+        return -1;
+    p->hkey[h] = key;
+    p->hval[h] = p->nc + 1;
+    return (long)p->nc++;
+}
+
+/* Room for at least @p need slots (an eighth more, as the list may grow): the
+ * quadratures (three per slot, then the dissipated energy) keep their values,
+ * the root arrays (three per slot, then one per disc) are refilled by the
+ * caller. Slots cost every step (quadratures ride in CVODE's history), so there
+ * are only as many as the candidates need. */
+int cr_pl_grow_slots(cr_pool *p, size_t need)
+{
+    if (need <= p->nslots)
+        return CR_OK;
+    size_t cap = need + need / 8 + 16, old = p->nslots;
+    long *sc = realloc(p->slot_contact, cap * sizeof(long));
+    if (!sc)
+        return CR_ERR_NOMEM;
+    p->slot_contact = sc;
+    for (size_t s = old; s < cap; s++)
+        sc[s] = -1;
+    p->nslots = cap;
+    p->nroot = 3 * cap + p->n;
+    free(p->rootsfound);
+    free(p->cand);
+    free(p->guide);
+    p->rootsfound = malloc(p->nroot * sizeof(int));
+    p->cand = malloc(p->nroot * sizeof(size_t));
+    p->guide = malloc(p->nroot);
+    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
+    int ok = p->rootsfound && p->cand && p->guide;
+    for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+        free(*g[k]);
+        ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
+    }
+    return ok ? CR_OK : CR_ERR_NOMEM;
+}
+
+typedef struct {
+    int64_t key;
+    size_t i;
+} cell_entry;
+
+static int cmp_cell(const void *a, const void *b)
+{
+    int64_t x = ((const cell_entry *)a)->key, y = ((const cell_entry *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int nbr_push(cr_pool *p, size_t i, size_t j)
+{
+    return push_index(&p->nbr[i], &p->nnbr[i], &p->nbrcap[i], j);
+}
+
+/* What a neighbour search found: contacts that keep their slot and new ones. */
+typedef struct {
+    char *keep;  /* per contact id: still a candidate and already in a slot */
+    long *fresh; /* new candidates (no slot yet) */
+    size_t nfresh, keepcap, freshcap;
+} candidates;
+
+/* Records candidate (i, j) (j < 0: a wall). Refuses an overlap at start by
+ * name: invalid physics never reaches the integrator. */
+static int note_candidate(cr_pool *p, candidates *cd, long i, long j)
+{
+    long id = contact_id(p, i, j);
+    if (id < 0 || (size_t)id >= cd->keepcap)
+        return CR_ERR_NOMEM;
+    const cr_pool_contact *k = &p->c[id];
+    if (!p->ran && j >= 0 && k->c0 > 0.0) {
+        cr_set_msg(p->err, sizeof p->err,
+                   "discs %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)", i,
+                   j, k->c0 / (k->R + hypot(k->a0x, k->a0y)), CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
+        return CR_ERR_MODEL;
+    }
+    if (k->slot >= 0) {
+        cd->keep[id] = 1;
+    } else if (cd->nfresh == cd->freshcap) {
+        cr_set_msg(p->err, sizeof p->err, "more than %zu new candidate contacts: lower the skin",
+                   cd->freshcap);
+        return CR_ERR_SOLVER;
+    } else {
+        cd->fresh[cd->nfresh++] = id;
+    }
+    if (j >= 0 &&
+        (nbr_push(p, (size_t)i, (size_t)j) != CR_OK || nbr_push(p, (size_t)j, (size_t)i) != CR_OK))
+        return CR_ERR_NOMEM;
+    return CR_OK;
+}
+
+/* The candidates of disc i: discs j > i in the 3 × 3 cells around it closer
+ * than rᵢ + rⱼ + skin, and walls within the skin. */
+static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells, double h, size_t i,
+                           candidates *cd)
+{
+    size_t n = p->n;
+    double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
+    int64_t cx = cr_cell_index(xi, h), cy = cr_cell_index(yi, h);
+    int rc = CR_OK;
+    for (int64_t dx = -1; dx <= 1; dx++)
+        for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
+            int64_t key = cr_cell_key(cx + dx, cy + dy);
+            size_t lo = 0, hi = n; /* first entry with this key */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (cells[mid].key < key)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t b = lo; b < n && cells[b].key == key && rc == CR_OK; b++) {
+                size_t j = cells[b].i;
+                double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
+                if (j > i && hypot(xj - xi, yj - yi) < p->r[i] + p->r[j] + p->skin)
+                    rc = note_candidate(p, cd, (long)i, (long)j);
+            }
+        }
+    for (size_t w = 0; w < p->nw && rc == CR_OK; w++)
+        if (p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi) > -p->skin)
+            rc = note_candidate(p, cd, (long)i, CR_WALL_BODY(w));
+    return rc;
+}
+
+/* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
+ * meets its candidates in the 3 × 3 cells around it). O(N log N). */
+static int find_candidates(cr_pool *p, candidates *cd)
+{
+    size_t n = p->n;
+    const double *y = N_VGetArrayPointer(p->y);
+    double h = 2.0 * p->rmax + p->skin;
+    cell_entry *cells = malloc(n * sizeof(cell_entry));
+    if (!cells)
+        return CR_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        double x = p->x0[i] + p->L * y[4 * i], yy = p->y0[i] + p->L * y[4 * i + 1];
+        cells[i].key = cr_cell_key(cr_cell_index(x, h), cr_cell_index(yy, h));
+        cells[i].i = i;
+        p->nnbr[i] = 0;
+    }
+    qsort(cells, n, sizeof(cell_entry), cmp_cell);
+    int rc = CR_OK;
+    for (size_t a = 0; a < n && rc == CR_OK; a++)
+        rc = disc_candidates(p, y, cells, h, cells[a].i, cd);
+    free(cells);
+    return rc;
+}
+
+/* Contacts that left the list free their slot (their impulses stay with their
+ * record and quadrature slot); new candidates take free slots. */
+static int assign_slots(cr_pool *p, const candidates *cd)
+{
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0 || cd->keep[id])
+            continue;
+        p->c[id].slot = -1;
+        p->c[id].frozen = 0; /* out of reach: the next touch freezes a new normal */
+        p->slot_contact[s] = -1;
+    }
+    size_t used = 0;
+    for (size_t s = 0; s < p->nslots; s++)
+        used += p->slot_contact[s] >= 0;
+    if (cr_pl_grow_slots(p, used + cd->nfresh) != CR_OK)
+        return CR_ERR_NOMEM;
+    size_t s = 0;
+    for (size_t k = 0; k < cd->nfresh; k++) {
+        while (s < p->nslots && p->slot_contact[s] >= 0)
+            s++;
+        if (s == p->nslots) {
+            cr_set_msg(p->err, sizeof p->err, "more than %zu candidate contacts: lower the skin",
+                       p->nslots);
+            return CR_ERR_SOLVER;
+        }
+        cr_pool_contact *c = &p->c[cd->fresh[k]];
+        c->slot = (long)s;
+        p->slot_contact[s] = cd->fresh[k];
+        double delta, rate;
+        cr_pl_overlap(p, N_VGetArrayPointer(p->y), c, &delta, &rate);
+        if (delta >= 0.0) /* touching (at t = 0): its first touch is now */
+            cr_pl_freeze_normal(p, N_VGetArrayPointer(p->y), c);
+    }
+    return CR_OK;
+}
+
+/* A new candidate list: neighbour search, slots, the reference displacements
+ * of the rebuild roots, and the linear solver on the new list (after the
+ * first time, with a restart). */
+int cr_pl_rebuild(cr_pool *p)
+{
+    size_t n = p->n, cap = p->nc + 16 * n + 16, fcap = 16 * n + n * p->nw + 16;
+    candidates cd = {calloc(cap, 1), malloc(fcap * sizeof(long)), 0, cap, fcap};
+    int rc = cd.keep && cd.fresh ? find_candidates(p, &cd) : CR_ERR_NOMEM;
+    if (rc == CR_OK)
+        rc = assign_slots(p, &cd);
+    free(cd.keep);
+    free(cd.fresh);
+    if (rc != CR_OK)
+        return rc;
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t i = 0; i < n; i++) {
+        p->dref[2 * i] = y[4 * i];
+        p->dref[2 * i + 1] = y[4 * i + 1];
+    }
+    if (p->region) {
+        if (p->ran)
+            p->rebuilds++;
+        return cr_pl_region_build(p);
+    }
+    if ((rc = cr_pl_layout_quadratures(p, y)) != CR_OK)
+        return rc;
+    int flag = cr_pl_resize_quadratures(p);
+    if (flag != CV_SUCCESS)
+        return cr_cvode_fail(p->err, "neighbour rebuild (quadratures)", p->t, flag);
+    return cr_pl_use_new_list(p);
+}

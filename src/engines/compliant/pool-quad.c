@@ -1,0 +1,133 @@
+/*
+ * Quadrature slots: only candidates near moving discs (warm) integrate their
+ * impulses ∫ f dt, ∫ f n dt, each in a slot of three quadratures, followed by
+ * the dissipated work. Slots cost every step (quadratures ride in CVODE's
+ * history), so there are only as many as the warm contacts need.
+ */
+#include "engines/compliant/pool-priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The impulses of contact k (scaled): those before its quadrature slot plus
+ * the slot's. */
+double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *px, double *py)
+{
+    const double *q = k->qslot >= 0 ? N_VGetArrayPointer(p->yQ) + 3 * k->qslot : NULL;
+    *px = k->Px + (q ? q[1] : 0.0);
+    *py = k->Py + (q ? q[2] : 0.0);
+    return k->P + (q ? q[0] : 0.0);
+}
+
+/* Gives contact k a free quadrature slot: 0 when there is none left. */
+int cr_pl_take_qslot(cr_pool *p, long id)
+{
+    if (p->nq == p->qcap)
+        return 0;
+    p->c[id].qslot = (long)p->nq;
+    p->qc[p->nq++] = id;
+    p->pattern_stale = 1;
+    return 1;
+}
+
+/* Discs that move (or feel gravity), and their candidate neighbours: hot. */
+static void mark_hot(cr_pool *p, const double *y)
+{
+    if (p->region)
+        return; /* warm: the contacts between active discs */
+    int field = p->gx != 0.0 || p->gy != 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = field || y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->hot[i] == 1)
+            for (size_t k = 0; k < p->nnbr[i]; k++)
+                if (!p->hot[p->nbr[i][k]])
+                    p->hot[p->nbr[i][k]] = 2;
+}
+
+/* A candidate near motion (one of its discs is hot: mark_hot), or one that
+ * missed_quadratures found loading. */
+int cr_pl_warm(const cr_pool *p, const cr_pool_contact *k)
+{
+    if (p->region) /* the contacts that exert forces (cr_pl_rhs) */
+        return p->pos[k->i] >= 0 && (cr_pl_is_wall(k) || p->pos[k->j] >= 0);
+    return p->hot[k->i] || (!cr_pl_is_wall(k) && p->hot[k->j]) || k->qslot == CR_PL_WANTS_QSLOT;
+}
+
+/*
+ * Quadrature slots for the candidates near motion (mark_hot at the state y):
+ * a disc at rest with no force stays exactly at rest, so only contacts of
+ * moving discs and of their neighbours can load before the next step ends
+ * (step_events checks it and takes the step again otherwise). @return 0 when
+ * the free slots ran out (layout_quadratures and a restart are needed).
+ */
+int cr_pl_warm_up(cr_pool *p, const double *y)
+{
+    mark_hot(p, y);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        if (id >= 0 && p->c[id].qslot < 0 && cr_pl_warm(p, &p->c[id]) && !cr_pl_take_qslot(p, id))
+            return 0;
+    }
+    return 1;
+}
+
+/* A new quadrature layout (at a restart, before CVODE sees p->yQ): every
+ * contact's impulses move to its record, the dissipated energy stays, and the
+ * warm candidates take fresh slots, with as many again free (and 64). */
+int cr_pl_layout_quadratures(cr_pool *p, const double *y)
+{
+    const double *oq = p->yQ ? N_VGetArrayPointer(p->yQ) : NULL;
+    double diss = oq ? oq[3 * p->qcap] : 0.0;
+    for (size_t s = 0; s < p->nq; s++) {
+        cr_pool_contact *k = &p->c[p->qc[s]];
+        k->P += oq[3 * s];
+        k->Px += oq[3 * s + 1];
+        k->Py += oq[3 * s + 2];
+        k->qslot = -1;
+        p->qc[s] = -1;
+    }
+    p->nq = 0;
+    mark_hot(p, y);
+    size_t need = 0;
+    for (size_t s = 0; s < p->nslots; s++)
+        need += p->slot_contact[s] >= 0 && cr_pl_warm(p, &p->c[p->slot_contact[s]]);
+    /* a region's warm contacts are fixed until its next build: no room to grow */
+    size_t cap = p->region ? need + 1 : 2 * need + 64;
+    if (cap != p->qcap || !p->yQ) {
+        N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
+        long *qc = realloc(p->qc, cap * sizeof(long));
+        if (qc)
+            p->qc = qc;
+        if (!q || !qc) {
+            if (q)
+                N_VDestroy(q);
+            return CR_ERR_NOMEM;
+        }
+        if (p->yQ)
+            N_VDestroy(p->yQ);
+        p->yQ = q;
+        p->qcap = cap;
+        p->quad_resized = 1;
+    }
+    N_VConst(0.0, p->yQ);
+    N_VGetArrayPointer(p->yQ)[3 * cap] = diss;
+    cr_pl_warm_up(p, y); /* room for all of them */
+    return CR_OK;
+}
+
+/* CVODE's quadratures on a resized vector (before the restart that follows
+ * every rebuild): freed and set up again with the same settings. */
+int cr_pl_resize_quadratures(cr_pool *p)
+{
+    if (!p->quad_resized || !p->cvode)
+        return CV_SUCCESS;
+    p->quad_resized = 0;
+    CVodeQuadFree(p->cvode);
+    int flag = CVodeQuadInit(p->cvode, cr_pl_quad_rhs, p->yQ);
+    if (flag == CV_SUCCESS)
+        flag = CVodeSetQuadErrCon(p->cvode, SUNTRUE);
+    if (flag == CV_SUCCESS)
+        flag = CVodeQuadSStolerances(p->cvode, p->rtol, p->atol);
+    return flag;
+}

@@ -1,0 +1,148 @@
+/*
+ * The pool's right-hand sides: the discs' motion under the contact forces and
+ * gravity, and the quadratures (impulses, dissipated work); and the check of
+ * the analytic Jacobian against central differences of the first.
+ */
+#include "engines/compliant/pool-priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+/* Adds contact k's force to the compact derivative yd; -1 if not finite. */
+static int contact_rhs(const cr_pool *p, const double *y, const cr_pool_contact *k, double *yd)
+{
+    if (cr_pl_surely_open(p, y, k))
+        return 0;
+    double delta, rate, nx, ny, dist;
+    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
+    if (!isfinite(f))
+        return -1;
+    if (f == 0.0)
+        return 0;
+    size_t i = (size_t)k->i, ci = cr_pl_cpos(p, i);
+    if (cr_pl_is_wall(k)) {
+        yd[4 * ci + 2] += p->accel[i] * f * nx;
+        yd[4 * ci + 3] += p->accel[i] * f * ny;
+    } else {
+        size_t j = (size_t)k->j, cj = cr_pl_cpos(p, j);
+        yd[4 * cj + 2] += p->accel[j] * f * nx;
+        yd[4 * cj + 3] += p->accel[j] * f * ny;
+        yd[4 * ci + 2] -= p->accel[i] * f * nx;
+        yd[4 * ci + 3] -= p->accel[i] * f * ny;
+    }
+    return 0;
+}
+
+/* In a region only the contacts between active discs (those with quadrature
+ * slots: warm) exert forces; a contact reaching outside closes as an event
+ * first, and the region grows (handle_roots). */
+int cr_pl_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
+{
+    const cr_pool *p = user;
+    const double *yc = N_VGetArrayPointer(yv), *y = cr_pl_full_state(p, t, yv);
+    double *yd = N_VGetArrayPointer(ydv);
+    /* gravity is constant: it enters the RHS, never the Jacobian */
+    double gx = p->gx * p->T / p->V, gy = p->gy * p->T / p->V;
+    for (size_t a = 0; a < p->na; a++) {
+        yd[4 * a] = yc[4 * a + 2];
+        yd[4 * a + 1] = yc[4 * a + 3];
+        yd[4 * a + 2] = gx;
+        yd[4 * a + 3] = gy;
+    }
+    if (p->region) {
+        for (size_t q = 0; q < p->nq; q++)
+            if (contact_rhs(p, y, &p->c[p->qc[q]], yd))
+                return -1;
+        return 0;
+    }
+    for (size_t s = 0; s < p->nslots; s++)
+        if (p->slot_contact[s] >= 0 && contact_rhs(p, y, &p->c[p->slot_contact[s]], yd))
+            return -1;
+    return 0;
+}
+
+int cr_pl_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
+{
+    const cr_pool *p = user;
+    const double *y = cr_pl_full_state(p, t, yv);
+    double *q = N_VGetArrayPointer(qd);
+    double diss = 0.0, sc = p->T / p->Pscale;
+    memset(q, 0, 3 * p->qcap * sizeof(double));
+    for (size_t s = 0; s < p->nq; s++) {
+        double delta, rate, nx, ny, dist;
+        const cr_pool_contact *k = &p->c[p->qc[s]];
+        if (cr_pl_surely_open(p, y, k))
+            continue;
+        cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
+        q[3 * s] = f * sc;
+        q[3 * s + 1] = f * nx * sc;
+        q[3 * s + 2] = f * ny * sc;
+        diss += cr_contact_dissipation_inline(cr_pl_law(p, k), f, delta, rate);
+    }
+    q[3 * p->qcap] = diss * p->T / p->Escale;
+    return 0;
+}
+
+/* The analytic Jacobian at the compact state @p base, dense (ny × ny, row-major). */
+static void jac_dense(cr_pool *p, N_Vector base, SUNMatrix J, double *dense, size_t ny)
+{
+    cr_pl_jac(p->t / p->T, base, NULL, J, p, NULL, NULL, NULL);
+    sunindextype *ptr = SM_INDEXPTRS_S(J), *idx = SM_INDEXVALS_S(J);
+    for (size_t c = 0; c < ny; c++)
+        for (sunindextype q = ptr[c]; q < ptr[c + 1]; q++)
+            dense[(size_t)idx[q] * ny + c] += SM_DATA_S(J)[q];
+}
+
+/* The largest difference between @p dense and central differences of the
+ * right-hand side at @p base (step 1e-7 relative); v: three scratch vectors. */
+static double fd_worst(cr_pool *p, N_Vector base, N_Vector v[3], const double *dense, size_t ny)
+{
+    double worst = 0.0;
+    for (size_t c = 0; c < ny; c++) {
+        N_VScale(1.0, base, v[0]);
+        double *yd = N_VGetArrayPointer(v[0]), h = 1e-7 * fmax(1.0, fabs(yd[c]));
+        double y0 = yd[c];
+        yd[c] = y0 + h;
+        cr_pl_rhs(p->t / p->T, v[0], v[1], p);
+        yd[c] = y0 - h;
+        cr_pl_rhs(p->t / p->T, v[0], v[2], p);
+        const double *a = N_VGetArrayPointer(v[1]), *b = N_VGetArrayPointer(v[2]);
+        for (size_t r = 0; r < ny; r++)
+            worst = fmax(worst, fabs((a[r] - b[r]) / (2 * h) - dense[r * ny + c]));
+    }
+    return worst;
+}
+
+int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
+{
+    CR_CHECK(p && max_rel && p->ran && p->A, p ? p->err : NULL, CR_ERR_INVALID);
+    size_t ny = 4 * p->na;
+    SUNMatrix J = SUNMatClone(p->A);
+    N_Vector base = N_VClone(p->ya), v[3] = {N_VClone(p->ya), N_VClone(p->ya), N_VClone(p->ya)};
+    double *dense = calloc(ny * ny, sizeof(double));
+    int rc = J && base && v[0] && v[1] && v[2] && dense ? CR_OK : CR_ERR_NOMEM;
+    if (rc == CR_OK) {
+        /* the integrated discs' part of the current state (in a region, compact) */
+        for (size_t a = 0; a < p->na; a++)
+            memcpy(N_VGetArrayPointer(base) + 4 * a,
+                   N_VGetArrayPointer(p->y) + 4 * (p->region ? p->act[a] : a), 4 * sizeof(double));
+        jac_dense(p, base, J, dense, ny);
+        double scale = 0.0;
+        for (size_t k = 0; k < ny * ny; k++)
+            scale = fmax(scale, fabs(dense[k]));
+        double worst = fd_worst(p, base, v, dense, ny);
+        *max_rel = scale > 0 ? worst / scale : worst;
+    }
+    if (J)
+        SUNMatDestroy(J);
+    if (base)
+        N_VDestroy(base);
+    for (int k = 0; k < 3; k++)
+        if (v[k])
+            N_VDestroy(v[k]);
+    free(dense);
+    return rc;
+}

@@ -1,0 +1,465 @@
+/*
+ * Root functions of the pool (three per candidate slot: closing, compression
+ * rate, force release; one per disc: its rebuild) and the engine's own event
+ * location over them, then the events of a root return.
+ */
+#include "engines/compliant/pool-priv.h"
+
+#include <float.h>
+#include <string.h>
+
+/* [closing, compression rate, force release] of slot s at the scaled state y. */
+static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
+{
+    if (p->slot_contact[s] < 0) {
+        /* the signs an open contact has: no spurious crossing when a slot fills */
+        gs[0] = -1.0;
+        gs[1] = 1.0;
+        gs[2] = -1.0;
+        return;
+    }
+    double delta, rate;
+    const cr_pool_contact *k = &p->c[p->slot_contact[s]];
+    const cr_contact_params *lw = cr_pl_law(p, k);
+    cr_pl_overlap(p, y, k, &delta, &rate);
+    double d = delta / p->L;
+    gs[0] = cr_root_nonzero(d - CR_EVENT_MARGIN);
+    gs[1] = cr_root_nonzero(d > CR_EVENT_MARGIN ? rate / p->V : 1.0);
+    if (lw->release == CR_RELEASE_FORCE && lw->C > 0.0 && d > CR_EVENT_MARGIN)
+        gs[2] = cr_root_nonzero(cr_contact_release_function(lw, delta, rate, p->L));
+    else
+        gs[2] = gs[0];
+}
+
+/* Disc i's rebuild root: (skin/2)² − |d − d_ref|² (scaled), zero when it has
+ * moved half the skin since the last neighbour search. */
+static double disc_root(const cr_pool *p, const double *y, size_t i)
+{
+    double h = 0.5 * p->skin / p->L;
+    double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
+    return cr_root_nonzero(h * h - (dx * dx + dy * dy));
+}
+
+/* Every root function (three per slot, then one per disc) at the current
+ * state p->y into glo: the start of the next search after setup, a restart
+ * or a new region. */
+void cr_pl_roots_afresh(cr_pool *p)
+{
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t s = 0; s < p->nslots; s++)
+        slot_roots(p, y, s, p->glo + 3 * s);
+    for (size_t i = 0; i < p->n; i++)
+        p->glo[3 * p->nslots + i] = disc_root(p, y, i);
+    p->gevals++;
+}
+
+/* Disc i has never moved: its displacement and velocity are exactly 0. */
+static inline int still(const double *y, size_t i)
+{
+    return y[4 * i] == 0.0 && y[4 * i + 1] == 0.0 && y[4 * i + 2] == 0.0 && y[4 * i + 3] == 0.0;
+}
+
+/* The root functions at the end of a step (state y) into g, knowing their
+ * values at the start of the step in glo: the functions of slots whose discs
+ * have never moved keep their values (a disc at rest with no force stays
+ * exactly at rest), so only the region the motion reached is evaluated. */
+void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
+{
+    if (p->region) { /* only the live functions (region_live) can have changed */
+        for (size_t c = 0; c < p->nlive;) {
+            size_t q = p->live[c];
+            if (q < 3 * p->nslots) {
+                const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+                if (still(y, (size_t)k->i) && (cr_pl_is_wall(k) || still(y, (size_t)k->j)))
+                    memcpy(g + q, p->glo + q, 3 * sizeof(double)); /* as below */
+                else
+                    slot_roots(p, y, q / 3, g + q);
+                c += 3;
+            } else {
+                g[q] = disc_root(p, y, q - 3 * p->nslots);
+                c++;
+            }
+        }
+        return;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        p->hot[i] = still(y, i);
+    for (size_t s = 0; s < p->nslots; s++) {
+        long id = p->slot_contact[s];
+        const cr_pool_contact *k = id >= 0 ? &p->c[id] : NULL;
+        if (k && p->hot[k->i] && (cr_pl_is_wall(k) || p->hot[k->j]))
+            memcpy(g + 3 * s, p->glo + 3 * s, 3 * sizeof(double));
+        else
+            slot_roots(p, y, s, g + 3 * s);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        g[3 * p->nslots + i] = p->hot[i] ? p->glo[3 * p->nslots + i] : disc_root(p, y, i);
+}
+
+/* Root function q alone at the state y. */
+double cr_pl_root_one(const cr_pool *p, const double *y, size_t q)
+{
+    if (q >= 3 * p->nslots)
+        return disc_root(p, y, q - 3 * p->nslots);
+    double gs[3];
+    slot_roots(p, y, q / 3, gs);
+    return gs[q % 3];
+}
+
+/*
+ * The engine locates its events itself instead of CVODE's root finding, which
+ * evaluates every root function of the pool (three per candidate contact, one
+ * per disc) and interpolates the whole state about ten times per event. Here
+ * each step costs one evaluation of the root functions at its end; only those
+ * that changed sign over the step are searched (Illinois, as CVODE's cvRcheck3,
+ * to the same tolerance 100 ε (|t| + |h|)), and the other contacts are never
+ * looked at again for that event.
+ */
+
+/* The full state p->y at the scaled time tau inside the last step. */
+static void interpolate(cr_pool *p, double tau)
+{
+    CVodeGetDky(p->cvode, tau, 0, p->ya);
+    if (p->region)
+        cr_pl_fill_full(p, tau, N_VGetArrayPointer(p->ya), N_VGetArrayPointer(p->y));
+}
+
+/* The state and quadratures at the scaled time tau inside the last step.
+ * Event times stay scaled: t/T·T need not give back the located τ, and the
+ * state just before a root has its functions' old signs. */
+void cr_pl_state_at(cr_pool *p, double tau)
+{
+    interpolate(p, tau);
+    CVodeGetQuadDky(p->cvode, tau, 0, p->yQ);
+    p->t = tau * p->T;
+}
+
+/* The root functions with different signs at p->tlo (glo) and the end of the
+ * step (ghi): their indices in p->cand. After an event in the step (@p prev
+ * candidates, > 0) only those can still differ: the others kept both values.
+ * @return how many. */
+size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
+{
+    size_t nc = 0;
+    if (prev) {
+        for (size_t c = 0; c < prev; c++)
+            if (cr_root_differ(p->glo[p->cand[c]], p->ghi[p->cand[c]]))
+                p->cand[nc++] = p->cand[c];
+        return nc;
+    }
+    if (p->region) {
+        for (size_t c = 0; c < p->nlive; c++)
+            if (cr_root_differ(p->glo[p->live[c]], p->ghi[p->live[c]]))
+                p->cand[nc++] = p->live[c];
+        return nc;
+    }
+    for (size_t q = 0; q < p->nroot; q++)
+        if (cr_root_differ(p->glo[q], p->ghi[q]))
+            p->cand[nc++] = q;
+    return nc;
+}
+
+/*
+ * Hidden crossings. The root functions are compared at the ends of a step
+ * only, so one that crosses and comes back within a step goes unseen: a disc
+ * grazing another overlaps it along a stretch of its path only 2√(2 R D) long
+ * (D the deepest overlap), shorter than a free-flight step when D is a few
+ * µm, and no step cap is short enough for every D. Such a function has an
+ * extremum inside the step, where the motion that drives it turns from
+ * towards its crossing to away (towards): a pair's centres from approaching
+ * to separating, a disc from nearing a wall to leaving it, or from leaving
+ * the place of the last neighbour search to coming back (rebuild roots). That
+ * motion is linear in time in free flight (a·w grows by |w|² τ), so the
+ * extremum is one secant away. Where the chord between the step's ends,
+ * widened by how far the discs departed from straight flight, comes near the
+ * crossing (may_cross), the function is evaluated at the extremum on the
+ * interpolated state; if it has crossed there, the step's events are searched
+ * up to that point first, where it is an ordinary sign change.
+ */
+
+/* How fast root function q (a closing or rebuild root) moves towards its
+ * crossing at the state y, up to a positive factor: the approach of a
+ * turning pair (−a·w, a in m and w scaled), the rate δ̇ of a frozen or wall contact, or a
+ * disc's Δ·v away from its place at the last neighbour search. */
+static inline double pair_towards(const cr_pool *p, const cr_pool_contact *k, const double *y)
+{
+    size_t i = (size_t)k->i, j = (size_t)k->j;
+    double ax = k->a0x + p->L * (y[4 * j] - y[4 * i]),
+           ay = k->a0y + p->L * (y[4 * j + 1] - y[4 * i + 1]);
+    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) +
+             ay * (y[4 * j + 3] - y[4 * i + 3])); /* m, scaled */
+}
+
+static double towards(const cr_pool *p, const double *y, size_t q)
+{
+    if (q >= 3 * p->nslots) {
+        size_t i = q - 3 * p->nslots;
+        return (y[4 * i] - p->dref[2 * i]) * y[4 * i + 2] +
+               (y[4 * i + 1] - p->dref[2 * i + 1]) * y[4 * i + 3];
+    }
+    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+    double delta, rate;
+    if (k->frozen || cr_pl_is_wall(k)) {
+        cr_pl_overlap(p, y, k, &delta, &rate);
+        return rate;
+    }
+    return pair_towards(p, k, y);
+}
+
+/* Disc i's departure from straight flight over a step of scaled length dt
+ * from ylo to yhi (scaled): |d_hi − d_lo − v_lo dt|. */
+static double departure(const double *ylo, const double *yhi, size_t i, double dt)
+{
+    return hypot(yhi[4 * i] - ylo[4 * i] - ylo[4 * i + 2] * dt,
+                 yhi[4 * i + 1] - ylo[4 * i + 1] - ylo[4 * i + 3] * dt);
+}
+
+/* Whether function q may cross at the fraction s of the step (its chord
+ * estimate there, give or take the departures from straight flight). */
+static int may_cross(const cr_pool *p, const double *ylo, const double *yhi, size_t q, double s,
+                     double dt)
+{
+    if (q >= 3 * p->nslots) { /* rebuild root: |Δ| reaches half the skin */
+        size_t i = q - 3 * p->nslots;
+        double dx = (1 - s) * ylo[4 * i] + s * yhi[4 * i] - p->dref[2 * i];
+        double dy = (1 - s) * ylo[4 * i + 1] + s * yhi[4 * i + 1] - p->dref[2 * i + 1];
+        return hypot(dx, dy) + departure(ylo, yhi, i, dt) >= 0.5 * p->skin / p->L;
+    }
+    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+    size_t i = (size_t)k->i;
+    double dev = departure(ylo, yhi, i, dt);
+    if (cr_pl_is_wall(k) || k->frozen) { /* δ linear in the displacements */
+        if (!cr_pl_is_wall(k))
+            dev += departure(ylo, yhi, (size_t)k->j, dt);
+        return (1 - s) * p->glo[q] + s * p->ghi[q] + dev >= 0.0;
+    }
+    size_t j = (size_t)k->j;
+    dev += departure(ylo, yhi, j, dt);
+    double ax = k->a0x / p->L + (1 - s) * (ylo[4 * j] - ylo[4 * i]) + s * (yhi[4 * j] - yhi[4 * i]);
+    double ay = k->a0y / p->L + (1 - s) * (ylo[4 * j + 1] - ylo[4 * i + 1]) +
+                s * (yhi[4 * j + 1] - yhi[4 * i + 1]);
+    return hypot(ax, ay) - dev <= k->R / p->L;
+}
+
+/* p->y (and the compact state of a region) kept in p->ysave before the
+ * first interpolation: it is the state at the low end of the search. */
+static void save_low(cr_pool *p)
+{
+    memcpy(p->ysave, N_VGetArrayPointer(p->y), 4 * p->n * sizeof(double));
+    if (p->region)
+        memcpy(p->ysave + 4 * p->n, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
+}
+
+static void restore_low(cr_pool *p)
+{
+    memcpy(N_VGetArrayPointer(p->y), p->ysave, 4 * p->n * sizeof(double));
+    if (p->region)
+        memcpy(N_VGetArrayPointer(p->ya), p->ysave + 4 * p->n, 4 * p->na * sizeof(double));
+}
+
+/* Function q turns from towards its crossing (at ylo, p->tlo) to away (at
+ * yhi, taun): the time of its extremum by regula falsi on towards (exact in
+ * one secant in free flight), or taun when it has not crossed there. *saved:
+ * p->y is kept (save_low) and ylo points to the copy. */
+static double extremum(cr_pool *p, const double **ylo, const double *yhi, size_t q, double taun,
+                       int *saved)
+{
+    double flo = towards(p, *ylo, q), fhi = towards(p, yhi, q);
+    if (!(flo > 0.0 && fhi < 0.0) || !may_cross(p, *ylo, yhi, q, flo / (flo - fhi), taun - p->tlo))
+        return taun;
+    if (!*saved) {
+        save_low(p);
+        *ylo = p->ysave;
+        *saved = 1;
+    }
+    const double *y = N_VGetArrayPointer(p->y);
+    double a = p->tlo, b = taun, scale = fmax(flo, -fhi);
+    for (int it = 0; it < 4; it++) {
+        double tm = a + (b - a) * flo / (flo - fhi);
+        interpolate(p, tm);
+        p->gevals++;
+        double g = cr_pl_root_one(p, y, q), fm = towards(p, y, q);
+        if (q < 3 * p->nslots ? g > 0.0 : g < 0.0)
+            return tm;
+        if (fabs(fm) <= 1e-6 * scale)
+            break; /* at the extremum, and it has not crossed */
+        if (fm > 0.0)
+            a = tm, flo = fm;
+        else
+            b = tm, fhi = fm;
+    }
+    return taun;
+}
+
+/* Function q (a closing function open, or a rebuild root inside, at both
+ * ends of the search) turns from towards its crossing to away. Discs at rest
+ * give 0 at both ends. A closing function must have room: to cross and come
+ * back its discs travel at least the gaps at both ends (−g L each), and in
+ * the step they travel at most @p reach (scaled). A turning pair, the common
+ * case, is tested inline. */
+static inline int turns(const cr_pool *p, const double *ylo, const double *yhi, size_t q,
+                        double reach)
+{
+    if (q >= 3 * p->nslots)
+        return p->glo[q] > 0.0 && p->ghi[q] > 0.0 && towards(p, yhi, q) < 0.0 &&
+               towards(p, ylo, q) > 0.0;
+    long id = p->slot_contact[q / 3];
+    if (id < 0 || p->glo[q] >= 0.0 || p->ghi[q] >= 0.0 || -(p->glo[q] + p->ghi[q]) > reach)
+        return 0;
+    const cr_pool_contact *k = &p->c[id];
+    if (k->frozen || cr_pl_is_wall(k))
+        return towards(p, yhi, q) < 0.0 && towards(p, ylo, q) > 0.0;
+    return pair_towards(p, k, yhi) < 0.0 && pair_towards(p, k, ylo) > 0.0;
+}
+
+/* The largest squared speed (scaled) of a moving disc at either end of the
+ * step: the integrated and flying ones in a region. */
+static double fastest(const cr_pool *p, const double *ylo, const double *yhi)
+{
+    double v2 = 0.0;
+    size_t n = p->region ? p->na + p->nfly : p->n;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = !p->region ? k : (k < p->na ? p->act[k] : p->fly[k - p->na]);
+        v2 = fmax(v2, fmax(yhi[4 * i + 2] * yhi[4 * i + 2] + yhi[4 * i + 3] * yhi[4 * i + 3],
+                           ylo[4 * i + 2] * ylo[4 * i + 2] + ylo[4 * i + 3] * ylo[4 * i + 3]));
+    }
+    return v2;
+}
+
+/*
+ * The end of the search over the step from p->tlo (state p->y, root functions
+ * p->glo) to taun (state ys, p->ghi): taun, or the earliest hidden crossing
+ * before it. Then p->ysub holds the state there and p->ghi the root functions
+ * at it, and p->y is unchanged. Only closing and rebuild roots are looked at
+ * (a slot's three functions are consecutive, also among the live ones).
+ */
+double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys)
+{
+    const double *ylo = N_VGetArrayPointer(p->y);
+    double tend = taun;
+    int saved = 0;
+    size_t nq = p->region ? p->nlive : p->nroot, ns = 3 * p->nslots;
+    double reach = 4.0 * sqrt(fastest(p, ylo, ys)) * (taun - p->tlo);
+    for (size_t c = 0; c < nq;) {
+        size_t q = p->region ? p->live[c] : c;
+        c += q < ns ? 3 : 1;
+        if (turns(p, ylo, ys, q, reach))
+            tend = fmin(tend, extremum(p, &ylo, ys, q, taun, &saved));
+    }
+    if (tend < taun) {
+        interpolate(p, tend);
+        memcpy(p->ysub, N_VGetArrayPointer(p->y), 4 * p->n * sizeof(double));
+        cr_pl_roots_step(p, p->ysub, p->ghi);
+        p->gevals++;
+        p->hidden++;
+    }
+    if (saved)
+        restore_low(p);
+    return tend;
+}
+
+/* Which candidates may guide the search: a slot's rate and release functions
+ * jump where its overlap function crosses (they are defined only while
+ * loaded), so with that one among the candidates they follow it. The
+ * candidates are in increasing order: a slot's closing function comes first. */
+static void guides(cr_pool *p, size_t nc)
+{
+    size_t crossing = (size_t)-1; /* the last slot whose closing function changed sign */
+    for (size_t c = 0; c < nc; c++) {
+        size_t q = p->cand[c];
+        p->guide[c] = 1;
+        if (q >= 3 * p->nslots)
+            continue;
+        if (q % 3 == 0)
+            crossing = q / 3;
+        else if (crossing == q / 3)
+            p->guide[c] = 0;
+    }
+}
+
+/*
+ * The first root in (tlo, thi] (scaled times) among the nc candidates, whose
+ * values at the ends are in p->clo and p->chi: the Illinois method on the
+ * interpolated state, evaluating the candidates only. @return its time (the
+ * high end of the last bracket, where the located functions have their new
+ * signs); p->rootsfound holds ±1 for the functions that cross by then.
+ */
+/* The candidates' values at the scaled time t (cr_root_locate's callback). */
+static void candidate_values(void *user, double t, double *out)
+{
+    cr_pool *p = user;
+    interpolate(p, t);
+    const double *y = N_VGetArrayPointer(p->y);
+    for (size_t c = 0; c < p->nsearch; c++)
+        out[c] = cr_pl_root_one(p, y, p->cand[c]);
+    p->gevals++;
+}
+
+double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
+{
+    guides(p, nc);
+    p->nsearch = nc;
+    cr_root_bracket b = {nc, p->clo, p->chi, p->cmid, p->guide};
+    return cr_root_search(&b, tlo, thi, cr_root_tolerance(thi, h), candidate_values, p, p->cand,
+                          p->rootsfound, p->nroot);
+}
+
+static int push_event(cr_pool *p, long id, cr_event_kind kind)
+{
+    if (cr_event_room(&p->events, p->nev, &p->evcap) != 0)
+        return CR_ERR_NOMEM;
+    const double *y = N_VGetArrayPointer(p->y);
+    const cr_pool_contact *k = &p->c[id];
+    cr_event *e = &p->events[p->nev++];
+    e->t = p->t;
+    e->contact = (size_t)id;
+    e->kind = kind;
+    cr_pl_overlap(p, y, k, &e->overlap, &e->rate);
+    e->force = cr_contact_force(cr_pl_law(p, k), e->overlap, e->rate);
+    double px, py;
+    e->impulse = p->Pscale * cr_pl_impulse(p, k, &px, &py);
+    p->stats.events++;
+    return CR_OK;
+}
+
+int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
+{
+    const double *y = N_VGetArrayPointer(p->y);
+    int rc = CR_OK, restart = 0;
+    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
+        long id = p->slot_contact[s];
+        if (id < 0)
+            continue;
+        const int *r = p->rootsfound + 3 * s;
+        double delta, rate;
+        cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
+        int above = delta > CR_EVENT_MARGIN * p->L;
+        if (r[0] > 0) {
+            cr_pl_freeze_normal(p, y, &p->c[id]);
+            p->c[id].tclose = p->t / p->T;
+        }
+        if ((r[0] < 0 || r[1] < 0) && p->hmax_contact == id) {
+            /* its step limit (pool-run.c, retake) ends at its opening or
+             * maximum compression */
+            CVodeSetMaxStep(p->cvode, 0.0);
+            p->hmax_contact = -1;
+        }
+        if (r[0] > 0 && p->region && !cr_pl_warm(p, &p->c[id]))
+            p->need_region = 1; /* it reaches outside the region: the region grows */
+        if (r[0]) {
+            rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
+            restart |= cr_contact_force_jumps(cr_pl_law(p, &p->c[id]), r[0] > 0);
+        }
+        if (r[1] && rc == CR_OK && above)
+            rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
+        const cr_contact_params *lr = cr_pl_law(p, &p->c[id]);
+        if (r[2] && rc == CR_OK && above && !r[0] && lr->release == CR_RELEASE_FORCE && lr->C > 0.0)
+            rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        if (p->rootsfound[3 * p->nslots + i])
+            *need_rebuild = 1;
+    if (rc == CR_OK && restart && !*need_rebuild && !p->need_region)
+        rc = cr_pl_restart(p, p->t / p->T, "CVodeReInit");
+    return rc;
+}

@@ -1,0 +1,338 @@
+/*
+ * Planar pools: CVODES over discs, Newton with a sparse (KLU) or matrix-free
+ * (GMRES) Jacobian, or Adams with fixed-point iteration (no Jacobian). This
+ * file: the engine's creation from a model, its scales and the setters; the
+ * other jobs live in src/pool-*.c (the list is in pool-priv.h).
+ *
+ * State (scaled): per disc (dx, dy)/δ* displacement from the start and (vx, vy)/V.
+ * The overlap of a pair is computed without cancellation from the initial
+ * relative position a₀ and the relative displacement b:
+ *   δ = R − |a₀ + b| = (R² − |a₀|² − 2a₀·b − |b|²) / (R + |a₀ + b|),
+ * with R² − |a₀|² = (R − |a₀|)(R + |a₀|) formed once; positions of order 10⁻²
+ * and overlaps of order 10⁻⁵ then keep all their digits.
+ */
+#include "engines/compliant/pool-priv.h"
+
+#include <cvodes/cvodes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "model/model.h"
+
+/* Per-disc lists (neighbours, contacts of each disc): each list, then the arrays. */
+static void free_lists(size_t n, size_t **lists, size_t *len, size_t *cap)
+{
+    if (lists)
+        for (size_t i = 0; i < n; i++)
+            free(lists[i]);
+    free(lists);
+    free(len);
+    free(cap);
+}
+
+/* CVODES, its solvers and vectors, then the context they were made in. */
+static void free_integrator(cr_pool *p)
+{
+    if (p->cvode)
+        CVodeFree(&p->cvode);
+    cr_pl_free_solver(p);
+    if (p->y)
+        N_VDestroy(p->y);
+    if (p->yQ)
+        N_VDestroy(p->yQ);
+    if (p->ystep)
+        N_VDestroy(p->ystep);
+    cr_pl_region_free(p);
+    if (p->ctx)
+        SUNContext_Free(&p->ctx);
+}
+
+void cr_pool_destroy(cr_pool *p)
+{
+    if (!p)
+        return;
+    free_integrator(p);
+    cr_model_destroy(p->model);
+    void *arrays[] = {
+        p->m,      p->r,          p->x0,   p->y0,  p->vx0,     p->vy0,     p->accel,
+        p->wnx,    p->wny,        p->woff, p->c,   p->hkey,    p->hval,    p->slot_contact,
+        p->dref,   p->rootsfound, p->glo,  p->ghi, p->clo,     p->chi,     p->cmid,
+        p->cand,   p->guide,      p->qc,   p->hot, p->pat_ptr, p->pat_idx, p->pblock,
+        p->events, p->ysub,       p->ysave};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        free(arrays[k]);
+    free_lists(p->n, p->nbr, p->nnbr, p->nbrcap);
+    free_lists(p->n, p->bc, p->nbc, p->bccap);
+    free(p);
+}
+
+/* Characteristic overlap of one class of pairs: δ* = (μV²/K)^(1/(n+1)). */
+static int class_scale(const cr_contact_params *law, double mu, void *user)
+{
+    double *L = ((double **)user)[0], V = *((double **)user)[1];
+    *L = fmin(*L, pow(mu * V * V / law->K, 1.0 / (law->n + 1.0)));
+    return CR_OK;
+}
+
+/* Too many body kinds to enumerate their pairs (a polydisperse pool): explicit
+ * pairs exactly, and for the rest a bound no pair is stiffer than, O(N): μ of
+ * the two lightest discs; the default law; Hertz with 1/E* ≥ 2 min (1 − ν²)/E
+ * and R* ≤ r_max/2; each wall's law against the lightest disc with a wall's
+ * material at its stiffest (R* ≤ r_max). */
+static double bound_scale(const cr_pool *p, double L)
+{
+    const cr_model *md = p->model;
+    double m1 = INFINITY, m2 = INFINITY, amin = INFINITY, V2 = p->V * p->V, E, nu;
+    for (size_t i = 0; i < p->n; i++) {
+        m2 = fmin(m2, fmax(m1, p->m[i]));
+        m1 = fmin(m1, p->m[i]);
+        if (cr_model_material(md, i, &E, &nu))
+            amin = fmin(amin, (1.0 - nu * nu) / E);
+    }
+    double mu = isfinite(m2) ? m1 * m2 / (m1 + m2) : m1;
+    const cr_contact_params *d = cr_model_default_contact(md);
+    L = fmin(L, pow(mu * V2 / d->K, 1.0 / (d->n + 1.0)));
+    if (isfinite(amin))
+        L = fmin(L, pow(mu * V2 / (4.0 / 3.0 / (2.0 * amin) * sqrt(0.5 * p->rmax)), 0.4));
+    for (size_t w = 0; w < p->nw; w++) {
+        cr_contact_params law;
+        cr_model_pair_law(md, 0, CR_WALL_BODY(w), &law);
+        L = fmin(L, pow(m1 * V2 / law.K, 1.0 / (law.n + 1.0)));
+        if (isfinite(amin) && cr_model_plane_material(md, w, &E, &nu)) {
+            double K = 4.0 / 3.0 / (amin + (1.0 - nu * nu) / E) * sqrt(p->rmax);
+            L = fmin(L, pow(m1 * V2 / K, 0.4));
+        }
+    }
+    return L;
+}
+
+/* Scales as for chains: V bounds the relative speeds (walls are at rest), δ* is
+ * the smallest characteristic overlap over every class of pairs (the stiffest
+ * law sets it), time δ* /V. */
+static void choose_scales(cr_pool *p)
+{
+    double vmax = 0.0, vxm = 0, vym = 0, mmin = INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        vxm += p->vx0[i] / (double)p->n;
+        vym += p->vy0[i] / (double)p->n;
+        mmin = fmin(mmin, p->m[i]);
+    }
+    for (size_t i = 0; i < p->n; i++)
+        vmax = fmax(vmax, hypot(p->vx0[i] - vxm, p->vy0[i] - vym));
+    p->V = 2.0 * fmax(vmax, hypot(vxm, vym));
+    if (!(p->V > 0.0))
+        p->V = 1.0;
+    double L = INFINITY, *args[2] = {&L, &p->V};
+    int rc = cr_model_pair_classes(p->model, CR_MODEL_MAX_KINDS, class_scale, args);
+    if (rc != CR_OK)
+        L = bound_scale(p, L); /* explicit pairs are in L already */
+    if (!isfinite(L)) {        /* one disc, no walls: nothing touches; any scale will do */
+        const cr_contact_params *d = cr_model_default_contact(p->model);
+        L = pow(0.5 * mmin * p->V * p->V / d->K, 1.0 / (d->n + 1.0));
+    }
+    p->L = L;
+    p->T = p->L / p->V;
+    p->Pscale = mmin * p->V;
+    p->Escale = mmin * p->V * p->V;
+    for (size_t i = 0; i < p->n; i++)
+        p->accel[i] = p->T / (p->V * p->m[i]);
+}
+
+/* Per-disc arrays and walls from the engine's own model. */
+static int load_model(cr_pool *p)
+{
+    const cr_model *md = p->model;
+    size_t n = p->n = cr_model_body_count(md);
+    double **arr[] = {&p->m, &p->r, &p->x0, &p->y0, &p->vx0, &p->vy0, &p->accel};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++)
+        if (!(*arr[k] = malloc(n * sizeof(double))))
+            return CR_ERR_NOMEM;
+    if (!(p->dref = calloc(2 * n, sizeof(double))))
+        return CR_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        double x[2], v[2];
+        cr_model_get_body(md, i, x, v);
+        p->m[i] = cr_model_mass(md, i);
+        p->r[i] = cr_model_radius(md, i);
+        p->x0[i] = x[0];
+        p->y0[i] = x[1];
+        p->vx0[i] = v[0];
+        p->vy0[i] = v[1];
+        p->rmax = fmax(p->rmax, p->r[i]);
+    }
+    size_t nw = cr_model_plane_count(md);
+    p->wnx = malloc((nw + 1) * sizeof(double));
+    p->wny = malloc((nw + 1) * sizeof(double));
+    p->woff = malloc((nw + 1) * sizeof(double));
+    if (!p->wnx || !p->wny || !p->woff)
+        return CR_ERR_NOMEM;
+    for (size_t w = 0; w < nw; w++) {
+        double nrm[2];
+        cr_model_get_plane(md, w, nrm, &p->woff[w]);
+        p->wnx[w] = nrm[0];
+        p->wny[w] = nrm[1];
+    }
+    p->nw = nw;
+    double g[2];
+    cr_model_get_gravity_vector(md, g);
+    p->gx = g[0];
+    p->gy = g[1];
+    return CR_OK;
+}
+
+/* Run settings of the model (the cr_pool_set_* calls may change them). */
+static void load_settings(cr_pool *p)
+{
+    const cr_settings *set = cr_model_settings(p->model);
+    p->rtol = set->rtol;
+    p->atol = set->atol;
+    p->jac_floor = set->jacobian_floor;
+    p->solver = set->solver;
+    p->skin_rel = set->skin;
+    p->method = set->method;
+    p->out_interval = set->output_interval;
+    p->frozen_normals = set->frozen_normals;
+}
+
+cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model || cr_model_dimension(model) != 2) {
+        cr_set_msg(msg, msglen, "a pool is built from a model of dimension 2");
+        return NULL;
+    }
+    if (cr_model_validate(model, msg, msglen) != CR_OK)
+        return NULL;
+    if (cr_model_settings(model)->method == CR_METHOD_ERK) { /* pools run CVODES only */
+        cr_set_msg(msg, msglen,
+                   "integration.method 'erk' integrates chains; a pool takes 'auto', 'bdf', "
+                   "'adams' or 'adams-fixed-point'");
+        return NULL;
+    }
+    cr_pool *p = calloc(1, sizeof(*p));
+    if (!p || !(p->model = cr_model_copy(model)) || load_model(p) != CR_OK) {
+        cr_set_msg(msg, msglen, "out of memory");
+        cr_pool_destroy(p);
+        return NULL;
+    }
+    load_settings(p);
+    choose_scales(p);
+    return p;
+}
+
+cr_pool *cr_pool_create(size_t n, const cr_disc *d, const cr_contact_params *law, char *msg,
+                        size_t msglen)
+{
+    if (n == 0 || !d || !law) {
+        cr_set_msg(msg, msglen, "a pool needs discs and a contact law");
+        return NULL;
+    }
+    cr_model *model = cr_model_create();
+    int rc = model ? cr_model_set_dimension(model, 2) : CR_ERR_NOMEM;
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        double x[2] = {d[i].x, d[i].y}, v[2] = {d[i].vx, d[i].vy};
+        rc = cr_model_add_body(model, d[i].mass, d[i].radius, x, v);
+    }
+    if (rc >= 0)
+        rc = cr_model_set_default_contact(model, law);
+    cr_pool *p = rc >= 0 ? cr_pool_create_from_model(model, msg, msglen) : NULL;
+    if (rc < 0)
+        cr_set_msg(msg, msglen, "%s", cr_strerror(rc));
+    cr_model_destroy(model);
+    return p;
+}
+
+int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset)
+{
+    return cr_pool_add_wall_law(p, nx, ny, offset, NULL);
+}
+
+int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
+                         const cr_contact_params *law)
+{
+    CR_CHECK(p && (!law || cr_contact_params_check(law) == CR_OK), p ? p->err : NULL,
+             CR_ERR_INVALID);
+    CR_CHECK(p && !p->ran && isfinite(nx) && isfinite(ny) && isfinite(offset) &&
+                 hypot(nx, ny) > 0.0,
+             p ? p->err : NULL, CR_ERR_INVALID);
+    double len = hypot(nx, ny);
+    nx /= len;
+    ny /= len;
+    offset /= len;
+    for (size_t i = 0; i < p->n; i++) {
+        double ov = offset + p->r[i] - (nx * p->x0[i] + ny * p->y0[i]);
+        if (ov > CR_GEOM_TOL * p->r[i]) {
+            cr_set_msg(p->err, sizeof p->err,
+                       "disc %zu lies outside the wall n = (%g, %g), offset %g (overlap %g m)", i,
+                       nx, ny, offset, ov);
+            return CR_ERR_MODEL;
+        }
+    }
+    double nrm[2] = {nx, ny};
+    int w = cr_model_add_plane(p->model, nrm, offset, law);
+    if (w < 0)
+        return w;
+    double *a[3] = {p->wnx, p->wny, p->woff};
+    for (int k = 0; k < 3; k++) {
+        double *q = realloc(a[k], (p->nw + 1) * sizeof(double));
+        if (!q)
+            return CR_ERR_NOMEM;
+        a[k] = q;
+    }
+    p->wnx = a[0];
+    p->wny = a[1];
+    p->woff = a[2];
+    p->wnx[p->nw] = nx;
+    p->wny[p->nw] = ny;
+    p->woff[p->nw] = offset;
+    p->nw++;
+    choose_scales(p); /* a stiffer wall sets a smaller characteristic overlap */
+    return CR_OK;
+}
+
+int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user)
+{
+    CR_CHECK(p && isfinite(interval), p ? p->err : NULL, CR_ERR_INVALID);
+    p->out_interval = interval;
+    p->out_fn = fn;
+    p->out_user = user;
+    return CR_OK;
+}
+
+void cr_pool_request_stop(cr_pool *p)
+{
+    if (p)
+        p->stop_requested = 1;
+}
+
+int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol)
+{
+    CR_CHECK(p && rtol > 0 && rtol < 1 && atol > 0, p ? p->err : NULL, CR_ERR_INVALID);
+    p->rtol = rtol;
+    p->atol = atol;
+    return CR_OK;
+}
+
+int cr_pool_set_linear_solver(cr_pool *p, cr_linear_solver solver)
+{
+    CR_CHECK(p && !p->ran && (unsigned)solver <= CR_SOLVER_FIXED_POINT, p ? p->err : NULL,
+             CR_ERR_INVALID);
+    p->solver = solver;
+    return CR_OK;
+}
+
+int cr_pool_set_skin(cr_pool *p, double rel)
+{
+    CR_CHECK(p && rel > 0 && isfinite(rel), p ? p->err : NULL, CR_ERR_INVALID);
+    p->skin_rel = rel;
+    return CR_OK;
+}
+
+int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *user)
+{
+    CR_CHECK(p, NULL, CR_ERR_INVALID);
+    p->ev_fn = fn;
+    p->ev_user = user;
+    return CR_OK;
+}

@@ -1,0 +1,1503 @@
+/*
+ * HDF5 writer: one layout for every engine (docs/hdf5-layout.md), written
+ * against cr_system and cr_monitor only.
+ *
+ * Crash behaviour shapes the code. HDF5 1.10 without SWMR keeps no journal: a
+ * file whose writer dies while HDF5 has unwritten or half-written metadata may
+ * not open at all. So trajectory rows and events are buffered here and handed
+ * to HDF5 only in store_flush, which ends with H5Fflush and fsync: between
+ * flushes HDF5 writes nothing, and a kill there leaves the file exactly as the
+ * last flush left it. Write errors (a full disk) kill the store: its temporary
+ * file is closed and removed at once and the target path is never touched.
+ */
+#include "cradle/store.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/h5-util.h"
+#include "base/base.h"
+#include "store/store-priv.h"
+
+/* Rows buffered between flushes are bounded in bytes as well as in rows, so a
+ * 10⁵-body pool does not buffer gigabytes. */
+#define BUFFER_BYTES (16u << 20)
+
+/* Free space a new file needs beyond its model text: the metadata of the
+ * initial layout is ~20 KiB; the rest is slack for the first rows. */
+#define CREATE_MARGIN (256u << 10)
+
+/* Trajectory series: one extendible dataset each, fed one row at a time. */
+enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_COUNT };
+
+typedef struct {
+    hid_t dset;
+    size_t cols; /* 0: a 1-D series (one number per row) */
+    size_t rows; /* rows in the file */
+    double *buf; /* buffered rows, row-major */
+} series;
+
+enum { ST_OPEN, ST_DEAD, ST_COMMITTED };
+
+struct cr_store {
+    char *path, *tmp, *dir;
+    cr_system *sys;
+    const cr_model *model;
+    int dim, state, rc; /* rc: the error that killed the store */
+    size_t nb, nseries_contacts;
+    hid_t fapl, file, traj, events, event_type;
+    series s[S_COUNT];
+    size_t buffered, capacity; /* rows in the buffers, and their room */
+    size_t events_written;
+    int collisions_written; /* /collisions (an empty one is written at commit otherwise) */
+    size_t flush_rows;
+    double flush_seconds, last_flush;
+    double t_last; /* time of the last appended row */
+    char **recovered;
+    size_t nrecovered;
+    char err[CR_ERRMSG_LEN];
+};
+
+/* ---- small HDF5 helpers (each returns 0 or -1 and closes what it opened) --- */
+
+static hid_t group_create(hid_t loc, const char *name)
+{
+    return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+}
+
+/* ---- compound tables ------------------------------------------------------- */
+
+/* An extendible dataset (first dimension unlimited), chunked and compressed.
+ * Chunks of at most 8 KiB: HDF5 compresses the last, partly filled chunk at
+ * its full size, and with 64 KiB chunks deflating the fill values of the
+ * default model's ten datasets cost twice its integration (issue 12,
+ * docs/performance.md "Start-up"); on a 10 MB output 8 KiB chunks make the
+ * file 1 % larger at the same CPU time. */
+static hid_t create_extendible(hid_t loc, const char *name, hid_t type, size_t cols,
+                               size_t row_bytes)
+{
+    int rank = cols ? 2 : 1;
+    hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols};
+    hsize_t chunk_rows = 8192 / (row_bytes ? row_bytes : 1);
+    chunk_rows = chunk_rows < 1 ? 1 : (chunk_rows > 4096 ? 4096 : chunk_rows);
+    hsize_t chunk[2] = {chunk_rows, cols ? cols : 1};
+    hid_t space = H5Screate_simple(rank, dims, maxd);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t d = -1;
+    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+        H5Pset_shuffle(dcpl) >= 0 && H5Pset_deflate(dcpl, 4) >= 0)
+        d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (space >= 0)
+        H5Sclose(space);
+    return d;
+}
+
+/* Appends @p n rows of @p type (cols per row; 0: a 1-D dataset) after @p have. */
+static int append_rows(hid_t d, hid_t type, size_t have, size_t n, size_t cols, const void *buf)
+{
+    if (n == 0)
+        return 0;
+    int rank = cols ? 2 : 1;
+    hsize_t newdims[2] = {have + n, cols}, start[2] = {have, 0}, count[2] = {n, cols};
+    if (H5Dset_extent(d, newdims) < 0)
+        return -1;
+    hid_t fspace = H5Dget_space(d);
+    hid_t mspace = H5Screate_simple(rank, count, NULL);
+    int e = fspace < 0 || mspace < 0 ||
+                    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+                    H5Dwrite(d, type, mspace, fspace, H5P_DEFAULT, buf) < 0
+                ? -1
+                : 0;
+    if (mspace >= 0)
+        H5Sclose(mspace);
+    if (fspace >= 0)
+        H5Sclose(fspace);
+    return e;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+/* The operating system's errno behind the last failed HDF5 write ("errno =
+ * 28" in the sec2 driver's message). HDF5 clears its error stack at the next
+ * API call, and a failing write is usually followed by the closing calls of
+ * its helper, so the stack is read when HDF5 reports the failure: the store's
+ * silent error handler (H5Eset_auto2) records it here. */
+static _Thread_local int h5_os_errno;
+
+static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *user)
+{
+    (void)n;
+    const char *p = e->desc ? strstr(e->desc, "errno = ") : NULL;
+    if (p && *(int *)user == 0)
+        *(int *)user = atoi(p + 8);
+    return 0;
+}
+
+static herr_t note_errno(hid_t stack, void *user)
+{
+    (void)user;
+    int err = 0;
+    H5Ewalk2(stack, H5E_WALK_UPWARD, find_errno, &err);
+    if (err && h5_os_errno == 0)
+        h5_os_errno = err;
+    return 0; /* and print nothing: the library never prints */
+}
+
+/* The recorded errno since the last call (and forget it). */
+static int hdf5_errno(void)
+{
+    int err = h5_os_errno;
+    h5_os_errno = 0;
+    return err;
+}
+
+static int close_file(cr_store *st, int discard);
+
+/* The store is dead: @p rc and the message stay, the temporary goes. */
+static int store_die(cr_store *st, int rc)
+{
+    st->rc = rc;
+    st->state = ST_DEAD;
+    close_file(st, 1);
+    unlink(st->tmp);
+    return rc;
+}
+
+/* A write failed: the store is dead. Its temporary is closed and removed now
+ * (the space comes back at once on a full disk) and the target is left as it
+ * was. The message says what failed, where, and the system's reason. */
+static int store_fail(cr_store *st, const char *what)
+{
+    if (st->state != ST_OPEN)
+        return st->rc;
+    int err = hdf5_errno();
+    if (err == ENOSPC || err == EDQUOT)
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: disk full while %s (%s); the output was not written and %s is unchanged",
+                   st->path, what, strerror(err), st->path);
+    else if (err)
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: write error while %s (%s); the output was not written and %s is "
+                   "unchanged",
+                   st->path, what, strerror(err), st->path);
+    else
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: HDF5 error while %s; the output was not written and %s is unchanged",
+                   st->path, what, st->path);
+    return store_die(st, err ? CR_ERR_IO : CR_ERR_HDF5);
+}
+
+/* ---- closing --------------------------------------------------------------- */
+
+/* Closes every id the store holds, the file last, each exactly once.
+ * @p discard: the file is being thrown away after a write error. HDF5 1.10
+ * still holds metadata it could not write; H5Fclose then fails with the file
+ * half torn down, and a second H5Fclose (or HDF5's atexit handler) crashes in
+ * H5F__close. Truncating the doomed file first gives back its space, so the
+ * close can write that metadata and finish cleanly.
+ * @return -1 when HDF5 reported an error (then the file is not complete). */
+static int close_file(cr_store *st, int discard)
+{
+    int e = 0;
+    void *handle = NULL;
+    if (discard && st->file > 0 && H5Fget_vfd_handle(st->file, st->fapl, &handle) >= 0 && handle)
+        e |= ftruncate(*(int *)handle, 0) < 0 ? -1 : 0;
+    for (int k = 0; k < S_COUNT; k++) {
+        if (st->s[k].dset > 0 && H5Dclose(st->s[k].dset) < 0)
+            e = -1;
+        st->s[k].dset = 0;
+    }
+    if (st->events > 0 && H5Dclose(st->events) < 0)
+        e = -1;
+    if (st->event_type > 0)
+        H5Tclose(st->event_type);
+    if (st->traj > 0 && H5Gclose(st->traj) < 0)
+        e = -1;
+    st->events = st->event_type = st->traj = 0;
+    /* H5F_CLOSE_STRONG (fapl) closes whatever is still open in the file, so no
+     * id of ours outlives this call. Never retried: see above. */
+    if (st->file > 0 && H5Fclose(st->file) < 0)
+        e = -1;
+    st->file = 0;
+    return e;
+}
+
+/* fsync on a path (a file, or a folder after a rename). */
+static int sync_path(const char *path, int directory)
+{
+    int fd = open(path, O_RDONLY | (directory ? O_DIRECTORY : 0));
+    if (fd < 0)
+        return -1;
+    int e = fsync(fd);
+    if (close(fd) < 0)
+        e = -1;
+    return e < 0 && !(directory && errno == EINVAL) ? -1 : 0;
+}
+
+/* ---- flushing -------------------------------------------------------------- */
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    double time;
+    int64_t contact;
+    int kind;
+    double overlap, rate, force, impulse;
+} event_row;
+
+static int append_events(cr_store *st)
+{
+    size_t n = cr_system_event_count(st->sys), k0 = st->events_written;
+    if (n <= k0)
+        return 0;
+    const cr_event *ev = cr_system_events(st->sys);
+    event_row *rows = calloc(n - k0, sizeof(*rows)); /* zeroed padding on disk */
+    if (!rows)
+        return -1;
+    for (size_t i = k0; i < n; i++)
+        rows[i - k0] = (event_row){
+            ev[i].t,     (int64_t)ev[i].contact, (int)ev[i].kind, ev[i].overlap, ev[i].rate,
+            ev[i].force, ev[i].impulse};
+    int e = append_rows(st->events, st->event_type, k0, n - k0, 0, rows);
+    free(rows);
+    if (e == 0)
+        st->events_written = n;
+    return e;
+}
+
+/* Hands the buffered rows and new events to HDF5 and makes the file on disk
+ * whole: H5Fflush writes HDF5's metadata, fsync the kernel's pages (so a power
+ * loss, not only a kill, keeps what was flushed). */
+static int store_flush(cr_store *st, const char *what)
+{
+    if (st->state != ST_OPEN)
+        return st->rc;
+    h5_os_errno = 0;
+    for (int k = 0; k < S_COUNT; k++) {
+        series *s = &st->s[k];
+        if (s->dset <= 0)
+            continue;
+        if (append_rows(s->dset, H5T_NATIVE_DOUBLE, s->rows, st->buffered, s->cols, s->buf) < 0)
+            return store_fail(st, what);
+        s->rows += st->buffered;
+    }
+    st->buffered = 0;
+    if (append_events(st) < 0 || cr_h5_attr_double(st->file, "t_end", st->t_last) < 0 ||
+        H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
+        return store_fail(st, what);
+    void *handle = NULL;
+    if (H5Fget_vfd_handle(st->file, st->fapl, &handle) >= 0 && handle &&
+        fsync(*(int *)handle) < 0) {
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: write error while %s (fsync: %s); the output was not written and %s "
+                   "is unchanged",
+                   st->path, what, strerror(errno), st->path);
+        return store_die(st, CR_ERR_IO);
+    }
+    st->last_flush = wall_seconds();
+    return CR_OK;
+}
+
+/* ---- stale temporaries ----------------------------------------------------- */
+
+/* Process @p pid is gone (kill(pid, 0) fails with ESRCH; EPERM means alive). */
+static int process_gone(long pid)
+{
+    return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+static int remember(cr_store *st, const char *path)
+{
+    char **r = realloc(st->recovered, (st->nrecovered + 1) * sizeof(*r));
+    if (!r)
+        return -1;
+    st->recovered = r;
+    r[st->nrecovered] = strdup(path);
+    if (!r[st->nrecovered])
+        return -1;
+    st->nrecovered++;
+    return 0;
+}
+
+/* Renames @p stale (a temporary of dead process @p pid) to BASE.partial-PID.h5,
+ * or BASE.partial-PID-2.h5, … when that exists: never deleted, never
+ * overwritten. */
+static void keep_partial(cr_store *st, const char *stale, long pid)
+{
+    size_t len = strlen(st->path) + 64;
+    char *dst = malloc(len);
+    if (!dst)
+        return;
+    for (int k = 1; k < 1000; k++) {
+        if (k == 1)
+            snprintf(dst, len, "%s.partial-%ld.h5", st->path, pid);
+        else
+            snprintf(dst, len, "%s.partial-%ld-%d.h5", st->path, pid, k);
+        struct stat sb;
+        if (lstat(dst, &sb) == 0)
+            continue;
+        if (rename(stale, dst) == 0)
+            remember(st, dst);
+        break;
+    }
+    free(dst);
+}
+
+/* PID when @p name is BASE.tmp.PID (digits only), else 0. */
+static long temp_pid(const char *name, const char *base)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".tmp.", 5) != 0)
+        return 0;
+    const char *p = name + bl + 5;
+    if (!*p)
+        return 0;
+    for (const char *q = p; *q; q++)
+        if (!isdigit((unsigned char)*q))
+            return 0;
+    return strtol(p, NULL, 10);
+}
+
+/* Temporaries of dead writers into the same target (a SIGKILL, a power loss)
+ * hold what they flushed: they are renamed, so the next run neither deletes nor
+ * mistakes them. Temporaries of live processes are left alone. */
+static void recover_stale(cr_store *st)
+{
+    const char *slash = strrchr(st->path, '/');
+    const char *base = slash ? slash + 1 : st->path;
+    DIR *d = opendir(st->dir);
+    if (!d)
+        return;
+    struct dirent *ent;
+    size_t len = strlen(st->path) + 256;
+    char *full = malloc(len);
+    while (full && (ent = readdir(d)) != NULL) {
+        long pid = temp_pid(ent->d_name, base);
+        if (pid == 0 || pid == (long)getpid() || !process_gone(pid))
+            continue;
+        snprintf(full, len, "%s/%s", st->dir, ent->d_name);
+        keep_partial(st, full, pid);
+    }
+    free(full);
+    closedir(d);
+}
+
+/* ---- the file at creation: root attributes, /model, empty series ----------- */
+
+static int write_root(cr_store *st, const cr_model *model, const char *model_path)
+{
+    int e = cr_h5_attr_int64(st->file, "format_version", CR_STORE_FORMAT_VERSION);
+    e |= cr_h5_attr_string(st->file, "cradle_version", cr_version());
+    e |= cr_h5_attr_string(st->file, "model_name", cr_model_name(model));
+    e |= cr_h5_attr_string(st->file, "model_file", model_path);
+    e |= cr_h5_attr_string(st->file, "status", "running");
+    e |= cr_h5_attr_string(st->file, "end_reason", "");
+    e |= cr_h5_attr_string(st->file, "error", "");
+    e |= cr_h5_attr_double(st->file, "t_end", 0.0);
+    e |= cr_h5_attr_double(st->file, "failure_time", NAN);
+    e |= cr_h5_attr_int64(st->file, "failure_contact", -1);
+    e |= cr_h5_attr_int64(st->file, "writer_pid", (int64_t)getpid());
+    return e;
+}
+
+/* Bodies: mass (INFINITY for fixed), the fixed flag, radius, initial state. */
+static int write_bodies(cr_store *st, hid_t g, const cr_model *model)
+{
+    size_t n = st->nb, dim = (size_t)st->dim;
+    double *m = malloc((n + 1) * sizeof(double)), *r = malloc((n + 1) * sizeof(double));
+    double *x = malloc((n * dim + 1) * sizeof(double)), *v = malloc((n * dim + 1) * sizeof(double));
+    uint8_t *fixed = malloc(n + 1);
+    int e = m && r && x && v && fixed ? 0 : -1;
+    if (e == 0) {
+        cr_system_get_masses(st->sys, m);
+        cr_system_get_radii(st->sys, r);
+        for (size_t i = 0; i < n; i++) {
+            fixed[i] = (uint8_t)(cr_system_body_is_fixed(st->sys, i) != 0);
+            if (cr_model_get_body(model, i, x + i * dim, v + i * dim) != CR_OK)
+                e = -1;
+        }
+        e |= cr_h5_write_doubles(g, "mass", m, n, 0, "kg (inf: fixed body)");
+        e |= cr_h5_write_array(g, "fixed", H5T_NATIVE_UINT8, fixed, 1, n, 0, "1: fixed body");
+        e |= cr_h5_write_doubles(g, "radius", r, n, 0, "m");
+        e |= cr_h5_write_doubles(g, "position0", x, n, dim, "m");
+        e |= cr_h5_write_doubles(g, "velocity0", v, n, dim, "m/s");
+    }
+    free(m), free(r), free(x), free(v), free(fixed);
+    return e;
+}
+
+/* Half-plane walls (W × dim normals, offsets); empty datasets when none. */
+static int write_walls(cr_store *st, hid_t g)
+{
+    size_t nw = cr_system_wall_count(st->sys), dim = (size_t)st->dim;
+    double *nrm = malloc((nw * dim + 1) * sizeof(double)), *off = malloc((nw + 1) * sizeof(double));
+    int e = nrm && off ? 0 : -1;
+    for (size_t w = 0; e == 0 && w < nw; w++) {
+        double n3[3] = {0, 0, 0};
+        e = cr_system_get_wall(st->sys, w, n3, &off[w]) == CR_OK ? 0 : -1;
+        memcpy(nrm + w * dim, n3, dim * sizeof(double));
+    }
+    if (e == 0) {
+        e |= cr_h5_write_doubles(g, "wall_normal", nrm, nw, dim, "1 (unit normal into free space)");
+        e |= cr_h5_write_doubles(g, "wall_offset", off, nw, 0, "m");
+    }
+    free(nrm), free(off);
+    return e;
+}
+
+/* The model text as a dataset (attributes are capped at 64 KiB), a
+ * fixed-length UTF-8 string: raw data, written by H5Dwrite at once. As a
+ * variable-length string it would sit in HDF5's metadata cache until a flush,
+ * and metadata that cannot be written (a full disk) leaves HDF5 1.10 unable to
+ * close the file. */
+static int write_text(hid_t g, const char *text)
+{
+    const char *p = text ? text : "";
+    size_t n = strlen(p);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
+                    H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
+                ? -1
+                : cr_h5_write_array(g, "text", t, n ? p : "", 0, 0, 0, "UTF-8 model file text");
+    if (t >= 0 && H5Tclose(t) < 0)
+        e = -1;
+    return e;
+}
+
+static int write_model(cr_store *st, const cr_model *model, const char *text)
+{
+    hid_t g = group_create(st->file, "model");
+    if (g < 0)
+        return -1;
+    const cr_settings *set = cr_model_settings(model);
+    double grav[3] = {0, 0, 0};
+    cr_model_get_gravity_vector(model, grav);
+    int e = cr_h5_attr_string(g, "kind", cr_system_engine_name(st->sys));
+    char law[1024];
+    if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK)
+        e |= cr_h5_attr_string(g, "rigid_law", law);
+    e |= cr_h5_attr_int64(g, "dim", st->dim);
+    e |= cr_h5_attr_int64(g, "body_count", (int64_t)st->nb);
+    e |= cr_h5_attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));
+    e |= cr_h5_attr_double(g, "t_end_requested", set->t_end);
+    e |= cr_h5_attr_double(g, "rtol", set->rtol);
+    e |= cr_h5_attr_double(g, "atol", set->atol);
+    e |= cr_h5_attr_double(g, "output_interval", set->output_interval);
+    e |= write_bodies(st, g, model);
+    e |= write_walls(st, g);
+    e |= cr_h5_write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
+    e |= write_text(g, text);
+    return H5Gclose(g) < 0 ? -1 : e;
+}
+
+_Static_assert(CR_EVENT_CLOSE == 0, "event kinds number the enum from 0");
+
+static hid_t event_kind_type(void)
+{
+    const char *names[CR_EVENT_FORCE_REENGAGE + 1];
+    for (int k = 0; k <= CR_EVENT_FORCE_REENGAGE; k++)
+        names[k] = cr_event_kind_name((cr_event_kind)k);
+    return cr_h5_enum(names, CR_EVENT_FORCE_REENGAGE + 1);
+}
+
+/* /events: an extendible table, appended at every flush so a kill keeps them. */
+static int open_events(cr_store *st)
+{
+    hid_t kind = event_kind_type();
+    if (kind < 0)
+        return -1;
+    const cr_h5_column f[] = {
+        CR_H5_COL(event_row, time, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(event_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(event_row, kind, kind, "1 (enum)"),
+        CR_H5_COL(event_row, overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(event_row, rate, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(event_row, force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(event_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+    };
+    size_t nf = sizeof f / sizeof f[0];
+    st->event_type = cr_h5_compound_type(sizeof(event_row), f, nf);
+    st->events = st->event_type < 0
+                     ? -1
+                     : create_extendible(st->file, "events", st->event_type, 0, sizeof(event_row));
+    int e = st->events < 0
+                ? -1
+                : cr_h5_table_units(st->events, f, nf,
+                                    "contact events located by root finding, in time order");
+    H5Tclose(kind);
+    return e;
+}
+
+/* Trajectory series: per body dim columns; per contact only when the contact
+ * set is fixed (chains), since a pool's contacts appear during the run. */
+static int open_trajectory(cr_store *st)
+{
+    st->traj = group_create(st->file, "trajectory");
+    if (st->traj < 0)
+        return -1;
+    size_t nbd = st->nb * (size_t)st->dim, nc = st->nseries_contacts;
+    static const char *const name[S_COUNT] = {
+        "time",    "position", "velocity", "kinetic_energy", "potential_energy", "dissipated_work",
+        "overlap", "force",    "impulse"};
+    static const char *const units[S_COUNT] = {
+        "s", "m (columns: x0, [y0,] x1, ...)",    "m/s", "J", "J", "J", "m",
+        "N", "N s (integral of f dt since t = 0)"};
+    size_t cols[S_COUNT] = {0, nbd, nbd, 0, 0, 0, nc, nc, nc};
+    size_t row_doubles = 4 + 2 * nbd + 3 * nc;
+    st->capacity = BUFFER_BYTES / (row_doubles * sizeof(double));
+    st->capacity = st->capacity < 1 ? 1 : st->capacity;
+    st->capacity = st->capacity > CR_STORE_FLUSH_ROWS ? CR_STORE_FLUSH_ROWS : st->capacity;
+    int e = 0;
+    for (int k = 0; e == 0 && k < S_COUNT; k++) {
+        if (k >= S_OVL && nc == 0)
+            break;
+        series *s = &st->s[k];
+        s->cols = cols[k];
+        size_t per = s->cols ? s->cols : 1;
+        s->dset =
+            create_extendible(st->traj, name[k], H5T_NATIVE_DOUBLE, s->cols, per * sizeof(double));
+        s->buf = malloc(st->capacity * per * sizeof(double));
+        e = s->dset < 0 || !s->buf ? -1 : cr_h5_attr_string(s->dset, "units", units[k]);
+    }
+    return e;
+}
+
+/* ---- create / destroy ------------------------------------------------------ */
+
+static cr_store *store_alloc(const char *path, cr_system *sys, const cr_model *model)
+{
+    cr_store *st = calloc(1, sizeof(*st));
+    if (!st)
+        return NULL;
+    st->sys = sys;
+    st->model = model;
+    st->dim = cr_system_dimension(sys);
+    st->nb = cr_system_body_count(sys);
+    st->nseries_contacts = cr_system_contacts_fixed(sys) ? cr_system_contact_count(sys) : 0;
+    st->flush_rows = CR_STORE_FLUSH_ROWS;
+    st->flush_seconds = CR_STORE_FLUSH_SECONDS;
+    st->path = strdup(path);
+    size_t tl = strlen(path) + 32;
+    st->tmp = malloc(tl);
+    st->dir = strdup(path);
+    if (!st->path || !st->tmp || !st->dir) {
+        cr_store_destroy(st);
+        return NULL;
+    }
+    snprintf(st->tmp, tl, "%s.tmp.%ld", path, (long)getpid());
+    char *slash = strrchr(st->dir, '/');
+    if (!slash)
+        strcpy(st->dir, ".");
+    else
+        slash[slash == st->dir ? 1 : 0] = '\0';
+    return st;
+}
+
+/* The layout written at creation, flushed so the file is readable from the start. */
+static int store_layout(cr_store *st, const cr_model *model, const char *model_path,
+                        const char *model_text)
+{
+    if (write_root(st, model, model_path) < 0)
+        return store_fail(st, "writing the root attributes");
+    if (write_model(st, model, model_text) < 0)
+        return store_fail(st, "writing /model");
+    if (open_trajectory(st) < 0)
+        return store_fail(st, "creating /trajectory");
+    if (open_events(st) < 0)
+        return store_fail(st, "creating /events");
+    int rc = store_flush(st, "creating the file layout");
+    if (rc == CR_OK)
+        (void)sync_path(st->dir, 1); /* best effort: the temporary's name survives a power loss */
+    return rc;
+}
+
+/* A disk too full for the file's first flush is refused before HDF5 touches
+ * it: if HDF5 1.10 cannot write the metadata of a new file, it can neither
+ * close it nor shut down at exit (it loops in H5_term_library). */
+static int room_for(const cr_store *st, const char *text, char *msg, size_t msglen)
+{
+    struct statvfs vfs;
+    if (statvfs(st->dir, &vfs) != 0)
+        return 1; /* H5Fcreate will say what is wrong with the folder */
+    unsigned long long avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+    unsigned long long need = CREATE_MARGIN + (text ? strlen(text) : 0);
+    if (avail >= need)
+        return 1;
+    cr_set_msg(msg, msglen, "%s: disk full: %llu KiB free in %s, a new output needs %llu KiB",
+               st->path, avail / 1024, st->dir, need / 1024);
+    return 0;
+}
+
+static int on_output(const cr_system *sys, void *user)
+{
+    (void)sys;
+    return cr_store_append_frame(user);
+}
+
+static void store_note_recovered(const cr_store *st, char *msg, size_t msglen)
+{
+    if (st->nrecovered == 0)
+        cr_set_msg(msg, msglen, "%s", "");
+    else
+        cr_set_msg(
+            msg, msglen, "kept %s: the temporary output of an earlier run whose process is gone%s",
+            st->recovered[0], st->nrecovered > 1 ? " (and more: cr_store_recovered_path)" : "");
+}
+
+cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *model,
+                          const char *model_path, const char *model_text, char *msg, size_t msglen)
+{
+    if (!path || !*path || !sys || !model) {
+        cr_set_msg(msg, msglen, "cr_store_create: no path, system or model");
+        return NULL;
+    }
+    /* The library never prints: HDF5's automatic error stack dump is replaced
+     * by a silent handler that keeps the OS reason of failed writes. */
+    H5Eset_auto2(H5E_DEFAULT, note_errno, NULL);
+    h5_os_errno = 0;
+    cr_store *st = store_alloc(path, sys, model);
+    if (!st) {
+        cr_set_msg(msg, msglen, "%s: out of memory", path);
+        return NULL;
+    }
+    recover_stale(st);
+    if (!room_for(st, model_text, msg, msglen)) {
+        st->state = ST_DEAD;
+        cr_store_destroy(st);
+        return NULL;
+    }
+    st->fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (st->fapl < 0 || H5Pset_fclose_degree(st->fapl, H5F_CLOSE_STRONG) < 0) {
+        cr_set_msg(msg, msglen, "%s: HDF5 error while preparing the file", path);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    st->file = H5Fcreate(st->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, st->fapl);
+    if (st->file < 0) {
+        int err = hdf5_errno();
+        unlink(st->tmp); /* HDF5 may have created it before failing */
+        cr_set_msg(msg, msglen, "%s: %s the output file %s (%s)", path,
+                   err == ENOSPC || err == EDQUOT ? "disk full: cannot create" : "cannot create",
+                   st->tmp, err ? strerror(err) : "is the folder writable?");
+        st->state = ST_DEAD;
+        cr_store_destroy(st);
+        return NULL;
+    }
+    int rc = store_layout(st, model, model_path, model_text);
+    if (rc == CR_OK && cr_system_add_output_listener(sys, on_output, st) != CR_OK) {
+        cr_set_msg(st->err, sizeof st->err, "%s: out of memory attaching to the system", path);
+        rc = store_die(st, CR_ERR_NOMEM);
+    }
+    if (rc != CR_OK) {
+        cr_set_msg(msg, msglen, "%s", st->err);
+        cr_store_destroy(st);
+        return NULL;
+    }
+    st->last_flush = wall_seconds();
+    store_note_recovered(st, msg, msglen);
+    return st;
+}
+
+void cr_store_destroy(cr_store *st)
+{
+    if (!st)
+        return;
+    if (st->sys)
+        cr_system_remove_listeners(st->sys, st);
+    if (st->state == ST_OPEN) { /* never committed: nothing of it is kept */
+        close_file(st, 1);
+        if (st->tmp)
+            unlink(st->tmp);
+    }
+    if (st->fapl > 0)
+        H5Pclose(st->fapl);
+    for (int k = 0; k < S_COUNT; k++)
+        free(st->s[k].buf);
+    for (size_t i = 0; i < st->nrecovered; i++)
+        free(st->recovered[i]);
+    free(st->recovered);
+    free(st->path);
+    free(st->tmp);
+    free(st->dir);
+    free(st);
+}
+
+int cr_store_set_flush_interval(cr_store *st, size_t rows, double seconds)
+{
+    CR_CHECK(st && rows >= 1 && seconds >= 0.0 && !isnan(seconds), st ? st->err : NULL,
+             CR_ERR_INVALID);
+    st->flush_rows = rows;
+    st->flush_seconds = seconds;
+    return CR_OK;
+}
+
+const char *cr_store_last_error(const cr_store *st)
+{
+    return st ? st->err : "no store";
+}
+
+const char *cr_store_path(const cr_store *st)
+{
+    return st ? st->path : NULL;
+}
+
+size_t cr_store_recovered_count(const cr_store *st)
+{
+    return st ? st->nrecovered : 0;
+}
+
+const char *cr_store_recovered_path(const cr_store *st, size_t k)
+{
+    return st && k < st->nrecovered ? st->recovered[k] : NULL;
+}
+
+/* ---- appending ------------------------------------------------------------- */
+
+static void buffer_contacts(cr_store *st, size_t row)
+{
+    size_t nc = st->nseries_contacts;
+    double *ov = st->s[S_OVL].buf + row * nc, *f = st->s[S_FORCE].buf + row * nc;
+    double *P = st->s[S_IMPULSE].buf + row * nc;
+    for (size_t c = 0; c < nc; c++) {
+        cr_contact_view v;
+        if (cr_system_get_contact(st->sys, c, &v) != CR_OK)
+            v.overlap = v.force = v.impulse = NAN;
+        ov[c] = v.overlap;
+        f[c] = v.force;
+        P[c] = v.impulse;
+    }
+}
+
+int cr_store_append_frame(cr_store *st)
+{
+    CR_CHECK(st, NULL, CR_ERR_INVALID);
+    if (st->state != ST_OPEN)
+        return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
+    size_t r = st->buffered, nbd = st->nb * (size_t)st->dim;
+    st->t_last = cr_system_get_time(st->sys);
+    st->s[S_TIME].buf[r] = st->t_last;
+    cr_system_get_positions(st->sys, st->s[S_POS].buf + r * nbd);
+    cr_system_get_velocities(st->sys, st->s[S_VEL].buf + r * nbd);
+    st->s[S_KIN].buf[r] = cr_system_kinetic_energy(st->sys);
+    st->s[S_POT].buf[r] = cr_system_potential_energy(st->sys);
+    st->s[S_DISS].buf[r] = cr_system_dissipated_work(st->sys);
+    if (st->nseries_contacts)
+        buffer_contacts(st, r);
+    st->buffered++;
+    /* the bound on what a kill loses: flush_rows rows (fewer when rows are
+     * large: the buffer holds BUFFER_BYTES) or flush_seconds of wall time */
+    if (st->buffered >= st->capacity || st->buffered >= st->flush_rows ||
+        wall_seconds() - st->last_flush >= st->flush_seconds)
+        return store_flush(st, "appending trajectory rows");
+    return CR_OK;
+}
+
+/* ---- the end of the run ---------------------------------------------------- */
+
+static int write_final(cr_store *st)
+{
+    size_t nbd = st->nb * (size_t)st->dim;
+    double *v = malloc((nbd + 1) * sizeof(double));
+    hid_t g = v ? group_create(st->file, "final") : -1;
+    int e = g < 0 ? -1 : 0;
+    if (e == 0) {
+        double t = cr_system_get_time(st->sys);
+        e |= cr_h5_write_array(g, "time", H5T_NATIVE_DOUBLE, &t, 0, 0, 0, "s");
+        cr_system_get_positions(st->sys, v);
+        e |= cr_h5_write_doubles(g, "position", v, st->nb, (size_t)st->dim, "m");
+        cr_system_get_velocities(st->sys, v);
+        e |= cr_h5_write_doubles(g, "velocity", v, st->nb, (size_t)st->dim, "m/s");
+        if (H5Gclose(g) < 0)
+            e = -1;
+    }
+    free(v);
+    return e;
+}
+
+typedef struct {
+    int64_t body_a, body_b;
+    int8_t unilateral, linked, settled;
+    int state;
+    double overlap, rate, force, impulse;
+    double normal[3], vector_impulse[3];
+    double K, n, C, m;
+    int release;
+} contact_row;
+
+static void contact_row_fill(const cr_store *st, size_t k, contact_row *r)
+{
+    cr_contact_view v;
+    memset(r, 0, sizeof(*r));
+    if (cr_system_get_contact(st->sys, k, &v) != CR_OK)
+        memset(&v, 0, sizeof v);
+    *r = (contact_row){(int64_t)v.body_a,
+                       (int64_t)v.body_b,
+                       (int8_t)v.unilateral,
+                       (int8_t)v.linked,
+                       (int8_t)v.settled,
+                       (int)v.state,
+                       v.overlap,
+                       v.rate,
+                       v.force,
+                       v.impulse,
+                       {0},
+                       {0},
+                       NAN,
+                       NAN,
+                       NAN,
+                       NAN,
+                       -1};
+    memcpy(r->normal, v.normal, sizeof v.normal);
+    memcpy(r->vector_impulse, v.vector_impulse, sizeof v.vector_impulse);
+    cr_contact_params law;
+    if (cr_model_pair_law(st->model, v.body_a, v.body_b, &law) == CR_OK) {
+        r->K = law.K, r->n = law.n, r->C = law.C, r->m = law.m;
+        r->release = law.release == CR_RELEASE_FORCE ? 1 : 0;
+    }
+}
+
+static int write_contacts(cr_store *st)
+{
+    size_t n = cr_system_contact_count(st->sys);
+    hsize_t dim = (hsize_t)st->dim;
+    static const char *const states[] = {"open", "touching", "loaded"};
+    static const char *const release[] = {"gap", "force"};
+    hid_t vec = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &dim);
+    hid_t ste = cr_h5_enum(states, 3), rel = cr_h5_enum(release, 2);
+    int none = -1; /* the model gave no law for the pair */
+    if (rel >= 0 && H5Tenum_insert(rel, "unknown", &none) < 0) {
+        H5Tclose(rel);
+        rel = -1;
+    }
+    contact_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    int e = vec < 0 || ste < 0 || rel < 0 || !rows ? -1 : 0;
+    for (size_t k = 0; e == 0 && k < n; k++)
+        contact_row_fill(st, k, &rows[k]);
+    const cr_h5_column f[] = {
+        CR_H5_COL(contact_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(contact_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(contact_row, unilateral, H5T_NATIVE_INT8, "1 (1: contact law acts)"),
+        CR_H5_COL(contact_row, linked, H5T_NATIVE_INT8, "1 (1: bilateral link)"),
+        CR_H5_COL(contact_row, settled, H5T_NATIVE_INT8, "1 (1: end rule holds)"),
+        CR_H5_COL(contact_row, state, ste, "1 (enum)"),
+        CR_H5_COL(contact_row, overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(contact_row, rate, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(contact_row, force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(contact_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(contact_row, normal, vec, "1"),
+        CR_H5_COL(contact_row, vector_impulse, vec, "N s"),
+        CR_H5_COL(contact_row, K, H5T_NATIVE_DOUBLE, "N/m^n"),
+        CR_H5_COL(contact_row, n, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(contact_row, C, H5T_NATIVE_DOUBLE, "N s/m^(m+1)"),
+        CR_H5_COL(contact_row, m, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(contact_row, release, rel, "1 (enum)"),
+    };
+    if (e == 0)
+        e = cr_h5_write_table(st->file, "contacts", sizeof(contact_row), f, sizeof f / sizeof f[0],
+                              rows, n,
+                              "every contact of the run, state at the end; impulses since t = 0");
+    free(rows);
+    if (vec >= 0)
+        H5Tclose(vec);
+    if (ste >= 0)
+        H5Tclose(ste);
+    if (rel >= 0)
+        H5Tclose(rel);
+    return e;
+}
+
+/* The contact a failure message names ("contact N"), or −1. */
+static int64_t named_contact(const char *error)
+{
+    const char *p = error ? strstr(error, "contact ") : NULL;
+    if (!p || !isdigit((unsigned char)p[8]))
+        return -1;
+    return strtoll(p + 8, NULL, 10);
+}
+
+/* A rigid run that clamps κ (cr_system_rigid_clamp_kappa): how many impacts
+ * were raised and how many fell back (the JSON's two counts, same names), and
+ * each one's t, pairs, κ asked and κ used (docs/hdf5-layout.md). */
+static int write_kappa_clamps(cr_store *st)
+{
+    size_t n = 0;
+    int on = 0;
+    const cr_kappa_clamp *c = cr_system_rigid_kappa_clamps(st->sys, &n, &on);
+    if (!on)
+        return 0;
+    size_t fallbacks = cr_system_rigid_kappa_fallbacks(st->sys);
+    int e = cr_h5_attr_int64(st->file, "kappa_clamped", (int64_t)(n - fallbacks));
+    e |= cr_h5_attr_int64(st->file, "kappa_fallbacks", (int64_t)fallbacks);
+    double *rows = n ? malloc(6 * n * sizeof(double)) : NULL;
+    if (n && !rows)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        double row[6] = {c[k].t,     (double)c[k].first_pair, (double)c[k].pair_count,
+                         c[k].kappa, c[k].kappa_used,         (double)c[k].fallback};
+        memcpy(rows + 6 * k, row, sizeof row);
+    }
+    if (n && H5Lexists(st->file, "kappa_clamps", H5P_DEFAULT) <= 0)
+        e |= cr_h5_write_doubles(st->file, "kappa_clamps", rows, n, 6, "1");
+    free(rows);
+    return e;
+}
+
+static int write_summary(cr_store *st, const char *status, const char *error)
+{
+    hid_t f = st->file;
+    cr_run_stats s = cr_system_get_stats(st->sys);
+    double L = NAN, V = NAN, T = NAN, t = cr_system_get_time(st->sys);
+    cr_system_get_scales(st->sys, &L, &V, &T);
+    int failed = strcmp(status, "failed") == 0;
+    int e = cr_h5_attr_string(f, "end_reason", cr_system_end_reason(st->sys));
+    const char *method = cr_method_name(cr_system_method(st->sys));
+    e |= cr_h5_attr_string(f, "integration_method", method ? method : "");
+    e |= cr_h5_attr_string(f, "error", error ? error : "");
+    e |= cr_h5_attr_double(f, "t_end", t);
+    e |= cr_h5_attr_double(f, "failure_time", failed ? t : NAN);
+    e |= cr_h5_attr_int64(f, "failure_contact", failed ? named_contact(error) : -1);
+    e |= cr_h5_attr_double(f, "length_scale", L);
+    e |= cr_h5_attr_double(f, "speed_scale", V);
+    e |= cr_h5_attr_double(f, "time_scale", T);
+    const struct {
+        const char *name;
+        long v;
+    } c[] = {
+        {"steps", s.steps},           {"rhs_evals", s.rhs_evals},       {"jac_evals", s.jac_evals},
+        {"root_evals", s.root_evals}, {"restarts", s.restarts},         {"events", s.events},
+        {"outputs", s.outputs},       {"nonlin_iters", s.nonlin_iters}, {"rebuilds", s.rebuilds}};
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+        e |= cr_h5_attr_int64(f, c[k].name, c[k].v);
+    e |= write_kappa_clamps(st);
+    /* last: a file whose status is not "running" has everything above */
+    e |= cr_h5_attr_string(f, "status", status);
+    return e;
+}
+
+/* Closed cleanly, synced, then renamed: only then is the target replaced. */
+static int store_close_and_rename(cr_store *st)
+{
+    if (close_file(st, 0) < 0)
+        return store_fail(st, "closing the file");
+    if (sync_path(st->tmp, 0) < 0) {
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: write error while syncing the file (%s); the output was not written "
+                   "and %s is unchanged",
+                   st->path, strerror(errno), st->path);
+        return store_die(st, CR_ERR_IO);
+    }
+    if (rename(st->tmp, st->path) != 0) {
+        int err = errno;
+        st->state = ST_DEAD;
+        st->rc = CR_ERR_IO;
+        cr_set_msg(st->err, sizeof st->err,
+                   "%s: cannot move the finished file into place (%s); it is kept as %s", st->path,
+                   strerror(err), st->tmp);
+        return st->rc;
+    }
+    sync_path(st->dir, 1);
+    st->state = ST_COMMITTED;
+    return CR_OK;
+}
+
+static int write_collisions(cr_store *st, const cr_monitor *mon);
+
+int cr_store_commit(cr_store *st, const char *status, const char *error)
+{
+    CR_CHECK(st && status, st ? st->err : NULL, CR_ERR_INVALID);
+    CR_CHECK(strcmp(status, "complete") == 0 || strcmp(status, "interrupted") == 0 ||
+                 strcmp(status, "failed") == 0,
+             st->err, CR_ERR_INVALID);
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
+    int rc = store_flush(st, "writing the last trajectory rows");
+    if (rc != CR_OK)
+        return rc;
+    if (write_final(st) < 0)
+        return store_fail(st, "writing /final");
+    if (write_contacts(st) < 0)
+        return store_fail(st, "writing /contacts");
+    if (!st->collisions_written && write_collisions(st, NULL) < 0)
+        return store_fail(st, "writing /collisions");
+    if (write_summary(st, status, error) < 0)
+        return store_fail(st, "writing the run summary");
+    return store_close_and_rename(st);
+}
+
+/* ---- episodes -------------------------------------------------------------- */
+
+typedef struct {
+    int64_t index;
+    double t_start, t_end;
+    int64_t body_count, contact_count, reference, reference_record;
+    double T_minus, T_plus, kappa, field_work, dissipated;
+    int8_t complete;
+    int64_t event_count;
+} episode_row;
+
+static int write_episode_table(cr_store *st, const cr_monitor *mon, size_t n)
+{
+    episode_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return -1;
+    int e = 0;
+    for (size_t k = 0; k < n && e == 0; k++) {
+        cr_episode_info in;
+        e = cr_monitor_get_episode(mon, k, &in) == CR_OK ? 0 : -1;
+        rows[k] = (episode_row){(int64_t)k,
+                                in.t_start,
+                                in.t_end,
+                                (int64_t)in.body_count,
+                                (int64_t)in.contact_count,
+                                (int64_t)in.reference,
+                                (int64_t)in.reference_record,
+                                in.T_minus,
+                                in.T_plus,
+                                in.kappa,
+                                in.field_work,
+                                in.dissipated,
+                                (int8_t)in.complete,
+                                (int64_t)in.event_count};
+    }
+    const cr_h5_column f[] = {
+        CR_H5_COL(episode_row, index, H5T_NATIVE_INT64, "1 (group /episode/NNNN)"),
+        CR_H5_COL(episode_row, t_start, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(episode_row, t_end, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(episode_row, body_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_row, contact_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(episode_row, reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(episode_row, reference_record, H5T_NATIVE_INT64,
+                  "1 (row of the episode's contacts)"),
+        CR_H5_COL(episode_row, T_minus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, T_plus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, kappa, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(episode_row, field_work, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, dissipated, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(episode_row, complete, H5T_NATIVE_INT8, "1 (0: run ended first)"),
+        CR_H5_COL(episode_row, event_count, H5T_NATIVE_INT64, "1"),
+    };
+    if (e == 0)
+        e = cr_h5_write_table(st->file, "episodes", sizeof(episode_row), f, sizeof f / sizeof f[0],
+                              rows, n, "impact episodes found by the monitor");
+    free(rows);
+    return e;
+}
+
+void cr_store_record_columns(cr_h5_column c[CR_STORE_RECORD_COLUMNS])
+{
+    const cr_h5_column f[CR_STORE_RECORD_COLUMNS] = {
+        CR_H5_COL(cr_store_record_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(cr_store_record_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(cr_store_record_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(cr_store_record_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(cr_store_record_row, compression, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(cr_store_record_row, expansion, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(cr_store_record_row, gamma_minus, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(cr_store_record_row, gamma_plus, H5T_NATIVE_DOUBLE, "m/s"),
+        CR_H5_COL(cr_store_record_row, newton, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(cr_store_record_row, poisson, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(cr_store_record_row, alpha, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(cr_store_record_row, peak_overlap, H5T_NATIVE_DOUBLE, "m"),
+        CR_H5_COL(cr_store_record_row, peak_force, H5T_NATIVE_DOUBLE, "N"),
+        CR_H5_COL(cr_store_record_row, closings, H5T_NATIVE_INT32, "1"),
+        CR_H5_COL(cr_store_record_row, openings, H5T_NATIVE_INT32, "1"),
+        CR_H5_COL(cr_store_record_row, flags, H5T_NATIVE_INT32,
+                  "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
+    };
+    memcpy(c, f, sizeof f);
+}
+
+static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
+{
+    cr_store_record_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (cr_store_record_row){(int64_t)rec[i].contact,
+                                        (int64_t)rec[i].body_a,
+                                        rec[i].body_b,
+                                        rec[i].impulse,
+                                        rec[i].compression,
+                                        rec[i].expansion,
+                                        rec[i].gamma_minus,
+                                        rec[i].gamma_plus,
+                                        rec[i].newton,
+                                        rec[i].poisson,
+                                        rec[i].alpha,
+                                        rec[i].peak_overlap,
+                                        rec[i].peak_force,
+                                        rec[i].closings,
+                                        rec[i].openings,
+                                        rec[i].flags};
+    cr_h5_column f[CR_STORE_RECORD_COLUMNS];
+    cr_store_record_columns(f);
+    int e = cr_h5_write_table(g, "contacts", sizeof(*rows), f, CR_STORE_RECORD_COLUMNS, rows, n,
+                              "per-contact records of the episode");
+    free(rows);
+    return e;
+}
+
+static int write_indices(hid_t g, const char *name, const size_t *v, size_t n, const char *units)
+{
+    int64_t *w = malloc((n ? n : 1) * sizeof(*w));
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        w[i] = (int64_t)v[i];
+    int e = cr_h5_write_array(g, name, H5T_NATIVE_INT64, w, 1, n, 0, units);
+    free(w);
+    return e;
+}
+
+/* Position of body @p b among the group's moving bodies (dim dofs each), or −1. */
+static long dof_block(const size_t *bodies, const double *mass, size_t nb, long b)
+{
+    if (b < 0)
+        return -1;
+    long moving = 0;
+    for (size_t i = 0; i < nb; i++) {
+        if (bodies[i] == (size_t)b)
+            return isfinite(mass[i]) ? moving : -1;
+        moving += isfinite(mass[i]) ? 1 : 0;
+    }
+    return -1;
+}
+
+/* The impact configuration in the structure it has: M diagonal (dim entries per
+ * moving body), W sparse (−n on body_a, +n on body_b per record; fixed bodies
+ * and walls have no dofs). Nothing here grows as records². */
+static int write_configuration(hid_t g, int dim, const size_t *bodies, const double *mass,
+                               size_t nb, const cr_contact_record *rec, const double *nrm,
+                               size_t nr)
+{
+    size_t D = 0, nz = 0, d = (size_t)dim;
+    for (size_t i = 0; i < nb; i++)
+        D += isfinite(mass[i]) ? d : 0;
+    double *Md = malloc((D + 1) * sizeof(double)), *val = malloc((2 * d * nr + 1) * sizeof(double));
+    int64_t *row = malloc((2 * d * nr + 1) * sizeof(int64_t)),
+            *col = malloc((2 * d * nr + 1) * sizeof(int64_t));
+    int64_t *dof_body = malloc((D + 1) * sizeof(int64_t));
+    int e = Md && val && row && col && dof_body ? 0 : -1;
+    for (size_t i = 0, q = 0; e == 0 && i < nb; i++)
+        for (size_t c = 0; isfinite(mass[i]) && c < d; c++, q++)
+            Md[q] = mass[i], dof_body[q] = (int64_t)bodies[i];
+    for (size_t r = 0; e == 0 && r < nr; r++) {
+        long blk[2] = {dof_block(bodies, mass, nb, (long)rec[r].body_a),
+                       dof_block(bodies, mass, nb, rec[r].body_b)};
+        for (int side = 0; side < 2; side++)
+            for (size_t c = 0; blk[side] >= 0 && c < d; c++, nz++) {
+                row[nz] = blk[side] * (int64_t)d + (int64_t)c;
+                col[nz] = (int64_t)r;
+                val[nz] = side == 0 ? -nrm[r * d + c] : nrm[r * d + c];
+            }
+    }
+    hid_t w = e == 0 ? group_create(g, "W") : -1;
+    e |= w < 0 ? -1 : 0;
+    if (e == 0) {
+        int64_t shape[2] = {(int64_t)D, (int64_t)nr};
+        hsize_t two = 2;
+        hid_t sp = H5Screate_simple(1, &two, NULL);
+        hid_t a =
+            sp < 0 ? -1 : H5Acreate2(w, "shape", H5T_NATIVE_INT64, sp, H5P_DEFAULT, H5P_DEFAULT);
+        e |= a < 0 || H5Awrite(a, H5T_NATIVE_INT64, shape) < 0 ? -1 : 0;
+        if (a >= 0 && H5Aclose(a) < 0)
+            e = -1;
+        if (sp >= 0)
+            H5Sclose(sp);
+        e |= cr_h5_write_array(w, "row", H5T_NATIVE_INT64, row, 1, nz, 0, "1 (dof)");
+        e |= cr_h5_write_array(w, "col", H5T_NATIVE_INT64, col, 1, nz, 0, "1 (record)");
+        e |= cr_h5_write_doubles(w, "value", val, nz, 0, "1 (gamma = W^T u)");
+        e |= H5Gclose(w) < 0 ? -1 : 0;
+        e |= cr_h5_write_doubles(g, "M_diagonal", Md, D, 0, "kg");
+        e |= cr_h5_write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0,
+                               "1 (body of each dof)");
+    }
+    free(Md), free(val), free(row), free(col), free(dof_body);
+    return e;
+}
+
+/* α and the kinetic cosines are records² numbers: written up to
+ * CR_STORE_DENSE_MAX records. Above, α_ij = P_j / P_i is the records'
+ * impulses and the cosines follow from M_diagonal and W (docs). */
+static int write_dense(hid_t g, const cr_monitor *mon, size_t k, size_t nr)
+{
+    int dense = nr <= CR_STORE_DENSE_MAX;
+    int e = cr_h5_attr_int64(g, "dense_matrices", dense);
+    if (!dense)
+        return e;
+    double *buf = malloc((nr * nr + 1) * sizeof(double));
+    if (!buf)
+        return -1;
+    e |= cr_monitor_alpha_matrix(mon, k, buf) == CR_OK ? 0 : -1;
+    e |= e ? -1 : cr_h5_write_doubles(g, "alpha_matrix", buf, nr, nr, "1 (alpha_ij = P_j / P_i)");
+    e |= e ? -1 : (cr_monitor_kinetic_cosines(mon, k, buf) == CR_OK ? 0 : -1);
+    e |= e ? -1 : cr_h5_write_doubles(g, "kinetic_cosine", buf, nr, nr, "1 (001 eq. 39-45)");
+    free(buf);
+    return e;
+}
+
+static int write_episode(cr_store *st, hid_t top, const cr_monitor *mon, size_t k)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%04zu", k);
+    hid_t g = group_create(top, name);
+    if (g < 0)
+        return -1;
+    size_t nb, nm, nv0, nv1, nr, ni, nn, nev, d = (size_t)st->dim;
+    const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
+    const double *mass = cr_monitor_masses(mon, k, &nm);
+    const double *u0 = cr_monitor_velocities(mon, k, 0, &nv0);
+    const double *u1 = cr_monitor_velocities(mon, k, 1, &nv1);
+    const cr_contact_record *rec = cr_monitor_contacts(mon, k, &nr);
+    const double *imp = cr_monitor_vector_impulses(mon, k, &ni);
+    const double *nrm = cr_monitor_normals(mon, k, &nn);
+    const size_t *ev = cr_monitor_events(mon, k, &nev);
+    int e = nm == nb && nv0 == nb && nv1 == nb && ni == nr && nn == nr &&
+                    (nb == 0 || (bodies && mass && u0 && u1)) && (nr == 0 || (rec && imp && nrm)) &&
+                    (nev == 0 || ev)
+                ? 0
+                : -1;
+    e |= e ? -1 : write_indices(g, "bodies", bodies, nb, "1");
+    e |= e ? -1 : cr_h5_write_doubles(g, "mass", mass, nb, 0, "kg (inf: fixed body)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_before", u0, nb, d, "m/s");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_after", u1, nb, d, "m/s");
+    e |= e ? -1 : write_records(g, rec, nr);
+    e |= e ? -1 : cr_h5_write_doubles(g, "vector_impulse", imp, nr, d, "N s (integral of f n dt)");
+    e |= e ? -1 : cr_h5_write_doubles(g, "normal", nrm, nr, d, "1 (unit normal at joining)");
+    e |= e ? -1 : write_configuration(g, st->dim, bodies, mass, nb, rec, nrm, nr);
+    e |= e ? -1 : write_dense(g, mon, k, nr);
+    e |= e ? -1 : write_indices(g, "events", ev, nev, "1 (row of /events)");
+    return H5Gclose(g) < 0 ? -1 : e;
+}
+
+int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
+{
+    CR_CHECK(st && mon, st ? st->err : NULL, CR_ERR_INVALID);
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
+    size_t n = cr_monitor_episode_count(mon);
+    if (write_episode_table(st, mon, n) < 0)
+        return store_fail(st, "writing /episodes");
+    hid_t top = group_create(st->file, "episode");
+    if (top < 0)
+        return store_fail(st, "writing /episode");
+    int e = 0;
+    for (size_t k = 0; k < n && e == 0; k++)
+        e = write_episode(st, top, mon, k);
+    if (H5Gclose(top) < 0 || e < 0)
+        return store_fail(st, "writing /episode");
+    return CR_OK;
+}
+
+/* ---- collisions ------------------------------------------------------------ */
+
+/* /collisions: one row per collision; its episodes, bodies and contact totals
+ * are runs of the flat datasets in /collision, at the row's offsets (ragged
+ * arrays: no group per collision, so 10⁵ collisions cost 7 datasets). */
+typedef struct {
+    int64_t index, episode_offset, episode_count, body_offset, body_count, contact_offset;
+    int64_t contact_count, reference, reference_record;
+    double t_start, t_end, T_minus, T_plus, kappa, field_work, dissipated;
+    int8_t complete;
+} collision_row;
+
+typedef struct {
+    int64_t contact, body_a, body_b;
+    double impulse, compression, expansion, alpha;
+    int64_t episode_count;
+} collision_record_row;
+
+static int write_collision_table(cr_store *st, const cr_monitor *mon, size_t n, size_t *ne,
+                                 size_t *nb, size_t *nr)
+{
+    collision_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return -1;
+    int e = 0;
+    *ne = *nb = *nr = 0;
+    for (size_t k = 0; k < n && e == 0; k++) {
+        cr_collision_info c;
+        e = cr_monitor_get_collision(mon, k, &c) == CR_OK ? 0 : -1;
+        rows[k] = (collision_row){(int64_t)k,
+                                  (int64_t)*ne,
+                                  (int64_t)c.episode_count,
+                                  (int64_t)*nb,
+                                  (int64_t)c.body_count,
+                                  (int64_t)*nr,
+                                  (int64_t)c.contact_count,
+                                  (int64_t)c.reference,
+                                  (int64_t)c.reference_record,
+                                  c.t_start,
+                                  c.t_end,
+                                  c.T_minus,
+                                  c.T_plus,
+                                  c.kappa,
+                                  c.field_work,
+                                  c.dissipated,
+                                  (int8_t)c.complete};
+        *ne += c.episode_count;
+        *nb += c.body_count;
+        *nr += c.contact_count;
+    }
+    const cr_h5_column f[] = {
+        CR_H5_COL(collision_row, index, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, episode_offset, H5T_NATIVE_INT64,
+                  "1 (first row of /collision/episodes)"),
+        CR_H5_COL(collision_row, episode_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, body_offset, H5T_NATIVE_INT64,
+                  "1 (first row of /collision/bodies)"),
+        CR_H5_COL(collision_row, body_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, contact_offset, H5T_NATIVE_INT64,
+                  "1 (first row of /collision/contacts)"),
+        CR_H5_COL(collision_row, contact_count, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_row, reference, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(collision_row, reference_record, H5T_NATIVE_INT64,
+                  "1 (row among the collision's contacts)"),
+        CR_H5_COL(collision_row, t_start, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(collision_row, t_end, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(collision_row, T_minus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, T_plus, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, kappa, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(collision_row, field_work, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, dissipated, H5T_NATIVE_DOUBLE, "J"),
+        CR_H5_COL(collision_row, complete, H5T_NATIVE_INT8,
+                  "1 (0: an episode still ran at the end)"),
+    };
+    if (e == 0)
+        e = cr_h5_write_table(st->file, "collisions", sizeof(collision_row), f,
+                              sizeof f / sizeof f[0], rows, n,
+                              "collisions: episodes sharing bodies within the window");
+    free(rows);
+    return e;
+}
+
+static int write_collision_records(hid_t g, const cr_collision_record *rec, size_t n)
+{
+    collision_record_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        rows[i] = (collision_record_row){(int64_t)rec[i].contact,
+                                         (int64_t)rec[i].body_a,
+                                         rec[i].body_b,
+                                         rec[i].impulse,
+                                         rec[i].compression,
+                                         rec[i].expansion,
+                                         rec[i].alpha,
+                                         (int64_t)rec[i].episode_count};
+    const cr_h5_column f[] = {
+        CR_H5_COL(collision_record_row, contact, H5T_NATIVE_INT64, "1 (row of /contacts)"),
+        CR_H5_COL(collision_record_row, body_a, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(collision_record_row, body_b, H5T_NATIVE_INT64, "1 (< 0: wall -1 - body_b)"),
+        CR_H5_COL(collision_record_row, impulse, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(collision_record_row, compression, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(collision_record_row, expansion, H5T_NATIVE_DOUBLE, "N s"),
+        CR_H5_COL(collision_record_row, alpha, H5T_NATIVE_DOUBLE, "1"),
+        CR_H5_COL(collision_record_row, episode_count, H5T_NATIVE_INT64, "1"),
+    };
+    int e =
+        cr_h5_write_table(g, "contacts", sizeof(collision_record_row), f, sizeof f / sizeof f[0],
+                          rows, n, "per-contact totals of every collision, at contact_offset");
+    free(rows);
+    return e;
+}
+
+/* The flat datasets of /collision, every collision's runs one after another. */
+static int write_collision_data(cr_store *st, const cr_monitor *mon, size_t n, size_t ne, size_t nb,
+                                size_t nr)
+{
+    size_t d = (size_t)st->dim;
+    size_t *eps = malloc((ne + 1) * sizeof(size_t)), *bodies = malloc((nb + 1) * sizeof(size_t));
+    double *u0 = malloc((nb * d + 1) * sizeof(double)), *u1 = malloc((nb * d + 1) * sizeof(double));
+    double *vec = malloc((nr * d + 1) * sizeof(double));
+    cr_collision_record *rec = malloc((nr + 1) * sizeof(*rec));
+    int e = eps && bodies && u0 && u1 && vec && rec ? 0 : -1;
+    size_t ie = 0, ib = 0, ir = 0;
+    for (size_t k = 0; k < n && e == 0; k++) {
+        size_t m, mb, mr;
+        const size_t *pe = cr_monitor_collision_episodes(mon, k, &m);
+        e |= ie + m <= ne ? 0 : -1;
+        for (size_t q = 0; q < m && e == 0; q++)
+            eps[ie++] = pe[q];
+        const size_t *pb = cr_monitor_collision_bodies(mon, k, &mb);
+        const double *v0 = cr_monitor_collision_velocities(mon, k, 0, &mb);
+        const double *v1 = cr_monitor_collision_velocities(mon, k, 1, &mb);
+        e |= ib + mb <= nb && (mb == 0 || (pb && v0 && v1)) ? 0 : -1;
+        for (size_t q = 0; q < mb && e == 0; q++, ib++) {
+            bodies[ib] = pb[q];
+            memcpy(u0 + ib * d, v0 + q * d, d * sizeof(double));
+            memcpy(u1 + ib * d, v1 + q * d, d * sizeof(double));
+        }
+        const cr_collision_record *pr = cr_monitor_collision_contacts(mon, k, &mr);
+        const double *pv = cr_monitor_collision_vector_impulses(mon, k, &mr);
+        e |= ir + mr <= nr && (mr == 0 || (pr && pv)) ? 0 : -1;
+        for (size_t q = 0; q < mr && e == 0; q++, ir++) {
+            rec[ir] = pr[q];
+            memcpy(vec + ir * d, pv + q * d, d * sizeof(double));
+        }
+    }
+    hid_t g = e == 0 ? group_create(st->file, "collision") : -1;
+    e |= g < 0 ? -1 : 0;
+    e |= e ? -1 : write_indices(g, "episodes", eps, ie, "1 (row of /episodes)");
+    e |= e ? -1 : write_indices(g, "bodies", bodies, ib, "1");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_before", u0, ib, d, "m/s");
+    e |= e ? -1 : cr_h5_write_doubles(g, "velocity_after", u1, ib, d, "m/s");
+    e |= e ? -1 : write_collision_records(g, rec, ir);
+    e |= e ? -1 : cr_h5_write_doubles(g, "vector_impulse", vec, ir, d, "N s (integral of f n dt)");
+    if (g >= 0 && H5Gclose(g) < 0)
+        e = -1;
+    free(eps), free(bodies), free(u0), free(u1), free(vec), free(rec);
+    return e;
+}
+
+/* @p mon NULL: the empty tables of a file whose caller wrote no collisions. */
+static int write_collisions(cr_store *st, const cr_monitor *mon)
+{
+    size_t n = mon ? cr_monitor_collision_count(mon) : 0, ne, nb, nr;
+    double ff = NAN, window = mon ? cr_monitor_collision_window(mon, &ff) : NAN;
+    int e = write_collision_table(st, mon, n, &ne, &nb, &nr);
+    if (e == 0) {
+        hid_t d = H5Dopen2(st->file, "collisions", H5P_DEFAULT);
+        e = d < 0 ? -1 : 0;
+        e |= e ? -1 : cr_h5_attr_double(d, "window", window);
+        e |= e ? -1 : cr_h5_attr_double(d, "free_flight", ff);
+        e |= e ? -1 : cr_h5_attr_double(d, "fraction", CR_MONITOR_COLLISION_FRACTION);
+        if (d >= 0 && H5Dclose(d) < 0)
+            e = -1;
+    }
+    e |= e ? -1 : write_collision_data(st, mon, n, ne, nb, nr);
+    st->collisions_written = 1;
+    return e;
+}
+
+int cr_store_write_collisions(cr_store *st, const cr_monitor *mon)
+{
+    CR_CHECK(st && mon, st ? st->err : NULL, CR_ERR_INVALID);
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN && !st->collisions_written, st->err, CR_ERR_INVALID);
+    if (write_collisions(st, mon) < 0)
+        return store_fail(st, "writing /collisions");
+    return CR_OK;
+}

@@ -1,0 +1,383 @@
+/* The system: one engine behind the ops table, and the listeners that follow
+ * its run (monitor, store, progress, compare). No physics lives here. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/engines.h"
+#include "base/base.h"
+#include "engines/rigid/rigid-pool-priv.h"
+#include "engines/rigid/rigid-priv.h"
+
+typedef struct {
+    cr_output_listener out;
+    cr_event_listener ev;
+    void *user;
+} listener;
+
+struct cr_system {
+    const cr_engine_ops *ops;
+    void *engine;
+    listener *ls;
+    size_t nls, lscap;
+    char err[CR_ERRMSG_LEN];
+};
+
+cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model, char *msg,
+                                 size_t msglen)
+{
+    if (!ops || !model) {
+        cr_set_msg(msg, msglen, "cr_system_create: no model");
+        return NULL;
+    }
+    cr_system *sys = calloc(1, sizeof(*sys));
+    if (!sys) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    sys->ops = ops;
+    sys->engine = ops->create(model, sys, msg, msglen);
+    if (!sys->engine) {
+        free(sys);
+        return NULL;
+    }
+    return sys;
+}
+
+/* The rigid engine needs its law at creation, which the ops table's create
+ * cannot carry: built here, the rest is the same door. */
+cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr_law_params *params,
+                                  char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "cr_system_create_rigid: no model");
+        return NULL;
+    }
+    cr_system *sys = calloc(1, sizeof(*sys));
+    if (!sys) {
+        cr_set_msg(msg, msglen, "out of memory");
+        return NULL;
+    }
+    /* chains and pools: one engine each, one door */
+    int pool = cr_model_dimension(model) == 2;
+    sys->ops = pool ? &cr_rigid_pool_engine : &cr_rigid_engine;
+    sys->engine = pool ? cr_rigid_pool_create(model, sys, law, params, msg, msglen)
+                       : cr_rigid_create(model, sys, law, params, msg, msglen);
+    if (!sys->engine) {
+        free(sys);
+        return NULL;
+    }
+    return sys;
+}
+
+int cr_system_rigid_law(const cr_system *sys, char *text, size_t len)
+{
+    if (!sys || (sys->ops != &cr_rigid_engine && sys->ops != &cr_rigid_pool_engine))
+        return CR_ERR_INVALID;
+    if (text && len && sys->ops == &cr_rigid_pool_engine)
+        cr_rigid_pool_describe(sys->engine, text, len);
+    else if (text && len)
+        cr_rigid_describe(sys->engine, text, len);
+    return CR_OK;
+}
+
+int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
+                                 const char *label)
+{
+    if (sys && sys->ops == &cr_rigid_pool_engine)
+        return cr_rigid_pool_set_provider(sys->engine, fn, user, label);
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return CR_ERR_INVALID;
+    return cr_rigid_set_provider(sys->engine, fn, user, label);
+}
+
+int cr_system_rigid_clamp_kappa(cr_system *sys, int on)
+{
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return CR_ERR_INVALID;
+    return cr_rigid_set_clamp(sys->engine, on);
+}
+
+const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t *n, int *on)
+{
+    if (n)
+        *n = 0;
+    if (on)
+        *on = 0;
+    if (!sys || sys->ops != &cr_rigid_engine)
+        return NULL;
+    return cr_rigid_clamps(sys->engine, n, on);
+}
+
+size_t cr_system_rigid_kappa_fallbacks(const cr_system *sys)
+{
+    return sys && sys->ops == &cr_rigid_engine ? cr_rigid_fallbacks(sys->engine) : 0;
+}
+
+cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "cr_system_create: no model");
+        return NULL;
+    }
+    switch (cr_model_dimension(model)) {
+    case 1:
+        return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
+    case 2:
+        return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
+    default:
+        cr_set_msg(msg, msglen, "no engine for a model of dimension %d", cr_model_dimension(model));
+        return NULL;
+    }
+}
+
+void cr_system_destroy(cr_system *sys)
+{
+    if (!sys)
+        return;
+    sys->ops->destroy(sys->engine);
+    free(sys->ls);
+    free(sys);
+}
+
+static int add_listener(cr_system *sys, listener l)
+{
+    if (sys->nls == sys->lscap) {
+        size_t cap = sys->lscap ? 2 * sys->lscap : 4;
+        listener *p = realloc(sys->ls, cap * sizeof(*p));
+        if (!p)
+            return CR_ERR_NOMEM;
+        sys->ls = p;
+        sys->lscap = cap;
+    }
+    sys->ls[sys->nls++] = l;
+    return CR_OK;
+}
+
+int cr_system_add_output_listener(cr_system *sys, cr_output_listener fn, void *user)
+{
+    CR_CHECK(sys && fn, sys ? sys->err : NULL, CR_ERR_INVALID);
+    return add_listener(sys, (listener){fn, NULL, user});
+}
+
+int cr_system_add_event_listener(cr_system *sys, cr_event_listener fn, void *user)
+{
+    CR_CHECK(sys && fn, sys ? sys->err : NULL, CR_ERR_INVALID);
+    return add_listener(sys, (listener){NULL, fn, user});
+}
+
+void cr_system_remove_listeners(cr_system *sys, const void *user)
+{
+    if (!sys)
+        return;
+    size_t k = 0;
+    for (size_t q = 0; q < sys->nls; q++)
+        if (sys->ls[q].user != user)
+            sys->ls[k++] = sys->ls[q];
+    sys->nls = k;
+}
+
+int cr_system_emit_output(cr_system *sys)
+{
+    for (size_t q = 0; q < sys->nls; q++) {
+        int rc = sys->ls[q].out ? sys->ls[q].out(sys, sys->ls[q].user) : CR_OK;
+        if (rc != CR_OK)
+            return rc;
+    }
+    return CR_OK;
+}
+
+int cr_system_has_output_listener(const cr_system *sys)
+{
+    for (size_t q = 0; sys && q < sys->nls; q++)
+        if (sys->ls[q].out)
+            return 1;
+    return 0;
+}
+
+int cr_system_emit_events(cr_system *sys, size_t first)
+{
+    for (size_t q = 0; q < sys->nls; q++) {
+        int rc = sys->ls[q].ev ? sys->ls[q].ev(sys, first, sys->ls[q].user) : CR_OK;
+        if (rc != CR_OK)
+            return rc;
+    }
+    return CR_OK;
+}
+
+int cr_system_run(cr_system *sys, double t_end)
+{
+    CR_CHECK(sys && isfinite(t_end), sys ? sys->err : NULL, CR_ERR_INVALID);
+    return sys->ops->run(sys->engine, t_end);
+}
+
+void cr_system_request_stop(cr_system *sys)
+{
+    if (sys)
+        sys->ops->request_stop(sys->engine);
+}
+
+const char *cr_system_last_error(const cr_system *sys)
+{
+    if (!sys)
+        return "no system";
+    return sys->err[0] ? sys->err : sys->ops->last_error(sys->engine);
+}
+
+const char *cr_system_end_reason(const cr_system *sys)
+{
+    return sys ? sys->ops->end_reason(sys->engine) : "no system";
+}
+
+const char *cr_system_engine_name(const cr_system *sys)
+{
+    return sys ? sys->ops->name : "none";
+}
+
+int cr_system_dimension(const cr_system *sys)
+{
+    return sys ? sys->ops->dim : 0;
+}
+
+size_t cr_system_body_count(const cr_system *sys)
+{
+    return sys ? sys->ops->body_count(sys->engine) : 0;
+}
+
+size_t cr_system_wall_count(const cr_system *sys)
+{
+    return sys ? sys->ops->wall_count(sys->engine) : 0;
+}
+
+void cr_system_get_masses(const cr_system *sys, double *mass)
+{
+    if (sys && mass)
+        sys->ops->masses(sys->engine, mass);
+}
+
+void cr_system_get_radii(const cr_system *sys, double *radius)
+{
+    if (sys && radius)
+        sys->ops->radii(sys->engine, radius);
+}
+
+int cr_system_body_is_fixed(const cr_system *sys, size_t i)
+{
+    if (!sys || i >= cr_system_body_count(sys))
+        return 0;
+    return sys->ops->is_fixed(sys->engine, i);
+}
+
+int cr_system_get_wall(const cr_system *sys, size_t w, double *normal, double *offset)
+{
+    if (!sys || w >= cr_system_wall_count(sys))
+        return CR_ERR_INVALID;
+    return sys->ops->wall(sys->engine, w, normal, offset);
+}
+
+double cr_system_get_time(const cr_system *sys)
+{
+    return sys ? sys->ops->time(sys->engine) : 0.0;
+}
+
+void cr_system_get_positions(const cr_system *sys, double *x)
+{
+    if (sys && x)
+        sys->ops->positions(sys->engine, x);
+}
+
+void cr_system_get_velocities(const cr_system *sys, double *v)
+{
+    if (sys && v)
+        sys->ops->velocities(sys->engine, v);
+}
+
+size_t cr_system_contact_count(const cr_system *sys)
+{
+    return sys ? sys->ops->contact_count(sys->engine) : 0;
+}
+
+int cr_system_contacts_fixed(const cr_system *sys)
+{
+    return sys ? sys->ops->contacts_fixed : 0;
+}
+
+int cr_system_get_contact(const cr_system *sys, size_t k, cr_contact_view *view)
+{
+    if (!sys || !view || k >= sys->ops->contact_count(sys->engine))
+        return CR_ERR_INVALID;
+    return sys->ops->contact(sys->engine, k, view);
+}
+
+const size_t *cr_system_body_contacts(const cr_system *sys, size_t i, size_t *n)
+{
+    if (n)
+        *n = 0;
+    if (!sys || !n || i >= cr_system_body_count(sys))
+        return NULL;
+    return sys->ops->body_contacts(sys->engine, i, n);
+}
+
+size_t cr_system_event_count(const cr_system *sys)
+{
+    return sys ? sys->ops->event_count(sys->engine) : 0;
+}
+
+const cr_event *cr_system_events(const cr_system *sys)
+{
+    return sys ? sys->ops->events(sys->engine) : NULL;
+}
+
+double cr_system_kinetic_energy(const cr_system *sys)
+{
+    return sys ? sys->ops->kinetic_energy(sys->engine) : 0.0;
+}
+
+double cr_system_potential_energy(const cr_system *sys)
+{
+    return sys ? sys->ops->potential_energy(sys->engine) : 0.0;
+}
+
+double cr_system_dissipated_work(const cr_system *sys)
+{
+    return sys ? sys->ops->dissipated_work(sys->engine) : 0.0;
+}
+
+void cr_system_momentum(const cr_system *sys, double *p)
+{
+    if (sys && p)
+        sys->ops->momentum(sys->engine, p);
+}
+
+double cr_system_settle_time(const cr_system *sys)
+{
+    return sys ? sys->ops->settle_time(sys->engine) : 0.0;
+}
+
+cr_run_stats cr_system_get_stats(const cr_system *sys)
+{
+    cr_run_stats none = {0};
+    return sys ? sys->ops->stats(sys->engine) : none;
+}
+
+void cr_system_get_scales(const cr_system *sys, double *length, double *speed, double *time)
+{
+    if (sys)
+        sys->ops->scales(sys->engine, length, speed, time);
+}
+
+int cr_system_method(const cr_system *sys)
+{
+    return sys && sys->ops->method ? sys->ops->method(sys->engine) : -1;
+}
+
+int cr_system_check_jacobian(cr_system *sys, double *max_rel)
+{
+    CR_CHECK(sys && max_rel, sys ? sys->err : NULL, CR_ERR_INVALID);
+    if (!sys->ops->check_jacobian) {
+        cr_set_msg(sys->err, sizeof sys->err, "the %s engine has no Jacobian check",
+                   sys->ops->name);
+        return CR_ERR_INVALID;
+    }
+    return sys->ops->check_jacobian(sys->engine, max_rel);
+}
