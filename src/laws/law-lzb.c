@@ -39,6 +39,7 @@
 #include <nvector/nvector_serial.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "base/sundials.h"
 #include "laws/dense-priv.h"
 #include "laws/laws.h"
 

@@ -8,6 +8,10 @@
 
 #include "cradle/contact.h"
 
+/* δᵉ for an overlap δ ≥ 0, with 0⁰ = 1 and the Hertz exponents through sqrt
+ * (contact.c; cr_pow_overlap_inline below for the right-hand sides). */
+double cr_pow_overlap(double delta, double e);
+
 /* δᵐ with the convention 0⁰ = 1, so the linear dashpot (m = 0) is C δ̇. The
  * Hertz exponents (n = 3/2: δ^½, δ^{3/2}, δ^{5/2}) go through sqrt, which is
  * exactly rounded and five times cheaper than pow: pow was 15 % of a 5-ball

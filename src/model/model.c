@@ -80,31 +80,6 @@ cr_settings cr_settings_default(void)
     return s;
 }
 
-cr_active_region cr_env_active_region(const cr_model *model)
-{
-    const char *env = getenv("CRADLE_ACTIVE_REGION");
-    if (env && strcmp(env, "off") == 0)
-        return CR_ACTIVE_REGION_OFF;
-    if (env && strcmp(env, "on") == 0)
-        return CR_ACTIVE_REGION_ON;
-    return model->settings.active_region;
-}
-
-size_t cr_env_count(const char *name, size_t fallback)
-{
-    const char *env = getenv(name);
-    return env && atoi(env) >= 0 ? (size_t)atoi(env) : fallback;
-}
-
-int cr_env_method(const char *name, int fallback)
-{
-    const char *env = getenv(name);
-    for (int k = 0; env && cr_method_name(k); k++)
-        if (strcmp(env, cr_method_name(k)) == 0)
-            return k;
-    return fallback;
-}
-
 const char *cr_method_name(int method)
 {
     static const char *const names[] = {

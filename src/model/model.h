@@ -4,6 +4,9 @@
 #ifndef CRADLE_MODEL_PRIV_H
 #define CRADLE_MODEL_PRIV_H
 
+#include <math.h>
+#include <stdint.h>
+
 #include "cradle/model.h"
 
 /* Enumerating pair classes stops above this many distinct body kinds
@@ -26,5 +29,20 @@ typedef int (*cr_pair_class_fn)(const cr_contact_params *law, double mu, void *u
  * max_kinds kinds only the explicit pairs are enumerated and the return is
  * CR_ERR_MODEL. */
 int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn, void *user);
+
+/* Cell lists (the pool engine's neighbour search, the model file's overlap
+ * check): the cell of a coordinate, clamped so that absurd positions cannot
+ * overflow the conversion, and a hash key of a cell pair computed with unsigned
+ * wrap-around (a prime stride keeps keys distinct for |cy| < 2³¹). */
+static inline int64_t cr_cell_index(double x, double h)
+{
+    double c = floor(x / h);
+    return c > 1e15 ? (int64_t)1e15 : (c < -1e15 ? -(int64_t)1e15 : (int64_t)c);
+}
+
+static inline int64_t cr_cell_key(int64_t cx, int64_t cy)
+{
+    return (int64_t)((uint64_t)cx * 4294967311ULL + (uint64_t)cy);
+}
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "model/model-priv.h"
+#include "model/model.h"
 
 /* ---- contact laws ---------------------------------------------------------- */
 

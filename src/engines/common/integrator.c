@@ -3,13 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/base.h"
-
-void cr_sundials_error_handler(int code, const char *module, const char *function, char *msg,
-                               void *user)
-{
-    cr_set_msg(user, CR_ERRMSG_LEN, "%s %s (flag %d): %s", module, function, code, msg);
-}
+#include "engines/common/engine-common.h"
 
 int cr_cvode_init(void *mem, CVRhsFn rhs, N_Vector y, CVQuadRhsFn quad, N_Vector yQ, void *user,
                   double rtol, double atol, char *err)

@@ -161,7 +161,7 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 #include <sunmatrix/sunmatrix_sparse.h>
 
 #include "engines/common/integrator.h"
-#include "base/base.h"
+#include "engines/common/engine-common.h"
 
 /* One contact that has ever been a candidate. */
 typedef struct {

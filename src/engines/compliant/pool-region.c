@@ -261,7 +261,7 @@ int cr_pl_region_alloc(cr_pool *p)
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         p->pos[i] = -1;
-    p->pad = cr_env_count("CRADLE_REGION_PAD", POOL_REGION_PAD);
+    p->pad = cr_switch_region_pad(POOL_REGION_PAD);
     return CR_OK;
 }
 
@@ -270,5 +270,5 @@ int cr_pl_region_alloc(cr_pool *p)
  * under gravity no disc flies exactly, so every disc is integrated. */
 int cr_pl_use_region(const cr_pool *p)
 {
-    return cr_env_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 && p->gy == 0.0;
+    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 && p->gy == 0.0;
 }

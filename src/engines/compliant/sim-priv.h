@@ -182,7 +182,7 @@ void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double 
 #include <sundials/sundials_types.h>
 
 #include "model/contact-force.h"
-#include "base/base.h"
+#include "engines/common/engine-common.h"
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
 

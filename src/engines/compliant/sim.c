@@ -290,15 +290,11 @@ static void start_in_flight(cr_sim *s)
  * setting (a debugging aid). */
 static void read_switches(cr_sim *s, const cr_model *model)
 {
-    s->whole = s->has_fields || cr_env_active_region(model) == CR_ACTIVE_REGION_OFF;
-    const char *cr = getenv("CRADLE_CHAIN_ROOTS");
-    s->own_roots = !(cr && strcmp(cr, "cvode") == 0);
-    int am = cr_env_method("CRADLE_AUTO_METHOD", CR_METHOD_AUTO); /* erk or adams-fixed-point */
-    s->auto_explicit =
-        am == CR_METHOD_ERK || am == CR_METHOD_ADAMS_FIXED_POINT ? (cr_method)am : CR_METHOD_AUTO;
-    const char *qs = getenv("CRADLE_IMPULSE_STATES");
-    s->qstate_ok = !(qs && strcmp(qs, "off") == 0);
-    s->pad = cr_env_count("CRADLE_REGION_PAD", REGION_PAD);
+    s->whole = s->has_fields || cr_switch_active_region(model) == CR_ACTIVE_REGION_OFF;
+    s->own_roots = !cr_switch_chain_roots_cvode();
+    s->auto_explicit = (cr_method)cr_switch_auto_method(); /* erk, adams-fixed-point or auto */
+    s->qstate_ok = cr_switch_impulse_states();
+    s->pad = cr_switch_region_pad(REGION_PAD);
 }
 
 /* Each pair's reduced mass (a wall is immovable) and the links' settling

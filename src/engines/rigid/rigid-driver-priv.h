@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "cradle/engine.h"
-#include "base/base.h"
+#include "engines/common/engine-common.h"
 
 /* Speeds below this fraction of the speed scale V are rest: a contact in touch
  * approaching slower is not an impact but a landing, and a contact leaving an

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "base/base.h"
+#include "engines/common/engine-common.h"
 #include "engines/rigid/rigid-law-priv.h"
 
 int cr_rigid_law_uses_restitution(cr_law_id law)

@@ -29,7 +29,7 @@
 
 #include "cradle/engine.h"
 #include "cradle/laws.h"
-#include "base/base.h"
+#include "engines/common/engine-common.h"
 #include "engines/rigid/rigid-driver-priv.h"
 
 /* The rigid pool engine's ops table (system.c: cr_system_create_rigid). */

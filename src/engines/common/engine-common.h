@@ -1,0 +1,91 @@
+/* What every engine shares below the ops table: the event margin, the wake
+ * fraction, the output-interval rule, how a run stopped by a request or a
+ * listener ends, event-array growth (engines/common/engine-common.c) and the
+ * environment switches (engines/common/switches.c). */
+#ifndef CRADLE_ENGINE_COMMON_H
+#define CRADLE_ENGINE_COMMON_H
+
+#include <stddef.h>
+
+#include "base/base.h"
+#include "base/sundials.h"
+#include "cradle/model.h"
+#include "cradle/system.h"
+
+/* Closing and opening are located where δ crosses CR_EVENT_MARGIN·δ*, not 0
+ * (chains and pools alike). Bodies that touch at rest carry δ = 0 exactly, and
+ * once a field or a wave reaches them roundoff makes δ flicker around 0 at the
+ * 1e-40 level: crossing 0 would be noise, and a root function sitting at an exact
+ * 0 stops CVODE (CV_CLOSERT). A margin of 1e-12 δ* is far below every
+ * tolerance, and it makes touching contacts report their closing when a wave
+ * arrives. A contact is "loaded" when f > 0 with δ above the margin. */
+#define CR_EVENT_MARGIN 1e-12
+
+/* A contact whose own energy cannot compress it beyond this fraction of δ* is a
+ * wake contact: quiet, no events, settled (sim-roots.c, cr_sm_wake_margin). The force it
+ * carries below this overlap is at most CR_WAKE_FRACTION^n of the pulse's. */
+#define CR_WAKE_FRACTION 1e-6
+
+/* Trajectory rows a run writes at most over a given end time (an explicit
+ * interval that asks for more is refused; past this many rows the interval is
+ * widened tenfold). 1e7 rows of a 5-ball chain are ~1 GB uncompressed. */
+#define CR_MAX_OUTPUT_ROWS 10000000
+
+/* A listener's code as the engines return it: negative codes go up as they
+ * are (a full disk is reported as such, not as an interruption), a positive
+ * one is an interruption. */
+static inline int cr_listener_code(int r)
+{
+    return r == 0 ? CR_OK : (r < 0 ? r : CR_ERR_INTERRUPTED);
+}
+
+/* The end of a run stopped at time @p t (s) by a request (CR_ERR_INTERRUPTED)
+ * or by a listener's failure (any other code): writes the end reason and the
+ * message into the engine's buffers; returns @p rc (engines/common/engine-common.c). */
+int cr_run_stopped(int rc, double t, char *reason, size_t reason_len, char *err, size_t err_len);
+
+/* Room for one more event in a growing array (doubling from 64): 0, or -1
+ * when out of memory, the array left as it was (engines/common/engine-common.c). */
+int cr_event_room(cr_event **events, size_t n, size_t *cap);
+
+/* The engines' switches from the environment, debugging and comparison aids,
+ * each read here and nowhere else (engines/common/switches.c; docs/design.md,
+ * "Environment switches"). The model's integration.active_region unless
+ * CRADLE_ACTIVE_REGION=off|on says otherwise: */
+cr_active_region cr_switch_active_region(const cr_model *model);
+/* CRADLE_REGION_PAD, bodies added around an active region, or @p fallback: */
+size_t cr_switch_region_pad(size_t fallback);
+/* CRADLE_AUTO_METHOD: erk or adams-fixed-point where auto would choose for an
+ * undamped chain, else CR_METHOD_AUTO: */
+int cr_switch_auto_method(void);
+/* 1 with CRADLE_CHAIN_ROOTS=cvode (the chain locates events with CVODES' own
+ * root finding instead of its local search): */
+int cr_switch_chain_roots_cvode(void);
+/* 0 with CRADLE_IMPULSE_STATES=off (the chain integrates impulses as CVODES
+ * quadratures instead of states): */
+int cr_switch_impulse_states(void);
+
+/* An explicit output interval both engines refuse: finer than a millionth of
+ * the contact time scale @p T (nothing to see there, and rows without end), or
+ * more than CR_MAX_OUTPUT_ROWS over a given end time. */
+static inline int cr_output_interval_check(double interval, double T, double t_end, char *err,
+                                           size_t errlen)
+{
+    if (interval <= 0.0)
+        return CR_OK;
+    if (interval < 1e-6 * T) {
+        cr_set_msg(err, errlen,
+                   "output.interval: %g s is below a millionth of the contact time scale %g s",
+                   interval, T);
+        return CR_ERR_INVALID;
+    }
+    if (t_end > 0.0 && t_end / interval > CR_MAX_OUTPUT_ROWS) {
+        cr_set_msg(err, errlen,
+                   "output.interval: %g s asks for %.3g rows up to t_end = %g s (at most %d)",
+                   interval, t_end / interval, t_end, CR_MAX_OUTPUT_ROWS);
+        return CR_ERR_INVALID;
+    }
+    return CR_OK;
+}
+
+#endif
