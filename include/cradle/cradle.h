@@ -6,6 +6,7 @@
 #define CRADLE_CRADLE_H
 
 #include "cradle/common.h"
+#include "cradle/event.h"
 #include "cradle/compare.h"
 #include "cradle/calibrate.h"
 #include "cradle/contact.h"
@@ -14,6 +15,7 @@
 #include "cradle/model.h"
 #include "cradle/modelfile.h"
 #include "cradle/monitor.h"
+#include "cradle/rigid.h"
 #include "cradle/runcompare.h"
 #include "cradle/store.h"
 #include "cradle/system.h"

@@ -10,6 +10,7 @@
 #define CRADLE_ENGINE_H
 
 #include "cradle/model.h"
+#include "cradle/rigid.h"
 #include "cradle/system.h"
 
 /* One engine behind cr_system. Every function takes the engine's own state
@@ -51,6 +52,15 @@ typedef struct cr_engine_ops {
     int (*check_jacobian)(void *e, double *max_rel);
     /* optional (NULL: not reported): cr_system_method */
     int (*method)(const void *e);
+
+    /* Optional, rigid engines only (cradle/rigid.h); NULL where an engine has
+     * no such control, and the cr_system_rigid_* call then answers as for a
+     * compliant engine (CR_ERR_INVALID, NULL or 0). */
+    void (*rigid_describe)(const void *e, char *text, size_t len); /* cr_system_rigid_law */
+    int (*rigid_set_provider)(void *e, cr_rigid_provider fn, void *user, const char *label);
+    int (*rigid_clamp_kappa)(void *e, int on);
+    const cr_kappa_clamp *(*rigid_kappa_clamps)(const void *e, size_t *n, int *on);
+    size_t (*rigid_kappa_fallbacks)(const void *e);
 } cr_engine_ops;
 
 /**
@@ -70,8 +80,9 @@ CR_EXPORT int cr_system_has_output_listener(const cr_system *sys);
 CR_EXPORT int cr_system_emit_events(cr_system *sys, size_t first);
 
 /**
- * A system around the engine @p ops for @p model (cr_system_create picks the
- * chain or pool engine this way). @return NULL with the reason in @p msg.
+ * A system around the engine @p ops for @p model, built by ops->create (the
+ * engine factory, src/engines/engines.c, picks the chain or pool engine this
+ * way). @return NULL with the reason in @p msg.
  */
 CR_EXPORT cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model,
                                            char *msg, size_t msglen);

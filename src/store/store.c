@@ -10,6 +10,7 @@
  * last flush left it. Write errors (a full disk) kill the store: its temporary
  * file is closed and removed at once and the target path is never touched.
  */
+#include "cradle/rigid.h"
 #include "cradle/store.h"
 
 #include <ctype.h>

@@ -4,10 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/engines.h"
 #include "base/base.h"
-#include "engines/rigid/rigid-pool-priv.h"
-#include "engines/rigid/rigid-priv.h"
+#include "system/system.h"
+
+const char *cr_event_kind_name(cr_event_kind kind)
+{
+    static const char *const names[] = {"close",           "open",          "max-compression",
+                                        "min-compression", "force-release", "force-reengage"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
 
 typedef struct {
     cr_output_listener out;
@@ -23,8 +28,8 @@ struct cr_system {
     char err[CR_ERRMSG_LEN];
 };
 
-cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model, char *msg,
-                                 size_t msglen)
+cr_system *cr_system_build(const cr_engine_ops *ops, const cr_model *model, cr_engine_make make,
+                           void *ctx, char *msg, size_t msglen)
 {
     if (!ops || !model) {
         cr_set_msg(msg, msglen, "cr_system_create: no model");
@@ -36,7 +41,7 @@ cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model
         return NULL;
     }
     sys->ops = ops;
-    sys->engine = ops->create(model, sys, msg, msglen);
+    sys->engine = make ? make(model, sys, ctx, msg, msglen) : ops->create(model, sys, msg, msglen);
     if (!sys->engine) {
         free(sys);
         return NULL;
@@ -44,58 +49,36 @@ cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model
     return sys;
 }
 
-/* The rigid engine needs its law at creation, which the ops table's create
- * cannot carry: built here, the rest is the same door. */
-cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr_law_params *params,
-                                  char *msg, size_t msglen)
+cr_system *cr_system_create_with(const cr_engine_ops *ops, const cr_model *model, char *msg,
+                                 size_t msglen)
 {
-    if (!model) {
-        cr_set_msg(msg, msglen, "cr_system_create_rigid: no model");
-        return NULL;
-    }
-    cr_system *sys = calloc(1, sizeof(*sys));
-    if (!sys) {
-        cr_set_msg(msg, msglen, "out of memory");
-        return NULL;
-    }
-    /* chains and pools: one engine each, one door */
-    int pool = cr_model_dimension(model) == 2;
-    sys->ops = pool ? &cr_rigid_pool_engine : &cr_rigid_engine;
-    sys->engine = pool ? cr_rigid_pool_create(model, sys, law, params, msg, msglen)
-                       : cr_rigid_create(model, sys, law, params, msg, msglen);
-    if (!sys->engine) {
-        free(sys);
-        return NULL;
-    }
-    return sys;
+    return cr_system_build(ops, model, NULL, NULL, msg, msglen);
 }
 
+/* The rigid-only controls: entries of the ops table that only rigid engines
+ * fill (cradle/engine.h), so the door names no engine. */
 int cr_system_rigid_law(const cr_system *sys, char *text, size_t len)
 {
-    if (!sys || (sys->ops != &cr_rigid_engine && sys->ops != &cr_rigid_pool_engine))
+    if (!sys || !sys->ops->rigid_describe)
         return CR_ERR_INVALID;
-    if (text && len && sys->ops == &cr_rigid_pool_engine)
-        cr_rigid_pool_describe(sys->engine, text, len);
-    else if (text && len)
-        cr_rigid_describe(sys->engine, text, len);
+    if (text && len)
+        sys->ops->rigid_describe(sys->engine, text, len);
     return CR_OK;
 }
 
 int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                  const char *label)
 {
-    if (sys && sys->ops == &cr_rigid_pool_engine)
-        return cr_rigid_pool_set_provider(sys->engine, fn, user, label);
-    if (!sys || sys->ops != &cr_rigid_engine)
+    if (!sys || !sys->ops->rigid_set_provider)
         return CR_ERR_INVALID;
-    return cr_rigid_set_provider(sys->engine, fn, user, label);
+    return sys->ops->rigid_set_provider(sys->engine, fn, user, label);
 }
 
 int cr_system_rigid_clamp_kappa(cr_system *sys, int on)
 {
-    if (!sys || sys->ops != &cr_rigid_engine)
+    if (!sys || !sys->ops->rigid_clamp_kappa)
         return CR_ERR_INVALID;
-    return cr_rigid_set_clamp(sys->engine, on);
+    return sys->ops->rigid_clamp_kappa(sys->engine, on);
 }
 
 const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t *n, int *on)
@@ -104,31 +87,15 @@ const cr_kappa_clamp *cr_system_rigid_kappa_clamps(const cr_system *sys, size_t 
         *n = 0;
     if (on)
         *on = 0;
-    if (!sys || sys->ops != &cr_rigid_engine)
+    if (!sys || !sys->ops->rigid_kappa_clamps)
         return NULL;
-    return cr_rigid_clamps(sys->engine, n, on);
+    return sys->ops->rigid_kappa_clamps(sys->engine, n, on);
 }
 
 size_t cr_system_rigid_kappa_fallbacks(const cr_system *sys)
 {
-    return sys && sys->ops == &cr_rigid_engine ? cr_rigid_fallbacks(sys->engine) : 0;
-}
-
-cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
-{
-    if (!model) {
-        cr_set_msg(msg, msglen, "cr_system_create: no model");
-        return NULL;
-    }
-    switch (cr_model_dimension(model)) {
-    case 1:
-        return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
-    case 2:
-        return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
-    default:
-        cr_set_msg(msg, msglen, "no engine for a model of dimension %d", cr_model_dimension(model));
-        return NULL;
-    }
+    return sys && sys->ops->rigid_kappa_fallbacks ? sys->ops->rigid_kappa_fallbacks(sys->engine)
+                                                  : 0;
 }
 
 void cr_system_destroy(cr_system *sys)

@@ -50,7 +50,7 @@ int cr_cvode_fail(char *err, const char *what, double t, int flag)
     return rc;
 }
 
-void cr_cvode_counters(void *mem, const cr_sim_stats *banked, cr_sim_stats *out)
+void cr_cvode_counters(void *mem, const cr_run_stats *banked, cr_run_stats *out)
 {
     long steps = 0, rhs = 0, jac = 0, roots = 0, iters = 0;
     CVodeGetNumSteps(mem, &steps);
@@ -65,12 +65,12 @@ void cr_cvode_counters(void *mem, const cr_sim_stats *banked, cr_sim_stats *out)
     out->nonlin_iters = banked->nonlin_iters + iters;
 }
 
-void cr_cvode_bank(void *mem, cr_sim_stats *banked)
+void cr_cvode_bank(void *mem, cr_run_stats *banked)
 {
     cr_cvode_counters(mem, banked, banked);
 }
 
-int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_sim_stats *banked)
+int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_run_stats *banked)
 {
     cr_cvode_counters(mem, banked, banked);
     int flag = CVodeReInit(mem, tau, y);

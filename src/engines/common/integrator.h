@@ -9,7 +9,7 @@
 #include <cvodes/cvodes.h>
 #include <stddef.h>
 
-#include "engines/compliant/sim-priv.h"
+#include "cradle/system.h"
 
 /* CVodeInit at τ = 0 with the quadratures (error-controlled, same tolerances),
  * user data, tolerances and a step cap; CVODE's own messages go to @p err (a
@@ -30,13 +30,13 @@ int cr_solver_fail(char *err, const char *what, double t, const char *flag_name)
 /* Restarts the multistep history at scaled time @p tau (the quadratures carry
  * on). CVodeReInit zeroes CVODE's counters, so those of the finished segment are
  * added to @p banked first. Returns a CVODE flag. */
-int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_sim_stats *banked);
+int cr_cvode_restart(void *mem, double tau, N_Vector y, N_Vector yQ, cr_run_stats *banked);
 
 /* Adds the counters of an instance about to be freed to @p banked. */
-void cr_cvode_bank(void *mem, cr_sim_stats *banked);
+void cr_cvode_bank(void *mem, cr_run_stats *banked);
 
 /* Counters of the whole run into @p out: @p banked plus the current segment's.
  * Other fields of @p out are left alone. */
-void cr_cvode_counters(void *mem, const cr_sim_stats *banked, cr_sim_stats *out);
+void cr_cvode_counters(void *mem, const cr_run_stats *banked, cr_run_stats *out);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/engines.h"
+#include "engines/compliant/compliant.h"
 #include "model/model.h"
 
 typedef struct {

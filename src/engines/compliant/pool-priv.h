@@ -21,8 +21,8 @@
 #include "cradle/common.h"
 #include "cradle/contact.h"
 #include "cradle/model.h"
+#include "cradle/system.h"
 #include "engines/common/root-search.h"
-#include "engines/compliant/sim-priv.h"
 
 typedef struct cr_pool cr_pool;
 
@@ -99,7 +99,7 @@ double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vector);
 /** Events (their `contact` field indexes the contacts above). */
 size_t cr_pool_event_count(const cr_pool *p);
 const cr_event *cr_pool_events(const cr_pool *p);
-cr_sim_stats cr_pool_get_stats(const cr_pool *p);
+cr_run_stats cr_pool_get_stats(const cr_pool *p);
 /** Neighbour-list rebuilds so far (each restarts the integrator). */
 long cr_pool_rebuilds(const cr_pool *p);
 
@@ -162,6 +162,7 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 
 #include "engines/common/integrator.h"
 #include "engines/common/engine-common.h"
+#include "model/contact-force.h"
 
 /* One contact that has ever been a candidate. */
 typedef struct {
@@ -274,8 +275,8 @@ struct cr_pool {
     volatile sig_atomic_t stop_requested;
     cr_event *events;
     size_t nev, evcap;
-    cr_sim_stats stats;
-    cr_sim_stats banked; /* CVODE counters of the segments before the last restart */
+    cr_run_stats stats;
+    cr_run_stats banked; /* CVODE counters of the segments before the last restart */
     char end_reason[128];
     char err[CR_ERRMSG_LEN];
 };

@@ -125,10 +125,10 @@ const cr_event *cr_pool_events(const cr_pool *p)
     return p->events;
 }
 
-cr_sim_stats cr_pool_get_stats(const cr_pool *p)
+cr_run_stats cr_pool_get_stats(const cr_pool *p)
 {
     /* CVODE's counters are read as asked: every exit of the run sees them */
-    cr_sim_stats st = p->stats;
+    cr_run_stats st = p->stats;
     if (p->cvode)
         cr_cvode_counters(p->cvode, &p->banked, &st);
     st.root_evals += p->gevals; /* the engine's own event location */

@@ -270,5 +270,6 @@ int cr_pl_region_alloc(cr_pool *p)
  * under gravity no disc flies exactly, so every disc is integrated. */
 int cr_pl_use_region(const cr_pool *p)
 {
-    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 && p->gy == 0.0;
+    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 &&
+           p->gy == 0.0;
 }

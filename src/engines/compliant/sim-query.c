@@ -220,10 +220,3 @@ void cr_sim_get_scales(const cr_sim *s, double *length, double *speed, double *t
     if (time)
         *time = s->T;
 }
-
-const char *cr_event_kind_name(cr_event_kind kind)
-{
-    static const char *const names[] = {"close",           "open",          "max-compression",
-                                        "min-compression", "force-release", "force-reengage"};
-    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
-}

@@ -31,9 +31,7 @@
 #include "cradle/laws.h"
 #include "engines/common/engine-common.h"
 #include "engines/rigid/rigid-driver-priv.h"
-
-/* The rigid pool engine's ops table (system.c: cr_system_create_rigid). */
-extern const cr_engine_ops cr_rigid_pool_engine;
+#include "engines/rigid/rigid-engines.h"
 
 /* One contact ever in touch. */
 typedef struct {
@@ -81,8 +79,6 @@ struct cr_rigid_pool {
 
 /* ---- rigid-pool.c ---------------------------------------------------------- */
 
-void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
-                           const cr_law_params *p, char *msg, size_t msglen);
 void cr_rigid_pool_describe(const void *e, char *buf, size_t len);
 int cr_rigid_pool_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label);
 

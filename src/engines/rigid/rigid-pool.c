@@ -462,4 +462,6 @@ const cr_engine_ops cr_rigid_pool_engine = {
     .potential_energy = rp_potential,
     .momentum = rp_momentum,
     .stats = cr_rigid_driver_stats,
+    .rigid_describe = cr_rigid_pool_describe,
+    .rigid_set_provider = cr_rigid_pool_set_provider,
 };

@@ -25,9 +25,7 @@
 #include "cradle/laws.h"
 #include "engines/common/engine-common.h"
 #include "engines/rigid/rigid-driver-priv.h"
-
-/* The rigid engine's ops table (system.c: cr_system_create_rigid). */
-extern const cr_engine_ops cr_rigid_engine;
+#include "engines/rigid/rigid-engines.h"
 
 /* A closed pair opens when its force falls below −CR_RIGID_RELEASE times the
  * weight scale; ten times CR_RIGID_ACCEL_FRACTION (rigid-driver-priv.h), so a
@@ -111,10 +109,6 @@ static inline int cr_rigid_in_touch(const cr_rigid *r, size_t c)
     return r->on[c] && cr_rigid_gap(r, c) <= r->tol[c];
 }
 
-/* Builds the engine (system.c: cr_system_create_rigid); NULL with the reason
- * in @p msg. */
-void *cr_rigid_create(const cr_model *model, cr_system *sys, cr_law_id law, const cr_law_params *p,
-                      char *msg, size_t msglen);
 /* "newton (restitution 0.9)": the law and its parameters, one line. */
 void cr_rigid_describe(const void *e, char *buf, size_t len);
 /* Registers the per-impact parameter provider (before the run). */

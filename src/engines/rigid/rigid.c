@@ -567,4 +567,9 @@ const cr_engine_ops cr_rigid_engine = {
     .potential_energy = rigid_potential,
     .momentum = rigid_momentum,
     .stats = rigid_stats,
+    .rigid_describe = cr_rigid_describe,
+    .rigid_set_provider = cr_rigid_set_provider,
+    .rigid_clamp_kappa = cr_rigid_set_clamp,
+    .rigid_kappa_clamps = cr_rigid_clamps,
+    .rigid_kappa_fallbacks = cr_rigid_fallbacks,
 };

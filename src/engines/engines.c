@@ -1,0 +1,56 @@
+/* The engine factory: which engine runs a model. The door (system/) names no
+ * engine; the engines register here, above both (docs/design.md, "Folders"). */
+#include "base/base.h"
+#include "engines/compliant/compliant.h"
+#include "engines/rigid/rigid-engines.h"
+#include "system/system.h"
+
+cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "cr_system_create: no model");
+        return NULL;
+    }
+    switch (cr_model_dimension(model)) {
+    case 1:
+        return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
+    case 2:
+        return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
+    default:
+        cr_set_msg(msg, msglen, "no engine for a model of dimension %d", cr_model_dimension(model));
+        return NULL;
+    }
+}
+
+typedef struct {
+    cr_law_id law;
+    const cr_law_params *params;
+} rigid_args;
+
+static void *make_rigid(const cr_model *model, cr_system *sys, void *ctx, char *msg, size_t msglen)
+{
+    const rigid_args *a = ctx;
+    return cr_rigid_create(model, sys, a->law, a->params, msg, msglen);
+}
+
+static void *make_rigid_pool(const cr_model *model, cr_system *sys, void *ctx, char *msg,
+                             size_t msglen)
+{
+    const rigid_args *a = ctx;
+    return cr_rigid_pool_create(model, sys, a->law, a->params, msg, msglen);
+}
+
+/* The rigid engines need their law at creation, which the ops table's create
+ * cannot carry; the rest is the same door. Chains and pools: one engine each. */
+cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr_law_params *params,
+                                  char *msg, size_t msglen)
+{
+    if (!model) {
+        cr_set_msg(msg, msglen, "cr_system_create_rigid: no model");
+        return NULL;
+    }
+    rigid_args a = {law, params};
+    if (cr_model_dimension(model) == 2)
+        return cr_system_build(&cr_rigid_pool_engine, model, make_rigid_pool, &a, msg, msglen);
+    return cr_system_build(&cr_rigid_engine, model, make_rigid, &a, msg, msglen);
+}
