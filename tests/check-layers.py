@@ -15,7 +15,7 @@ PUBLIC = {  # public header -> the layer that implements it
     'engine.h': 'system', 'rigid.h': 'system', 'monitor.h': 'monitor',
     'calibrate.h': 'calibrate', 'table.h': 'tables', 'sweepoutput.h': 'tables',
     'compare.h': 'compare', 'rigidlimit.h': 'compare', 'sweep.h': 'sweep',
-    'sweepfile.h': 'sweep', 'store.h': 'store', 'runfile.h': 'store', 'cradle.h': 'cradle.h'}
+    'sweepfile.h': 'sweep', 'store.h': 'store', 'runfile.h': 'store', 'comparefile.h': 'store', 'cradle.h': 'cradle.h'}
 SIBLINGS = {('engines/compliant', 'engines/rigid'), ('engines/rigid', 'engines/compliant'),
             ('sweep', 'store'), ('store', 'sweep')}
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')

@@ -400,7 +400,7 @@ static void test_off_centre(cr_law_id law)
 
 /*
  * models/pool-bernoulli.yaml compliant (steel, Hertz from the material)
- * against rigid Newton e = 1 (cr_runcmp_collisions): three collisions each,
+ * against rigid Newton e = 1 (cr_compare_runs): three collisions each,
  * the two wall hits at one instant in the rigid run matched to the compliant
  * ones by their bodies (same_bodies on every row). Tolerance 10⁻³ V on u⁺:
  * the compliant u⁺ is 3.3·10⁻⁴ V off the rigid one (docs/compare.md, the
@@ -421,9 +421,9 @@ static void test_compare_run(void)
     cr_law_params_init(&lp);
     lp.restitution = 1.0;
     rigid_run r = run_rigid_to(model, CR_LAW_NEWTON, &lp, 0.2);
-    cr_runcmp_row rows[4];
-    cr_runcmp_summary sum;
-    CHECK(rc == CR_OK && r.rc == CR_OK && cr_runcmp_collisions(cm, r.mon, rows, 4, &sum) == CR_OK,
+    cr_compare_runs_row rows[4];
+    cr_compare_runs_summary sum;
+    CHECK(rc == CR_OK && r.rc == CR_OK && cr_compare_runs(cm, r.mon, rows, 4, &sum) == CR_OK,
           "compliant and rigid Bernoulli runs compared");
     CHECK(sum.matched == 3, "3 collisions matched (%zu)", sum.matched);
     for (size_t k = 0; k < sum.matched && k < 4; k++)

@@ -469,7 +469,7 @@ static double collision_velocity(const cr_monitor *mon, size_t k, size_t i, int 
  * the compliant collision's finite duration τ, which the instantaneous impact
  * does not have: near the bottom it changes the speeds by a fraction ~ gτ²/ℓ
  * (displacement vτ, restoring acceleration g·vτ/ℓ over τ). The same numbers
- * through cr_runcmp_collisions (the run comparison): its row 0 must give the
+ * through cr_compare_runs (the run comparison): its row 0 must give the
  * error computed here.
  */
 static void test_cradle_lzb(void)
@@ -506,9 +506,9 @@ static void test_cradle_lzb(void)
     char law[256];
     cr_system_rigid_law(r.sys, law, sizeof law);
     CHECK(strstr(law, "lzb (energetic restitution 1; pair laws K = ") != NULL, "law text: %s", law);
-    cr_runcmp_row row;
-    cr_runcmp_summary sum;
-    CHECK(cr_runcmp_collisions(cm, r.mon, &row, 1, &sum) == CR_OK && sum.matched >= 1,
+    cr_compare_runs_row row;
+    cr_compare_runs_summary sum;
+    CHECK(cr_compare_runs(cm, r.mon, &row, 1, &sum) == CR_OK && sum.matched >= 1,
           "run comparison of compliant and lzb");
     CHECK_REL(row.velocity_after_error, worst / speed, 1e-12,
               "runcmp row 0: the u+ error computed here");
@@ -518,8 +518,8 @@ static void test_cradle_lzb(void)
           "runcmp phase of collision 0: %.3g s (both at T/4)", row.phase);
     CHECK_REL(row.energy_error, (ri.T_plus - ci.T_plus) / ci.T_minus, 1e-12,
               "runcmp energy error of collision 0");
-    cr_runcmp_summary self;
-    cr_runcmp_collisions(cm, cm, NULL, 0, &self);
+    cr_compare_runs_summary self;
+    cr_compare_runs(cm, cm, NULL, 0, &self);
     CHECK(self.max_velocity_error == 0.0 && self.max_phase == 0.0 &&
               self.decay_compliant == self.decay_rigid &&
               self.matched == cr_monitor_collision_count(cm),

@@ -53,8 +53,8 @@ typedef struct {
     cr_store *store;
     char law[512], error[512];
     double wall;
-    cr_runcmp_row *rows;
-    cr_runcmp_summary sum;
+    cr_compare_runs_row *rows;
+    cr_compare_runs_summary sum;
 } one_run;
 
 static void one_free(one_run *r)
@@ -128,7 +128,7 @@ static void print_table(const one_run *c, const one_run *v, size_t nv)
         printf("  %9s %12s %11s %10s %10s %11s %11s %11s %5s\n", "collision", "t compl. s",
                "phase s", "|du-|/V", "|du+|/V", "dT+/T-", "next c. s", "next r. s", "ep c/r");
         for (size_t k = 0; k < r->sum.matched && k < SHOWN_COLLISIONS; k++) {
-            const cr_runcmp_row *w = &r->rows[k];
+            const cr_compare_runs_row *w = &r->rows[k];
             printf("  %9zu %12.6f %11.3e %10.3e %10.3e %11.3e %11.6f %11.6f %2zu/%-2zu%s\n", k + 1,
                    w->t_compliant, w->phase, w->velocity_before_error, w->velocity_after_error,
                    w->energy_error, w->next_compliant, w->next_rigid, w->episodes_compliant,
@@ -143,7 +143,7 @@ static void print_table(const one_run *c, const one_run *v, size_t nv)
     printf("  %-14s %9s %8s %10s %10s %10s %11s %9s %9s %9s\n", "variant", "coll. c/r", "matched",
            "max du+/V", "mean du+/V", "max dT+/T-", "drift s", "drift/dt", "decay c", "decay r");
     for (size_t i = 0; i < nv; i++) {
-        const cr_runcmp_summary *s = &v[i].sum;
+        const cr_compare_runs_summary *s = &v[i].sum;
         printf("  %-14s %4zu/%-4zu %8zu %10.3e %10.3e %10.3e %11.3e %9.2e %9.6f %9.6f\n",
                v[i].args.rigid, s->collisions_compliant, s->collisions_rigid, s->matched,
                s->max_velocity_error, s->mean_velocity_error, s->max_energy_error, s->phase_drift,
@@ -159,7 +159,7 @@ static void print_csv(const one_run *v, size_t nv)
            "episodes_compliant,episodes_rigid,same_bodies\n");
     for (size_t i = 0; i < nv; i++)
         for (size_t k = 0; k < v[i].sum.matched; k++) {
-            const cr_runcmp_row *w = &v[i].rows[k];
+            const cr_compare_runs_row *w = &v[i].rows[k];
             printf("%s,\"%s\",%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
                    "%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%d\n",
                    v[i].args.rigid, v[i].law, w->collision, w->t_compliant, w->t_rigid, w->phase,
@@ -170,7 +170,7 @@ static void print_csv(const one_run *v, size_t nv)
         }
 }
 
-static json_object *json_row(const cr_runcmp_row *w)
+static json_object *json_row(const cr_compare_runs_row *w)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "collision", json_object_new_int64((int64_t)w->collision));
@@ -196,7 +196,7 @@ static json_object *json_row(const cr_runcmp_row *w)
     return o;
 }
 
-static json_object *json_summary(const cr_runcmp_summary *s)
+static json_object *json_summary(const cr_compare_runs_summary *s)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "collisions_compliant",
@@ -252,9 +252,9 @@ static int compare_all(one_run *c, one_run *v, size_t nv)
 {
     for (size_t i = 0; i < nv; i++) {
         size_t n = cr_monitor_collision_count(c->mon);
-        if (!(v[i].rows = calloc(n ? n : 1, sizeof(cr_runcmp_row))))
+        if (!(v[i].rows = calloc(n ? n : 1, sizeof(cr_compare_runs_row))))
             return EXIT_RUN;
-        if (cr_runcmp_collisions(c->mon, v[i].mon, v[i].rows, n, &v[i].sum) != CR_OK) {
+        if (cr_compare_runs(c->mon, v[i].mon, v[i].rows, n, &v[i].sum) != CR_OK) {
             tools_error("compare: the runs of %s cannot be compared", v[i].args.rigid);
             return EXIT_RUN;
         }
@@ -364,10 +364,11 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
     else if (st == 0 && !io->quiet)
         print_table(&c, v, a->n);
     if (st == 0 && io->out) {
-        cr_runcmp_variant out[COMPARE_RUNS_MAX];
+        cr_compare_runs_variant out[COMPARE_RUNS_MAX];
         for (size_t i = 0; i < a->n; i++)
-            out[i] = (cr_runcmp_variant){v[i].args.rigid, v[i].law,  cr_system_end_reason(v[i].sys),
-                                         v[i].error,      v[i].rows, v[i].sum};
+            out[i] = (cr_compare_runs_variant){
+                v[i].args.rigid, v[i].law,  cr_system_end_reason(v[i].sys),
+                v[i].error,      v[i].rows, v[i].sum};
         cr_store_destroy(c.store); /* closed before the copy */
         c.store = NULL;
         if (cr_store_write_run_comparison(io->out, io->out, out, a->n, io->command, msg,

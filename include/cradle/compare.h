@@ -202,72 +202,80 @@ CR_EXPORT cr_restitution_cache *cr_compare_restitution_cache(cr_compare *c);
 CR_EXPORT const char *cr_compare_mode_name(cr_compare_mode mode);
 CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);
 
-/* ---- the rigid limit (src/compare-rigid-limit.c) --------------------------------- */
-
-/** Most stiffness levels cr_compare_rigid_limit runs. */
-#define CR_RIGID_LIMIT_MAX_LEVELS 8
-/**
- * Level-to-level changes below this (relative to max(1, |q|); residuals below
- * it) are the integration's noise at the default rtol: no order or exponent is
- * given (NaN).
+/* ---- two runs compared (src/compare/compare-runs.c) ------------------------------
+ *
+ * Two runs of the same model compared collision by collision and over
+ * the whole run: the compliant run against a rigid one (docs/compare.md,
+ * "Compare over a run").
+ *
+ * Collisions (monitor.h) are matched by their order: collision k of one run
+ * with collision k of the other; among rigid collisions that start at the
+ * same instant (resolved at once, in no physical order) the compliant
+ * collision takes the one with its bodies. Per matched collision: when it starts in
+ * each run (the phase), the pre- and post-collision velocities of every body
+ * of either (u⁻ of its first joining, u⁺ of its last episode's end), the
+ * kinetic energies, and the time to the next collision. Over the run: the
+ * phase drift (t_rigid − t_compliant of the last matched collision), the
+ * energy decay Π κ over the matched collisions of each run (the kinetic
+ * energy the impacts kept, the fields' work taken out), and the counts of
+ * unmatched collisions. The module computes from two finished monitors; it runs
+ * nothing itself.
  */
-#define CR_RIGID_LIMIT_NOISE 1e-9
 
-/** Stiffness levels: Kₖ = aᵏ K for k = 0 … levels − 1 (a plain input struct). */
+/** Collision k of both runs. Velocity errors are relative to the collision's speed scale. */
 typedef struct {
-    size_t levels; /**< 3 … CR_RIGID_LIMIT_MAX_LEVELS (default 5) */
-    double ratio;  /**< a > 1 (default 10) */
-} cr_rigid_limit_options;
+    size_t collision;             /**< k (0-based) */
+    double t_compliant, t_rigid;  /**< start of collision k in each run, s */
+    double phase;                 /**< t_rigid − t_compliant, s */
+    double next_compliant;        /**< t(k + 1) − t(k) in the compliant run (NaN: last), s */
+    double next_rigid;            /**< the same in the rigid run, s */
+    double speed;                 /**< max |u⁻| over the compliant collision's bodies, m/s */
+    double velocity_before_error; /**< max over bodies |u⁻_rigid − u⁻_compliant| / speed */
+    double velocity_after_error;  /**< max over bodies |u⁺_rigid − u⁺_compliant| / speed */
+    double T_minus_compliant;     /**< kinetic energy before (cr_collision_info T_minus), J */
+    double T_minus_rigid;         /**< J */
+    double T_plus_compliant;      /**< kinetic energy after, J */
+    double T_plus_rigid;          /**< J */
+    double energy_error;          /**< (T⁺_rigid − T⁺_compliant) / T⁻_compliant */
+    double kappa_compliant;       /**< the collision's κ (field work taken out) */
+    double kappa_rigid;           /**< the rigid collision's κ */
+    size_t episodes_compliant;    /**< episodes of the collision in each run */
+    size_t episodes_rigid;        /**< (a rigid run's impacts at one or several instants) */
+    int same_bodies;              /**< 1: both collisions hold the same bodies */
+} cr_compare_runs_row;
 
-/** @return the defaults: 5 levels, a = 10 (K … 10⁴ K). */
-CR_EXPORT cr_rigid_limit_options cr_rigid_limit_defaults(void);
-
-/**
- * An episode's configuration rerun at stiffer contacts and extrapolated to
- * K → ∞ (docs/compare.md, "The rigid limit"). Small parameter h = (Kₖ/K)^(−1/(n+1)):
- * overlaps, durations and the turn of a pool's normals during the episode all
- * scale with it. Arrays are allocated by cr_compare_rigid_limit; free with
- * cr_rigid_limit_free.
- */
+/** The whole run. */
 typedef struct {
-    size_t levels, contacts, dofs;            /**< contacts: the episode's records, in its order */
-    double n;                                 /**< the contacts' stiffness exponent (one value) */
-    double factor[CR_RIGID_LIMIT_MAX_LEVELS]; /**< Kₖ / K */
-    double h[CR_RIGID_LIMIT_MAX_LEVELS];      /**< (Kₖ/K)^(−1/(n+1)) */
-    double duration[CR_RIGID_LIMIT_MAX_LEVELS]; /**< episode duration, s */
-    /** first-touch-W momentum residual ‖M(u⁺ − u⁻) − W P‖ / ‖W P‖ (W: normals at
-     * joining; Euclidean over the dofs): how far the run is from the rigid
-     * laws' geometry */
-    double residual[CR_RIGID_LIMIT_MAX_LEVELS];
-    double *alpha;    /**< levels × contacts: α at each level (NaN: contact absent) */
-    double *velocity; /**< levels × dofs: u⁺ at each level (the episode's bodies) */
-    double *alpha_limit, *velocity_limit; /**< extrapolated to h = 0 (Richardson) */
-    double alpha_accuracy;    /**< max |change| of α's limit from its previous column */
-    double velocity_accuracy; /**< the same for u⁺, m/s */
-    /** observed orders in h from the last three levels: log(‖q₁ − q₂‖/‖q₂ − q₃‖)/log(h₁/h₂)
-     * (max norms; NaN when the levels agree to CR_RIGID_LIMIT_NOISE) */
-    double alpha_order, velocity_order;
-    /** slopes d log(·)/d log K between the last two levels (theory: −1/(n+1) for
-     * both with turning normals; the residual is ~0 with frozen ones, and its
-     * exponent NaN below CR_RIGID_LIMIT_NOISE) */
-    double duration_exponent, residual_exponent;
-} cr_rigid_limit;
+    size_t collisions_compliant, collisions_rigid; /**< collisions of each run */
+    size_t matched;                                /**< min of the two: the rows */
+    double max_velocity_error;                     /**< largest velocity_after_error of the rows */
+    double mean_velocity_error;                    /**< its mean */
+    double max_energy_error;                       /**< largest |energy_error| */
+    double phase_drift;                            /**< phase of the last row, s (NaN: no row) */
+    double max_phase;                              /**< largest |phase|, s */
+    double mean_interval;   /**< mean compliant time between collisions, s (NaN: < 2) */
+    double decay_compliant; /**< Π κ over the matched collisions, compliant */
+    double decay_rigid;     /**< the same, rigid */
+} cr_compare_runs_summary;
+
+/** One rigid variant compared with the compliant run (what the store writes). */
+typedef struct {
+    const char *name;                /**< as asked for ("newton", "calibrated", …) */
+    const char *law;                 /**< cr_system_rigid_law: the law and its parameters */
+    const char *end_reason;          /**< why the rigid run ended */
+    const char *error;               /**< empty, or why the rigid run failed (rows up to there) */
+    const cr_compare_runs_row *rows; /**< summary.matched rows */
+    cr_compare_runs_summary summary;
+} cr_compare_runs_variant;
 
 /**
- * Reruns episode @p ep of a run of @p model (dim 2, calibrated: each pair's
- * solved damping is used) at stiffness levels Kₖ = aᵏ K, scaling every pair
- * law's C by (aᵏ)^((m+1)/(n+1)) so that each pair's restitution stays the
- * same: the bodies of the episode at their state at its start (the model is
- * run to t_start first), the walls it touches, the model's settings (frozen
- * normals included). Each level's first episode is matched to @p ep by its
- * contacts' bodies. @p opt NULL: the defaults.
- * @return CR_OK; CR_ERR_INVALID (a chain, contacts with different n, a level
- * without the episode's contacts) or a run's error, with the reason in @p msg.
+ * Compares the collisions of two finished monitors (cr_monitor_finish called)
+ * of the same model. @p rows receives up to @p cap rows (may be NULL with cap
+ * 0: the summary still covers every matched collision). @return CR_OK, or
+ * CR_ERR_INVALID for a NULL monitor or different dimensions or body counts.
  */
-CR_EXPORT int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
-                                     const cr_rigid_limit_options *opt, cr_rigid_limit *out,
-                                     char *msg, size_t msglen);
-/** Frees the arrays of @p r (accepts a zeroed struct). */
-CR_EXPORT void cr_rigid_limit_free(cr_rigid_limit *r);
+CR_EXPORT int cr_compare_runs(const cr_monitor *compliant, const cr_monitor *rigid,
+                              cr_compare_runs_row *rows, size_t cap,
+                              cr_compare_runs_summary *summary);
 
 #endif

@@ -27,7 +27,7 @@
  * methods"). CR_METHOD_AUTO (the default) picks CR_METHOD_ERK for
  * chains with neither links nor damped contacts of up to 100 bodies,
  * CR_METHOD_ADAMS_FIXED_POINT for longer ones, and CR_METHOD_BDF otherwise
- * (src/sim-window.c, cr_sim_method); pools run BDF under CR_METHOD_AUTO and
+ * (src/engines/compliant/sim-window.c, cr_sim_method); pools run BDF under CR_METHOD_AUTO and
  * CR_METHOD_BDF, Adams under CR_METHOD_ADAMS (fixed point when lightly damped,
  * see cr_solver), and Adams with fixed-point iteration under
  * CR_METHOD_ADAMS_FIXED_POINT (the same as `solver: fixed-point`).

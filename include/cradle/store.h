@@ -12,10 +12,8 @@
 #define CRADLE_STORE_H
 
 #include "cradle/common.h"
-#include "cradle/compare.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
-#include "cradle/runcompare.h"
 #include "cradle/system.h"
 
 typedef struct cr_store cr_store;
@@ -106,69 +104,5 @@ CR_EXPORT const char *cr_store_path(const cr_store *store);
 CR_EXPORT size_t cr_store_recovered_count(const cr_store *store);
 /** @return the new path of the k-th, or NULL out of range. */
 CR_EXPORT const char *cr_store_recovered_path(const cr_store *store, size_t k);
-
-/* ---- reading a run file back, and adding a comparison ----------------------- */
-
-/** A finished run file opened for reading (its episodes, its model text). */
-typedef struct cr_run_file cr_run_file;
-
-/**
- * Opens @p path read-only. @return NULL with a one-line reason in @p msg when
- * it is not a cradle run file of this format version or has no readable
- * /episodes (a run killed before its end).
- */
-CR_EXPORT cr_run_file *cr_run_file_open(const char *path, char *msg, size_t msglen);
-/** Closes; accepts NULL. */
-CR_EXPORT void cr_run_file_close(cr_run_file *f);
-CR_EXPORT const char *cr_run_file_last_error(const cr_run_file *f);
-/** The model file's text as run ("" when the file has none). */
-CR_EXPORT const char *cr_run_file_model_text(const cr_run_file *f);
-/** The root `status` attribute (complete, interrupted, failed, running). */
-CR_EXPORT const char *cr_run_file_status(const cr_run_file *f);
-CR_EXPORT int cr_run_file_dimension(const cr_run_file *f);
-CR_EXPORT size_t cr_run_file_episode_count(const cr_run_file *f);
-/**
- * Episode @p k as the monitor gave it (/episodes row k and /episode/NNNN); the
- * arrays stay valid until the next call or cr_run_file_close. @p laws (may be
- * NULL) gets the pair law of each record from /contacts, or NULL when a law is
- * unknown. @return CR_ERR_INVALID for an index out of range, CR_ERR_HDF5 for a
- * group missing or unreadable (message in cr_run_file_last_error).
- */
-CR_EXPORT int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
-                                  const cr_contact_params **laws);
-
-/** What a /comparison group records about how it was made. */
-typedef struct {
-    const char *source;  /**< the run file or model the episodes came from */
-    const char *command; /**< the command line */
-    /** --error-estimate: per compared episode the changes of α, κ, eᴺ, eᴾ at
-     * rtol/100 (4 values each, largest over the contacts), or NULL */
-    const double *accuracy;
-    double estimate_rtol; /**< the rtol of the estimate run (NaN without) */
-} cr_comparison_params;
-
-/**
- * Writes @p target as a copy of the run file @p source (which may be the same
- * path) with a /comparison group (docs/hdf5-layout.md) replacing any older
- * one. The copy is made beside @p target and renamed over it only after a
- * clean close and fsync: @p target is never edited in place, and on failure
- * it is unchanged and no temporary is left. @return CR_OK, CR_ERR_IO or
- * CR_ERR_HDF5 with the reason in @p msg.
- */
-CR_EXPORT int cr_store_write_comparison(const char *source, const char *target,
-                                        const cr_compare *cmp, const cr_comparison_params *params,
-                                        char *msg, size_t msglen);
-
-/**
- * Writes @p target as a copy of the compliant run file @p source with a
- * /comparison group holding the run comparison of @p n rigid variants
- * (docs/hdf5-layout.md, "/comparison of runs": tables `runs` and
- * `run_summary`), replacing any older /comparison; as
- * cr_store_write_comparison, @p target is never edited in place. @p command
- * is recorded. @return CR_OK, CR_ERR_IO or CR_ERR_HDF5 with the reason in @p msg.
- */
-CR_EXPORT int cr_store_write_run_comparison(const char *source, const char *target,
-                                            const cr_runcmp_variant *variants, size_t n,
-                                            const char *command, char *msg, size_t msglen);
 
 #endif

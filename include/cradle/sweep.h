@@ -4,7 +4,8 @@
  * model-file fields; every point goes through the one pipeline (model file
  * with overrides → calibration → system → monitor → comparator) and gives one
  * row of a table of inputs and outputs, kept in one HDF5 file that a rerun
- * completes.
+ * completes (the writer: cradle/sweepfile.h; the reader, which tables use:
+ * cradle/sweepoutput.h).
  *
  * Create, run, query: cr_sweep_load → cr_sweep_file_open (resume or start) →
  * cr_sweep_run (OpenMP threads) or cr_sweep_compute per point (what an MPI
@@ -19,19 +20,12 @@
 #include <stdio.h>
 
 #include "cradle/common.h"
+#include "cradle/sweepfile.h"
 
 typedef struct cr_sweep cr_sweep;
-typedef struct cr_sweep_file cr_sweep_file;
 
 /** Points a sweep may have. */
 #define CR_SWEEP_MAX_POINTS 10000000
-/** Length of a point's error text, terminating NUL included (longer texts are cut). */
-#define CR_SWEEP_ERROR_LEN 256
-/** Length of an input's text in the file (a longer value is refused by the parser). */
-#define CR_SWEEP_INPUT_LEN 128
-/** Version of the sweep file layout (the root attribute `format_version`). */
-#define CR_SWEEP_FORMAT_VERSION 1
-
 /**
  * Reads a sweep file (YAML, docs/sweep.md). The base model is read too (a
  * relative path is taken from the sweep file's folder) and every point's
@@ -98,34 +92,6 @@ CR_EXPORT size_t cr_sweep_contact_columns(const cr_sweep *s);
 CR_EXPORT int cr_sweep_compute(const cr_sweep *s, size_t i, double *row, char *err, size_t errlen,
                                const volatile sig_atomic_t *stop);
 
-/* ---- the output file ------------------------------------------------------------ */
-
-/**
- * Opens the output of @p s at @p path. A missing file (or any file with
- * @p force) is created under a temporary name and renamed into place once its
- * layout is written; an existing sweep file of the same sweep (hash) and
- * cradle version is resumed: its finished points are kept. Refused
- * (CR_ERR_INVALID, one line in @p msg, the file untouched): a file that is
- * not a cradle sweep file, another sweep's file, another version's.
- */
-CR_EXPORT int cr_sweep_file_open(const char *path, const cr_sweep *s, int force,
-                                 cr_sweep_file **out, char *msg, size_t msglen);
-/** Points already done (ok or failed). */
-CR_EXPORT size_t cr_sweep_file_done_count(const cr_sweep_file *f);
-CR_EXPORT int cr_sweep_file_is_done(const cr_sweep_file *f, size_t i);
-/** 1 when the file was resumed rather than created. */
-CR_EXPORT int cr_sweep_file_resumed(const cr_sweep_file *f);
-/** Stores point @p i's row and error text; written to the file at once. */
-CR_EXPORT int cr_sweep_file_put(cr_sweep_file *f, size_t i, const double *row, const char *err);
-/** Forces what was put to the disk (H5Fflush and fsync). */
-CR_EXPORT int cr_sweep_file_flush(cr_sweep_file *f);
-/**
- * Sets the `status` attribute ("complete", "interrupted", "failed"), closes
- * and frees. @return CR_OK or CR_ERR_HDF5 with the reason in @p msg. Accepts NULL.
- */
-CR_EXPORT int cr_sweep_file_close(cr_sweep_file *f, const char *status, char *msg, size_t msglen);
-CR_EXPORT const char *cr_sweep_file_last_error(const cr_sweep_file *f);
-
 /**
  * Runs every point @p f has not done on @p threads OpenMP threads (≤ 0: all
  * cores; 1 without OpenMP), one OpenBLAS thread each, writing each row as it
@@ -140,34 +106,5 @@ CR_EXPORT int cr_sweep_run(const cr_sweep *s, cr_sweep_file *f, int threads,
                            const volatile sig_atomic_t *stop);
 /** The number of threads cr_sweep_run takes for @p threads ≤ 0 (1 without OpenMP). */
 CR_EXPORT int cr_sweep_default_threads(void);
-
-/* ---- reading a sweep file back -------------------------------------------------- */
-
-/** A sweep output opened read-only: what tables and the tests read. */
-typedef struct cr_sweep_output cr_sweep_output;
-CR_EXPORT cr_sweep_output *cr_sweep_output_open(const char *path, char *msg, size_t msglen);
-CR_EXPORT void cr_sweep_output_close(cr_sweep_output *t);
-CR_EXPORT size_t cr_sweep_output_points(const cr_sweep_output *t);
-CR_EXPORT size_t cr_sweep_output_columns(const cr_sweep_output *t);
-CR_EXPORT const char *cr_sweep_output_column(const cr_sweep_output *t, size_t j);
-CR_EXPORT long cr_sweep_output_column_index(const cr_sweep_output *t, const char *name);
-/** Row @p i (columns values), NULL out of range. */
-CR_EXPORT const double *cr_sweep_output_row(const cr_sweep_output *t, size_t i);
-/** 1 when point @p i is done; its error text ("" when it ran). */
-CR_EXPORT int cr_sweep_output_done(const cr_sweep_output *t, size_t i);
-CR_EXPORT const char *cr_sweep_output_error(const cr_sweep_output *t, size_t i);
-/** Inputs: count, names, field paths, the text at point i. */
-CR_EXPORT size_t cr_sweep_output_inputs(const cr_sweep_output *t);
-CR_EXPORT const char *cr_sweep_output_input_name(const cr_sweep_output *t, size_t j);
-CR_EXPORT const char *cr_sweep_output_input_field(const cr_sweep_output *t, size_t j);
-CR_EXPORT const char *cr_sweep_output_input_text(const cr_sweep_output *t, size_t i, size_t j);
-/** Root attributes: status, sweep hash, cradle version, the sweep and base model texts. */
-CR_EXPORT const char *cr_sweep_output_attr(const cr_sweep_output *t, const char *name);
-/**
- * Writes the table as CSV: a header (point, the inputs, status, the columns,
- * error), then one line per point (status ok, failed or pending), numbers as
- * %.17g. @return CR_OK or CR_ERR_IO.
- */
-CR_EXPORT int cr_sweep_output_write_csv(const cr_sweep_output *t, FILE *out);
 
 #endif

@@ -1,4 +1,4 @@
-/* Small HDF5 helpers every writer of cradle files shares (src/h5-util.h). */
+/* Small HDF5 helpers every writer of cradle files shares (src/base/h5-util.h). */
 #include "base/h5-util.h"
 
 hid_t cr_h5_utf8_type(void)

@@ -5,7 +5,7 @@
 #include <libfyaml.h>
 #include <stddef.h>
 
-/* A command-line override of one field (src/override.c): an error in the field
+/* A command-line override of one field (src/model/override.c): an error in the field
  * at `path` ("balls[1].mass", the form messages use) or below it names `arg`
  * ("--set balls.1.mass=-1") instead of a file and line. */
 typedef struct {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "compare/compare-priv.h"
+#include "cradle/rigidlimit.h"
 #include "cradle/system.h"
 
 /* Richardson columns used: orders h, h², h³ eliminated (with 5 levels). */

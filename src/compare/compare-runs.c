@@ -1,12 +1,12 @@
 /*
  * Two runs of one model compared collision by collision and over the run
- * (runcompare.h; docs/compare.md, "Compare over a run"). Everything comes
+ * (cradle/compare.h; docs/compare.md, "Compare over a run"). Everything comes
  * from the monitors' collisions: nothing is rerun.
  */
 #include <math.h>
 #include <string.h>
 
-#include "cradle/runcompare.h"
+#include "cradle/compare.h"
 #include "base/base.h"
 
 /* Numbers per body vector of the monitor's episodes (1 for a chain). */
@@ -116,7 +116,7 @@ static size_t rigid_match(const cr_monitor *cm, const cr_monitor *rm, size_t k, 
 }
 
 static void fill_row(const cr_monitor *cm, const cr_monitor *rm, size_t k, size_t n, int dim,
-                     cr_runcmp_row *w)
+                     cr_compare_runs_row *w)
 {
     cr_collision_info c, r;
     size_t j = rigid_match(cm, rm, k, n);
@@ -160,15 +160,15 @@ static double decay(const cr_monitor *mon, size_t last)
     return p;
 }
 
-int cr_runcmp_collisions(const cr_monitor *compliant, const cr_monitor *rigid, cr_runcmp_row *rows,
-                         size_t cap, cr_runcmp_summary *summary)
+int cr_compare_runs(const cr_monitor *compliant, const cr_monitor *rigid, cr_compare_runs_row *rows,
+                    size_t cap, cr_compare_runs_summary *summary)
 {
     if (!compliant || !rigid || !summary || (cap && !rows))
         return CR_ERR_INVALID;
     int dc = monitor_dim(compliant), dr = monitor_dim(rigid), dim = dc ? dc : dr;
     if (dc && dr && dc != dr)
         return CR_ERR_INVALID;
-    cr_runcmp_summary *s = summary;
+    cr_compare_runs_summary *s = summary;
     memset(s, 0, sizeof(*s));
     s->collisions_compliant = cr_monitor_collision_count(compliant);
     s->collisions_rigid = cr_monitor_collision_count(rigid);
@@ -177,7 +177,7 @@ int cr_runcmp_collisions(const cr_monitor *compliant, const cr_monitor *rigid, c
     s->phase_drift = s->mean_interval = s->decay_compliant = s->decay_rigid = NAN;
     double sum = 0.0;
     for (size_t k = 0; k < s->matched; k++) {
-        cr_runcmp_row w;
+        cr_compare_runs_row w;
         fill_row(compliant, rigid, k, s->matched, dim, &w);
         if (k < cap)
             rows[k] = w;

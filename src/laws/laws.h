@@ -48,7 +48,7 @@ double cr_laws_kinetic_scaled(const cr_impact *imp, const double *v, double s);
  */
 int cr_law_energetic_kappa_min(cr_impact *imp, const cr_law_params *p, double *kappa_min);
 
-/* The LZB law (src/law-lzb.c), on a prepared configuration. */
+/* The LZB law (src/laws/law-lzb.c), on a prepared configuration. */
 int cr_law_lzb(cr_impact *imp, const cr_law_params *p, cr_law_result *r);
 
 #endif

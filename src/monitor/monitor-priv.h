@@ -1,4 +1,4 @@
-/* Collisions above episodes (src/collisions.c), built by the monitor at
+/* Collisions above episodes (src/monitor/collisions.c), built by the monitor at
  * cr_monitor_finish from its finished episodes through the public getters. */
 #ifndef CRADLE_COLLISIONS_PRIV_H
 #define CRADLE_COLLISIONS_PRIV_H

@@ -939,7 +939,7 @@ cr_monitor *cr_monitor_create(cr_system *sys)
     return m;
 }
 
-/* Collisions from the finished episodes (src/collisions.c). */
+/* Collisions from the finished episodes (src/monitor/collisions.c). */
 static int build_collisions(cr_monitor *m)
 {
     cr_collisions_free(m->coll);

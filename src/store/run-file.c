@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cradle/runfile.h"
 #include "cradle/store.h"
 #include "base/h5-util.h"
 #include "base/base.h"

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cradle/comparefile.h"
 #include "cradle/store.h"
 #include "base/base.h"
 #include "store/store-priv.h"

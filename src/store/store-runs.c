@@ -1,7 +1,7 @@
 /*
  * /comparison of runs: the compliant run against each rigid variant,
  * collision by collision and over the run (docs/hdf5-layout.md). The store
- * computes nothing: it writes what cr_runcmp_collisions reports, through a
+ * computes nothing: it writes what cr_compare_runs reports, through a
  * copy renamed over the target (store-priv.h).
  */
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cradle/comparefile.h"
 #include "cradle/store.h"
 #include "base/base.h"
 #include "store/store-priv.h"
@@ -38,12 +39,12 @@ typedef struct {
 } run_summary_out;
 
 typedef struct {
-    const cr_runcmp_variant *v;
+    const cr_compare_runs_variant *v;
     size_t n;
     const char *source, *command;
 } runs_ctx;
 
-static void row_out(run_row_out *o, const char *variant, const cr_runcmp_row *r)
+static void row_out(run_row_out *o, const char *variant, const cr_compare_runs_row *r)
 {
     snprintf(o->variant, NAME_LEN, "%s", variant);
     o->collision = (int64_t)r->collision;
@@ -115,8 +116,8 @@ static int write_summary(hid_t g, const runs_ctx *c)
     if (!rows)
         return -1;
     for (size_t v = 0; v < c->n; v++) {
-        const cr_runcmp_variant *x = &c->v[v];
-        const cr_runcmp_summary *s = &x->summary;
+        const cr_compare_runs_variant *x = &c->v[v];
+        const cr_compare_runs_summary *s = &x->summary;
         run_summary_out *o = &rows[v];
         snprintf(o->variant, NAME_LEN, "%s", x->name);
         snprintf(o->law, LAW_LEN, "%s", x->law ? x->law : "");
@@ -178,8 +179,8 @@ static int write_group(hid_t file, const void *ctx)
 }
 
 int cr_store_write_run_comparison(const char *source, const char *target,
-                                  const cr_runcmp_variant *variants, size_t n, const char *command,
-                                  char *msg, size_t msglen)
+                                  const cr_compare_runs_variant *variants, size_t n,
+                                  const char *command, char *msg, size_t msglen)
 {
     if (!source || !target || (n && !variants)) {
         cr_set_msg(msg, msglen, "write run comparison: no source, target or variants");

@@ -138,14 +138,14 @@ static int compare_columns(const cr_sweep *s, const cr_monitor *mon, const cr_mo
     for (size_t i = 0; i < cr_compare_row_count(cmp); i++) {
         const cr_compare_row *r = cr_compare_get_row(cmp, i);
         if (r->episode == 0)
-            row[sw_col_law(s, 0, (int)r->law, (int)r->mode)] = r->error;
+            row[cr_sweep_law_column(s, 0, (int)r->law, (int)r->mode)] = r->error;
     }
     for (int law = 0; law < CR_LAW_COUNT; law++)
         for (int mode = 0; mode < CR_COMPARE_MODE_COUNT; mode++) {
             cr_compare_summary sum;
             if (ne &&
                 cr_compare_summarize(cmp, (cr_law_id)law, (cr_compare_mode)mode, &sum) == CR_OK)
-                row[sw_col_law(s, 1, law, mode)] = sum.mean_error;
+                row[cr_sweep_law_column(s, 1, law, mode)] = sum.mean_error;
         }
     cr_compare_destroy(cmp);
     return 1;
@@ -204,7 +204,7 @@ int cr_sweep_compute(const cr_sweep *s, size_t i, double *row, char *err, size_t
     size_t *pos = calloc(s->naxes + 1, sizeof(size_t));
     if (!pos)
         return CR_ERR_NOMEM;
-    sw_point_index(s, i, pos);
+    cr_sweep_point_index(s, i, pos);
     for (size_t j = 0; j < s->nin; j++)
         row[j] = s->in[j].numbers[pos[s->in[j].axis]];
     free(pos);
@@ -212,7 +212,7 @@ int cr_sweep_compute(const cr_sweep *s, size_t i, double *row, char *err, size_t
     if (stop && *stop)
         return CR_ERR_INTERRUPTED;
     char msg[CR_ERRMSG_LEN];
-    cr_model *model = sw_point_model(s, i, msg, sizeof msg);
+    cr_model *model = cr_sweep_point_model(s, i, msg, sizeof msg);
     if (!model) {
         fail(err, errlen, "", msg);
         return CR_OK;

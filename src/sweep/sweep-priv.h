@@ -64,13 +64,13 @@ static inline size_t sw_col_body(const cr_sweep *s, size_t b, int k)
     return s->nin + SW_FIXED + SW_PER_CONTACT * s->contacts + b * (size_t)s->dim + (size_t)k;
 }
 /* error.LAW.MODE (mean = 0) or mean_error.LAW.MODE (mean = 1) */
-size_t sw_col_law(const cr_sweep *s, int mean, int law, int mode);
+size_t cr_sweep_law_column(const cr_sweep *s, int mean, int law, int mode);
 /* The position along each crossed axis of point i (last axis fastest). */
-void sw_point_index(const cr_sweep *s, size_t i, size_t *pos);
+void cr_sweep_point_index(const cr_sweep *s, size_t i, size_t *pos);
 /* The overrides of point i: the sets, then "field=value" per input (strdup'ed into
  * items, nsets + nin of them; pos: naxes scratch values). @return their number. */
-size_t sw_point_items(const cr_sweep *s, size_t i, char **items, size_t *pos);
+size_t cr_sweep_point_items(const cr_sweep *s, size_t i, char **items, size_t *pos);
 /* The model of point i, parsed, not calibrated; NULL with the reason in msg. */
-struct cr_model *sw_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen);
+struct cr_model *cr_sweep_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen);
 
 #endif

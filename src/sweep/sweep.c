@@ -2,7 +2,7 @@
  * The sweep file (docs/sweep.md): a base model and a grid over model-file
  * fields by dotted path. Values are kept as the YAML text a `--set` takes, so
  * a point is the base model with overrides, read by the model-file parser
- * like any other (src/override.c): a bad value fails that point, named as
+ * like any other (src/model/override.c): a bad value fails that point, named as
  * `--set` names it.
  */
 #include <errno.h>
@@ -299,7 +299,7 @@ static int read_model(sw_parse *p, struct fy_node *m, const char *dir)
 
 /* ---- grid ---------------------------------------------------------------------------- */
 
-void sw_point_index(const cr_sweep *s, size_t i, size_t *pos)
+void cr_sweep_point_index(const cr_sweep *s, size_t i, size_t *pos)
 {
     for (size_t a = s->naxes; a-- > 0;) {
         pos[a] = i % s->axis_len[a];
@@ -308,10 +308,10 @@ void sw_point_index(const cr_sweep *s, size_t i, size_t *pos)
 }
 
 /* The overrides of point @p i (the sets, then one per input) into @p items. */
-size_t sw_point_items(const cr_sweep *s, size_t i, char **items, size_t *pos)
+size_t cr_sweep_point_items(const cr_sweep *s, size_t i, char **items, size_t *pos)
 {
     size_t n = 0;
-    sw_point_index(s, i, pos);
+    cr_sweep_point_index(s, i, pos);
     for (size_t k = 0; k < s->nsets; k++)
         items[n++] = strdup(s->sets[k]);
     for (size_t j = 0; j < s->nin; j++) {
@@ -325,7 +325,7 @@ size_t sw_point_items(const cr_sweep *s, size_t i, char **items, size_t *pos)
 }
 
 /* The model of point @p i parsed (not calibrated); NULL with the reason. */
-cr_model *sw_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen)
+cr_model *cr_sweep_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen)
 {
     size_t n = s->nsets + s->nin;
     char **items = calloc(n + 1, sizeof(char *));
@@ -333,7 +333,7 @@ cr_model *sw_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen)
     cr_model *model = NULL;
     int ok = items && pos;
     if (ok)
-        sw_point_items(s, i, items, pos);
+        cr_sweep_point_items(s, i, items, pos);
     for (size_t k = 0; ok && k < n; k++)
         ok = items[k] != NULL;
     if (!ok) {
@@ -361,7 +361,7 @@ static size_t contact_columns(cr_sweep *s)
     for (size_t a = s->naxes; a-- > 0;) {
         for (size_t k = 0; k < s->axis_len[a]; k++) {
             char msg[CR_ERRMSG_LEN];
-            cr_model *m = sw_point_model(s, k * stride, msg, sizeof msg);
+            cr_model *m = cr_sweep_point_model(s, k * stride, msg, sizeof msg);
             if (m && !dim)
                 dim = cr_model_dimension(m);
             if (m && cr_model_body_count(m) > bodies)
@@ -381,7 +381,7 @@ static size_t contact_columns(cr_sweep *s)
 
 /* ---- columns ------------------------------------------------------------------------ */
 
-size_t sw_col_law(const cr_sweep *s, int mean, int law, int mode)
+size_t cr_sweep_law_column(const cr_sweep *s, int mean, int law, int mode)
 {
     return sw_col_body(s, s->bodies, 0) +
            (size_t)((mean * CR_LAW_COUNT + law) * CR_COMPARE_MODE_COUNT + mode);
@@ -404,7 +404,7 @@ static int make_columns(cr_sweep *s)
                                                 "reference",   "kappa",      "records",
                                                 "v_cm_before", "v_cm_after", "e_cm"};
     static const char *const per[SW_PER_CONTACT] = {"alpha", "e_N", "e_P", "impulse"};
-    size_t n = sw_col_law(s, 0, 0, 0) + 2 * CR_LAW_COUNT * CR_COMPARE_MODE_COUNT;
+    size_t n = cr_sweep_law_column(s, 0, 0, 0) + 2 * CR_LAW_COUNT * CR_COMPARE_MODE_COUNT;
     if (!(s->columns = calloc(n, sizeof(char *))))
         return CR_ERR_NOMEM;
     int rc = CR_OK;

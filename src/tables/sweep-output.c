@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sweep/sweep-priv.h"
+#include "base/base.h"
+#include "cradle/sweepoutput.h"
 
 struct cr_sweep_output {
     size_t points, ncol, nin;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cradle/sweep.h"
+#include "cradle/sweepoutput.h"
 #include "cradle/table.h"
 #include "base/h5-util.h"
 #include "base/base.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cradle/sweep.h"
+#include "cradle/sweepoutput.h"
 #include "cradle/table.h"
 #include "base/base.h"
 

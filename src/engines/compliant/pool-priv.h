@@ -131,7 +131,7 @@ int cr_pool_set_event_callback(cr_pool *p, cr_pool_event_fn fn, void *user);
  */
 int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 
-/* ==== Engine internals: shared by the src/pool*.c files only ================
+/* ==== Engine internals: shared by the src/engines/compliant/pool*.c files only ================
  *
  * One job a file (docs/design.md, "Pool engine"):
  *   pool.c            create, destroy, scales, the cr_pool_set_* setters

@@ -20,7 +20,7 @@
  * only those that changed sign over the step are searched, with CVODE's
  * Illinois method and tolerance 100 ε (|t_n| + |h|), evaluating only their
  * contacts; a contact's rate and release functions, which jump where its
- * closing function crosses, do not steer the secant (as src/pool-roots.c).
+ * closing function crosses, do not steer the secant (as src/engines/compliant/pool-roots.c).
  * cr_sm_own_advance returns what CVode returns in CV_NORMAL mode: the first root in
  * (t_lo, min(t_n, target)], else the target, else the stop time, with the
  * state interpolated there. After a root return the events may have redefined

@@ -126,7 +126,7 @@ cr_sim_stats cr_sim_get_stats(const cr_sim *sim);
 void cr_sim_get_scales(const cr_sim *sim, double *length, double *speed, double *time);
 
 /*
- * Private: the chain engine's state and shared internals (src/sim*.c).
+ * Private: the chain engine's state and shared internals (src/engines/compliant/sim*.c).
  * Internal functions are prefixed cr_sm_.
  *
  * CVODES integration of a 1-D chain.
