@@ -52,6 +52,8 @@ typedef struct cr_engine_ops {
     int (*check_jacobian)(void *e, double *max_rel);
     /* optional (NULL: not reported): cr_system_method */
     int (*method)(const void *e);
+    /* optional (NULL: the engine has no fields, the work is 0): cr_system_field_work */
+    double (*field_work)(const void *e, size_t i, const double *x0, const double *x1);
 
     /* Optional, rigid engines only (cradle/rigid.h); NULL where an engine has
      * no such control, and the cr_system_rigid_* call then answers as for a

@@ -47,9 +47,9 @@ typedef struct {
      * instantaneous rigid impact has none.
      */
     double kappa;
-    double field_work;  /**< work of the fields on the group's bodies during the episode, J
-                             (measured as mean field force × displacement per
-                             link-connected cluster: exact for uniform gravity) */
+    double field_work;  /**< work of the fields on the group's bodies during the episode, J:
+                             −ΔV of each body from its joining to the end
+                             (cr_system_field_work), exact */
     double dissipated;  /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
                              abandoned by released contacts, J */
     int complete;       /**< 1: ended by the end rule; 0: still running when the run stopped */
@@ -140,6 +140,9 @@ CR_EXPORT const double *cr_monitor_masses(const cr_monitor *mon, size_t k, size_
 /** Velocities of the group's bodies (dim per body) before (after = 0) or after; bodies in *n. */
 CR_EXPORT const double *cr_monitor_velocities(const cr_monitor *mon, size_t k, int after,
                                               size_t *n);
+/** Positions of the group's bodies (dim per body, as cr_system_get_positions)
+ * at each one's joining (after = 0) or at the episode's end; bodies in *n. */
+CR_EXPORT const double *cr_monitor_positions(const cr_monitor *mon, size_t k, int after, size_t *n);
 /** Per-contact records (unilateral contacts of the group); count in *n. */
 CR_EXPORT const cr_contact_record *cr_monitor_contacts(const cr_monitor *mon, size_t k, size_t *n);
 /** ∫ f n dt over the episode, dim values per record; records in *n. */

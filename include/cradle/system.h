@@ -157,6 +157,15 @@ CR_EXPORT double cr_system_kinetic_energy(const cr_system *sys);
 CR_EXPORT double cr_system_potential_energy(const cr_system *sys);
 /** Work dissipated since t = 0 (quadrature), including elastic energy abandoned at release. */
 CR_EXPORT double cr_system_dissipated_work(const cr_system *sys);
+/**
+ * Work the fields (gravity, a pendulum suspension) do on body @p i moving from
+ * position @p x0 to @p x1 (dim values each, as cr_system_get_positions gives
+ * them): −ΔV of its field potential, exact for these conservative fields, J.
+ * 0 for a fixed body or an engine without fields. What the monitor takes out
+ * of an episode's κ (cr_episode_info field_work).
+ */
+CR_EXPORT double cr_system_field_work(const cr_system *sys, size_t i, const double *x0,
+                                      const double *x1);
 /** Momentum of the moving bodies, dim values. */
 CR_EXPORT void cr_system_momentum(const cr_system *sys, double *p);
 /**

@@ -45,4 +45,25 @@ static inline int64_t cr_cell_key(int64_t cx, int64_t cy)
     return (int64_t)((uint64_t)cx * 4294967311ULL + (uint64_t)cy);
 }
 
+/* The work uniform gravity @p g (dim components) and a pendulum suspension
+ * (pivot, length, its gravity pg; length 0: none) do on a body of mass @p m
+ * moving from @p x0 to @p x1 along the engine's coordinates: −ΔV, with
+ * V = −m g·x + m pg L (1 − cos((x − pivot)/L)). Written as differences
+ * (cos a₀ − cos a₁ = 2 sin((a₀ + a₁)/2) sin((a₁ − a₀)/2)) so that a short
+ * episode's small displacement keeps its digits. 0 for a fixed body. */
+static inline double cr_field_work(double m, const double *g, int dim, double pivot, double length,
+                                   double pg, const double *x0, const double *x1)
+{
+    if (!isfinite(m))
+        return 0.0;
+    double W = 0.0;
+    for (int d = 0; d < dim; d++)
+        W += m * g[d] * (x1[d] - x0[d]);
+    if (length > 0.0) {
+        double a0 = (x0[0] - pivot) / length, a1 = (x1[0] - pivot) / length;
+        W -= 2.0 * m * pg * length * sin(0.5 * (a0 + a1)) * sin(0.5 * (a1 - a0));
+    }
+    return W;
+}
+
 #endif

@@ -61,7 +61,7 @@ typedef struct episode {
     double t1;      /* snapshot time */
     /* results */
     size_t *bodies;
-    double *mass, *ub, *ua, *vec, *nrm;
+    double *mass, *ub, *ua, *xb, *xa, *vec, *nrm;
     cr_contact_record *rec;
 } episode;
 
@@ -163,6 +163,8 @@ static void free_episode(episode *e)
     free(e->mass);
     free(e->ub);
     free(e->ua);
+    free(e->xb);
+    free(e->xa);
     free(e->vec);
     free(e->nrm);
     free(e->rec);
@@ -564,71 +566,22 @@ static double gamma_of(const cr_monitor *m, const episode *e, const member *c, i
     return g;
 }
 
-static size_t uf_find(size_t *parent, size_t i)
+/* Work of the fields on the group during the episode: −ΔV of each body from
+ * its joining to the episode's end, from the engine's own field potential
+ * (cr_system_field_work): exact for gravity and the pendulum suspension, so a
+ * damped group shows κ ≤ 1 and a dissipation ≥ 0 to the integration's
+ * accuracy. (It was once the field's impulse, from momentum balance, times
+ * the mean displacement: exact for uniform gravity only; on long collisions
+ * of damped pendulum cradles κ reached 1.0038.) */
+static double field_work(const cr_monitor *m, const episode *e)
 {
-    while (parent[i] != i)
-        i = parent[i] = parent[parent[i]];
-    return i;
-}
-
-/* Work of the fields on the group: per link-connected cluster, the field's
- * impulse J = Σ mᵢΔuᵢ − (contact impulses from outside the cluster) times the
- * mass-weighted displacement over the mass-weighted duration. Exact for a
- * uniform field (J = g Σ mᵢΔtᵢ, W = g·Σ mᵢΔxᵢ); for a pendulum it is the mean
- * force times the displacement (docs/design.md). Links are internal to a
- * cluster, so their impulses, which the engines do not integrate, cancel. */
-static int field_work(const cr_monitor *m, const episode *e, double *W)
-{
-    size_t nb = e->nb, dim = (size_t)m->dim;
-    size_t *parent = malloc((nb ? nb : 1) * sizeof(size_t));
-    double *acc = calloc((nb ? nb : 1) * (2 * dim + 1), sizeof(double));
-    if (!parent || !acc) {
-        free(parent);
-        free(acc);
-        return CR_ERR_NOMEM;
-    }
-    for (size_t q = 0; q < nb; q++)
-        parent[q] = q;
-    for (size_t q = 0; q < e->nmem; q++) {
-        const member *c = &e->mem[q];
-        if (c->linked && c->body_b >= 0 && m->owner[c->body_a] == e && m->owner[c->body_b] == e)
-            parent[uf_find(parent, m->bidx[c->body_a])] = uf_find(parent, m->bidx[c->body_b]);
-    }
-    /* per cluster root: J (dim), Σ m Δx (dim), Σ m Δt */
-    for (size_t q = 0; q < nb; q++) {
+    double W = 0.0;
+    for (size_t q = 0; q < e->nb; q++) {
         const gbody *g = &e->b[q];
-        if (g->fixed)
-            continue;
-        double *a = acc + uf_find(parent, q) * (2 * dim + 1), mi = m->mass[g->body];
-        for (size_t d = 0; d < dim; d++) {
-            a[d] += mi * (g->u1[d] - g->u0[d]);
-            a[dim + d] += mi * (g->x1[d] - g->x0[d]);
-        }
-        a[2 * dim] += mi * (e->t1 - g->t0);
+        if (!g->fixed)
+            W += cr_system_field_work(m->sys, g->body, g->x0, g->x1);
     }
-    for (size_t q = 0; q < e->nmem; q++) {
-        const member *c = &e->mem[q];
-        for (int s = 0; s < 2 && c->unilateral; s++) {
-            long i = s ? c->body_b : (long)c->body_a;
-            if (i < 0 || m->owner[i] != e)
-                continue;
-            double sg = s ? 1.0 : sign_a(c);
-            double *a = acc + uf_find(parent, m->bidx[i]) * (2 * dim + 1);
-            for (size_t d = 0; d < dim; d++)
-                a[d] -= sg * (c->v1[d] - c->v0[d]);
-        }
-    }
-    *W = 0.0;
-    for (size_t q = 0; q < nb; q++) {
-        const double *a = acc + q * (2 * dim + 1);
-        if (parent[q] != q || !(a[2 * dim] > 0.0))
-            continue;
-        for (size_t d = 0; d < dim; d++)
-            *W += a[d] * a[dim + d] / a[2 * dim];
-    }
-    free(parent);
-    free(acc);
-    return CR_OK;
+    return W;
 }
 
 static int cmp_body(const void *x, const void *y)
@@ -737,13 +690,19 @@ static int build_bodies(cr_monitor *m, episode *e)
     e->mass = malloc((nb ? nb : 1) * sizeof(double));
     e->ub = calloc((nb ? nb : 1) * dim, sizeof(double));
     e->ua = calloc((nb ? nb : 1) * dim, sizeof(double));
-    if (!e->bodies || !e->mass || !e->ub || !e->ua)
+    e->xb = calloc((nb ? nb : 1) * dim, sizeof(double));
+    e->xa = calloc((nb ? nb : 1) * dim, sizeof(double));
+    if (!e->bodies || !e->mass || !e->ub || !e->ua || !e->xb || !e->xa)
         return CR_ERR_NOMEM;
     double T0 = 0.0, T1 = 0.0;
     for (size_t q = 0; q < nb; q++) {
         const gbody *g = &e->b[q];
         e->bodies[q] = g->body;
         e->mass[q] = m->mass[g->body];
+        for (size_t d = 0; d < dim; d++) {
+            e->xb[q * dim + d] = g->x0[d];
+            e->xa[q * dim + d] = g->x1[d];
+        }
         for (size_t d = 0; d < dim && !g->fixed; d++) {
             e->ub[q * dim + d] = g->u0[d];
             e->ua[q * dim + d] = g->u1[d];
@@ -771,9 +730,9 @@ static void release(cr_monitor *m, episode *e)
 /* Ends an episode on its snapshot: records, bodies, energies. */
 static int finalize(cr_monitor *m, episode *e, int complete)
 {
-    double W = 0.0;
-    /* field work and γ read the per-body data through owner/bidx: before sorting */
-    if (field_work(m, e, &W) != CR_OK || build_records(m, e) != CR_OK)
+    double W = field_work(m, e);
+    /* γ reads the per-body data through owner/bidx: before sorting */
+    if (build_records(m, e) != CR_OK)
         return nomem(m);
     release(m, e);
     if (build_bodies(m, e) != CR_OK)
@@ -1027,6 +986,13 @@ const double *cr_monitor_velocities(const cr_monitor *m, size_t k, int after, si
     const episode *e = done_episode(m, k);
     set_n(n, e ? e->info.body_count : 0);
     return e ? (after ? e->ua : e->ub) : NULL;
+}
+
+const double *cr_monitor_positions(const cr_monitor *m, size_t k, int after, size_t *n)
+{
+    const episode *e = done_episode(m, k);
+    set_n(n, e ? e->info.body_count : 0);
+    return e ? (after ? e->xa : e->xb) : NULL;
 }
 
 const cr_contact_record *cr_monitor_contacts(const cr_monitor *m, size_t k, size_t *n)

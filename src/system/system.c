@@ -305,6 +305,13 @@ double cr_system_potential_energy(const cr_system *sys)
     return sys ? sys->ops->potential_energy(sys->engine) : 0.0;
 }
 
+double cr_system_field_work(const cr_system *sys, size_t i, const double *x0, const double *x1)
+{
+    if (!sys || !sys->ops->field_work || !x0 || !x1 || i >= sys->ops->body_count(sys->engine))
+        return 0.0;
+    return sys->ops->field_work(sys->engine, i, x0, x1);
+}
+
 double cr_system_dissipated_work(const cr_system *sys)
 {
     return sys ? sys->ops->dissipated_work(sys->engine) : 0.0;

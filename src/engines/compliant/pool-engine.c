@@ -204,6 +204,13 @@ static double pe_kinetic(const void *e)
     return cr_pool_kinetic_energy(POOL(e));
 }
 
+static double pe_field_work(const void *e, size_t i, const double *x0, const double *x1)
+{
+    const cr_pool *p = POOL(e);
+    const double g[2] = {p->gx, p->gy};
+    return cr_field_work(p->m[i], g, 2, 0.0, 0.0, 0.0, x0, x1);
+}
+
 static double pe_potential(const void *e)
 {
     return cr_pool_potential_energy(POOL(e));
@@ -279,6 +286,7 @@ const cr_engine_ops cr_pool_engine = {
     .events = pe_events,
     .kinetic_energy = pe_kinetic,
     .potential_energy = pe_potential,
+    .field_work = pe_field_work,
     .dissipated_work = pe_dissipated,
     .momentum = pe_momentum,
     .settle_time = pe_settle,

@@ -1,6 +1,7 @@
 /*
  * The chain engine behind cr_system: cr_sim wrapped in the engine table.
  */
+#include "model/model.h"
 #include "engines/compliant/sim-priv.h"
 
 #include <stdlib.h>
@@ -191,6 +192,14 @@ static double chain_potential(const void *e)
     return cr_sim_potential_energy(SIM(e));
 }
 
+static double chain_field_work(const void *e, size_t i, const double *x0, const double *x1)
+{
+    const cr_sim *s = SIM(e);
+    if (s->fixed[i])
+        return 0.0;
+    return cr_field_work(s->mass[i], &s->gravity, 1, s->pivot[i], s->plength[i], s->pg[i], x0, x1);
+}
+
 static double chain_dissipated(const void *e)
 {
     return cr_sim_dissipated_work(SIM(e));
@@ -247,6 +256,7 @@ const cr_engine_ops cr_chain_engine = {
     .events = chain_events_get,
     .kinetic_energy = chain_kinetic,
     .potential_energy = chain_potential,
+    .field_work = chain_field_work,
     .dissipated_work = chain_dissipated,
     .momentum = chain_momentum,
     .settle_time = chain_settle,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "engines/rigid/rigid-law-priv.h"
 #include "engines/rigid/rigid-pool-priv.h"
 
@@ -436,6 +437,12 @@ static double rp_potential(const void *e)
     return U;
 }
 
+static double rp_field_work(const void *e, size_t i, const double *x0, const double *x1)
+{
+    const cr_rigid_pool *r = e;
+    return cr_field_work(r->mass[i], r->g, 2, 0.0, 0.0, 0.0, x0, x1);
+}
+
 static void rp_momentum(const void *e, double *p)
 {
     const cr_rigid_pool *r = e;
@@ -460,6 +467,7 @@ const cr_engine_ops cr_rigid_pool_engine = {
     .body_contacts = rp_body_contacts,
     .kinetic_energy = rp_kinetic,
     .potential_energy = rp_potential,
+    .field_work = rp_field_work,
     .momentum = rp_momentum,
     .stats = cr_rigid_driver_stats,
     .rigid_describe = cr_rigid_pool_describe,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "engines/rigid/rigid-law-priv.h"
 #include "engines/rigid/rigid-priv.h"
 
@@ -535,6 +536,14 @@ static double rigid_potential(const void *e)
     return U;
 }
 
+static double rigid_field_work(const void *e, size_t i, const double *x0, const double *x1)
+{
+    const cr_rigid *r = e;
+    if (r->fixed[i])
+        return 0.0;
+    return cr_field_work(r->mass[i], &r->gravity, 1, r->pivot[i], r->plength[i], r->pg[i], x0, x1);
+}
+
 static void rigid_momentum(const void *e, double *p)
 {
     const cr_rigid *r = e;
@@ -565,6 +574,7 @@ const cr_engine_ops cr_rigid_engine = {
     .body_contacts = rigid_body_contacts,
     .kinetic_energy = rigid_kinetic,
     .potential_energy = rigid_potential,
+    .field_work = rigid_field_work,
     .momentum = rigid_momentum,
     .stats = rigid_stats,
     .rigid_describe = cr_rigid_describe,
