@@ -14,20 +14,28 @@ DATA=$2
 MPI=${3:-}
 MODELS=$DATA/../../models
 . "$(dirname "$0")/shell-lib.sh"
-# same A.h5 B.h5: the sweep tables (rows, done, errors, inputs, columns) and the
-# root attributes, byte for byte; prints the first difference
+# same A.h5 B.h5 [ULPS]: the sweep tables (rows, done, errors, inputs, columns)
+# and the root attributes, byte for byte, or the rows within ULPS units in the
+# last place; prints the first difference
 cat > same.py << 'EOF'
-import sys, h5py
+import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+ulps = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 for name in ["table", "done", "error", "columns", "inputs/text", "inputs/field", "inputs/name"]:
     x, y = a[name][()], b[name][()]
-    if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+    if name == "table" and ulps and x.shape == y.shape:
+        both_nan = np.isnan(x) & np.isnan(y)
+        far = ~both_nan & ~(np.abs(x - y) <= ulps * np.spacing(np.maximum(abs(x), abs(y))))
+        if far.any():
+            i, j = np.argwhere(far)[0]
+            sys.exit("/table differs at [%d, %d]: %r vs %r" % (i, j, x[i, j], y[i, j]))
+    elif x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
         sys.exit("/%s differs" % name)
 for k in set(a.attrs) | set(b.attrs):
     if k not in a.attrs or k not in b.attrs or str(a.attrs[k]) != str(b.attrs[k]):
         sys.exit("attribute %s differs: %s vs %s" % (k, a.attrs.get(k), b.attrs.get(k)))
 EOF
-same() { "$PY" same.py "$1" "$2" 2>&1; }
+same() { "$PY" same.py "$@" 2>&1; }
 
 # ---- --set ---------------------------------------------------------------------------
 # Three fields set on the command line equal a copy of the file edited by hand.
@@ -198,7 +206,10 @@ fi
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 "$CRADLE" sweep "$SWEEP" -o vg.h5 -j 2 -q --csv vg.csv \
         > /dev/null 2> vg.txt
-    [ $? -eq 0 ] && d=$(same serial.h5 vg.h5) && ok "valgrind: cradle sweep -j 2 --csv is clean" \
+    # within 4 ulps, not bit for bit: valgrind hides AVX-512, so OpenBLAS picks
+    # another kernel for the laws' dense algebra (1 ulp in one law's error on
+    # an AVX-512 machine; the same on OPENBLAS_CORETYPE=SkylakeX vs Haswell)
+    [ $? -eq 0 ] && d=$(same serial.h5 vg.h5 4) && ok "valgrind: cradle sweep -j 2 --csv is clean, its table within 4 ulps of the serial one" \
         || bad "valgrind sweep: $(head -5 vg.txt) ${d:-}"
 fi
 

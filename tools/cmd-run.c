@@ -324,9 +324,10 @@ int cmd_run(int argc, char **argv)
         st = EXIT_RUN;
     if (st == 0 && !a.io.json && !a.io.quiet) {
         report_summary(&info, r.run.sys);
-        char law[256];
+        char law[512];
         if (cr_system_rigid_law(r.run.sys, law, sizeof law) == CR_OK)
-            printf("  rigid run: law %s\n", law);
+            printf("  rigid run: law %s\n  impacts take in gaps up to %g delta* (rigid.touching)\n",
+                   law, cr_model_settings(r.model)->rigid_touching);
         report_last_impact(r.run.sys, r.run.mon);
         report_episodes(r.run.sys, r.run.mon);
         report_collisions(r.run.mon);

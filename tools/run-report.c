@@ -335,8 +335,11 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
     put(o, "output", json_object_new_string(info->output));
     put(o, "engine", json_object_new_string(cr_system_engine_name(sys)));
     char law[1024];
-    if (cr_system_rigid_law(sys, law, sizeof law) == CR_OK)
+    if (cr_system_rigid_law(sys, law, sizeof law) == CR_OK) {
         put(o, "rigid_law", json_object_new_string(law));
+        put(o, "rigid_touching",
+            json_object_new_double(cr_model_settings(info->model)->rigid_touching));
+    }
     size_t nclamp = 0;
     int clamping = 0;
     cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);

@@ -115,6 +115,11 @@ typedef struct {
      * frozen`); 0 (default): the normal turns with the line of centres */
     int frozen_normals;
     cr_active_region active_region; /**< active region or every body (default auto) */
+    /** rigid runs (`rigid.touching`, θ ≥ 0, default 1): a rigid impact takes in
+     * every contact of its bodies whose gap is at most θ·δ*_c, the overlap pair
+     * c would reach at the impact's approach speed (docs/design.md, "Impact
+     * configurations at the compression scale"); 0: only ε_geom */
+    double rigid_touching;
 } cr_settings;
 
 typedef struct cr_model cr_model;

@@ -76,7 +76,8 @@ cr_settings cr_settings_default(void)
                      .jacobian_floor = CR_DEFAULT_JACOBIAN_FLOOR,
                      .solver = CR_SOLVER_AUTO,
                      .skin = CR_DEFAULT_SKIN,
-                     .active_region = CR_ACTIVE_REGION_AUTO};
+                     .active_region = CR_ACTIVE_REGION_AUTO,
+                     .rigid_touching = 1.0};
     return s;
 }
 
@@ -532,6 +533,10 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
     if (!(s->rtol > 0.0 && s->rtol < 1.0) || !(s->atol > 0.0) || !isfinite(s->t_end) ||
         !isfinite(s->output_interval)) {
         cr_set_msg(msg, msglen, "integration settings: need 0 < rtol < 1, atol > 0, finite times");
+        return CR_ERR_MODEL;
+    }
+    if (!(s->rigid_touching >= 0.0 && s->rigid_touching <= 1e6)) {
+        cr_set_msg(msg, msglen, "rigid.touching: must lie in [0, 1e6] (got %g)", s->rigid_touching);
         return CR_ERR_MODEL;
     }
     if (!(s->jacobian_floor > 0.0 && s->jacobian_floor < 1.0) || !(s->skin > 0.0) ||

@@ -365,6 +365,33 @@ static int body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where, 
     return CR_OK;
 }
 
+/* A dim-1 body's centre: `x`, or `gap`, its surface gap to the body before
+ * (a wall's surface is its position), so that a gapped chain is written
+ * without computing positions; exactly one of the two. */
+static int body_position(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
+                         double radius, double *x)
+{
+    struct fy_node *xn = cr_yaml_child(b, "x"), *gn = cr_yaml_child(b, "gap");
+    char field[96];
+    if (xn && gn)
+        return cr_yaml_fail(ps, cr_yaml_line(gn), field_of(field, sizeof field, where, "gap"),
+                            "give either x or gap (the surface gap to the body before)");
+    if (!gn)
+        return cr_yaml_number(ps, b, cr_yaml_line(b), where, "x", 1, 0, x);
+    double gap = 0.0;
+    size_t n = cr_model_ball_count(model);
+    field_of(field, sizeof field, where, "gap");
+    if (cr_yaml_number(ps, b, cr_yaml_line(b), where, "gap", 1, 0, &gap))
+        return ps->rc;
+    if (!(gap >= 0.0))
+        return cr_yaml_fail(ps, cr_yaml_line(gn), field, "must be >= 0 (got %g)", gap);
+    if (n == 0)
+        return cr_yaml_fail(ps, cr_yaml_line(gn), field,
+                            "the first body has no body before it: give x");
+    *x = cr_model_position(model, n - 1) + cr_model_radius(model, n - 1) + gap + radius;
+    return CR_OK;
+}
+
 /* {wall: true, x} in a dim-1 list */
 static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
                            field_spec *f)
@@ -380,9 +407,9 @@ static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where
         cr_yaml_child(b, "material"))
         return cr_yaml_fail(ps, cr_yaml_line(b), field,
                             "a wall has only a position x (no mass, radius, v, material)");
-    field_of(field, sizeof field, where, "x");
-    if (cr_yaml_number(ps, b, cr_yaml_line(b), where, "x", 1, 0, &x) ||
-        add_wall_checked(ps, model, cr_yaml_child(b, "x"), field, x) ||
+    struct fy_node *at = cr_yaml_child(b, "gap") ? cr_yaml_child(b, "gap") : cr_yaml_child(b, "x");
+    field_of(field, sizeof field, where, cr_yaml_child(b, "gap") ? "gap" : "x");
+    if (body_position(ps, b, where, model, 0.0, &x) || add_wall_checked(ps, model, at, field, x) ||
         note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
         return ps->rc;
     return CR_OK;
@@ -392,7 +419,7 @@ static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where
 static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model,
                        field_spec *f)
 {
-    static const char *const keys[] = {"mass",  "radius", "x",        "v",
+    static const char *const keys[] = {"mass",  "radius", "x",        "gap", "v",
                                        "pivot", "wall",   "material", NULL};
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
         return cr_yaml_fail(ps, cr_yaml_line(seq), list, "must be a non-empty list of balls");
@@ -412,12 +439,13 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
         }
         int line = cr_yaml_line(b);
         double mass = 0, radius = 0, x = 0, v = 0, pivot = NAN;
+        const char *xkey = cr_yaml_child(b, "gap") ? "gap" : "x";
         if (cr_yaml_number(ps, b, line, where, "pivot", 0, 0, &pivot) ||
             body_mass_radius(ps, b, where, &mass, &radius) ||
-            cr_yaml_number(ps, b, line, where, "x", 1, 0, &x) ||
+            body_position(ps, b, where, model, radius, &x) ||
             cr_yaml_number(ps, b, line, where, "v", 0, 0, &v) ||
-            add_ball_checked(ps, model, cr_yaml_child(b, "x"),
-                             field_of(field, sizeof field, where, "x"), mass, radius, x, v))
+            add_ball_checked(ps, model, cr_yaml_child(b, xkey),
+                             field_of(field, sizeof field, where, xkey), mass, radius, x, v))
             return ps->rc;
         size_t k = cr_model_ball_count(model) - 1;
         /* a pendulum ball hangs above its given position unless a pivot is named */
@@ -431,6 +459,7 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
 typedef struct {
     long count, scount;
     double mass, radius, x0, spacing, vrest, vstrike, gap, angle, wall_gap;
+    double *gaps; /* count − 1 surface gaps, pair by pair (NULL: spacing) */
     int wall_left, wall_right;
     cr_link link;
     int linked;
@@ -512,11 +541,37 @@ static int chain_link(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
     return CR_OK;
 }
 
+/* gaps: [g₀, …, g_{count−2}], the surface gap of each pair, instead of a
+ * spacing or a striker gap (one way to place the balls). */
+static int chain_gaps(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
+{
+    struct fy_node *gn = cr_yaml_child(map, "gaps");
+    if (!gn)
+        return CR_OK;
+    const char *w = "chain.gaps";
+    if (cr_yaml_child(map, "spacing") || !isnan(c->angle) || c->gap != 0.0 || c->linked)
+        return cr_yaml_fail(ps, cr_yaml_line(gn), w,
+                            "give either gaps or spacing, striker.gap, striker.angle or link");
+    size_t want = (size_t)(c->count - 1), n = 0;
+    if (!(c->gaps = calloc(want ? want : 1, sizeof(double))))
+        return cr_yaml_fail(ps, cr_yaml_line(gn), w, "out of memory");
+    if (cr_yaml_numbers(ps, gn, w, c->gaps, want, &n))
+        return ps->rc;
+    if (n != want)
+        return cr_yaml_fail(ps, cr_yaml_line(gn), w, "%zu values for the %zu pairs of %ld balls", n,
+                            want, c->count);
+    for (size_t k = 0; k < n; k++)
+        if (!(c->gaps[k] >= 0.0))
+            return cr_yaml_fail(ps, cr_yaml_line(gn), w, "gaps[%zu] must be >= 0 (got %g)", k,
+                                c->gaps[k]);
+    return CR_OK;
+}
+
 static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f, chain_spec *c)
 {
-    static const char *const keys[] = {"count",    "mass",     "radius",  "x0",
-                                       "spacing",  "velocity", "striker", "walls",
-                                       "wall_gap", "link",     NULL};
+    static const char *const keys[] = {"count",   "mass",     "radius",   "x0",
+                                       "spacing", "gaps",     "velocity", "striker",
+                                       "walls",   "wall_gap", "link",     NULL};
     const char *w = "chain";
     if (cr_yaml_need_map(ps, map, 0, w) || cr_yaml_check_keys(ps, map, w, keys))
         return ps->rc;
@@ -537,7 +592,7 @@ static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f,
                             "balls interpenetrate at start: spacing %g < 2 radius = %g", c->spacing,
                             2.0 * c->radius);
     if (chain_striker(ps, cr_yaml_child(map, "striker"), f, c) || chain_walls(ps, map, c) ||
-        chain_link(ps, map, c))
+        chain_link(ps, map, c) || chain_gaps(ps, map, c))
         return ps->rc;
     return CR_OK;
 }
@@ -551,7 +606,7 @@ static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c
     double rest = c->x0, shift = 0.0;
     for (long i = 0; i < c->count; i++) {
         if (i > 0)
-            rest += c->spacing;
+            rest += c->gaps ? 2.0 * c->radius + c->gaps[i - 1] : c->spacing;
         if (i == c->scount && i > 0 && isnan(c->angle))
             shift = c->gap;
         double x = rest + shift;
@@ -568,6 +623,33 @@ static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c
     return CR_OK;
 }
 
+/* The chain's walls, balls and links as chain_read found them (the caller
+ * frees c->gaps). */
+static int place_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, field_spec *f,
+                       chain_spec *c)
+{
+    if (chain_read(ps, map, f, c))
+        return ps->rc;
+    struct fy_node *wl = cr_yaml_child(map, "walls");
+    if (c->wall_left &&
+        (add_wall_checked(ps, model, wl, "chain.walls", c->x0 - c->radius - c->wall_gap) ||
+         note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN)))
+        return ps->rc;
+    size_t first = cr_model_ball_count(model);
+    if (chain_place(ps, map, c, model, f))
+        return ps->rc;
+    if (c->wall_right) {
+        double xl = cr_model_position(model, cr_model_ball_count(model) - 1);
+        if (add_wall_checked(ps, model, wl, "chain.walls", xl + c->radius + c->wall_gap) ||
+            note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
+            return ps->rc;
+    }
+    if (c->linked)
+        for (long i = 0; i + 1 < c->count; i++)
+            cr_model_set_link(model, first + (size_t)i, &c->link);
+    return CR_OK;
+}
+
 /*
  * chain: count equal balls; the first striker.count of them move at
  * striker.velocity and stand striker.gap (surface to surface) before the rest.
@@ -575,26 +657,9 @@ static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c
 static int parse_chain(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model, field_spec *f)
 {
     chain_spec c = {.scount = 1, .spacing = NAN, .angle = NAN};
-    if (chain_read(ps, map, f, &c))
-        return ps->rc;
-    struct fy_node *wl = cr_yaml_child(map, "walls");
-    if (c.wall_left &&
-        (add_wall_checked(ps, model, wl, "chain.walls", c.x0 - c.radius - c.wall_gap) ||
-         note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN)))
-        return ps->rc;
-    size_t first = cr_model_ball_count(model);
-    if (chain_place(ps, map, &c, model, f))
-        return ps->rc;
-    if (c.wall_right) {
-        double xl = cr_model_position(model, cr_model_ball_count(model) - 1);
-        if (add_wall_checked(ps, model, wl, "chain.walls", xl + c.radius + c.wall_gap) ||
-            note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
-            return ps->rc;
-    }
-    if (c.linked)
-        for (long i = 0; i + 1 < c.count; i++)
-            cr_model_set_link(model, first + (size_t)i, &c.link);
-    return CR_OK;
+    int rc = place_chain(ps, map, model, f, &c);
+    free(c.gaps);
+    return rc;
 }
 
 /*
@@ -1242,12 +1307,29 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
                : CR_OK;
 }
 
+/* rigid: {touching: θ}, what rigid runs of the model take as touching */
+static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *rig, cr_settings *s)
+{
+    static const char *const keys[] = {"touching", NULL};
+    if (cr_yaml_need_map(ps, rig, 0, "rigid") != CR_OK ||
+        cr_yaml_check_keys(ps, rig, "rigid", keys) != CR_OK ||
+        cr_yaml_number(ps, rig, cr_yaml_line(rig), "rigid", "touching", 0, 0, &s->rigid_touching))
+        return ps->rc;
+    if (!(s->rigid_touching >= 0.0 && s->rigid_touching <= 1e6))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(rig, "touching")), "rigid.touching",
+                            "must lie in [0, 1e6] (a multiple of the compression delta*; got %g)",
+                            s->rigid_touching);
+    return CR_OK;
+}
+
 static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node *out,
-                          cr_model *model)
+                          struct fy_node *rig, cr_model *model)
 {
     static const char *const okeys[] = {"interval", NULL};
     cr_settings s = cr_settings_default();
     if (integ && parse_integration(ps, integ, cr_model_dimension(model), &s))
+        return ps->rc;
+    if (rig && parse_rigid(ps, rig, &s))
         return ps->rc;
     if (out) {
         if (cr_yaml_need_map(ps, out, 0, "output") != CR_OK ||
@@ -1361,7 +1443,7 @@ static int targets_pending(const cr_model *model)
 static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
 {
     if (parse_settings(ps, cr_yaml_child(root, "integration"), cr_yaml_child(root, "output"),
-                       model))
+                       cr_yaml_child(root, "rigid"), model))
         return ps->rc;
     if (cr_model_has_fields(model) && cr_model_settings(model)->t_end <= 0.0) {
         struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
@@ -1387,8 +1469,9 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
 static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, field_spec *fields)
 {
     static const char *const top_keys[] = {
-        "name",  "description", "dim",    "bodies",  "balls",       "chain",  "rods",       "discs",
-        "walls", "links",       "fields", "contact", "integration", "output", "three_disc", NULL};
+        "name",        "description", "dim",        "bodies", "balls",  "chain",
+        "rods",        "discs",       "walls",      "links",  "fields", "contact",
+        "integration", "output",      "three_disc", "rigid",  NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))
         return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",

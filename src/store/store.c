@@ -494,8 +494,10 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     cr_model_get_gravity_vector(model, grav);
     int e = cr_h5_attr_string(g, "kind", cr_system_engine_name(st->sys));
     char law[1024];
-    if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK)
+    if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK) {
         e |= cr_h5_attr_string(g, "rigid_law", law);
+        e |= cr_h5_attr_double(g, "rigid_touching", set->rigid_touching);
+    }
     e |= cr_h5_attr_int64(g, "dim", st->dim);
     e |= cr_h5_attr_int64(g, "body_count", (int64_t)st->nb);
     e |= cr_h5_attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));
@@ -989,6 +991,9 @@ static int write_summary(cr_store *st, const char *status, const char *error)
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         e |= cr_h5_attr_int64(f, c[k].name, c[k].v);
     e |= write_kappa_clamps(st);
+    char law[1024];
+    if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK)
+        e |= cr_h5_attr_string(f, "rigid_law_after_run", law);
     /* last: a file whose status is not "running" has everything above */
     e |= cr_h5_attr_string(f, "status", status);
     return e;

@@ -4,9 +4,14 @@
  * an instantaneous episode.
  *
  * The configuration is every pair in touch (gap within ε_geom) connected to an
- * approaching one, ended by open pairs and by fixed bodies (an infinite mass
- * transmits nothing): in a chain, the run of bodies b0 … b1 and pairs
- * b0 … b1 − 1, so a cradle's touching balls take part. M is diagonal over the
+ * approaching one, grown over the neighbouring pairs whose gap is within
+ * θ·δ*_c, the overlap pair c would reach at the configuration's approach
+ * speed (rigid.touching = θ; docs/design.md, "Impact configurations at the
+ * compression scale"), and ended by wider gaps and by fixed bodies (an
+ * infinite mass transmits nothing): in a chain, the run of bodies b0 … b1 and
+ * pairs b0 … b1 − 1, so a cradle's touching balls take part, and so do balls a
+ * few µm apart, which a compliant pulse crosses as if they touched. Bodies are
+ * not moved: a gap inside the tolerance is closed for the law, and counted. M is diagonal over the
  * moving bodies, pair c has the column −1 on body c and +1 on body c + 1.
  *
  * Events: before the law, a `close` of every approaching pair (the reference
@@ -406,6 +411,60 @@ static int events_after(cr_rigid *r, const config *k, const double *before)
     return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 
+/* The approach speed of the configuration b0 … b1: its fastest pair's −γ. */
+static double approach_speed(const cr_rigid *r, size_t b0, size_t b1)
+{
+    double V = 0.0;
+    for (size_t c = b0; c < b1; c++)
+        V = fmax(V, -cr_rigid_gamma(r, c));
+    return V;
+}
+
+/* θ·δ*_c at approach speed V (0 without a law). */
+static double compression_gap(const cr_rigid *r, size_t c, double V)
+{
+    return r->dstar_a[c] > 0.0 && V > 0.0 ? r->touching * r->dstar_a[c] * pow(V, r->dstar_e[c])
+                                          : 0.0;
+}
+
+static int joins(const cr_rigid *r, size_t c, double V)
+{
+    return r->on[c] && cr_rigid_gap(r, c) <= fmax(r->tol[c], compression_gap(r, c, V));
+}
+
+/* Grows b0 … b1 over neighbouring pairs whose gap is within θ·δ* at the
+ * configuration's approach speed, which a joining pair may raise: until no
+ * pair joins. A fixed body stays an end. */
+static void grow(const cr_rigid *r, size_t *b0, size_t *b1)
+{
+    for (;;) {
+        double V = approach_speed(r, *b0, *b1);
+        size_t s = *b0, e = *b1;
+        while (s > 0 && !r->fixed[s] && joins(r, s - 1, V))
+            s--;
+        while (e < r->nc && !r->fixed[e] && joins(r, e, V))
+            e++;
+        if (s == *b0 && e == *b1)
+            return;
+        *b0 = s;
+        *b1 = e;
+    }
+}
+
+/* The gaps an impact closes for its law: counted, with the widest over δ*. */
+static void count_closed_gaps(cr_rigid *r, const config *k)
+{
+    double V = -cr_rigid_gamma(r, k->ref);
+    for (size_t c = k->b0; c < k->b1; c++) {
+        double g = cr_rigid_gap(r, c), ds = compression_gap(r, c, V) / r->touching;
+        if (g > r->tol[c]) {
+            r->gaps_closed++;
+            if (ds > 0.0)
+                r->gap_closed_max = fmax(r->gap_closed_max, g / ds);
+        }
+    }
+}
+
 /* One impact: the law's parameters (before any event: a provider that
  * refuses leaves no half episode), events before, the law, the accumulation
  * rule, the books, events after. */
@@ -423,11 +482,16 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         return CR_ERR_NOMEM;
     }
     k.ref = reference_pair(r, &k);
+    count_closed_gaps(r, &k);
     double T0 = kinetic(r, b0, b1);
     for (size_t j = 0; j < k.m; j++)
         before[j] = r->impulse[b0 + j];
     cr_law_params lp;
     rc = law_params(r, &k, &lp, buf);
+    /* the pairs of the impact touch for the monitor while it is resolved, a
+     * gap closed for the law too: its bodies belong to the episode */
+    for (size_t c = b0; c < b1; c++)
+        r->joined[c] = 1;
     if (rc == CR_OK)
         rc = events_before(r, &k);
     if (rc == CR_OK)
@@ -441,6 +505,8 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
         cr_rigid_flight_touch(r);
         rc = events_after(r, &k, before);
     }
+    for (size_t c = b0; c < b1; c++)
+        r->joined[c] = 0;
     free(before);
     free(buf);
     config_free(&k);
@@ -448,7 +514,8 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
 }
 
 /* The next configuration with an approaching pair from pair @p c on: pairs
- * in touch c … e − 1 with no fixed body inside; @return 1 and its bodies. */
+ * in touch c … e − 1 with no fixed body inside, grown at the compression
+ * scale; @return 1 and its bodies. */
 static int next_config(const cr_rigid *r, size_t c, size_t *b0, size_t *b1, size_t *next)
 {
     while (c < r->nc) {
@@ -466,7 +533,9 @@ static int next_config(const cr_rigid *r, size_t c, size_t *b0, size_t *b1, size
         if (approaching) {
             *b0 = s;
             *b1 = c;
-            *next = c;
+            if (r->touching > 0.0)
+                grow(r, b0, b1);
+            *next = *b1;
             return 1;
         }
     }

@@ -44,6 +44,13 @@ struct cr_rigid {
     int *on;     /* pair c has a unilateral contact */
     double *g0;  /* initial gap of pair c (0 exactly when touching) */
     double *tol; /* ε_geom of pair c: CR_GEOM_TOL × the smaller moving radius */
+    /* the compression scale: δ*_c(V) = dstar_a[c] V^dstar_e[c], the overlap pair c
+     * would reach at approach speed V ((n+1) μ V² / (2K))^(1/(n+1)); 0 without a
+     * law. An impact takes in gaps up to touching × δ*_c (rigid.touching). */
+    double *dstar_a, *dstar_e;
+    double touching;
+    size_t gaps_closed;    /* contacts whose gap (> ε_geom) an impact closed */
+    double gap_closed_max; /* the largest of those gaps over its δ*_c */
     double gravity;
     double *pivot, *plength, *pg; /* plength 0: no pendulum */
     int pendulums;                /* any pendulum: CVODES flight */
@@ -76,6 +83,7 @@ struct cr_rigid {
     double *d, *v;
     int *closed;
     int *released; /* opened at this instant: not closed again before time moves */
+    int *joined;   /* in the impact being resolved: touching for the monitor, gap or not */
     double *lambda;
     double *impulse;
 

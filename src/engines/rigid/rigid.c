@@ -81,9 +81,10 @@ static void rigid_destroy(void *e)
         return;
     cr_rigid_flight_free(r);
     cr_rigid_driver_free(&r->drv);
-    double *arrays[] = {r->mass,    r->radius, r->x0,    r->g0,    r->tol, r->pivot, r->plength,
-                        r->pg,      r->eps,    r->alpha, r->eta,   r->d,   r->v,     r->lambda,
-                        r->impulse, r->acc,    r->work,  r->work2, r->fa,  r->lzb_k, r->lzb_n};
+    double *arrays[] = {r->mass,    r->radius, r->x0,      r->g0,      r->tol,    r->pivot,
+                        r->plength, r->pg,     r->eps,     r->alpha,   r->eta,    r->d,
+                        r->v,       r->lambda, r->impulse, r->acc,     r->work,   r->work2,
+                        r->fa,      r->lzb_k,  r->lzb_n,   r->dstar_a, r->dstar_e};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(r->fixed);
@@ -91,6 +92,7 @@ static void rigid_destroy(void *e)
     free(r->on);
     free(r->closed);
     free(r->released);
+    free(r->joined);
     free(r->contacts_of);
     free(r);
 }
@@ -100,7 +102,8 @@ static int alloc_arrays(cr_rigid *r)
     size_t nb = r->drv.nb ? r->drv.nb : 1, nc = r->nc ? r->nc : 1;
     double **per_body[] = {&r->mass, &r->radius, &r->x0,  &r->pivot, &r->plength, &r->pg,
                            &r->d,    &r->v,      &r->acc, &r->work,  &r->work2,   &r->fa};
-    double **per_pair[] = {&r->g0, &r->tol, &r->eps, &r->alpha, &r->lambda, &r->impulse};
+    double **per_pair[] = {&r->g0,     &r->tol,     &r->eps,     &r->alpha,
+                           &r->lambda, &r->impulse, &r->dstar_a, &r->dstar_e};
     for (size_t k = 0; k < sizeof per_body / sizeof per_body[0]; k++)
         if (!(*per_body[k] = calloc(nb, sizeof(double))))
             return CR_ERR_NOMEM;
@@ -111,8 +114,9 @@ static int alloc_arrays(cr_rigid *r)
     r->on = calloc(nc, sizeof(int));
     r->closed = calloc(nc, sizeof(int));
     r->released = calloc(nc, sizeof(int));
+    r->joined = calloc(nc, sizeof(int));
     r->contacts_of = malloc(2 * nc * sizeof(size_t));
-    if (!r->fixed || !r->on || !r->closed || !r->released || !r->contacts_of)
+    if (!r->fixed || !r->on || !r->closed || !r->released || !r->joined || !r->contacts_of)
         return CR_ERR_NOMEM;
     return CR_OK;
 }
@@ -140,6 +144,25 @@ static int refuse_features(const cr_model *model, char *msg, size_t msglen)
     return CR_OK;
 }
 
+/* δ*_c(V) = ((n+1) μ V² / (2K))^(1/(n+1)) of pair c, as a coefficient and an
+ * exponent of V: the largest overlap the pair's law reaches in a two-body
+ * impact at approach speed V (undamped; damping only lowers it). */
+static void compression_scale(cr_rigid *r, const cr_model *model, size_t c)
+{
+    cr_contact_params p;
+    r->dstar_a[c] = r->dstar_e[c] = 0.0;
+    if (!r->on[c] || cr_model_pair_law(model, c, (long)c + 1, &p) != CR_OK || !(p.K > 0.0) ||
+        !(p.n > 0.0))
+        return;
+    double ma = r->fixed[c] ? INFINITY : r->mass[c],
+           mb = r->fixed[c + 1] ? INFINITY : r->mass[c + 1];
+    double mu = isinf(ma) ? mb : (isinf(mb) ? ma : ma * mb / (ma + mb));
+    if (!isfinite(mu))
+        return;
+    r->dstar_a[c] = pow((p.n + 1.0) * mu / (2.0 * p.K), 1.0 / (p.n + 1.0));
+    r->dstar_e[c] = 2.0 / (p.n + 1.0);
+}
+
 static void copy_model(cr_rigid *r, const cr_model *model)
 {
     r->gravity = cr_model_gravity(model);
@@ -161,8 +184,10 @@ static void copy_model(cr_rigid *r, const cr_model *model)
                           : (r->fixed[c + 1] ? r->radius[c] : fmin(r->radius[c], r->radius[c + 1]));
         r->tol[c] = CR_GEOM_TOL * rmin;
         r->contacts_of[2 * c] = r->contacts_of[2 * c + 1] = c;
+        compression_scale(r, model, c);
     }
     const cr_settings *s = cr_model_settings(model);
+    r->touching = s->rigid_touching;
     r->rtol = s->rtol;
     r->atol = s->atol;
     r->drv.out_interval = s->output_interval;
@@ -363,6 +388,12 @@ void cr_rigid_describe(const void *e, char *buf, size_t len)
     const cr_rigid *r = e;
     describe_law(r, buf, len);
     size_t used = strlen(buf), fb = cr_rigid_fallbacks(r);
+    if (r->gaps_closed && used + 1 < len)
+        used += (size_t)snprintf(buf + used, len - used,
+                                 "; %zu gap%s within %g delta* closed for the law (widest %.3g "
+                                 "delta*)",
+                                 r->gaps_closed, r->gaps_closed == 1 ? "" : "s", r->touching,
+                                 r->gap_closed_max);
     if (r->nclamps - fb && used + 1 < len)
         used += (size_t)snprintf(buf + used, len - used,
                                  "; kappa raised to the impact's feasible minimum at %zu impact%s",
@@ -492,7 +523,7 @@ static int rigid_contact(const void *e, size_t c, cr_contact_view *w)
     w->force = r->closed[c] && r->lambda[c] > 0.0 ? r->lambda[c] : 0.0;
     if (r->on[c] && r->closed[c] && r->lambda[c] > r->f_tol)
         w->state = CR_CONTACT_LOADED;
-    else if (r->on[c] && -w->overlap <= r->tol[c])
+    else if (r->on[c] && (-w->overlap <= r->tol[c] || r->joined[c]))
         w->state = CR_CONTACT_TOUCHING;
     else
         w->state = CR_CONTACT_OPEN;
