@@ -13,7 +13,7 @@ PUBLIC = {  # public header -> the layer that implements it
     'common.h': 'base', 'contact.h': 'model', 'model.h': 'model', 'modelfile.h': 'model',
     'laws.h': 'laws', 'lawcase.h': 'laws', 'event.h': 'system', 'system.h': 'system',
     'engine.h': 'system', 'rigid.h': 'system', 'monitor.h': 'monitor',
-    'calibrate.h': 'calibrate', 'table.h': 'tables', 'sweepoutput.h': 'tables',
+    'calibrate.h': 'calibrate', 'calibrated.h': 'calibrate', 'table.h': 'tables', 'sweepoutput.h': 'tables',
     'compare.h': 'compare', 'rigidlimit.h': 'compare', 'sweep.h': 'sweep',
     'sweepfile.h': 'sweep', 'store.h': 'store', 'runfile.h': 'store', 'comparefile.h': 'store', 'cradle.h': 'cradle.h'}
 SIBLINGS = {('engines/compliant', 'engines/rigid'), ('engines/rigid', 'engines/compliant'),

@@ -150,30 +150,9 @@ static int alpha_weights(const rigid_args *a, const char *model_path, size_t nc,
 
 /* ---- --rigid calibrated ------------------------------------------------------ */
 
-/* Per compliant collision k (its episodes taken together, monitor.h): its
- * start, reference pair, κ and α of every pair (0 for a pair not in it). */
-struct rigid_calib {
-    size_t n, pairs;
-    size_t *ref;
-    double *t, *kappa, *alpha; /* n, n, n × pairs */
-    double *scratch;           /* pairs: the α handed to the law */
-};
-
-static void calib_free(rigid_calib *c)
-{
-    if (!c)
-        return;
-    free(c->ref);
-    free(c->t);
-    free(c->kappa);
-    free(c->alpha);
-    free(c->scratch);
-    free(c);
-}
-
 void rigid_args_free(rigid_args *r)
 {
-    calib_free(r->calib);
+    cr_calibrated_rigid_destroy(r->calib);
     r->calib = NULL;
     rigid_table_free(r->tab);
     r->tab = NULL;
@@ -181,83 +160,15 @@ void rigid_args_free(rigid_args *r)
 
 int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs)
 {
-    size_t n = cr_monitor_collision_count(mon), np = pairs ? pairs : 1;
-    rigid_calib *c = calloc(1, sizeof(*c));
-    if (c) {
-        c->ref = calloc(n ? n : 1, sizeof(size_t));
-        c->kappa = calloc(n ? n : 1, sizeof(double));
-        c->t = calloc(n ? n : 1, sizeof(double));
-        c->alpha = calloc((n ? n : 1) * np, sizeof(double));
-        c->scratch = calloc(np, sizeof(double));
+    char msg[512];
+    cr_calibrated_rigid *c = cr_calibrated_rigid_create(mon, pairs, msg, sizeof msg);
+    if (!c) {
+        tools_error("--rigid calibrated: %s", msg);
+        return EXIT_INPUT;
     }
-    if (!c || !c->ref || !c->kappa || !c->t || !c->alpha || !c->scratch) {
-        calib_free(c);
-        tools_error("out of memory");
-        return EXIT_RUN;
-    }
-    c->pairs = pairs;
-    for (size_t k = 0; k < n; k++) {
-        cr_collision_info info;
-        size_t nr = 0;
-        if (cr_monitor_get_collision(mon, k, &info) != CR_OK)
-            break;
-        const cr_collision_record *rec = cr_monitor_collision_contacts(mon, k, &nr);
-        c->ref[k] = info.reference;
-        c->kappa[k] = info.kappa;
-        c->t[k] = info.t_start;
-        for (size_t j = 0; j < nr; j++)
-            if (rec[j].contact < pairs && isfinite(rec[j].alpha))
-                c->alpha[k * np + rec[j].contact] = rec[j].alpha;
-        c->n = k + 1;
-    }
-    calib_free(r->calib);
+    cr_calibrated_rigid_destroy(r->calib);
     r->calib = c;
     return 0;
-}
-
-/* Each rigid impact takes α and κ of one compliant collision (docs/compare.md,
- * "Rigid runs: --rigid calibrated"): the one nearest in time among those with
- * an impulse on a pair of the impact. The law's reference is the collision's
- * reference pair when the impact holds it, else the impact's pair with the
- * largest α (the weights are ratios: only their proportions enter).
- * Collisions, not episodes: in a pendulum cradle the compliant pulse splits
- * one swing's impact into several episodes on changing subsets of the balls,
- * which the rigid run resolves in other impacts; a chain struck once has one
- * episode, one collision, and the rigid run reproduces its u⁺. */
-static int calibrated_params(const cr_system *sys, size_t impact, size_t first, size_t count,
-                             cr_law_params *p, char *msg, size_t msglen, void *user)
-{
-    rigid_calib *c = user;
-    double t = cr_system_get_time(sys);
-    size_t best = c->n, np = c->pairs ? c->pairs : 1;
-    for (size_t k = 0; k < c->n; k++) {
-        int shares = 0;
-        for (size_t j = 0; j < count; j++)
-            shares |= c->alpha[k * np + first + j] > 0.0;
-        if (shares && (best == c->n || fabs(c->t[k] - t) < fabs(c->t[best] - t)))
-            best = k;
-    }
-    if (best == c->n) {
-        snprintf(msg, msglen,
-                 "calibrated: rigid impact %zu (pairs %zu-%zu): no compliant collision has an "
-                 "impulse on those pairs (%zu collisions)",
-                 impact, first, first + count - 1, c->n);
-        return CR_ERR_INVALID;
-    }
-    size_t ref = c->ref[best];
-    if (ref < first || ref >= first + count) {
-        ref = first;
-        for (size_t j = 0; j < count; j++)
-            if (c->alpha[best * np + first + j] > c->alpha[best * np + ref])
-                ref = first + j;
-    }
-    double aref = c->alpha[best * np + ref];
-    for (size_t j = 0; j < count; j++)
-        c->scratch[j] = c->alpha[best * np + first + j] / aref;
-    p->alpha = c->scratch;
-    p->kappa = c->kappa[best];
-    p->reference = ref - first;
-    return CR_OK;
 }
 
 /* The compliant run of @p model with a monitor, for its episodes. */
@@ -343,13 +254,11 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
             free(alpha);
             return NULL;
         }
-        /* a borrowed κ below an impact's feasible minimum (a grazing re-contact
-         * holds less approach energy than the collision lost) is raised to it and
-         * counted, not the end of the run (docs/compare.md) */
-        if (sys) {
-            cr_system_rigid_set_provider(sys, calibrated_params, a->calib, RIGID_CALIBRATED_LABEL);
-            cr_system_rigid_clamp_kappa(sys, 1);
-        }
+        /* each impact mapped to the compliant collision it stands for, whose α
+         * and κ it takes once (cradle/calibrated.h); a borrowed κ below an
+         * impact's feasible minimum is raised to it and counted */
+        if (sys)
+            cr_calibrated_rigid_attach(a->calib, sys, RIGID_CALIBRATED_LABEL);
     } else if (a->table) {
         return table_system(a, model_path, model, st);
     } else {

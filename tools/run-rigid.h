@@ -3,18 +3,18 @@
 #ifndef CRADLE_RUN_RIGID_H
 #define CRADLE_RUN_RIGID_H
 
+#include "cradle/calibrated.h"
 #include "cradle/cradle.h"
 
-typedef struct rigid_calib rigid_calib;
 typedef struct rigid_table rigid_table;
 
 typedef struct {
     const char *rigid, *alpha, *table; /* --rigid LAW, --alpha list, --table FILE */
     cr_law_id law;
-    int calibrated;            /* --rigid calibrated: energetic, per-episode alpha, kappa */
-    double restitution, kappa; /* NaN: not given */
-    rigid_calib *calib;        /* the compliant run's episodes (calibrated), owned */
-    rigid_table *tab;          /* --table: the opened table, owned */
+    int calibrated;             /* --rigid calibrated: energetic, each collision's alpha, kappa */
+    double restitution, kappa;  /* NaN: not given */
+    cr_calibrated_rigid *calib; /* the compliant run's collisions (calibrated), owned */
+    rigid_table *tab;           /* --table: the opened table, owned */
 } rigid_args;
 
 /* Option codes beyond every short option, so any command can take them. */
@@ -47,6 +47,6 @@ int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs)
 void rigid_args_free(rigid_args *r);
 /* One line naming the calibrated law for summaries ("energetic (calibrated: ...)"). */
 #define RIGID_CALIBRATED_LABEL                                                                     \
-    "calibrated: alpha, kappa of the compliant collision nearest each impact"
+    "calibrated: alpha, kappa of the compliant collision each impact stands for, once"
 
 #endif

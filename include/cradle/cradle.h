@@ -19,6 +19,7 @@
 #include "cradle/rigid.h"
 #include "cradle/monitor.h"
 #include "cradle/calibrate.h"
+#include "cradle/calibrated.h"
 #include "cradle/sweepoutput.h"
 #include "cradle/table.h"
 #include "cradle/compare.h"

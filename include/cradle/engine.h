@@ -60,6 +60,7 @@ typedef struct cr_engine_ops {
      * compliant engine (CR_ERR_INVALID, NULL or 0). */
     void (*rigid_describe)(const void *e, char *text, size_t len); /* cr_system_rigid_law */
     int (*rigid_set_provider)(void *e, cr_rigid_provider fn, void *user, const char *label);
+    int (*rigid_set_span)(void *e, cr_rigid_span fn, void *user);
     int (*rigid_clamp_kappa)(void *e, int on);
     const cr_kappa_clamp *(*rigid_kappa_clamps)(const void *e, size_t *n, int *on);
     size_t (*rigid_kappa_fallbacks)(const void *e);

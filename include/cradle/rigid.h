@@ -81,6 +81,18 @@ typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t fir
  */
 CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                            const char *label);
+/**
+ * Widens an impact's configuration before its law (chains): called with the
+ * bodies @p b0 … @p b1 the engine found (pairs in touch or within
+ * rigid.touching); it may lower *b0 and raise *b1, to the bodies a compliant
+ * collision involved (`--rigid calibrated`, cradle/calibrated.h). The pairs
+ * between join the impact as if touching (their gaps closed for the law and
+ * counted); a fixed body still ends a configuration.
+ */
+typedef void (*cr_rigid_span)(const cr_system *sys, double t, size_t *b0, size_t *b1, void *user);
+/** Sets the span hook of a rigid chain before its run. @return CR_ERR_INVALID
+ * for a compliant engine or a rigid pool. */
+CR_EXPORT int cr_system_rigid_set_span(cr_system *sys, cr_rigid_span fn, void *user);
 /** One impact whose κ was infeasible (cr_system_rigid_clamp_kappa). */
 typedef struct {
     double t;          /**< time of the impact, s */

@@ -74,6 +74,13 @@ int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *use
     return sys->ops->rigid_set_provider(sys->engine, fn, user, label);
 }
 
+int cr_system_rigid_set_span(cr_system *sys, cr_rigid_span fn, void *user)
+{
+    if (!sys || !sys->ops->rigid_set_span)
+        return CR_ERR_INVALID;
+    return sys->ops->rigid_set_span(sys->engine, fn, user);
+}
+
 int cr_system_rigid_clamp_kappa(cr_system *sys, int on)
 {
     if (!sys || !sys->ops->rigid_clamp_kappa)

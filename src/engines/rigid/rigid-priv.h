@@ -66,7 +66,12 @@ struct cr_rigid {
     cr_rigid_provider provider;
     void *provider_user;
     char provider_label[96];
-    size_t impacts; /* impacts resolved so far: the provider's impact index */
+    size_t impacts;     /* impacts resolved so far: the provider's impact index */
+    cr_rigid_span span; /* widens a configuration (cr_system_rigid_set_span) */
+    void *span_user;
+    size_t core0, core1; /* the configuration before the span widened it */
+    size_t gaps_moved;   /* gaps the span took in, closed by moving bodies */
+    double moved_max;    /* the widest of them, m */
 
     /* energetic κ below an impact's feasible minimum raised to it
      * (cr_system_rigid_clamp_kappa), and the impacts it happened to */
@@ -119,6 +124,8 @@ static inline int cr_rigid_in_touch(const cr_rigid *r, size_t c)
 
 /* "newton (restitution 0.9)": the law and its parameters, one line. */
 void cr_rigid_describe(const void *e, char *buf, size_t len);
+/* Registers the span hook (before the run). */
+int cr_rigid_set_span(void *e, cr_rigid_span fn, void *user);
 /* Registers the per-impact parameter provider (before the run). */
 int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label);
 /* κ clamping of the energetic law (cr_system_rigid_clamp_kappa) and its record. */

@@ -394,6 +394,12 @@ void cr_rigid_describe(const void *e, char *buf, size_t len)
                                  "delta*)",
                                  r->gaps_closed, r->gaps_closed == 1 ? "" : "s", r->touching,
                                  r->gap_closed_max);
+    if (r->gaps_moved && used + 1 < len)
+        used +=
+            (size_t)snprintf(buf + used, len - used,
+                             "; %zu gap%s of a collision's bodies closed by moving them (widest "
+                             "%.3g m)",
+                             r->gaps_moved, r->gaps_moved == 1 ? "" : "s", r->moved_max);
     if (r->nclamps - fb && used + 1 < len)
         used += (size_t)snprintf(buf + used, len - used,
                                  "; kappa raised to the impact's feasible minimum at %zu impact%s",
@@ -448,6 +454,15 @@ int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char 
     r->provider = fn;
     r->provider_user = user;
     snprintf(r->provider_label, sizeof r->provider_label, "%s", label ? label : "");
+    return CR_OK;
+}
+
+int cr_rigid_set_span(void *e, cr_rigid_span fn, void *user)
+{
+    cr_rigid *r = e;
+    CR_CHECK(!r->drv.ran, r->drv.err, CR_ERR_INVALID);
+    r->span = fn;
+    r->span_user = user;
     return CR_OK;
 }
 
@@ -610,6 +625,7 @@ const cr_engine_ops cr_rigid_engine = {
     .stats = rigid_stats,
     .rigid_describe = cr_rigid_describe,
     .rigid_set_provider = cr_rigid_set_provider,
+    .rigid_set_span = cr_rigid_set_span,
     .rigid_clamp_kappa = cr_rigid_set_clamp,
     .rigid_kappa_clamps = cr_rigid_clamps,
     .rigid_kappa_fallbacks = cr_rigid_fallbacks,
