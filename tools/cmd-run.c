@@ -199,7 +199,13 @@ static int finish(const run_args *a, run_state *r, int rc)
         tools_error("%s: %s", a->model, cr_system_last_error(r->run.sys));
         return EXIT_INPUT;
     }
-    const char *status = rc == CR_OK                ? "complete"
+    size_t nmis = 0;
+    if (a->rigid.calib)
+        cr_calibrated_rigid_finish(a->rigid.calib, cr_system_get_time(r->run.sys));
+    const cr_rigid_mismatch *mis = cr_calibrated_rigid_mismatches(a->rigid.calib, &nmis);
+    int mismatch = rc == CR_OK && a->rigid.strict && nmis > 0;
+    const char *status = mismatch                   ? "mismatch"
+                         : rc == CR_OK              ? "complete"
                          : rc == CR_ERR_INTERRUPTED ? "interrupted"
                                                     : "failed";
     char why[1024];
@@ -207,6 +213,7 @@ static int finish(const run_args *a, run_state *r, int rc)
     cr_monitor_finish(r->run.mon);
     if (cr_store_write_episodes(r->run.store, r->run.mon) != CR_OK ||
         cr_store_write_collisions(r->run.store, r->run.mon) != CR_OK ||
+        (a->rigid.calib && cr_store_write_mismatches(r->run.store, mis, nmis) != CR_OK) ||
         cr_store_commit(r->run.store, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
         tools_error("%s", cr_store_last_error(r->run.store));
@@ -215,6 +222,13 @@ static int finish(const run_args *a, run_state *r, int rc)
     if (rc == CR_ERR_INTERRUPTED) {
         tools_error("%s; partial results kept in %s", why, a->io.out);
         return EXIT_INTERRUPTED;
+    }
+    if (mismatch) {
+        tools_error("%s: --strict: %zu mismatch%s between the rigid impacts and the compliant "
+                    "collisions (listed in the summary, the JSON and /rigid_mismatches of %s, "
+                    "status mismatch)",
+                    a->model, nmis, nmis == 1 ? "" : "es", a->io.out);
+        return EXIT_MISMATCH;
     }
     if (rc != CR_OK) {
         tools_error("%s: %s; what was computed is kept in %s (status failed)", a->model, why,
@@ -312,7 +326,7 @@ int cmd_run(int argc, char **argv)
         rigid_args_free(&a.rigid);
         return st;
     }
-    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0};
+    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0, a.rigid.calib};
     info.E0 = cr_system_kinetic_energy(r.run.sys) + cr_system_potential_energy(r.run.sys);
     cr_system_momentum(r.run.sys, info.p0);
     int rc = tools_run_stoppable(&r.run, cr_model_settings(r.model)->t_end);
@@ -320,14 +334,18 @@ int cmd_run(int argc, char **argv)
     if (isatty(STDERR_FILENO) && !a.io.quiet)
         fputs("\r\033[K", stderr);
     st = finish(&a, &r, rc);
-    if (st == 0 && a.io.json && report_json(&info, r.run.sys, r.run.mon) != 0)
+    /* a --strict mismatch still reports: the list is what the user needs */
+    int report = st == 0 || st == EXIT_MISMATCH;
+    if (report && a.io.json && report_json(&info, r.run.sys, r.run.mon) != 0)
         st = EXIT_RUN;
-    if (st == 0 && !a.io.json && !a.io.quiet) {
+    if (report && !a.io.json && !a.io.quiet) {
         report_summary(&info, r.run.sys);
         char law[512];
         if (cr_system_rigid_law(r.run.sys, law, sizeof law) == CR_OK)
             printf("  rigid run: law %s\n  impacts take in gaps up to %g delta* (rigid.touching)\n",
                    law, cr_model_settings(r.model)->rigid_touching);
+        if (a.rigid.calib)
+            report_calibration(a.rigid.calib);
         report_last_impact(r.run.sys, r.run.mon);
         report_episodes(r.run.sys, r.run.mon);
         report_collisions(r.run.mon);

@@ -323,6 +323,52 @@ static json_object *json_collision(const cr_monitor *mon, size_t k, int dim)
     return o;
 }
 
+/* --rigid calibrated: collisions applied and the mismatches (cradle/calibrated.h). */
+static json_object *calibration_json(const cr_calibrated_rigid *c)
+{
+    size_t applied, n = 0, total = cr_calibrated_rigid_collisions(c, &applied);
+    const cr_rigid_mismatch *m = cr_calibrated_rigid_mismatches(c, &n);
+    json_object *o = json_object_new_object(), *list = json_object_new_array();
+    put(o, "collisions", json_object_new_int64((int64_t)total));
+    put(o, "applied", json_object_new_int64((int64_t)applied));
+    for (size_t k = 0; k < n; k++) {
+        json_object *r = json_object_new_object();
+        put(r, "t", tools_json_number(m[k].t));
+        put(r, "first_body", json_object_new_int64((int64_t)m[k].first_body));
+        put(r, "last_body", json_object_new_int64((int64_t)m[k].last_body));
+        put(r, "collision", json_object_new_int64(m[k].collision));
+        put(r, "t_collision", tools_json_number(m[k].t_collision));
+        put(r, "collision_first_body", json_object_new_int64((int64_t)m[k].collision_first_body));
+        put(r, "collision_last_body", json_object_new_int64((int64_t)m[k].collision_last_body));
+        put(r, "kind", json_object_new_string(cr_mismatch_kind_name(m[k].kind)));
+        json_object_array_add(list, r);
+    }
+    put(o, "mismatches", list);
+    return o;
+}
+
+void report_calibration(const cr_calibrated_rigid *c)
+{
+    size_t applied, n = 0, total = cr_calibrated_rigid_collisions(c, &applied);
+    const cr_rigid_mismatch *m = cr_calibrated_rigid_mismatches(c, &n);
+    printf("  calibrated: the rigid impacts took alpha and kappa of %zu of the %zu compliant "
+           "collisions; %zu mismatch%s\n",
+           applied, total, n, n == 1 ? "" : "es");
+    for (size_t k = 0; k < n && k < 20; k++) {
+        if (m[k].kind == CR_MISMATCH_MISSED)
+            printf("    missed:");
+        else
+            printf("    t = %.6f s, bodies %zu-%zu: %s", m[k].t, m[k].first_body, m[k].last_body,
+                   cr_mismatch_kind_name(m[k].kind));
+        if (m[k].collision >= 0)
+            printf(" (collision %ld at t = %.6f s, bodies %zu-%zu)", m[k].collision,
+                   m[k].t_collision, m[k].collision_first_body, m[k].collision_last_body);
+        printf("\n");
+    }
+    if (n > 20)
+        printf("    ... (%zu more: --json or /rigid_mismatches for all)\n", n - 20);
+}
+
 int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mon)
 {
     int dim = cr_system_dimension(sys);
@@ -340,6 +386,8 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
         put(o, "rigid_touching",
             json_object_new_double(cr_model_settings(info->model)->rigid_touching));
     }
+    if (info->calib)
+        put(o, "calibration", calibration_json(info->calib));
     size_t nclamp = 0;
     int clamping = 0;
     cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);

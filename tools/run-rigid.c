@@ -12,7 +12,7 @@
 
 void rigid_args_init(rigid_args *r)
 {
-    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL};
+    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL, 0};
 }
 
 /* A whole number argument of @p opt; @return 0, or EXIT_USAGE with the message. */
@@ -43,6 +43,9 @@ int rigid_option(int c, const char *arg, rigid_args *r)
     case RIGID_OPT_TABLE:
         r->table = arg;
         return 0;
+    case RIGID_OPT_STRICT:
+        r->strict = 1;
+        return 0;
     default:
         return -1;
     }
@@ -53,12 +56,17 @@ int rigid_check(rigid_args *a)
 {
     int has_e = !isnan(a->restitution), has_k = !isnan(a->kappa) || a->alpha;
     if (!a->rigid) {
-        if (has_e || has_k)
-            tools_error("%s needs --rigid LAW", has_e ? "--restitution" : "--kappa/--alpha");
-        return has_e || has_k ? EXIT_USAGE : 0;
+        if (has_e || has_k || a->strict)
+            tools_error("%s needs --rigid LAW",
+                        has_e ? "--restitution" : (has_k ? "--kappa/--alpha" : "--strict"));
+        return has_e || has_k || a->strict ? EXIT_USAGE : 0;
     }
     if (a->table && !a->rigid) {
         tools_error("--table needs --rigid energetic");
+        return EXIT_USAGE;
+    }
+    if (a->strict && strcmp(a->rigid, "calibrated") != 0) {
+        tools_error("--strict: only --rigid calibrated maps impacts to collisions");
         return EXIT_USAGE;
     }
     if (strcmp(a->rigid, "calibrated") == 0) {

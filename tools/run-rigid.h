@@ -15,16 +15,25 @@ typedef struct {
     double restitution, kappa;  /* NaN: not given */
     cr_calibrated_rigid *calib; /* the compliant run's collisions (calibrated), owned */
     rigid_table *tab;           /* --table: the opened table, owned */
+    int strict;                 /* --strict: a calibrated run with mismatches exits EXIT_MISMATCH */
 } rigid_args;
 
 /* Option codes beyond every short option, so any command can take them. */
-enum { RIGID_OPT_LAW = 0x200, RIGID_OPT_E, RIGID_OPT_KAPPA, RIGID_OPT_ALPHA, RIGID_OPT_TABLE };
+enum {
+    RIGID_OPT_LAW = 0x200,
+    RIGID_OPT_E,
+    RIGID_OPT_KAPPA,
+    RIGID_OPT_ALPHA,
+    RIGID_OPT_TABLE,
+    RIGID_OPT_STRICT
+};
 
 #define RIGID_LONG_OPTIONS                                                                         \
     {"rigid", required_argument, NULL, RIGID_OPT_LAW},                                             \
         {"restitution", required_argument, NULL, RIGID_OPT_E},                                     \
         {"kappa", required_argument, NULL, RIGID_OPT_KAPPA},                                       \
         {"alpha", required_argument, NULL, RIGID_OPT_ALPHA},                                       \
+        {"strict", no_argument, NULL, RIGID_OPT_STRICT},                                           \
     {                                                                                              \
         "table", required_argument, NULL, RIGID_OPT_TABLE                                          \
     }

@@ -9,7 +9,14 @@
 #include "cradle/cradle.h"
 
 /* Exit statuses of the command-line tool (docs/errors.md). */
-enum { EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_RUN = 4, EXIT_DOMAIN = 5, EXIT_INTERRUPTED = 130 };
+enum {
+    EXIT_USAGE = 2,
+    EXIT_INPUT = 3,
+    EXIT_RUN = 4,
+    EXIT_DOMAIN = 5,
+    EXIT_MISMATCH = 6,
+    EXIT_INTERRUPTED = 130
+};
 
 /* Wall-clock seconds from a monotonic clock. */
 double tools_now(void);

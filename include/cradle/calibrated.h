@@ -22,7 +22,9 @@
  *   (the rigid bodies met again where the compliant ones did not): resolved
  *   along the collision's α with κ = 1, no energy taken twice;
  * - CR_MISMATCH_NONE: no collision of these bodies within the window: the
- *   collision nearest in time that holds one of its pairs lends α and κ.
+ *   collision nearest in time that holds one of its pairs lends α and κ;
+ * - CR_MISMATCH_MISSED: a compliant collision before the rigid run's end that
+ *   no rigid impact took (cr_calibrated_rigid_finish; t is NaN).
  */
 #ifndef CRADLE_CALIBRATED_H
 #define CRADLE_CALIBRATED_H
@@ -39,7 +41,8 @@ typedef struct cr_calibrated_rigid cr_calibrated_rigid;
 typedef enum {
     CR_MISMATCH_BODIES = 0,
     CR_MISMATCH_REPEAT = 1,
-    CR_MISMATCH_NONE = 2
+    CR_MISMATCH_NONE = 2,
+    CR_MISMATCH_MISSED = 3
 } cr_mismatch_kind;
 
 /** One rigid impact that did not map one to one to a compliant collision. */
@@ -52,7 +55,7 @@ typedef struct {
     cr_mismatch_kind kind;
 } cr_rigid_mismatch;
 
-/** @return "bodies", "repeat", "none". */
+/** @return "bodies", "repeat", "none", "missed". */
 CR_EXPORT const char *cr_mismatch_kind_name(cr_mismatch_kind kind);
 
 /**
@@ -75,6 +78,9 @@ CR_EXPORT void cr_calibrated_rigid_destroy(cr_calibrated_rigid *c);
  */
 CR_EXPORT int cr_calibrated_rigid_attach(cr_calibrated_rigid *c, cr_system *rigid,
                                          const char *label);
+/** After the run (ended at @p t_end, s): lists the compliant collisions that
+ * started before it and that no rigid impact took (CR_MISMATCH_MISSED). */
+CR_EXPORT void cr_calibrated_rigid_finish(cr_calibrated_rigid *c, double t_end);
 /** The mismatches of the last run attached, in order; count in *n. */
 CR_EXPORT const cr_rigid_mismatch *cr_calibrated_rigid_mismatches(const cr_calibrated_rigid *c,
                                                                   size_t *n);

@@ -11,6 +11,7 @@
 #ifndef CRADLE_STORE_H
 #define CRADLE_STORE_H
 
+#include "cradle/calibrated.h"
 #include "cradle/common.h"
 #include "cradle/model.h"
 #include "cradle/monitor.h"
@@ -86,7 +87,8 @@ CR_EXPORT int cr_store_write_collisions(cr_store *store, const cr_monitor *mon);
 
 /**
  * Writes /final, /contacts, the rest of /events, the statistics, the end reason
- * and @p status ("complete", "interrupted", "failed"; with @p error the reason
+ * and @p status ("complete", "interrupted", "failed", or "mismatch": a
+ * calibrated rigid run under `--strict` whose impacts did not all map; with @p error the reason
  * of a failure, e.g. cr_system_last_error, stored with the failure time), closes
  * the file and, only when every write and the close succeeded, renames it into
  * place. A failed run keeps its file this way. On a write error nothing is
@@ -104,5 +106,13 @@ CR_EXPORT const char *cr_store_path(const cr_store *store);
 CR_EXPORT size_t cr_store_recovered_count(const cr_store *store);
 /** @return the new path of the k-th, or NULL out of range. */
 CR_EXPORT const char *cr_store_recovered_path(const cr_store *store, size_t k);
+
+/**
+ * A calibrated rigid run (cradle/calibrated.h): writes its mismatches as the
+ * table /rigid_mismatches and their count as the root attribute
+ * `rigid_mismatches` (docs/hdf5-layout.md), before cr_store_commit.
+ * @return CR_OK or CR_ERR_HDF5.
+ */
+CR_EXPORT int cr_store_write_mismatches(cr_store *store, const cr_rigid_mismatch *m, size_t n);
 
 #endif

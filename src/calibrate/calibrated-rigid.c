@@ -39,8 +39,8 @@ struct cr_calibrated_rigid {
 
 const char *cr_mismatch_kind_name(cr_mismatch_kind kind)
 {
-    static const char *const names[] = {"bodies", "repeat", "none"};
-    return (unsigned)kind < 3 ? names[kind] : "unknown";
+    static const char *const names[] = {"bodies", "repeat", "none", "missed"};
+    return (unsigned)kind < 4 ? names[kind] : "unknown";
 }
 
 void cr_calibrated_rigid_destroy(cr_calibrated_rigid *c)
@@ -226,6 +226,13 @@ int cr_calibrated_rigid_attach(cr_calibrated_rigid *c, cr_system *rigid, const c
     if (rc == CR_OK)
         rc = cr_system_rigid_clamp_kappa(rigid, 1);
     return rc;
+}
+
+void cr_calibrated_rigid_finish(cr_calibrated_rigid *c, double t_end)
+{
+    for (size_t k = 0; c && k < c->n; k++)
+        if (!c->col[k].applied && c->col[k].t0 <= t_end)
+            note(c, NAN, 0, 0, (long)k, CR_MISMATCH_MISSED);
 }
 
 const cr_rigid_mismatch *cr_calibrated_rigid_mismatches(const cr_calibrated_rigid *c, size_t *n)

@@ -1031,7 +1031,7 @@ int cr_store_commit(cr_store *st, const char *status, const char *error)
 {
     CR_CHECK(st && status, st ? st->err : NULL, CR_ERR_INVALID);
     CR_CHECK(strcmp(status, "complete") == 0 || strcmp(status, "interrupted") == 0 ||
-                 strcmp(status, "failed") == 0,
+                 strcmp(status, "failed") == 0 || strcmp(status, "mismatch") == 0,
              st->err, CR_ERR_INVALID);
     if (st->state == ST_DEAD)
         return st->rc;
@@ -1506,4 +1506,59 @@ int cr_store_write_collisions(cr_store *st, const cr_monitor *mon)
     if (write_collisions(st, mon) < 0)
         return store_fail(st, "writing /collisions");
     return CR_OK;
+}
+
+/* ---- the mismatches of a calibrated rigid run ----------------------------------- */
+
+typedef struct {
+    double t, t_collision;
+    int64_t first_body, last_body, collision, collision_first_body, collision_last_body;
+    char kind[8];
+} mismatch_row;
+
+int cr_store_write_mismatches(cr_store *st, const cr_rigid_mismatch *m, size_t n)
+{
+    CR_CHECK(st && (m || n == 0), st ? st->err : NULL, CR_ERR_INVALID);
+    if (st->state == ST_DEAD)
+        return st->rc;
+    CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
+    mismatch_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    hid_t kind = cr_h5_fixed_string(sizeof rows->kind);
+    if (!rows || kind < 0) {
+        free(rows);
+        if (kind >= 0)
+            H5Tclose(kind);
+        return store_fail(st, "writing /rigid_mismatches");
+    }
+    for (size_t k = 0; k < n; k++) {
+        rows[k] = (mismatch_row){m[k].t,
+                                 m[k].t_collision,
+                                 (int64_t)m[k].first_body,
+                                 (int64_t)m[k].last_body,
+                                 m[k].collision,
+                                 (int64_t)m[k].collision_first_body,
+                                 (int64_t)m[k].collision_last_body,
+                                 ""};
+        snprintf(rows[k].kind, sizeof rows[k].kind, "%s", cr_mismatch_kind_name(m[k].kind));
+    }
+    const cr_h5_column c[] = {
+        CR_H5_COL(mismatch_row, t, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(mismatch_row, first_body, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(mismatch_row, last_body, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(mismatch_row, collision, H5T_NATIVE_INT64,
+                  "1 (row of /collisions of the "
+                  "compliant run; -1: none)"),
+        CR_H5_COL(mismatch_row, t_collision, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(mismatch_row, collision_first_body, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(mismatch_row, collision_last_body, H5T_NATIVE_INT64, "1"),
+        CR_H5_COL(mismatch_row, kind, kind, "bodies, repeat or none"),
+    };
+    int e = cr_h5_write_table(st->file, "rigid_mismatches", sizeof(mismatch_row), c,
+                              sizeof c / sizeof c[0], rows, n,
+                              "rigid impacts of a calibrated run that did not map one to one to "
+                              "a compliant collision (cradle/calibrated.h)");
+    e |= cr_h5_attr_int64(st->file, "rigid_mismatches", (int64_t)n);
+    H5Tclose(kind);
+    free(rows);
+    return e < 0 ? store_fail(st, "writing /rigid_mismatches") : CR_OK;
 }
