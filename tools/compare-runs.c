@@ -115,6 +115,12 @@ static int run_one(one_run *r, const cr_model *model, const char *name, const ch
 
 /* ---- output -------------------------------------------------------------------- */
 
+/* Rows of a comparison: the pairs, then the collisions left on either side. */
+static size_t row_count(const cr_compare_runs_summary *s)
+{
+    return s->matched + s->unmatched_compliant + s->unmatched_rigid;
+}
+
 static void print_table(const one_run *c, const one_run *v, size_t nv)
 {
     printf("compliant run: %zu collisions, %.6g s (%s), %.3f s wall\n",
@@ -125,48 +131,64 @@ static void print_table(const one_run *c, const one_run *v, size_t nv)
         printf("\nrigid %s: law %s\n  %zu collisions, %.6g s (%s), %.3f s wall%s%s\n",
                r->args.rigid, r->law, r->sum.collisions_rigid, cr_system_get_time(r->sys),
                cr_system_end_reason(r->sys), r->wall, r->error[0] ? "; failed: " : "", r->error);
-        printf("  %9s %12s %11s %10s %10s %11s %11s %11s %5s\n", "collision", "t compl. s",
+        printf("  %5s %5s %12s %11s %10s %10s %11s %11s %11s %5s\n", "compl", "rigid", "t compl. s",
                "phase s", "|du-|/V", "|du+|/V", "dT+/T-", "next c. s", "next r. s", "ep c/r");
-        for (size_t k = 0; k < r->sum.matched && k < SHOWN_COLLISIONS; k++) {
+        size_t n = row_count(&r->sum);
+        for (size_t k = 0; k < n && k < SHOWN_COLLISIONS; k++) {
             const cr_compare_runs_row *w = &r->rows[k];
-            printf("  %9zu %12.6f %11.3e %10.3e %10.3e %11.3e %11.6f %11.6f %2zu/%-2zu%s\n", k + 1,
-                   w->t_compliant, w->phase, w->velocity_before_error, w->velocity_after_error,
-                   w->energy_error, w->next_compliant, w->next_rigid, w->episodes_compliant,
-                   w->episodes_rigid, w->same_bodies ? "" : " bodies differ");
+            char c[24] = "-", g[24] = "-";
+            if (w->collision >= 0)
+                snprintf(c, sizeof c, "%ld", w->collision);
+            if (w->rigid_collision >= 0)
+                snprintf(g, sizeof g, "%ld", w->rigid_collision);
+            printf("  %5s %5s %12.6f %11.3e %10.3e %10.3e %11.3e %11.6f %11.6f %2zu/%-2zu%s\n", c,
+                   g, w->collision >= 0 ? w->t_compliant : w->t_rigid, w->phase,
+                   w->velocity_before_error, w->velocity_after_error, w->energy_error,
+                   w->next_compliant, w->next_rigid, w->episodes_compliant, w->episodes_rigid,
+                   w->collision < 0         ? " no compliant collision"
+                   : w->rigid_collision < 0 ? " no rigid collision"
+                   : w->same_bodies         ? ""
+                                            : " bodies differ");
         }
-        if (r->sum.matched > SHOWN_COLLISIONS)
-            printf("  ... (%zu more: --csv or --json for all)\n",
-                   r->sum.matched - SHOWN_COLLISIONS);
+        if (n > SHOWN_COLLISIONS)
+            printf("  ... (%zu more: --csv or --json for all)\n", n - SHOWN_COLLISIONS);
     }
-    printf("\nsummary (collision k of each run matched by order; V: max |u-| of the compliant "
-           "collision)\n");
-    printf("  %-14s %9s %8s %10s %10s %10s %11s %9s %9s %9s\n", "variant", "coll. c/r", "matched",
-           "max du+/V", "mean du+/V", "max dT+/T-", "drift s", "drift/dt", "decay c", "decay r");
+    printf("\nsummary (collisions paired by time and bodies within the collision window "
+           "W = %.3g s, numbered from 0; errors over the pairs; V: max |u-| of the compliant "
+           "collision)\n",
+           nv ? v[0].sum.window : NAN);
+    printf("  %-14s %9s %8s %9s %10s %10s %10s %11s %9s %9s %9s\n", "variant", "coll. c/r",
+           "matched", "left c/r", "max du+/V", "mean du+/V", "max dT+/T-", "drift s", "drift/dt",
+           "decay c", "decay r");
     for (size_t i = 0; i < nv; i++) {
         const cr_compare_runs_summary *s = &v[i].sum;
-        printf("  %-14s %4zu/%-4zu %8zu %10.3e %10.3e %10.3e %11.3e %9.2e %9.6f %9.6f\n",
+        printf("  %-14s %4zu/%-4zu %8zu %4zu/%-4zu %10.3e %10.3e %10.3e %11.3e %9.2e %9.6f "
+               "%9.6f\n",
                v[i].args.rigid, s->collisions_compliant, s->collisions_rigid, s->matched,
-               s->max_velocity_error, s->mean_velocity_error, s->max_energy_error, s->phase_drift,
+               s->unmatched_compliant, s->unmatched_rigid, s->max_velocity_error,
+               s->mean_velocity_error, s->max_energy_error, s->phase_drift,
                s->phase_drift / s->mean_interval, s->decay_compliant, s->decay_rigid);
     }
 }
 
 static void print_csv(const one_run *v, size_t nv)
 {
-    printf("variant,law,collision,t_compliant,t_rigid,phase,next_compliant,next_rigid,speed,"
+    printf("variant,law,collision,rigid_collision,t_compliant,t_rigid,phase,next_compliant,"
+           "next_rigid,speed,"
            "velocity_before_error,velocity_after_error,T_minus_compliant,T_minus_rigid,"
            "T_plus_compliant,T_plus_rigid,energy_error,kappa_compliant,kappa_rigid,"
            "episodes_compliant,episodes_rigid,same_bodies\n");
     for (size_t i = 0; i < nv; i++)
-        for (size_t k = 0; k < v[i].sum.matched; k++) {
+        for (size_t k = 0; k < row_count(&v[i].sum); k++) {
             const cr_compare_runs_row *w = &v[i].rows[k];
-            printf("%s,\"%s\",%zu,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+            printf("%s,\"%s\",%ld,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
                    "%.17g,%.17g,%.17g,%.17g,%.17g,%zu,%zu,%d\n",
-                   v[i].args.rigid, v[i].law, w->collision, w->t_compliant, w->t_rigid, w->phase,
-                   w->next_compliant, w->next_rigid, w->speed, w->velocity_before_error,
-                   w->velocity_after_error, w->T_minus_compliant, w->T_minus_rigid,
-                   w->T_plus_compliant, w->T_plus_rigid, w->energy_error, w->kappa_compliant,
-                   w->kappa_rigid, w->episodes_compliant, w->episodes_rigid, w->same_bodies);
+                   v[i].args.rigid, v[i].law, w->collision, w->rigid_collision, w->t_compliant,
+                   w->t_rigid, w->phase, w->next_compliant, w->next_rigid, w->speed,
+                   w->velocity_before_error, w->velocity_after_error, w->T_minus_compliant,
+                   w->T_minus_rigid, w->T_plus_compliant, w->T_plus_rigid, w->energy_error,
+                   w->kappa_compliant, w->kappa_rigid, w->episodes_compliant, w->episodes_rigid,
+                   w->same_bodies);
         }
 }
 
@@ -174,6 +196,8 @@ static json_object *json_row(const cr_compare_runs_row *w)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "collision", json_object_new_int64((int64_t)w->collision));
+    json_object_object_add(o, "rigid_collision",
+                           json_object_new_int64((int64_t)w->rigid_collision));
     json_object_object_add(o, "t_compliant", tools_json_number(w->t_compliant));
     json_object_object_add(o, "t_rigid", tools_json_number(w->t_rigid));
     json_object_object_add(o, "phase", tools_json_number(w->phase));
@@ -204,6 +228,11 @@ static json_object *json_summary(const cr_compare_runs_summary *s)
     json_object_object_add(o, "collisions_rigid",
                            json_object_new_int64((int64_t)s->collisions_rigid));
     json_object_object_add(o, "matched", json_object_new_int64((int64_t)s->matched));
+    json_object_object_add(o, "unmatched_compliant",
+                           json_object_new_int64((int64_t)s->unmatched_compliant));
+    json_object_object_add(o, "unmatched_rigid",
+                           json_object_new_int64((int64_t)s->unmatched_rigid));
+    json_object_object_add(o, "window", tools_json_number(s->window));
     json_object_object_add(o, "max_velocity_error", tools_json_number(s->max_velocity_error));
     json_object_object_add(o, "mean_velocity_error", tools_json_number(s->mean_velocity_error));
     json_object_object_add(o, "max_energy_error", tools_json_number(s->max_energy_error));
@@ -235,7 +264,7 @@ static int print_json(const char *source, const one_run *c, const one_run *v, si
         json_object_object_add(x, "error", json_object_new_string(v[i].error));
         json_object_object_add(x, "wall_time", tools_json_number(v[i].wall));
         json_object_object_add(x, "summary", json_summary(&v[i].sum));
-        for (size_t k = 0; k < v[i].sum.matched; k++)
+        for (size_t k = 0; k < row_count(&v[i].sum); k++)
             json_object_array_add(rows, json_row(&v[i].rows[k]));
         json_object_object_add(x, "rows", rows);
         json_object_array_add(vs, x);
@@ -251,7 +280,7 @@ static int print_json(const char *source, const one_run *c, const one_run *v, si
 static int compare_all(one_run *c, one_run *v, size_t nv)
 {
     for (size_t i = 0; i < nv; i++) {
-        size_t n = cr_monitor_collision_count(c->mon);
+        size_t n = cr_monitor_collision_count(c->mon) + cr_monitor_collision_count(v[i].mon);
         if (!(v[i].rows = calloc(n ? n : 1, sizeof(cr_compare_runs_row))))
             return EXIT_RUN;
         if (cr_compare_runs(c->mon, v[i].mon, v[i].rows, n, &v[i].sum) != CR_OK) {

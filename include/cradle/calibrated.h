@@ -11,8 +11,10 @@
  * impact then takes in every body of that collision (cr_system_rigid_set_span:
  * gaps closed for the law) and the energetic law applies the collision's
  * impulse ratios α over all its contacts and its κ once, for the whole
- * collision. The fields act in the rigid flight after the impact, as they act
- * during the compliant collision, so their work is not applied twice.
+ * collision, κ with the fields' exact work over the collision taken out
+ * (cr_collision_info kappa, cr_calibrated_rigid_kappa): the fields act in the
+ * rigid flight after the impact, as they act during the compliant collision,
+ * so they are not applied twice.
  *
  * What does not map one to one is listed, never silently patched:
  * - CR_MISMATCH_BODIES: the impact, widened, does not hold the collision's
@@ -84,6 +86,9 @@ CR_EXPORT void cr_calibrated_rigid_finish(cr_calibrated_rigid *c, double t_end);
 /** The mismatches of the last run attached, in order; count in *n. */
 CR_EXPORT const cr_rigid_mismatch *cr_calibrated_rigid_mismatches(const cr_calibrated_rigid *c,
                                                                   size_t *n);
+/** The κ collision @p k lends: (T⁺ − W_field)/T⁻, the monitor's; NaN out of
+ * range. */
+CR_EXPORT double cr_calibrated_rigid_kappa(const cr_calibrated_rigid *c, size_t k);
 /** Compliant collisions, and how many the last run applied. */
 CR_EXPORT size_t cr_calibrated_rigid_collisions(const cr_calibrated_rigid *c, size_t *applied);
 

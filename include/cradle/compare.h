@@ -208,10 +208,13 @@ CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);
  * the whole run: the compliant run against a rigid one (docs/compare.md,
  * "Compare over a run").
  *
- * Collisions (monitor.h) are matched by their order: collision k of one run
- * with collision k of the other; among rigid collisions that start at the
- * same instant (resolved at once, in no physical order) the compliant
- * collision takes the one with its bodies. Per matched collision: when it starts in
+ * Collisions (monitor.h) are paired by time and bodies, never by order: in
+ * the order of the compliant collisions, each takes the rigid collision not
+ * yet taken that shares a moving body with it and starts nearest in time,
+ * within the window W (the compliant monitor's collision window τ,
+ * cr_monitor_collision_window; any time when τ is 0), the one with the same
+ * bodies first on a tie. Collisions left on either side are rows of their
+ * own, never shifted into the next pair. Per matched collision: when it starts in
  * each run (the phase), the pre- and post-collision velocities of every body
  * of either (u⁻ of its first joining, u⁺ of its last episode's end), the
  * kinetic energies, and the time to the next collision. Over the run: the
@@ -222,10 +225,12 @@ CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);
  * nothing itself.
  */
 
-/** Collision k of both runs. Velocity errors are relative to the collision's speed scale. */
+/** A pair of collisions, or one left unmatched. Velocity errors are relative to
+ * the compliant collision's speed scale; NaN where a side is missing. */
 typedef struct {
-    size_t collision;             /**< k (0-based) */
-    double t_compliant, t_rigid;  /**< start of collision k in each run, s */
+    long collision;               /**< the compliant collision (0-based), −1: none */
+    long rigid_collision;         /**< the rigid collision paired with it (0-based), −1: none */
+    double t_compliant, t_rigid;  /**< their starts, s (NaN: no such collision) */
     double phase;                 /**< t_rigid − t_compliant, s */
     double next_compliant;        /**< t(k + 1) − t(k) in the compliant run (NaN: last), s */
     double next_rigid;            /**< the same in the rigid run, s */
@@ -247,15 +252,18 @@ typedef struct {
 /** The whole run. */
 typedef struct {
     size_t collisions_compliant, collisions_rigid; /**< collisions of each run */
-    size_t matched;                                /**< min of the two: the rows */
-    double max_velocity_error;                     /**< largest velocity_after_error of the rows */
-    double mean_velocity_error;                    /**< its mean */
-    double max_energy_error;                       /**< largest |energy_error| */
-    double phase_drift;                            /**< phase of the last row, s (NaN: no row) */
-    double max_phase;                              /**< largest |phase|, s */
-    double mean_interval;   /**< mean compliant time between collisions, s (NaN: < 2) */
-    double decay_compliant; /**< Π κ over the matched collisions, compliant */
-    double decay_rigid;     /**< the same, rigid */
+    size_t matched;                                /**< pairs: rows 0 … matched − 1 */
+    size_t unmatched_compliant; /**< then the compliant collisions left unpaired */
+    size_t unmatched_rigid;     /**< then the rigid ones */
+    double window;              /**< W, s (INFINITY: any time) */
+    double max_velocity_error;  /**< largest velocity_after_error of the rows */
+    double mean_velocity_error; /**< its mean */
+    double max_energy_error;    /**< largest |energy_error| */
+    double phase_drift;         /**< phase of the last row, s (NaN: no row) */
+    double max_phase;           /**< largest |phase|, s */
+    double mean_interval;       /**< mean compliant time between collisions, s (NaN: < 2) */
+    double decay_compliant;     /**< Π κ over the matched collisions, compliant */
+    double decay_rigid;         /**< the same, rigid */
 } cr_compare_runs_summary;
 
 /** One rigid variant compared with the compliant run (what the store writes). */
@@ -264,14 +272,16 @@ typedef struct {
     const char *law;                 /**< cr_system_rigid_law: the law and its parameters */
     const char *end_reason;          /**< why the rigid run ended */
     const char *error;               /**< empty, or why the rigid run failed (rows up to there) */
-    const cr_compare_runs_row *rows; /**< summary.matched rows */
+    const cr_compare_runs_row *rows; /**< matched + unmatched_compliant + unmatched_rigid rows */
     cr_compare_runs_summary summary;
 } cr_compare_runs_variant;
 
 /**
  * Compares the collisions of two finished monitors (cr_monitor_finish called)
  * of the same model. @p rows receives up to @p cap rows (may be NULL with cap
- * 0: the summary still covers every matched collision). @return CR_OK, or
+ * 0: the summary still covers every collision): the pairs in the compliant
+ * order, then the compliant collisions left, then the rigid ones left; at most
+ * collisions_compliant + collisions_rigid. @return CR_OK, or
  * CR_ERR_INVALID for a NULL monitor or different dimensions or body counts.
  */
 CR_EXPORT int cr_compare_runs(const cr_monitor *compliant, const cr_monitor *rigid,

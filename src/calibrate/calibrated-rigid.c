@@ -54,7 +54,14 @@ void cr_calibrated_rigid_destroy(cr_calibrated_rigid *c)
     free(c);
 }
 
-/* Collision k of the monitor into c->col[k] and its α row. */
+/* Collision k of the monitor into c->col[k] and its α row. κ is the
+ * monitor's, the fields' exact work over the collision taken out of T⁺: the
+ * rigid flight after the impact does that work again over the collision's
+ * span. (κ with the fields' impulse taken out of u⁺ instead, as the
+ * comparator's field-corrected mode measures it, reproduces each collision's
+ * u⁺ − J/m to 1e-15 V, but predicts the 25-s damped cradles worse: mean
+ * |du⁺|/V 6.4-7.0 % against 1.2 % on 3 to 7 balls, energy decay off by up to
+ * 6 % against 0.3 %; docs/compare.md.) */
 static void read_collision(cr_calibrated_rigid *c, const cr_monitor *mon, size_t k)
 {
     cr_collision_info info;
@@ -240,6 +247,11 @@ const cr_rigid_mismatch *cr_calibrated_rigid_mismatches(const cr_calibrated_rigi
     if (n)
         *n = c ? c->nmis : 0;
     return c && c->nmis ? c->mis : NULL;
+}
+
+double cr_calibrated_rigid_kappa(const cr_calibrated_rigid *c, size_t k)
+{
+    return c && k < c->n ? c->col[k].kappa : NAN;
 }
 
 size_t cr_calibrated_rigid_collisions(const cr_calibrated_rigid *c, size_t *applied)

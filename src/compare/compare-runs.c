@@ -4,6 +4,7 @@
  * from the monitors' collisions: nothing is rerun.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cradle/compare.h"
@@ -91,73 +92,114 @@ static double start_of(const cr_monitor *mon, size_t k)
     return cr_monitor_get_collision(mon, k, &c) == CR_OK ? c.t_start : NAN;
 }
 
-/* The rigid collision compared with compliant collision k: collision k,
- * except among rigid collisions starting at the same instant (a rigid run
- * resolves several at once, in no physical order: the two wall hits of a
- * symmetric pool), where compliant collision k takes the one of that group
- * with its bodies (the r-th such, r its rank among the compliant ones of the
- * group with those bodies). */
-static size_t rigid_match(const cr_monitor *cm, const cr_monitor *rm, size_t k, size_t n)
+/* 1 when the collisions share a body that moves (a wall or floor shared by
+ * two distant impacts pairs nothing). */
+static int share_moving(const cr_monitor *cm, size_t kc, const cr_monitor *rm, size_t kr)
 {
-    double t = start_of(rm, k);
-    size_t a = k, b = k + 1, rank = 0;
-    while (a > 0 && start_of(rm, a - 1) == t)
-        a--;
-    while (b < n && start_of(rm, b) == t)
-        b++;
-    if (b - a == 1 || same_bodies(cm, k, rm, k))
-        return k;
-    for (size_t c = a; c < k; c++)
-        rank += same_bodies(cm, c, cm, k);
-    for (size_t j = a; j < b; j++)
-        if (same_bodies(cm, k, rm, j) && rank-- == 0)
-            return j;
-    return k;
+    size_t na = 0, nb = 0, nm = 0;
+    const size_t *a = cr_monitor_collision_bodies(cm, kc, &na);
+    const size_t *b = cr_monitor_collision_bodies(rm, kr, &nb);
+    const double *mass = NULL;
+    for (size_t i = 0; a && i < na; i++)
+        for (size_t j = 0; b && j < nb; j++) {
+            if (a[i] != b[j])
+                continue;
+            /* the collision's masses are per episode: ask the first episode holding it */
+            size_t ne = 0;
+            const size_t *eps = cr_monitor_collision_episodes(cm, kc, &ne);
+            for (size_t e = 0; e < ne; e++) {
+                size_t n = 0;
+                const size_t *bodies = cr_monitor_bodies(cm, eps[e], &n);
+                mass = cr_monitor_masses(cm, eps[e], &nm);
+                for (size_t q = 0; q < n; q++)
+                    if (bodies[q] == a[i])
+                        return isfinite(mass[q]);
+            }
+        }
+    return 0;
 }
 
-static void fill_row(const cr_monitor *cm, const cr_monitor *rm, size_t k, size_t n, int dim,
+/* Pairs the collisions (cradle/compare.h): pair[kc] = the rigid collision of
+ * compliant collision kc, or −1; taken[kr] marks the rigid ones paired. */
+static void pair_collisions(const cr_monitor *cm, const cr_monitor *rm, double window, long *pair,
+                            char *taken)
+{
+    size_t nc = cr_monitor_collision_count(cm), nr = cr_monitor_collision_count(rm);
+    for (size_t kc = 0; kc < nc; kc++) {
+        double tc = start_of(cm, kc), best = INFINITY;
+        int best_same = 0;
+        pair[kc] = -1;
+        for (size_t kr = 0; kr < nr; kr++) {
+            double d = fabs(start_of(rm, kr) - tc);
+            if (taken[kr] || !(d <= window) || !share_moving(cm, kc, rm, kr))
+                continue;
+            int same = same_bodies(cm, kc, rm, kr);
+            if (d < best || (d == best && same && !best_same)) {
+                best = d;
+                best_same = same;
+                pair[kc] = (long)kr;
+            }
+        }
+        if (pair[kc] >= 0)
+            taken[pair[kc]] = 1;
+    }
+}
+
+static void fill_row(const cr_monitor *cm, const cr_monitor *rm, long k, long j, int dim,
                      cr_compare_runs_row *w)
 {
-    cr_collision_info c, r;
-    size_t j = rigid_match(cm, rm, k, n);
-    cr_monitor_get_collision(cm, k, &c);
-    cr_monitor_get_collision(rm, j, &r);
+    cr_collision_info c = {0}, r = {0};
     memset(w, 0, sizeof(*w));
     w->collision = k;
-    w->t_compliant = c.t_start;
-    w->t_rigid = r.t_start;
-    w->phase = r.t_start - c.t_start;
-    w->next_compliant = next_interval(cm, k, &c);
-    w->next_rigid = next_interval(rm, j, &r);
-    w->speed = collision_speed(cm, k, dim);
+    w->rigid_collision = j;
+    int hc = k >= 0 && cr_monitor_get_collision(cm, (size_t)k, &c) == CR_OK;
+    int hr = j >= 0 && cr_monitor_get_collision(rm, (size_t)j, &r) == CR_OK;
+    w->t_compliant = hc ? c.t_start : NAN;
+    w->t_rigid = hr ? r.t_start : NAN;
+    w->phase = w->t_rigid - w->t_compliant;
+    w->next_compliant = hc ? next_interval(cm, (size_t)k, &c) : NAN;
+    w->next_rigid = hr ? next_interval(rm, (size_t)j, &r) : NAN;
+    w->speed = hc ? collision_speed(cm, (size_t)k, dim) : NAN;
+    w->T_minus_compliant = hc ? c.T_minus : NAN;
+    w->T_minus_rigid = hr ? r.T_minus : NAN;
+    w->T_plus_compliant = hc ? c.T_plus : NAN;
+    w->T_plus_rigid = hr ? r.T_plus : NAN;
+    w->kappa_compliant = hc ? c.kappa : NAN;
+    w->kappa_rigid = hr ? r.kappa : NAN;
+    w->episodes_compliant = hc ? c.episode_count : 0;
+    w->episodes_rigid = hr ? r.episode_count : 0;
+    w->energy_error = w->velocity_before_error = w->velocity_after_error = NAN;
+    if (!hc || !hr)
+        return;
     w->same_bodies = 1;
     double s = w->speed > 0.0 ? w->speed : 1.0;
-    w->velocity_before_error = velocity_error(cm, rm, k, j, 0, dim, &w->same_bodies) / s;
-    w->velocity_after_error = velocity_error(cm, rm, k, j, 1, dim, &w->same_bodies) / s;
-    w->T_minus_compliant = c.T_minus;
-    w->T_minus_rigid = r.T_minus;
-    w->T_plus_compliant = c.T_plus;
-    w->T_plus_rigid = r.T_plus;
+    w->velocity_before_error =
+        velocity_error(cm, rm, (size_t)k, (size_t)j, 0, dim, &w->same_bodies) / s;
+    w->velocity_after_error =
+        velocity_error(cm, rm, (size_t)k, (size_t)j, 1, dim, &w->same_bodies) / s;
     w->energy_error = (r.T_plus - c.T_plus) / c.T_minus;
-    w->kappa_compliant = c.kappa;
-    w->kappa_rigid = r.kappa;
-    w->episodes_compliant = c.episode_count;
-    w->episodes_rigid = r.episode_count;
 }
 
-/* Π κ over collisions 0 … last: the kinetic energy the impacts kept, the
- * fields' work taken out (a pendulum's swing between collisions changes T
- * without dissipating anything). */
-static double decay(const cr_monitor *mon, size_t last)
+/* Π κ over the paired collisions of one side: the kinetic energy the impacts
+ * kept, the fields' work taken out (a pendulum's swing between collisions
+ * changes T without dissipating anything). */
+static double decay(const cr_monitor *mon, const long *index, size_t n)
 {
     double p = 1.0;
-    for (size_t k = 0; k <= last; k++) {
+    for (size_t k = 0; k < n; k++) {
         cr_collision_info c;
-        if (cr_monitor_get_collision(mon, k, &c) != CR_OK)
+        if (cr_monitor_get_collision(mon, (size_t)index[k], &c) != CR_OK)
             return NAN;
         p *= c.kappa;
     }
     return p;
+}
+
+static void add_row(cr_compare_runs_row *rows, size_t cap, size_t *n, const cr_compare_runs_row *w)
+{
+    if (*n < cap)
+        rows[*n] = *w;
+    (*n)++;
 }
 
 int cr_compare_runs(const cr_monitor *compliant, const cr_monitor *rigid, cr_compare_runs_row *rows,
@@ -170,33 +212,61 @@ int cr_compare_runs(const cr_monitor *compliant, const cr_monitor *rigid, cr_com
         return CR_ERR_INVALID;
     cr_compare_runs_summary *s = summary;
     memset(s, 0, sizeof(*s));
-    s->collisions_compliant = cr_monitor_collision_count(compliant);
-    s->collisions_rigid = cr_monitor_collision_count(rigid);
-    s->matched = s->collisions_compliant < s->collisions_rigid ? s->collisions_compliant
-                                                               : s->collisions_rigid;
+    size_t nc = s->collisions_compliant = cr_monitor_collision_count(compliant);
+    size_t nr = s->collisions_rigid = cr_monitor_collision_count(rigid);
+    double tau = cr_monitor_collision_window(compliant, NULL);
+    s->window = tau > 0.0 ? tau : INFINITY;
+    long *pair = malloc((nc ? nc : 1) * sizeof(long));
+    long *mc = malloc((nc ? nc : 1) * sizeof(long)), *mr = malloc((nc ? nc : 1) * sizeof(long));
+    char *taken = calloc(nr ? nr : 1, 1);
+    if (!pair || !mc || !mr || !taken) {
+        free(pair);
+        free(mc);
+        free(mr);
+        free(taken);
+        return CR_ERR_NOMEM;
+    }
+    pair_collisions(compliant, rigid, s->window, pair, taken);
     s->phase_drift = s->mean_interval = s->decay_compliant = s->decay_rigid = NAN;
     double sum = 0.0;
-    for (size_t k = 0; k < s->matched; k++) {
-        cr_compare_runs_row w;
-        fill_row(compliant, rigid, k, s->matched, dim, &w);
-        if (k < cap)
-            rows[k] = w;
+    size_t n = 0;
+    cr_compare_runs_row w;
+    for (size_t k = 0; k < nc; k++) {
+        if (pair[k] < 0)
+            continue;
+        fill_row(compliant, rigid, (long)k, pair[k], dim, &w);
+        add_row(rows, cap, &n, &w);
+        mc[s->matched] = (long)k;
+        mr[s->matched++] = pair[k];
         s->max_velocity_error = fmax(s->max_velocity_error, w.velocity_after_error);
         sum += w.velocity_after_error;
         s->max_energy_error = fmax(s->max_energy_error, fabs(w.energy_error));
         s->max_phase = fmax(s->max_phase, fabs(w.phase));
         s->phase_drift = w.phase;
     }
+    for (size_t k = 0; k < nc; k++)
+        if (pair[k] < 0) {
+            fill_row(compliant, rigid, (long)k, -1, dim, &w);
+            add_row(rows, cap, &n, &w);
+            s->unmatched_compliant++;
+        }
+    for (size_t k = 0; k < nr; k++)
+        if (!taken[k]) {
+            fill_row(compliant, rigid, -1, (long)k, dim, &w);
+            add_row(rows, cap, &n, &w);
+            s->unmatched_rigid++;
+        }
     if (s->matched) {
         s->mean_velocity_error = sum / (double)s->matched;
-        s->decay_compliant = decay(compliant, s->matched - 1);
-        s->decay_rigid = decay(rigid, s->matched - 1);
+        s->decay_compliant = decay(compliant, mc, s->matched);
+        s->decay_rigid = decay(rigid, mr, s->matched);
     }
-    if (s->collisions_compliant >= 2) {
-        cr_collision_info a, b;
-        cr_monitor_get_collision(compliant, 0, &a);
-        cr_monitor_get_collision(compliant, s->collisions_compliant - 1, &b);
-        s->mean_interval = (b.t_start - a.t_start) / (double)(s->collisions_compliant - 1);
-    }
+    if (nc >= 2)
+        s->mean_interval =
+            (start_of(compliant, nc - 1) - start_of(compliant, 0)) / (double)(nc - 1);
+    free(pair);
+    free(mc);
+    free(mr);
+    free(taken);
     return CR_OK;
 }

@@ -19,7 +19,7 @@
 
 typedef struct {
     char variant[NAME_LEN];
-    int64_t collision;
+    int64_t collision, rigid_collision;
     double t_compliant, t_rigid, phase, next_compliant, next_rigid, speed;
     double velocity_before_error, velocity_after_error;
     double T_minus_compliant, T_minus_rigid, T_plus_compliant, T_plus_rigid, energy_error;
@@ -33,7 +33,8 @@ typedef struct {
     char law[LAW_LEN];
     char end_reason[LAW_LEN];
     char error[LAW_LEN];
-    int64_t collisions_compliant, collisions_rigid, matched;
+    int64_t collisions_compliant, collisions_rigid, matched, unmatched_compliant, unmatched_rigid;
+    double window;
     double max_velocity_error, mean_velocity_error, max_energy_error;
     double phase_drift, max_phase, mean_interval, decay_compliant, decay_rigid;
 } run_summary_out;
@@ -48,6 +49,7 @@ static void row_out(run_row_out *o, const char *variant, const cr_compare_runs_r
 {
     snprintf(o->variant, NAME_LEN, "%s", variant);
     o->collision = (int64_t)r->collision;
+    o->rigid_collision = (int64_t)r->rigid_collision;
     o->t_compliant = r->t_compliant;
     o->t_rigid = r->t_rigid;
     o->phase = r->phase;
@@ -68,21 +70,29 @@ static void row_out(run_row_out *o, const char *variant, const cr_compare_runs_r
     o->same_bodies = (int8_t)r->same_bodies;
 }
 
+/* The pairs, then the collisions left on either side (cradle/compare.h). */
+static size_t rows_of(const cr_compare_runs_summary *s)
+{
+    return s->matched + s->unmatched_compliant + s->unmatched_rigid;
+}
+
 static int write_rows(hid_t g, const runs_ctx *c)
 {
     size_t n = 0, at = 0;
     for (size_t v = 0; v < c->n; v++)
-        n += c->v[v].summary.matched;
+        n += rows_of(&c->v[v].summary);
     run_row_out *rows = calloc(n ? n : 1, sizeof(*rows));
     if (!rows)
         return -1;
     for (size_t v = 0; v < c->n; v++)
-        for (size_t k = 0; k < c->v[v].summary.matched; k++)
+        for (size_t k = 0; k < rows_of(&c->v[v].summary); k++)
             row_out(&rows[at++], c->v[v].name, &c->v[v].rows[k]);
     hid_t sn = cr_h5_fixed_string(NAME_LEN), D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64;
     const cr_h5_column col[] = {
         CR_H5_COL(run_row_out, variant, sn, "1 (rigid variant)"),
-        CR_H5_COL(run_row_out, collision, I, "1 (index of /collisions, both runs)"),
+        CR_H5_COL(run_row_out, collision, I, "1 (row of the compliant /collisions; -1: none)"),
+        CR_H5_COL(run_row_out, rigid_collision, I,
+                  "1 (the rigid run's collision paired; -1: none)"),
         CR_H5_COL(run_row_out, t_compliant, D, "s"),
         CR_H5_COL(run_row_out, t_rigid, D, "s"),
         CR_H5_COL(run_row_out, phase, D, "s (t_rigid - t_compliant)"),
@@ -103,8 +113,10 @@ static int write_rows(hid_t g, const runs_ctx *c)
         CR_H5_COL(run_row_out, same_bodies, H5T_NATIVE_INT8,
                   "1 (both collisions hold the same bodies)"),
     };
-    int e = cr_h5_write_table(g, "runs", sizeof(run_row_out), col, sizeof col / sizeof col[0], rows,
-                              n, "one row per rigid variant and matched collision");
+    int e =
+        cr_h5_write_table(g, "runs", sizeof(run_row_out), col, sizeof col / sizeof col[0], rows, n,
+                          "per rigid variant: the collisions paired by time and bodies, then "
+                          "those left unpaired on either side");
     H5Tclose(sn);
     free(rows);
     return e;
@@ -126,6 +138,9 @@ static int write_summary(hid_t g, const runs_ctx *c)
         o->collisions_compliant = (int64_t)s->collisions_compliant;
         o->collisions_rigid = (int64_t)s->collisions_rigid;
         o->matched = (int64_t)s->matched;
+        o->unmatched_compliant = (int64_t)s->unmatched_compliant;
+        o->unmatched_rigid = (int64_t)s->unmatched_rigid;
+        o->window = s->window;
         o->max_velocity_error = s->max_velocity_error;
         o->mean_velocity_error = s->mean_velocity_error;
         o->max_energy_error = s->max_energy_error;
@@ -145,6 +160,9 @@ static int write_summary(hid_t g, const runs_ctx *c)
         CR_H5_COL(run_summary_out, collisions_compliant, I, "1"),
         CR_H5_COL(run_summary_out, collisions_rigid, I, "1"),
         CR_H5_COL(run_summary_out, matched, I, "1"),
+        CR_H5_COL(run_summary_out, unmatched_compliant, I, "1"),
+        CR_H5_COL(run_summary_out, unmatched_rigid, I, "1"),
+        CR_H5_COL(run_summary_out, window, D, "s (pairing window; inf: any time)"),
         CR_H5_COL(run_summary_out, max_velocity_error, D, "1"),
         CR_H5_COL(run_summary_out, mean_velocity_error, D, "1"),
         CR_H5_COL(run_summary_out, max_energy_error, D, "1"),
