@@ -302,7 +302,10 @@ int main(void)
     double tc = contact_time();
     printf("pool active region vs whole pool at rtol 1e-12 (contact time %.3g s):\n", tc);
     cr_model *m = packing(100);
-    expect pack = {0.8, 1, 0, 0.0}, five = {0.8, 1, 1, 0.0};
+    /* the packing's last region (its fourth) holds 82 of the 101 discs: built
+     * at 2.04e-4 s, when the contacts that start a few 1e-12 m open close
+     * (77 at 1.88e-4 s while the engine shut such gaps at t = 0) */
+    expect pack = {0.85, 1, 0, 0.0}, five = {0.8, 1, 1, 0.0};
     agree("100-disc packing, BDF + KLU", m, 1.0, CR_METHOD_BDF, CR_SOLVER_AUTO, 4 * tc, pack);
     agree("100-disc packing, Adams + fixed point", m, 1.0, CR_METHOD_ADAMS, CR_SOLVER_FIXED_POINT,
           4 * tc, pack);
