@@ -1,5 +1,5 @@
 /*
- * Collisions above episodes (src/collisions.c): the episodes of one impact
+ * Collisions above episodes (src/monitor/collisions.c): the episodes of one impact
  * taken together.
  *
  * - A 7-ball pendulum cradle over 10 s, whose swings split into 1 to 21

@@ -34,7 +34,7 @@
 #include "cradle/cradle.h"
 #include "testutil.h"
 
-/* The closing and opening margin, in δ* (src/priv.h CR_EVENT_MARGIN). */
+/* The closing and opening margin, in δ* (src/base/base.h CR_EVENT_MARGIN). */
 #define EVENT_MARGIN 1e-12
 
 /* A finished run: its events and final velocities. */

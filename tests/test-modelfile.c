@@ -41,7 +41,7 @@ static double hertz_k(double E1, double nu1, double R1, double E2, double nu2, d
     return 4.0 / 3.0 * Es * sqrt(Rs);
 }
 
-/* three_disc (src/modelfile-pool.c) places the pool of Acary & Taha sect. 4
+/* three_disc (src/model/modelfile-pool.c) places the pool of Acary & Taha sect. 4
  * from theta and tau: the same model as the hand-written pool-theta-tau.yaml,
  * bit for bit; and one clear line for a disc 1 that would overlap disc 3. */
 static void three_disc(void)

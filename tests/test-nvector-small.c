@@ -1,5 +1,5 @@
 /*
- * The chain engine's lean N_Vector (src/nvector-small.c) against SUNDIALS'
+ * The chain engine's lean N_Vector (src/engines/common/nvector-small.c) against SUNDIALS'
  * serial vector, the reference implementation it replaces: every operation it
  * overrides must give bit-identical results (docs/performance.md, "Small
  * systems: per-step cost"), for the factors the serial vector treats as

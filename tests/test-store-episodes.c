@@ -1,4 +1,4 @@
-/* The store's episode writer, on its own: src/store.c is compiled into this
+/* The store's episode writer, on its own: src/store/store.c is compiled into this
  * program together with a FAKE monitor (below) that implements
  * cradle/monitor.h with synthetic episodes built from a real run (the system's
  * contacts, normals and impulses, made-up coefficients). It is not physics:
