@@ -190,6 +190,58 @@ static void linear_gaps(void)
     cr_model_destroy(model);
 }
 
+/* The same three balls as discs of a pool on a line (the rigid pool engine's
+ * configurations grow the same way): gaps of 0.1 δ* are one impact, 10 δ* a
+ * sequence; Newton's law with e = 1 as above. */
+static void pool_gaps(void)
+{
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1e9, 1.5, 0.0, CR_RELEASE_GAP);
+    double ds = dstar(&law, 0.5 * M);
+    const double one[3] = {-V / 3, 2 * V / 3, 2 * V / 3}, seq[3] = {0.0, 0.0, V};
+    for (int wide = 0; wide < 2; wide++) {
+        double g = (wide ? 10.0 : 0.1) * ds;
+        char text[1024], msg[512];
+        snprintf(text, sizeof text,
+                 "dim: 2\nbodies:\n"
+                 "  - {mass: %.17g, radius: %.17g, x: [0, 0], v: [%.17g, 0]}\n"
+                 "  - {mass: %.17g, radius: %.17g, x: [%.17g, 0]}\n"
+                 "  - {mass: %.17g, radius: %.17g, x: [%.17g, 0]}\n"
+                 "contact: {K: 1.0e9, n: 1.5}\n",
+                 M, R, V, M, R, 2 * R + g, M, R, 4 * R + 2 * g);
+        cr_model *model = NULL;
+        if (cr_modelfile_parse(text, strlen(text), "pool.yaml", &model, msg, sizeof msg) != CR_OK) {
+            CHECK(0, "pool model: %s", msg);
+            continue;
+        }
+        rigid_result r = {0, 0, {NAN, NAN, NAN}};
+        cr_law_params p;
+        cr_law_params_init(&p);
+        p.restitution = NAN;
+        cr_system *sys = cr_system_create_rigid(model, CR_LAW_NEWTON, &p, msg, sizeof msg);
+        if (sys) {
+            cr_monitor *mon = cr_monitor_create(sys);
+            CHECK(cr_system_run(sys, 0.0) == CR_OK, "pool run: %s", cr_system_last_error(sys));
+            cr_monitor_finish(mon);
+            r.impacts = cr_monitor_episode_count(mon);
+            double v[6];
+            cr_system_get_velocities(sys, v);
+            for (int i = 0; i < 3; i++)
+                r.u[i] = v[2 * i];
+            cr_monitor_destroy(mon);
+            cr_system_destroy(sys);
+        }
+        const double *ref = wide ? seq : one;
+        printf("     pool, gaps %g delta*: %zu impact(s), u+ = (%.12f, %.12f, %.12f)\n",
+               wide ? 10.0 : 0.1, r.impacts, r.u[0], r.u[1], r.u[2]);
+        CHECK(r.impacts == (wide ? 2u : 1u) && max_err(r.u, ref) <= 1e-9,
+              "pool, gaps %g delta*: %s (%zu impacts, error %.3g V)", wide ? 10.0 : 0.1,
+              wide ? "two-ball sequence (0, 0, V)" : "one impact, (-V/3, 2V/3, 2V/3)", r.impacts,
+              max_err(r.u, ref));
+        cr_model_destroy(model);
+    }
+}
+
 /* rigid.touching and gap: in a file: one line naming the field. */
 static void bad_input(void)
 {
@@ -263,6 +315,7 @@ int main(void)
 {
     hertz_gaps();
     linear_gaps();
+    pool_gaps();
     bad_input();
     gap_positions();
     return tu_finish("rigid-touching");

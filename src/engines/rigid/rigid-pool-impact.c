@@ -307,14 +307,19 @@ static int impact(cr_rigid_pool *r, config *c, const size_t *slot)
     c->ref = reference_contact(r, c, slot);
     cr_law_params lp;
     law_params(r, c, slot, &lp);
+    for (size_t q = 0; q < c->m; q++)
+        r->c[c->k[q]].joined = 1;
     double *u = c->buf + 5 * c->m + 2 * c->nd, T0 = kinetic(r, c);
     rc = events_before(r, c, slot);
     if (rc == CR_OK)
         rc = r->law == CR_LAW_SEQUENTIAL ? sequential_pairwise(r, c, slot, u)
                                          : core_law(r, c, r->law, &lp, u, c->P);
     r->impacts++;
-    if (rc != CR_OK)
+    if (rc != CR_OK) {
+        for (size_t q = 0; q < c->m; q++)
+            r->c[c->k[q]].joined = 0;
         return rc;
+    }
     compression_split(r, c);
     for (size_t q = 0; q < c->nd; q++)
         memcpy(&r->v[2 * c->disc[q]], &u[2 * q], 2 * sizeof(double));
@@ -326,7 +331,10 @@ static int impact(cr_rigid_pool *r, config *c, const size_t *slot)
         k->closed = 0; /* resting contacts are decided again after the impacts */
     }
     r->drv.dissipated += T0 - kinetic(r, c);
-    return events_after(r, c);
+    rc = events_after(r, c);
+    for (size_t q = 0; q < c->m; q++)
+        r->c[c->k[q]].joined = 0;
+    return rc;
 }
 
 /* ---- finding the configurations ------------------------------------------------ */
@@ -338,6 +346,80 @@ static size_t uf_find(size_t *parent, size_t i)
         i = parent[i];
     }
     return i;
+}
+
+/* θ·δ* of the pair (i, j) at approach speed V: ((n+1) μ V² / (2K))^(1/(n+1))
+ * with the pair law's K, n (0 without a law). */
+static double compression_gap(const cr_rigid_pool *r, size_t i, long j, double V)
+{
+    cr_contact_params p;
+    if (!(V > 0.0) || cr_model_pair_law(r->model, i, j, &p) != CR_OK || !(p.K > 0.0))
+        return 0.0;
+    double mu = j >= 0 ? r->mass[i] * r->mass[j] / (r->mass[i] + r->mass[j]) : r->mass[i];
+    return r->touching * pow((p.n + 1.0) * mu * V * V / (2.0 * p.K), 1.0 / (p.n + 1.0));
+}
+
+/* Adds contact k to the list; @return CR_OK or CR_ERR_NOMEM. */
+static int list_add(size_t **list, size_t *n, size_t *cap, size_t k)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 16, *p = realloc(*list, nc * sizeof(size_t));
+        if (!p)
+            return CR_ERR_NOMEM;
+        *list = p;
+        *cap = nc;
+    }
+    (*list)[(*n)++] = k;
+    return CR_OK;
+}
+
+/* Grows the groups of touching discs over pairs whose gap is within θ·δ* at
+ * the group's approach speed (docs/design.md, "Impact configurations at the
+ * compression scale"), until no pair joins; counts the gaps joined. */
+static int grow_groups(cr_rigid_pool *r, size_t *parent, size_t **list, size_t *n, size_t *cap)
+{
+    size_t nb = r->drv.nb;
+    double *V = calloc(nb ? nb : 1, sizeof(double));
+    if (!V)
+        return CR_ERR_NOMEM;
+    for (int changed = 1, round = 0; changed && round < 64; round++) {
+        changed = 0;
+        for (size_t i = 0; i < nb; i++)
+            V[i] = 0.0;
+        for (size_t a = 0; a < *n; a++) {
+            const cr_rp_contact *k = &r->c[(*list)[a]];
+            double gap, nn[2], gamma;
+            cr_rp_geometry(r, k->i, k->j, &gap, nn, &gamma);
+            size_t root = uf_find(parent, k->i);
+            V[root] = fmax(V[root], -gamma);
+        }
+        for (size_t i = 0; i < nb; i++)
+            for (long j = -(long)r->nw; j < (long)nb; j++) {
+                if (j >= 0 && (size_t)j <= i)
+                    continue;
+                if (j >= 0 && uf_find(parent, i) == uf_find(parent, (size_t)j))
+                    continue;
+                double gap, nn[2], gamma, tol = cr_rp_tolerance(r, i, j);
+                cr_rp_geometry(r, i, j, &gap, nn, &gamma);
+                double Vg =
+                    fmax(V[uf_find(parent, i)], j >= 0 ? V[uf_find(parent, (size_t)j)] : 0.0);
+                if (gap <= tol || !(Vg > 0.0) || gap > compression_gap(r, i, j, Vg))
+                    continue;
+                long k = cr_rp_contact_id(r, i, j);
+                if (k < 0 || list_add(list, n, cap, (size_t)k) != CR_OK) {
+                    free(V);
+                    return k < 0 ? CR_ERR_SOLVER : CR_ERR_NOMEM;
+                }
+                if (j >= 0)
+                    parent[uf_find(parent, (size_t)j)] = uf_find(parent, i);
+                r->gaps_closed++;
+                r->gap_closed_max =
+                    fmax(r->gap_closed_max, gap / (compression_gap(r, i, j, Vg) / r->touching));
+                changed = 1;
+            }
+    }
+    free(V);
+    return CR_OK;
 }
 
 /* Every contact in touch now, registered; discs joined by them share a root. */
@@ -358,18 +440,12 @@ static int contacts_in_touch(cr_rigid_pool *r, size_t *parent, size_t **list, si
             long k = cr_rp_contact_id(r, i, j);
             if (k < 0)
                 return CR_ERR_SOLVER;
-            if (*n == *cap) {
-                size_t nc = *cap ? 2 * *cap : 16, *p = realloc(*list, nc * sizeof(size_t));
-                if (!p)
-                    return CR_ERR_NOMEM;
-                *list = p;
-                *cap = nc;
-            }
-            (*list)[(*n)++] = (size_t)k;
+            if (list_add(list, n, cap, (size_t)k) != CR_OK)
+                return CR_ERR_NOMEM;
             if (j >= 0)
                 parent[uf_find(parent, (size_t)j)] = uf_find(parent, i);
         }
-    return CR_OK;
+    return r->touching > 0.0 ? grow_groups(r, parent, list, n, cap) : CR_OK;
 }
 
 /* The configuration of root @p root: its discs and contacts; @return 1 when

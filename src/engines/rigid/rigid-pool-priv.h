@@ -40,6 +40,7 @@ typedef struct {
     double eps;      /* restitution of the pair law (laws that take one) */
     double K, n;     /* LZB: the pair law's K and n */
     int closed;      /* a disc–wall contact at rest: persistent */
+    int joined;      /* in the impact being resolved: touching for the monitor */
     double lambda;   /* its force, N */
     double P, Pv[2]; /* ∫ f dt and ∫ f n dt since t = 0 */
 } cr_rp_contact;
@@ -55,6 +56,9 @@ struct cr_rigid_pool {
     double *mass, *radius;
     double *wn, *wo; /* wall unit normals (2 per wall) and offsets */
     double g[2];
+    double touching;       /* rigid.touching: θ of the compression scale */
+    size_t gaps_closed;    /* contacts whose gap (> ε_geom) an impact closed */
+    double gap_closed_max; /* the widest over its δ* */
 
     /* the law */
     cr_law_id law;

@@ -103,6 +103,7 @@ static void copy_model(cr_rigid_pool *r, const cr_model *model)
     for (size_t w = 0; w < r->nw; w++)
         cr_model_get_plane(model, w, &r->wn[2 * w], &r->wo[w]);
     r->drv.out_interval = cr_model_settings(model)->output_interval;
+    r->touching = cr_model_settings(model)->rigid_touching;
 }
 
 /* The speed scale: the largest initial relative speed of two discs or of a
@@ -253,9 +254,22 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
     return r;
 }
 
+static void describe_pool_law(const cr_rigid_pool *r, char *buf, size_t len);
+
+/* The law, and after a run the gaps its impacts closed. */
 void cr_rigid_pool_describe(const void *e, char *buf, size_t len)
 {
     const cr_rigid_pool *r = e;
+    describe_pool_law(r, buf, len);
+    size_t used = strlen(buf);
+    if (r->gaps_closed && used + 1 < len)
+        snprintf(buf + used, len - used,
+                 "; %zu gap%s within %g delta* closed for the law (widest %.3g delta*)",
+                 r->gaps_closed, r->gaps_closed == 1 ? "" : "s", r->touching, r->gap_closed_max);
+}
+
+static void describe_pool_law(const cr_rigid_pool *r, char *buf, size_t len)
+{
     if (r->law == CR_LAW_ENERGETIC)
         cr_set_msg(buf, len,
                    "energetic (kappa %.9g, alpha %.9g on approaching contacts, %.9g on touching "
@@ -398,7 +412,7 @@ static int rp_contact(const void *e, size_t k, cr_contact_view *w)
     w->force = c->closed ? c->lambda : 0.0;
     if (c->closed && c->lambda > 0.0)
         w->state = CR_CONTACT_LOADED;
-    else if (gap <= cr_rp_tolerance(r, c->i, c->j))
+    else if (gap <= cr_rp_tolerance(r, c->i, c->j) || c->joined)
         w->state = CR_CONTACT_TOUCHING;
     else
         w->state = CR_CONTACT_OPEN;
