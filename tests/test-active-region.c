@@ -185,12 +185,12 @@ static void agree(const char *name, cr_model *m, double V, int undamped)
  * at γ (±γ/2), far below the wake threshold (quiet: the largest overlap their
  * energy allows is ((n+1)/2 γ²)^(1/(n+1)) δ* < 1e-6 δ* for γ < 2.8e-8 V); a
  * striker 2 hits ball 3 well away from them and sets V = 1 m/s. Below
- * REGION_SPEED·rtol·V = 1e-10 V at rtol 1e-12 (src/engines/compliant/sim-window.c) the pair, outside the window,
- * collides perfectly inelastically: both end at their mean velocity 0, and ½μγ² = m γ² / 4 is
- * booked as dissipated work (the undamped law dissipates nothing else). The whole chain keeps the
- * quiet pair's force: it bounces elastically, velocities ∓γ/2, so the settings differ by γ/2 on
- * these balls, the most a lock of this pair can change. Faster than REGION_SPEED the pair joins the
- * window and bounces as in the whole chain.
+ * REGION_SPEED·rtol·V = 1e-10 V at rtol 1e-12 (src/engines/compliant/sim-window.c) the pair,
+ * outside the window, collides perfectly inelastically: both end at their mean velocity 0, and ½μγ²
+ * = m γ² / 4 is booked as dissipated work (the undamped law dissipates nothing else). The whole
+ * chain keeps the quiet pair's force: it bounces elastically, velocities ∓γ/2, so the settings
+ * differ by γ/2 on these balls, the most a lock of this pair can change. Faster than REGION_SPEED
+ * the pair joins the window and bounces as in the whole chain.
  */
 static void lock_closed_form(double g, int locks)
 {
@@ -242,8 +242,8 @@ static const double PULSE_A = 0.0029501237799928479 - 99 * 2.93556e-5, PULSE_B =
 
 /* The same at rtol 1e-6: the wake behind the pulse is left at the integration's
  * noise, above the fixed wake fraction 1e-6 δ*, and counted as quiet only
- * because the threshold follows the tolerance (src/engines/compliant/sim-roots.c, cr_sm_set_wake_levels).
- * Without that the window trailed the pulse (97 bodies by bead 100, 880 by
+ * because the threshold follows the tolerance (src/engines/compliant/sim-roots.c,
+ * cr_sm_set_wake_levels). Without that the window trailed the pulse (97 bodies by bead 100, 880 by
  * bead 900, 100 times the CPU). The active region must then be no less
  * accurate than the whole chain at the same tolerance (2.3e-5 vs 4.7e-4 V
  * against the rtol-1e-13 reference here). */
