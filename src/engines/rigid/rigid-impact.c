@@ -385,8 +385,10 @@ static int events_before(cr_rigid *r, const config *k)
 {
     size_t first = r->drv.nev;
     int rc = cr_rigid_push_event(r, k->ref, CR_EVENT_CLOSE, 0.0, r->impulse[k->ref]);
+    /* approaching pairs close, and so do the gaps the impact closes for its law */
     for (size_t c = k->b0; c < k->b1 && rc == CR_OK; c++)
-        if (c != k->ref && cr_rigid_gamma(r, c) < -r->drv.v_rest)
+        if (c != k->ref &&
+            (cr_rigid_gamma(r, c) < -r->drv.v_rest || cr_rigid_gap(r, c) > r->tol[c]))
             rc = cr_rigid_push_event(r, c, CR_EVENT_CLOSE, 0.0, r->impulse[c]);
     return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }

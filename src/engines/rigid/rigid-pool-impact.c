@@ -258,9 +258,15 @@ static int events_before(cr_rigid_pool *r, const config *c, const size_t *slot)
 {
     size_t first = r->drv.nev;
     int rc = cr_rp_push_event(r, c->k[c->ref], CR_EVENT_CLOSE);
-    for (size_t q = 0; q < c->m && rc == CR_OK; q++)
-        if (q != c->ref && gamma_of(r, c, slot, q, c->u0) < -r->drv.v_rest)
+    /* approaching contacts close, and so do the gaps the impact closes for its law */
+    for (size_t q = 0; q < c->m && rc == CR_OK; q++) {
+        const cr_rp_contact *k = &r->c[c->k[q]];
+        double gap, nn[2], gamma;
+        cr_rp_geometry(r, k->i, k->j, &gap, nn, &gamma);
+        if (q != c->ref && (gamma_of(r, c, slot, q, c->u0) < -r->drv.v_rest ||
+                            gap > cr_rp_tolerance(r, k->i, k->j)))
             rc = cr_rp_push_event(r, c->k[q], CR_EVENT_CLOSE);
+    }
     return rc == CR_OK ? cr_system_emit_events(r->drv.sys, first) : rc;
 }
 

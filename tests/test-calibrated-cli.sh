@@ -1,0 +1,88 @@
+#!/bin/sh
+# `cradle run --rigid calibrated` and rigid.touching end to end (issue 21;
+# docs/compare.md, "Rigid runs"): the gapped steel chain of the issue, whose
+# compliant run is one impact of three balls, comes back from the calibrated
+# rigid run to 1e-6 V (before, 2 um of gap made it two impacts and
+# (0.080, 0.080, 0.840) m/s); the mismatches of the 7-ball pendulum cradle
+# are listed in the summary, the JSON and /rigid_mismatches, and --strict
+# writes the file with status mismatch and exits 6; refusals with their
+# statuses.
+# Usage: test-calibrated-cli.sh CRADLE MODELS
+set -u
+CRADLE=$1
+MODELS=$2
+. "$(dirname "$0")/shell-lib.sh"
+
+cat > gap3.yaml << 'YAML'
+name: gapped-three
+balls:
+  - {mass: 0.0329, radius: 0.01, x: 0.0, v: 1.0}
+  - {mass: 0.0329, radius: 0.01, gap: 0.0}
+  - {mass: 0.0329, radius: 0.01, gap: 2.0e-6}
+contact:
+  material: {E: 2.1e11, nu: 0.3}
+  restitution: 0.9
+  reference_speed: 1.0
+  release: force
+YAML
+"$CRADLE" run gap3.yaml -q --json -o c.h5 > c.json
+"$CRADLE" run gap3.yaml --rigid calibrated -q --json -o r.h5 > r.json
+"$PY" -c '
+import json, sys
+c, r = json.load(open("c.json")), json.load(open("r.json"))
+vc, vr = c["final_velocities"], r["final_velocities"]
+d = max(abs(a - b) for a, b in zip(vc, vr)) / 1.0
+ok = (len(c["episodes"]) == 1 and len(r["episodes"]) == 1 and d <= 1e-6
+      and "1 gap within 1 delta* closed" in r["rigid_law"] and r["rigid_touching"] == 1
+      and r["calibration"]["mismatches"] == [])
+print("    compliant", vc, "rigid", vr, "difference %.3g V" % d)
+sys.exit(not ok)' \
+    && ok "2 um gap: one impact, the calibrated rigid run gives the compliant velocities (1e-6 V)" \
+    || bad "gapped chain: $(head -c 400 r.json)"
+
+"$CRADLE" run gap3.yaml --rigid newton -q --json -o n1.h5 > n1.json
+"$CRADLE" run gap3.yaml --rigid newton --set rigid.touching=0 -q --json -o n0.h5 > n0.json
+"$PY" -c '
+import json, sys
+a, b = json.load(open("n1.json")), json.load(open("n0.json"))
+sys.exit(not (len(a["episodes"]) == 1 and len(a["episodes"][0]["bodies"]) == 3
+              and len(b["episodes"]) >= 2 and b["rigid_touching"] == 0))' \
+    && ok "newton: one impact of 3 balls at rigid.touching 1, two-ball impacts at 0 (--set)" \
+    || bad "touching 1/0 under newton: $(head -c 300 n0.json)"
+"$CRADLE" run gap3.yaml --rigid calibrated --set rigid.touching=0 -q --json -o r0.h5 > r0.json
+"$PY" -c '
+import json, sys
+r = json.load(open("r0.json"))
+sys.exit(not (len(r["episodes"]) == 1 and "closed by moving them" in r["rigid_law"]))' \
+    && ok "calibrated at rigid.touching 0: the collision still takes its 3 balls (the 2 um gap closed by moving a ball)" \
+    || bad "calibrated, touching 0: $(head -c 300 r0.json)"
+
+"$CRADLE" run "$MODELS/pendulum-cradle-7.yaml" --rigid calibrated -o p7.h5 > p7.txt 2> p7.err
+st=$?
+[ $st -eq 0 ] && grep -q "compliant collisions; [1-9][0-9]* mismatch" p7.txt \
+    && grep -q "missed: (collision" p7.txt && [ "$(status_of p7.h5)" = complete ] \
+    && ok "7-ball cradle: mismatches listed in the summary, exit 0 without --strict" \
+    || bad "7-ball cradle: status $st, $(grep -A3 calibrated: p7.txt | head -5)"
+"$CRADLE" run "$MODELS/pendulum-cradle-7.yaml" --rigid calibrated --strict -q -o strict.h5 \
+    2> strict.err
+st=$?
+n=$(h5dump -a /rigid_mismatches strict.h5 2>/dev/null | sed -n 's/.*(0): *\([0-9]*\).*/\1/p')
+[ $st -eq 6 ] && [ "$(status_of strict.h5)" = mismatch ] && [ "${n:-0}" -gt 0 ] \
+    && grep -q -- "--strict: $n mismatch" strict.err \
+    && ok "--strict: exit 6, status mismatch, /rigid_mismatches holds the $n" \
+    || bad "--strict: status $st, n = ${n:-?}, $(cat strict.err)"
+
+"$CRADLE" run gap3.yaml --strict -o x.h5 2> e1.txt
+st=$?
+[ $st -eq 2 ] && grep -q "strict" e1.txt && [ ! -e x.h5 ] \
+    && ok "--strict without --rigid: exit 2, no file" || bad "--strict alone: $st $(cat e1.txt)"
+"$CRADLE" run gap3.yaml --rigid newton --strict -o x.h5 2> e2.txt
+st=$?
+[ $st -eq 2 ] && [ ! -e x.h5 ] && ok "--strict with another law: exit 2, no file" \
+    || bad "--strict newton: $st $(cat e2.txt)"
+printf 'rigid: {touching: -0.5}\n' >> gap3.yaml
+"$CRADLE" run gap3.yaml --rigid newton -o x.h5 2> e3.txt
+st=$?
+[ $st -eq 3 ] && grep -q "^cradle: gap3.yaml:[0-9]*:.*rigid.touching" e3.txt && [ ! -e x.h5 ] \
+    && ok "rigid.touching < 0: exit 3, file:line:field, no file" || bad "touching < 0: $st $(cat e3.txt)"
+finish calibrated-cli
