@@ -26,6 +26,7 @@ void usage_run(FILE *out)
             "usage: cradle run [MODEL|-] [--set PATH=VALUE ...] [-o FILE] [-q] [--json]\n"
             "                  [--cases DIR] [--compare] [--plot]\n"
             "                  [--rigid LAW [--restitution E] [--kappa K --alpha A,...]]\n"
+            "                  [--rigid calibrated [--calibrate-on MODEL2] [--strict]]\n"
             "\n"
             "Integrates the compliant model in MODEL (YAML, see docs/model-format.md):\n"
             "a chain (dim 1) or a planar pool (dim 2). Every contact closing, maximum\n"
@@ -52,12 +53,18 @@ void usage_run(FILE *out)
             "                      resolved by LAW of `cradle law --list` (docs/design.md,\n"
             "                      Rigid engine, Rigid pools); lzb takes K, n of the pair\n"
             "                      laws; calibrated is energetic with alpha, kappa of the\n"
-            "                      compliant collision nearest each impact (the compliant\n"
-            "                      run is made first; chains only; a kappa an impact cannot\n"
-            "                      give, as at a grazing re-contact, is raised to its\n"
-            "                      feasible minimum, or max-dissipation when none <= 1\n"
-            "                      fits, and counted: kappa_clamped); links and stacks of\n"
-            "                      discs are refused\n"
+            "                      compliant collision each impact stands for, once per\n"
+            "                      collision (the compliant run is made first; chains only;\n"
+            "                      mismatches listed; a kappa an impact cannot give is\n"
+            "                      raised to its feasible minimum, or max-dissipation when\n"
+            "                      none <= 1 fits, and counted: kappa_clamped); links and\n"
+            "                      stacks of discs are refused. Impacts take in gaps up to\n"
+            "                      rigid.touching x delta* (docs/model-format.md)\n"
+            "      --calibrate-on MODEL2\n"
+            "                      calibrated: take alpha, kappa from the compliant run of\n"
+            "                      MODEL2 (a chain of as many pairs): a prediction\n"
+            "      --strict        calibrated: a mismatch is an error (status mismatch,\n"
+            "                      exit 6)\n"
             "      --restitution E restitution of every pair (default: 1 for undamped pair\n"
             "                      laws, the model's restitution target; a damped pair\n"
             "                      needs E)\n"
@@ -72,7 +79,7 @@ void usage_run(FILE *out)
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
             "a valid file whose 'status' attribute says \"interrupted\"; a solver failure\n"
             "keeps one that says \"failed\" and why. Exit status: 0 done, 2 usage, 3 bad\n"
-            "input, 4 run failure, 130 interrupted (docs/errors.md).\n",
+            "input, 4 run failure, 6 --strict mismatch, 130 interrupted (docs/errors.md).\n",
             tools_default_model());
 }
 

@@ -298,7 +298,7 @@ static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_
     const char *name = model_input_name(io->input);
     int st = 0;
     for (size_t i = 0; st == 0 && i < a->n; i++) {
-        if (v[i].args.calibrated)
+        if (v[i].args.calibrated && !v[i].args.calibrate_on)
             st = rigid_calib_from_monitor(&v[i].args, c->mon, cr_model_contact_count(model));
         int sst = 0;
         if (st == 0 && !(v[i].sys = rigid_or_compliant_system(&v[i].args, name, model, &sst)))

@@ -12,7 +12,7 @@
 
 void rigid_args_init(rigid_args *r)
 {
-    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL, 0};
+    *r = (rigid_args){NULL, NULL, NULL, CR_LAW_NEWTON, 0, NAN, NAN, NULL, NULL, 0, NULL};
 }
 
 /* A whole number argument of @p opt; @return 0, or EXIT_USAGE with the message. */
@@ -46,6 +46,9 @@ int rigid_option(int c, const char *arg, rigid_args *r)
     case RIGID_OPT_STRICT:
         r->strict = 1;
         return 0;
+    case RIGID_OPT_CALIBRATE_ON:
+        r->calibrate_on = arg;
+        return 0;
     default:
         return -1;
     }
@@ -56,17 +59,21 @@ int rigid_check(rigid_args *a)
 {
     int has_e = !isnan(a->restitution), has_k = !isnan(a->kappa) || a->alpha;
     if (!a->rigid) {
-        if (has_e || has_k || a->strict)
-            tools_error("%s needs --rigid LAW",
-                        has_e ? "--restitution" : (has_k ? "--kappa/--alpha" : "--strict"));
-        return has_e || has_k || a->strict ? EXIT_USAGE : 0;
+        int any = has_e || has_k || a->strict || a->calibrate_on;
+        if (any)
+            tools_error("%s needs --rigid LAW", has_e ? "--restitution"
+                                                : has_k
+                                                    ? "--kappa/--alpha"
+                                                    : (a->strict ? "--strict" : "--calibrate-on"));
+        return any ? EXIT_USAGE : 0;
     }
     if (a->table && !a->rigid) {
         tools_error("--table needs --rigid energetic");
         return EXIT_USAGE;
     }
-    if (a->strict && strcmp(a->rigid, "calibrated") != 0) {
-        tools_error("--strict: only --rigid calibrated maps impacts to collisions");
+    if ((a->strict || a->calibrate_on) && strcmp(a->rigid, "calibrated") != 0) {
+        tools_error("%s: only --rigid calibrated maps impacts to collisions",
+                    a->strict ? "--strict" : "--calibrate-on");
         return EXIT_USAGE;
     }
     if (strcmp(a->rigid, "calibrated") == 0) {
@@ -179,13 +186,43 @@ int rigid_calib_from_monitor(rigid_args *r, const cr_monitor *mon, size_t pairs)
     return 0;
 }
 
-/* The compliant run of @p model with a monitor, for its episodes. */
+/* --calibrate-on FILE: the model whose compliant run lends α and κ, a chain
+ * of as many pairs as @p model (NULL with the message printed). */
+static cr_model *calibration_model(const char *path, const cr_model *model)
+{
+    char msg[1024];
+    cr_model *m = NULL;
+    if (cr_modelfile_load(path, &m, NULL, msg, sizeof msg) != CR_OK ||
+        cr_calibrate_model(m, msg, sizeof msg) != CR_OK) {
+        tools_error("--calibrate-on %s", msg);
+        cr_model_destroy(m);
+        return NULL;
+    }
+    if (cr_model_dimension(m) != 1 || cr_model_contact_count(m) != cr_model_contact_count(model)) {
+        tools_error("--calibrate-on %s: a chain of %zu pairs calibrates a chain of %zu pairs only",
+                    path, cr_model_contact_count(m), cr_model_contact_count(model));
+        cr_model_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* The compliant run of @p model with a monitor, for its episodes; with
+ * --calibrate-on, of that model instead (a prediction: docs/compare.md). */
 static int compliant_episodes(rigid_args *a, const char *model_path, const cr_model *model)
 {
     char msg[1024];
+    cr_model *other = NULL;
+    if (a->calibrate_on) {
+        if (!(other = calibration_model(a->calibrate_on, model)))
+            return EXIT_INPUT;
+        model = other;
+        model_path = a->calibrate_on;
+    }
     cr_system *sys = cr_system_create(model, msg, sizeof msg);
     if (!sys) {
         tools_error("%s: %s", model_path, msg);
+        cr_model_destroy(other);
         return EXIT_INPUT;
     }
     cr_monitor *mon = cr_monitor_create(sys);
@@ -201,6 +238,7 @@ static int compliant_episodes(rigid_args *a, const char *model_path, const cr_mo
     }
     cr_monitor_destroy(mon);
     cr_system_destroy(sys);
+    cr_model_destroy(other);
     return st;
 }
 

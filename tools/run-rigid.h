@@ -16,6 +16,8 @@ typedef struct {
     cr_calibrated_rigid *calib; /* the compliant run's collisions (calibrated), owned */
     rigid_table *tab;           /* --table: the opened table, owned */
     int strict;                 /* --strict: a calibrated run with mismatches exits EXIT_MISMATCH */
+    const char
+        *calibrate_on; /* --calibrate-on MODEL: the compliant run calibrated on, else MODEL's own */
 } rigid_args;
 
 /* Option codes beyond every short option, so any command can take them. */
@@ -25,7 +27,8 @@ enum {
     RIGID_OPT_KAPPA,
     RIGID_OPT_ALPHA,
     RIGID_OPT_TABLE,
-    RIGID_OPT_STRICT
+    RIGID_OPT_STRICT,
+    RIGID_OPT_CALIBRATE_ON
 };
 
 #define RIGID_LONG_OPTIONS                                                                         \
@@ -34,6 +37,7 @@ enum {
         {"kappa", required_argument, NULL, RIGID_OPT_KAPPA},                                       \
         {"alpha", required_argument, NULL, RIGID_OPT_ALPHA},                                       \
         {"strict", no_argument, NULL, RIGID_OPT_STRICT},                                           \
+        {"calibrate-on", required_argument, NULL, RIGID_OPT_CALIBRATE_ON},                         \
     {                                                                                              \
         "table", required_argument, NULL, RIGID_OPT_TABLE                                          \
     }
