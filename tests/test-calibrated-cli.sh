@@ -80,6 +80,23 @@ st=$?
 st=$?
 [ $st -eq 2 ] && [ ! -e x.h5 ] && ok "--strict with another law: exit 2, no file" \
     || bad "--strict newton: $st $(cat e2.txt)"
+# --calibrate-on: the model itself lends what it lends without it; a chain of
+# another size is refused (exit 3), another law takes no calibration (exit 2)
+"$CRADLE" run gap3.yaml --rigid calibrated --calibrate-on gap3.yaml -q --json -o self.h5 > self.json
+"$PY" -c '
+import json, sys
+a, b = json.load(open("r.json")), json.load(open("self.json"))
+sys.exit(a["final_velocities"] != b["final_velocities"])' \
+    && ok "--calibrate-on the model itself: the same run" || bad "--calibrate-on self differs"
+"$CRADLE" run gap3.yaml --rigid calibrated --calibrate-on "$MODELS/pendulum-cradle-5.yaml" \
+    -o x.h5 2> e4.txt
+st=$?
+[ $st -eq 3 ] && grep -q "calibrate-on.*pairs" e4.txt && [ ! -e x.h5 ] \
+    && ok "--calibrate-on a chain of other pairs: exit 3, no file" || bad "calibrate-on size: $st $(cat e4.txt)"
+"$CRADLE" run gap3.yaml --rigid newton --calibrate-on gap3.yaml -o x.h5 2> e5.txt
+st=$?
+[ $st -eq 2 ] && [ ! -e x.h5 ] && ok "--calibrate-on with another law: exit 2" \
+    || bad "calibrate-on newton: $st $(cat e5.txt)"
 printf 'rigid: {touching: -0.5}\n' >> gap3.yaml
 "$CRADLE" run gap3.yaml --rigid newton -o x.h5 2> e3.txt
 st=$?
