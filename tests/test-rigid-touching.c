@@ -270,6 +270,18 @@ static void bad_input(void)
         {"chain: {count: 3, mass: 1, radius: 0.5, spacing: 1.1, gaps: [0, 0], striker: "
          "{velocity: 1}}\n",
          "chain.gaps"},
+        {"dim: 2\nbodies: [{mass: 1, radius: 0.5, x: [0, 0]}, {mass: 1, radius: 0.5, next_to: 3, "
+         "direction: [1, 0], gap: 0}]\n",
+         "bodies[1].next_to"},
+        {"dim: 2\nbodies: [{mass: 1, radius: 0.5, x: [0, 0]}, {mass: 1, radius: 0.5, next_to: 0, "
+         "direction: [0, 0], gap: 0}]\n",
+         "bodies[1].direction"},
+        {"dim: 2\nbodies: [{mass: 1, radius: 0.5, x: [0, 0]}, {mass: 1, radius: 0.5, next_to: 0, "
+         "direction: [1, 0], gap: -1}]\n",
+         "bodies[1].gap"},
+        {"dim: 2\nbodies: [{mass: 1, radius: 0.5, x: [0, 0]}, {mass: 1, radius: 0.5, x: [2, 0], "
+         "next_to: 0, direction: [1, 0], gap: 0}]\n",
+         "bodies[1].x"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         cr_model *model = NULL;
@@ -309,6 +321,18 @@ static void gap_positions(void)
     }
     cr_model_destroy(ma);
     cr_model_destroy(mb);
+    /* a disc next to another: centre at r_j + gap + r along the direction */
+    const char *c = "dim: 2\nbodies:\n  - {mass: 1, radius: 0.5, x: [1, 2]}\n"
+                    "  - {mass: 1, radius: 0.25, next_to: 0, direction: [3, 4], gap: 0.25}\n";
+    cr_model *mc = NULL;
+    int rcc = cr_modelfile_parse(c, strlen(c), "c.yaml", &mc, msg, sizeof msg);
+    double x[2] = {NAN, NAN}, v[2];
+    if (rcc == CR_OK)
+        cr_model_get_body(mc, 1, x, v);
+    /* distance 0.5 + 0.25 + 0.25 = 1 along (0.6, 0.8) */
+    CHECK(rcc == CR_OK && fabs(x[0] - 1.6) <= 1e-15 && fabs(x[1] - 2.8) <= 1e-15,
+          "disc next_to: x = (%.17g, %.17g), expected (1.6, 2.8): %s", x[0], x[1], msg);
+    cr_model_destroy(mc);
 }
 
 int main(void)

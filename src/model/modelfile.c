@@ -790,10 +790,49 @@ static int parse_links(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
 
 /* One disc: `bodies` entries carry vectors (x: [x, y], v: [vx, vy]); the older
  * `discs` layout names the components (x, y, vx, vy). */
+/* A disc placed from an earlier one: `next_to: J`, `direction: [dx, dy]` (from
+ * J's centre; any length), `gap: G` (surface to surface, ≥ 0), instead of x. */
+static int disc_next_to(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
+                        double radius, double *x)
+{
+    char field[96];
+    double gap = 0.0, dir[2] = {0, 0}, J = 0.0, xj[2], vj[2];
+    int line = cr_yaml_line(b);
+    if (cr_yaml_child(b, "x"))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "x")),
+                            field_of(field, sizeof field, where, "x"),
+                            "give either x or next_to, direction and gap");
+    if (cr_yaml_number(ps, b, line, where, "next_to", 1, 0, &J) ||
+        cr_yaml_number(ps, b, line, where, "gap", 1, 0, &gap) ||
+        parse_vec2(ps, b, where, "direction", 1, dir))
+        return ps->rc;
+    size_t n = cr_model_body_count(model);
+    if (!(J >= 0.0 && J < (double)n && J == floor(J)))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "next_to")),
+                            field_of(field, sizeof field, where, "next_to"),
+                            "must name an earlier body, 0 .. %zu (got %g)", n ? n - 1 : 0, J);
+    if (!(gap >= 0.0))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "gap")),
+                            field_of(field, sizeof field, where, "gap"), "must be >= 0 (got %g)",
+                            gap);
+    double len = hypot(dir[0], dir[1]);
+    if (!(len > 0.0) || !isfinite(len))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "direction")),
+                            field_of(field, sizeof field, where, "direction"),
+                            "must be a non-zero vector");
+    size_t j = (size_t)J;
+    cr_model_get_body(model, j, xj, vj);
+    double d = cr_model_radius(model, j) + gap + radius;
+    x[0] = xj[0] + d * dir[0] / len;
+    x[1] = xj[1] + d * dir[1] / len;
+    return CR_OK;
+}
+
 static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int legacy,
                       cr_model *model)
 {
-    static const char *const keys[] = {"mass", "radius", "x", "v", "material", NULL};
+    static const char *const keys[] = {"mass",    "radius",    "x",   "v", "material",
+                                       "next_to", "direction", "gap", NULL};
     static const char *const lkeys[] = {"mass", "radius", "x", "y", "vx", "vy", "material", NULL};
     double mass = 0, radius = 0, x[2] = {0, 0}, v[2] = {0, 0};
     int line = cr_yaml_line(b);
@@ -804,7 +843,10 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
                   cr_yaml_number(ps, b, line, where, "y", 1, 0, &x[1]) ||
                   cr_yaml_number(ps, b, line, where, "vx", 0, 0, &v[0]) ||
                   cr_yaml_number(ps, b, line, where, "vy", 0, 0, &v[1]))
-               : (parse_vec2(ps, b, where, "x", 1, x) || parse_vec2(ps, b, where, "v", 0, v)))
+               : ((cr_yaml_child(b, "next_to") || cr_yaml_child(b, "gap")
+                       ? disc_next_to(ps, b, where, model, radius, x)
+                       : parse_vec2(ps, b, where, "x", 1, x)) ||
+                  parse_vec2(ps, b, where, "v", 0, v)))
         return ps->rc;
     int i = cr_model_add_body(model, mass, radius, x, v);
     if (i < 0) {
