@@ -62,7 +62,8 @@ class Event(C.Structure):
 class Settings(C.Structure):
     _fields_ = [("t_end", _dbl), ("rtol", _dbl), ("atol", _dbl), ("output_interval", _dbl),
                 ("method", C.c_int), ("jacobian_floor", _dbl), ("solver", C.c_int),
-                ("skin", _dbl), ("frozen_normals", C.c_int), ("active_region", C.c_int)]
+                ("skin", _dbl), ("frozen_normals", C.c_int), ("active_region", C.c_int),
+                ("rigid_touching", _dbl)]
 
 
 OutputListener = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
