@@ -92,30 +92,34 @@ static double start_of(const cr_monitor *mon, size_t k)
     return cr_monitor_get_collision(mon, k, &c) == CR_OK ? c.t_start : NAN;
 }
 
+/* 1 when @p body moves (finite mass) in collision k: its mass from the first
+ * episode of the collision that holds it. */
+static int moves_in(const cr_monitor *mon, size_t k, size_t body)
+{
+    size_t ne = 0;
+    const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
+    for (size_t e = 0; e < ne; e++) {
+        size_t n = 0;
+        const size_t *bodies = cr_monitor_bodies(mon, eps[e], &n);
+        const double *mass = cr_monitor_masses(mon, eps[e], &n);
+        for (size_t q = 0; q < n; q++)
+            if (bodies[q] == body)
+                return isfinite(mass[q]);
+    }
+    return 0;
+}
+
 /* 1 when the collisions share a body that moves (a wall or floor shared by
  * two distant impacts pairs nothing). */
 static int share_moving(const cr_monitor *cm, size_t kc, const cr_monitor *rm, size_t kr)
 {
-    size_t na = 0, nb = 0, nm = 0;
+    size_t na = 0, nb = 0;
     const size_t *a = cr_monitor_collision_bodies(cm, kc, &na);
     const size_t *b = cr_monitor_collision_bodies(rm, kr, &nb);
-    const double *mass = NULL;
     for (size_t i = 0; a && i < na; i++)
-        for (size_t j = 0; b && j < nb; j++) {
-            if (a[i] != b[j])
-                continue;
-            /* the collision's masses are per episode: ask the first episode holding it */
-            size_t ne = 0;
-            const size_t *eps = cr_monitor_collision_episodes(cm, kc, &ne);
-            for (size_t e = 0; e < ne; e++) {
-                size_t n = 0;
-                const size_t *bodies = cr_monitor_bodies(cm, eps[e], &n);
-                mass = cr_monitor_masses(cm, eps[e], &nm);
-                for (size_t q = 0; q < n; q++)
-                    if (bodies[q] == a[i])
-                        return isfinite(mass[q]);
-            }
-        }
+        for (size_t j = 0; b && j < nb; j++)
+            if (a[i] == b[j] && moves_in(cm, kc, a[i]))
+                return 1;
     return 0;
 }
 
