@@ -9,6 +9,12 @@
  * flushes HDF5 writes nothing, and a kill there leaves the file exactly as the
  * last flush left it. Write errors (a full disk) kill the store: its temporary
  * file is closed and removed at once and the target path is never touched.
+ *
+ * Speed shapes the rest (docs/performance.md, "Trajectory writer"): a flush
+ * hands HDF5 whole chunks of ~128 KiB from the store's own buffers
+ * (H5Dwrite_chunk), uncompressed unless CRADLE_STORE_DEFLATE asks, so HDF5
+ * neither caches, fills nor filters a chunk, and nothing is allocated per
+ * chunk.
  */
 #include "cradle/rigid.h"
 #include "cradle/store.h"
@@ -27,13 +33,15 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "base/h5-util.h"
 #include "base/base.h"
 #include "store/store-priv.h"
 
-/* Rows buffered between flushes are bounded in bytes as well as in rows, so a
- * 10⁵-body pool does not buffer gigabytes. */
+/* Rows appended between flushes are bounded in bytes as well as in rows, so a
+ * 10⁵-body pool does not buffer gigabytes. Each series also keeps the rows of
+ * its partly filled last chunk (at most this many rows again: chunk_shape). */
 #define BUFFER_BYTES (16u << 20)
 
 /* Free space a new file needs beyond its model text: the metadata of the
@@ -43,11 +51,27 @@
 /* Trajectory series: one extendible dataset each, fed one row at a time. */
 enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_COUNT };
 
+/* Chunks (docs/hdf5-layout.md, "Chunks"): about 128 KiB of doubles, as square
+ * as the row allows (a time slice and a body's history then cost the same),
+ * at most 1024 rows (a 1-D series: 8 KiB, so a short run's last, padded chunk
+ * stays small: the default model's start-up). */
+#define CHUNK_ELEMS 16384u
+#define CHUNK_ROWS_MAX 1024u
+#define CHUNK_ROWS_WIDE 128u
+
+/* An extendible dataset written by whole chunks from its own buffer
+ * (H5Dwrite_chunk): no HDF5 chunk cache, no filter pipeline, no fill values.
+ * buf holds the rows from file row `base` (a chunk boundary) on: the first
+ * `tail` are already in the file as the partly filled last chunk, rewritten
+ * with the new rows at the next flush; then the rows appended since. */
 typedef struct {
     hid_t dset;
-    size_t cols; /* 0: a 1-D series (one number per row) */
-    size_t rows; /* rows in the file */
-    double *buf; /* buffered rows, row-major */
+    size_t cols;       /* 0: a 1-D series (one element per row) */
+    size_t elem;       /* bytes per element */
+    size_t crow, ccol; /* chunk shape: rows, columns (1 for a 1-D series) */
+    size_t base, tail; /* file row of buf[0]; rows of buf already in the file */
+    size_t room;       /* rows buf holds */
+    unsigned char *buf;
 } series;
 
 enum { ST_OPEN, ST_DEAD, ST_COMMITTED };
@@ -58,10 +82,14 @@ struct cr_store {
     const cr_model *model;
     int dim, state, rc; /* rc: the error that killed the store */
     size_t nb, nseries_contacts;
-    hid_t fapl, file, traj, events, event_type;
-    series s[S_COUNT];
-    size_t buffered, capacity; /* rows in the buffers, and their room */
+    hid_t fapl, file, traj, event_type;
+    series s[S_COUNT], ev;
+    size_t buffered, capacity; /* rows appended since the last flush, and their bound */
     size_t events_written;
+    int deflate; /* 0: chunks stored as they are; 1-9: shuffle + deflate level */
+    z_stream *z; /* one deflate stream, reset per chunk (deflate only) */
+    unsigned char *chunk, *shuf, *zout; /* scratch: one chunk gathered, shuffled, deflated */
+    size_t chunk_bytes, zout_bytes;
     int collisions_written; /* /collisions (an empty one is written at commit otherwise) */
     size_t flush_rows;
     double flush_seconds, last_flush;
@@ -78,56 +106,188 @@ static hid_t group_create(hid_t loc, const char *name)
     return H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 }
 
-/* ---- compound tables ------------------------------------------------------- */
+/* ---- extendible series, written by whole chunks ---------------------------- */
 
-/* An extendible dataset (first dimension unlimited), chunked and compressed.
- * Chunks of at most 8 KiB: HDF5 compresses the last, partly filled chunk at
- * its full size, and with 64 KiB chunks deflating the fill values of the
- * default model's ten datasets cost twice its integration (issue 12,
- * docs/performance.md "Start-up"); on a 10 MB output 8 KiB chunks make the
- * file 1 % larger at the same CPU time. */
-static hid_t create_extendible(hid_t loc, const char *name, hid_t type, size_t cols,
-                               size_t row_bytes)
+/* The chunk shape of a series of @p cols columns (0: 1-D) whose buffer may
+ * hold @p rows_max rows beyond its tail: CHUNK_ELEMS elements, rows × columns
+ * as square as the row allows, columns split into equal blocks, at most
+ * CHUNK_ROWS_MAX rows and at most rows_max (so a 10⁵-body row does not make
+ * the buffer hold 128 of them). */
+static void chunk_shape(size_t cols, size_t rows_max, size_t *crow, size_t *ccol)
+{
+    if (cols == 0) {
+        *crow = CHUNK_ROWS_MAX, *ccol = 1;
+        return;
+    }
+    size_t r = CHUNK_ELEMS / cols;
+    r = r < CHUNK_ROWS_WIDE ? CHUNK_ROWS_WIDE : (r > CHUNK_ROWS_MAX ? CHUNK_ROWS_MAX : r);
+    r = r > rows_max ? rows_max : r;
+    r = r < 1 ? 1 : r;
+    size_t c = CHUNK_ELEMS / r;
+    c = c < 1 ? 1 : (c > cols ? cols : c);
+    size_t blocks = (cols + c - 1) / c;
+    *crow = r, *ccol = (cols + blocks - 1) / blocks;
+}
+
+/* An extendible series (first dimension unlimited) with the store's chunk
+ * shape and filters, and its buffer: the partly filled last chunk plus
+ * @p pending rows. Every chunk is written whole by write_series, so HDF5
+ * never fills, caches or filters one itself. */
+static int series_open(cr_store *st, series *s, hid_t loc, const char *name, hid_t type,
+                       size_t cols, size_t pending)
 {
     int rank = cols ? 2 : 1;
+    s->cols = cols;
+    s->elem = H5Tget_size(type);
+    chunk_shape(cols, pending, &s->crow, &s->ccol);
+    s->room = s->crow + pending;
+    s->buf = calloc(s->room, (cols ? cols : 1) * s->elem);
+    size_t bytes = s->crow * s->ccol * s->elem;
+    if (!s->buf || s->elem == 0)
+        return -1;
+    if (bytes > st->chunk_bytes) {
+        free(st->chunk);
+        st->chunk = malloc(bytes);
+        st->chunk_bytes = bytes;
+        if (!st->chunk)
+            return -1;
+    }
     hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols};
-    hsize_t chunk_rows = 8192 / (row_bytes ? row_bytes : 1);
-    chunk_rows = chunk_rows < 1 ? 1 : (chunk_rows > 4096 ? 4096 : chunk_rows);
-    hsize_t chunk[2] = {chunk_rows, cols ? cols : 1};
+    hsize_t chunk[2] = {s->crow, s->ccol};
     hid_t space = H5Screate_simple(rank, dims, maxd);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    hid_t d = -1;
-    if (space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
-        H5Pset_shuffle(dcpl) >= 0 && H5Pset_deflate(dcpl, 4) >= 0)
-        d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int e = space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, rank, chunk) < 0 ||
+                    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0
+                ? -1
+                : 0;
+    if (e == 0 && st->deflate)
+        e = H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)st->deflate) < 0 ? -1 : 0;
+    if (e == 0)
+        s->dset = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (dcpl >= 0)
         H5Pclose(dcpl);
     if (space >= 0)
         H5Sclose(space);
-    return d;
+    return e < 0 || s->dset < 0 ? -1 : 0;
 }
 
-/* Appends @p n rows of @p type (cols per row; 0: a 1-D dataset) after @p have. */
-static int append_rows(hid_t d, hid_t type, size_t have, size_t n, size_t cols, const void *buf)
+/* HDF5's shuffle filter (H5Zshuffle.c): byte k of every element, k = 0 … size−1. */
+static void shuffle(unsigned char *dst, const unsigned char *src, size_t n, size_t size)
 {
-    if (n == 0)
+    for (size_t k = 0; k < size; k++)
+        for (size_t i = 0; i < n; i++)
+            dst[k * n + i] = src[i * size + k];
+}
+
+/* One chunk's bytes through the dataset's filters as HDF5 would apply them
+ * (shuffle, then deflate in zlib's format, which H5Z's inflate reads), with
+ * the store's one stream: no allocation per chunk. @return the size, or 0. */
+static size_t deflate_chunk(cr_store *st, const unsigned char *src, size_t bytes, size_t elem)
+{
+    shuffle(st->shuf, src, bytes / elem, elem);
+    z_stream *z = st->z;
+    if (deflateReset(z) != Z_OK)
         return 0;
-    int rank = cols ? 2 : 1;
-    hsize_t newdims[2] = {have + n, cols}, start[2] = {have, 0}, count[2] = {n, cols};
-    if (H5Dset_extent(d, newdims) < 0)
+    z->next_in = st->shuf;
+    z->avail_in = (uInt)bytes;
+    z->next_out = st->zout;
+    z->avail_out = (uInt)st->zout_bytes;
+    return deflate(z, Z_FINISH) == Z_STREAM_END ? st->zout_bytes - z->avail_out : 0;
+}
+
+/* Hands the first @p n rows of s->buf to HDF5, chunk by chunk (the last one
+ * padded with zeros, which no reader sees: the extent ends at the last row),
+ * and keeps that last chunk's rows at the start of the buffer for the next
+ * write. Only full chunk writes: HDF5 reads nothing back, and an unfiltered
+ * chunk is rewritten in place. */
+static int write_series(cr_store *st, series *s, size_t n)
+{
+    if (n == s->tail)
+        return 0;
+    size_t cols = s->cols ? s->cols : 1, rowb = cols * s->elem;
+    size_t cbytes = s->crow * s->ccol * s->elem;
+    hsize_t dims[2] = {s->base + n, s->cols};
+    if (H5Dset_extent(s->dset, dims) < 0)
         return -1;
-    hid_t fspace = H5Dget_space(d);
-    hid_t mspace = H5Screate_simple(rank, count, NULL);
-    int e = fspace < 0 || mspace < 0 ||
-                    H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
-                    H5Dwrite(d, type, mspace, fspace, H5P_DEFAULT, buf) < 0
-                ? -1
-                : 0;
-    if (mspace >= 0)
-        H5Sclose(mspace);
-    if (fspace >= 0)
-        H5Sclose(fspace);
-    return e;
+    /* the rows before the tail's end are in the file already, except in the
+     * partly filled chunk they share with new rows */
+    for (size_t r0 = 0; r0 < n; r0 += s->crow) {
+        size_t nr = n - r0 < s->crow ? n - r0 : s->crow;
+        for (size_t c0 = 0; c0 < cols; c0 += s->ccol) {
+            size_t nc = cols - c0 < s->ccol ? cols - c0 : s->ccol;
+            const unsigned char *src = s->buf + r0 * rowb;
+            if (nr < s->crow || nc < cols) { /* gathered, padded with zeros */
+                if (nr < s->crow || nc < s->ccol)
+                    memset(st->chunk, 0, cbytes);
+                for (size_t r = 0; r < nr; r++)
+                    memcpy(st->chunk + r * s->ccol * s->elem,
+                           s->buf + (r0 + r) * rowb + c0 * s->elem, nc * s->elem);
+                src = st->chunk;
+            }
+            size_t bytes = cbytes;
+            if (st->deflate) {
+                bytes = deflate_chunk(st, src, cbytes, s->elem);
+                src = st->zout;
+                if (bytes == 0)
+                    return -1;
+            }
+            hsize_t off[2] = {s->base + r0, c0};
+            if (H5Dwrite_chunk(s->dset, H5P_DEFAULT, 0, off, bytes, src) < 0)
+                return -1;
+        }
+    }
+    size_t keep = n % s->crow;
+    memmove(s->buf, s->buf + (n - keep) * rowb, keep * rowb);
+    s->base += n - keep;
+    s->tail = keep;
+    return 0;
+}
+
+/* Room in @p s for @p n rows beyond its tail (events: as many as a flush brings). */
+static int series_reserve(series *s, size_t n)
+{
+    if (s->tail + n <= s->room)
+        return 0;
+    size_t room = 2 * s->room > s->tail + n ? 2 * s->room : s->tail + n;
+    size_t rowb = (s->cols ? s->cols : 1) * s->elem;
+    unsigned char *b = realloc(s->buf, room * rowb);
+    if (!b)
+        return -1;
+    s->buf = b;
+    s->room = room;
+    return 0;
+}
+
+/* The compression asked for by CRADLE_STORE_DEFLATE (docs/hdf5-layout.md,
+ * "Chunks"): none by default, since deflate costs several times the
+ * integration of a large chain; 1–9: shuffle + deflate at that level. */
+static int deflate_level(void)
+{
+    const char *v = getenv("CRADLE_STORE_DEFLATE");
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long l = strtol(v, &end, 10);
+    return *end == '\0' && l >= 0 && l <= 9 ? (int)l : 0;
+}
+
+/* The deflate stream and scratch of a compressing store, once: zlib's ~270 KB
+ * of state set up and freed per chunk (HDF5's filter does that) is what made
+ * glibc return memory to the kernel at every chunk. */
+static int deflate_open(cr_store *st)
+{
+    if (!st->deflate)
+        return 0;
+    st->z = calloc(1, sizeof *st->z);
+    if (!st->z || deflateInit(st->z, st->deflate) != Z_OK) {
+        free(st->z);
+        st->z = NULL;
+        return -1;
+    }
+    st->zout_bytes = deflateBound(st->z, (uLong)st->chunk_bytes);
+    st->shuf = malloc(st->chunk_bytes);
+    st->zout = malloc(st->zout_bytes);
+    return st->shuf && st->zout ? 0 : -1;
 }
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -222,13 +382,13 @@ static int close_file(cr_store *st, int discard)
             e = -1;
         st->s[k].dset = 0;
     }
-    if (st->events > 0 && H5Dclose(st->events) < 0)
+    if (st->ev.dset > 0 && H5Dclose(st->ev.dset) < 0)
         e = -1;
     if (st->event_type > 0)
         H5Tclose(st->event_type);
     if (st->traj > 0 && H5Gclose(st->traj) < 0)
         e = -1;
-    st->events = st->event_type = st->traj = 0;
+    st->ev.dset = st->event_type = st->traj = 0;
     /* H5F_CLOSE_STRONG (fapl) closes whatever is still open in the file, so no
      * id of ours outlives this call. Never retried: see above. */
     if (st->file > 0 && H5Fclose(st->file) < 0)
@@ -265,24 +425,26 @@ typedef struct {
     double overlap, rate, force, impulse;
 } event_row;
 
+/* The events located since the last flush, after the tail of /events. */
 static int append_events(cr_store *st)
 {
     size_t n = cr_system_event_count(st->sys), k0 = st->events_written;
     if (n <= k0)
         return 0;
-    const cr_event *ev = cr_system_events(st->sys);
-    event_row *rows = calloc(n - k0, sizeof(*rows)); /* zeroed padding on disk */
-    if (!rows)
+    series *s = &st->ev;
+    if (series_reserve(s, n - k0) < 0)
         return -1;
+    const cr_event *ev = cr_system_events(st->sys);
+    event_row *rows = (event_row *)(void *)s->buf + s->tail;
+    memset(rows, 0, (n - k0) * sizeof(*rows)); /* zeroed padding on disk */
     for (size_t i = k0; i < n; i++)
         rows[i - k0] = (event_row){
             ev[i].t,     (int64_t)ev[i].contact, (int)ev[i].kind, ev[i].overlap, ev[i].rate,
             ev[i].force, ev[i].impulse};
-    int e = append_rows(st->events, st->event_type, k0, n - k0, 0, rows);
-    free(rows);
-    if (e == 0)
-        st->events_written = n;
-    return e;
+    if (write_series(st, s, s->tail + n - k0) < 0)
+        return -1;
+    st->events_written = n;
+    return 0;
 }
 
 /* Hands the buffered rows and new events to HDF5 and makes the file on disk
@@ -297,9 +459,8 @@ static int store_flush(cr_store *st, const char *what)
         series *s = &st->s[k];
         if (s->dset <= 0)
             continue;
-        if (append_rows(s->dset, H5T_NATIVE_DOUBLE, s->rows, st->buffered, s->cols, s->buf) < 0)
+        if (write_series(st, s, s->tail + st->buffered) < 0)
             return store_fail(st, what);
-        s->rows += st->buffered;
     }
     st->buffered = 0;
     if (append_events(st) < 0 || cr_h5_attr_double(st->file, "t_end", st->t_last) < 0 ||
@@ -537,13 +698,11 @@ static int open_events(cr_store *st)
     };
     size_t nf = sizeof f / sizeof f[0];
     st->event_type = cr_h5_compound_type(sizeof(event_row), f, nf);
-    st->events = st->event_type < 0
-                     ? -1
-                     : create_extendible(st->file, "events", st->event_type, 0, sizeof(event_row));
-    int e = st->events < 0
-                ? -1
-                : cr_h5_table_units(st->events, f, nf,
-                                    "contact events located by root finding, in time order");
+    int e =
+        st->event_type < 0 || series_open(st, &st->ev, st->file, "events", st->event_type, 0, 0) < 0
+            ? -1
+            : cr_h5_table_units(st->ev.dset, f, nf,
+                                "contact events located by root finding, in time order");
     H5Tclose(kind);
     return e;
 }
@@ -572,12 +731,9 @@ static int open_trajectory(cr_store *st)
         if (k >= S_OVL && nc == 0)
             break;
         series *s = &st->s[k];
-        s->cols = cols[k];
-        size_t per = s->cols ? s->cols : 1;
-        s->dset =
-            create_extendible(st->traj, name[k], H5T_NATIVE_DOUBLE, s->cols, per * sizeof(double));
-        s->buf = malloc(st->capacity * per * sizeof(double));
-        e = s->dset < 0 || !s->buf ? -1 : cr_h5_attr_string(s->dset, "units", units[k]);
+        e = series_open(st, s, st->traj, name[k], H5T_NATIVE_DOUBLE, cols[k], st->capacity) < 0
+                ? -1
+                : cr_h5_attr_string(s->dset, "units", units[k]);
     }
     return e;
 }
@@ -596,6 +752,7 @@ static cr_store *store_alloc(const char *path, cr_system *sys, const cr_model *m
     st->nseries_contacts = cr_system_contacts_fixed(sys) ? cr_system_contact_count(sys) : 0;
     st->flush_rows = CR_STORE_FLUSH_ROWS;
     st->flush_seconds = CR_STORE_FLUSH_SECONDS;
+    st->deflate = deflate_level();
     st->path = strdup(path);
     size_t tl = strlen(path) + 32;
     st->tmp = malloc(tl);
@@ -625,6 +782,10 @@ static int store_layout(cr_store *st, const cr_model *model, const char *model_p
         return store_fail(st, "creating /trajectory");
     if (open_events(st) < 0)
         return store_fail(st, "creating /events");
+    if (deflate_open(st) < 0) {
+        cr_set_msg(st->err, sizeof st->err, "%s: out of memory for the deflate stream", st->path);
+        return store_die(st, CR_ERR_NOMEM);
+    }
     int rc = store_flush(st, "creating the file layout");
     if (rc == CR_OK)
         (void)sync_path(st->dir, 1); /* best effort: the temporary's name survives a power loss */
@@ -733,6 +894,12 @@ void cr_store_destroy(cr_store *st)
         H5Pclose(st->fapl);
     for (int k = 0; k < S_COUNT; k++)
         free(st->s[k].buf);
+    free(st->ev.buf);
+    if (st->z) {
+        deflateEnd(st->z);
+        free(st->z);
+    }
+    free(st->chunk), free(st->shuf), free(st->zout);
     for (size_t i = 0; i < st->nrecovered; i++)
         free(st->recovered[i]);
     free(st->recovered);
@@ -773,11 +940,18 @@ const char *cr_store_recovered_path(const cr_store *st, size_t k)
 
 /* ---- appending ------------------------------------------------------------- */
 
+/* Row @p k of series @p s's buffer, as doubles. */
+static double *row_at(series *s, size_t k)
+{
+    return (double *)(void *)s->buf + k * (s->cols ? s->cols : 1);
+}
+
 static void buffer_contacts(cr_store *st, size_t row)
 {
     size_t nc = st->nseries_contacts;
-    double *ov = st->s[S_OVL].buf + row * nc, *f = st->s[S_FORCE].buf + row * nc;
-    double *P = st->s[S_IMPULSE].buf + row * nc;
+    double *ov = row_at(&st->s[S_OVL], st->s[S_OVL].tail + row);
+    double *f = row_at(&st->s[S_FORCE], st->s[S_FORCE].tail + row);
+    double *P = row_at(&st->s[S_IMPULSE], st->s[S_IMPULSE].tail + row);
     for (size_t c = 0; c < nc; c++) {
         cr_contact_view v;
         if (cr_system_get_contact(st->sys, c, &v) != CR_OK)
@@ -793,19 +967,21 @@ int cr_store_append_frame(cr_store *st)
     CR_CHECK(st, NULL, CR_ERR_INVALID);
     if (st->state != ST_OPEN)
         return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
-    size_t r = st->buffered, nbd = st->nb * (size_t)st->dim;
+    size_t r = st->buffered;
+    series *s = st->s;
     st->t_last = cr_system_get_time(st->sys);
-    st->s[S_TIME].buf[r] = st->t_last;
-    cr_system_get_positions(st->sys, st->s[S_POS].buf + r * nbd);
-    cr_system_get_velocities(st->sys, st->s[S_VEL].buf + r * nbd);
-    st->s[S_KIN].buf[r] = cr_system_kinetic_energy(st->sys);
-    st->s[S_POT].buf[r] = cr_system_potential_energy(st->sys);
-    st->s[S_DISS].buf[r] = cr_system_dissipated_work(st->sys);
+    *row_at(&s[S_TIME], s[S_TIME].tail + r) = st->t_last;
+    cr_system_get_positions(st->sys, row_at(&s[S_POS], s[S_POS].tail + r));
+    cr_system_get_velocities(st->sys, row_at(&s[S_VEL], s[S_VEL].tail + r));
+    *row_at(&s[S_KIN], s[S_KIN].tail + r) = cr_system_kinetic_energy(st->sys);
+    *row_at(&s[S_POT], s[S_POT].tail + r) = cr_system_potential_energy(st->sys);
+    *row_at(&s[S_DISS], s[S_DISS].tail + r) = cr_system_dissipated_work(st->sys);
     if (st->nseries_contacts)
         buffer_contacts(st, r);
     st->buffered++;
     /* the bound on what a kill loses: flush_rows rows (fewer when rows are
-     * large: the buffer holds BUFFER_BYTES) or flush_seconds of wall time */
+     * large: the buffer holds BUFFER_BYTES of new rows) or flush_seconds of
+     * wall time */
     if (st->buffered >= st->capacity || st->buffered >= st->flush_rows ||
         wall_seconds() - st->last_flush >= st->flush_seconds)
         return store_flush(st, "appending trajectory rows");
