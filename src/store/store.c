@@ -51,13 +51,15 @@
 /* Trajectory series: one extendible dataset each, fed one row at a time. */
 enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_COUNT };
 
-/* Chunks (docs/hdf5-layout.md, "Chunks"): about 128 KiB of doubles, as square
- * as the row allows (a time slice and a body's history then cost the same),
- * at most 1024 rows (a 1-D series: 8 KiB, so a short run's last, padded chunk
- * stays small: the default model's start-up). */
+/* Chunks (docs/hdf5-layout.md, "Chunks"): about 128 KiB of a 2-D series,
+ * rows × columns as square as the row allows (a time slice and a body's
+ * history then cost about the same to read), 128 to 256 rows; a 1-D series
+ * keeps 8 KiB (1024 doubles). The last, padded chunk of a short run stays
+ * small: the default model's file and start-up. */
 #define CHUNK_ELEMS 16384u
-#define CHUNK_ROWS_MAX 1024u
-#define CHUNK_ROWS_WIDE 128u
+#define CHUNK_ROWS_MIN 128u
+#define CHUNK_ROWS_MAX 256u
+#define CHUNK_1D_BYTES 8192u
 
 /* An extendible dataset written by whole chunks from its own buffer
  * (H5Dwrite_chunk): no HDF5 chunk cache, no filter pipeline, no fill values.
@@ -108,19 +110,19 @@ static hid_t group_create(hid_t loc, const char *name)
 
 /* ---- extendible series, written by whole chunks ---------------------------- */
 
-/* The chunk shape of a series of @p cols columns (0: 1-D) whose buffer may
- * hold @p rows_max rows beyond its tail: CHUNK_ELEMS elements, rows × columns
- * as square as the row allows, columns split into equal blocks, at most
- * CHUNK_ROWS_MAX rows and at most rows_max (so a 10⁵-body row does not make
- * the buffer hold 128 of them). */
-static void chunk_shape(size_t cols, size_t rows_max, size_t *crow, size_t *ccol)
+/* The chunk shape of a series of @p cols columns (0: 1-D) of @p elem bytes
+ * whose buffer may hold @p rows_max rows beyond its tail: rows × columns as
+ * above, columns split into equal blocks, rows at most rows_max (so a
+ * 10⁵-body row does not make the buffer hold 128 of them). */
+static void chunk_shape(size_t cols, size_t elem, size_t rows_max, size_t *crow, size_t *ccol)
 {
     if (cols == 0) {
-        *crow = CHUNK_ROWS_MAX, *ccol = 1;
+        size_t r = CHUNK_1D_BYTES / elem;
+        *crow = r < 1 ? 1 : r, *ccol = 1;
         return;
     }
     size_t r = CHUNK_ELEMS / cols;
-    r = r < CHUNK_ROWS_WIDE ? CHUNK_ROWS_WIDE : (r > CHUNK_ROWS_MAX ? CHUNK_ROWS_MAX : r);
+    r = r < CHUNK_ROWS_MIN ? CHUNK_ROWS_MIN : (r > CHUNK_ROWS_MAX ? CHUNK_ROWS_MAX : r);
     r = r > rows_max ? rows_max : r;
     r = r < 1 ? 1 : r;
     size_t c = CHUNK_ELEMS / r;
@@ -139,7 +141,7 @@ static int series_open(cr_store *st, series *s, hid_t loc, const char *name, hid
     int rank = cols ? 2 : 1;
     s->cols = cols;
     s->elem = H5Tget_size(type);
-    chunk_shape(cols, pending, &s->crow, &s->ccol);
+    chunk_shape(cols, s->elem, pending, &s->crow, &s->ccol);
     s->room = s->crow + pending;
     s->buf = calloc(s->room, (cols ? cols : 1) * s->elem);
     size_t bytes = s->crow * s->ccol * s->elem;
