@@ -16,6 +16,7 @@
  * neither caches, fills nor filters a chunk, and nothing is allocated per
  * chunk.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MADV_HUGEPAGE (big_alloc) */
 #include "cradle/rigid.h"
 #include "cradle/store.h"
 
@@ -29,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -61,19 +63,22 @@ enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_
 #define CHUNK_ROWS_MAX 256u
 #define CHUNK_1D_BYTES 8192u
 
-/* An extendible dataset written by whole chunks from its own buffer
- * (H5Dwrite_chunk): no HDF5 chunk cache, no filter pipeline, no fill values.
- * buf holds the rows from file row `base` (a chunk boundary) on: the first
- * `tail` are already in the file as the partly filled last chunk, rewritten
- * with the new rows at the next flush; then the rows appended since. */
+/* An extendible dataset written by whole chunks (H5Dwrite_chunk) from its own
+ * buffer, which holds its rows chunk by chunk: row block q (crow rows), column
+ * block b (ccol columns) at chunk q·nblk + b, so a flush hands HDF5 each chunk
+ * where it lies. No HDF5 chunk cache, filter pipeline or fill value is used.
+ * The buffer starts at file row `base` (a chunk boundary); its first `tail`
+ * rows are in the file already, as the partly filled last chunk that the next
+ * flush writes again with the rows appended since. */
 typedef struct {
     hid_t dset;
-    size_t cols;       /* 0: a 1-D series (one element per row) */
-    size_t elem;       /* bytes per element */
-    size_t crow, ccol; /* chunk shape: rows, columns (1 for a 1-D series) */
-    size_t base, tail; /* file row of buf[0]; rows of buf already in the file */
-    size_t room;       /* rows buf holds */
+    size_t cols;             /* 0: a 1-D series (one element per row) */
+    size_t elem;             /* bytes per element */
+    size_t crow, ccol, nblk; /* chunk shape (ccol 1 for a 1-D series), column blocks */
+    size_t base, tail;       /* file row of the buffer's first row; rows already written */
+    size_t room;             /* rows the buffer holds, a multiple of crow */
     unsigned char *buf;
+    size_t mapped; /* bytes of buf when mmap'ed (big_alloc) */
 } series;
 
 enum { ST_OPEN, ST_DEAD, ST_COMMITTED };
@@ -88,10 +93,11 @@ struct cr_store {
     series s[S_COUNT], ev;
     size_t buffered, capacity; /* rows appended since the last flush, and their bound */
     size_t events_written;
-    int deflate; /* 0: chunks stored as they are; 1-9: shuffle + deflate level */
-    z_stream *z; /* one deflate stream, reset per chunk (deflate only) */
-    unsigned char *chunk, *shuf, *zout; /* scratch: one chunk gathered, shuffled, deflated */
+    int deflate;                /* 0: chunks stored as they are; 1-9: shuffle + deflate level */
+    z_stream *z;                /* one deflate stream, reset per chunk (deflate only) */
+    unsigned char *shuf, *zout; /* deflate scratch: one chunk shuffled, deflated */
     size_t chunk_bytes, zout_bytes;
+    double *row;            /* one row of a series split in column blocks, before it is scattered */
     int collisions_written; /* /collisions (an empty one is written at commit otherwise) */
     size_t flush_rows;
     double flush_seconds, last_flush;
@@ -131,29 +137,89 @@ static void chunk_shape(size_t cols, size_t elem, size_t rows_max, size_t *crow,
     *crow = r, *ccol = (cols + blocks - 1) / blocks;
 }
 
+/* Bytes of one chunk of @p s, and where chunk (q, b) lies in its buffer. */
+static size_t chunk_bytes(const series *s)
+{
+    return s->crow * s->ccol * s->elem;
+}
+
+static unsigned char *chunk_at(const series *s, size_t q, size_t b)
+{
+    return s->buf + (q * s->nblk + b) * chunk_bytes(s);
+}
+
+/* A zeroed buffer of @p bytes; *mapped: its size when it was mapped (munmap
+ * it), else 0 (free it). One of megabytes is filled once per run and written
+ * from at each flush: in 4 KiB pages its first filling costs a page fault per
+ * page (a 1000-bead chain's 25 MB: 6,000 faults, as much CPU as writing the
+ * rows to the file); mapped and marked for huge pages it costs one per 2 MiB
+ * where the kernel has them (transparent huge pages in `madvise` mode,
+ * Debian's default), and comes zeroed without a pass of memset. */
+static void *big_alloc(size_t bytes, size_t *mapped)
+{
+    const size_t huge = (size_t)2 << 20;
+    *mapped = 0;
+#if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
+    if (bytes >= huge) {
+        size_t len = (bytes + huge - 1) / huge * huge;
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            (void)madvise(p, len, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+            *mapped = len;
+            return p;
+        }
+    }
+#endif
+    return calloc(1, bytes);
+}
+
+/* Room for @p rows rows (rounded up to whole row blocks); the contents are kept. */
+static int series_grow(series *s, size_t rows)
+{
+    size_t blocks = (rows + s->crow - 1) / s->crow, room = blocks * s->crow;
+    if (room <= s->room)
+        return 0;
+    if (s->mapped) /* a trajectory series never grows; /events is not mapped */
+        return -1;
+    size_t old = s->room / s->crow * s->nblk * chunk_bytes(s);
+    size_t bytes = blocks * s->nblk * chunk_bytes(s);
+    unsigned char *b = s->buf ? realloc(s->buf, bytes) : big_alloc(bytes, &s->mapped);
+    if (!b)
+        return -1;
+    if (s->buf) /* zeros: the padding columns stay zero */
+        memset(b + old, 0, bytes - old);
+    s->buf = b;
+    s->room = room;
+    return 0;
+}
+
+static void series_free(series *s)
+{
+#if defined(MAP_ANONYMOUS) && defined(MADV_HUGEPAGE)
+    if (s->mapped) {
+        munmap(s->buf, s->mapped);
+        return;
+    }
+#endif
+    free(s->buf);
+}
+
 /* An extendible series (first dimension unlimited) with the store's chunk
  * shape and filters, and its buffer: the partly filled last chunk plus
- * @p pending rows. Every chunk is written whole by write_series, so HDF5
- * never fills, caches or filters one itself. */
+ * @p pending rows. */
 static int series_open(cr_store *st, series *s, hid_t loc, const char *name, hid_t type,
                        size_t cols, size_t pending)
 {
     int rank = cols ? 2 : 1;
     s->cols = cols;
     s->elem = H5Tget_size(type);
-    chunk_shape(cols, s->elem, pending, &s->crow, &s->ccol);
-    s->room = s->crow + pending;
-    s->buf = calloc(s->room, (cols ? cols : 1) * s->elem);
-    size_t bytes = s->crow * s->ccol * s->elem;
-    if (!s->buf || s->elem == 0)
+    if (s->elem == 0)
         return -1;
-    if (bytes > st->chunk_bytes) {
-        free(st->chunk);
-        st->chunk = malloc(bytes);
-        st->chunk_bytes = bytes;
-        if (!st->chunk)
-            return -1;
-    }
+    chunk_shape(cols, s->elem, pending, &s->crow, &s->ccol);
+    s->nblk = cols ? (cols + s->ccol - 1) / s->ccol : 1;
+    if (series_grow(s, s->crow + pending) < 0)
+        return -1;
+    st->chunk_bytes = chunk_bytes(s) > st->chunk_bytes ? chunk_bytes(s) : st->chunk_bytes;
     hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols};
     hsize_t chunk[2] = {s->crow, s->ccol};
     hid_t space = H5Screate_simple(rank, dims, maxd);
@@ -171,6 +237,25 @@ static int series_open(cr_store *st, series *s, hid_t loc, const char *name, hid
     if (space >= 0)
         H5Sclose(space);
     return e < 0 || s->dset < 0 ? -1 : 0;
+}
+
+/* Where row @p r of the buffer goes when the series has one column block (its
+ * elements lie together), else NULL: put_row scatters it. */
+static void *row_slot(const series *s, size_t r)
+{
+    if (s->nblk > 1)
+        return NULL;
+    return chunk_at(s, r / s->crow, 0) + r % s->crow * s->ccol * s->elem;
+}
+
+/* Row @p r of the buffer from @p row (cols elements), column block by block. */
+static void put_row(series *s, size_t r, const void *row)
+{
+    size_t q = r / s->crow, off = r % s->crow * s->ccol * s->elem;
+    for (size_t b = 0; b < s->nblk; b++) {
+        size_t c0 = b * s->ccol, nc = s->cols - c0 < s->ccol ? s->cols - c0 : s->ccol;
+        memcpy(chunk_at(s, q, b) + off, (const unsigned char *)row + c0 * s->elem, nc * s->elem);
+    }
 }
 
 /* HDF5's shuffle filter (H5Zshuffle.c): byte k of every element, k = 0 … size−1. */
@@ -197,66 +282,42 @@ static size_t deflate_chunk(cr_store *st, const unsigned char *src, size_t bytes
     return deflate(z, Z_FINISH) == Z_STREAM_END ? st->zout_bytes - z->avail_out : 0;
 }
 
-/* Hands the first @p n rows of s->buf to HDF5, chunk by chunk (the last one
- * padded with zeros, which no reader sees: the extent ends at the last row),
- * and keeps that last chunk's rows at the start of the buffer for the next
- * write. Only full chunk writes: HDF5 reads nothing back, and an unfiltered
- * chunk is rewritten in place. */
+/* Hands the first @p n rows of the buffer to HDF5, chunk by chunk where they
+ * lie (the last chunk padded with zeros, which no reader sees: the extent ends
+ * at the last row), and keeps that last chunk's rows at the start of the
+ * buffer for the next write. Only whole chunks are written: HDF5 reads nothing
+ * back, and an unfiltered chunk is rewritten in place. */
 static int write_series(cr_store *st, series *s, size_t n)
 {
     if (n == s->tail)
         return 0;
-    size_t cols = s->cols ? s->cols : 1, rowb = cols * s->elem;
-    size_t cbytes = s->crow * s->ccol * s->elem;
     hsize_t dims[2] = {s->base + n, s->cols};
     if (H5Dset_extent(s->dset, dims) < 0)
         return -1;
-    /* the rows before the tail's end are in the file already, except in the
-     * partly filled chunk they share with new rows */
-    for (size_t r0 = 0; r0 < n; r0 += s->crow) {
-        size_t nr = n - r0 < s->crow ? n - r0 : s->crow;
-        for (size_t c0 = 0; c0 < cols; c0 += s->ccol) {
-            size_t nc = cols - c0 < s->ccol ? cols - c0 : s->ccol;
-            const unsigned char *src = s->buf + r0 * rowb;
-            if (nr < s->crow || nc < cols) { /* gathered, padded with zeros */
-                if (nr < s->crow || nc < s->ccol)
-                    memset(st->chunk, 0, cbytes);
-                for (size_t r = 0; r < nr; r++)
-                    memcpy(st->chunk + r * s->ccol * s->elem,
-                           s->buf + (r0 + r) * rowb + c0 * s->elem, nc * s->elem);
-                src = st->chunk;
-            }
-            size_t bytes = cbytes;
+    size_t cb = chunk_bytes(s), rowb = s->ccol * s->elem;
+    for (size_t q = 0; q * s->crow < n; q++) {
+        size_t nr = n - q * s->crow < s->crow ? n - q * s->crow : s->crow;
+        for (size_t b = 0; b < s->nblk; b++) {
+            unsigned char *src = chunk_at(s, q, b);
+            if (nr < s->crow) /* rows of an earlier block may linger there */
+                memset(src + nr * rowb, 0, (s->crow - nr) * rowb);
+            size_t bytes = cb;
             if (st->deflate) {
-                bytes = deflate_chunk(st, src, cbytes, s->elem);
+                bytes = deflate_chunk(st, src, cb, s->elem);
                 src = st->zout;
                 if (bytes == 0)
                     return -1;
             }
-            hsize_t off[2] = {s->base + r0, c0};
+            hsize_t off[2] = {s->base + q * s->crow, b * s->ccol};
             if (H5Dwrite_chunk(s->dset, H5P_DEFAULT, 0, off, bytes, src) < 0)
                 return -1;
         }
     }
     size_t keep = n % s->crow;
-    memmove(s->buf, s->buf + (n - keep) * rowb, keep * rowb);
+    if (keep)
+        memmove(s->buf, chunk_at(s, n / s->crow, 0), s->nblk * cb);
     s->base += n - keep;
     s->tail = keep;
-    return 0;
-}
-
-/* Room in @p s for @p n rows beyond its tail (events: as many as a flush brings). */
-static int series_reserve(series *s, size_t n)
-{
-    if (s->tail + n <= s->room)
-        return 0;
-    size_t room = 2 * s->room > s->tail + n ? 2 * s->room : s->tail + n;
-    size_t rowb = (s->cols ? s->cols : 1) * s->elem;
-    unsigned char *b = realloc(s->buf, room * rowb);
-    if (!b)
-        return -1;
-    s->buf = b;
-    s->room = room;
     return 0;
 }
 
@@ -434,11 +495,11 @@ static int append_events(cr_store *st)
     if (n <= k0)
         return 0;
     series *s = &st->ev;
-    if (series_reserve(s, n - k0) < 0)
+    if (series_grow(s, s->tail + n - k0) < 0)
         return -1;
     const cr_event *ev = cr_system_events(st->sys);
-    event_row *rows = (event_row *)(void *)s->buf + s->tail;
-    memset(rows, 0, (n - k0) * sizeof(*rows)); /* zeroed padding on disk */
+    event_row *rows = (event_row *)row_slot(s, s->tail); /* one column block: rows lie together */
+    memset(rows, 0, (n - k0) * sizeof(*rows));           /* zeroed padding on disk */
     for (size_t i = k0; i < n; i++)
         rows[i - k0] = (event_row){
             ev[i].t,     (int64_t)ev[i].contact, (int)ev[i].kind, ev[i].overlap, ev[i].rate,
@@ -728,7 +789,8 @@ static int open_trajectory(cr_store *st)
     st->capacity = BUFFER_BYTES / (row_doubles * sizeof(double));
     st->capacity = st->capacity < 1 ? 1 : st->capacity;
     st->capacity = st->capacity > CR_STORE_FLUSH_ROWS ? CR_STORE_FLUSH_ROWS : st->capacity;
-    int e = 0;
+    st->row = malloc((nbd > 3 * nc ? nbd : 3 * nc) * sizeof(double) + 1);
+    int e = st->row ? 0 : -1;
     for (int k = 0; e == 0 && k < S_COUNT; k++) {
         if (k >= S_OVL && nc == 0)
             break;
@@ -895,13 +957,13 @@ void cr_store_destroy(cr_store *st)
     if (st->fapl > 0)
         H5Pclose(st->fapl);
     for (int k = 0; k < S_COUNT; k++)
-        free(st->s[k].buf);
-    free(st->ev.buf);
+        series_free(&st->s[k]);
+    series_free(&st->ev);
     if (st->z) {
         deflateEnd(st->z);
         free(st->z);
     }
-    free(st->chunk), free(st->shuf), free(st->zout);
+    free(st->shuf), free(st->zout), free(st->row);
     for (size_t i = 0; i < st->nrecovered; i++)
         free(st->recovered[i]);
     free(st->recovered);
@@ -942,18 +1004,27 @@ const char *cr_store_recovered_path(const cr_store *st, size_t k)
 
 /* ---- appending ------------------------------------------------------------- */
 
-/* Row @p k of series @p s's buffer, as doubles. */
-static double *row_at(series *s, size_t k)
+/* Where the next row of @p s is filled: its place in the buffer, or @p
+ * scratch when the series has several column blocks (then row_end scatters
+ * it). */
+static double *row_begin(const cr_store *st, const series *s, double *scratch)
 {
-    return (double *)(void *)s->buf + k * (s->cols ? s->cols : 1);
+    double *p = row_slot(s, s->tail + st->buffered);
+    return p ? p : scratch;
 }
 
-static void buffer_contacts(cr_store *st, size_t row)
+static void row_end(const cr_store *st, series *s, const double *filled)
+{
+    if (s->nblk > 1)
+        put_row(s, s->tail + st->buffered, filled);
+}
+
+static void buffer_contacts(cr_store *st)
 {
     size_t nc = st->nseries_contacts;
-    double *ov = row_at(&st->s[S_OVL], st->s[S_OVL].tail + row);
-    double *f = row_at(&st->s[S_FORCE], st->s[S_FORCE].tail + row);
-    double *P = row_at(&st->s[S_IMPULSE], st->s[S_IMPULSE].tail + row);
+    series *so = &st->s[S_OVL], *sf = &st->s[S_FORCE], *sp = &st->s[S_IMPULSE];
+    double *ov = row_begin(st, so, st->row), *f = row_begin(st, sf, st->row + nc);
+    double *P = row_begin(st, sp, st->row + 2 * nc);
     for (size_t c = 0; c < nc; c++) {
         cr_contact_view v;
         if (cr_system_get_contact(st->sys, c, &v) != CR_OK)
@@ -962,6 +1033,7 @@ static void buffer_contacts(cr_store *st, size_t row)
         f[c] = v.force;
         P[c] = v.impulse;
     }
+    row_end(st, so, ov), row_end(st, sf, f), row_end(st, sp, P);
 }
 
 int cr_store_append_frame(cr_store *st)
@@ -969,17 +1041,20 @@ int cr_store_append_frame(cr_store *st)
     CR_CHECK(st, NULL, CR_ERR_INVALID);
     if (st->state != ST_OPEN)
         return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
-    size_t r = st->buffered;
     series *s = st->s;
     st->t_last = cr_system_get_time(st->sys);
-    *row_at(&s[S_TIME], s[S_TIME].tail + r) = st->t_last;
-    cr_system_get_positions(st->sys, row_at(&s[S_POS], s[S_POS].tail + r));
-    cr_system_get_velocities(st->sys, row_at(&s[S_VEL], s[S_VEL].tail + r));
-    *row_at(&s[S_KIN], s[S_KIN].tail + r) = cr_system_kinetic_energy(st->sys);
-    *row_at(&s[S_POT], s[S_POT].tail + r) = cr_system_potential_energy(st->sys);
-    *row_at(&s[S_DISS], s[S_DISS].tail + r) = cr_system_dissipated_work(st->sys);
+    *row_begin(st, &s[S_TIME], NULL) = st->t_last;
+    double *x = row_begin(st, &s[S_POS], st->row);
+    cr_system_get_positions(st->sys, x);
+    row_end(st, &s[S_POS], x);
+    double *v = row_begin(st, &s[S_VEL], st->row);
+    cr_system_get_velocities(st->sys, v);
+    row_end(st, &s[S_VEL], v);
+    *row_begin(st, &s[S_KIN], NULL) = cr_system_kinetic_energy(st->sys);
+    *row_begin(st, &s[S_POT], NULL) = cr_system_potential_energy(st->sys);
+    *row_begin(st, &s[S_DISS], NULL) = cr_system_dissipated_work(st->sys);
     if (st->nseries_contacts)
-        buffer_contacts(st, r);
+        buffer_contacts(st);
     st->buffered++;
     /* the bound on what a kill loses: flush_rows rows (fewer when rows are
      * large: the buffer holds BUFFER_BYTES of new rows) or flush_seconds of
