@@ -789,6 +789,13 @@ static int open_trajectory(cr_store *st)
     st->capacity = BUFFER_BYTES / (row_doubles * sizeof(double));
     st->capacity = st->capacity < 1 ? 1 : st->capacity;
     st->capacity = st->capacity > CR_STORE_FLUSH_ROWS ? CR_STORE_FLUSH_ROWS : st->capacity;
+    /* a whole number of the widest series' chunk rows: a flush of a full
+     * buffer then ends on a chunk boundary, and the next one does not write
+     * that chunk again (a 1000-bead chain: 384 rows, not 419, and a quarter
+     * fewer bytes written) */
+    size_t crow, ccol;
+    chunk_shape(nbd > nc ? nbd : nc, sizeof(double), st->capacity, &crow, &ccol);
+    st->capacity = st->capacity / crow * crow;
     st->row = malloc((nbd > 3 * nc ? nbd : 3 * nc) * sizeof(double) + 1);
     int e = st->row ? 0 : -1;
     for (int k = 0; e == 0 && k < S_COUNT; k++) {
