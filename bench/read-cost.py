@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Read cost of a trajectory file's two usual questions (docs/hdf5-layout.md,
-"Chunks"): one body's history (a column of /trajectory/position, every row)
+"Chunks and compression"): one body's history (a column of /trajectory/position, every row)
 and one time slice (a row, every body), each from a freshly opened file
 (HDF5's chunk cache empty; the operating system's page cache warm, as after
 a run), median of --reps; with the chunks read and their bytes on disk.

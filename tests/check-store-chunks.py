@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The trajectory writer's chunks (docs/hdf5-layout.md, "Chunks"), read back
+"""The trajectory writer's chunks (docs/hdf5-layout.md, "Chunks and compression"), read back
 with h5py: chunk shapes and filters as documented, with and without
 CRADLE_STORE_DEFLATE; the same values either way; every row in its place
 across series of different chunk shapes and across flushes that leave a
