@@ -156,7 +156,8 @@ def main():
                 c, w = proc(cmd)
                 t[k].append((c * scale[k], w * scale[k]))
                 peers.log("  round %d %-6s cpu %.3f s wall %.3f s%s" % (
-                    r, k, c, w, " (x%.3g)" % scale[k] if scale[k] != 1 else ""))
+                    r, k, c, w, " (of a part: x%.3g in the table)" % scale[k]
+                    if scale[k] != 1 else ""))
         dump_size = os.path.getsize(dump_path) if dump_path and os.path.exists(dump_path) else 0
         med = {k: (statistics.median(v[0] for v in t[k]), statistics.median(v[1] for v in t[k]))
                for k in t}
