@@ -72,6 +72,18 @@ n=$(h5dump -a /rigid_mismatches strict.h5 2>/dev/null | sed -n 's/.*(0): *\([0-9
     && ok "--strict: exit 6, status mismatch, /rigid_mismatches holds the $n" \
     || bad "--strict: status $st, n = ${n:-?}, $(cat strict.err)"
 
+# one collision after t = 0 (no free flight: the mapping window is any time)
+"$CRADLE" run "$MODELS/hertz-pair.yaml" --rigid calibrated --strict -q -o hp.h5 2> hp.err
+st=$?
+[ $st -eq 0 ] && [ "$(status_of hp.h5)" = complete ] \
+    && ok "--strict on a single collision after t = 0: mapped, exit 0" \
+    || bad "hertz-pair --strict: $st $(cat hp.err)"
+# bodies moved onto contact under a pendulum field keep T + U + dissipated
+"$CRADLE" run "$MODELS/pendulum-cradle-3.yaml" --rigid calibrated -o p3.h5 > p3.txt
+b=$(sed -n 's/.*balance \([0-9.e+-]*\) (relative).*/\1/p' p3.txt | head -1)
+grep -q "closed by moving them" p3.txt && "$PY" -c "import sys; sys.exit(not float('$b') < 1e-6)" \
+    && ok "bodies moved onto contact under pendulums: energy balance $b (< 1e-6)" \
+    || bad "moved bodies' energy balance: ${b:-?}"
 "$CRADLE" run gap3.yaml --strict -o x.h5 2> e1.txt
 st=$?
 [ $st -eq 2 ] && grep -q "strict" e1.txt && [ ! -e x.h5 ] \

@@ -113,12 +113,68 @@ static void hertz_gaps(void)
           max_err(r.u, seq));
     cr_model_destroy(model);
 
+    /* the tolerance itself: 0.9 δ* joins, 1.1 δ* does not (a δ* off by 10 %
+     * either way fails one of the two) */
+    for (int side = 0; side < 2; side++) {
+        double f = side ? 1.1 : 0.9;
+        model = three(0.5 * ds, f * ds, &law, 1.0);
+        r = run_rigid(model, CR_LAW_NEWTON);
+        CHECK(r.impacts == (side ? 2u : 1u) && max_err(r.u, side ? seq : one) <= 1e-9,
+              "second gap %.1f delta*: %s (%zu impacts, error %.3g V)", f,
+              side ? "two-ball impacts" : "one impact of the 3 balls", r.impacts,
+              max_err(r.u, side ? seq : one));
+        cr_model_destroy(model);
+    }
+
     model = three(0.1 * ds, 0.1 * ds, &law, 0.0);
     r = run_rigid(model, CR_LAW_NEWTON);
     CHECK(r.impacts == 2 && max_err(r.u, seq) <= 1e-9,
           "theta 0: gaps of 0.1 delta* are two-ball impacts again (%zu impacts, error %.3g V)",
           r.impacts, max_err(r.u, seq));
     cr_model_destroy(model);
+}
+
+/* Two impacts at one instant never share a body: balls 0-1 touching (0 at
+ * 0.01 m/s), a 5 µm gap, balls 2-3 touching (3 at −1 m/s); the second
+ * impact's δ* (≈ 50 µm at 1 m/s) would take in the gap and ball 1, already
+ * in the first impact at that instant. */
+static void one_body_one_impact(void)
+{
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1e9, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model *m = cr_model_create();
+    double x[4] = {0.0, 2 * R, 4 * R + 5e-6, 6 * R + 5e-6}, v[4] = {0.01, 0.0, 0.0, -1.0};
+    for (int i = 0; i < 4; i++)
+        cr_model_add_ball(m, M, R, x[i], v[i]);
+    cr_model_set_default_contact(m, &law);
+    char msg[512];
+    cr_law_params p;
+    cr_law_params_init(&p);
+    p.restitution = NAN;
+    cr_system *sys = cr_system_create_rigid(m, CR_LAW_NEWTON, &p, msg, sizeof msg);
+    cr_monitor *mon = sys ? cr_monitor_create(sys) : NULL;
+    int shared = -1;
+    if (mon && cr_system_run(sys, 1e-3) == CR_OK && cr_monitor_finish(mon) == CR_OK) {
+        shared = 0;
+        size_t ne = cr_monitor_episode_count(mon);
+        for (size_t a = 0; a < ne; a++)
+            for (size_t b = a + 1; b < ne; b++) {
+                cr_episode_info ia, ib;
+                size_t na, nb;
+                cr_monitor_get_episode(mon, a, &ia);
+                cr_monitor_get_episode(mon, b, &ib);
+                const size_t *ba = cr_monitor_bodies(mon, a, &na),
+                             *bb = cr_monitor_bodies(mon, b, &nb);
+                for (size_t i = 0; ia.t_start == ib.t_start && i < na; i++)
+                    for (size_t j = 0; j < nb; j++)
+                        shared += ba[i] == bb[j];
+            }
+    }
+    CHECK(shared == 0, "impacts at one instant share no body (%d shared, %s)", shared,
+          sys ? cr_system_last_error(sys) : msg);
+    cr_monitor_destroy(mon);
+    cr_system_destroy(sys);
+    cr_model_destroy(m);
 }
 
 /* Event-driven two-ball impacts of equal balls with restitution e: the
@@ -340,6 +396,7 @@ int main(void)
     hertz_gaps();
     linear_gaps();
     pool_gaps();
+    one_body_one_impact();
     bad_input();
     gap_positions();
     return tu_finish("rigid-touching");

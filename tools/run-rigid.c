@@ -303,8 +303,13 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         /* each impact mapped to the compliant collision it stands for, whose α
          * and κ it takes once (cradle/calibrated.h); a borrowed κ below an
          * impact's feasible minimum is raised to it and counted */
-        if (sys)
-            cr_calibrated_rigid_attach(a->calib, sys, RIGID_CALIBRATED_LABEL);
+        if (sys && cr_calibrated_rigid_attach(a->calib, sys, RIGID_CALIBRATED_LABEL) != CR_OK) {
+            tools_error("%s: --rigid calibrated: the calibration does not fit this chain",
+                        model_path);
+            cr_system_destroy(sys);
+            free(alpha);
+            return NULL;
+        }
     } else if (a->table) {
         return table_system(a, model_path, model, st);
     } else {

@@ -63,7 +63,8 @@ CR_EXPORT const char *cr_mismatch_kind_name(cr_mismatch_kind kind);
 /**
  * The calibration of a finished compliant monitor (cr_monitor_finish called)
  * of a chain with @p pairs pairs: every collision's time span, bodies,
- * reference contact, α per pair and κ. The monitor may be destroyed
+ * reference contact, α per pair and κ (none: a rigid impact then has no
+ * collision to stand for, and stops its run). The monitor may be destroyed
  * afterwards. @return NULL with a one-line reason in @p msg.
  */
 CR_EXPORT cr_calibrated_rigid *cr_calibrated_rigid_create(const cr_monitor *compliant, size_t pairs,
@@ -76,7 +77,7 @@ CR_EXPORT void cr_calibrated_rigid_destroy(cr_calibrated_rigid *c);
  * clamping (an impact whose borrowed κ is infeasible gets its feasible
  * minimum, recorded as cr_system_rigid_kappa_clamps). Resets the mapping, so
  * one calibration serves several runs in turn. @return CR_ERR_INVALID for a
- * system that is not a rigid chain.
+ * system that is not a rigid chain of as many pairs as the calibration.
  */
 CR_EXPORT int cr_calibrated_rigid_attach(cr_calibrated_rigid *c, cr_system *rigid,
                                          const char *label);

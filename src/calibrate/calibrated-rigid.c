@@ -82,17 +82,16 @@ cr_calibrated_rigid *cr_calibrated_rigid_create(const cr_monitor *compliant, siz
                                                 char *msg, size_t msglen)
 {
     size_t n = compliant ? cr_monitor_collision_count(compliant) : 0;
-    if (!compliant || n == 0 || pairs == 0) {
-        cr_set_msg(msg, msglen, "calibrated: the compliant run has %s",
-                   !compliant ? "no monitor" : (n ? "no pairs" : "no collision to calibrate on"));
+    if (!compliant || pairs == 0) {
+        cr_set_msg(msg, msglen, "the compliant run has %s", !compliant ? "no monitor" : "no pairs");
         return NULL;
     }
     cr_calibrated_rigid *c = calloc(1, sizeof(*c));
     if (c) {
         c->n = n;
         c->pairs = pairs;
-        c->col = calloc(n, sizeof(collision));
-        c->alpha = calloc(n * pairs, sizeof(double));
+        c->col = calloc(n ? n : 1, sizeof(collision));
+        c->alpha = calloc((n ? n : 1) * pairs, sizeof(double));
         c->scratch = calloc(pairs, sizeof(double));
     }
     if (!c || !c->col || !c->alpha || !c->scratch) {
@@ -102,9 +101,11 @@ cr_calibrated_rigid *cr_calibrated_rigid_create(const cr_monitor *compliant, siz
     }
     for (size_t k = 0; k < n; k++)
         read_collision(c, compliant, k);
+    /* no free flight between collisions (one collision): any time, as the
+     * run comparison pairs them (cradle/compare.h) */
     c->window = cr_monitor_collision_window(compliant, NULL);
-    if (!(c->window >= 0.0))
-        c->window = 0.0;
+    if (!(c->window > 0.0))
+        c->window = INFINITY;
     return c;
 }
 
@@ -195,6 +196,11 @@ static int provide(const cr_system *sys, size_t impact, size_t first, size_t cou
     collision *q = &c->col[k];
     const double *a = c->alpha + (size_t)k * c->pairs;
     size_t ref = q->ref;
+    if (first + count > c->pairs) {
+        cr_set_msg(msg, msglen, "calibrated: rigid impact %zu on pairs %zu-%zu, of a chain of %zu",
+                   impact, first, first + count - 1, c->pairs);
+        return CR_ERR_INVALID;
+    }
     if (ref < first || ref >= first + count) {
         ref = first;
         for (size_t j = 0; j < count; j++)
@@ -221,7 +227,7 @@ static int provide(const cr_system *sys, size_t impact, size_t first, size_t cou
 
 int cr_calibrated_rigid_attach(cr_calibrated_rigid *c, cr_system *rigid, const char *label)
 {
-    if (!c || !rigid)
+    if (!c || !rigid || cr_system_contact_count(rigid) != c->pairs)
         return CR_ERR_INVALID;
     for (size_t k = 0; k < c->n; k++)
         c->col[k].applied = 0;

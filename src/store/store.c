@@ -1807,12 +1807,11 @@ int cr_store_write_mismatches(cr_store *st, const cr_rigid_mismatch *m, size_t n
         CR_H5_COL(mismatch_row, first_body, H5T_NATIVE_INT64, "1"),
         CR_H5_COL(mismatch_row, last_body, H5T_NATIVE_INT64, "1"),
         CR_H5_COL(mismatch_row, collision, H5T_NATIVE_INT64,
-                  "1 (row of /collisions of the "
-                  "compliant run; -1: none)"),
+                  "1 (the compliant run's collision, 0-based; -1: none)"),
         CR_H5_COL(mismatch_row, t_collision, H5T_NATIVE_DOUBLE, "s"),
         CR_H5_COL(mismatch_row, collision_first_body, H5T_NATIVE_INT64, "1"),
         CR_H5_COL(mismatch_row, collision_last_body, H5T_NATIVE_INT64, "1"),
-        CR_H5_COL(mismatch_row, kind, kind, "bodies, repeat or none"),
+        CR_H5_COL(mismatch_row, kind, kind, "bodies, repeat, none or missed"),
     };
     int e = cr_h5_write_table(st->file, "rigid_mismatches", sizeof(mismatch_row), c,
                               sizeof c / sizeof c[0], rows, n,

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "laws/laws.h"
+#include "model/model.h"
 #include "engines/rigid/rigid-law-priv.h"
 #include "engines/rigid/rigid-priv.h"
 
@@ -437,12 +438,12 @@ static int joins(const cr_rigid *r, size_t c, double V)
 /* Grows b0 … b1 over neighbouring pairs whose gap is within θ·δ* at the
  * configuration's approach speed, which a joining pair may raise: until no
  * pair joins. A fixed body stays an end. */
-static void grow(const cr_rigid *r, size_t *b0, size_t *b1)
+static void grow(const cr_rigid *r, size_t lo, size_t *b0, size_t *b1)
 {
     for (;;) {
         double V = approach_speed(r, *b0, *b1);
         size_t s = *b0, e = *b1;
-        while (s > 0 && !r->fixed[s] && joins(r, s - 1, V))
+        while (s > lo && !r->fixed[s] && joins(r, s - 1, V))
             s--;
         while (e < r->nc && !r->fixed[e] && joins(r, e, V))
             e++;
@@ -455,13 +456,18 @@ static void grow(const cr_rigid *r, size_t *b0, size_t *b1)
 
 /* The span hook's configuration (cr_system_rigid_set_span), kept within the
  * chain and short of fixed bodies inside. */
-static void widen(const cr_rigid *r, size_t *b0, size_t *b1)
+static void widen(const cr_rigid *r, size_t lo, size_t *b0, size_t *b1)
 {
     size_t s = *b0, e = *b1;
     r->span(r->drv.sys, r->drv.t, &s, &e, r->span_user);
-    while (*b0 > 0 && *b0 > s && !r->fixed[*b0])
+    /* a fixed body joins only across a pair in touch: a gap to a wall cannot
+     * be closed by moving the wall, and closed for the law it would be an
+     * impulse at a distance */
+    while (*b0 > lo && *b0 > s && !r->fixed[*b0] &&
+           (!r->fixed[*b0 - 1] || cr_rigid_gap(r, *b0 - 1) <= r->tol[*b0 - 1]))
         (*b0)--;
-    while (*b1 < r->nc && *b1 < e && !r->fixed[*b1])
+    while (*b1 < r->nc && *b1 < e && !r->fixed[*b1] &&
+           (!r->fixed[*b1 + 1] || cr_rigid_gap(r, *b1) <= r->tol[*b1]))
         (*b1)++;
 }
 
@@ -471,29 +477,35 @@ static void widen(const cr_rigid *r, size_t *b0, size_t *b1)
  * share at a distance would leave them a gap's width off their compliant
  * course (on the 7-ball pendulum cradle, 0.25 mm and 26 ms of phase after one
  * swing). A fixed body is never moved: that gap stays closed for the law only. */
+static void move_body(cr_rigid *r, size_t i, double by)
+{
+    /* the fields' potential the move changes is booked with the dissipated
+     * work, so T + U + dissipated still balances (docs/compare.md) */
+    double x0 = r->x0[i] + r->d[i], x1 = x0 + by, g = r->gravity;
+    r->drv.dissipated +=
+        cr_field_work(r->mass[i], &g, 1, r->pivot[i], r->plength[i], r->pg[i], &x0, &x1);
+    r->d[i] += by;
+}
+
 static void close_spanned_gaps(cr_rigid *r, const config *k)
 {
     for (size_t c = r->core0; c-- > k->b0;) {
         double g = cr_rigid_gap(r, c);
-        int movable = 1;
-        for (size_t i = k->b0; i <= c; i++)
-            movable &= !r->fixed[i];
-        if (g <= r->tol[c] || !movable)
+        if (g <= r->tol[c] || r->fixed[c])
             continue;
         for (size_t i = k->b0; i <= c; i++)
-            r->d[i] += g;
+            if (!r->fixed[i])
+                move_body(r, i, g);
         r->gaps_moved++;
         r->moved_max = fmax(r->moved_max, g);
     }
     for (size_t c = r->core1; c < k->b1; c++) {
         double g = cr_rigid_gap(r, c);
-        int movable = 1;
-        for (size_t i = c + 1; i <= k->b1; i++)
-            movable &= !r->fixed[i];
-        if (g <= r->tol[c] || !movable)
+        if (g <= r->tol[c] || r->fixed[c + 1])
             continue;
         for (size_t i = c + 1; i <= k->b1; i++)
-            r->d[i] -= g;
+            if (!r->fixed[i])
+                move_body(r, i, -g);
         r->gaps_moved++;
         r->moved_max = fmax(r->moved_max, g);
     }
@@ -504,7 +516,8 @@ static void count_closed_gaps(cr_rigid *r, const config *k)
 {
     double V = -cr_rigid_gamma(r, k->ref);
     for (size_t c = k->b0; c < k->b1; c++) {
-        double g = cr_rigid_gap(r, c), ds = compression_gap(r, c, V) / r->touching;
+        double g = cr_rigid_gap(r, c),
+               ds = r->touching > 0.0 ? compression_gap(r, c, V) / r->touching : 0.0;
         if (g > r->tol[c]) {
             r->gaps_closed++;
             if (ds > 0.0)
@@ -568,6 +581,9 @@ static int impact(cr_rigid *r, size_t b0, size_t b1)
  * scale; @return 1 and its bodies. */
 static int next_config(cr_rigid *r, size_t c, size_t *b0, size_t *b1, size_t *next)
 {
+    /* bodies before the scan's start were resolved at this instant already:
+     * a configuration grows no further back (one body, one impact at a time) */
+    size_t lo = c ? c + 1 : 0;
     while (c < r->nc) {
         if (!cr_rigid_in_touch(r, c)) {
             c++;
@@ -584,11 +600,11 @@ static int next_config(cr_rigid *r, size_t c, size_t *b0, size_t *b1, size_t *ne
             *b0 = s;
             *b1 = c;
             if (r->touching > 0.0)
-                grow(r, b0, b1);
+                grow(r, lo, b0, b1);
             r->core0 = *b0;
             r->core1 = *b1;
             if (r->span)
-                widen(r, b0, b1);
+                widen(r, lo, b0, b1);
             *next = *b1;
             return 1;
         }
