@@ -416,7 +416,7 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         cr_episode_data d;
         const cr_contact_params *laws;
         if (cr_run_file_episode(f, k, &d, &laws) != CR_OK) {
-            tools_error("%s: %s", a->input, cr_run_file_last_error(f));
+            tools_error("%s", cr_run_file_last_error(f)); /* names the file and the dataset */
             st = EXIT_INPUT;
         } else if (cr_compare_add(cmp, k, &d, laws, cr_model_has_fields(model)) != CR_OK) {
             tools_error("%s: episode %zu: %s", a->input, k, cr_compare_last_error(cmp));
@@ -433,9 +433,11 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         st = report(a, cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
         cr_episode_data d;
-        st = cr_run_file_episode(f, k, &d, NULL) == CR_OK
-                 ? compare_rigid_report(stdout, a->input, model, k, &d, &a->rl)
-                 : EXIT_INPUT;
+        if (cr_run_file_episode(f, k, &d, NULL) != CR_OK) {
+            tools_error("%s", cr_run_file_last_error(f));
+            st = EXIT_INPUT;
+        } else
+            st = compare_rigid_report(stdout, a->input, model, k, &d, &a->rl);
     }
     cr_run_file_close(f);
     if (st == 0)
@@ -657,10 +659,15 @@ int cmd_law_episode(int argc, char **argv)
     cr_compare *cmp = st == 0 ? cr_compare_create() : NULL;
     cr_episode_data d;
     const cr_contact_params *laws;
-    if (st == 0 && (!cmp || cr_run_file_episode(f, first, &d, &laws) != CR_OK ||
-                    cr_compare_add(cmp, first, &d, laws, cr_model_has_fields(model)) != CR_OK)) {
-        tools_error("%s: episode %ld: %s", a.input, a.episode,
-                    cmp ? cr_compare_last_error(cmp) : "out of memory");
+    if (st == 0 && !cmp) {
+        tools_error("out of memory");
+        st = EXIT_RUN;
+    } else if (st == 0 && cr_run_file_episode(f, first, &d, &laws) != CR_OK) {
+        tools_error("%s", cr_run_file_last_error(f)); /* names the file and the dataset */
+        st = EXIT_INPUT;
+    } else if (st == 0 &&
+               cr_compare_add(cmp, first, &d, laws, cr_model_has_fields(model)) != CR_OK) {
+        tools_error("%s: episode %ld: %s", a.input, a.episode, cr_compare_last_error(cmp));
         st = EXIT_INPUT;
     }
     size_t row = 0;
