@@ -383,6 +383,270 @@ static uint64_t element_size(const cr_h5_reader *r, const unsigned char *t)
     return (t[0] & 0x0f) == 9 ? 8 + (uint64_t)r->sa : le(t + 4, 4);
 }
 
+/* ---- our own bounded parse of the header messages HDF5 decodes without bounds ---- */
+
+/* Datatypes nest (compound members, arrays, enums, sequences) at most this
+ * deep, with at most this many members each. */
+#define DTYPE_MAX_DEPTH 8
+#define DTYPE_MAX_MEMBERS 1024
+
+static size_t pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+/* A NUL-terminated name starting at @p p within @p len bytes: its length
+ * with the NUL, 0 when it does not end inside. */
+static size_t name_len(const unsigned char *p, size_t len)
+{
+    const unsigned char *z = memchr(p, '\0', len);
+    return z ? (size_t)(z - p) + 1 : 0;
+}
+
+/*
+ * The encoded datatype at @p p (HDF5 file format, "Datatype Message") fits
+ * in @p len bytes, recursively: classes 0-10, versions 1-3, every property
+ * and member inside, names NUL-terminated inside, compound members inside
+ * the compound's size, element sizes ≤ 2^20. Its encoded length in @p used.
+ * HDF5 1.10's H5O_dtype_decode_helper reads member names and nested types
+ * past the message (seen: a heap over-read decoding a compound).
+ */
+static int dtype_ok(const unsigned char *p, size_t len, int depth, size_t *used)
+{
+    if (len < 8 || depth > DTYPE_MAX_DEPTH)
+        return 0;
+    unsigned cls = p[0] & 0x0f, ver = p[0] >> 4;
+    uint64_t size = le(p + 4, 4), nm = le(p + 1, 2);
+    size_t o = 8, u;
+    if (ver < 1 || ver > 3 || size > ((uint64_t)1 << 20))
+        return 0;
+    switch (cls) {
+    case 0: /* integer, bitfield: offset, precision */
+    case 4:
+        if (len < 12 || size == 0 || le(p + 8, 2) + le(p + 10, 2) > 8 * size)
+            return 0;
+        o = 12;
+        break;
+    case 1: /* float: offset, precision, exponent and mantissa fields, bias */
+        if (len < 20 || size == 0 || le(p + 8, 2) + le(p + 10, 2) > 8 * size ||
+            p[12] + (uint64_t)p[13] > 8 * size || p[14] + (uint64_t)p[15] > 8 * size)
+            return 0;
+        o = 20;
+        break;
+    case 2: /* time */
+        if (len < 10)
+            return 0;
+        o = 10;
+        break;
+    case 3: /* string */
+    case 7: /* reference */
+        if (size == 0)
+            return 0;
+        break;
+    case 5: { /* opaque: a tag of p[1] bytes, padded */
+        size_t tag = p[1];
+        if (pad8(tag) > len - o)
+            return 0;
+        o += pad8(tag);
+        break;
+    }
+    case 6: /* compound */
+        if (nm == 0 || nm > DTYPE_MAX_MEMBERS || size == 0)
+            return 0;
+        for (uint64_t k = 0; k < nm; k++) {
+            size_t n = name_len(p + o, len - o);
+            if (n == 0)
+                return 0;
+            o += ver < 3 ? pad8(n) : n;
+            if (o > len)
+                return 0;
+            uint64_t off;
+            if (ver == 3) { /* the offset in as few bytes as the size needs */
+                unsigned b = size < 256 ? 1 : size < 65536 ? 2 : size < 16777216 ? 3 : 4;
+                if (len - o < b)
+                    return 0;
+                off = le(p + o, b);
+                o += b;
+            } else {
+                if (len - o < 4)
+                    return 0;
+                off = le(p + o, 4);
+                o += 4;
+                if (ver == 1) { /* dimensionality, reserved, permutation, reserved, 4 dims */
+                    if (len - o < 28 || p[o] > 4)
+                        return 0;
+                    o += 28;
+                }
+            }
+            if (o > len || !dtype_ok(p + o, len - o, depth + 1, &u))
+                return 0;
+            if (off > size || le(p + o + 4, 4) > size - off)
+                return 0; /* a member outside the compound */
+            o += u;
+        }
+        break;
+    case 8: { /* enum: base type, names, values */
+        if (nm == 0 || nm > DTYPE_MAX_MEMBERS || !dtype_ok(p + o, len - o, depth + 1, &u))
+            return 0;
+        uint64_t bsize = le(p + o + 4, 4);
+        o += u;
+        for (uint64_t k = 0; k < nm; k++) {
+            size_t n = name_len(p + o, len - o);
+            if (n == 0)
+                return 0;
+            o += ver < 3 ? pad8(n) : n;
+            if (o > len)
+                return 0;
+        }
+        if (bsize == 0 || bsize > 16 || nm * bsize > len - o)
+            return 0;
+        o += (size_t)(nm * bsize);
+        break;
+    }
+    case 9: /* variable-length: its base type */
+        if (!dtype_ok(p + o, len - o, depth + 1, &u))
+            return 0;
+        o += u;
+        break;
+    case 10: { /* array: rank, dims (, permutations in version 2), base type */
+        if (len - o < 4 || p[o] == 0 || p[o] > 32)
+            return 0;
+        size_t rank = p[o], need = ver < 3 ? 4 + 8 * rank : 1 + 4 * rank;
+        if (need > len - o)
+            return 0;
+        o += need;
+        if (!dtype_ok(p + o, len - o, depth + 1, &u))
+            return 0;
+        o += u;
+        break;
+    }
+    default:
+        return 0;
+    }
+    if (o > len)
+        return 0;
+    *used = o;
+    return 1;
+}
+
+/* Dataspace message: version 1 or 2, rank ≤ 32, its dims inside. */
+static int dspace_ok(const cr_h5_reader *r, const unsigned char *p, size_t len)
+{
+    if (len < 4 || (p[0] != 1 && p[0] != 2) || p[1] > 32 || (p[0] == 2 && p[3] > 2))
+        return 0;
+    size_t head = p[0] == 1 ? 8 : 4, rank = p[1];
+    size_t per = r->ss * (1 + (p[2] & 1 ? 1 : 0)) + (p[0] == 1 && (p[2] & 2) ? 4 : 0);
+    return head + rank * per <= len;
+}
+
+/* Layout message (versions 1-3): its fields inside, a compact dataset's data
+ * inside the message. */
+static int layout_ok(const cr_h5_reader *r, const unsigned char *p, size_t len)
+{
+    if (len < 2)
+        return 0;
+    if (p[0] == 3) {
+        if (p[1] == 0) /* compact: size, data */
+            return len >= 4 && le(p + 2, 2) <= len - 4;
+        if (p[1] == 1) /* contiguous: address, size */
+            return 2 + (size_t)r->sa + r->ss <= len;
+        if (p[1] == 2) /* chunked: rank, address, dims */
+            return len >= 3 && p[2] >= 1 && p[2] <= 33 && 3 + (size_t)r->sa + 4 * (size_t)p[2] <= len;
+        return 0;
+    }
+    if (p[0] == 1 || p[0] == 2) { /* rank, class, reserved, [address], dims, then the
+                                   * chunk's element size or the compact data's size */
+        if (len < 8 || p[1] < 1 || p[1] > 33 || p[2] > 2)
+            return 0;
+        size_t need = 8 + (p[2] ? r->sa : 0) + 4 * (size_t)p[1] + (p[2] != 1 ? 4 : 0);
+        if (need > len)
+            return 0;
+        return p[2] != 0 || le(p + need - 4, 4) <= len - need;
+    }
+    return 0;
+}
+
+/* Fill value messages: the value's size inside the message. */
+static int fill_ok(const unsigned char *p, size_t len, unsigned type)
+{
+    if (type == 0x04) /* old: size, value */
+        return len >= 4 && le(p, 4) <= len - 4;
+    if (len < 1)
+        return 0;
+    if (p[0] == 1 || p[0] == 2) { /* alloc time, write time, defined, [size, value] */
+        if (len < 4)
+            return 0;
+        if (p[0] == 2 && !p[3])
+            return 1;
+        return len >= 8 && le(p + 4, 4) <= len - 8;
+    }
+    if (p[0] == 3) { /* flags, [size, value] */
+        if (len < 2)
+            return 0;
+        if (!(p[1] & 0x20))
+            return 1;
+        return len >= 6 && le(p + 2, 4) <= len - 6;
+    }
+    return 0;
+}
+
+/* Filter pipeline message: every filter's name and values inside. */
+static int filters_ok(const unsigned char *p, size_t len)
+{
+    if (len < 2 || (p[0] != 1 && p[0] != 2) || p[1] > 32)
+        return 0;
+    size_t o = p[0] == 1 ? 8 : 2;
+    for (unsigned k = 0; k < p[1]; k++) {
+        if (o + 2 > len)
+            return 0;
+        unsigned id = (unsigned)le(p + o, 2);
+        size_t nlen = 0;
+        o += 2;
+        if (p[0] == 1 || id >= 256) {
+            if (o + 2 > len)
+                return 0;
+            nlen = (size_t)le(p + o, 2);
+            o += 2;
+        }
+        if (o + 4 > len)
+            return 0;
+        size_t ncv = (size_t)le(p + o + 2, 2);
+        o += 4;
+        size_t n = p[0] == 1 ? pad8(nlen) : nlen;
+        if (n > len - o || (nlen && name_len(p + o, nlen) == 0))
+            return 0;
+        o += n;
+        size_t cv = 4 * ncv + (p[0] == 1 && (ncv & 1) ? 4 : 0);
+        if (cv > len - o)
+            return 0;
+        o += cv;
+    }
+    return 1;
+}
+
+/* One header message of a type HDF5 decodes when it opens an object, checked
+ * before it does: @p why set when it is damaged. */
+static const char *message_ok(const cr_h5_reader *r, unsigned type, const unsigned char *d,
+                              size_t ms)
+{
+    size_t used;
+    switch (type) {
+    case 0x01:
+        return dspace_ok(r, d, ms) ? NULL : "a damaged dataspace message";
+    case 0x03:
+        return dtype_ok(d, ms, 0, &used) ? NULL : "a damaged datatype message";
+    case 0x04:
+    case 0x05:
+        return fill_ok(d, ms, type) ? NULL : "a damaged fill value message";
+    case 0x08:
+        return layout_ok(r, d, ms) ? NULL : "a damaged layout message";
+    case 0x0b:
+        return filters_ok(d, ms) ? NULL : "a damaged filter pipeline message";
+    default:
+        return NULL;
+    }
+}
+
 /* Parses and checks the structure of one attribute message before HDF5 is
  * let near it: the three sizes inside the message, a NUL-terminated name, a
  * datatype among those cradle writes (integer, float, string, variable-length
@@ -426,8 +690,13 @@ static int attr_parse(const cr_h5_reader *r, const unsigned char *d, size_t ms, 
         *why = "an attribute name that is not one NUL-terminated string";
         return -1;
     }
-    /* datatype: class, version 1-3, size; properties as long as the class needs */
+    /* datatype: structurally sound, then one of the classes cradle writes */
     const unsigned char *t = a->type;
+    size_t tused;
+    if (!dtype_ok(t, a->tlen, 0, &tused)) {
+        *why = "an attribute whose datatype is damaged";
+        return -1;
+    }
     unsigned cls = a->tlen >= 8 ? t[0] & 0x0f : 99, tv = a->tlen >= 8 ? t[0] >> 4 : 0;
     uint64_t size = a->tlen >= 8 ? le(t + 4, 4) : 0;
     int ok = tv >= 1 && tv <= 3;
@@ -526,6 +795,11 @@ static int walk_attrs(cr_h5_reader *r, const char *where, uint64_t oaddr,
                 }
             } else if (type == 0x15)
                 why = "attributes in dense storage (cradle writes them in the header)";
+            else if (mflags & 2) {
+                if (type != 0x03 && type != 0x0c) /* shared: a reference, not the message */
+                    why = "a shared header message (cradle writes none)";
+            } else if ((why = message_ok(r, type, d, ms)) != NULL)
+                ;
             else if (type == 0x0c) {
                 if (mflags & 2)
                     why = "a shared attribute message (cradle writes none)";
@@ -693,6 +967,9 @@ static hid_t open_dataset(cr_h5_reader *r, const char *name, cr_h5_kind kind, hi
         cr_h5_fail(r, name, "not a dataset");
         return -1;
     }
+    /* its header messages checked before HDF5 decodes them */
+    if (walk_attrs(r, name, info.addr, no_visit, NULL) != 0)
+        return -1;
     hid_t d = H5Dopen2(r->file, name, H5P_DEFAULT);
     hid_t t = d < 0 ? -1 : H5Dget_type(d);
     H5T_class_t c = t < 0 ? H5T_NO_CLASS : H5Tget_class(t);
@@ -795,13 +1072,52 @@ int cr_h5_read_numbers(cr_h5_reader *r, const char *name, hid_t memtype, void *b
         return -1;
     size_t n = 0;
     int e = exact_shape(r, name, d, rank, dims, &n);
-    if (e == 0 && n > CR_H5_MAX_READ_BYTES / H5Tget_size(memtype))
+    size_t es = H5Tget_size(memtype) > H5Tget_size(ft) ? H5Tget_size(memtype) : H5Tget_size(ft);
+    if (e == 0 && n > CR_H5_MAX_READ_BYTES / es)
         e = cr_h5_fail(r, name, "more than %zu bytes", CR_H5_MAX_READ_BYTES);
     if (e == 0 && n && H5Dread(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         e = cr_h5_fail(r, name, "HDF5 cannot read it (damaged, or not numbers of that kind)");
     H5Tclose(ft);
     H5Dclose(d);
     return e;
+}
+
+/* Rows wider than this are not a table cradle writes (its widest, /contacts,
+ * is ~150 bytes). */
+#define ROW_MAX_BYTES 4096
+#define ROW_MAX_MEMBERS 128
+
+/* A compound file type HDF5 can convert without trusting a damaged layout:
+ * its size, and every member inside it (H5T__conv_struct copies members by
+ * the offsets and sizes the file gives), each a number, a fixed string or an
+ * array of numbers. */
+static int check_compound(cr_h5_reader *r, const char *name, hid_t ft)
+{
+    size_t size = H5Tget_size(ft);
+    int n = H5Tget_nmembers(ft);
+    if (size == 0 || size > ROW_MAX_BYTES || n < 1 || n > ROW_MAX_MEMBERS)
+        return cr_h5_fail(r, name, "rows of %zu bytes and %d columns: not a table cradle writes",
+                          size, n);
+    for (int k = 0; k < n; k++) {
+        hid_t mt = H5Tget_member_type(ft, (unsigned)k);
+        size_t off = H5Tget_member_offset(ft, (unsigned)k), ms = mt < 0 ? 0 : H5Tget_size(mt);
+        H5T_class_t c = mt < 0 ? H5T_NO_CLASS : H5Tget_class(mt);
+        int ok = mt >= 0 && ms > 0 && off < size && ms <= size - off;
+        if (ok && c == H5T_ARRAY) {
+            hid_t base = H5Tget_super(mt);
+            ok = base >= 0 && numeric_class(H5Tget_class(base)) && H5Tget_size(base) <= 16;
+            if (base >= 0)
+                H5Tclose(base);
+        } else if (ok)
+            ok = numeric_class(c) || (c == H5T_STRING && H5Tis_variable_str(mt) == 0);
+        if (ok && numeric_class(c))
+            ok = ms <= 16;
+        if (mt >= 0)
+            H5Tclose(mt);
+        if (!ok)
+            return cr_h5_fail(r, name, "column %d is damaged or not one cradle writes", k);
+    }
+    return 0;
 }
 
 void *cr_h5_read_rows(cr_h5_reader *r, const char *name, size_t size, const cr_h5_column *c,
@@ -816,7 +1132,10 @@ void *cr_h5_read_rows(cr_h5_reader *r, const char *name, size_t size, const cr_h
     int e = dataset_extent(r, name, d, &rank, dims);
     if (e == 0 && rank != 1)
         e = cr_h5_fail(r, name, "a table of rank %d (1 expected)", rank);
-    if (e == 0 && (dims[0] > cap || dims[0] > CR_H5_MAX_READ_BYTES / size))
+    if (e == 0)
+        e = check_compound(r, name, ft);
+    size_t fsize = e ? 0 : H5Tget_size(ft);
+    if (e == 0 && (dims[0] > cap || dims[0] > CR_H5_MAX_READ_BYTES / (fsize > size ? fsize : size)))
         e = cr_h5_fail(r, name, "%llu rows, more than the %zu this reader takes",
                        (unsigned long long)dims[0], cap);
     for (size_t k = 0; e == 0 && k < nc; k++) {
@@ -871,8 +1190,10 @@ char *cr_h5_read_strings(cr_h5_reader *r, const char *name, int rank, const hsiz
         return NULL;
     size_t n = 0;
     int e = exact_shape(r, name, d, rank, dims, &n);
-    if (e == 0 && n > CR_H5_MAX_READ_BYTES / len)
-        e = cr_h5_fail(r, name, "more than %zu bytes", CR_H5_MAX_READ_BYTES);
+    size_t fsize = H5Tget_size(ft); /* HDF5 converts through a buffer of the larger */
+    if (e == 0 && n > CR_H5_MAX_READ_BYTES / (fsize > len ? fsize : len))
+        e = cr_h5_fail(r, name, "%zu strings of %zu bytes: more than %zu bytes", n, fsize,
+                       CR_H5_MAX_READ_BYTES);
     char *buf = e ? NULL : calloc(n ? n : 1, len);
     if (e == 0 && !buf)
         e = cr_h5_fail(r, name, "out of memory");
@@ -962,6 +1283,8 @@ char *cr_h5_read_text(cr_h5_reader *r, const char *name, size_t cap)
         cr_h5_fail(r, name, "not a dataset");
         return NULL;
     }
+    if (walk_attrs(r, name, info.addr, no_visit, NULL) != 0)
+        return NULL;
     hid_t d = H5Dopen2(r->file, name, H5P_DEFAULT);
     hid_t ft = d < 0 ? -1 : H5Dget_type(d), sp = d < 0 ? -1 : H5Dget_space(d);
     int vl = ft < 0 ? -1 : H5Tis_variable_str(ft);
@@ -1088,14 +1411,14 @@ int cr_h5_attr_real(cr_h5_reader *r, hid_t obj, const char *objname, const char 
     return attr_number(r, obj, objname, attr, 0, H5T_NATIVE_DOUBLE, out);
 }
 
-const char *cr_h5_echo(const char *s, char *buf, size_t len)
+const char *cr_h5_echo(const char *s, size_t max, char *buf, size_t len)
 {
     size_t o = 0, shown = 0;
     if (!buf || len < 8)
         return "";
     for (; s && *s && o + 8 < len; s++) {
         unsigned char c = (unsigned char)*s;
-        if (shown == 60) {
+        if (shown == max) {
             memcpy(buf + o, "...", 3);
             o += 3;
             break;

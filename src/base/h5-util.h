@@ -185,8 +185,9 @@ int cr_h5_attr_real(cr_h5_reader *r, hid_t obj, const char *objname, const char 
 int cr_h5_attr_names(cr_h5_reader *r, hid_t obj, const char *objname, char **names, size_t max,
                      size_t *n);
 
-/* @p s as a message may echo it: control bytes as \n, \t, \xNN, cut to
- * about 60 characters; into @p buf, returned. */
-const char *cr_h5_echo(const char *s, char *buf, size_t len);
+/* @p s (a text read from a file) as a message may echo it: control bytes as
+ * \n, \t, \xNN, cut after @p max characters with "..."; into @p buf,
+ * returned. */
+const char *cr_h5_echo(const char *s, size_t max, char *buf, size_t len);
 
 #endif

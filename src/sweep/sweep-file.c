@@ -258,8 +258,8 @@ static int check_existing(const char *path, const cr_sweep *s, char *msg, size_t
                                  "missing");
     }
     char h[80] = "", v[80] = "";
-    cr_h5_echo(hash ? hash : "", h, sizeof h);
-    cr_h5_echo(version ? version : "", v, sizeof v);
+    cr_h5_echo(hash ? hash : "", 60, h, sizeof h);
+    cr_h5_echo(version ? version : "", 60, v, sizeof v);
     free(kind);
     free(hash);
     free(version);

@@ -55,7 +55,7 @@ static int read_all(cr_sweep_output *t, cr_h5_reader *r)
     if (rc == 0 || (rc == 1 && strcmp(kind, "cradle sweep") != 0)) {
         char shown[80];
         cr_h5_fail(r, NULL, "not a cradle sweep file (%s)",
-                   rc == 0 ? "no attribute 'kind'" : cr_h5_echo(kind, shown, sizeof shown));
+                   rc == 0 ? "no attribute 'kind'" : cr_h5_echo(kind, 60, shown, sizeof shown));
         rc = -1;
     }
     free(kind);
@@ -136,8 +136,8 @@ static int read_all(cr_sweep_output *t, cr_h5_reader *r)
         if (strcmp(t->in_name + j * NAME_LEN, t->columns + j * NAME_LEN) != 0) {
             char a[80], b[80];
             return cr_h5_fail(r, "inputs/name", "input %zu is '%s' but column %zu is '%s'", j,
-                              cr_h5_echo(t->in_name + j * NAME_LEN, a, sizeof a), j,
-                              cr_h5_echo(t->columns + j * NAME_LEN, b, sizeof b));
+                              cr_h5_echo(t->in_name + j * NAME_LEN, 60, a, sizeof a), j,
+                              cr_h5_echo(t->columns + j * NAME_LEN, 60, b, sizeof b));
         }
     for (size_t i = 0; i < t->points; i++) /* a pending point's row is NaN */
         for (size_t j = 0; t->done[i] && j < t->nin; j++) {
@@ -147,8 +147,8 @@ static int read_all(cr_sweep_output *t, cr_h5_reader *r)
                 char a[80], b[80];
                 return cr_h5_fail(r, "table",
                                   "point %zu: %s = %.17g, but /inputs/text says '%s'", i,
-                                  cr_h5_echo(t->columns + j * NAME_LEN, a, sizeof a), got,
-                                  cr_h5_echo(text, b, sizeof b));
+                                  cr_h5_echo(t->columns + j * NAME_LEN, 60, a, sizeof a), got,
+                                  cr_h5_echo(text, 60, b, sizeof b));
             }
         }
     return 0;

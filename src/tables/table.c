@@ -189,7 +189,7 @@ static int read_table_group(cr_table *t, char *msg, size_t msglen)
         if (rc == 1 && strcmp(kind, "cradle reference table") != 0) {
             char shown[80];
             e = cr_h5_fail(&r, "reference", "kind '%s' (not a cradle reference table)",
-                           cr_h5_echo(kind, shown, sizeof shown));
+                           cr_h5_echo(kind, 60, shown, sizeof shown));
         } else if (rc <= 0)
             e = rc < 0 || cr_h5_fail(&r, "reference", "no attribute 'kind'");
         free(kind);
@@ -448,8 +448,9 @@ int cr_table_lookup(cr_table *t, const double *x, size_t j, double *value, doubl
         size_t i = t->cell[c];
         const char *why = cr_sweep_output_error(t->out, i);
         if (why && why[0]) {
+            char shown[4 * CR_SWEEP_ERROR_LEN];
             cr_set_msg(t->err, sizeof t->err, "%s: grid point %zu failed in the sweep: %s", t->path,
-                       i, why);
+                       i, cr_h5_echo(why, CR_SWEEP_ERROR_LEN, shown, sizeof shown));
             return CR_ERR_INVALID;
         }
         sum += weight * cr_sweep_output_row(t->out, i)[j];
