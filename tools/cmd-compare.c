@@ -200,11 +200,17 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
     char why[1024];
     snprintf(why, sizeof why, "%s", cr_system_last_error(r->sys));
     if (r->store && (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
-                     cr_store_commit(r->store, rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed",
-                                     why) != CR_OK))
-        tools_error("%s", cr_store_last_error(r->store));
-    tools_error("%s: %s%s%s", path, why, out ? "; what was computed is kept in " : "",
-                out ? out : "");
+                     tools_commit(r, rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed",
+                                  why) != CR_OK)) {
+        tools_error("%s", cr_store_last_error(r->store)); /* the write error: one line */
+        return EXIT_RUN;
+    }
+    /* a run that did not complete never replaces the file that was there */
+    const char *kept = r->kept ? r->kept : out;
+    int beside = kept && r->out && strcmp(kept, r->out) != 0;
+    tools_error("%s: %s%s%s%s%s%s", path, why, out ? "; what was computed is kept in " : "",
+                out ? kept : "", beside ? " (" : "", beside ? out : "",
+                beside ? " is unchanged)" : "");
     return rc == CR_ERR_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_RUN;
 }
 
@@ -282,14 +288,15 @@ static int report(const compare_args *a, const cr_compare *cmp, const compare_vi
     return 0;
 }
 
-static int write_out(const compare_args *a, const char *source, const cr_compare *cmp,
-                     const compare_view *v)
+/* /comparison into @p target (-o, a symbolic link followed: tools_output_target) */
+static int write_out(const compare_args *a, const char *source, const char *target,
+                     const cr_compare *cmp, const compare_view *v)
 {
     if (!a->io.out)
         return 0;
     char msg[1024];
     cr_comparison_params p = {a->input, a->command, v->accuracy, v->estimate_rtol};
-    if (cr_store_write_comparison(source, a->io.out, cmp, &p, msg, sizeof msg) != CR_OK) {
+    if (cr_store_write_comparison(source, target, cmp, &p, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }
@@ -354,7 +361,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
     v.accuracy = acc;
     if (st == 0 && r.store &&
         (cr_store_write_episodes(r.store, r.mon) != CR_OK ||
-         cr_store_commit(r.store, "complete", NULL) != CR_OK)) {
+         tools_commit(&r, "complete", NULL) != CR_OK)) {
         tools_error("%s", cr_store_last_error(r.store));
         st = EXIT_RUN;
     }
@@ -364,7 +371,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
         printf("compared %zu episode%s in %.3f s (the run took %.3f s)\n", last - first,
                last - first == 1 ? "" : "s", tc, r.wall);
     if (st == 0)
-        st = write_out(a, a->io.out ? a->io.out : "", cmp, &v);
+        st = write_out(a, r.out ? r.out : "", r.out ? r.out : "", cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
         cr_episode_data d;
         st = cr_monitor_episode_data(r.mon, k, &d) == CR_OK
@@ -402,9 +409,20 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
+    /* -o: its target when a link, locked for the whole command */
+    char *target = NULL;
+    int lock = -1;
+    if (a->io.out && (!(target = tools_output_target(a->io.out, msg, sizeof msg)) ||
+                      (lock = tools_lock_output(target, msg, sizeof msg)) < 0)) {
+        tools_error("%s", msg);
+        free(target);
+        return EXIT_INPUT;
+    }
     cr_run_file *f = cr_run_file_open(a->input, msg, sizeof msg);
     if (!f) {
         tools_error("%s", msg);
+        tools_unlock_output(lock, target);
+        free(target);
         return EXIT_INPUT;
     }
     size_t first = 0, last = 0;
@@ -441,7 +459,9 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
     }
     cr_run_file_close(f);
     if (st == 0)
-        st = write_out(a, a->input, cmp, &v);
+        st = write_out(a, a->input, target, cmp, &v);
+    tools_unlock_output(lock, target);
+    free(target);
     free(acc);
     cr_model_destroy(model);
     return st;

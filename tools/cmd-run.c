@@ -207,18 +207,24 @@ static int finish(const run_args *a, run_state *r, int rc)
     cr_monitor_finish(r->run.mon);
     if (cr_store_write_episodes(r->run.store, r->run.mon) != CR_OK ||
         cr_store_write_collisions(r->run.store, r->run.mon) != CR_OK ||
-        cr_store_commit(r->run.store, status, rc == CR_OK ? NULL : why) != CR_OK) {
+        tools_commit(&r->run, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
         tools_error("%s", cr_store_last_error(r->run.store));
         return EXIT_RUN;
     }
+    /* a run that did not complete never replaces the file that was there */
+    const char *kept = r->run.kept ? r->run.kept : a->io.out;
+    int beside = strcmp(kept, r->run.out) != 0;
     if (rc == CR_ERR_INTERRUPTED) {
-        tools_error("%s; partial results kept in %s", why, a->io.out);
+        tools_error("%s; partial results kept in %s%s%s%s", why, kept,
+                    beside ? " (" : "", beside ? a->io.out : "",
+                    beside ? " is unchanged)" : "");
         return EXIT_INTERRUPTED;
     }
     if (rc != CR_OK) {
-        tools_error("%s: %s; what was computed is kept in %s (status failed)", a->model, why,
-                    a->io.out);
+        tools_error("%s: %s; what was computed is kept in %s (status failed%s%s%s)", a->model,
+                    why, kept, beside ? "; " : "", beside ? a->io.out : "",
+                    beside ? " is unchanged" : "");
         return EXIT_RUN;
     }
     return 0;
@@ -334,7 +340,7 @@ int cmd_run(int argc, char **argv)
     if (st == 0 && a.cases && report_cases(a.cases, &info, r.run.mon, a.io.quiet) != 0)
         st = EXIT_RUN;
     if (st == 0 && a.compare)
-        st = compare_after_run(a.model, r.model, r.run.mon, a.io.out, a.io.quiet, a.io.json);
+        st = compare_after_run(a.model, r.model, r.run.mon, r.run.out, a.io.quiet, a.io.json);
     if (st == 0 && a.plot)
         st = plot_output(&a);
     release(&r);

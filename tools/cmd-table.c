@@ -285,13 +285,20 @@ static int make(int argc, char **argv)
     }
     char msg[512] = "";
     const char *files[] = {grid, check, out};
+    char *target = NULL; /* -o: a symbolic link stays one, its target is written */
+    int lock = -1;
     if (tools_check_output(out, grid, msg, sizeof msg) != 0 ||
         (check && strcmp(out, check) == 0 && snprintf(msg, sizeof msg, "%s: is an input", out)) ||
-        (csv && tools_check_csv(csv, files, 3, msg, sizeof msg) != 0)) {
+        (csv && tools_check_csv(csv, files, 3, msg, sizeof msg) != 0) ||
+        !(target = tools_output_target(out, msg, sizeof msg)) ||
+        (lock = tools_lock_output(target, msg, sizeof msg)) < 0) {
         tools_error("%s", msg);
+        free(target);
         return EXIT_INPUT;
     }
-    int rc = cr_table_make(grid, check, out, attrs, msg, sizeof msg);
+    int rc = cr_table_make(grid, check, target, attrs, msg, sizeof msg);
+    tools_unlock_output(lock, target);
+    free(target);
     if (rc != CR_OK) {
         tools_error("%s", msg);
         return rc == CR_ERR_IO || rc == CR_ERR_NOMEM ? EXIT_RUN : EXIT_INPUT;

@@ -185,11 +185,30 @@ static int create_file(cr_sweep_file *f, const cr_sweep *s, char *msg, size_t ms
     if (fcpl >= 0)
         H5Pclose(fcpl);
     int e = file < 0 || write_layout(file, s);
-    if (file >= 0 && H5Fclose(file) < 0)
+    void *handle = NULL;
+    int fd = file >= 0 && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle
+                 ? *(int *)handle
+                 : -1;
+    int space = file >= 0 && e && errno == ENOSPC;
+    if (file >= 0 && H5Fclose(file) < 0) {
         e = 1;
+        space |= errno == ENOSPC;
+        /* HDF5 1.10 keeps a file whose close failed (its metadata could not
+         * be written: a full disk) and crashes on it in its exit handler. The
+         * temporary is abandoned: free its blocks and close it again, so the
+         * id goes and the process can exit normally. */
+        if (fd >= 0 && ftruncate(fd, 0) == 0)
+            H5Fclose(file);
+    }
     if (e || rename(tmp, f->path) != 0) {
         int err = errno;
         unlink(tmp);
+        if (e && space) {
+            cr_set_msg(msg, msglen, "%s: cannot create the sweep output: %s", f->path,
+                       strerror(ENOSPC));
+            free(tmp);
+            return CR_ERR_IO;
+        }
         cr_set_msg(msg, msglen, "%s: cannot create the sweep output (%s)", f->path,
                    e ? "HDF5 error: is the folder writable, the disk full?" : strerror(err));
         free(tmp);
