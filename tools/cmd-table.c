@@ -46,6 +46,7 @@ static int open_table(const char *path, cr_table **t)
 static int parse_keys(cr_table *t, char **keys, int nkeys, double *x)
 {
     size_t na = cr_table_axis_count(t);
+    int given[64] = {0}; /* at most 16 axes (TB_MAX_AXES) */
     for (size_t a = 0; a < na; a++)
         x[a] = cr_table_axis_length(t, a) == 1 ? cr_table_axis_value(t, a, 0) : NAN;
     for (int i = 0; i < nkeys; i++) {
@@ -66,6 +67,11 @@ static int parse_keys(cr_table *t, char **keys, int nkeys, double *x)
         if (end == eq + 1 || *end) {
             tools_error("table lookup: %s=%s: not a number", keys[i], eq + 1);
             return EXIT_INPUT;
+        }
+        /* a key given twice is a mistake, whichever value was meant */
+        if (a < 64 && given[a]++) {
+            tools_error("table lookup: %s given twice (one KEY=VALUE per axis)", keys[i]);
+            return EXIT_USAGE;
         }
         x[a] = v;
     }

@@ -33,6 +33,10 @@ class _Bad(Exception):
     """A check that failed: its text is the part after "PATH: "."""
 
 
+class _Said(ValueError):
+    """A failure whose text names the file already (the C readers' messages)."""
+
+
 def one_line(e):
     """An exception as one line of text (h5py's messages span several)."""
     s = " ".join(str(e).split())
@@ -251,12 +255,12 @@ def c_check(path, kind):
         last.restype, last.argtypes = C.c_char_p, [C.c_void_p]
         f = op(p, msg, len(msg))
         if not f:
-            raise ValueError(msg.value.decode(errors="replace"))
+            raise _Said(msg.value.decode(errors="replace"))
         try:
             data = C.create_string_buffer(1024)  # a cr_episode_data, not looked into
             for k in range(count(f)):
                 if episode(f, k, data, None) != 0:
-                    raise ValueError(last(f).decode(errors="replace"))
+                    raise _Said(last(f).decode(errors="replace"))
         finally:
             cl(f)
     else:
@@ -265,7 +269,7 @@ def c_check(path, kind):
         cl.restype, cl.argtypes = None, [C.c_void_p]
         t = op(p, msg, len(msg))
         if not t:
-            raise ValueError(msg.value.decode(errors="replace"))
+            raise _Said(msg.value.decode(errors="replace"))
         cl(t)
 
 
@@ -366,6 +370,8 @@ def _checked(fn, path):
     """fn(path) with every failure one ValueError naming the file."""
     try:
         return fn(path)
+    except _Said as e:
+        raise ValueError(str(e)) from None
     except _Bad as e:
         raise ValueError("%s: %s" % (path, e)) from None
     except (OSError, KeyError, ValueError, TypeError, IndexError, RuntimeError, MemoryError,

@@ -116,5 +116,5 @@ def test_wrong_version(runs, tmp_path):
     dst.write_bytes(open(runs["chain"][0], "rb").read())
     with h5py.File(dst, "a") as f:
         f.attrs["format_version"] = 1
-    with pytest.raises(ValueError, match="format_version"):
+    with pytest.raises(ValueError, match="format.version"):
         cradle.read(str(dst))
