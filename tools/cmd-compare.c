@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -280,8 +281,44 @@ static double *estimate(const cr_model *model, const char *path, const cr_compar
 
 /* ---- output ---------------------------------------------------------------------- */
 
+/*
+ * No row says ok over a number that is not finite (issue 23): the readers
+ * refuse non-finite and out-of-range inputs, so this never fires on what they
+ * accept (fuzz-runfile asserts it); should a law still answer inf or NaN, the
+ * command says so in one line (exit 4) rather than print an ok.
+ */
+static int check_ok_rows(const cr_compare *cmp, const char *what, size_t only)
+{
+    for (size_t i = 0; i < cr_compare_row_count(cmp); i++) {
+        const cr_compare_row *r = cr_compare_get_row(cmp, i);
+        if (r->status != CR_COMPARE_OK || (only != SIZE_MAX && i != only))
+            continue;
+        cr_compare_episode e = {0};
+        for (size_t k = 0; k < cr_compare_episode_count(cmp); k++) {
+            cr_compare_get_episode(cmp, k, &e);
+            if (i >= e.first_row && i < e.first_row + e.row_count)
+                break;
+        }
+        const double *u = cr_compare_row_velocity(cmp, i);
+        int finite = isfinite(r->error) && isfinite(r->energy_ratio) && u;
+        for (size_t k = 0; finite && k < e.dofs; k++)
+            finite = isfinite(u[k]);
+        if (!finite) {
+            tools_error("%s: episode %zu: %s (%s): the law's answer is not finite (error %g, "
+                        "T+/T- %g): not reported as ok",
+                        what, e.index, cr_law_name(r->law), cr_compare_mode_name(r->mode),
+                        r->error, r->energy_ratio);
+            return EXIT_RUN;
+        }
+    }
+    return 0;
+}
+
 static int report(const compare_args *a, const cr_compare *cmp, const compare_view *v)
 {
+    int st = check_ok_rows(cmp, a->input, SIZE_MAX);
+    if (st != 0)
+        return st;
     if (a->io.json)
         return compare_print_json(stdout, cmp, v) == 0 ? 0 : EXIT_RUN;
     if (a->csv)
@@ -708,6 +745,8 @@ int cmd_law_episode(int argc, char **argv)
                     cr_compare_mode_name(a.mode), cr_compare_status_name(r->status), r->message);
         st = EXIT_INPUT;
     }
+    if (st == 0 && r)
+        st = check_ok_rows(cmp, a.input, row);
     if (st == 0 && r)
         st = print_law(&a, cmp, row);
     cr_compare_destroy(cmp);
