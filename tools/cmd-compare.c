@@ -306,8 +306,8 @@ static int check_ok_rows(const cr_compare *cmp, const char *what, size_t only)
         if (!finite) {
             tools_error("%s: episode %zu: %s (%s): the law's answer is not finite (error %g, "
                         "T+/T- %g): not reported as ok",
-                        what, e.index, cr_law_name(r->law), cr_compare_mode_name(r->mode),
-                        r->error, r->energy_ratio);
+                        what, e.index, cr_law_name(r->law), cr_compare_mode_name(r->mode), r->error,
+                        r->energy_ratio);
             return EXIT_RUN;
         }
     }

@@ -222,14 +222,13 @@ static int finish(const run_args *a, run_state *r, int rc)
     const char *kept = r->run.kept ? r->run.kept : a->io.out;
     int beside = strcmp(kept, r->run.out) != 0;
     if (rc == CR_ERR_INTERRUPTED) {
-        tools_error("%s; partial results kept in %s%s%s%s", why, kept,
-                    beside ? " (" : "", beside ? a->io.out : "",
-                    beside ? " is unchanged)" : "");
+        tools_error("%s; partial results kept in %s%s%s%s", why, kept, beside ? " (" : "",
+                    beside ? a->io.out : "", beside ? " is unchanged)" : "");
         return EXIT_INTERRUPTED;
     }
     if (rc != CR_OK) {
-        tools_error("%s: %s; what was computed is kept in %s (status failed%s%s%s)", a->model,
-                    why, kept, beside ? "; " : "", beside ? a->io.out : "",
+        tools_error("%s: %s; what was computed is kept in %s (status failed%s%s%s)", a->model, why,
+                    kept, beside ? "; " : "", beside ? a->io.out : "",
                     beside ? " is unchanged" : "");
         return EXIT_RUN;
     }

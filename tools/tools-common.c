@@ -247,7 +247,7 @@ void tools_run_release(tools_run *r)
     cr_system_destroy(r->sys);
     if (r->keep)
         unlink(r->keep); /* only a second name of the file at the output */
-    if (r->out) /* set with the lock by tools_open_outputs */
+    if (r->out)          /* set with the lock by tools_open_outputs */
         tools_unlock_output(r->lock, r->out);
     free(r->keep);
     free(r->kept);
@@ -319,8 +319,7 @@ int tools_lock_output(const char *out, char *msg, size_t msglen)
         if (fcntl(fd, F_SETLK, &l) != 0) {
             int err = errno;
             struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
-            long pid =
-                fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
+            long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
             close(fd);
             if (err == EACCES || err == EAGAIN) {
                 if (pid > 0)
@@ -446,8 +445,8 @@ int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, con
             }
         }
     }
-    if (out && !(r->store = cr_store_create(r->out, r->sys, model, model_path, text, msg,
-                                            sizeof msg))) {
+    if (out &&
+        !(r->store = cr_store_create(r->out, r->sys, model, model_path, text, msg, sizeof msg))) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }

@@ -81,8 +81,8 @@ char *cr_file_read(const char *path, size_t *len_out, char *msg, size_t msglen, 
         }
         if (len < cap - 1)
             break;
-        size_t grow = cap * 2 > (size_t)CR_FILE_MAX_BYTES + 2 ? (size_t)CR_FILE_MAX_BYTES + 2
-                                                              : cap * 2;
+        size_t grow =
+            cap * 2 > (size_t)CR_FILE_MAX_BYTES + 2 ? (size_t)CR_FILE_MAX_BYTES + 2 : cap * 2;
         char *t = realloc(text, grow);
         if (!t) {
             free(text);

@@ -168,7 +168,8 @@ int cr_h5_write_doubles(hid_t loc, const char *name, const double *v, size_t row
     return cr_h5_write_array(loc, name, H5T_NATIVE_DOUBLE, v, cols ? 2 : 1, rows, cols, units);
 }
 
-/* ---- reading a file that may be corrupt or crafted (h5-util.h) ---------------------------------- */
+/* ---- reading a file that may be corrupt or crafted (h5-util.h) ----------------------------------
+ */
 
 /* Object header chunks and bytes our parse follows before it gives up (a v1
  * header of a run file's root, ~30 attributes, is two chunks of ~2 KB). */
@@ -209,7 +210,8 @@ int cr_h5_reader_open(cr_h5_reader *r, const char *path, char *msg, size_t msgle
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
     struct stat sb;
     if (!path || !path[0] || stat(path, &sb) != 0)
-        return cr_h5_fail(r, NULL, "cannot open: %s", path && path[0] ? strerror(errno) : "no name");
+        return cr_h5_fail(r, NULL, "cannot open: %s",
+                          path && path[0] ? strerror(errno) : "no name");
     if (S_ISDIR(sb.st_mode))
         return cr_h5_fail(r, NULL, "is a directory, not a file");
     if (!S_ISREG(sb.st_mode))
@@ -220,7 +222,8 @@ int cr_h5_reader_open(cr_h5_reader *r, const char *path, char *msg, size_t msgle
         return cr_h5_fail(r, NULL, "not an HDF5 file");
     /* strong close: every id a failed read left open goes with the file */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_sec2(fapl) < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+    if (fapl < 0 || H5Pset_fapl_sec2(fapl) < 0 ||
+        H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
         if (fapl >= 0)
             H5Pclose(fapl);
         return cr_h5_fail(r, NULL, "HDF5 cannot set up a file access");
@@ -228,8 +231,9 @@ int cr_h5_reader_open(cr_h5_reader *r, const char *path, char *msg, size_t msgle
     r->file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (r->file < 0)
-        return cr_h5_fail(r, NULL, "not a readable HDF5 file (its superblock or root group is "
-                                   "damaged)");
+        return cr_h5_fail(r, NULL,
+                          "not a readable HDF5 file (its superblock or root group is "
+                          "damaged)");
     void *handle = NULL;
     hid_t fcpl = H5Fget_create_plist(r->file);
     size_t sa = 0, ss = 0;
@@ -241,8 +245,9 @@ int cr_h5_reader_open(cr_h5_reader *r, const char *path, char *msg, size_t msgle
         fstat(*(int *)handle, &sb) != 0)
         return cr_h5_fail(r, NULL, "HDF5 cannot describe the open file");
     if (sa < 2 || sa > 8 || ss < 2 || ss > 8)
-        return cr_h5_fail(r, NULL, "addresses of %zu and lengths of %zu bytes: not a file cradle "
-                                   "writes (8 and 8)",
+        return cr_h5_fail(r, NULL,
+                          "addresses of %zu and lengths of %zu bytes: not a file cradle "
+                          "writes (8 and 8)",
                           sa, ss);
     r->fd = *(int *)handle;
     r->size = (uint64_t)sb.st_size;
@@ -551,7 +556,8 @@ static int layout_ok(const cr_h5_reader *r, const unsigned char *p, size_t len)
         if (p[1] == 1) /* contiguous: address, size */
             return 2 + (size_t)r->sa + r->ss <= len;
         if (p[1] == 2) /* chunked: rank, address, dims */
-            return len >= 3 && p[2] >= 1 && p[2] <= 33 && 3 + (size_t)r->sa + 4 * (size_t)p[2] <= len;
+            return len >= 3 && p[2] >= 1 && p[2] <= 33 &&
+                   3 + (size_t)r->sa + 4 * (size_t)p[2] <= len;
         return 0;
     }
     if (p[0] == 1 || p[0] == 2) { /* rank, class, reserved, [address], dims, then the
@@ -710,8 +716,7 @@ static int attr_parse(const cr_h5_reader *r, const unsigned char *d, size_t ms, 
     else if (cls == 3) /* fixed-length string */
         ok = ok && size >= 1 && size <= CR_H5_MAX_STRING;
     else if (cls == 9) /* variable-length string of 1-byte characters */
-        ok = ok && (t[1] & 0x0f) == 1 && a->tlen >= 16 && (t[8] & 0x0f) == 0 &&
-             le(t + 12, 4) == 1;
+        ok = ok && (t[1] & 0x0f) == 1 && a->tlen >= 16 && (t[8] & 0x0f) == 0 && le(t + 12, 4) == 1;
     else
         ok = 0;
     if (!ok) {
@@ -844,7 +849,7 @@ static int check_attrs(cr_h5_reader *r, hid_t obj, const char *where)
 {
     uint64_t addr = 0;
     return object_header(r, obj, where, &addr) || walk_attrs(r, where, addr, no_visit, NULL) ? -1
-                                                                                              : 0;
+                                                                                             : 0;
 }
 
 typedef struct {
@@ -878,8 +883,9 @@ static int check_attr_string(cr_h5_reader *r, const char *where, uint64_t oaddr,
     if (walk_attrs(r, where, oaddr, visit_vl, &f) != 0)
         return -1;
     if (!f.found)
-        return cr_h5_fail(r, where, "not found where cradle writes it (a compact attribute of a "
-                                    "version 1 header)");
+        return cr_h5_fail(r, where,
+                          "not found where cradle writes it (a compact attribute of a "
+                          "version 1 header)");
     return 0;
 }
 
@@ -979,8 +985,8 @@ static hid_t open_dataset(cr_h5_reader *r, const char *name, cr_h5_kind kind, hi
         want = "HDF5 cannot open it (damaged)";
     else if (kind == CR_H5_NUMBERS && (!numeric_class(c) || size == 0 || size > 16))
         want = "does not hold numbers";
-    else if (kind == CR_H5_STRINGS && (c != H5T_STRING || H5Tis_variable_str(t) != 0 ||
-                                       size == 0 || size > CR_H5_MAX_STRING))
+    else if (kind == CR_H5_STRINGS && (c != H5T_STRING || H5Tis_variable_str(t) != 0 || size == 0 ||
+                                       size > CR_H5_MAX_STRING))
         want = "does not hold fixed-length strings";
     else if (kind == CR_H5_ROWS && c != H5T_COMPOUND)
         want = "is not a table (a compound dataset)";
@@ -1034,7 +1040,8 @@ static void shape_text(char *buf, size_t len, int rank, const hsize_t *dims)
     else if (rank == 1)
         snprintf(buf, len, "(%llu)", (unsigned long long)dims[0]);
     else
-        snprintf(buf, len, "(%llu, %llu)", (unsigned long long)dims[0], (unsigned long long)dims[1]);
+        snprintf(buf, len, "(%llu, %llu)", (unsigned long long)dims[0],
+                 (unsigned long long)dims[1]);
 }
 
 /* An open dataset has exactly @p rank and @p dims; the element count in @p count. */
@@ -1222,8 +1229,8 @@ static char *read_vl(cr_h5_reader *r, hid_t o, int dataset, hid_t ft, const char
     if (mt >= 0 && H5Tget_cset(ft) == H5T_CSET_ASCII)
         H5Tset_cset(mt, H5T_CSET_ASCII);
     char *s = NULL, *out = NULL;
-    int e = mt < 0 || (dataset ? H5Dread(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s)
-                               : H5Aread(o, mt, &s)) < 0;
+    int e = mt < 0 ||
+            (dataset ? H5Dread(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) : H5Aread(o, mt, &s)) < 0;
     if (e)
         cr_h5_fail(r, where, "HDF5 cannot read the string (damaged)");
     else if (!(out = strdup(s ? s : "")))
@@ -1247,8 +1254,9 @@ static char *read_fixed(cr_h5_reader *r, hid_t o, int dataset, hid_t ft, size_t 
     }
     char *buf = calloc(size + 1, 1);
     hid_t mt = string_memtype(ft, size, H5T_STR_NULLPAD);
-    int e = !buf || mt < 0 ||
-            (dataset ? H5Dread(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : H5Aread(o, mt, buf)) < 0;
+    int e =
+        !buf || mt < 0 ||
+        (dataset ? H5Dread(o, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : H5Aread(o, mt, buf)) < 0;
     if (mt >= 0)
         H5Tclose(mt);
     if (e) {
@@ -1405,8 +1413,7 @@ int cr_h5_attr_integer(cr_h5_reader *r, hid_t obj, const char *objname, const ch
     return attr_number(r, obj, objname, attr, 1, H5T_NATIVE_INT64, out);
 }
 
-int cr_h5_attr_real(cr_h5_reader *r, hid_t obj, const char *objname, const char *attr,
-                    double *out)
+int cr_h5_attr_real(cr_h5_reader *r, hid_t obj, const char *objname, const char *attr, double *out)
 {
     return attr_number(r, obj, objname, attr, 0, H5T_NATIVE_DOUBLE, out);
 }

@@ -46,7 +46,6 @@ int cr_h5_table_units(hid_t d, const cr_h5_column *c, size_t nc, const char *des
 int cr_h5_write_table(hid_t loc, const char *name, size_t size, const cr_h5_column *c, size_t nc,
                       const void *rows, size_t n, const char *description);
 
-
 /* An enum type of values 0 .. @p n-1 named @p names (caller closes; -1 on failure). */
 hid_t cr_h5_enum(const char *const *names, int n);
 
@@ -98,9 +97,9 @@ int cr_h5_write_doubles(hid_t loc, const char *name, const double *v, size_t row
 typedef struct {
     const char *path; /* for the messages */
     hid_t file;
-    int fd;               /* HDF5's own descriptor (sec2), for the raw checks */
-    uint64_t size, base;  /* bytes of the file; the user block */
-    unsigned sa, ss;      /* sizes of addresses and lengths in the file */
+    int fd;              /* HDF5's own descriptor (sec2), for the raw checks */
+    uint64_t size, base; /* bytes of the file; the user block */
+    unsigned sa, ss;     /* sizes of addresses and lengths in the file */
     char *msg;
     size_t msglen;
     int failed;
@@ -175,8 +174,7 @@ int cr_h5_attr_text(cr_h5_reader *r, hid_t obj, const char *objname, const char 
                     char **out);
 int cr_h5_attr_integer(cr_h5_reader *r, hid_t obj, const char *objname, const char *attr,
                        int64_t *out);
-int cr_h5_attr_real(cr_h5_reader *r, hid_t obj, const char *objname, const char *attr,
-                    double *out);
+int cr_h5_attr_real(cr_h5_reader *r, hid_t obj, const char *objname, const char *attr, double *out);
 
 /* The names of @p obj's attributes (at most @p max, new strings into
  * @p names, their count in @p n), from our own parse of its object header:

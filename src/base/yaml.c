@@ -692,8 +692,9 @@ struct fy_document *cr_yaml_parse(cr_yaml_ctx *ps, const char *text, size_t len)
     fy_diag_destroy(diag);
     struct fy_node *loop = doc ? recursive_alias(fy_document_root(doc), 0) : NULL;
     if (loop) {
-        set_escaped(ps, "%s:%d: an alias inside the node its anchor names (a recursive alias): "
-                        "YAML that never ends",
+        set_escaped(ps,
+                    "%s:%d: an alias inside the node its anchor names (a recursive alias): "
+                    "YAML that never ends",
                     ps->file, cr_yaml_line(loop));
         ps->rc = CR_ERR_SYNTAX;
         fy_document_destroy(doc);

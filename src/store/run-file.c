@@ -187,8 +187,8 @@ static int read_contact_laws(cr_run_file *f)
     int e = f->contact_law && f->contact_law_known ? 0 : cr_h5_fail(&f->r, NULL, "out of memory");
     for (size_t k = 0; e == 0 && k < f->ncontacts; k++) {
         const law_in *l = &in[k];
-        f->contact_law[k] = (cr_contact_params){l->K, l->n, l->C, l->m,
-                                                l->release == 1 ? CR_RELEASE_FORCE : CR_RELEASE_GAP};
+        f->contact_law[k] = (cr_contact_params){
+            l->K, l->n, l->C, l->m, l->release == 1 ? CR_RELEASE_FORCE : CR_RELEASE_GAP};
         f->contact_law_known[k] = !isnan(l->K);
         if (f->contact_law_known[k] &&
             !(finite_in_range(l->K) && l->K > 0.0 && isfinite(l->n) && l->n >= 1.0 &&
@@ -258,8 +258,9 @@ static int read_head(cr_run_file *f)
     if (rc == 0)
         return cr_h5_fail(r, NULL, "not a cradle run file (no format_version)");
     if (version != CR_STORE_FORMAT_VERSION)
-        return cr_h5_fail(r, NULL, "a run file of format version %lld; this cradle reads "
-                                   "version %d",
+        return cr_h5_fail(r, NULL,
+                          "a run file of format version %lld; this cradle reads "
+                          "version %d",
                           (long long)version, CR_STORE_FORMAT_VERSION);
     if (cr_h5_has(r, "model") != 1)
         return cr_h5_fail(r, NULL, "not a cradle run file (no /model)");
@@ -358,13 +359,13 @@ static int read_records(cr_run_file *f, const char *g, size_t nr)
     cr_h5_column c[CR_STORE_RECORD_COLUMNS];
     cr_store_record_columns(c);
     size_t n = 0;
-    cr_store_record_row *in = cr_h5_read_rows(r, name, sizeof(*in), c, CR_STORE_RECORD_COLUMNS,
-                                              RF_MAX_ROWS, &n);
+    cr_store_record_row *in =
+        cr_h5_read_rows(r, name, sizeof(*in), c, CR_STORE_RECORD_COLUMNS, RF_MAX_ROWS, &n);
     if (!in)
         return -1;
-    int e = n == nr ? 0
-                    : cr_h5_fail(r, name, "%zu rows where the episode record says %zu contacts", n,
-                                 nr);
+    int e = n == nr
+                ? 0
+                : cr_h5_fail(r, name, "%zu rows where the episode record says %zu contacts", n, nr);
     for (size_t i = 0; e == 0 && i < nr; i++) {
         const cr_store_record_row *q = &in[i];
         const double must[] = {q->impulse, q->compression, q->expansion, q->gamma_minus,
@@ -379,28 +380,18 @@ static int read_records(cr_run_file *f, const char *g, size_t nr)
         else if (q->body_a < 0 || (uint64_t)q->body_a >= f->nbodies ||
                  q->body_b >= (int64_t)f->nbodies || q->body_b == q->body_a ||
                  (q->body_b < 0 && (uint64_t)(-1 - q->body_b) >= f->nwalls))
-            e = cr_h5_fail(r, name, "row %zu: bodies %lld and %lld (the model has %zu bodies, %zu walls)",
-                           i, (long long)q->body_a, (long long)q->body_b, f->nbodies, f->nwalls);
+            e = cr_h5_fail(r, name,
+                           "row %zu: bodies %lld and %lld (the model has %zu bodies, %zu walls)", i,
+                           (long long)q->body_a, (long long)q->body_b, f->nbodies, f->nwalls);
         else if (bad)
             e = cr_h5_fail(r, name, "row %zu: an impulse or a velocity that is not a finite number",
                            i);
         else
-            f->rec[i] = (cr_contact_record){(size_t)q->contact,
-                                            (size_t)q->body_a,
-                                            (long)q->body_b,
-                                            q->impulse,
-                                            q->compression,
-                                            q->expansion,
-                                            q->gamma_minus,
-                                            q->gamma_plus,
-                                            q->newton,
-                                            q->poisson,
-                                            q->alpha,
-                                            q->peak_overlap,
-                                            q->peak_force,
-                                            q->closings,
-                                            q->openings,
-                                            q->flags};
+            f->rec[i] = (cr_contact_record){
+                (size_t)q->contact, (size_t)q->body_a, (long)q->body_b, q->impulse,
+                q->compression,     q->expansion,      q->gamma_minus,  q->gamma_plus,
+                q->newton,          q->poisson,        q->alpha,        q->peak_overlap,
+                q->peak_force,      q->closings,       q->openings,     q->flags};
     }
     free(in);
     return e;
@@ -444,8 +435,10 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
     if (there <= 0)
         return there < 0 ? -1 : cr_h5_fail(r, g, "missing (the file lists %zu episodes)", f->nep);
 #define READ(ds, type, buf, rank, dims)                                                            \
-    (snprintf(name, sizeof name, "%s/%s", g, ds), cr_h5_read_numbers(r, name, type, buf, rank, dims))
-    if (READ("bodies", H5T_NATIVE_INT64, b, 1, &nb1) || READ("mass", H5T_NATIVE_DOUBLE, f->mass, 1, &nb1) ||
+    (snprintf(name, sizeof name, "%s/%s", g, ds),                                                  \
+     cr_h5_read_numbers(r, name, type, buf, rank, dims))
+    if (READ("bodies", H5T_NATIVE_INT64, b, 1, &nb1) ||
+        READ("mass", H5T_NATIVE_DOUBLE, f->mass, 1, &nb1) ||
         READ("velocity_before", H5T_NATIVE_DOUBLE, f->u0, 2, vb) ||
         READ("velocity_after", H5T_NATIVE_DOUBLE, f->u1, 2, vb) ||
         READ("normal", H5T_NATIVE_DOUBLE, f->nrm, 2, vr) ||
@@ -455,7 +448,8 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
     for (size_t q = 0; q < nb; q++) {
         if (b[q] < 0 || (uint64_t)b[q] >= f->nbodies || (q > 0 && b[q] <= b[q - 1])) {
             snprintf(name, sizeof name, "%s/bodies", g);
-            return cr_h5_fail(r, name, "body %lld at %zu: not increasing bodies of the model (0 to %zu)",
+            return cr_h5_fail(r, name,
+                              "body %lld at %zu: not increasing bodies of the model (0 to %zu)",
                               (long long)b[q], q, f->nbodies - 1);
         }
         f->bodies[q] = (size_t)b[q];
@@ -467,8 +461,8 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
         }
     }
     size_t d = (size_t)f->dim;
-    const char *bad = !all_finite(f->u0, nb * d)   ? "velocity_before"
-                      : !all_finite(f->u1, nb * d) ? "velocity_after"
+    const char *bad = !all_finite(f->u0, nb * d)    ? "velocity_before"
+                      : !all_finite(f->u1, nb * d)  ? "velocity_after"
                       : !all_finite(f->vec, nr * d) ? "vector_impulse"
                                                     : NULL;
     for (size_t i = 0; !bad && i < nr; i++) {
@@ -480,9 +474,10 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
     }
     if (bad) {
         snprintf(name, sizeof name, "%s/%s", g, bad);
-        return cr_h5_fail(r, name, strcmp(bad, "normal") == 0 ? "not unit vectors"
-                                                              : "a value that is not a finite "
-                                                                "number (or beyond 1e150)");
+        return cr_h5_fail(r, name,
+                          strcmp(bad, "normal") == 0 ? "not unit vectors"
+                                                     : "a value that is not a finite "
+                                                       "number (or beyond 1e150)");
     }
     if (read_records(f, g, nr) != 0)
         return -1;
@@ -496,8 +491,9 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
         }
         if (!a || !bb) {
             snprintf(name, sizeof name, "%s/contacts", g);
-            return cr_h5_fail(r, name, "row %zu: bodies %zu and %ld are not both bodies of the "
-                                       "episode",
+            return cr_h5_fail(r, name,
+                              "row %zu: bodies %zu and %ld are not both bodies of the "
+                              "episode",
                               i, q->body_a, q->body_b);
         }
     }
@@ -530,7 +526,7 @@ int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
     f->r.failed = 0;
     f->err[0] = '\0';
     int e = !b || grow_episode_buffers(f, nb, nr) != 0 ? cr_h5_fail(&f->r, NULL, "out of memory")
-                                                        : read_episode(f, k, g, b);
+                                                       : read_episode(f, k, g, b);
     free(b);
     if (e) {
         if (!f->err[0])

@@ -273,8 +273,9 @@ static int check_existing(const char *path, const cr_sweep *s, char *msg, size_t
                      ? 0
                      : -1;
         if (layout != 0 && !r.failed)
-            cr_h5_fail(&r, NULL, "format_version, sweep_hash, cradle_version or a 2-D /table "
-                                 "missing");
+            cr_h5_fail(&r, NULL,
+                       "format_version, sweep_hash, cradle_version or a 2-D /table "
+                       "missing");
     }
     char h[80] = "", v[80] = "";
     cr_h5_echo(hash ? hash : "", 60, h, sizeof h);

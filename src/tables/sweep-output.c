@@ -64,8 +64,9 @@ static int read_all(cr_sweep_output *t, cr_h5_reader *r)
     rc = cr_h5_attr_integer(r, r->file, "/", "format_version", &version);
     if (rc <= 0 || version != CR_SWEEP_FORMAT_VERSION)
         return rc < 0 ? -1
-                      : cr_h5_fail(r, NULL, "a sweep file of format version %lld; this cradle "
-                                            "reads version %d",
+                      : cr_h5_fail(r, NULL,
+                                   "a sweep file of format version %lld; this cradle "
+                                   "reads version %d",
                                    (long long)version, CR_SWEEP_FORMAT_VERSION);
     if (cr_h5_attr_integer(r, r->file, "/", "points", &points_attr) < 0)
         return -1;
@@ -102,8 +103,8 @@ static int read_all(cr_sweep_output *t, cr_h5_reader *r)
         return cr_h5_fail(r, "table",
                           "%llu x %llu values: more than this reader takes (%d points, %d "
                           "columns, %zu MiB)",
-                          (unsigned long long)dims[0], (unsigned long long)dims[1],
-                          MAX_POINTS, MAX_COLUMNS, CR_H5_MAX_READ_BYTES >> 20);
+                          (unsigned long long)dims[0], (unsigned long long)dims[1], MAX_POINTS,
+                          MAX_COLUMNS, CR_H5_MAX_READ_BYTES >> 20);
     if (points_attr >= 0 && (uint64_t)points_attr != dims[0])
         return cr_h5_fail(r, "table", "%llu rows, the attribute 'points' says %lld",
                           (unsigned long long)dims[0], (long long)points_attr);
@@ -145,9 +146,8 @@ static int read_all(cr_sweep_output *t, cr_h5_reader *r)
             double want = number_of(text), got = t->table[i * t->ncol + j];
             if (!(want == got || (isnan(want) && isnan(got)))) {
                 char a[80], b[80];
-                return cr_h5_fail(r, "table",
-                                  "point %zu: %s = %.17g, but /inputs/text says '%s'", i,
-                                  cr_h5_echo(t->columns + j * NAME_LEN, 60, a, sizeof a), got,
+                return cr_h5_fail(r, "table", "point %zu: %s = %.17g, but /inputs/text says '%s'",
+                                  i, cr_h5_echo(t->columns + j * NAME_LEN, 60, a, sizeof a), got,
                                   cr_h5_echo(text, 60, b, sizeof b));
             }
         }
