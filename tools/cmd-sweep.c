@@ -97,23 +97,25 @@ static int parse_args(int argc, char **argv, sweep_args *a)
         return EXIT_USAGE;
     }
     a->sweep = argv[optind];
+    char path[sizeof a->out];
     if (out) {
-        /* a symbolic link stays one: the sweep writes its target */
-        char msg[1024];
-        char *target = tools_output_target(out, msg, sizeof msg);
-        if (!target) {
-            tools_error("%s", msg);
-            return EXIT_INPUT;
-        }
-        snprintf(a->out, sizeof a->out, "%s", target);
-        free(target);
+        snprintf(path, sizeof path, "%s", out);
     } else {
         size_t n = strlen(a->sweep);
         size_t cut = n > 5 && strcmp(a->sweep + n - 5, ".yaml") == 0  ? n - 5
                      : n > 4 && strcmp(a->sweep + n - 4, ".yml") == 0 ? n - 4
                                                                       : n;
-        snprintf(a->out, sizeof a->out, "%.*s.h5", (int)cut, a->sweep);
+        snprintf(path, sizeof path, "%.*s.h5", (int)cut, a->sweep);
     }
+    /* a symbolic link stays one: the sweep writes its target */
+    char msg[1024];
+    char *target = tools_output_target(path, msg, sizeof msg);
+    if (!target) {
+        tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    snprintf(a->out, sizeof a->out, "%s", target);
+    free(target);
     return 0;
 }
 
