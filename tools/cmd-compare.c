@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -190,7 +191,10 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
     if (st != 0)
         return st;
     int rc = tools_run_stoppable(r, cr_model_settings(model)->t_end);
-    cr_monitor_finish(r->mon);
+    /* a stop request is answered at once: no episodes built or written
+     * (seconds on a large run; cmd-run.c does the same) */
+    if (rc != CR_ERR_INTERRUPTED)
+        cr_monitor_finish(r->mon);
     if (rc == CR_OK)
         return 0;
     if (rc == CR_ERR_INVALID) {
@@ -199,12 +203,18 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
     }
     char why[1024];
     snprintf(why, sizeof why, "%s", cr_system_last_error(r->sys));
-    if (r->store && (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
-                     cr_store_commit(r->store, rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed",
-                                     why) != CR_OK))
-        tools_error("%s", cr_store_last_error(r->store));
-    tools_error("%s: %s%s%s", path, why, out ? "; what was computed is kept in " : "",
-                out ? out : "");
+    if (r->store &&
+        ((rc != CR_ERR_INTERRUPTED && cr_store_write_episodes(r->store, r->mon) != CR_OK) ||
+         tools_commit(r, rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed", why) != CR_OK)) {
+        tools_error("%s", cr_store_last_error(r->store)); /* the write error: one line */
+        return EXIT_RUN;
+    }
+    /* a run that did not complete never replaces the file that was there */
+    const char *kept = r->kept ? r->kept : out;
+    int beside = kept && r->out && strcmp(kept, r->out) != 0;
+    tools_error("%s: %s%s%s%s%s%s", path, why, out ? "; what was computed is kept in " : "",
+                out ? kept : "", beside ? " (" : "", beside ? out : "",
+                beside ? " is unchanged)" : "");
     return rc == CR_ERR_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_RUN;
 }
 
@@ -271,8 +281,44 @@ static double *estimate(const cr_model *model, const char *path, const cr_compar
 
 /* ---- output ---------------------------------------------------------------------- */
 
+/*
+ * No row says ok over a number that is not finite (issue 23): the readers
+ * refuse non-finite and out-of-range inputs, so this never fires on what they
+ * accept (fuzz-runfile asserts it); should a law still answer inf or NaN, the
+ * command says so in one line (exit 4) rather than print an ok.
+ */
+static int check_ok_rows(const cr_compare *cmp, const char *what, size_t only)
+{
+    for (size_t i = 0; i < cr_compare_row_count(cmp); i++) {
+        const cr_compare_row *r = cr_compare_get_row(cmp, i);
+        if (r->status != CR_COMPARE_OK || (only != SIZE_MAX && i != only))
+            continue;
+        cr_compare_episode e = {0};
+        for (size_t k = 0; k < cr_compare_episode_count(cmp); k++) {
+            cr_compare_get_episode(cmp, k, &e);
+            if (i >= e.first_row && i < e.first_row + e.row_count)
+                break;
+        }
+        const double *u = cr_compare_row_velocity(cmp, i);
+        int finite = isfinite(r->error) && isfinite(r->energy_ratio) && u;
+        for (size_t k = 0; finite && k < e.dofs; k++)
+            finite = isfinite(u[k]);
+        if (!finite) {
+            tools_error("%s: episode %zu: %s (%s): the law's answer is not finite (error %g, "
+                        "T+/T- %g): not reported as ok",
+                        what, e.index, cr_law_name(r->law), cr_compare_mode_name(r->mode), r->error,
+                        r->energy_ratio);
+            return EXIT_RUN;
+        }
+    }
+    return 0;
+}
+
 static int report(const compare_args *a, const cr_compare *cmp, const compare_view *v)
 {
+    int st = check_ok_rows(cmp, a->input, SIZE_MAX);
+    if (st != 0)
+        return st;
     if (a->io.json)
         return compare_print_json(stdout, cmp, v) == 0 ? 0 : EXIT_RUN;
     if (a->csv)
@@ -282,14 +328,15 @@ static int report(const compare_args *a, const cr_compare *cmp, const compare_vi
     return 0;
 }
 
-static int write_out(const compare_args *a, const char *source, const cr_compare *cmp,
-                     const compare_view *v)
+/* /comparison into @p target (-o, a symbolic link followed: tools_output_target) */
+static int write_out(const compare_args *a, const char *source, const char *target,
+                     const cr_compare *cmp, const compare_view *v)
 {
     if (!a->io.out)
         return 0;
     char msg[1024];
     cr_comparison_params p = {a->input, a->command, v->accuracy, v->estimate_rtol};
-    if (cr_store_write_comparison(source, a->io.out, cmp, &p, msg, sizeof msg) != CR_OK) {
+    if (cr_store_write_comparison(source, target, cmp, &p, msg, sizeof msg) != CR_OK) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }
@@ -354,7 +401,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
     v.accuracy = acc;
     if (st == 0 && r.store &&
         (cr_store_write_episodes(r.store, r.mon) != CR_OK ||
-         cr_store_commit(r.store, "complete", NULL) != CR_OK)) {
+         tools_commit(&r, "complete", NULL) != CR_OK)) {
         tools_error("%s", cr_store_last_error(r.store));
         st = EXIT_RUN;
     }
@@ -364,7 +411,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
         printf("compared %zu episode%s in %.3f s (the run took %.3f s)\n", last - first,
                last - first == 1 ? "" : "s", tc, r.wall);
     if (st == 0)
-        st = write_out(a, a->io.out ? a->io.out : "", cmp, &v);
+        st = write_out(a, r.out ? r.out : "", r.out ? r.out : "", cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
         cr_episode_data d;
         st = cr_monitor_episode_data(r.mon, k, &d) == CR_OK
@@ -402,9 +449,20 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
+    /* -o: its target when a link, locked for the whole command */
+    char *target = NULL;
+    int lock = -1;
+    if (a->io.out && (!(target = tools_output_target(a->io.out, msg, sizeof msg)) ||
+                      (lock = tools_lock_output(target, msg, sizeof msg)) < 0)) {
+        tools_error("%s", msg);
+        free(target);
+        return EXIT_INPUT;
+    }
     cr_run_file *f = cr_run_file_open(a->input, msg, sizeof msg);
     if (!f) {
         tools_error("%s", msg);
+        tools_unlock_output(lock, target);
+        free(target);
         return EXIT_INPUT;
     }
     size_t first = 0, last = 0;
@@ -416,7 +474,7 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         cr_episode_data d;
         const cr_contact_params *laws;
         if (cr_run_file_episode(f, k, &d, &laws) != CR_OK) {
-            tools_error("%s: %s", a->input, cr_run_file_last_error(f));
+            tools_error("%s", cr_run_file_last_error(f)); /* names the file and the dataset */
             st = EXIT_INPUT;
         } else if (cr_compare_add(cmp, k, &d, laws, cr_model_has_fields(model)) != CR_OK) {
             tools_error("%s: episode %zu: %s", a->input, k, cr_compare_last_error(cmp));
@@ -433,13 +491,17 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         st = report(a, cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {
         cr_episode_data d;
-        st = cr_run_file_episode(f, k, &d, NULL) == CR_OK
-                 ? compare_rigid_report(stdout, a->input, model, k, &d, &a->rl)
-                 : EXIT_INPUT;
+        if (cr_run_file_episode(f, k, &d, NULL) != CR_OK) {
+            tools_error("%s", cr_run_file_last_error(f));
+            st = EXIT_INPUT;
+        } else
+            st = compare_rigid_report(stdout, a->input, model, k, &d, &a->rl);
     }
     cr_run_file_close(f);
     if (st == 0)
-        st = write_out(a, a->input, cmp, &v);
+        st = write_out(a, a->input, target, cmp, &v);
+    tools_unlock_output(lock, target);
+    free(target);
     free(acc);
     cr_model_destroy(model);
     return st;
@@ -657,10 +719,15 @@ int cmd_law_episode(int argc, char **argv)
     cr_compare *cmp = st == 0 ? cr_compare_create() : NULL;
     cr_episode_data d;
     const cr_contact_params *laws;
-    if (st == 0 && (!cmp || cr_run_file_episode(f, first, &d, &laws) != CR_OK ||
-                    cr_compare_add(cmp, first, &d, laws, cr_model_has_fields(model)) != CR_OK)) {
-        tools_error("%s: episode %ld: %s", a.input, a.episode,
-                    cmp ? cr_compare_last_error(cmp) : "out of memory");
+    if (st == 0 && !cmp) {
+        tools_error("out of memory");
+        st = EXIT_RUN;
+    } else if (st == 0 && cr_run_file_episode(f, first, &d, &laws) != CR_OK) {
+        tools_error("%s", cr_run_file_last_error(f)); /* names the file and the dataset */
+        st = EXIT_INPUT;
+    } else if (st == 0 &&
+               cr_compare_add(cmp, first, &d, laws, cr_model_has_fields(model)) != CR_OK) {
+        tools_error("%s: episode %ld: %s", a.input, a.episode, cr_compare_last_error(cmp));
         st = EXIT_INPUT;
     }
     size_t row = 0;
@@ -678,6 +745,8 @@ int cmd_law_episode(int argc, char **argv)
                     cr_compare_mode_name(a.mode), cr_compare_status_name(r->status), r->message);
         st = EXIT_INPUT;
     }
+    if (st == 0 && r)
+        st = check_ok_rows(cmp, a.input, row);
     if (st == 0 && r)
         st = print_law(&a, cmp, row);
     cr_compare_destroy(cmp);

@@ -97,15 +97,25 @@ static int parse_args(int argc, char **argv, sweep_args *a)
         return EXIT_USAGE;
     }
     a->sweep = argv[optind];
+    char path[sizeof a->out];
     if (out) {
-        snprintf(a->out, sizeof a->out, "%s", out);
+        snprintf(path, sizeof path, "%s", out);
     } else {
         size_t n = strlen(a->sweep);
         size_t cut = n > 5 && strcmp(a->sweep + n - 5, ".yaml") == 0  ? n - 5
                      : n > 4 && strcmp(a->sweep + n - 4, ".yml") == 0 ? n - 4
                                                                       : n;
-        snprintf(a->out, sizeof a->out, "%.*s.h5", (int)cut, a->sweep);
+        snprintf(path, sizeof path, "%.*s.h5", (int)cut, a->sweep);
     }
+    /* a symbolic link stays one: the sweep writes its target */
+    char msg[1024];
+    char *target = tools_output_target(path, msg, sizeof msg);
+    if (!target) {
+        tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    snprintf(a->out, sizeof a->out, "%s", target);
+    free(target);
     return 0;
 }
 
@@ -217,14 +227,15 @@ static void summary(const sweep_args *a, const cr_sweep *s, const progress *p, s
 /* ---- the command -------------------------------------------------------------------- */
 
 /* Rank 0: the output, resumed or new; @return 0 or an exit status (printed). */
-static int open_output(const sweep_args *a, const cr_sweep *s, cr_sweep_file **f)
+static int open_output(const sweep_args *a, const cr_sweep *s, cr_sweep_file **f, int *lock)
 {
     char msg[1024] = "";
     const char *files[] = {a->sweep, cr_sweep_model_path(s), a->out};
     if (tools_check_output(a->out, a->sweep, msg, sizeof msg) != 0 ||
         (cr_sweep_model_path(s)[0] &&
          tools_check_output(a->out, cr_sweep_model_path(s), msg, sizeof msg) != 0) ||
-        (a->csv && tools_check_csv(a->csv, files, 3, msg, sizeof msg) != 0)) {
+        (a->csv && tools_check_csv(a->csv, files, 3, msg, sizeof msg) != 0) ||
+        (*lock = tools_lock_output(a->out, msg, sizeof msg)) < 0) {
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
@@ -236,16 +247,28 @@ static int open_output(const sweep_args *a, const cr_sweep *s, cr_sweep_file **f
     return 0;
 }
 
+static int run_points(const sweep_args *a, const cr_sweep *s, int ranks, cr_sweep_file *f);
+
 static int run_sweep(const sweep_args *a, const cr_sweep *s, int ranks)
 {
-    int rank = sweep_mpi_rank(), st = 0;
+    int rank = sweep_mpi_rank(), st = 0, lock = -1;
     cr_sweep_file *f = NULL;
     if (rank == 0)
-        st = open_output(a, s, &f);
+        st = open_output(a, s, &f, &lock);
     if ((st = sweep_mpi_share(st)) != 0) {
         cr_sweep_file_close(f, NULL, NULL, 0);
+        tools_unlock_output(lock, a->out);
         return st;
     }
+    st = run_points(a, s, ranks, f);
+    tools_unlock_output(lock, a->out);
+    return st;
+}
+
+/* The points, then the file closed as what the sweep became (rank 0). */
+static int run_points(const sweep_args *a, const cr_sweep *s, int ranks, cr_sweep_file *f)
+{
+    int rank = sweep_mpi_rank();
     int threads = ranks > 1 ? 1 : a->jobs ? a->jobs : cr_sweep_default_threads();
     progress p = {tools_now(),           0,  f ? cr_sweep_file_done_count(f) : 0,
                   isatty(STDERR_FILENO), -1, a->quiet || rank != 0};
@@ -261,13 +284,18 @@ static int run_sweep(const sweep_args *a, const cr_sweep *s, int ranks)
     if (p.tty && !a->quiet)
         fputs("\r\033[K", stderr);
     size_t done = cr_sweep_file_done_count(f);
-    char msg[1024];
+    char msg[1024], why[1024];
     const char *status = rc == CR_OK                ? "complete"
                          : rc == CR_ERR_INTERRUPTED ? "interrupted"
                                                     : "failed";
-    if (rc != CR_OK && rc != CR_ERR_INTERRUPTED)
-        tools_error("%s", cr_sweep_file_last_error(f));
-    if (cr_sweep_file_close(f, status, msg, sizeof msg) != CR_OK) {
+    snprintf(why, sizeof why, "%s", cr_sweep_file_last_error(f));
+    int closed = cr_sweep_file_close(f, status, msg, sizeof msg);
+    /* one line: the write that failed, or else the close */
+    if (rc != CR_OK && rc != CR_ERR_INTERRUPTED) {
+        tools_error("%s%s", why, closed != CR_OK ? " (and the output could not be closed)" : "");
+        return EXIT_RUN;
+    }
+    if (closed != CR_OK) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }

@@ -46,6 +46,7 @@ static int open_table(const char *path, cr_table **t)
 static int parse_keys(cr_table *t, char **keys, int nkeys, double *x)
 {
     size_t na = cr_table_axis_count(t);
+    int given[64] = {0}; /* at most 16 axes (TB_MAX_AXES) */
     for (size_t a = 0; a < na; a++)
         x[a] = cr_table_axis_length(t, a) == 1 ? cr_table_axis_value(t, a, 0) : NAN;
     for (int i = 0; i < nkeys; i++) {
@@ -66,6 +67,11 @@ static int parse_keys(cr_table *t, char **keys, int nkeys, double *x)
         if (end == eq + 1 || *end) {
             tools_error("table lookup: %s=%s: not a number", keys[i], eq + 1);
             return EXIT_INPUT;
+        }
+        /* a key given twice is a mistake, whichever value was meant */
+        if (a < 64 && given[a]++) {
+            tools_error("table lookup: %s given twice (one KEY=VALUE per axis)", keys[i]);
+            return EXIT_USAGE;
         }
         x[a] = v;
     }
@@ -285,13 +291,20 @@ static int make(int argc, char **argv)
     }
     char msg[512] = "";
     const char *files[] = {grid, check, out};
+    char *target = NULL; /* -o: a symbolic link stays one, its target is written */
+    int lock = -1;
     if (tools_check_output(out, grid, msg, sizeof msg) != 0 ||
         (check && strcmp(out, check) == 0 && snprintf(msg, sizeof msg, "%s: is an input", out)) ||
-        (csv && tools_check_csv(csv, files, 3, msg, sizeof msg) != 0)) {
+        (csv && tools_check_csv(csv, files, 3, msg, sizeof msg) != 0) ||
+        !(target = tools_output_target(out, msg, sizeof msg)) ||
+        (lock = tools_lock_output(target, msg, sizeof msg)) < 0) {
         tools_error("%s", msg);
+        free(target);
         return EXIT_INPUT;
     }
-    int rc = cr_table_make(grid, check, out, attrs, msg, sizeof msg);
+    int rc = cr_table_make(grid, check, target, attrs, msg, sizeof msg);
+    tools_unlock_output(lock, target);
+    free(target);
     if (rc != CR_OK) {
         tools_error("%s", msg);
         return rc == CR_ERR_IO || rc == CR_ERR_NOMEM ? EXIT_RUN : EXIT_INPUT;

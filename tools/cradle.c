@@ -60,7 +60,16 @@ static void usage_law_all(FILE *out)
           out);
 }
 
+static int dispatch(int argc, char **argv);
+
+/* Every command ends through tools_exit (a failed one without HDF5's exit
+ * handler, which crashes after a failed close). */
 int main(int argc, char **argv)
+{
+    return tools_exit(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage_main(stderr);

@@ -6,8 +6,10 @@
 #                 there and compares its table with the serial one;
 #   build-clang/  clang-14 with AddressSanitizer + UndefinedBehaviorSanitizer, the
 #                 whole suite again except the valgrind reruns (valgrind cannot run
-#                 sanitized programs), plus the libFuzzer targets for the model-file
-#                 and law-case readers, 60 s each (CR_FUZZ_SECONDS to change it);
+#                 sanitized programs), plus the libFuzzer targets for the model-file,
+#                 law-case, run-file and table readers, each replaying its corpus
+#                 then a fixed number of inputs from a fixed seed (deterministic;
+#                 CR_FUZZ_RUNS, CR_FUZZ_SEED, or CR_FUZZ_SECONDS for a timed run);
 #                 built without MPI, which shows that the serial build needs none.
 # Prints meson's summaries, then the total of individual checks: each distinct
 # check once (reruns under valgrind or the sanitizers are not extra checks; a

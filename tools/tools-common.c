@@ -1,5 +1,7 @@
 #include "tools-common.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -17,6 +19,21 @@ double tools_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int tools_exit(int status)
+{
+    /* what is buffered reaches its file first; a failed flush of stdout (a
+     * full disk under `> out.txt`) is a failure of the command */
+    int e = fflush(stdout) != 0;
+    fflush(stderr);
+    if (status == 0 && !e)
+        return 0;
+    /* HDF5 1.10 closes every file still registered in its exit handler and
+     * crashes on one whose close failed (a full disk: SIGSEGV in
+     * H5F__close_cb). Every file of ours is closed or removed by now, so the
+     * handler has nothing to do but crash: leave without it. */
+    _exit(status ? status : EXIT_RUN);
 }
 
 void tools_error(const char *fmt, ...)
@@ -228,9 +245,174 @@ void tools_run_release(tools_run *r)
     cr_monitor_destroy(r->mon);
     cr_store_destroy(r->store);
     cr_system_destroy(r->sys);
+    if (r->keep)
+        unlink(r->keep); /* only a second name of the file at the output */
+    if (r->out)          /* set with the lock by tools_open_outputs */
+        tools_unlock_output(r->lock, r->out);
+    free(r->keep);
+    free(r->kept);
+    free(r->out);
     memset(r, 0, sizeof *r);
 }
 
+char *tools_output_target(const char *out, char *msg, size_t msglen)
+{
+    char *path = strdup(out);
+    struct stat sb;
+    /* follow the link, and a link to a link, as the kernel would (40 at most) */
+    for (int hops = 0; path && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode); hops++) {
+        char target[4096];
+        ssize_t n = hops < 40 ? readlink(path, target, sizeof target - 1) : -1;
+        if (n <= 0) {
+            snprintf(msg, msglen, "%s: a symbolic link that cannot be followed", out);
+            free(path);
+            return NULL;
+        }
+        target[n] = '\0';
+        char *next;
+        const char *slash = strrchr(path, '/');
+        if (target[0] == '/' || !slash) {
+            next = strdup(target);
+        } else { /* relative to the link's folder */
+            size_t dir = (size_t)(slash - path) + 1, len = dir + (size_t)n + 1;
+            if ((next = malloc(len))) {
+                memcpy(next, path, dir);
+                memcpy(next + dir, target, (size_t)n + 1);
+            }
+        }
+        free(path);
+        path = next;
+    }
+    if (!path)
+        snprintf(msg, msglen, "out of memory");
+    return path;
+}
+
+/* OUT.lock, the file that carries the lock of output @p out (new string). */
+static char *lock_path(const char *out)
+{
+    size_t n = strlen(out) + 8;
+    char *path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s.lock", out);
+    return path;
+}
+
+int tools_lock_output(const char *out, char *msg, size_t msglen)
+{
+    char *path = lock_path(out);
+    if (!path) {
+        snprintf(msg, msglen, "out of memory");
+        return -1;
+    }
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            snprintf(msg, msglen, "%s: cannot take the output's lock %s: %s", out, path,
+                     strerror(errno));
+            free(path);
+            return -1;
+        }
+        /* a POSIX record lock: the kernel releases it when the process ends,
+         * however it ends, so a killed writer leaves no stale lock */
+        struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        if (fcntl(fd, F_SETLK, &l) != 0) {
+            int err = errno;
+            struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+            long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
+            close(fd);
+            if (err == EACCES || err == EAGAIN) {
+                if (pid > 0)
+                    snprintf(msg, msglen,
+                             "%s: another cradle (pid %ld) is writing it: refusing to start a "
+                             "second writer",
+                             out, pid);
+                else
+                    snprintf(msg, msglen,
+                             "%s: another cradle is writing it: refusing to start a second "
+                             "writer",
+                             out);
+            } else
+                snprintf(msg, msglen, "%s: cannot take the output's lock %s: %s", out, path,
+                         strerror(err));
+            free(path);
+            return -1;
+        }
+        /* the holder before us removes the lock file when it ends: a lock
+         * taken on a file no longer at the path locks nothing; take it again */
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+            a.st_ino == b.st_ino) {
+            free(path);
+            return fd;
+        }
+        close(fd);
+    }
+    snprintf(msg, msglen, "%s: cannot take the output's lock %s", out, path);
+    free(path);
+    return -1;
+}
+
+void tools_unlock_output(int fd, const char *out)
+{
+    if (fd < 0)
+        return;
+    /* removed while still held: a writer that opened it meanwhile finds it
+     * gone once it holds it, and starts again on a new one */
+    char *path = lock_path(out);
+    if (path)
+        unlink(path);
+    free(path);
+    close(fd);
+}
+
+int tools_commit(tools_run *r, const char *status, const char *error)
+{
+    int rc = cr_store_commit(r->store, status, error);
+    free(r->kept);
+    r->kept = NULL;
+    if (rc != CR_OK || !r->keep || strcmp(status, "complete") == 0 ||
+        strcmp(status, "mismatch") == 0) {
+        /* complete (or finished with --strict's mismatches): the new file
+         * replaces the old as it always did; a failed
+         * commit left the old one where it was */
+        if (r->keep)
+            unlink(r->keep);
+        free(r->keep);
+        r->keep = NULL;
+        r->kept = strdup(r->out);
+        return rc;
+    }
+    /* not complete, and a file was there: the new one goes beside it and the
+     * old one comes back (one rename: the output never goes missing) */
+    size_t n = strlen(r->out) + 64;
+    char *partial = malloc(n);
+    int moved = 0;
+    for (int k = 1; partial && !moved && k < 1000; k++) {
+        if (k == 1)
+            snprintf(partial, n, "%s.partial-%ld.h5", r->out, (long)getpid());
+        else
+            snprintf(partial, n, "%s.partial-%ld-%d.h5", r->out, (long)getpid(), k);
+        if (link(r->out, partial) == 0)
+            moved = 1;
+        else if (errno != EEXIST)
+            break;
+    }
+    if (moved && rename(r->keep, r->out) == 0) {
+        free(r->keep);
+        r->keep = NULL;
+        r->kept = partial;
+        return rc;
+    }
+    if (moved)
+        unlink(partial);
+    free(partial);
+    unlink(r->keep); /* could not keep the old file: the new one is at the output */
+    free(r->keep);
+    r->keep = NULL;
+    r->kept = strdup(r->out);
+    return rc;
+}
 int tools_run_stoppable(tools_run *r, double t_end)
 {
     stoppable = r->sys;
@@ -246,8 +428,27 @@ int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, con
                        const char *text)
 {
     char msg[1024] = "";
+    r->lock = -1;
+    if (out && (!(r->out = tools_output_target(out, msg, sizeof msg)) ||
+                (r->lock = tools_lock_output(r->out, msg, sizeof msg)) < 0)) {
+        tools_error("%s", msg);
+        return EXIT_INPUT;
+    }
+    struct stat sb;
+    if (out && lstat(r->out, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        /* the file there now: a second name until the run ends (tools_commit) */
+        size_t n = strlen(r->out) + 32;
+        if ((r->keep = malloc(n))) {
+            snprintf(r->keep, n, "%s.keep-%ld", r->out, (long)getpid());
+            unlink(r->keep);
+            if (link(r->out, r->keep) != 0) {
+                free(r->keep); /* no hard links here: the run replaces it as before */
+                r->keep = NULL;
+            }
+        }
+    }
     if (out &&
-        !(r->store = cr_store_create(out, r->sys, model, model_path, text, msg, sizeof msg))) {
+        !(r->store = cr_store_create(r->out, r->sys, model, model_path, text, msg, sizeof msg))) {
         tools_error("%s", msg);
         return EXIT_RUN;
     }

@@ -21,6 +21,15 @@ enum {
 /* Wall-clock seconds from a monotonic clock. */
 double tools_now(void);
 
+/*
+ * The end of every command (main returns what this returns): flushes stdout
+ * and stderr; status 0 returns 0 and the process exits normally; any other
+ * status (or a failed flush of stdout) leaves through _exit, without the exit
+ * handlers: HDF5 1.10's crashes on a file whose close failed (a full disk,
+ * docs/errors.md), after our message and cleanup.
+ */
+int tools_exit(int status);
+
 /* Prints "cradle: <message>" on stderr (one line). */
 void tools_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -74,16 +83,53 @@ typedef struct {
     cr_monitor *mon;
     cr_store *store;
     double wall;
+    char *out;  /* the file written: -o, a symbolic link followed to its target */
+    char *keep; /* a hard link to the file @p out held before the run (or NULL) */
+    char *kept; /* where the run's file is after tools_commit (out or a partial) */
+    int lock;   /* the output's lock (tools_lock_output) when out is set */
 } tools_run;
 
-/* Destroys what @p r holds (NULL parts are fine) and zeroes it. */
+/* Destroys what @p r holds (NULL parts are fine), releases its output's
+ * lock, and zeroes it. */
 void tools_run_release(tools_run *r);
+
+/*
+ * The file an output path names: a symbolic link is followed to its target,
+ * which the command writes (through a temporary beside it, renamed over it),
+ * so the link stays a link. @return a new string, or NULL with the reason in
+ * @p msg (a link to a missing file).
+ */
+char *tools_output_target(const char *out, char *msg, size_t msglen);
+
+/*
+ * Takes the lock of output @p out (a POSIX record lock on OUT.lock, which
+ * exists while the lock is held; the kernel releases it when the process
+ * ends, however it ends): one writer per output file at a time.
+ * @return the lock's descriptor, or -1 with "OUT: another cradle (pid N) is
+ * writing it: refusing to start a second writer" (or why the lock could not
+ * be taken) in @p msg.
+ */
+int tools_lock_output(const char *out, char *msg, size_t msglen);
+/* Releases the lock @p fd of output @p out and removes OUT.lock (-1: none). */
+void tools_unlock_output(int fd, const char *out);
+
+/*
+ * cr_store_commit of r->store with @p status, then: a run that is not
+ * complete never replaces a file that was at the output before it (kept as a
+ * hard link by tools_open_outputs): the new file moves to
+ * OUT.partial-PID.h5 and the old one is back at OUT. r->kept says where the
+ * run's file is. @return cr_store_commit's code.
+ */
+int tools_commit(tools_run *r, const char *status, const char *error);
 
 /*
  * What r->sys writes into before it starts: the store of @p out (none when
  * @p out is NULL; @p model_path and @p text as cr_store_create records them)
- * and the monitor. A stale temporary file the store kept under another name is
- * always said. @return 0, or EXIT_RUN with the message printed.
+ * and the monitor. The output is locked first (a second writer is refused,
+ * EXIT_INPUT), a symbolic link followed to its target, and a file already
+ * there kept by a hard link until tools_commit knows whether the run
+ * replaces it. A stale temporary file the store kept under another name is
+ * always said. @return 0, or EXIT_INPUT / EXIT_RUN with the message printed.
  */
 int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, const char *model_path,
                        const char *text);

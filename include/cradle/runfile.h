@@ -15,9 +15,12 @@
 typedef struct cr_run_file cr_run_file;
 
 /**
- * Opens @p path read-only. @return NULL with a one-line reason in @p msg when
- * it is not a cradle run file of this format version or has no readable
- * /episodes (a run killed before its end).
+ * Opens @p path read-only. The file is untrusted input: its format version,
+ * /model, /contacts and every /episodes row are checked against each other
+ * before anything is kept (docs/errors.md, "Files cradle reads back").
+ * @return NULL with a one-line reason naming the file and the dataset in
+ * @p msg when it is not a cradle run file of this format version, has no
+ * readable /episodes (a run killed before its end), or fails a check.
  */
 CR_EXPORT cr_run_file *cr_run_file_open(const char *path, char *msg, size_t msglen);
 /** Closes; accepts NULL. */
@@ -31,10 +34,13 @@ CR_EXPORT int cr_run_file_dimension(const cr_run_file *f);
 CR_EXPORT size_t cr_run_file_episode_count(const cr_run_file *f);
 /**
  * Episode @p k as the monitor gave it (/episodes row k and /episode/NNNN); the
- * arrays stay valid until the next call or cr_run_file_close. @p laws (may be
- * NULL) gets the pair law of each record from /contacts, or NULL when a law is
+ * arrays stay valid until the next call or cr_run_file_close. Every dataset's
+ * shape is checked against the /episodes row before it is read, and every
+ * index, mass, velocity, normal and impulse for range. @p laws (may be NULL)
+ * gets the pair law of each record from /contacts, or NULL when a law is
  * unknown. @return CR_ERR_INVALID for an index out of range, CR_ERR_HDF5 for a
- * group missing or unreadable (message in cr_run_file_last_error).
+ * group missing, unreadable or inconsistent (cr_run_file_last_error: one line
+ * naming the file and the dataset).
  */
 CR_EXPORT int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
                                   const cr_contact_params **laws);

@@ -8,16 +8,20 @@ eᴺ, eᴾ per contact, episode count, each law's error in both modes).
     s.column("alpha[0]")        # numpy array, one value per point (NaN where failed)
     s.best_law("calibrated")    # the closest law per point ("" where none applies)
 """
+import os
 from dataclasses import dataclass
 
 import h5py
 import numpy as np
 
+from . import io
+
 KIND = "cradle sweep"
+FORMAT_VERSION = 1
 
 
 def _text(v):
-    return v.decode() if isinstance(v, bytes) else str(v)
+    return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
 
 
 @dataclass
@@ -61,26 +65,66 @@ class Sweep:
         return out
 
 
+def _kind(path):
+    with h5py.File(path, "r") as f:
+        return _text(f.attrs.get("kind", ""))
+
+
 def is_sweep(path):
-    """True when path is an HDF5 file written by `cradle sweep`."""
+    """True when path is an HDF5 file written by `cradle sweep` (its kind
+    attribute read in a child process, as read() does: docs/errors.md)."""
     try:
-        with h5py.File(path, "r") as f:
-            return _text(f.attrs.get("kind", "")) == KIND
-    except OSError:
+        return io.isolated(_kind, path, timeout=10) == KIND
+    except ValueError:
         return False
 
 
-def read(path):
-    """The Sweep of a file written by `cradle sweep`; ValueError for other files."""
+def _strings(f, name, shape):
+    d = f[name] if name in f else None
+    if not isinstance(d, h5py.Dataset) or d.dtype.kind != "S":
+        raise io._Bad("/%s: missing or not fixed-length strings" % name)
+    if d.shape != shape:
+        raise io._Bad("/%s: shape %s where %s is expected" % (name, d.shape, shape))
+    return [_text(v) for v in d[()].reshape(-1)]
+
+
+def _read(path):
+    io.c_check(path, "sweep")
     with h5py.File(path, "r") as f:
         if _text(f.attrs.get("kind", "")) != KIND:
-            raise ValueError("%s: not a sweep file (attribute kind is not %r)" % (path, KIND))
+            raise io._Bad("not a sweep file (attribute kind is not %r)" % KIND)
+        if f.attrs.get("format_version") != FORMAT_VERSION:
+            raise io._Bad("format_version %s, this reader knows %d"
+                          % (f.attrs.get("format_version"), FORMAT_VERSION))
+        if "table" not in f or len(f["table"].shape) != 2:
+            raise io._Bad("/table: missing or not points x columns")
+        points, ncol = f["table"].shape
+        table = np.asarray(io._dataset(f, "table", (points, ncol)), float)
+        if "inputs/name" not in f or len(f["inputs/name"].shape) != 1:
+            raise io._Bad("/inputs/name: missing or not one name per input")
+        nin = f["inputs/name"].shape[0]
+        inputs = _strings(f, "inputs/name", (nin,))
+        if nin > ncol:
+            raise io._Bad("/inputs/name: %d inputs for %d columns" % (nin, ncol))
+        done = io._dataset(f, "done", (points,))
+        if np.any((done != 0) & (done != 1)):
+            raise io._Bad("/done: values other than 0 and 1")
         return Sweep(path=path, name=_text(f.attrs.get("name", "")),
                      status=_text(f.attrs.get("status", "")),
-                     inputs=[_text(v) for v in f["inputs/name"][()]],
-                     fields=[_text(v) for v in f["inputs/field"][()]],
-                     columns=[_text(v) for v in f["columns"][()]],
-                     table=np.asarray(f["table"][()], float),
-                     done=np.asarray(f["done"][()]).astype(bool),
-                     errors=[_text(v) for v in f["error"][()]],
-                     text=_text(f["sweep/text"][()]))
+                     inputs=inputs,
+                     fields=_strings(f, "inputs/field", (nin,)),
+                     columns=_strings(f, "columns", (ncol,)),
+                     table=table,
+                     done=np.asarray(done).astype(bool),
+                     errors=_strings(f, "error", (points,)),
+                     text=io._text(f, "sweep/text"))
+
+
+def read(path, isolate=True, timeout=None):
+    """The Sweep of a file written by `cradle sweep`; ValueError (one line
+    naming the file and the dataset) for other or damaged files. isolate and
+    timeout as cradle.read: read in a child process by default."""
+    path = os.fspath(path)
+    if isolate:
+        return io.isolated(_read, path, timeout)
+    return io._checked(_read, path)

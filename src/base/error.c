@@ -1,6 +1,7 @@
 #include "cradle/common.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,25 +60,37 @@ char *cr_file_read(const char *path, size_t *len_out, char *msg, size_t msglen, 
         *rc = CR_ERR_IO;
         return NULL;
     }
+    /* a regular file says its size: refused before anything is read */
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > CR_FILE_MAX_BYTES) {
+        fclose(fp);
+        cr_set_msg(msg, msglen, "%s: larger than %u MiB: not an input file", path,
+                   CR_FILE_MAX_BYTES >> 20);
+        *rc = CR_ERR_IO;
+        return NULL;
+    }
+    /* a pipe or a device does not: read at most the cap and one byte more
+     * (the buffer grows by doubling up to cap + 2 bytes, never beyond) */
     size_t cap = 4096, len = 0;
     char *text = malloc(cap);
     int too_big = 0;
     while (text) {
         len += fread(text + len, 1, cap - 1 - len, fp);
-        if (len < cap - 1)
-            break;
-        if (cap > CR_FILE_MAX_BYTES) {
+        if (len > CR_FILE_MAX_BYTES) {
             too_big = 1;
             break;
         }
-        char *t = realloc(text, cap * 2);
+        if (len < cap - 1)
+            break;
+        size_t grow =
+            cap * 2 > (size_t)CR_FILE_MAX_BYTES + 2 ? (size_t)CR_FILE_MAX_BYTES + 2 : cap * 2;
+        char *t = realloc(text, grow);
         if (!t) {
             free(text);
             text = NULL;
             break;
         }
         text = t;
-        cap *= 2;
+        cap = grow;
     }
     int read_errno = ferror(fp) ? errno : 0;
     fclose(fp);

@@ -631,6 +631,39 @@ int cr_yaml_syntax_error(cr_yaml_ctx *ps, struct fy_diag *diag)
     return ps->rc = CR_ERR_SYNTAX;
 }
 
+/* An alias inside the node its anchor names (&a [*a]): a document that would
+ * be infinite once resolved. The first one found, or NULL. Depth-bounded: the
+ * item cap keeps documents small enough for this walk. */
+static struct fy_node *recursive_alias(struct fy_node *n, int depth)
+{
+    if (!n || depth > 10000)
+        return NULL;
+    if (fy_node_is_alias(n)) {
+        struct fy_node *target = fy_node_resolve_alias(n);
+        for (struct fy_node *p = fy_node_get_parent(n); target && p; p = fy_node_get_parent(p))
+            if (p == target)
+                return n;
+        return NULL;
+    }
+    void *it = NULL;
+    if (fy_node_is_sequence(n)) {
+        struct fy_node *item;
+        while ((item = fy_node_sequence_iterate(n, &it)))
+            if ((item = recursive_alias(item, depth + 1)))
+                return item;
+    } else if (fy_node_is_mapping(n)) {
+        struct fy_node_pair *pair;
+        while ((pair = fy_node_mapping_iterate(n, &it))) {
+            struct fy_node *r = recursive_alias(fy_node_pair_key(pair), depth + 1);
+            if (!r)
+                r = recursive_alias(fy_node_pair_value(pair), depth + 1);
+            if (r)
+                return r;
+        }
+    }
+    return NULL;
+}
+
 struct fy_document *cr_yaml_parse(cr_yaml_ctx *ps, const char *text, size_t len)
 {
     if (!text) {
@@ -657,6 +690,16 @@ struct fy_document *cr_yaml_parse(cr_yaml_ctx *ps, const char *text, size_t len)
     if (!doc)
         cr_yaml_syntax_error(ps, diag);
     fy_diag_destroy(diag);
+    struct fy_node *loop = doc ? recursive_alias(fy_document_root(doc), 0) : NULL;
+    if (loop) {
+        set_escaped(ps,
+                    "%s:%d: an alias inside the node its anchor names (a recursive alias): "
+                    "YAML that never ends",
+                    ps->file, cr_yaml_line(loop));
+        ps->rc = CR_ERR_SYNTAX;
+        fy_document_destroy(doc);
+        return NULL;
+    }
     return doc;
 }
 

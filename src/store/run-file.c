@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cradle/model.h"
 #include "cradle/runfile.h"
 #include "cradle/store.h"
 #include "base/h5-util.h"
@@ -25,11 +26,29 @@
 
 /* ---- reading ------------------------------------------------------------------- */
 
+/*
+ * A run file is read as untrusted input (docs/errors.md, "Files cradle reads
+ * back"): every dataset through the checked readers of base/h5-util.h, its
+ * shape against the record that describes it, and every value the comparator
+ * and the laws take checked for range before they see it. The caps below
+ * bound what a file can make us allocate.
+ */
+
+/* Rows of /episodes and /contacts a file may hold (10^7 rows of ~100 bytes:
+ * the 1 GiB of CR_H5_MAX_READ_BYTES). */
+#define RF_MAX_ROWS 10000000
+/* Magnitudes a number read back may have: the model file's range
+ * (docs/model-format.md: masses, lengths and speeds within 1e-100 .. 1e100),
+ * with room for products (impulses, energies). */
+#define RF_MAX_MAGNITUDE 1e150
+
 struct cr_run_file {
-    hid_t file;
+    cr_h5_reader r;
+    char *path;
     int dim;
+    size_t nbodies, nwalls;
     char *text, *status;
-    size_t nep, ncontacts;
+    size_t nep, ncontacts, nevents;
     cr_episode_info *info;
     cr_contact_params *contact_law; /* per row of /contacts */
     int *contact_law_known;
@@ -41,103 +60,65 @@ struct cr_run_file {
     char err[CR_ERRMSG_LEN];
 };
 
-/* A string attribute (variable-length UTF-8), or NULL. Caller frees. */
-static char *read_string_attr(hid_t obj, const char *name)
-{
-    if (H5Aexists(obj, name) <= 0)
-        return NULL;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT), t = a < 0 ? -1 : H5Aget_type(a);
-    char *out = NULL;
-    if (t >= 0 && H5Tis_variable_str(t) > 0) {
-        char *v = NULL;
-        hid_t mt = H5Tcopy(H5T_C_S1);
-        H5Tset_size(mt, H5T_VARIABLE);
-        H5Tset_cset(mt, H5T_CSET_UTF8);
-        if (H5Aread(a, mt, &v) >= 0 && v) {
-            out = strdup(v);
-            H5free_memory(v);
-        }
-        H5Tclose(mt);
-    }
-    if (t >= 0)
-        H5Tclose(t);
-    if (a >= 0)
-        H5Aclose(a);
-    return out;
-}
-
-static int64_t read_int_attr(hid_t obj, const char *name, int64_t fallback)
-{
-    int64_t v = fallback;
-    if (H5Aexists(obj, name) <= 0)
-        return fallback;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0 || H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
-        v = fallback;
-    if (a >= 0)
-        H5Aclose(a);
-    return v;
-}
-
-/* The model text (a fixed-length string dataset), or "". */
-static char *read_text(hid_t file)
-{
-    if (H5Lexists(file, "model", H5P_DEFAULT) <= 0 ||
-        H5Lexists(file, "model/text", H5P_DEFAULT) <= 0)
-        return strdup("");
-    hid_t d = H5Dopen2(file, "model/text", H5P_DEFAULT), t = d < 0 ? -1 : H5Dget_type(d);
-    size_t n = t < 0 ? 0 : H5Tget_size(t);
-    char *s = t < 0 ? NULL : calloc(n + 1, 1);
-    if (s && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) < 0) {
-        free(s);
-        s = NULL;
-    }
-    if (t >= 0)
-        H5Tclose(t);
-    if (d >= 0)
-        H5Dclose(d);
-    return s ? s : strdup("");
-}
-
-/* Rows of a 1-D dataset (0 when absent). */
-static size_t rows_of(hid_t loc, const char *name)
-{
-    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0)
-        return 0;
-    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT), s = d < 0 ? -1 : H5Dget_space(d);
-    hsize_t dims[2] = {0, 0};
-    if (s >= 0)
-        H5Sget_simple_extent_dims(s, dims, NULL);
-    if (s >= 0)
-        H5Sclose(s);
-    if (d >= 0)
-        H5Dclose(d);
-    return (size_t)dims[0];
-}
-
-/* Reads a dataset whole into @p buf with memory type @p t; 0 or −1. */
-static int read_all(hid_t loc, const char *name, hid_t t, void *buf)
-{
-    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-    int e = d < 0 || H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0 ? -1 : 0;
-    if (d >= 0)
-        H5Dclose(d);
-    return e;
-}
-
 typedef struct {
     double t_start, t_end, T_minus, T_plus, kappa, field_work, dissipated;
-    int64_t body_count, contact_count, reference, reference_record, event_count;
+    int64_t index, body_count, contact_count, reference, reference_record, event_count;
     int8_t complete;
 } episode_in;
 
+static int finite_in_range(double x)
+{
+    return isfinite(x) && fabs(x) <= RF_MAX_MAGNITUDE;
+}
+
+/* One /episodes row against the file: counts within what the file holds,
+ * times and energies numbers. */
+static int check_episode_row(cr_run_file *f, size_t k, const episode_in *e)
+{
+    cr_h5_reader *r = &f->r;
+    char where[64];
+    snprintf(where, sizeof where, "episodes row %zu", k);
+    if (e->index != (int64_t)k)
+        return cr_h5_fail(r, where, "index %lld (rows are numbered 0, 1, ...)",
+                          (long long)e->index);
+    if (e->body_count < 1 || (uint64_t)e->body_count > f->nbodies)
+        return cr_h5_fail(r, where, "body_count %lld: the model has %zu bodies",
+                          (long long)e->body_count, f->nbodies);
+    if (e->contact_count < 1 || (uint64_t)e->contact_count > f->ncontacts)
+        return cr_h5_fail(r, where, "contact_count %lld: /contacts has %zu rows",
+                          (long long)e->contact_count, f->ncontacts);
+    if (e->reference < 0 || (uint64_t)e->reference >= f->ncontacts)
+        return cr_h5_fail(r, where, "reference %lld: /contacts has %zu rows",
+                          (long long)e->reference, f->ncontacts);
+    if (e->reference_record < 0 || e->reference_record >= e->contact_count)
+        return cr_h5_fail(r, where, "reference_record %lld: the episode has %lld records",
+                          (long long)e->reference_record, (long long)e->contact_count);
+    if (e->event_count < 0 || (uint64_t)e->event_count > f->nevents)
+        return cr_h5_fail(r, where, "event_count %lld: /events has %zu rows",
+                          (long long)e->event_count, f->nevents);
+    if (e->complete != 0 && e->complete != 1)
+        return cr_h5_fail(r, where, "complete %d (0 or 1)", e->complete);
+    if (!finite_in_range(e->t_start) || !finite_in_range(e->t_end) || e->t_end < e->t_start)
+        return cr_h5_fail(r, where, "t_start %g, t_end %g: not an interval of time", e->t_start,
+                          e->t_end);
+    const double v[] = {e->T_minus, e->T_plus, e->field_work, e->dissipated};
+    const char *const name[] = {"T_minus", "T_plus", "field_work", "dissipated"};
+    for (size_t j = 0; j < 4; j++)
+        if (!finite_in_range(v[j]))
+            return cr_h5_fail(r, where, "%s = %g: not a finite energy", name[j], v[j]);
+    if (!(e->T_minus > 0.0))
+        return cr_h5_fail(r, where, "T_minus = %g: an episode starts with kinetic energy",
+                          e->T_minus);
+    if (!isnan(e->kappa) && !finite_in_range(e->kappa))
+        return cr_h5_fail(r, where, "kappa = %g: not a number", e->kappa);
+    return 0;
+}
+
 static int read_episode_table(cr_run_file *f)
 {
-    f->nep = rows_of(f->file, "episodes");
-    f->info = calloc(f->nep ? f->nep : 1, sizeof(cr_episode_info));
-    episode_in *in = calloc(f->nep ? f->nep : 1, sizeof(episode_in));
     hid_t D = H5T_NATIVE_DOUBLE, I = H5T_NATIVE_INT64;
     const cr_h5_column c[] = {
+        CR_H5_COL(episode_in, index, I, NULL),
         CR_H5_COL(episode_in, t_start, D, NULL),
         CR_H5_COL(episode_in, t_end, D, NULL),
         CR_H5_COL(episode_in, T_minus, D, NULL),
@@ -152,11 +133,14 @@ static int read_episode_table(cr_run_file *f)
         CR_H5_COL(episode_in, event_count, I, NULL),
         CR_H5_COL(episode_in, complete, H5T_NATIVE_INT8, NULL),
     };
-    int e = f->info && in ? 0 : -1;
-    e |= e ? -1
-           : cr_h5_read_table(f->file, "episodes", sizeof(episode_in), c, sizeof c / sizeof c[0],
-                              in, f->nep);
-    for (size_t k = 0; e == 0 && k < f->nep; k++)
+    episode_in *in = cr_h5_read_rows(&f->r, "episodes", sizeof(episode_in), c,
+                                     sizeof c / sizeof c[0], RF_MAX_ROWS, &f->nep);
+    if (!in)
+        return -1;
+    f->info = calloc(f->nep ? f->nep : 1, sizeof(cr_episode_info));
+    int e = f->info ? 0 : cr_h5_fail(&f->r, NULL, "out of memory");
+    for (size_t k = 0; e == 0 && k < f->nep; k++) {
+        e = check_episode_row(f, k, &in[k]);
         f->info[k] = (cr_episode_info){in[k].t_start,
                                        in[k].t_end,
                                        (size_t)in[k].body_count,
@@ -170,6 +154,7 @@ static int read_episode_table(cr_run_file *f)
                                        in[k].dissipated,
                                        in[k].complete,
                                        (size_t)in[k].event_count};
+    }
     free(in);
     return e;
 }
@@ -180,14 +165,10 @@ typedef struct {
 } law_in;
 
 /* The pair law of every contact (/contacts K, n, C, m, release): what the run
- * used, solved damping included. NaN where the model gave none. */
+ * used, solved damping included. NaN where the model gave none; otherwise a
+ * law the model file would accept, or the file is refused. */
 static int read_contact_laws(cr_run_file *f)
 {
-    f->ncontacts = rows_of(f->file, "contacts");
-    size_t n = f->ncontacts ? f->ncontacts : 1;
-    law_in *in = calloc(n, sizeof(law_in));
-    f->contact_law = calloc(n, sizeof(cr_contact_params));
-    f->contact_law_known = calloc(n, sizeof(int));
     hid_t D = H5T_NATIVE_DOUBLE;
     const cr_h5_column c[] = {
         CR_H5_COL(law_in, K, D, NULL),
@@ -196,15 +177,29 @@ static int read_contact_laws(cr_run_file *f)
         CR_H5_COL(law_in, m, D, NULL),
         CR_H5_COL(law_in, release, H5T_NATIVE_INT, NULL),
     };
-    int e = in && f->contact_law && f->contact_law_known ? 0 : -1;
-    e |= e ? -1
-           : cr_h5_read_table(f->file, "contacts", sizeof(law_in), c, sizeof c / sizeof c[0], in,
-                              f->ncontacts);
+    law_in *in = cr_h5_read_rows(&f->r, "contacts", sizeof(law_in), c, sizeof c / sizeof c[0],
+                                 RF_MAX_ROWS, &f->ncontacts);
+    if (!in)
+        return -1;
+    size_t n = f->ncontacts ? f->ncontacts : 1;
+    f->contact_law = calloc(n, sizeof(cr_contact_params));
+    f->contact_law_known = calloc(n, sizeof(int));
+    int e = f->contact_law && f->contact_law_known ? 0 : cr_h5_fail(&f->r, NULL, "out of memory");
     for (size_t k = 0; e == 0 && k < f->ncontacts; k++) {
-        f->contact_law[k] =
-            (cr_contact_params){in[k].K, in[k].n, in[k].C, in[k].m,
-                                in[k].release == 1 ? CR_RELEASE_FORCE : CR_RELEASE_GAP};
-        f->contact_law_known[k] = isfinite(in[k].K) && in[k].release >= 0;
+        const law_in *l = &in[k];
+        f->contact_law[k] = (cr_contact_params){
+            l->K, l->n, l->C, l->m, l->release == 1 ? CR_RELEASE_FORCE : CR_RELEASE_GAP};
+        f->contact_law_known[k] = !isnan(l->K);
+        if (f->contact_law_known[k] &&
+            !(finite_in_range(l->K) && l->K > 0.0 && isfinite(l->n) && l->n >= 1.0 &&
+              l->n <= 10.0 && finite_in_range(l->C) && l->C >= 0.0 && isfinite(l->m) &&
+              l->m >= 0.0 && l->m <= 10.0 && (l->release == 0 || l->release == 1))) {
+            char where[64];
+            snprintf(where, sizeof where, "contacts row %zu", k);
+            e = cr_h5_fail(&f->r, where,
+                           "K = %g, n = %g, C = %g, m = %g, release %d: not a contact law", l->K,
+                           l->n, l->C, l->m, l->release);
+        }
     }
     free(in);
     return e;
@@ -214,8 +209,8 @@ void cr_run_file_close(cr_run_file *f)
 {
     if (!f)
         return;
-    if (f->file >= 0)
-        H5Fclose(f->file);
+    cr_h5_reader_close(&f->r);
+    free(f->path);
     free(f->text);
     free(f->status);
     free(f->info);
@@ -232,47 +227,100 @@ void cr_run_file_close(cr_run_file *f)
     free(f);
 }
 
+/* Rows of the 1-D dataset @p name (a table or an array), or -1 recorded. */
+static int rows_of(cr_h5_reader *r, const char *name, cr_h5_kind kind, size_t *n)
+{
+    int rank;
+    hsize_t dims[2];
+    if (cr_h5_shape(r, name, kind, &rank, dims) != 0)
+        return -1;
+    if (rank != 1)
+        return cr_h5_fail(r, name, "rank %d (1 expected)", rank);
+    *n = (size_t)dims[0];
+    return 0;
+}
+
+/* The format version, then /model: what every later check compares with. */
+static int read_head(cr_run_file *f)
+{
+    cr_h5_reader *r = &f->r;
+    int64_t version = 0, dim = 0, nb = 0, nw = 0;
+    char *kind = NULL;
+    int rc = cr_h5_attr_text(r, r->file, "/", "kind", 64, &kind);
+    if (rc == 1) { /* sweep outputs and tables say what they are; run files do not */
+        cr_h5_fail(r, NULL, "a file of kind '%s', not a run file", kind);
+        free(kind);
+        return -1;
+    }
+    rc = rc < 0 ? -1 : cr_h5_attr_integer(r, r->file, "/", "format_version", &version);
+    if (rc < 0)
+        return -1;
+    if (rc == 0)
+        return cr_h5_fail(r, NULL, "not a cradle run file (no format_version)");
+    if (version != CR_STORE_FORMAT_VERSION)
+        return cr_h5_fail(r, NULL,
+                          "a run file of format version %lld; this cradle reads "
+                          "version %d",
+                          (long long)version, CR_STORE_FORMAT_VERSION);
+    if (cr_h5_has(r, "model") != 1)
+        return cr_h5_fail(r, NULL, "not a cradle run file (no /model)");
+    hid_t m = H5Gopen2(r->file, "model", H5P_DEFAULT);
+    if (m < 0)
+        return cr_h5_fail(r, "model", "not a group");
+    int e = cr_h5_attr_integer(r, m, "model", "dim", &dim) == 1 &&
+                    cr_h5_attr_integer(r, m, "model", "body_count", &nb) == 1
+                ? 0
+                : -1;
+    if (e == 0 && !r->failed && cr_h5_attr_integer(r, m, "model", "wall_count", &nw) < 0)
+        e = -1;
+    H5Gclose(m);
+    if (e) /* an attribute missing rather than damaged */
+        return r->failed ? -1 : cr_h5_fail(r, "model", "dim or body_count missing");
+    if (dim < 1 || dim > 2)
+        return cr_h5_fail(r, "model", "attribute 'dim' is %lld (1 or 2)", (long long)dim);
+    if (nb < 1 || nb > CR_MAX_BODIES)
+        return cr_h5_fail(r, "model", "attribute 'body_count' is %lld (1 to %d)", (long long)nb,
+                          CR_MAX_BODIES);
+    if (nw < 0 || nw > CR_MAX_BODIES)
+        return cr_h5_fail(r, "model", "attribute 'wall_count' is %lld", (long long)nw);
+    f->dim = (int)dim;
+    f->nbodies = (size_t)nb;
+    f->nwalls = (size_t)nw;
+    return 0;
+}
+
 cr_run_file *cr_run_file_open(const char *path, char *msg, size_t msglen)
 {
-    struct stat sb;
-    if (!path || stat(path, &sb) != 0) {
-        cr_set_msg(msg, msglen, "%s: cannot open: %s", path ? path : "(null)", strerror(errno));
-        return NULL;
-    }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* the library never prints */
-    if (!S_ISREG(sb.st_mode) || H5Fis_hdf5(path) <= 0) {
-        cr_set_msg(msg, msglen, "%s: not an HDF5 file", path);
-        return NULL;
-    }
     cr_run_file *f = calloc(1, sizeof(*f));
-    if (!f) {
-        cr_set_msg(msg, msglen, "out of memory");
+    if (!f || !(f->path = strdup(path ? path : "(null)"))) {
+        free(f);
+        cr_set_msg(msg, msglen, "%s: out of memory", path ? path : "(null)");
         return NULL;
     }
-    f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f->file < 0 || H5Lexists(f->file, "model", H5P_DEFAULT) <= 0 ||
-        read_int_attr(f->file, "format_version", 0) != CR_STORE_FORMAT_VERSION) {
-        cr_set_msg(msg, msglen, "%s: not a cradle run file of format version %d", path,
-                   CR_STORE_FORMAT_VERSION);
-        cr_run_file_close(f);
-        return NULL;
-    }
-    hid_t m = H5Gopen2(f->file, "model", H5P_DEFAULT);
-    f->dim = (int)read_int_attr(m, "dim", 1);
-    H5Gclose(m);
-    f->text = read_text(f->file);
-    f->status = read_string_attr(f->file, "status");
-    if (!f->status)
+    cr_h5_reader *r = &f->r;
+    int e = cr_h5_reader_open(r, f->path, msg, msglen) != 0 || read_head(f) != 0;
+    int rc = e ? -1 : cr_h5_attr_text(r, r->file, "/", "status", 64, &f->status);
+    if (rc == 0)
         f->status = strdup("");
-    if (H5Lexists(f->file, "episodes", H5P_DEFAULT) <= 0 || read_episode_table(f) != 0 ||
-        read_contact_laws(f) != 0 || !f->text || !f->status || f->dim < 1 || f->dim > 3) {
-        cr_set_msg(msg, msglen,
-                   "%s: no readable /episodes (status '%s'): a run file that did "
-                   "not finish?",
-                   path, f->status ? f->status : "");
+    e = e || rc < 0 || !f->status;
+    if (!e && cr_h5_has(r, "episodes") != 1) {
+        if (!r->failed)
+            cr_h5_fail(r, NULL, "no /episodes (status '%s'): a run file that did not finish?",
+                       f->status);
+        e = 1;
+    }
+    if (!e && cr_h5_has(r, "events") == 1 && rows_of(r, "events", CR_H5_ROWS, &f->nevents) != 0)
+        e = 1;
+    e = e || (f->text = cr_h5_read_text(r, "model/text", CR_H5_MAX_STRING)) == NULL ||
+        read_contact_laws(f) != 0 || read_episode_table(f) != 0;
+    if (e) {
+        if (!r->failed)
+            cr_h5_fail(r, NULL, "cannot be read as a run file");
         cr_run_file_close(f);
         return NULL;
     }
+    f->r.msg = f->err; /* the caller's buffer was for the open only */
+    f->r.msglen = sizeof f->err;
     return f;
 }
 
@@ -301,19 +349,50 @@ size_t cr_run_file_episode_count(const cr_run_file *f)
     return f ? f->nep : 0;
 }
 
-static int read_records(hid_t g, cr_contact_record *rec, size_t n)
+/* The records of an episode: indices inside the file and the episode,
+ * impulses and velocities numbers. */
+static int read_records(cr_run_file *f, const char *g, size_t nr)
 {
-    cr_store_record_row *in = calloc(n ? n : 1, sizeof(*in));
+    cr_h5_reader *r = &f->r;
+    char name[64];
+    snprintf(name, sizeof name, "%s/contacts", g);
     cr_h5_column c[CR_STORE_RECORD_COLUMNS];
     cr_store_record_columns(c);
-    int e = in ? 0 : -1;
-    e |= e ? -1 : cr_h5_read_table(g, "contacts", sizeof(*in), c, CR_STORE_RECORD_COLUMNS, in, n);
-    for (size_t i = 0; e == 0 && i < n; i++)
-        rec[i] = (cr_contact_record){
-            (size_t)in[i].contact, (size_t)in[i].body_a, in[i].body_b,      in[i].impulse,
-            in[i].compression,     in[i].expansion,      in[i].gamma_minus, in[i].gamma_plus,
-            in[i].newton,          in[i].poisson,        in[i].alpha,       in[i].peak_overlap,
-            in[i].peak_force,      in[i].closings,       in[i].openings,    in[i].flags};
+    size_t n = 0;
+    cr_store_record_row *in =
+        cr_h5_read_rows(r, name, sizeof(*in), c, CR_STORE_RECORD_COLUMNS, RF_MAX_ROWS, &n);
+    if (!in)
+        return -1;
+    int e = n == nr
+                ? 0
+                : cr_h5_fail(r, name, "%zu rows where the episode record says %zu contacts", n, nr);
+    for (size_t i = 0; e == 0 && i < nr; i++) {
+        const cr_store_record_row *q = &in[i];
+        const double must[] = {q->impulse, q->compression, q->expansion, q->gamma_minus,
+                               q->gamma_plus};
+        const double may[] = {q->newton, q->poisson, q->alpha, q->peak_overlap, q->peak_force};
+        int bad = 0;
+        for (size_t j = 0; j < 5; j++)
+            bad |= !finite_in_range(must[j]) || (!isnan(may[j]) && !finite_in_range(may[j]));
+        if (q->contact < 0 || (uint64_t)q->contact >= f->ncontacts)
+            e = cr_h5_fail(r, name, "row %zu: contact %lld (/contacts has %zu rows)", i,
+                           (long long)q->contact, f->ncontacts);
+        else if (q->body_a < 0 || (uint64_t)q->body_a >= f->nbodies ||
+                 q->body_b >= (int64_t)f->nbodies || q->body_b == q->body_a ||
+                 (q->body_b < 0 && (uint64_t)(-1 - q->body_b) >= f->nwalls))
+            e = cr_h5_fail(r, name,
+                           "row %zu: bodies %lld and %lld (the model has %zu bodies, %zu walls)", i,
+                           (long long)q->body_a, (long long)q->body_b, f->nbodies, f->nwalls);
+        else if (bad)
+            e = cr_h5_fail(r, name, "row %zu: an impulse or a velocity that is not a finite number",
+                           i);
+        else
+            f->rec[i] = (cr_contact_record){
+                (size_t)q->contact, (size_t)q->body_a, (long)q->body_b, q->impulse,
+                q->compression,     q->expansion,      q->gamma_minus,  q->gamma_plus,
+                q->newton,          q->poisson,        q->alpha,        q->peak_overlap,
+                q->peak_force,      q->closings,       q->openings,     q->flags};
+    }
     free(in);
     return e;
 }
@@ -323,6 +402,7 @@ static int grow_episode_buffers(cr_run_file *f, size_t nb, size_t nr)
     size_t b = nb ? nb : 1, r = nr ? nr : 1, d = (size_t)f->dim;
     free(f->bodies), free(f->mass), free(f->u0), free(f->u1);
     free(f->nrm), free(f->vec), free(f->rec), free(f->laws);
+    /* nb ≤ CR_MAX_BODIES and nr ≤ RF_MAX_ROWS (checked at open): no overflow */
     f->bodies = malloc(b * sizeof(size_t));
     f->mass = malloc(b * sizeof(double));
     f->u0 = malloc(b * d * sizeof(double));
@@ -330,8 +410,100 @@ static int grow_episode_buffers(cr_run_file *f, size_t nb, size_t nr)
     f->nrm = malloc(r * d * sizeof(double));
     f->vec = malloc(r * d * sizeof(double));
     f->rec = calloc(r, sizeof(cr_contact_record));
-    f->laws = malloc(r * sizeof(cr_contact_params));
+    f->laws = calloc(r, sizeof(cr_contact_params));
     return f->bodies && f->mass && f->u0 && f->u1 && f->nrm && f->vec && f->rec && f->laws ? 0 : -1;
+}
+
+/* Every number of @p v (n of them) finite and within range. */
+static int all_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!finite_in_range(v[i]))
+            return 0;
+    return 1;
+}
+
+/* Reads and checks /episode/NNNN against its /episodes row; 0 or -1 recorded. */
+static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
+{
+    cr_h5_reader *r = &f->r;
+    const cr_episode_info *in = &f->info[k];
+    size_t nb = in->body_count, nr = in->contact_count;
+    hsize_t vb[2] = {nb, (hsize_t)f->dim}, vr[2] = {nr, (hsize_t)f->dim}, nb1 = nb;
+    char name[64];
+    int there = cr_h5_has(r, g);
+    if (there <= 0)
+        return there < 0 ? -1 : cr_h5_fail(r, g, "missing (the file lists %zu episodes)", f->nep);
+#define READ(ds, type, buf, rank, dims)                                                            \
+    (snprintf(name, sizeof name, "%s/%s", g, ds),                                                  \
+     cr_h5_read_numbers(r, name, type, buf, rank, dims))
+    if (READ("bodies", H5T_NATIVE_INT64, b, 1, &nb1) ||
+        READ("mass", H5T_NATIVE_DOUBLE, f->mass, 1, &nb1) ||
+        READ("velocity_before", H5T_NATIVE_DOUBLE, f->u0, 2, vb) ||
+        READ("velocity_after", H5T_NATIVE_DOUBLE, f->u1, 2, vb) ||
+        READ("normal", H5T_NATIVE_DOUBLE, f->nrm, 2, vr) ||
+        READ("vector_impulse", H5T_NATIVE_DOUBLE, f->vec, 2, vr))
+        return -1;
+#undef READ
+    for (size_t q = 0; q < nb; q++) {
+        if (b[q] < 0 || (uint64_t)b[q] >= f->nbodies || (q > 0 && b[q] <= b[q - 1])) {
+            snprintf(name, sizeof name, "%s/bodies", g);
+            return cr_h5_fail(r, name,
+                              "body %lld at %zu: not increasing bodies of the model (0 to %zu)",
+                              (long long)b[q], q, f->nbodies - 1);
+        }
+        f->bodies[q] = (size_t)b[q];
+        /* a fixed body has mass inf; a moving one the model file's range */
+        if (!(f->mass[q] == INFINITY || (f->mass[q] >= 1e-100 && f->mass[q] <= 1e100))) {
+            snprintf(name, sizeof name, "%s/mass", g);
+            return cr_h5_fail(r, name, "body %lld: mass %g (1e-100 .. 1e100 kg, inf when fixed)",
+                              (long long)b[q], f->mass[q]);
+        }
+    }
+    size_t d = (size_t)f->dim;
+    const char *bad = !all_finite(f->u0, nb * d)    ? "velocity_before"
+                      : !all_finite(f->u1, nb * d)  ? "velocity_after"
+                      : !all_finite(f->vec, nr * d) ? "vector_impulse"
+                                                    : NULL;
+    for (size_t i = 0; !bad && i < nr; i++) {
+        double s = 0.0;
+        for (size_t j = 0; j < d; j++)
+            s += f->nrm[i * d + j] * f->nrm[i * d + j];
+        if (!(fabs(s - 1.0) <= 1e-6))
+            bad = "normal";
+    }
+    if (bad) {
+        snprintf(name, sizeof name, "%s/%s", g, bad);
+        return cr_h5_fail(r, name,
+                          strcmp(bad, "normal") == 0 ? "not unit vectors"
+                                                     : "a value that is not a finite "
+                                                       "number (or beyond 1e150)");
+    }
+    if (read_records(f, g, nr) != 0)
+        return -1;
+    /* each record joins bodies of the episode (or a wall), the reference is its contact */
+    for (size_t i = 0; i < nr; i++) {
+        const cr_contact_record *q = &f->rec[i];
+        int a = 0, bb = q->body_b < 0;
+        for (size_t j = 0; j < nb; j++) {
+            a |= f->bodies[j] == q->body_a;
+            bb |= q->body_b >= 0 && f->bodies[j] == (size_t)q->body_b;
+        }
+        if (!a || !bb) {
+            snprintf(name, sizeof name, "%s/contacts", g);
+            return cr_h5_fail(r, name,
+                              "row %zu: bodies %zu and %ld are not both bodies of the "
+                              "episode",
+                              i, q->body_a, q->body_b);
+        }
+    }
+    if (f->rec[in->reference_record].contact != in->reference) {
+        snprintf(name, sizeof name, "episodes row %zu", k);
+        return cr_h5_fail(r, name, "reference %zu, but its record %zu is contact %zu",
+                          in->reference, in->reference_record,
+                          f->rec[in->reference_record].contact);
+    }
+    return 0;
 }
 
 int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
@@ -345,36 +517,27 @@ int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
     }
     const cr_episode_info *in = &f->info[k];
     size_t nb = in->body_count, nr = in->contact_count;
-    char name[48];
-    snprintf(name, sizeof name, "episode/%04zu", k);
-    hid_t g =
-        H5Lexists(f->file, "episode", H5P_DEFAULT) > 0 && H5Lexists(f->file, name, H5P_DEFAULT) > 0
-            ? H5Gopen2(f->file, name, H5P_DEFAULT)
-            : -1;
+    char g[48];
+    snprintf(g, sizeof g, "episode/%04zu", k);
     int64_t *b = malloc((nb ? nb : 1) * sizeof(int64_t));
-    int e = g < 0 || !b || grow_episode_buffers(f, nb, nr) != 0 ? -1 : 0;
-    e |= e ? -1 : read_all(g, "bodies", H5T_NATIVE_INT64, b);
-    e |= e ? -1 : read_all(g, "mass", H5T_NATIVE_DOUBLE, f->mass);
-    e |= e ? -1 : read_all(g, "velocity_before", H5T_NATIVE_DOUBLE, f->u0);
-    e |= e ? -1 : read_all(g, "velocity_after", H5T_NATIVE_DOUBLE, f->u1);
-    e |= e ? -1 : read_all(g, "normal", H5T_NATIVE_DOUBLE, f->nrm);
-    e |= e ? -1 : read_all(g, "vector_impulse", H5T_NATIVE_DOUBLE, f->vec);
-    e |= e ? -1 : read_records(g, f->rec, nr);
-    for (size_t q = 0; e == 0 && q < nb; q++)
-        f->bodies[q] = (size_t)b[q];
-    int known = 1;
-    for (size_t r = 0; e == 0 && r < nr; r++) {
-        size_t c = f->rec[r].contact;
-        known &= c < f->ncontacts && f->contact_law_known[c];
-        if (c < f->ncontacts)
-            f->laws[r] = f->contact_law[c];
-    }
+    /* the reader's message buffer takes this episode's first failure */
+    f->r.msg = f->err;
+    f->r.msglen = sizeof f->err;
+    f->r.failed = 0;
+    f->err[0] = '\0';
+    int e = !b || grow_episode_buffers(f, nb, nr) != 0 ? cr_h5_fail(&f->r, NULL, "out of memory")
+                                                       : read_episode(f, k, g, b);
     free(b);
-    if (g >= 0)
-        H5Gclose(g);
     if (e) {
-        cr_set_msg(f->err, sizeof f->err, "episode %zu: /%s is missing or unreadable", k, name);
+        if (!f->err[0])
+            cr_h5_fail(&f->r, g, "cannot be read");
         return CR_ERR_HDF5;
+    }
+    int known = 1;
+    for (size_t r = 0; r < nr; r++) {
+        size_t c = f->rec[r].contact;
+        known &= f->contact_law_known[c];
+        f->laws[r] = f->contact_law[c];
     }
     *d = (cr_episode_data){*in, f->dim, f->bodies, f->mass, f->u0, f->u1, f->rec, f->nrm, f->vec};
     if (laws)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/h5-util.h"
+#include "base/base.h"
 #include "sweep/sweep-priv.h"
 
 #define SW_KIND "cradle sweep"
@@ -34,29 +35,6 @@ struct cr_sweep_file {
 };
 
 /* ---- small HDF5 helpers ------------------------------------------------------------ */
-
-/* A string attribute into @p buf ("" when absent or not a string). */
-static void attr_read(hid_t obj, const char *name, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    if (H5Aexists(obj, name) <= 0)
-        return;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    hid_t ft = a < 0 ? -1 : H5Aget_type(a);
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0) {
-        hid_t t = cr_h5_utf8_type();
-        char *s = NULL;
-        if (H5Aread(a, t, &s) >= 0 && s) {
-            snprintf(buf, len, "%s", s);
-            H5free_memory(s);
-        }
-        H5Tclose(t);
-    }
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (a >= 0)
-        H5Aclose(a);
-}
 
 /* A scalar string dataset (the sweep and model texts). */
 static int text_dataset(hid_t loc, const char *name, const char *text)
@@ -207,11 +185,30 @@ static int create_file(cr_sweep_file *f, const cr_sweep *s, char *msg, size_t ms
     if (fcpl >= 0)
         H5Pclose(fcpl);
     int e = file < 0 || write_layout(file, s);
-    if (file >= 0 && H5Fclose(file) < 0)
+    void *handle = NULL;
+    int fd = file >= 0 && H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle
+                 ? *(int *)handle
+                 : -1;
+    int space = file >= 0 && e && errno == ENOSPC;
+    if (file >= 0 && H5Fclose(file) < 0) {
         e = 1;
+        space |= errno == ENOSPC;
+        /* HDF5 1.10 keeps a file whose close failed (its metadata could not
+         * be written: a full disk) and crashes on it in its exit handler. The
+         * temporary is abandoned: free its blocks and close it again, so the
+         * id goes and the process can exit normally. */
+        if (fd >= 0 && ftruncate(fd, 0) == 0)
+            H5Fclose(file);
+    }
     if (e || rename(tmp, f->path) != 0) {
         int err = errno;
         unlink(tmp);
+        if (e && space) {
+            cr_set_msg(msg, msglen, "%s: cannot create the sweep output: %s", f->path,
+                       strerror(ENOSPC));
+            free(tmp);
+            return CR_ERR_IO;
+        }
         cr_set_msg(msg, msglen, "%s: cannot create the sweep output (%s)", f->path,
                    e ? "HDF5 error: is the folder writable, the disk full?" : strerror(err));
         free(tmp);
@@ -223,62 +220,118 @@ static int create_file(cr_sweep_file *f, const cr_sweep *s, char *msg, size_t ms
 
 /* ---- opening and resuming ------------------------------------------------------------ */
 
-/* Whether an existing file may be resumed by @p s; the reason in msg when not. */
+/* The layout a resumed file must have, each dataset checked for its kind
+ * and shape (the writer writes rows into them by offset). */
+static int check_layout(cr_h5_reader *r, const cr_sweep *s)
+{
+    struct {
+        const char *name;
+        cr_h5_kind kind;
+        int rank;
+        hsize_t d0, d1;
+    } want[] = {
+        {"done", CR_H5_NUMBERS, 1, s->points, 1},
+        {"error", CR_H5_STRINGS, 1, s->points, 1},
+        {"columns", CR_H5_STRINGS, 1, s->ncol, 1},
+        {"inputs/name", CR_H5_STRINGS, 1, s->nin, 1},
+        {"inputs/field", CR_H5_STRINGS, 1, s->nin, 1},
+        {"inputs/text", CR_H5_STRINGS, 2, s->points, s->nin},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        int rank;
+        hsize_t dims[2];
+        if (cr_h5_shape(r, want[k].name, want[k].kind, &rank, dims) != 0)
+            return -1;
+        if (rank != want[k].rank || dims[0] != want[k].d0 || (rank == 2 && dims[1] != want[k].d1))
+            return cr_h5_fail(r, want[k].name, "shape (%llu%s) does not match /table's",
+                              (unsigned long long)dims[0], rank == 2 ? ", ..." : "");
+    }
+    return 0;
+}
+
+/* Whether an existing file may be resumed by @p s; the reason in msg when not.
+ * The file is untrusted input: its attributes and every dataset's kind and
+ * shape are checked (base/h5-util.h) before HDF5 opens it for writing, so a
+ * damaged file is refused, not written into. */
 static int check_existing(const char *path, const cr_sweep *s, char *msg, size_t msglen)
 {
-    hid_t file = H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-    char kind[64], hash[64], version[64];
-    if (file < 0) {
-        cr_set_msg(msg, msglen,
-                   "%s: exists and is not a cradle sweep file: refusing to replace it "
-                   "(--force starts over)",
-                   path);
-        return CR_ERR_INVALID;
-    }
-    attr_read(file, "kind", kind, sizeof kind);
-    attr_read(file, "sweep_hash", hash, sizeof hash);
-    attr_read(file, "cradle_version", version, sizeof version);
+    cr_h5_reader r;
+    char why[CR_ERRMSG_LEN] = "", *kind = NULL, *hash = NULL, *version = NULL;
+    int64_t format = 0;
+    int rc = cr_h5_reader_open(&r, path, why, sizeof why) == 0
+                 ? cr_h5_attr_text(&r, r.file, "/", "kind", 64, &kind)
+                 : -1;
+    int is_sweep = rc == 1 && strcmp(kind, SW_KIND) == 0;
+    int layout = -1;
     hsize_t dims[2] = {0, 0};
-    hid_t table = H5Dopen2(file, "table", H5P_DEFAULT), space = -1;
-    if (table >= 0 && (space = H5Dget_space(table)) >= 0 && H5Sget_simple_extent_ndims(space) == 2)
-        H5Sget_simple_extent_dims(space, dims, NULL);
-    if (space >= 0)
-        H5Sclose(space);
-    if (table >= 0)
-        H5Dclose(table);
-    H5Fclose(file);
-    if (strcmp(kind, SW_KIND) != 0) {
-        cr_set_msg(msg, msglen,
-                   "%s: exists and is not a cradle sweep file: refusing to replace it "
-                   "(--force starts over)",
-                   path);
-        return CR_ERR_INVALID;
+    if (is_sweep) {
+        int rank = 0;
+        layout = cr_h5_attr_integer(&r, r.file, "/", "format_version", &format) == 1 &&
+                         cr_h5_attr_text(&r, r.file, "/", "sweep_hash", 64, &hash) == 1 &&
+                         cr_h5_attr_text(&r, r.file, "/", "cradle_version", 64, &version) == 1 &&
+                         cr_h5_shape(&r, "table", CR_H5_NUMBERS, &rank, dims) == 0 && rank == 2
+                     ? 0
+                     : -1;
+        if (layout != 0 && !r.failed)
+            cr_h5_fail(&r, NULL,
+                       "format_version, sweep_hash, cradle_version or a 2-D /table "
+                       "missing");
     }
-    if (strcmp(hash, s->hash) != 0) {
+    char h[80] = "", v[80] = "";
+    cr_h5_echo(hash ? hash : "", 60, h, sizeof h);
+    cr_h5_echo(version ? version : "", 60, v, sizeof v);
+    free(kind);
+    free(hash);
+    free(version);
+    rc = CR_ERR_INVALID;
+    if (!is_sweep)
+        cr_set_msg(msg, msglen,
+                   "%s: exists and is not a cradle sweep file%s%s%s: refusing to replace it "
+                   "(--force starts over)",
+                   path, r.failed ? " (" : "", r.failed ? why : "", r.failed ? ")" : "");
+    else if (layout != 0)
+        cr_set_msg(msg, msglen, "%s: refusing to resume it (--force starts over)", why);
+    else if (format != CR_SWEEP_FORMAT_VERSION)
+        cr_set_msg(msg, msglen,
+                   "%s: a sweep file of format version %lld (this cradle writes %d): refusing to "
+                   "resume it (--force starts over)",
+                   path, (long long)format, CR_SWEEP_FORMAT_VERSION);
+    else if (strcmp(h, s->hash) != 0)
         cr_set_msg(msg, msglen,
                    "%s: holds another sweep (%s; this sweep and its model are %s): refusing "
                    "to resume it (--force starts over)",
-                   path, hash, s->hash);
-        return CR_ERR_INVALID;
-    }
-    if (strcmp(version, cr_version()) != 0) {
+                   path, h, s->hash);
+    else if (strcmp(v, cr_version()) != 0)
         cr_set_msg(msg, msglen,
                    "%s: written by cradle %s; resuming needs the same version (this is %s; "
                    "--force starts over)",
-                   path, version, cr_version());
-        return CR_ERR_INVALID;
-    }
+                   path, v, cr_version());
     /* a build of the same version with other output columns (a sweep output
      * from before the v_final and e_cm columns) */
-    if (dims[0] != s->points || dims[1] != s->ncol) {
+    else if (dims[0] != s->points || dims[1] != s->ncol)
         cr_set_msg(msg, msglen,
                    "%s: its table has %llu x %llu values, this sweep writes %zu x %zu: "
                    "refusing to resume it (--force starts over)",
                    path, (unsigned long long)dims[0], (unsigned long long)dims[1], s->points,
                    s->ncol);
-        return CR_ERR_INVALID;
-    }
-    return CR_OK;
+    else if (check_layout(&r, s) != 0)
+        cr_set_msg(msg, msglen, "%s: refusing to resume it (--force starts over)", why);
+    else
+        rc = CR_OK;
+    cr_h5_reader_close(&r);
+    return rc;
+}
+
+/* Elements of dataset @p d (0 when it is not 1-D). */
+static size_t length_of(hid_t d)
+{
+    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
+    hsize_t n = 0;
+    int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
+             H5Sget_simple_extent_dims(sp, &n, NULL) == 1;
+    if (sp >= 0)
+        H5Sclose(sp);
+    return ok ? (size_t)n : 0;
 }
 
 static int open_rw(cr_sweep_file *f, char *msg, size_t msglen)
@@ -287,8 +340,11 @@ static int open_rw(cr_sweep_file *f, char *msg, size_t msglen)
     f->table = f->file < 0 ? -1 : H5Dopen2(f->file, "table", H5P_DEFAULT);
     f->done = f->file < 0 ? -1 : H5Dopen2(f->file, "done", H5P_DEFAULT);
     f->error = f->file < 0 ? -1 : H5Dopen2(f->file, "error", H5P_DEFAULT);
-    f->is_done = calloc(f->points, 1);
+    f->is_done = calloc(f->points + 1, 1);
+    /* the layout was checked (created here, or read back by check_existing);
+     * /done's length again, as it sizes the read */
     if (f->table < 0 || f->done < 0 || f->error < 0 || !f->is_done ||
+        length_of(f->done) != f->points || length_of(f->error) != f->points ||
         H5Dread(f->done, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, f->is_done) < 0) {
         cr_set_msg(msg, msglen, "%s: cannot open the sweep output for writing", f->path);
         return CR_ERR_HDF5;

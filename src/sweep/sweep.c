@@ -65,9 +65,41 @@ typedef struct {
     cr_sweep *s;
 } sw_parse;
 
+/* A field path in one spelling: "balls.1.mass" for balls[1].mass. */
+static void field_key(const char *field, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *c = field; *c && o + 1 < len; c++)
+        if (*c == '[')
+            out[o++] = '.';
+        else if (*c != ']')
+            out[o++] = *c;
+    out[o] = '\0';
+}
+
 static int add_input(sw_parse *p, const char *field, const char *name, size_t axis, char **values)
 {
     cr_sweep *s = p->s;
+    /* two inputs with one column name, or on one field (which the later one
+     * would silently overwrite at every point): refused */
+    char a[512], b[512];
+    field_key(field, a, sizeof a);
+    for (size_t j = 0; j < s->nin; j++) {
+        field_key(s->in[j].field, b, sizeof b);
+        const char *why = strcmp(a, b) == 0 ? "field" : NULL;
+        if (!why && strcmp(name ? name : field, s->in[j].name) == 0)
+            why = "key";
+        if (why) {
+            for (size_t k = 0; values && k < s->axis_len[axis]; k++)
+                free(values[k]);
+            free(values);
+            return cr_yaml_fail(p->ps, 0, "axes",
+                                "two inputs on the %s '%s' (%s and %s): give each field once, "
+                                "with a key of its own",
+                                why, why[0] == 'f' ? field : (name ? name : field), s->in[j].field,
+                                field);
+        }
+    }
     sw_input *in = realloc(s->in, (s->nin + 1) * sizeof *in);
     if (!in) {
         for (size_t k = 0; values && k < s->axis_len[axis]; k++)
@@ -354,14 +386,20 @@ cr_model *cr_sweep_point_model(const cr_sweep *s, size_t i, char *msg, size_t ms
  * time from the first point (chains), SW_POOL_CONTACTS for pools. The same
  * scan sets the per-body columns (the most bodies) and the dimension (the
  * first point's). */
-static size_t contact_columns(cr_sweep *s)
+static size_t contact_columns(cr_sweep *s, size_t *parsed, char *first_error, size_t errlen)
 {
     size_t most = 0, stride = 1, bodies = 0;
     int dim = 0;
+    *parsed = 0;
+    first_error[0] = '\0';
     for (size_t a = s->naxes; a-- > 0;) {
         for (size_t k = 0; k < s->axis_len[a]; k++) {
             char msg[CR_ERRMSG_LEN];
             cr_model *m = cr_sweep_point_model(s, k * stride, msg, sizeof msg);
+            if (m)
+                ++*parsed;
+            else if (!first_error[0])
+                cr_set_msg(first_error, errlen, "%s", msg);
             if (m && !dim)
                 dim = cr_model_dimension(m);
             if (m && cr_model_body_count(m) > bodies)
@@ -449,7 +487,16 @@ static int parse_root(sw_parse *p, struct fy_node *root, const char *dir)
     struct fy_node *given = cr_yaml_child(root, "contacts");
     if (given && cr_yaml_count_in(ps, root, 0, "", "contacts", 1, 0, SW_MAX_CONTACTS, &k))
         return ps->rc;
-    size_t found = contact_columns(s);
+    size_t parsed;
+    char why[CR_ERRMSG_LEN];
+    size_t found = contact_columns(s, &parsed, why, sizeof why);
+    /* a base model that no axis value makes a model (the sweep file itself,
+     * a run file, {balls: 3}): refused before any point runs, not a grid of
+     * failed points (issue 23) */
+    if (parsed == 0)
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(root, "model")), "model",
+                            "no point of the grid has a model that can be read (the first: %s)",
+                            why);
     s->contacts = given ? (size_t)k : found;
     uint64_t h = fnv1a(1469598103934665603ULL, s->text, strlen(s->text) + 1);
     h = fnv1a(h, s->model_text, strlen(s->model_text));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "base/h5-util.h"
 #include "cradle/sweepoutput.h"
 
 struct cr_sweep_output {
@@ -23,129 +24,153 @@ struct cr_sweep_output {
 };
 
 #define NAME_LEN 160
+/* Columns a sweep file may have (a sweep writes ~100; pools with
+ * `contacts: 1000` a few thousand), and the bytes of an attribute read. */
+#define MAX_COLUMNS 100000
+/* Points: the sweep's own cap (MAX_POINTS of cradle/sweep.h, a layer
+ * above this one). */
+#define MAX_POINTS 10000000
+#define ATTR_MAX ((size_t)1 << 20)
 
-/* A fixed-string dataset of any shape into a new buffer of @p len per string. */
-static char *read_strings(hid_t file, const char *name, size_t count, size_t len)
+static double number_of(const char *s)
 {
-    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t t = H5Tcopy(H5T_C_S1);
-    char *buf = calloc(count ? count : 1, len);
-    int e = d < 0 || t < 0 || !buf || H5Tset_size(t, len) < 0 ||
-            H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
-            (count && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0);
-    if (t >= 0)
-        H5Tclose(t);
-    if (d >= 0)
-        H5Dclose(d);
-    if (e) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
+    char *end;
+    double v = strtod(s, &end);
+    return end != s && *end == '\0' && isfinite(v) ? v : NAN;
 }
 
-/* A string attribute or a scalar string dataset. */
-static char *read_text(hid_t file, const char *name, int dataset)
+/*
+ * Reads and checks a whole sweep output (docs/sweep.md, "The output"): kind
+ * and format version first, then every dataset's shape against /table's
+ * (points x columns), sizes against the caps before anything is allocated,
+ * /done values 0 or 1, and each input column of /table equal to the number
+ * its /inputs/text gives at every point done (a table that disagrees with its
+ * own inputs would interpolate the wrong point).
+ */
+static int read_all(cr_sweep_output *t, cr_h5_reader *r)
 {
-    hid_t o = dataset ? H5Dopen2(file, name, H5P_DEFAULT)
-                      : (H5Aexists(file, name) > 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1);
-    hid_t t = H5Tcopy(H5T_C_S1);
-    char *s = NULL, *copy = NULL;
-    if (o >= 0 && t >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 &&
-        H5Tset_cset(t, H5T_CSET_UTF8) >= 0 &&
-        (dataset ? H5Dread(o, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) : H5Aread(o, t, &s)) >= 0 &&
-        s) {
-        copy = strdup(s);
-        H5free_memory(s);
+    char *kind = NULL;
+    int64_t version = 0, points_attr = -1;
+    int rc = cr_h5_attr_text(r, r->file, "/", "kind", 64, &kind);
+    if (rc == 0 || (rc == 1 && strcmp(kind, "cradle sweep") != 0)) {
+        char shown[80];
+        cr_h5_fail(r, NULL, "not a cradle sweep file (%s)",
+                   rc == 0 ? "no attribute 'kind'" : cr_h5_echo(kind, 60, shown, sizeof shown));
+        rc = -1;
     }
-    if (t >= 0)
-        H5Tclose(t);
-    if (o >= 0)
-        (dataset ? H5Dclose : H5Aclose)(o);
-    return copy ? copy : strdup("");
-}
-
-static long long read_int_attr(hid_t file, const char *name)
-{
-    long long v = -1;
-    hid_t a = H5Aexists(file, name) > 0 ? H5Aopen(file, name, H5P_DEFAULT) : -1;
-    if (a >= 0) {
-        H5Aread(a, H5T_NATIVE_LLONG, &v);
-        H5Aclose(a);
-    }
-    return v;
-}
-
-static size_t dim_of(hid_t file, const char *name, int k)
-{
-    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
-    hsize_t dims[2] = {0, 0};
-    int rank = sp < 0 ? -1 : H5Sget_simple_extent_dims(sp, dims, NULL);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (d >= 0)
-        H5Dclose(d);
-    return rank > k ? (size_t)dims[k] : 0;
-}
-
-static int read_all(cr_sweep_output *t, hid_t file)
-{
-    static const char *const names[] = {"kind",   "cradle_version", "sweep_hash",
-                                        "status", "name",           NULL};
-    for (const char *const *n = names; *n; n++) {
-        t->attrs[t->nattrs][0] = strdup(*n);
-        t->attrs[t->nattrs++][1] = read_text(file, *n, 0);
-    }
-    t->attrs[t->nattrs][0] = strdup("text");
-    t->attrs[t->nattrs++][1] = read_text(file, "sweep/text", 1);
-    t->attrs[t->nattrs][0] = strdup("model_text");
-    t->attrs[t->nattrs++][1] = read_text(file, "sweep/model_text", 1);
-    if (strcmp(t->attrs[0][1], "cradle sweep") != 0 ||
-        read_int_attr(file, "format_version") != CR_SWEEP_FORMAT_VERSION)
+    free(kind);
+    if (rc < 0)
         return -1;
-    t->points = dim_of(file, "table", 0);
-    t->ncol = dim_of(file, "table", 1);
-    t->nin = dim_of(file, "inputs/name", 0);
+    rc = cr_h5_attr_integer(r, r->file, "/", "format_version", &version);
+    if (rc <= 0 || version != CR_SWEEP_FORMAT_VERSION)
+        return rc < 0 ? -1
+                      : cr_h5_fail(r, NULL,
+                                   "a sweep file of format version %lld; this cradle "
+                                   "reads version %d",
+                                   (long long)version, CR_SWEEP_FORMAT_VERSION);
+    if (cr_h5_attr_integer(r, r->file, "/", "points", &points_attr) < 0)
+        return -1;
+    static const char *const names[] = {"cradle_version", "sweep_hash", "status", "name", NULL};
+    t->attrs[t->nattrs][0] = strdup("kind");
+    t->attrs[t->nattrs++][1] = strdup("cradle sweep");
+    for (const char *const *n = names; *n; n++) {
+        char *v = NULL;
+        if (cr_h5_attr_text(r, r->file, "/", *n, ATTR_MAX, &v) < 0)
+            return -1;
+        t->attrs[t->nattrs][0] = strdup(*n);
+        t->attrs[t->nattrs++][1] = v ? v : strdup("");
+    }
+    const char *texts[][2] = {{"text", "sweep/text"}, {"model_text", "sweep/model_text"}};
+    for (size_t k = 0; k < 2; k++) {
+        char *v = cr_h5_read_text(r, texts[k][1], CR_H5_MAX_STRING);
+        if (!v)
+            return -1;
+        t->attrs[t->nattrs][0] = strdup(texts[k][0]);
+        t->attrs[t->nattrs++][1] = v;
+    }
+    for (size_t k = 0; k < t->nattrs; k++)
+        if (!t->attrs[k][0] || !t->attrs[k][1])
+            return cr_h5_fail(r, NULL, "out of memory");
+
+    int rank;
+    hsize_t dims[2];
+    if (cr_h5_shape(r, "table", CR_H5_NUMBERS, &rank, dims) != 0)
+        return -1;
+    if (rank != 2)
+        return cr_h5_fail(r, "table", "rank %d (points x columns expected)", rank);
+    if (dims[0] > MAX_POINTS || dims[1] > MAX_COLUMNS ||
+        (dims[0] && dims[1] > CR_H5_MAX_READ_BYTES / sizeof(double) / dims[0]))
+        return cr_h5_fail(r, "table",
+                          "%llu x %llu values: more than this reader takes (%d points, %d "
+                          "columns, %zu MiB)",
+                          (unsigned long long)dims[0], (unsigned long long)dims[1], MAX_POINTS,
+                          MAX_COLUMNS, CR_H5_MAX_READ_BYTES >> 20);
+    if (points_attr >= 0 && (uint64_t)points_attr != dims[0])
+        return cr_h5_fail(r, "table", "%llu rows, the attribute 'points' says %lld",
+                          (unsigned long long)dims[0], (long long)points_attr);
+    t->points = (size_t)dims[0];
+    t->ncol = (size_t)dims[1];
+    if (cr_h5_shape(r, "inputs/name", CR_H5_STRINGS, &rank, dims) != 0)
+        return -1;
+    if (rank != 1 || dims[0] > t->ncol)
+        return cr_h5_fail(r, "inputs/name", "%llu inputs for %zu columns",
+                          (unsigned long long)dims[0], t->ncol);
+    t->nin = (size_t)dims[0];
+    hsize_t dp = t->points, dc = t->ncol, di = t->nin, dpi[2] = {t->points, t->nin},
+            dt[2] = {t->points, t->ncol};
     t->table = malloc((t->points * t->ncol + 1) * sizeof(double));
     t->done = calloc(t->points + 1, 1);
-    t->error = read_strings(file, "error", t->points, CR_SWEEP_ERROR_LEN);
-    t->columns = read_strings(file, "columns", t->ncol, NAME_LEN);
-    t->in_name = read_strings(file, "inputs/name", t->nin, NAME_LEN);
-    t->in_field = read_strings(file, "inputs/field", t->nin, NAME_LEN);
-    t->in_text = read_strings(file, "inputs/text", t->points * t->nin, CR_SWEEP_INPUT_LEN);
-    hid_t dt = H5Dopen2(file, "table", H5P_DEFAULT), dd = H5Dopen2(file, "done", H5P_DEFAULT);
-    int e = !t->table || !t->done || !t->error || !t->columns || !t->in_name || !t->in_field ||
-            !t->in_text || dt < 0 || dd < 0 ||
-            H5Dread(dt, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->table) < 0 ||
-            H5Dread(dd, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, t->done) < 0;
-    if (dt >= 0)
-        H5Dclose(dt);
-    if (dd >= 0)
-        H5Dclose(dd);
-    return e ? -1 : 0;
+    if (!t->table || !t->done)
+        return cr_h5_fail(r, NULL, "out of memory");
+    if (cr_h5_read_numbers(r, "table", H5T_NATIVE_DOUBLE, t->table, 2, dt) != 0 ||
+        cr_h5_read_numbers(r, "done", H5T_NATIVE_UCHAR, t->done, 1, &dp) != 0 ||
+        !(t->error = cr_h5_read_strings(r, "error", 1, &dp, CR_SWEEP_ERROR_LEN)) ||
+        !(t->columns = cr_h5_read_strings(r, "columns", 1, &dc, NAME_LEN)) ||
+        !(t->in_name = cr_h5_read_strings(r, "inputs/name", 1, &di, NAME_LEN)) ||
+        !(t->in_field = cr_h5_read_strings(r, "inputs/field", 1, &di, NAME_LEN)) ||
+        !(t->in_text = cr_h5_read_strings(r, "inputs/text", 2, dpi, CR_SWEEP_INPUT_LEN)))
+        return -1;
+    for (size_t i = 0; i < t->points; i++)
+        if (t->done[i] > 1)
+            return cr_h5_fail(r, "done", "point %zu: %u (0 or 1)", i, t->done[i]);
+    for (size_t j = 0; j < t->nin; j++)
+        if (strcmp(t->in_name + j * NAME_LEN, t->columns + j * NAME_LEN) != 0) {
+            char a[80], b[80];
+            return cr_h5_fail(r, "inputs/name", "input %zu is '%s' but column %zu is '%s'", j,
+                              cr_h5_echo(t->in_name + j * NAME_LEN, 60, a, sizeof a), j,
+                              cr_h5_echo(t->columns + j * NAME_LEN, 60, b, sizeof b));
+        }
+    for (size_t i = 0; i < t->points; i++) /* a pending point's row is NaN */
+        for (size_t j = 0; t->done[i] && j < t->nin; j++) {
+            const char *text = t->in_text + (i * t->nin + j) * CR_SWEEP_INPUT_LEN;
+            double want = number_of(text), got = t->table[i * t->ncol + j];
+            if (!(want == got || (isnan(want) && isnan(got)))) {
+                char a[80], b[80];
+                return cr_h5_fail(r, "table", "point %zu: %s = %.17g, but /inputs/text says '%s'",
+                                  i, cr_h5_echo(t->columns + j * NAME_LEN, 60, a, sizeof a), got,
+                                  cr_h5_echo(text, 60, b, sizeof b));
+            }
+        }
+    return 0;
 }
 
 cr_sweep_output *cr_sweep_output_open(const char *path, char *msg, size_t msglen)
 {
-    if (path && access(path, R_OK) != 0) {
-        cr_set_msg(msg, msglen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t file = path && H5Fis_hdf5(path) > 0 ? H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT) : -1;
-    if (file < 0) {
-        cr_set_msg(msg, msglen, "%s: not an HDF5 file", path ? path : "(null)");
+    cr_h5_reader r;
+    if (cr_h5_reader_open(&r, path, msg, msglen) != 0) {
+        cr_h5_reader_close(&r);
         return NULL;
     }
     cr_sweep_output *t = calloc(1, sizeof *t);
-    if (!t || read_all(t, file) != 0) {
-        cr_set_msg(msg, msglen, "%s: not a cradle sweep file of format version %d", path,
-                   CR_SWEEP_FORMAT_VERSION);
+    if (!t)
+        cr_h5_fail(&r, NULL, "out of memory");
+    if (!t || read_all(t, &r) != 0) {
+        if (!r.failed)
+            cr_h5_fail(&r, NULL, "cannot be read as a sweep file");
         cr_sweep_output_close(t);
         t = NULL;
     }
-    H5Fclose(file);
+    cr_h5_reader_close(&r);
     return t;
 }
 

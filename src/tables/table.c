@@ -10,6 +10,7 @@
 #include "cradle/sweepoutput.h"
 #include "cradle/table.h"
 #include "base/base.h"
+#include "base/h5-util.h"
 
 #define TB_MAX_AXES 16
 #define TB_MAX_ATTRS 32
@@ -168,63 +169,74 @@ static int build_grid(cr_table *t, char *msg, size_t msglen)
 
 /* ---- the /reference group ----------------------------------------------------------------- */
 
-static herr_t read_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+/* The bounds and provenance (a bare sweep output has none: bounds stay NaN),
+ * through the checked readers: kind and version first, bound and checked one
+ * per column, string attributes bounded. */
+static int read_table_group(cr_table *t, char *msg, size_t msglen)
 {
-    (void)info;
-    cr_table *t = data;
-    if (t->nattrs == TB_MAX_ATTRS)
-        return 0;
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    hid_t ft = a < 0 ? -1 : H5Aget_type(a);
-    if (ft >= 0 && H5Tget_class(ft) == H5T_STRING) {
-        hid_t mt = H5Tcopy(H5T_C_S1);
-        char *s = NULL;
-        if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &s) >= 0 && s) {
-            t->attrs[t->nattrs][0] = strdup(name);
-            t->attrs[t->nattrs][1] = strdup(s);
-            if (t->attrs[t->nattrs][0] && t->attrs[t->nattrs][1])
-                t->nattrs++;
-            H5free_memory(s);
-        }
-        H5Tclose(mt);
+    cr_h5_reader r;
+    if (cr_h5_reader_open(&r, t->path, msg, msglen) != 0) {
+        cr_h5_reader_close(&r);
+        return CR_ERR_HDF5;
     }
-    if (ft >= 0)
-        H5Tclose(ft);
-    if (a >= 0)
-        H5Aclose(a);
-    return 0;
-}
-
-static void read_vector(hid_t g, const char *name, hid_t type, void *buf, size_t n)
-{
-    if (H5Lexists(g, name, H5P_DEFAULT) <= 0)
-        return;
-    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
-    if (sp >= 0 && (size_t)H5Sget_simple_extent_npoints(sp) == n)
-        H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-    if (sp >= 0)
-        H5Sclose(sp);
-    if (d >= 0)
-        H5Dclose(d);
-}
-
-/* The bounds and provenance (a bare sweep output has none: bounds stay NaN). */
-static void read_table_group(cr_table *t)
-{
-    hid_t f = H5Fopen(t->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0)
-        return;
-    if (H5Lexists(f, "reference", H5P_DEFAULT) > 0) {
-        hid_t g = H5Gopen2(f, "reference", H5P_DEFAULT);
-        if (g >= 0) {
-            H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, NULL, read_attr, t);
-            read_vector(g, "bound", H5T_NATIVE_DOUBLE, t->bound, t->ncol);
-            read_vector(g, "checked", H5T_NATIVE_LONG, t->checked, t->ncol);
-            H5Gclose(g);
+    int there = cr_h5_has(&r, "reference");
+    hid_t g = there == 1 ? H5Gopen2(r.file, "reference", H5P_DEFAULT) : -1;
+    int e = there < 0 || (there == 1 && g < 0 && cr_h5_fail(&r, "reference", "not a group"));
+    if (!e && g >= 0) {
+        char *kind = NULL;
+        int64_t version = 0;
+        int rc = cr_h5_attr_text(&r, g, "reference", "kind", 64, &kind);
+        if (rc == 1 && strcmp(kind, "cradle reference table") != 0) {
+            char shown[80];
+            e = cr_h5_fail(&r, "reference", "kind '%s' (not a cradle reference table)",
+                           cr_h5_echo(kind, 60, shown, sizeof shown));
+        } else if (rc <= 0)
+            e = rc < 0 || cr_h5_fail(&r, "reference", "no attribute 'kind'");
+        free(kind);
+        rc = e ? -1 : cr_h5_attr_integer(&r, g, "reference", "format_version", &version);
+        if (!e && (rc <= 0 || version != CR_TABLE_FORMAT_VERSION))
+            e = rc < 0 || cr_h5_fail(&r, "reference",
+                                     "a table of format version %lld; this cradle reads version "
+                                     "%d",
+                                     (long long)version, CR_TABLE_FORMAT_VERSION);
+        hsize_t n = t->ncol;
+        e = e || cr_h5_read_numbers(&r, "reference/bound", H5T_NATIVE_DOUBLE, t->bound, 1, &n) ||
+            cr_h5_read_numbers(&r, "reference/checked", H5T_NATIVE_LONG, t->checked, 1, &n);
+        for (size_t j = 0; !e && j < t->ncol; j++)
+            if (!(isnan(t->bound[j]) || (t->bound[j] >= 0.0 && isfinite(t->bound[j]))) ||
+                t->checked[j] < 0)
+                e = cr_h5_fail(&r, "reference/bound",
+                               "column %zu: bound %g from %ld checks (a bound is >= 0 or NaN)", j,
+                               t->bound[j], t->checked[j]);
+        char *names[TB_MAX_ATTRS];
+        size_t nn = 0;
+        if (!e && cr_h5_attr_names(&r, g, "reference", names, TB_MAX_ATTRS, &nn) != 0)
+            e = 1;
+        for (size_t k = 0; k < nn; k++) {
+            hid_t a = e ? -1 : H5Aopen(g, names[k], H5P_DEFAULT);
+            hid_t ft = a < 0 ? -1 : H5Aget_type(a);
+            int string = ft >= 0 && H5Tget_class(ft) == H5T_STRING;
+            if (ft >= 0)
+                H5Tclose(ft);
+            if (a >= 0)
+                H5Aclose(a);
+            char *v = NULL;
+            if (string && !e && t->nattrs < TB_MAX_ATTRS) {
+                if (cr_h5_attr_text(&r, g, "reference", names[k], (size_t)1 << 20, &v) < 0)
+                    e = 1;
+                else if (v) {
+                    t->attrs[t->nattrs][0] = names[k];
+                    t->attrs[t->nattrs++][1] = v;
+                    names[k] = NULL;
+                }
+            }
+            free(names[k]);
         }
     }
-    H5Fclose(f);
+    if (g >= 0)
+        H5Gclose(g);
+    cr_h5_reader_close(&r);
+    return e ? CR_ERR_HDF5 : CR_OK;
 }
 
 /* ---- open, close, queries --------------------------------------------------------------- */
@@ -268,7 +280,11 @@ int cr_table_open(const char *path, cr_table **out, char *msg, size_t msglen)
     }
     for (size_t j = 0; j < t->ncol; j++)
         t->bound[j] = NAN;
-    read_table_group(t);
+    rc = read_table_group(t, msg, msglen);
+    if (rc != CR_OK) {
+        cr_table_close(t);
+        return rc;
+    }
     *out = t;
     return CR_OK;
 }
@@ -432,8 +448,9 @@ int cr_table_lookup(cr_table *t, const double *x, size_t j, double *value, doubl
         size_t i = t->cell[c];
         const char *why = cr_sweep_output_error(t->out, i);
         if (why && why[0]) {
+            char shown[4 * CR_SWEEP_ERROR_LEN];
             cr_set_msg(t->err, sizeof t->err, "%s: grid point %zu failed in the sweep: %s", t->path,
-                       i, why);
+                       i, cr_h5_echo(why, CR_SWEEP_ERROR_LEN, shown, sizeof shown));
             return CR_ERR_INVALID;
         }
         sum += weight * cr_sweep_output_row(t->out, i)[j];

@@ -116,5 +116,37 @@ def test_wrong_version(runs, tmp_path):
     dst.write_bytes(open(runs["chain"][0], "rb").read())
     with h5py.File(dst, "a") as f:
         f.attrs["format_version"] = 1
-    with pytest.raises(ValueError, match="format_version"):
+    with pytest.raises(ValueError, match="format.version"):
         cradle.read(str(dst))
+
+
+def test_isolated_crash_and_hang(tmp_path):
+    """A read that crashes or loops in the child is one ValueError here (what
+    cradle.read does when HDF5 crashes or loops on a damaged file)."""
+    import os
+    import signal
+    import time
+    from cradle import io
+    path = str(tmp_path / "x.h5")
+    open(path, "wb").write(b"not hdf5")
+
+    def crash(p):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    def hang(p):
+        time.sleep(60)
+
+    with pytest.raises(ValueError, match=r"x\.h5: cannot be read: HDF5 crashed on it \(signal 11\)"):
+        io.isolated(crash, path)
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=r"x\.h5: cannot be read: HDF5 did not finish in 1 s"):
+        io.isolated(hang, path, timeout=1)
+    assert time.monotonic() - t0 < 10
+    with pytest.raises(ValueError, match=r"^\S+x\.h5: "):
+        cradle.read(path)
+
+
+def test_read_not_isolated(runs):
+    """isolate=False reads in this process: the same Run."""
+    a, b = cradle.read(runs["chain"][0]), cradle.read(runs["chain"][0], isolate=False)
+    assert (a.time == b.time).all() and len(a.episodes) == len(b.episodes)
