@@ -14,6 +14,20 @@
 
 #include "cr-config.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TOOLS_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TOOLS_LSAN 1
+#endif
+#endif
+#ifndef TOOLS_LSAN
+#define TOOLS_LSAN 0
+#endif
+#if TOOLS_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 double tools_now(void)
 {
     struct timespec ts;
@@ -29,10 +43,14 @@ int tools_exit(int status)
     fflush(stderr);
     if (status == 0 && !e)
         return 0;
-    /* HDF5 1.10 closes every file still registered in its exit handler and
-     * crashes on one whose close failed (a full disk: SIGSEGV in
-     * H5F__close_cb). Every file of ours is closed or removed by now, so the
-     * handler has nothing to do but crash: leave without it. */
+        /* HDF5 1.10 closes every file still registered in its exit handler and
+         * crashes on one whose close failed (a full disk: SIGSEGV in
+         * H5F__close_cb). Every file of ours is closed or removed by now, so the
+         * handler has nothing to do but crash: leave without it. A sanitizer
+         * build still checks for leaks first (its check is an exit handler too). */
+#if TOOLS_LSAN
+    __lsan_do_leak_check();
+#endif
     _exit(status ? status : EXIT_RUN);
 }
 
