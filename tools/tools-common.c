@@ -35,6 +35,14 @@ double tools_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A sanitizer build's leak check, which _exit would skip. */
+static void leak_check(void)
+{
+#if TOOLS_LSAN
+    __lsan_do_leak_check();
+#endif
+}
+
 int tools_exit(int status)
 {
     /* what is buffered reaches its file first; a failed flush of stdout (a
@@ -43,14 +51,12 @@ int tools_exit(int status)
     fflush(stderr);
     if (status == 0 && !e)
         return 0;
-        /* HDF5 1.10 closes every file still registered in its exit handler and
-         * crashes on one whose close failed (a full disk: SIGSEGV in
-         * H5F__close_cb). Every file of ours is closed or removed by now, so the
-         * handler has nothing to do but crash: leave without it. A sanitizer
-         * build still checks for leaks first (its check is an exit handler too). */
-#if TOOLS_LSAN
-    __lsan_do_leak_check();
-#endif
+    /* HDF5 1.10 closes every file still registered in its exit handler and
+     * crashes on one whose close failed (a full disk: SIGSEGV in
+     * H5F__close_cb). Every file of ours is closed or removed by now, so the
+     * handler has nothing to do but crash: leave without it. A sanitizer
+     * build still checks for leaks first (its check is an exit handler too). */
+    leak_check();
     _exit(status ? status : EXIT_RUN);
 }
 
