@@ -213,6 +213,27 @@ static inline void refchain_init(refchain *c, size_t n, const double *m, const d
     c->force_release = force_release;
 }
 
+/* The restitution of a central impact of reduced mass @p mu at the speed V
+ * under f = K δⁿ + C δᵐ δ̇ (force release: clipped at 0): two balls of 2μ, the
+ * pair integrated at δ* / V / 8000. @return γ⁺/V, its error estimate in *est
+ * (relative to V). A wall contact of a body of mass m is the pair at μ = m. */
+static inline double refchain_restitution(double K, double n, double C, double dm, int force,
+                                          double mu, double V, double *est)
+{
+    const double m[2] = {2 * mu, 2 * mu}, x[2] = {0.0, 1.0}, r[2] = {0.5, 0.5};
+    const double v[2] = {V, 0.0};
+    refchain c;
+    double vf[2], P[1];
+    refchain_init(&c, 2, m, x, r, v, K, n, C, force);
+    c.gap[0] = 0.0;
+    c.dm[0] = dm;
+    double h = refchain_step(&c, V, 8000.0);
+    if (refchain_final(&c, h, 1e6 * h, vf, P, est) < 0.0)
+        return NAN;
+    *est /= V;
+    return (vf[1] - vf[0]) / V;
+}
+
 #ifdef CRADLE_MODEL_H
 /* The chain of a model (its inputs read through the API): 1 when the model is
  * one this integration covers (a chain of at most REFCHAIN_MAX balls, no wall,
