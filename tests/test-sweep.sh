@@ -42,7 +42,7 @@ import json, sys
 a, b = json.load(open("edited.json")), json.load(open("set.json"))
 ea, eb = a["episodes"][0], b["episodes"][0]
 sys.exit(not (ea == eb and a["final_velocities"] == b["final_velocities"]))' 2> py.err \
-    && ok "--set on three fields: the same run as the edited file (episodes, final velocities)" \
+    && ok "--set on three fields: the same run as the edited file (episodes, final velocities)" self \
     || bad "--set differs from the edited file: $(cat py.err)"
 "$PY" -c '
 import h5py, sys
@@ -83,7 +83,7 @@ check_set 2 'contact.K' "--set contact.K" "PATH=VALUE"
 import json, sys
 a, b = json.load(open("stdin.json")), json.load(open("file.json"))
 sys.exit(not (a["episodes"] == b["episodes"] and a["final_velocities"] == b["final_velocities"]))' \
-    && ok "cradle run - (standard input) = cradle run FILE" || bad "stdin run differs"
+    && ok "cradle run - (standard input) = cradle run FILE" self || bad "stdin run differs"
 "$PY" -c '
 import h5py, sys; sys.exit(h5py.File("stdin.h5", "r").attrs["model_file"] != "(stdin)")' \
     && ok "the file names the model (stdin)" || bad "model_file of stdin.h5"
@@ -93,7 +93,7 @@ cat "$MODELS/three-ball-chain.yaml" | "$CRADLE" run -q --json -o pipe.h5 - --set
 import json, sys
 a, b = json.load(open("pipe.json")), json.load(open("set.json"))
 sys.exit(not (a["episodes"] == b["episodes"]))' \
-    && ok "a pipe with --set = the file with --set" || bad "pipe with --set differs"
+    && ok "a pipe with --set = the file with --set" self || bad "pipe with --set differs"
 printf 'balls: [\n' | "$CRADLE" run -o bad-stdin.h5 - 2> err.txt
 st=$?
 [ $st -eq 3 ] && grep -q "^cradle: (stdin):" err.txt && [ ! -e bad-stdin.h5 ] \
@@ -120,7 +120,7 @@ for target in mine.yaml mine.h5 serial.h5; do
         && [ "$(status_of serial.h5)" = complete ] && ok "sweep --csv $target: refused, exit 3" \
         || bad "sweep --csv $target: status $st, $(cat err.txt)"
 done
-d=$(same serial.h5 threads.h5) && ok "-j 2 table = -j 1 table, bit for bit" || bad "-j 2: $d"
+d=$(same serial.h5 threads.h5) && ok "-j 2 table = -j 1 table, bit for bit" self || bad "-j 2: $d"
 "$PY" -c '
 import h5py, math, sys
 f = h5py.File("serial.h5", "r")
@@ -185,7 +185,7 @@ if [ "$MPI" = mpi ]; then
     if mpirun --allow-run-as-root --oversubscribe -n 2 "$CRADLE" sweep "$SWEEP" -o mpi.h5 \
         > mpi.txt 2> mpi.err; then
         grep -q "2 MPI ranks" mpi.txt && ok "mpirun -n 2: two ranks" || bad "mpirun: $(cat mpi.txt)"
-        d=$(same serial.h5 mpi.h5) && ok "mpirun -n 2 table = serial table, bit for bit" \
+        d=$(same serial.h5 mpi.h5) && ok "mpirun -n 2 table = serial table, bit for bit" self \
             || bad "mpirun: $d"
     else
         bad "mpirun -n 2 cradle sweep failed: $(cat mpi.txt mpi.err | head -5)"
@@ -226,7 +226,7 @@ done_n=$(h5dump -a /done part.h5 2> /dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1
 grep -q "resuming part.h5: $done_n of 6 points done" resume.err \
     && grep -q "(resumed)" resume.txt && ok "the rerun resumes: only the missing points" \
     || bad "resume: $(cat resume.err resume.txt)"
-d=$(same whole.h5 part.h5) && ok "resumed sweep = uninterrupted sweep, bit for bit" \
+d=$(same whole.h5 part.h5) && ok "resumed sweep = uninterrupted sweep, bit for bit" self \
     || bad "resumed sweep differs: $d"
 
 # ---- refusals and --force --------------------------------------------------------------
