@@ -28,6 +28,21 @@ for k in set(a.attrs) | set(b.attrs):
         sys.exit("attribute %s differs: %s vs %s" % (k, a.attrs.get(k), b.attrs.get(k)))
 EOF
 same() { "$PY" same.py "$1" "$2" 2>&1; }
+# close A.h5 B.h5: the same, but the table's numbers to 1e-14 relative (NaN where
+# NaN): under valgrind's virtual CPU a few values differ in the last bit
+# (measured: 2 of 464, 1 ulp, error.mosterman.predictive, also with -j 1); the
+# bit-for-bit agreement is checked on the native runs (-j 2, mpirun, resume)
+cat > close.py << 'EOF'
+import sys, h5py, numpy
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+x, y = a["table"][()], b["table"][()]
+if x.shape != y.shape or not numpy.allclose(x, y, rtol=1e-14, atol=0, equal_nan=True):
+    sys.exit("/table differs beyond 1e-14")
+for name in ["done", "error", "columns", "inputs/text", "inputs/field", "inputs/name"]:
+    if a[name][()].tobytes() != b[name][()].tobytes():
+        sys.exit("/%s differs" % name)
+EOF
+close() { "$PY" close.py "$1" "$2" 2>&1; }
 
 # ---- --set ---------------------------------------------------------------------------
 # Three fields set on the command line equal a copy of the file edited by hand.
@@ -198,7 +213,7 @@ fi
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 "$CRADLE" sweep "$SWEEP" -o vg.h5 -j 2 -q --csv vg.csv \
         > /dev/null 2> vg.txt
-    [ $? -eq 0 ] && d=$(same serial.h5 vg.h5) && ok "valgrind: cradle sweep -j 2 --csv is clean" \
+    [ $? -eq 0 ] && d=$(close serial.h5 vg.h5) && ok "valgrind: cradle sweep -j 2 --csv is clean" \
         || bad "valgrind sweep: $(head -5 vg.txt) ${d:-}"
 fi
 
