@@ -13,6 +13,7 @@
 #include "cradle/cradle.h"
 #include "testutil.h"
 #include "rigid-testutil.h"
+#include "refchain.h"
 
 #define G 9.81
 
@@ -350,7 +351,8 @@ static void test_release(void)
 
 /* The 3-ball chain of Acary & Taha (unit masses, Hertz K = 1): its compliant
  * episode's α and κ make the rigid energetic law give back the compliant u⁺
- * (001 eq. 17-18), field-free, to 1e-8. */
+ * (001 eq. 17-18), field-free, to 1e-8; both are the chain integrated by the
+ * test's RK4 (refchain.h). */
 static void test_energetic_calibrated(void)
 {
     cr_model *model = cr_model_create();
@@ -383,6 +385,15 @@ static void test_energetic_calibrated(void)
         worst = fmax(worst, fabs(episode_velocity(r.mon, 0, i, 1) - episode_velocity(cm, 0, i, 1)));
     CHECK_REL_SELF(worst + 1.0, 1.0, 1e-8,
                    "energetic(alpha, kappa of the compliant run): u+ = compliant");
+    /* and both against the test's RK4 of the chain (refchain.h) */
+    double ur[3], uc[3], ea, ec;
+    for (size_t i = 0; i < 3; i++) {
+        ur[i] = episode_velocity(r.mon, 0, i, 1);
+        uc[i] = episode_velocity(cm, 0, i, 1);
+    }
+    double da = refchain_diff(model, ur, 1.0, &ea), dc = refchain_diff(model, uc, 1.0, &ec);
+    CHECK_REF(da <= 1e-8 && dc <= 1e-8 && ea <= 1e-10,
+              "energetic rigid u+ %.3g, compliant u+ %.3g from RK4 (refchain.h; <= 1e-8)", da, dc);
     run_free(&r);
     cr_monitor_destroy(cm);
     cr_system_destroy(c);
@@ -475,7 +486,10 @@ static double collision_velocity(const cr_monitor *mon, size_t k, size_t i, int 
  * does not have: near the bottom it changes the speeds by a fraction ~ gτ²/ℓ
  * (displacement vτ, restoring acceleration g·vτ/ℓ over τ). The same numbers
  * through cr_runcmp_collisions (the run comparison): its row 0 must give the
- * error computed here.
+ * error computed here. And the rigid impact itself against the test's own
+ * integration of that frozen chain (refchain.h: five touching Hertz balls,
+ * the first at the rigid run's u⁻, no field), to 1e-8 of the speed (LZB
+ * integrates at its default tolerance 1e-10).
  */
 static void test_cradle_lzb(void)
 {
@@ -506,6 +520,28 @@ static void test_cradle_lzb(void)
            worst / speed, bound, tau);
     CHECK_SELF(worst / speed <= bound, "lzb u+ = compliant first collision within %.3g: %.3g",
                bound, worst / speed);
+    {
+        double m5[5], x5[5], r5[5], v5[5], vr[5], P[4], est = NAN, d = 0.0;
+        for (size_t i = 0; i < 5; i++) {
+            m5[i] = cr_model_mass(model, i);
+            r5[i] = cr_model_radius(model, i);
+            x5[i] = 2.0 * r5[0] * (double)i;
+            v5[i] = collision_velocity(r.mon, 0, i, 0);
+        }
+        const cr_contact_params *law = cr_model_contact(model, 0);
+        refchain rc;
+        refchain_init(&rc, 5, m5, x5, r5, v5, law->K, law->n, law->C, 0);
+        for (size_t k = 0; k < 4; k++)
+            rc.gap[k] = 0.0;
+        int ok = refchain_final(&rc, refchain_step(&rc, speed, 4000.0), 1.0, vr, P, &est) > 0.0;
+        for (size_t i = 0; i < 5; i++)
+            d = fmax(d, fabs(collision_velocity(r.mon, 0, i, 1) - vr[i]) / speed);
+        CHECK_REF(ok && law->C == 0.0 && d <= 1e-8 && est <= 1e-10 * speed,
+                  "lzb first impact vs RK4 of the frozen Hertz chain (refchain.h): %.3g (<= 1e-8; "
+                  "estimate %.1e)",
+                  d, est);
+        printf("# lzb cradle: first impact vs RK4 of the frozen chain %.2e v1\n", d);
+    }
     double u3 = fabs(collision_velocity(r.mon, 0, 3, 1));
     CHECK(u3 > 1e-3 * speed, "lzb disperses: ball 3 keeps %.3g v1 (sequential: 0)", u3 / speed);
     char law[256];
