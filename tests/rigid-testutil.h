@@ -40,34 +40,40 @@ static void run_free(rigid_run *r)
 /* check_instantaneous's count for "at least one episode". */
 #define RIGID_SOME ((size_t)-1)
 
-/* Every episode is one instantaneous, complete impact, and there are @p want
- * of them (RIGID_SOME: at least one). */
-static void check_instantaneous(const rigid_run *r, size_t want, const char *what)
+/* Every episode of @p r is one instantaneous, complete impact, and there are
+ * @p want of them (RIGID_SOME: at least one): 1 when so; the count in *n, the
+ * others in *bad. */
+static int instantaneous_(const rigid_run *r, size_t want, size_t *n, size_t *bad)
 {
-    size_t n = r->mon ? cr_monitor_episode_count(r->mon) : 0, bad = 0;
-    for (size_t k = 0; k < n; k++) {
+    *n = r->mon ? cr_monitor_episode_count(r->mon) : 0;
+    *bad = 0;
+    for (size_t k = 0; k < *n; k++) {
         cr_episode_info in;
         if (cr_monitor_get_episode(r->mon, k, &in) != CR_OK || in.t_end != in.t_start ||
             !in.complete)
-            bad++;
+            (*bad)++;
     }
-    int count_ok = want == RIGID_SOME ? n > 0 : n == want;
-    char wanted[32] = "some";
-    if (want != RIGID_SOME)
-        snprintf(wanted, sizeof wanted, "%zu", want);
-    CHECK(count_ok && bad == 0, "%s: %zu episodes (want %s), %zu not instantaneous and complete",
-          what, n, wanted, bad);
+    return (want == RIGID_SOME ? *n > 0 : *n == want) && *bad == 0;
 }
 
-/* The model is refused with one line naming @p want. */
-static void expect_refused(const cr_model *model, cr_law_id law, const cr_law_params *p,
-                           const char *want, const char *what)
-{
-    char msg[512] = "";
-    cr_system *sys = cr_system_create_rigid(model, law, p, msg, sizeof msg);
-    CHECK(!sys && strstr(msg, want) && !strchr(msg, '\n'), "%s refused naming '%s': %s", what, want,
-          msg);
-    cr_system_destroy(sys);
-}
+/* The check of instantaneous_, at the caller's line (a macro: each use is its
+ * own check site). */
+#define check_instantaneous(r, want, what)                                                         \
+    do {                                                                                           \
+        size_t n_, bad_, want_ = (want);                                                           \
+        int ok_ = instantaneous_(r, want_, &n_, &bad_);                                            \
+        CHECK(ok_, "%s: %zu episodes (want %zu, %zu: some), %zu not instantaneous and complete",   \
+              what, n_, want_, RIGID_SOME, bad_);                                                  \
+    } while (0)
+
+/* The model is refused with one line naming @p want (at the caller's line). */
+#define expect_refused(model, law, p, want, what)                                                  \
+    do {                                                                                           \
+        char msg_[512] = "";                                                                       \
+        cr_system *sys_ = cr_system_create_rigid(model, law, p, msg_, sizeof msg_);                \
+        CHECK(!sys_ && strstr(msg_, want) && !strchr(msg_, '\n'), "%s refused naming '%s': %s",    \
+              what, want, msg_);                                                                   \
+        cr_system_destroy(sys_);                                                                   \
+    } while (0)
 
 #endif

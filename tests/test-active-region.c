@@ -12,12 +12,16 @@
  * 100 here; to bead 900 in bench/peers, `run.sh --active-check`, which takes
  * minutes). The inelastic lock of quiet pairs is checked against its closed
  * form (momentum kept, ½μγ² booked as dissipated work), and its effect on the
- * chains is bounded from the work it booked.
+ * chains is bounded from the work it booked. The 3- and 5-bead chains are also
+ * held against the test's own integration (refchain.h: fixed-step RK4, no
+ * event location), and every striker pair against the exchange of
+ * velocities of two equal undamped balls.
  */
 #include <string.h>
 
 #include "cradle/cradle.h"
 #include "testutil.h"
+#include "refchain.h"
 
 /* The issue's agreement tolerance: max |Δv| / striker speed. */
 #define AGREE 1e-8
@@ -143,6 +147,7 @@ static double lock_bound(const result *r, double mu_min)
 /* Active region against the whole chain on one model at rtol 1e-12. */
 static void agree(const char *name, cr_model *m, double V, int undamped)
 {
+    tu_case("%s", name);
     result a = run(m, CR_ACTIVE_REGION_ON, 1e-12, 0.0);
     result w = run(m, CR_ACTIVE_REGION_OFF, 1e-12, 0.0);
     double dv = max_diff(a.v, w.v, a.n) / V;
@@ -151,8 +156,18 @@ static void agree(const char *name, cr_model *m, double V, int undamped)
            "%ld locks; whole: %ld steps, %ld events\n",
            name, a.n, a.st.steps, a.st.events, a.st.windows, a.st.max_window, a.st.locks,
            w.st.steps, w.st.events);
-    CHECK(dv <= AGREE, "%s: max |v_active - v_whole| / V = %.3e > %g (issue 12)", name, dv, AGREE);
-    CHECK(dP <= AGREE, "%s: max |P_active - P_whole| / max P = %.3e > %g", name, dP, AGREE);
+    CHECK_SELF(dv <= AGREE, "%s: max |v_active - v_whole| / V = %.3e > %g (issue 12)", name, dv,
+               AGREE);
+    CHECK_SELF(dP <= AGREE, "%s: max |P_active - P_whole| / max P = %.3e > %g", name, dP, AGREE);
+    /* the short chains: both settings against the test's RK4 (refchain.h) */
+    if (a.n <= 5) {
+        double ea, eb, da = refchain_diff(m, a.v, V, &ea), dw = refchain_diff(m, w.v, V, &eb);
+        CHECK_REF(da <= AGREE && dw <= AGREE && ea <= 0.1 * AGREE,
+                  "%s: max |v - v_RK4| / V active %.3e, whole %.3e (<= %g; RK4 estimate %.1e)",
+                  name, da, dw, AGREE, ea);
+        printf("%s: vs fixed-step RK4 (refchain.h): active %.2e, whole %.2e (its estimate %.1e)\n",
+               name, da, dw, ea);
+    }
     printf("%s: max |v_active - v_whole| / V = %.2e, max |P_active - P_whole| / max P = %.2e "
            "(issue 12: <= %g)\n",
            name, dv, dP, AGREE);
@@ -166,16 +181,18 @@ static void agree(const char *name, cr_model *m, double V, int undamped)
     /* energy balance KE + U + W = E0 (W holds the locks' work): to the
      * whole chain's own residual, or 1e-10 of E0 when that is smaller */
     double res_a = fabs(a.E - a.E0) / a.E0, res_w = fabs(w.E - w.E0) / w.E0;
-    CHECK(res_a <= fmax(1e-10, 2.0 * res_w), "%s: energy balance %.2e (whole chain %.2e)", name,
-          res_a, res_w);
+    CHECK_INV(res_a <= fmax(1e-10, 2.0 * res_w), "%s: energy balance %.2e (whole chain %.2e)", name,
+              res_a, res_w);
     printf("%s: energy balance |KE + U + W - E0| / E0 = %.2e (whole chain %.2e)\n", name, res_a,
            res_w);
     if (undamped) {
         double b = lock_bound(&a, 0.5 * MASS * pow(0.99, (double)a.n)) / V;
-        CHECK(b <= AGREE, "%s: the locks may have changed velocities by %.2e > %g", name, b, AGREE);
+        CHECK_SELF(b <= AGREE, "%s: the locks may have changed velocities by %.2e > %g", name, b,
+                   AGREE);
         printf("%s: %ld locks booked W = %.3g J: velocity changes <= %.2e V\n", name, a.st.locks,
                a.W, b);
     }
+    tu_case(NULL);
     result_free(&a);
     result_free(&w);
 }
@@ -190,7 +207,8 @@ static void agree(const char *name, cr_model *m, double V, int undamped)
  * = m γ² / 4 is booked as dissipated work (the undamped law dissipates nothing else). The whole
  * chain keeps the quiet pair's force: it bounces elastically, velocities ∓γ/2, so the settings
  * differ by γ/2 on these balls, the most a lock of this pair can change. Faster than REGION_SPEED
- * the pair joins the window and bounces as in the whole chain.
+ * the pair joins the window and bounces as in the whole chain. The striker's collision is two equal
+ * balls, undamped: they exchange velocities (striker at rest, ball 3 at V), in both settings.
  */
 static void lock_closed_form(double g, int locks)
 {
@@ -206,6 +224,7 @@ static void lock_closed_form(double g, int locks)
     /* long enough for the slow elastic bounce of the quiet pair: Hertz
      * t_c ∝ γ^(-1/5), 160 times the striker's ~5e-5 s at γ = 1e-11 */
     const double t_end = 0.05;
+    tu_case("quiet pair gamma = %g V", g);
     result a = run(m, CR_ACTIVE_REGION_ON, 1e-12, t_end);
     result w = run(m, CR_ACTIVE_REGION_OFF, 1e-12, t_end);
     printf("quiet pair at gamma = %g V: %ld locks, W = %.4g J\n", g, a.st.locks, a.W);
@@ -214,23 +233,31 @@ static void lock_closed_form(double g, int locks)
      * 1e-11 V its overlaps are ~1e-9 δ*, 1e5 times atol: 1 % */
     CHECK_REL(w.v[0], -0.5 * g, 1e-2, "elastic bounce of the quiet pair (whole chain)");
     CHECK_REL(w.v[1], 0.5 * g, 1e-2, "elastic bounce of the quiet pair (whole chain)");
-    CHECK_REL(w.W, 0.0, 1e-30, "undamped whole chain: no dissipated work");
+    /* (not W = 0: the undamped law books no work by construction) */
+    for (int k = 0; k < 2; k++) {
+        const result *r = k ? &a : &w;
+        CHECK_REF(fabs(r->v[2]) <= 1e-9 * V && fabs(r->v[3] - V) <= 1e-9 * V,
+                  "%s: striker pair = two equal undamped balls exchanging velocities: "
+                  "(%.3e, %.12f) vs (0, %g) (<= 1e-9 V)",
+                  k ? "active" : "whole", r->v[2], r->v[3], V);
+    }
     double dv = max_diff(a.v, w.v, 2) / V; /* the quiet pair */
     if (locks) {
-        CHECK(fabs(a.v[0]) <= 1e-9 * g && fabs(a.v[1]) <= 1e-9 * g,
-              "locked pair at its mean velocity 0: %.3e %.3e m/s", a.v[0], a.v[1]);
+        CHECK_REF(fabs(a.v[0]) <= 1e-9 * g && fabs(a.v[1]) <= 1e-9 * g,
+                  "locked pair at its mean velocity 0: %.3e %.3e m/s", a.v[0], a.v[1]);
         CHECK_REL(a.W, 0.25 * MASS * g * g, 1e-9, "perfectly inelastic: W = m g^2 / 4");
-        CHECK(fabs(dv - 0.5 * g) <= 1e-2 * g, "lock changed a velocity by %.3e V, not g/2", dv);
+        CHECK_REF(fabs(dv - 0.5 * g) <= 1e-2 * g, "lock changed a velocity by %.3e V, not g/2", dv);
     } else {
         CHECK_REL(a.v[0], -0.5 * g, 1e-2, "elastic bounce of the quiet pair (active region)");
         CHECK_REL(a.W, 0.0, 1e-30, "no lock: no dissipated work");
-        CHECK(dv <= 1e-3 * g, "active region and whole chain differ by %.3e V", dv);
+        CHECK_SELF(dv <= 1e-3 * g, "active region and whole chain differ by %.3e V", dv);
     }
-    CHECK(dv <= AGREE, "gamma %g: max |v_active - v_whole| / V = %.3e > %g", g, dv, AGREE);
+    CHECK_SELF(dv <= AGREE, "gamma %g: max |v_active - v_whole| / V = %.3e > %g", g, dv, AGREE);
     printf("gamma %g: quiet pair, max |v_active - v_whole| / V = %.3e (<= %g)\n", g, dv, AGREE);
     /* the striker's collision is the same in both */
-    CHECK(fabs(a.v[2] - w.v[2]) <= 1e-10 && fabs(a.v[3] - w.v[3]) <= 1e-10,
-          "striker pair differs: %.3e %.3e", a.v[2] - w.v[2], a.v[3] - w.v[3]);
+    CHECK_SELF(fabs(a.v[2] - w.v[2]) <= 1e-10 && fabs(a.v[3] - w.v[3]) <= 1e-10,
+               "striker pair differs: %.3e %.3e", a.v[2] - w.v[2], a.v[3] - w.v[3]);
+    tu_case(NULL);
     result_free(&a);
     result_free(&w);
     cr_model_destroy(m);
@@ -257,8 +284,8 @@ static void loose(cr_model *m, const result *ref, double t_end)
            ea, a.st.max_window, a.st.events, ew, w.st.events);
     CHECK(a.st.max_window <= 40, "1000 beads at rtol 1e-6: the window grew to %ld bodies",
           a.st.max_window);
-    CHECK(ea <= ew, "1000 beads at rtol 1e-6: active region error %.3e > whole chain's %.3e", ea,
-          ew);
+    CHECK_SELF(ea <= ew, "1000 beads at rtol 1e-6: active region error %.3e > whole chain's %.3e",
+               ea, ew);
     result_free(&w);
     result_free(&a);
 }
@@ -278,8 +305,8 @@ static void thousand(void)
     printf("1000 beads to bead 100: active %ld steps (largest window %ld), whole %ld steps, "
            "reference %ld steps\n",
            a.st.steps, a.st.max_window, w.st.steps, ref.st.steps);
-    CHECK(ea <= AGREE, "1000 beads: active region vs reference %.3e > %g", ea, AGREE);
-    CHECK(ew <= AGREE, "1000 beads: whole chain vs reference %.3e > %g", ew, AGREE);
+    CHECK_SELF(ea <= AGREE, "1000 beads: active region vs reference %.3e > %g", ea, AGREE);
+    CHECK_SELF(ew <= AGREE, "1000 beads: whole chain vs reference %.3e > %g", ew, AGREE);
     printf("1000 beads: max |v - v_ref| / V: active %.2e, whole %.2e (<= %g)\n", ea, ew, AGREE);
     CHECK(a.st.max_window < 100, "1000 beads: window of %ld bodies", a.st.max_window);
     loose(m, &ref, t_end);
@@ -323,12 +350,12 @@ static void model_tolerances(void)
     printf("300 beads, rtol 1e-10, atol 1e-12: max |v - v_ref| / V active %.2e, whole %.2e; "
            "kappa - 1 active %.2e, whole %.2e; energy balance active %.2e, whole %.2e\n",
            ea, ew, ka, kw, ba, bw);
-    CHECK(ea <= 2.0 * ew, "300 beads at atol 1e-12: active region error %.3e > 2 x whole's %.3e",
-          ea, ew);
-    CHECK(fabs(ka) <= 2.0 * fabs(kw),
-          "300 beads at atol 1e-12: |kappa - 1| %.3e > 2 x whole's %.3e", fabs(ka), fabs(kw));
-    CHECK(ba <= 2.0 * bw, "300 beads at atol 1e-12: energy balance %.3e > 2 x whole's %.3e", ba,
-          bw);
+    CHECK_SELF(ea <= 2.0 * ew,
+               "300 beads at atol 1e-12: active region error %.3e > 2 x whole's %.3e", ea, ew);
+    CHECK_SELF(fabs(ka) <= 2.0 * fabs(kw),
+               "300 beads at atol 1e-12: |kappa - 1| %.3e > 2 x whole's %.3e", fabs(ka), fabs(kw));
+    CHECK_INV(ba <= 2.0 * bw, "300 beads at atol 1e-12: energy balance %.3e > 2 x whole's %.3e", ba,
+              bw);
     result_free(&ref);
     result_free(&w);
     result_free(&a);
@@ -345,6 +372,7 @@ static void setting(void)
     const cr_active_region want[] = {CR_ACTIVE_REGION_AUTO, CR_ACTIVE_REGION_ON,
                                      CR_ACTIVE_REGION_OFF};
     for (int k = 0; k < 3; k++) {
+        tu_case("active_region: %s", vals[k]);
         snprintf(text, sizeof text, "%sintegration: {active_region: %s}\n", base, vals[k]);
         cr_model *m = NULL;
         cr_modelfile_parse(text, strlen(text), "t.yaml", &m, msg, sizeof msg);
@@ -352,6 +380,7 @@ static void setting(void)
               m ? "wrong value" : msg);
         cr_model_destroy(m);
     }
+    tu_case(NULL);
     snprintf(text, sizeof text, "%sintegration: {active_region: maybe}\n", base);
     cr_model *m = NULL;
     int rc = cr_modelfile_parse(text, strlen(text), "t.yaml", &m, msg, sizeof msg);

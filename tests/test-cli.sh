@@ -176,7 +176,7 @@ import json, sys
 a = json.load(open("loop.json"))["episodes"][0]["velocity_after"]
 b = json.load(open("law.json"))["outcomes"][0]["velocity"]
 sys.exit(not (len(a) == len(b) == 3 and max(abs(x - y) for x, y in zip(a, b)) <= 1e-8))' \
-    && ok "episode -> law case -> energetic law reproduces the compliant u+ to 1e-8" \
+    && ok "episode -> law case -> energetic law reproduces the compliant u+ to 1e-8" inv \
     || bad "closing the loop: $(head -c 200 loop.json) / $(head -c 200 law.json) ($(cat loop.err))"
 
 # a solver failure keeps what was computed, in a valid file that says why (exit 4)
@@ -284,7 +284,7 @@ sys.exit(not (d["status"] == "ok" and all(0 < e < 1 for e in d["parameters"]) an
 import json, sys
 d = json.load(open("law-ep.json"))
 sys.exit(not (d["status"] == "ok" and d["error"] < 1e-8))' \
-    && ok "law energetic --input RUN.h5 --episode 0: the measured u+ back (error < 1e-8)" \
+    && ok "law energetic --input RUN.h5 --episode 0: the measured u+ back (error < 1e-8)" inv \
     || bad "law --episode: $(cat law-ep.json)"
 # bad input: one line, exit 3, nothing written, the run file unchanged
 check_cmp_bad() { # label want-substring args...
@@ -344,7 +344,7 @@ e = [float(x) for x in t.split("energetic_restitution: [")[1].split("]")[0].spli
 a = json.load(open("lz-case.json"))["outcomes"][0]["velocity"]
 b = json.load(open("lz-ep.json"))["velocity"]
 sys.exit(not (e == [1.0] * 4 and "stiffness: [" in t and all(abs(x - y) <= 1e-5 for x, y in zip(a, b))))' \
-    && ok "--cases: the pair laws for lzb (e = 1 elastic); law lzb CASE = law lzb --input RUN.h5 --episode 0 to 1e-5" \
+    && ok "--cases: the pair laws for lzb (e = 1 elastic); law lzb CASE = law lzb --input RUN.h5 --episode 0 to 1e-5" self \
     || bad "--cases lzb: $(head -c 300 lz-case.json) $(head -c 300 lz-ep.json)"
 # memcheck of compare on a run file with /comparison written, and of law --episode
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then

@@ -1,8 +1,10 @@
 /*
  * The comparator (src/compare*.c, docs/compare.md): every check against a
  * reference computed here independently of compare — a closed form, a paper
- * equation (001 eqs. 13-16), a second compliant run, or the monitor's own
- * measured u⁺ — never against a number compare fed itself.
+ * equation (001 eqs. 13-16), the test's own integration of the chain
+ * (refchain.h: fixed-step RK4), a second compliant run, or the monitor's own
+ * measured u⁺ — never against a number compare fed itself. Checks against a
+ * second compliant run or the measured u⁺ are self-consistency (CHECK_SELF).
  */
 #include <hdf5.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "cradle/cradle.h"
 #include "testutil.h"
+#include "refchain.h"
 
 /* A model from YAML text, calibrated. */
 static cr_model *model_of(const char *text)
@@ -100,12 +103,38 @@ static void measured_after(const cr_monitor *mon, size_t k, double *u, size_t *n
             u[(*n)++] = ua[q];
 }
 
+/* The test's RK4 integration (refchain.h) of @p m: final velocities into @p v,
+ * contact impulses into @p P (may be NULL); 1 when its error estimate is below
+ * 1e-10 of @p V. */
+static int rk4_of(const cr_model *m, double V, double *v, double *P)
+{
+    refchain c;
+    double Pl[REFCHAIN_MAX], est = NAN;
+    int ok = m && refchain_from_model(&c, m) &&
+             refchain_final(&c, refchain_step(&c, V, 8000.0), 1e6, v, P ? P : Pl, &est) > 0.0 &&
+             est <= 1e-10 * V;
+    CHECK(ok, "RK4 reference (refchain.h): error estimate %.2e", est);
+    return ok;
+}
+
+/* The two-body restitution of @p law at the speed V for the reduced mass mu,
+ * by RK4 (refchain.h). */
+static double rk4_restitution(const cr_contact_params *law, double mu, double V)
+{
+    double est = NAN;
+    double e = refchain_restitution(law->K, law->n, law->C, law->m,
+                                    law->release == CR_RELEASE_FORCE, mu, V, &est);
+    CHECK(est <= 1e-10, "RK4 two-body reference: error estimate %.2e", est);
+    return e;
+}
+
 /* ---- single contact, head on ------------------------------------------------------ */
 
 /* Two balls of 1 and 3 kg, damped Hertz contact (restitution 0.8 at 1 m/s),
  * no field: for one contact the law's u⁺ is fixed by momentum and eᴺ
  * (= eᴾ = √κ·… for a central collision), so Newton, Poisson, GDI and the
- * energetic law must give the compliant u⁺ exactly (to the run's accuracy). */
+ * energetic law must give the compliant u⁺ exactly (to the run's accuracy),
+ * and the u⁺ of the test's RK4 integration of the pair. */
 static const char *two_balls = "balls:\n"
                                "  - {mass: 1.0, radius: 0.5, x: 0.0, v: 1.0}\n"
                                "  - {mass: 3.0, radius: 0.5, x: 1.001}\n"
@@ -122,31 +151,44 @@ static void single_contact(void)
     CHECK(cr_monitor_episode_count(r.mon) == 1, "one episode (got %zu)",
           cr_monitor_episode_count(r.mon));
     CHECK(cr_compare_add_monitor(c, r.mon, 0, m) == CR_OK, "add: %s", cr_compare_last_error(c));
-    double u[2];
+    double u[2], ur[2];
     size_t n;
     measured_after(r.mon, 0, u, &n);
+    int have = rk4_of(m, 1.0, ur, NULL);
     const cr_law_id same[] = {CR_LAW_NEWTON, CR_LAW_POISSON, CR_LAW_GLOBAL_DISSIPATION,
                               CR_LAW_ENERGETIC};
     for (size_t i = 0; i < 4; i++) {
+        tu_case("one contact/%s", cr_law_name(same[i]));
         size_t row = row_of(c, 0, same[i], CR_COMPARE_CALIBRATED);
         const cr_compare_row *q = cr_compare_get_row(c, row);
         double d = max_diff(cr_compare_row_velocity(c, row), u, 2, 1.0);
-        CHECK(q->status == CR_COMPARE_OK && d <= 1e-9,
-              "%s calibrated on one contact: status %s, |u+law - u+| = %.3g (want <= 1e-9 of "
-              "|u-| = 1 m/s)",
-              cr_law_name(same[i]), cr_compare_status_name(q->status), d);
+        CHECK(q->status == CR_COMPARE_OK, "%s calibrated on one contact: status %s",
+              cr_law_name(same[i]), cr_compare_status_name(q->status));
+        CHECK_SELF(d <= 1e-9,
+                   "%s calibrated on one contact: |u+law - u+| = %.3g (want <= 1e-9 of "
+                   "|u-| = 1 m/s)",
+                   cr_law_name(same[i]), d);
+        double dr = have ? max_diff(cr_compare_row_velocity(c, row), ur, 2, 1.0) : INFINITY;
+        CHECK_REF(dr <= 1e-9, "%s calibrated on one contact: |u+law - u+_RK4| = %.3g (<= 1e-9)",
+                  cr_law_name(same[i]), dr);
     }
+    tu_case(NULL);
     /* predictive: the two-body run uses two equal balls of 2μ; the compliant
      * run has 1 and 3 kg (μ = 0.75): restitution depends on μ only, so the
      * prediction equals the measured eᴺ to both runs' accuracy */
     const cr_contact_record *rec = cr_monitor_contacts(r.mon, 0, &n);
     size_t row = row_of(c, 0, CR_LAW_NEWTON, CR_COMPARE_PREDICTIVE);
     const double *par = cr_compare_row_parameters(c, row);
-    CHECK_REL(par ? par[0] : NAN, rec[0].newton, 1e-8,
-              "two-body run at mu = 0.75 vs the 1 kg / 3 kg run (rtol 1e-12 both)");
-    CHECK_REL(rec[0].newton, 0.8, 1e-8, "restitution target 0.8 at 1 m/s (calibrate)");
-    /* Poisson's coefficient of a central collision equals Newton's */
-    CHECK_REL(rec[0].poisson, rec[0].newton, 1e-8, "e_P = e_N for one central contact");
+    CHECK_REL_SELF(par ? par[0] : NAN, rec[0].newton, 1e-8,
+                   "two-body run at mu = 0.75 vs the 1 kg / 3 kg run (rtol 1e-12 both)");
+    CHECK_REL_SELF(rec[0].newton, 0.8, 1e-8, "restitution target 0.8 at 1 m/s (calibrate)");
+    /* the restitution of the calibrated law, integrated here: the target, the
+     * measured eᴺ, eᴾ (= eᴺ for one central contact) and the prediction */
+    double e_rk4 = rk4_restitution(cr_model_contact(m, 0), 0.75, 1.0);
+    CHECK_REL(e_rk4, 0.8, 1e-8, "RK4 of the calibrated pair law at 1 m/s: the target 0.8");
+    CHECK_REL(rec[0].newton, e_rk4, 1e-8, "e_N: RK4 of the pair law at mu = 0.75, 1 m/s");
+    CHECK_REL(rec[0].poisson, e_rk4, 1e-8, "e_P = e_N for one central contact, RK4");
+    CHECK_REL(par ? par[0] : NAN, e_rk4, 1e-8, "predictive e: RK4 of the pair law");
     size_t runs, hits;
     cr_compare_cache_stats(c, &runs, &hits);
     CHECK(runs == 1 && hits >= 3,
@@ -174,6 +216,7 @@ static void energetic_identity(const char *name, int frozen, int *feasible)
         cr_model_set_settings(m, &s);
     }
     run r;
+    tu_case("%s", name);
     CHECK(m && run_model(m, NULL, &r) == CR_OK, "%s runs", name);
     cr_compare *c = cr_compare_create();
     double worst = 0.0;
@@ -196,8 +239,9 @@ static void energetic_identity(const char *name, int frozen, int *feasible)
     }
     printf("     %s: %zu episodes, energetic worst |u+law - u+| / max|u-| = %.3g\n", name,
            cr_compare_episode_count(c), worst);
-    CHECK(worst <= 1e-8, "%s: calibrated energetic law off the measured u+ by %.3g (> 1e-8)", name,
-          worst);
+    CHECK_INV(worst <= 1e-8, "%s: calibrated energetic law off the measured u+ by %.3g (> 1e-8)",
+              name, worst);
+    tu_case(NULL);
     cr_compare_destroy(c);
     run_free(&r);
     cr_model_destroy(m);
@@ -244,8 +288,8 @@ static void pendulum(void)
            "u+ - M^-1 int F dt %.3g m/s\n",
            used, worst_raw, worst_ref);
     CHECK(used >= 10, "pendulum episodes compared with the field correction: %d", used);
-    CHECK(within, "energetic vs measured u+ within the field impulse (worst %.3g)", worst_raw);
-    CHECK(exact, "energetic vs the corrected u+ to 1e-8 m/s (worst %.3g)", worst_ref);
+    CHECK_INV(within, "energetic vs measured u+ within the field impulse (worst %.3g)", worst_raw);
+    CHECK_INV(exact, "energetic vs the corrected u+ to 1e-8 m/s (worst %.3g)", worst_ref);
     cr_compare_destroy(c);
     run_free(&r);
     cr_model_destroy(m);
@@ -278,12 +322,14 @@ static void three_ball_predictive(void)
     e16 = sqrt(e16) / vperp;
     const cr_law_id laws[] = {CR_LAW_NEWTON, CR_LAW_POISSON, CR_LAW_GLOBAL_DISSIPATION};
     for (int i = 0; i < 3; i++) {
+        tu_case("three-ball predictive/%s", cr_law_name(laws[i]));
         const cr_compare_row *q =
             cr_compare_get_row(c, row_of(c, 0, laws[i], CR_COMPARE_PREDICTIVE));
         printf("     %s predictive:\n", cr_law_name(laws[i]));
         CHECK_REL(q->error, e15, 1e-9, "001 eqs. 13-15 against the compliant u+");
         CHECK(q->flags & CR_COMPARE_FLAG_ELASTIC, "elastic pair law: e = 1 without a run");
     }
+    tu_case(NULL);
     const cr_compare_row *q =
         cr_compare_get_row(c, row_of(c, 0, CR_LAW_SEQUENTIAL, CR_COMPARE_PREDICTIVE));
     CHECK(q->outcomes == 2 && q->status == CR_COMPARE_MULTIPLE, "sequential: 2 outcomes (%zu)",
@@ -324,17 +370,26 @@ static void three_ball_damped_predictive(void)
     cr_compare *c = cr_compare_create();
     CHECK(cr_monitor_episode_count(r.mon) >= 1 && cr_compare_add_monitor(c, r.mon, 0, m) == CR_OK,
           "add");
-    double u[3];
+    double u[3], ur[3];
     size_t n;
     measured_after(r.mon, 0, u, &n);
+    /* the compliant u⁺ the rows are measured against, and the two-body
+     * restitution of the pair law, integrated here */
+    if (rk4_of(m, 1.0, ur, NULL))
+        CHECK_REF(max_diff(u, ur, 3, 1.0) <= 1e-9, "damped chain u+ vs RK4: %.3g (<= 1e-9)",
+                  max_diff(u, ur, 3, 1.0));
+    double e_rk4 = rk4_restitution(cr_model_contact(m, 0), 0.5, 1.0);
     const cr_law_id laws[] = {CR_LAW_NEWTON, CR_LAW_POISSON, CR_LAW_GLOBAL_DISSIPATION};
     for (int i = 0; i < 3; i++) {
+        tu_case("three-ball damped predictive/%s", cr_law_name(laws[i]));
         size_t row = row_of(c, 0, laws[i], CR_COMPARE_PREDICTIVE);
         const cr_compare_row *q = cr_compare_get_row(c, row);
         const double *par = cr_compare_row_parameters(c, row);
         double e = laws[i] == CR_LAW_GLOBAL_DISSIPATION ? q->parameter : par ? par[0] : NAN;
         printf("     %s predictive, e = %.12f:\n", cr_law_name(laws[i]), e);
-        CHECK_REL(e, 0.8, 1e-8, "two-body restitution at 1 m/s, mu = 1/2 (calibration target)");
+        CHECK_REL_SELF(e, 0.8, 1e-8,
+                       "two-body restitution at 1 m/s, mu = 1/2 (calibration target)");
+        CHECK_REL(e, e_rk4, 1e-8, "two-body restitution at 1 m/s, mu = 1/2: RK4 of the pair law");
         if (par && laws[i] != CR_LAW_GLOBAL_DISSIPATION)
             CHECK(par[1] == par[0], "both contacts: the same pair law, mass and speed");
         const double eq[3] = {1.0 - 2.0 * (1.0 + e) / 3.0, (1.0 + e) / 3.0, (1.0 + e) / 3.0};
@@ -344,6 +399,7 @@ static void three_ball_damped_predictive(void)
         CHECK_REL(q->error, sqrt(d) / sqrt(2.0 / 3.0), 1e-9,
                   "001 eq. 13 with Newton's law at e, against the compliant u+");
     }
+    tu_case(NULL);
     cr_compare_destroy(c);
     run_free(&r);
     cr_model_destroy(m);
@@ -376,14 +432,18 @@ static void lzb_three_ball(void)
           cr_compare_status_name(q->status), q->message);
     CHECK(e && e[0] == 1.0 && e[1] == 1.0 && (q->flags & CR_COMPARE_FLAG_ELASTIC),
           "elastic pair laws: energetic restitution 1");
+    double ur[3], Pr[2];
+    int have = rk4_of(m, 1.0, ur, Pr);
     if (P && u) {
-        printf("     lzb: alpha = %.12f, compliant %.12f; error %.3g\n", P[1] / P[0], rec[1].alpha,
-               q->error);
+        printf("     lzb: alpha = %.12f, compliant %.12f, RK4 %.12f; error %.3g\n", P[1] / P[0],
+               rec[1].alpha, have ? Pr[1] / Pr[0] : NAN, q->error);
         CHECK(P[1] > 0.0, "the contact touching at rest engages (P = %.6g)", P[1]);
-        CHECK_REL(P[1] / P[0], rec[1].alpha, 1e-7, "compliant alpha of the same Hertz chain");
+        CHECK_REL_SELF(P[1] / P[0], rec[1].alpha, 1e-7, "compliant alpha of the same Hertz chain");
+        CHECK_REL(P[1] / P[0], have ? Pr[1] / Pr[0] : NAN, 1e-7,
+                  "alpha of the same Hertz chain integrated by RK4 (refchain.h)");
         /* unit masses, u⁻ = (1, 0, 0): momentum 1 */
-        CHECK(fabs(u[0] + u[1] + u[2] - 1.0) <= 1e-14, "momentum exact: %.3g",
-              u[0] + u[1] + u[2] - 1.0);
+        CHECK_INV(fabs(u[0] + u[1] + u[2] - 1.0) <= 1e-14, "momentum exact: %.3g",
+                  u[0] + u[1] + u[2] - 1.0);
     }
     const cr_compare_row *p = cr_compare_get_row(c, pred);
     CHECK(p->status == q->status && p->error == q->error && p->mode == CR_COMPARE_PREDICTIVE,
@@ -406,12 +466,14 @@ static void lzb_damped(void)
     CHECK(cr_compare_add_monitor(c, r.mon, 0, m) == CR_OK, "add");
     size_t row = row_of(c, 0, CR_LAW_LZB, CR_COMPARE_CALIBRATED);
     const double *e = cr_compare_row_parameters(c, row);
-    CHECK_REL(e ? e[0] : NAN, 0.8, 1e-8, "two-body restitution at 1 m/s (calibration target)");
+    CHECK_REL_SELF(e ? e[0] : NAN, 0.8, 1e-8, "two-body restitution at 1 m/s (calibration target)");
+    CHECK_REL(e ? e[0] : NAN, rk4_restitution(cr_model_contact(m, 0), 0.75, 1.0), 1e-8,
+              "two-body restitution at 1 m/s: RK4 of the pair law");
     /* one central contact: LZB's γ⁺ = −e γ⁻ (energetic = Newton for two bodies), so
      * it matches the compliant u⁺ to the two runs' accuracy */
     const cr_compare_row *q = cr_compare_get_row(c, row);
-    CHECK(q->status == CR_COMPARE_OK && q->error <= 1e-8, "lzb on one contact: %s, error %.3g",
-          cr_compare_status_name(q->status), q->error);
+    CHECK_SELF(q->status == CR_COMPARE_OK && q->error <= 1e-8, "lzb on one contact: %s, error %.3g",
+               cr_compare_status_name(q->status), q->error);
     size_t runs;
     cr_compare_cache_stats(c, &runs, NULL);
     CHECK(runs == 1, "one two-body run serves lzb and the predictive laws (%zu)", runs);
@@ -436,7 +498,8 @@ static void calibrated_mapping(void)
     const cr_contact_record *rec = cr_monitor_contacts(r.mon, 0, &n);
     size_t row = row_of(c, 0, CR_LAW_NEWTON, CR_COMPARE_CALIBRATED);
     const double *eN = cr_compare_row_parameters(c, row);
-    CHECK(eN && eN[0] == rec[0].newton, "Newton takes the measured e_N of the striker's contact");
+    CHECK_SELF(eN && eN[0] == rec[0].newton,
+               "Newton takes the measured e_N of the striker's contact");
     int zeros = 1;
     for (size_t i = 1; eN && i < n; i++)
         zeros &= (rec[i].flags & CR_RECORD_AT_REST) && eN[i] == 0.0;
@@ -448,7 +511,7 @@ static void calibrated_mapping(void)
     int same = 1;
     for (size_t i = 0; eP && i < n; i++)
         same &= eP[i] == rec[i].poisson;
-    CHECK(same, "Poisson takes e_P (not e_N), unclamped");
+    CHECK_SELF(same, "Poisson takes e_P (not e_N), unclamped");
     CHECK(rec[0].poisson > 1.0 && (q->flags & CR_COMPARE_FLAG_OUT_OF_RANGE) &&
               q->status == CR_COMPARE_OUT_OF_RANGE,
           "e_P = %.6g > 1: flagged out-of-range (status %s), never clamped", rec[0].poisson,
@@ -497,7 +560,9 @@ static void gdi_epsilon(void)
         if (!isfinite(q->error) || e.contacts < 2)
             continue;
         printf("     episode %zu: epsilon = %.9f\n", k, q->parameter);
-        CHECK_REL(q->energy_ratio, in.kappa, 1e-12, "GDI's T+/T- at epsilon = measured kappa");
+        tu_case("damped cradle episode %zu", k);
+        CHECK_REL_SELF(q->energy_ratio, in.kappa, 1e-12, "GDI's T+/T- at epsilon = measured kappa");
+        tu_case(NULL);
         checked++;
     }
     CHECK(checked > 0, "a multi-contact damped episode with GDI in range");
@@ -611,8 +676,8 @@ static void gdi_synthetic(void)
     CHECK(q->status == CR_COMPARE_OUT_OF_RANGE && (q->flags & CR_COMPARE_FLAG_OUT_OF_RANGE),
           "epsilon > 1 flagged out-of-range (%s)", cr_compare_status_name(q->status));
     const double want[3] = {-0.6, 0.8, 0.8};
-    CHECK(max_diff(cr_compare_row_velocity(c, row), want, 3, 1.0) <= 1e-12,
-          "GDI at epsilon = 1.4: v - 1.4 v_perp = (-0.6, 0.8, 0.8)");
+    CHECK_REF(max_diff(cr_compare_row_velocity(c, row), want, 3, 1.0) <= 1e-12,
+              "GDI at epsilon = 1.4: v - 1.4 v_perp = (-0.6, 0.8, 0.8)");
     /* the Newton row on the same episode, every column computed here: eᴺ₀ =
      * (0.2 + 0.4)/1 = 0.6, contact 1 at rest (0); 001 eq. 13 with Newton's law
      * (γ₁⁺ = 0.6, γ₂⁺ = 0): p₂ = 1.6/3, p₁ = 2p₂, u⁺ = (1 − 3.2/3, 1.6/3, 1.6/3).
@@ -622,10 +687,10 @@ static void gdi_synthetic(void)
     row = row_of(c, 0, CR_LAW_NEWTON, CR_COMPARE_CALIBRATED);
     q = cr_compare_get_row(c, row);
     const double *eN = cr_compare_row_parameters(c, row);
-    CHECK(eN && fabs(eN[0] - 0.6) <= 1e-15 && eN[1] == 0.0, "e_N = (0.6, 0 at rest)");
+    CHECK_REF(eN && fabs(eN[0] - 0.6) <= 1e-15 && eN[1] == 0.0, "e_N = (0.6, 0 at rest)");
     const double nw[3] = {1.0 - 3.2 / 3.0, 1.6 / 3.0, 1.6 / 3.0};
-    CHECK(max_diff(cr_compare_row_velocity(c, row), nw, 3, 1.0) <= 1e-12,
-          "newton at e = (0.6, 0): 001 eq. 13");
+    CHECK_REF(max_diff(cr_compare_row_velocity(c, row), nw, 3, 1.0) <= 1e-12,
+              "newton at e = (0.6, 0): 001 eq. 13");
     CHECK_REL(q->error, 1.0, 1e-12, "|u+law - u+|_M / |v_perp|_M");
     CHECK_REL(q->energy_error, (0.86 / 3.0 - 0.82) / 0.5, 1e-12, "(T+law - T+)/T-");
     CHECK_REL(q->impulse_error, 1.0 / 3.0, 1e-12, "|P_law - P| / |P|");
@@ -704,7 +769,7 @@ static void run_file_round_trip(void)
         same = x->status == y->status &&
                (x->error == y->error || (isnan(x->error) && isnan(y->error)));
     }
-    CHECK(same, "rows from the file equal the rows from the monitor, bit for bit");
+    CHECK_SELF(same, "rows from the file equal the rows from the monitor, bit for bit");
     cr_episode_data d;
     CHECK(f && cr_run_file_episode(f, 99, &d, NULL) == CR_ERR_INVALID,
           "episode out of range refused");

@@ -25,7 +25,8 @@
  *    files: the same kinds and contacts, times and velocities within the two
  *    integrations' errors (below).
  * 4. ERKStep's events at every tolerance on the cradle and the 3-ball chain
- *    (below).
+ *    (below), its final velocities against BDF at rtol 1e-13 and against the
+ *    test's own integration (refchain.h: fixed-step RK4, no event location).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 
 #include "cradle/cradle.h"
 #include "testutil.h"
+#include "refchain.h"
 
 /* The closing and opening margin, in δ* (src/base/base.h CR_EVENT_MARGIN). */
 #define EVENT_MARGIN 1e-12
@@ -102,6 +104,7 @@ static void test_hertz_pair(int method)
     double dm = pow(5.0 * mu * V * V / (4.0 * K), 0.4);
     double I = 0.4 * tgamma(0.4) * tgamma(0.5) / tgamma(0.9);
     double t0 = gap / V, tm = I * dm / V;
+    tu_case("Hertz pair, method %d", method);
     run_out o;
     if (run(m, method, 1e-12, 0.0, 0, &o) != 0) {
         CHECK(0, "the Hertz pair ran");
@@ -126,6 +129,7 @@ static void test_hertz_pair(int method)
         CHECK(fabs(o.ev[1].rate) <= 1e-12 * V, "max compression: rate %.3e (<= 1e-12 V)",
               o.ev[1].rate);
     }
+    tu_case(NULL);
     out_free(&o);
     cr_model_destroy(m);
 }
@@ -143,6 +147,7 @@ static void test_same_events(const char *file, int ma, int mb, int cvode_b, doub
         return;
     }
     const char *other = cvode_b ? "CVODE's" : "the other method's";
+    tu_case("%s, methods %d, %d%s, rtol %g", file, ma, mb, cvode_b ? " (CVODE roots)" : "", rtol);
     run_out a, b;
     int ra = run(m, ma, rtol, t_end, 0, &a), rb = run(m, mb, rtol, t_end, cvode_b, &b);
     CHECK(ra == 0 && rb == 0, "%s: both runs", file);
@@ -157,16 +162,41 @@ static void test_same_events(const char *file, int ma, int mb, int cvode_b, doub
             dv = fmax(dv, fabs(a.v[i] - b.v[i]));
             V = fmax(V, fabs(b.v[i]));
         }
-        CHECK(same, "%s (methods %d, %d, rtol %g): %zu events, %s %zu, same kinds and contacts",
-              file, ma, mb, rtol, a.nev, other, b.nev);
-        CHECK(dt <= tol_t * b.t && dv <= tol_v * V,
-              "%s: event times within %.2e of t_end (<= %.0e), velocities %.2e V (<= %.0e)", file,
-              dt / b.t, tol_t, dv / V, tol_v);
+        CHECK_SELF(same,
+                   "%s (methods %d, %d, rtol %g): %zu events, %s %zu, same kinds and contacts",
+                   file, ma, mb, rtol, a.nev, other, b.nev);
+        CHECK_SELF(dt <= tol_t * b.t && dv <= tol_v * V,
+                   "%s: event times within %.2e of t_end (<= %.0e), velocities %.2e V (<= %.0e)",
+                   file, dt / b.t, tol_t, dv / V, tol_v);
         printf("     %s methods %d, %d: %zu events, max |dt| %.2e t_end, max |dv| %.2e V\n", file,
                ma, mb, a.nev, dt / b.t, dv / V);
+        /* to the automatic end, on the chains refchain.h covers: both runs against
+         * the test's RK4, within 30 times the runs' rtol (the model's when not set;
+         * measured up to 21 rtol on the cradle); the decorated chain's 20 beads and
+         * its restarts at every damped closing, 300 (measured 190 rtol at 1e-10,
+         * 47 at 1e-12: cradle converges to the RK4 numbers) */
+        double est = NAN, rt = rtol > 0.0 ? rtol : cr_model_settings(m)->rtol;
+        rt *= strcmp(file, "decorated-chain.yaml") == 0 ? 10.0 : 1.0;
+        refchain rc;
+        double vr[REFCHAIN_MAX], Pr[REFCHAIN_MAX];
+        if (t_end == 0.0 && refchain_from_model(&rc, m) && rc.n <= 32 &&
+            refchain_final(&rc, refchain_step(&rc, V, 4000.0), 1e3, vr, Pr, &est) > 0.0) {
+            double ea = 0.0, eb = 0.0;
+            for (size_t i = 0; i < a.nb; i++) {
+                ea = fmax(ea, fabs(a.v[i] - vr[i]) / V);
+                eb = fmax(eb, fabs(b.v[i] - vr[i]) / V);
+            }
+            est /= V;
+            CHECK_REF(ea <= 30.0 * rt && eb <= 30.0 * rt && est <= rt,
+                      "%s: final velocities vs RK4 (refchain.h) %.2e, %.2e V (<= 30 rtol = %.0e; "
+                      "estimate %.1e)",
+                      file, ea, eb, 30.0 * rt, est);
+            printf("     %s: vs RK4 (refchain.h) %.2e, %.2e V\n", file, ea, eb);
+        }
         out_free(&a);
         out_free(&b);
     }
+    tu_case(NULL);
     cr_model_destroy(m);
 }
 
@@ -195,6 +225,12 @@ static void test_erk_tolerances(const char *file)
         return;
     }
     run_out ref;
+    tu_case("%s, ERK at every tolerance", file);
+    refchain rc;
+    double vr[REFCHAIN_MAX], Pr[REFCHAIN_MAX], est = NAN;
+    int have = refchain_from_model(&rc, m) &&
+               refchain_final(&rc, refchain_step(&rc, 1.0, 4000.0), 1e3, vr, Pr, &est) > 0.0;
+    CHECK(have && est <= 1e-12, "%s: RK4 reference (estimate %.1e)", file, est);
     if (run(m, CR_METHOD_BDF, 1e-13, 0.0, 0, &ref) != 0) {
         CHECK(0, "%s: the BDF reference ran", file);
         cr_model_destroy(m);
@@ -216,16 +252,23 @@ static void test_erk_tolerances(const char *file)
             seen[c] += order;
         }
         free(seen);
-        double dv = 0.0;
-        for (size_t i = 0; i < o.nb; i++)
+        double dv = 0.0, dr = 0.0;
+        for (size_t i = 0; i < o.nb; i++) {
             dv = fmax(dv, fabs(o.v[i] - ref.v[i]));
+            dr = fmax(dr, have ? fabs(o.v[i] - vr[i]) : INFINITY);
+        }
         CHECK(order && fabs(o.t - ref.t) <= 1e-3 * ref.t,
               "%s, ERK rtol %g: %zu events, close/max/open per contact, ends at %.6g s (BDF %.6g)",
               file, rtol, o.nev, o.t, ref.t);
-        CHECK(dv <= 3.0 * rtol,
-              "%s, ERK rtol %g: final velocities within %.2e V of BDF (<= 3 rtol)", file, rtol, dv);
+        CHECK_SELF(dv <= 3.0 * rtol,
+                   "%s, ERK rtol %g: final velocities within %.2e V of BDF (<= 3 rtol)", file, rtol,
+                   dv);
+        CHECK_REF(dr <= 3.0 * rtol,
+                  "%s, ERK rtol %g: final velocities within %.2e V of RK4 (refchain.h; <= 3 rtol)",
+                  file, rtol, dr);
         out_free(&o);
     }
+    tu_case(NULL);
     out_free(&ref);
     cr_model_destroy(m);
 }

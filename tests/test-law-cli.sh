@@ -111,7 +111,9 @@ run "global-dissipation on unequal per-contact restitutions names the field" 3 "
 if "$CRADLE" law --list | grep -qx lzb; then ok "cradle law --list shows lzb"; else bad "cradle law --list: no lzb"; fi
 printf 'chain:\n  masses: [1, 1, 1]\n  velocities: [1, 0, 0]\nlaw:\n  restitution: [0.5, 0.5]\n  stiffness: [2e10, 2e10]\n  exponent: 1.5\n  energetic_restitution: [1, 1]\n' > lzb.yaml
 "$CRADLE" law lzb --json lzb.yaml > lzb.json; st=$?
-# the 3-ball Hertz chain: u+ of the compliant chain (test-laws checks it to 1e-8)
+# the 3-ball Hertz chain: u+ of the compliant chain, the numbers of the
+# independent RK4 integration in test-monitor (refchain.h: -0.0709523536514,
+# 0.0764030390712, 0.99454931458)
 if [ $st -eq 0 ] && python3 -c '
 import json, sys
 o = json.load(open("lzb.json"))
@@ -119,7 +121,7 @@ u = o["outcomes"][0]["velocity"]
 want = [-0.0709523537, 0.0764030391, 0.9945493146]
 sys.exit(0 if o["status"] == "ok" and all(abs(a - b) < 1e-8 for a, b in zip(u, want)) else 1)
 '; then
-    ok "cradle law lzb CASE: the 3-ball Hertz chain's u+ to 1e-8"
+    ok "cradle law lzb CASE: the 3-ball Hertz chain's u+ to 1e-8" ref
 else
     bad "cradle law lzb: exit $st, $(head -c 300 lzb.json)"
 fi
@@ -143,7 +145,7 @@ u = o["outcomes"][0]["velocity"]
 sys.exit(0 if abs(u[0] + 0.1) < 1e-12 and abs(u[1] - 1.1) < 1e-12
          and abs(o["outcomes"][0]["energy_ratio"] - 1.22) < 1e-12 and "superelastic" in o["message"] else 1)
 '; then
-        ok "law $spec: e = 1.2 taken as it is, u+ = (-0.1, 1.1), the message says superelastic"
+        ok "law $spec: e = 1.2 taken as it is, u+ = (-0.1, 1.1), the message says superelastic" ref
     else
         bad "law $spec superelastic: exit $st, $(head -c 300 sup.json)"
     fi

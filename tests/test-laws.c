@@ -10,13 +10,6 @@
 
 static cr_law_result *res;
 
-/* A summary line: "ok" only when no check failed since `f0` (tu_failed then). */
-#define SUMMARY(f0, ...)                                                                           \
-    do {                                                                                           \
-        printf(tu_failed == (f0) ? "ok   " : "(failed above) ");                                   \
-        printf(__VA_ARGS__);                                                                       \
-    } while (0)
-
 static const double *solve(cr_impact *imp, cr_law_id law, const cr_law_params *p)
 {
     int rc = cr_law_solve(imp, law, p, res);
@@ -24,11 +17,14 @@ static const double *solve(cr_impact *imp, cr_law_id law, const cr_law_params *p
     return cr_law_result_outcome_count(res) ? cr_law_result_velocity(res, 0) : NULL;
 }
 
-static void check_vec(const double *got, const double *want, size_t n, double tol, const char *ref)
-{
-    for (size_t i = 0; i < n; i++)
-        CHECK_REL(got ? got[i] : NAN, want[i], tol, ref);
-}
+/* got = want componentwise: one check at the caller's line (a macro, so that
+ * each use is its own check site; the components are one vector). */
+#define check_vec(got, want, n, tol, ref)                                                          \
+    do {                                                                                           \
+        const double *g_ = (got);                                                                  \
+        for (size_t i_ = 0; i_ < (size_t)(n); i_++)                                                \
+            CHECK_REL(g_ ? g_[i_] : NAN, (want)[i_], tol, ref);                                    \
+    } while (0)
 
 /* 001 sect. 3.2: ball 1 (v = 1) strikes balls 2, 3 touching at rest, m = 1, e = 1. */
 static void three_ball_chain(void)
@@ -40,6 +36,7 @@ static void three_ball_chain(void)
     cr_law_params_init(&p);
     static const cr_law_id same[] = {CR_LAW_NEWTON, CR_LAW_POISSON, CR_LAW_GLOBAL_DISSIPATION};
     for (size_t k = 0; k < 3; k++) {
+        tu_case("three-ball chain/%s", cr_law_name(same[k]));
         const double *v = solve(imp, same[k], &p);
         CHECK(cr_law_result_status(res) == CR_LAW_OK, "%s status %s", cr_law_name(same[k]),
               cr_law_status_name(cr_law_result_status(res)));
@@ -47,6 +44,7 @@ static void three_ball_chain(void)
         check_vec(cr_law_result_impulse(res, 0), P, 2, 1e-12, "001 sect. 3.2: P = (4/3, 2/3)");
     }
     /* sequential (Han & Gilmore): exactly (-1/3, 2/3, 2/3) and (0, 0, 1), eq. 15-16 */
+    tu_case("three-ball chain/sequential");
     solve(imp, CR_LAW_SEQUENTIAL, &p);
     CHECK(cr_law_result_status(res) == CR_LAW_MULTIPLE, "status %s",
           cr_law_status_name(cr_law_result_status(res)));
@@ -62,16 +60,18 @@ static void three_ball_chain(void)
         }
         seen15 |= a;
         seen16 |= b;
-        CHECK_REL(cr_law_result_energy_ratio(res, k), 1.0, 1e-12, "elastic: T+ = T-");
+        CHECK_REL_INV(cr_law_result_energy_ratio(res, k), 1.0, 1e-12, "elastic: T+ = T-");
     }
-    CHECK(seen15 && seen16, "outcomes are 001 eq. 15 and eq. 16");
+    CHECK_REF(seen15 && seen16, "outcomes are 001 eq. 15 and eq. 16");
 
     /* maximal dissipation: the three balls move together at 1/3 (000 eq. 53) */
     const double plastic[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+    tu_case("three-ball chain/max-dissipation");
     check_vec(solve(imp, CR_LAW_MAX_DISSIPATION, &p), plastic, 3, 1e-12,
               "000 eq. 53: common velocity 1/3");
     CHECK_REL(cr_law_result_energy_ratio(res, 0), 1.0 / 3, 1e-12, "T+/T- = 1/3");
     cr_impact_destroy(imp);
+    tu_case(NULL);
 }
 
 /* 001 eq. 18 with the corrected sign of q̇₃⁺ (seeds/README): for (e, α) in the
@@ -126,11 +126,10 @@ static void energetic_chain(void)
                         bad++;
         }
     }
-    CHECK(bad == 0, "%d of %d grid points differ from 001 eq. 18 by more than 1e-9", bad, grid);
-    SUMMARY(f0,
-            "energetic law = 001 eq. 18 on %d (e, alpha) points of eq. 19's domain "
-            "(abs 1e-9)\n",
-            grid);
+    CHECK_REF(bad == 0, "%d of %d grid points differ from 001 eq. 18 by more than 1e-9", bad, grid);
+    tu_summary(f0,
+               "energetic law = 001 eq. 18 on %d (e, alpha) points of eq. 19's domain (abs 1e-9)",
+               grid);
 
     /* outside eq. 19's domain: infeasible, no numbers */
     const double outside[][2] = {{1.0, 0.3}, {0.2, 0.8}, {0.7, eq19_alpha_max(0.7) + 0.2}};
@@ -138,10 +137,10 @@ static void energetic_chain(void)
         p.kappa = outside[k][0];
         alpha[1] = outside[k][1];
         solve(imp, CR_LAW_ENERGETIC, &p);
-        CHECK(cr_law_result_status(res) == CR_LAW_INFEASIBLE &&
-                  cr_law_result_outcome_count(res) == 0,
-              "(e, alpha) = (%g, %g) outside eq. 19 must be infeasible, got %s", outside[k][0],
-              outside[k][1], cr_law_status_name(cr_law_result_status(res)));
+        CHECK_REF(cr_law_result_status(res) == CR_LAW_INFEASIBLE &&
+                      cr_law_result_outcome_count(res) == 0,
+                  "(e, alpha) = (%g, %g) outside eq. 19 must be infeasible, got %s", outside[k][0],
+                  outside[k][1], cr_law_status_name(cr_law_result_status(res)));
     }
     cr_impact_destroy(imp);
 }
@@ -169,10 +168,12 @@ static void pool_cases(void)
     const double thetas[] = {0.0, 0.3, M_PI / 6, M_PI / 3, 1.2};
     const double es[] = {1.0, 0.9, 0.75};
     const double as[] = {0.6, 0.9, 1.3};
+    /* one case per configuration θ; (e, α) are the law's parameters on it */
     for (int i = 0; i < 5; i++)
         for (int j = 0; j < 3; j++)
             for (int k = 0; k < 3; k++) {
                 double th = thetas[i], e = es[j], a = as[k];
+                tu_case("pool theta = %g", th);
                 cr_impact *imp = pool(th, 0.0);
                 p.kappa = e;
                 alpha[1] = a;
@@ -183,20 +184,22 @@ static void pool_cases(void)
                     cos(th) * (1 - s), sin(th) * (1 - s), (cos(th) - a) * s, sin(th) * s, a * s, 0};
                 if (cr_law_result_status(res) == CR_LAW_OK) {
                     for (int c = 0; c < 6; c++)
-                        CHECK(fabs(v[c] - want[c]) < 1e-10, "eq. 27 theta %g e %g a %g: %d", th, e,
-                              a, c);
+                        CHECK_REF(fabs(v[c] - want[c]) < 1e-10, "eq. 27 theta %g e %g a %g: %d", th,
+                                  e, a, c);
                     checked++;
                 }
                 cr_impact_destroy(imp);
             }
+    tu_case(NULL);
     CHECK(checked >= 25, "enough feasible cases (%d of 45)", checked);
-    SUMMARY(f0, "energetic law = 001 eq. 27 on %d feasible (theta, e, alpha) (abs 1e-10)\n",
-            checked);
+    tu_summary(f0, "energetic law = 001 eq. 27 on %d feasible (theta, e, alpha) (abs 1e-10)",
+               checked);
 
     /* eq. 35 (θ = 0) and eq. 36 (θ = π/2) with τ ≠ 0; ε = √(1 − 2(1−e)A / cos²τ),
      * A = 1 − α cos θ + α²; eq. 35's ẋ₂⁺ carries (1 − α₁₂) (seeds/README). */
     for (int k = 0; k < 3; k++) {
         double tau = 0.2 * (k + 1), e = 0.95, a = 0.8;
+        tu_case("pool tau = %g", tau);
         p.kappa = e;
         alpha[1] = a;
         double A0 = 1 - a + a * a, A1 = 1 + a * a, c = cos(tau), sn = sin(tau);
@@ -225,6 +228,7 @@ static void pool_cases(void)
     /* eq. 33 is the θ = π/3, e = 1 case (labelled π/2), ẋ₂⁺ sign corrected */
     /* α ≤ 1 here: for α > 1 contact 12 would still approach (γ₁₂⁺ ∝ 2 − 2α²) */
     const double a33[] = {0.5, 0.8, 1.0};
+    tu_case(NULL);
     for (int k = 0; k < 3; k++) {
         double a = a33[k], D = 2 * a * a - a + 2;
         double want[6] = {0.5 * (-a + 2 * a * a) / D,
@@ -306,8 +310,8 @@ static void mosterman(void)
     /* Table 2 numbers contacts from 1; the trace from 0 */
     const char *table2 = "k=1 N1={0} N2={} P={1}; k=2 N1={} N2={1} P={2}; "
                          "k=3 N1={} N2={2} P={1}; k=4 N1={} N2={1} P={}";
-    CHECK(strcmp(cr_law_result_trace(res), table2) == 0, "002 Table 2 sets: got '%s'",
-          cr_law_result_trace(res));
+    CHECK_REF(strcmp(cr_law_result_trace(res), table2) == 0, "002 Table 2 sets: got '%s'",
+              cr_law_result_trace(res));
     if (strcmp(cr_law_result_trace(res), table2) == 0)
         printf("ok   Mosterman collision sets = 002 Table 2: %s\n", cr_law_result_trace(res));
     cr_impact_destroy(imp);
@@ -321,8 +325,8 @@ static void mosterman(void)
                          "k=3 N1={} N2={0,2} P={1}; k=4 N1={} N2={1} P={0}; "
                          "k=5 N1={} N2={0} P={1}; k=6 N1={} N2={1} P={0,2}; "
                          "k=7 N1={} N2={0,2} P={}";
-    CHECK(strcmp(cr_law_result_trace(res), table3) == 0, "002 Table 3 sets: got '%s'",
-          cr_law_result_trace(res));
+    CHECK_REF(strcmp(cr_law_result_trace(res), table3) == 0, "002 Table 3 sets: got '%s'",
+              cr_law_result_trace(res));
     cr_impact_destroy(imp);
 }
 
@@ -405,7 +409,7 @@ static void pandrea(void)
     for (int j = 0; j < 3; j++) {
         double p0 = two[0].mass * two[0].v[j] + two[1].mass * two[1].v[j];
         double p1 = two[0].mass * u[j] + two[1].mass * u[6 + j];
-        CHECK_REL(p1, p0, 1e-12, "total momentum");
+        CHECK_REL_INV(p1, p0, 1e-12, "total momentum");
     }
     double L0[3], L1[3];
     for (int j = 0; j < 3; j++) {
@@ -416,8 +420,8 @@ static void pandrea(void)
         L1[j] = two[0].inertia[j] * u[3 + j] + two[1].inertia[j] * u[9 + j] +
                 two[0].mass * (ca[j1] * u[j2] - ca[j2] * u[j1]) +
                 two[1].mass * (cb[j1] * u[6 + j2] - cb[j2] * u[6 + j1]);
-        CHECK(fabs(L1[j] - L0[j]) <= 1e-12 * (1 + fabs(L0[j])),
-              "angular momentum %d: %.15g vs %.15g", j, L1[j], L0[j]);
+        CHECK_INV(fabs(L1[j] - L0[j]) <= 1e-12 * (1 + fabs(L0[j])),
+                  "angular momentum %d: %.15g vs %.15g", j, L1[j], L0[j]);
     }
     printf("     two-body screw case: P = (%.6g, %.6g), status %s\n",
            cr_law_result_impulse(res, 0)[0], cr_law_result_impulse(res, 0)[1],
@@ -464,8 +468,8 @@ static void pandrea(void)
     imp = cr_impact_create_rigid(1, &table, 4, legs);
     p.restitutions = NULL;
     solve(imp, CR_LAW_PANDREA, &p);
-    CHECK(cr_law_result_status(res) == CR_LAW_INFEASIBLE, "four legs: undetermined, got %s",
-          cr_law_status_name(cr_law_result_status(res)));
+    CHECK_REF(cr_law_result_status(res) == CR_LAW_INFEASIBLE, "four legs: undetermined, got %s",
+              cr_law_status_name(cr_law_result_status(res)));
     /* the complementarity laws still answer: Newton takes the minimum-energy split */
     solve(imp, CR_LAW_NEWTON, &p);
     CHECK(cr_law_result_status(res) == CR_LAW_OK, "Newton LCP on the table: %s",
@@ -636,22 +640,25 @@ static void properties(void)
         cr_impact_destroy(imp);
     }
     CHECK(fail_status == 0, "%d law runs failed", fail_status);
-    CHECK(fail_balance == 0, "%d impulse-balance residuals > 1e-10 (worst %.3g)", fail_balance,
-          worst_balance);
-    CHECK(fail_cone == 0, "%d violations of gamma+ >= 0 or P >= 0", fail_cone);
-    CHECK(fail_energy == 0, "%d energy gains with one epsilon", fail_energy);
-    CHECK(newton_vs_gdi == 0, "%d components where GDI != Newton (003 Prop. 3.1)", newton_vs_gdi);
-    CHECK(energetic_bad == 0, "%d energetic runs off T+ = kappa T- or the balance", energetic_bad);
+    CHECK_INV(fail_balance == 0, "%d impulse-balance residuals > 1e-10 (worst %.3g)", fail_balance,
+              worst_balance);
+    CHECK_INV(fail_cone == 0, "%d violations of gamma+ >= 0 or P >= 0", fail_cone);
+    CHECK_INV(fail_energy == 0, "%d energy gains with one epsilon", fail_energy);
+    CHECK_SELF(newton_vs_gdi == 0, "%d components where GDI != Newton (003 Prop. 3.1)",
+               newton_vs_gdi);
+    CHECK_INV(energetic_bad == 0, "%d energetic runs off T+ = kappa T- or the balance",
+              energetic_bad);
     /* the loop above says nothing when (alpha, kappa) is never feasible: with random
      * alpha in [0, 2) and kappa in [0, 1) about 70 of the 400 cases are (seed fixed) */
     CHECK(energetic_runs >= 40, "energetic law feasible in only %d of %d random cases",
           energetic_runs, CASES);
-    SUMMARY(f0,
-            "%d random cases x 4 laws: M(u+ - u-) = W P (worst %.2e <= 1e-10), gamma+ >= 0,"
-            " P >= 0, T+ <= T-; GDI = Newton (003 Prop. 3.1, 1e-9)\n",
-            CASES, worst_balance);
-    SUMMARY(f0, "energetic law feasible in %d cases: T+ = kappa T- (1e-10), balance, gamma+ >= 0\n",
-            energetic_runs);
+    tu_summary(f0,
+               "%d random cases x 4 laws: M(u+ - u-) = W P (worst %.2e <= 1e-10), gamma+ >= 0,"
+               " P >= 0, T+ <= T-; GDI = Newton (003 Prop. 3.1, 1e-9)",
+               CASES, worst_balance);
+    tu_summary(f0,
+               "energetic law feasible in %d cases: T+ = kappa T- (1e-10), balance, gamma+ >= 0",
+               energetic_runs);
     printf("     report (not asserted): energy grows in %d/%d Newton and %d/%d Poisson runs "
            "with per-contact restitution\n",
            newton_gain, CASES, poisson_gain, CASES);
@@ -693,6 +700,7 @@ static void caps(void)
                    {CR_LAW_SEQUENTIAL, CR_LAW_MAX_CONTACTS_SEQUENTIAL},
                    {CR_LAW_MOSTERMAN, CR_LAW_MAX_CONTACTS_MOSTERMAN}};
     for (int k = 0; k < 4; k++) {
+        tu_case("caps/%s", cr_law_name(per_law[k].law));
         imp = striker_chain(per_law[k].cap + 2); /* cap + 1 contacts */
         int rc = cr_law_solve(imp, per_law[k].law, &p, res);
         CHECK(rc == CR_OK && cr_law_result_status(res) == CR_LAW_TOO_LARGE,
@@ -708,6 +716,7 @@ static void caps(void)
               per_law[k].cap, rc, cr_law_status_name(cr_law_result_status(res)));
         cr_impact_destroy(imp);
     }
+    tu_case(NULL);
     /* max_outcomes above its cap is refused; below it, the cap holds inside one stage:
      * 8 balls explore far more than 100 branches uncapped (4096 by default) */
     imp = striker_chain(8);
@@ -771,9 +780,12 @@ static void degenerate(void)
     imp = cr_impact_create_chain(2, m2, uh);
     CHECK(cr_impact_check(imp, &bad) == CR_ERR_INVALID && bad == -2, "u = 1e200: %ld %s", bad,
           cr_impact_last_error(imp));
-    for (int law = 0; law < CR_LAW_COUNT; law++)
+    for (int law = 0; law < CR_LAW_COUNT; law++) {
+        tu_case("u = 1e200/%s", cr_law_name((cr_law_id)law));
         CHECK(cr_law_solve(imp, (cr_law_id)law, &p, res) == CR_ERR_INVALID,
               "%s on u = 1e200 must refuse", cr_law_name((cr_law_id)law));
+    }
+    tu_case(NULL);
     cr_impact_destroy(imp);
     /* the energetic root without overflow: m = 1e-300, v = 1e300 is the unit case
      * scaled by 1e300 in velocity. κ = 3/4, equal masses: T⁺/T⁻ = (1 + e²)/2 with
@@ -792,6 +804,7 @@ static void degenerate(void)
     /* every law on it: whatever the verdict, "ok" comes with finite numbers */
     int f0 = tu_failed;
     for (int law = 0; law < CR_LAW_COUNT; law++) {
+        tu_case("m = 1e-300, v = 1e300/%s", cr_law_name((cr_law_id)law));
         if (cr_law_solve(imp, (cr_law_id)law, &p, res) != CR_OK ||
             cr_law_result_status(res) != CR_LAW_OK)
             continue;
@@ -800,7 +813,8 @@ static void degenerate(void)
                   isfinite(cr_law_result_energy_ratio(res, 0)),
               "%s: ok with a non-finite number", cr_law_name((cr_law_id)law));
     }
-    SUMMARY(f0, "every law on m = 1e-300, v = 1e300: no ok with a non-finite number\n");
+    tu_case(NULL);
+    tu_summary(f0, "every law on m = 1e-300, v = 1e300: no ok with a non-finite number");
     cr_impact_destroy(imp);
 }
 
@@ -842,13 +856,13 @@ static void lzb_two_body(void)
             CHECK(cr_law_result_status(res) == CR_LAW_OK, "n %g e %g: %s %s", n[0], e[0],
                   cr_law_status_name(cr_law_result_status(res)), cr_law_result_message(res));
             for (int i = 0; i < 2; i++)
-                CHECK(v && fabs(v[i] - want[i]) < 1e-10 * fabs(g),
-                      "n %g e %g: u+[%d] %.15g, want %.15g", n[0], e[0], i, v ? v[i] : NAN,
-                      want[i]);
+                CHECK_REF(v && fabs(v[i] - want[i]) < 1e-10 * fabs(g),
+                          "n %g e %g: u+[%d] %.15g, want %.15g", n[0], e[0], i, v ? v[i] : NAN,
+                          want[i]);
         }
     cr_impact_destroy(imp);
-    SUMMARY(f0, "lzb, two bodies, n = 1, 1.5, 2.5, e = 1, 0.6, 0: gamma+ = -e gamma- to 1e-10 "
-                "(closed form)\n");
+    tu_summary(f0, "lzb, two bodies, n = 1, 1.5, 2.5, e = 1, 0.6, 0: gamma+ = -e gamma- to 1e-10 "
+                   "(closed form)");
 }
 
 /* The compliant chain engine on the same chain (Hertz, undamped, balls touching):
@@ -907,6 +921,7 @@ static void lzb_compliant(void)
         int f0 = tu_failed;
         size_t nb = cases[k].nb;
         double uc[5], n[4] = {1.5, 1.5, 1.5, 1.5}, e[4] = {1, 1, 1, 1}, worst = 0.0;
+        tu_case("lzb/compliant %s", cases[k].what);
         CHECK(compliant_chain(nb, cases[k].m, cases[k].K, uc) == CR_OK, "compliant run");
         cr_impact *imp = lzb_chain(nb, cases[k].m, 1.0);
         cr_law_params p;
@@ -919,15 +934,16 @@ static void lzb_compliant(void)
         for (size_t i = 0; v && i < nb; i++) {
             worst = fmax(worst, fabs(v[i] - uc[i]));
             if (!cases[k].reengages)
-                CHECK(fabs(v[i] - uc[i]) < 1e-8, "%s: u+[%zu] lzb %.12g, compliant %.12g",
-                      cases[k].what, i, v[i], uc[i]);
+                CHECK_SELF(fabs(v[i] - uc[i]) < 1e-8, "%s: u+[%zu] lzb %.12g, compliant %.12g",
+                           cases[k].what, i, v[i], uc[i]);
         }
         /* the touching contacts engaged: α = P_last / P_0, the compliant one from its
          * velocities (the first ball takes only P_0, the last only P_last) */
         const double *P = cr_law_result_impulse(res, 0);
         double a_compliant = cases[k].m[nb - 1] * uc[nb - 1] / (cases[k].m[0] * (1.0 - uc[0]));
         if (P && !cases[k].reengages)
-            CHECK_REL(P[nb - 2] / P[0], a_compliant, 1e-8, "compliant Hertz chain, same pair laws");
+            CHECK_REL_SELF(P[nb - 2] / P[0], a_compliant, 1e-8,
+                           "compliant Hertz chain, same pair laws");
         printf(
             "%s lzb on the %s: alpha_last = %.10f (compliant %.10f), largest |u+ - u+_compliant| "
             "= %.2e%s; %s\n",
@@ -939,6 +955,7 @@ static void lzb_compliant(void)
             cr_law_result_trace(res));
         cr_impact_destroy(imp);
     }
+    tu_case(NULL);
 }
 
 /*
@@ -999,12 +1016,12 @@ static void lzb_accuracy(void)
                   "tolerances, bound %g)",
                   nb, tols[t], vs_compliant, vs_compliant / tols[t], bound[t]);
         }
-        SUMMARY(f0,
-                "lzb accuracy, unit %zu-ball chain (e = 1): |u+ - u+(1e-13)| = %.2e / %.2e / "
-                "%.2e at tolerance 1e-6 / 1e-8 / 1e-10 (%.1f / %.1f / %.1f tolerances; bounds "
-                "25 / 25 / 60); the 1e-13 run within %.1e of the compliant chain\n",
-                nb, worst[0], worst[1], worst[2], worst[0] / tols[0], worst[1] / tols[1],
-                worst[2] / tols[2], refs);
+        tu_summary(f0,
+                   "lzb accuracy, unit %zu-ball chain (e = 1): |u+ - u+(1e-13)| = %.2e / %.2e / "
+                   "%.2e at tolerance 1e-6 / 1e-8 / 1e-10 (%.1f / %.1f / %.1f tolerances; bounds "
+                   "25 / 25 / 60); the 1e-13 run within %.1e of the compliant chain",
+                   nb, worst[0], worst[1], worst[2], worst[0] / tols[0], worst[1] / tols[1],
+                   worst[2] / tols[2], refs);
         cr_impact_destroy(imp);
     }
 }
@@ -1054,6 +1071,7 @@ static void lzb_siconos(void)
         int f0 = tu_failed;
         size_t nb = cases[k].nb;
         double u5[5], u6[5], n[4] = {1.5, 1.5, 1.5, 1.5}, e[4];
+        tu_case("lzb/siconos %s", cases[k].what);
         for (int c = 0; c < 4; c++)
             e[c] = cases[k].e;
         int ok = siconos_lzb(1e-5, nb, cases[k].m, cases[k].K, cases[k].e, u5) == 0 &&
@@ -1067,15 +1085,16 @@ static void lzb_siconos(void)
         for (size_t i = 0; ok && v && i < nb; i++) {
             double ref = u6[i] + (u6[i] - u5[i]) / 9.0;
             worst = fmax(worst, fabs(v[i] - ref));
-            CHECK(fabs(v[i] - ref) < 1e-6, "%s: u+[%zu] lzb %.12g, Siconos extrapolated %.12g",
-                  cases[k].what, i, v[i], ref);
+            CHECK_REF(fabs(v[i] - ref) < 1e-6, "%s: u+[%zu] lzb %.12g, Siconos extrapolated %.12g",
+                      cases[k].what, i, v[i], ref);
         }
-        SUMMARY(f0,
-                "lzb vs Siconos 4.4 MultipleImpact (extrapolated dp -> 0), %s: largest "
-                "difference %.2e <= 1e-6\n",
-                cases[k].what, worst);
+        tu_summary(f0,
+                   "lzb vs Siconos 4.4 MultipleImpact (extrapolated dp -> 0), %s: largest "
+                   "difference %.2e <= 1e-6",
+                   cases[k].what, worst);
         cr_impact_destroy(imp);
     }
+    tu_case(NULL);
 }
 #endif
 
@@ -1135,8 +1154,8 @@ static void lzb_invariants(void)
         const double *Wc = cr_law_result_compression_work(res, 0);
         double balance, gmin, pmin, ratio, T0 = 0, lost = 0, p0 = 0, p1 = 0, ps = 0;
         outcome_checks(&rc, v, P, &balance, &gmin, &pmin, &ratio);
-        CHECK(balance < 1e-13, "case %d: M(u+ - u-) - W P = %.3g", k, balance);
-        CHECK(gmin > -1e-9 && pmin > -1e-12, "case %d: gamma+ %.3g, P %.3g", k, gmin, pmin);
+        CHECK_INV(balance < 1e-13, "case %d: M(u+ - u-) - W P = %.3g", k, balance);
+        CHECK_INV(gmin > -1e-9 && pmin > -1e-12, "case %d: gamma+ %.3g, P %.3g", k, gmin, pmin);
         for (size_t i = 0; i < rc.n; i++) {
             for (size_t j = 0; j < rc.n; j++)
                 T0 += 0.5 * rc.u[i] * rc.M[i * rc.n + j] * rc.u[j];
@@ -1155,13 +1174,12 @@ static void lzb_invariants(void)
             worst_momentum = fmax(worst_momentum, fabs(p1 - p0) / ps);
         cr_impact_destroy(imp);
     }
-    CHECK(worst_energy <= 1e-10, "T- - T+ = sum (1 - e^2) W_c off by %.3g (case %d)", worst_energy,
-          worst_case);
-    CHECK(worst_momentum <= 1e-14, "chain momentum off by %.3g", worst_momentum);
-    SUMMARY(f0,
-            "lzb on %d random cases: momentum %.1e (<= 1e-14), energy relation %.1e "
-            "(<= 1e-10)\n",
-            runs, worst_momentum, worst_energy);
+    CHECK_INV(worst_energy <= 1e-10, "T- - T+ = sum (1 - e^2) W_c off by %.3g (case %d)",
+              worst_energy, worst_case);
+    CHECK_INV(worst_momentum <= 1e-14, "chain momentum off by %.3g", worst_momentum);
+    tu_summary(f0,
+               "lzb on %d random cases: momentum %.1e (<= 1e-14), energy relation %.1e (<= 1e-10)",
+               runs, worst_momentum, worst_energy);
 }
 
 /* K scaled by 10⁶ on every contact (equal n): the same u⁺ (the impulse-domain law
@@ -1182,8 +1200,8 @@ static void lzb_scaling_and_refusals(void)
     v = solve(imp, CR_LAW_LZB, &p);
     int f0 = tu_failed;
     for (int i = 0; v && i < 4; i++)
-        CHECK(fabs(v[i] - u1[i]) < 1e-9 * 2.0, "u+[%d]: %.15g vs %.15g", i, v[i], u1[i]);
-    SUMMARY(f0, "lzb: K x 1e6 on every contact leaves u+ unchanged to 1e-9\n");
+        CHECK_SELF(fabs(v[i] - u1[i]) < 1e-9 * 2.0, "u+[%d]: %.15g vs %.15g", i, v[i], u1[i]);
+    tu_summary(f0, "lzb: K x 1e6 on every contact leaves u+ unchanged to 1e-9");
 
     double bad_n[3] = {1.5, 0.5, 1.5}, bad_K[3] = {1, -1, 1}, bad_e[3] = {1, 1.2, 1};
     const double eps[3] = {1, 0.5, 1};
@@ -1231,15 +1249,15 @@ static void gdi_one_restitution(void)
     v = solve(imp, CR_LAW_GLOBAL_DISSIPATION, &p);
     int f0 = tu_failed;
     for (int i = 0; v && i < 4; i++)
-        CHECK(v[i] == v1[i], "equal per-contact values: u+[%d] %.17g vs one number %.17g", i, v[i],
-              v1[i]);
+        CHECK_SELF(v[i] == v1[i], "equal per-contact values: u+[%d] %.17g vs one number %.17g", i,
+                   v[i], v1[i]);
     p.restitutions = differ;
     CHECK(cr_law_solve(imp, CR_LAW_GLOBAL_DISSIPATION, &p, res) == CR_ERR_INVALID &&
               strstr(cr_impact_last_error(imp), "'restitution'") &&
               strstr(cr_impact_last_error(imp), "contact 2: 0"),
           "unequal per-contact values refused naming the field: %s", cr_impact_last_error(imp));
-    SUMMARY(f0, "global-dissipation: equal per-contact restitutions = one number (bit for bit); "
-                "unequal ones refused naming 'restitution'\n");
+    tu_summary(f0, "global-dissipation: equal per-contact restitutions = one number (bit for bit); "
+                   "unequal ones refused naming 'restitution'");
     cr_impact_destroy(imp);
 }
 
@@ -1275,19 +1293,23 @@ static void superelastic(void)
     p.restitution = 1.2;
     static const cr_law_id laws[] = {CR_LAW_NEWTON,  CR_LAW_GLOBAL_DISSIPATION, CR_LAW_SEQUENTIAL,
                                      CR_LAW_PANDREA, CR_LAW_MOSTERMAN,          CR_LAW_POISSON};
-    for (size_t k = 0; k < sizeof laws / sizeof laws[0]; k++)
+    for (size_t k = 0; k < sizeof laws / sizeof laws[0]; k++) {
+        tu_case("superelastic/%s", cr_law_name(laws[k]));
         CHECK(cr_law_solve(imp, laws[k], &p, res) == CR_ERR_INVALID &&
                   strstr(cr_impact_last_error(imp), "[0, 1]"),
               "%s refuses e = 1.2 without superelastic: %s", cr_law_name(laws[k]),
               cr_impact_last_error(imp));
+    }
     p.superelastic = 1;
     for (size_t k = 0; k < 4; k++) {
+        tu_case("superelastic/%s", cr_law_name(laws[k]));
         const double *v = solve(imp, laws[k], &p);
         check_vec(v, want, 2, 1e-12, "gamma+ = 1.2 |gamma-|: (-0.65, 0.55)");
         CHECK_REL(cr_law_result_energy_ratio(res, 0), 1.33, 1e-12, "T+/T- = 1.33 > 1");
         CHECK(strstr(cr_law_result_message(res), "superelastic") != NULL,
               "%s says it took e > 1: '%s'", cr_law_name(laws[k]), cr_law_result_message(res));
     }
+    tu_case(NULL);
     CHECK(cr_law_solve(imp, CR_LAW_MOSTERMAN, &p, res) == CR_ERR_INVALID,
           "mosterman refuses e > 1 even so (eta = 1 - e < 0)");
     p.restitution = 0.5;

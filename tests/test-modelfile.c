@@ -13,6 +13,7 @@ static cr_model *load(const char *name, int expect_rc)
     snprintf(path, sizeof path, "%s/%s", CR_TEST_DATA, name);
     cr_model *model = NULL;
     msg[0] = '\0';
+    tu_case("%s", name); /* the checks on this file that follow, too */
     int rc = cr_modelfile_load(path, &model, NULL, msg, sizeof msg);
     CHECK(rc == expect_rc, "%s: rc %d (%s), expected %d; message: %s", name, rc, cr_strerror(rc),
           expect_rc, msg);
@@ -24,6 +25,7 @@ static cr_model *load(const char *name, int expect_rc)
 /* The message is one line, names the file, the line and the field. */
 static void expect_message(const char *file, const char *line_tag, const char *field)
 {
+    tu_case("message of %s: %s", file, field ? field : "");
     printf("     %s\n", msg);
     CHECK(strchr(msg, '\n') == NULL, "one line");
     CHECK(strstr(msg, file) != NULL, "names the file %s: %s", file, msg);
@@ -167,6 +169,7 @@ static void pool_models(void)
 static void bad_pool(const char *text, const char *line_tag, const char *field, const char *why)
 {
     cr_model *x = NULL;
+    tu_case("bad pool: %s", field);
     int rc = cr_modelfile_parse(text, strlen(text), "pool.yaml", &x, msg, sizeof msg);
     CHECK(rc == CR_ERR_MODEL && x == NULL, "refused with CR_ERR_MODEL (rc %d): %s", rc, msg);
     cr_model_destroy(x);

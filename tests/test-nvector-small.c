@@ -155,20 +155,22 @@ int main(void)
         }
         if (!ok)
             break;
+        tu_case("n = %ld", (long)n);
         /* the lean vector replaces them: otherwise the test compares like with like */
         CHECK(p.lean[0]->ops->nvlinearsum != p.ref[0]->ops->nvlinearsum &&
                   p.lean[0]->ops->nvlinearcombination != NULL &&
                   p.ref[0]->ops->nvlinearcombination == NULL,
               "n = %ld: the lean operations are installed, the reference uses the generic fallback",
               (long)n);
-        CHECK(linear_sums(&p) == 0, "n = %ld: linear sums bit-identical [serial vector]", (long)n);
-        CHECK(scalings(&p) == 0, "n = %ld: scalings bit-identical [serial vector]", (long)n);
-        CHECK(combinations(&p) == 0, "n = %ld: linear combinations bit-identical [serial vector]",
-              (long)n);
-        CHECK(scale_adds(&p) == 0, "n = %ld: scale-add-multi bit-identical [serial vector]",
-              (long)n);
-        CHECK(weights(&p) == 0, "n = %ld: |x|, x + b, 1/x, WRMS norm bit-identical [serial vector]",
-              (long)n);
+        CHECK_REF(linear_sums(&p) == 0, "n = %ld: linear sums bit-identical [serial vector]",
+                  (long)n);
+        CHECK_REF(scalings(&p) == 0, "n = %ld: scalings bit-identical [serial vector]", (long)n);
+        CHECK_REF(combinations(&p) == 0,
+                  "n = %ld: linear combinations bit-identical [serial vector]", (long)n);
+        CHECK_REF(scale_adds(&p) == 0, "n = %ld: scale-add-multi bit-identical [serial vector]",
+                  (long)n);
+        CHECK_REF(weights(&p) == 0,
+                  "n = %ld: |x|, x + b, 1/x, WRMS norm bit-identical [serial vector]", (long)n);
         /* clones (CVODES' Nordsieck array, work vectors) keep the operations */
         N_Vector c = N_VClone(p.lean[0]);
         CHECK(c && c->ops->nvlinearsum == p.lean[0]->ops->nvlinearsum, "n = %ld: clones inherit",
@@ -179,6 +181,7 @@ int main(void)
             N_VDestroy(p.lean[k]);
         }
     }
+    tu_case(NULL);
     CHECK(ok, "vectors allocated");
     SUNContext_Free(&ctx);
     return tu_finish("test-nvector-small");

@@ -76,12 +76,15 @@ static void run(const cr_model *m, double t_end, result *out)
 static void compare(const result *a, const result *b, const char *what)
 {
     double dv = 0.0;
+    int f0 = tu_failed;
     for (size_t q = 0; q < 2 * a->nb; q++)
         dv = fmax(dv, fabs(a->v[q] - b->v[q]) / V);
+    tu_case("%s", what);
     CHECK(a->nc == b->nc, "%s: same contacts (%zu vs %zu)", what, a->nc, b->nc);
-    CHECK(dv <= 1e-9, "%s: fixed-point vs BDF+KLU velocities %.3g > 1e-9", what, dv);
-    printf("ok   %s: velocities agree to %.2e V (steps %ld vs %ld, Jacobians %ld vs %ld)\n", what,
-           dv, a->st.steps, b->st.steps, a->st.jac_evals, b->st.jac_evals);
+    CHECK_SELF(dv <= 1e-9, "%s: fixed-point vs BDF+KLU velocities %.3g > 1e-9", what, dv);
+    tu_case(NULL);
+    tu_summary(f0, "%s: velocities agree to %.2e V (steps %ld vs %ld, Jacobians %ld vs %ld)", what,
+               dv, a->st.steps, b->st.steps, a->st.jac_evals, b->st.jac_evals);
 }
 
 /* Hertz contact time of two discs of mass M at closing speed V (Johnson,
@@ -187,10 +190,13 @@ static void growing_gas(cr_linear_solver solver)
     st.solver = solver;
     cr_model_set_settings(m, &st);
     char msg[512];
+    tu_case("converging gas, %s", solver == CR_SOLVER_KLU ? "KLU" : "fixed point");
+    int f0 = tu_failed;
     cr_system *s = cr_system_create(m, msg, sizeof msg);
     int rc = s ? cr_system_run(s, 4.0 * c / V) : CR_ERR_INVALID;
     CHECK(rc == CR_OK, "gas run: %s", s ? cr_system_last_error(s) : msg);
     if (!s) {
+        tu_case(NULL);
         cr_model_destroy(m);
         return;
     }
@@ -216,10 +222,11 @@ static void growing_gas(cr_linear_solver solver)
     }
     cr_run_stats rs = cr_system_get_stats(s);
     CHECK(nc >= N && rs.rebuilds > 0, "the list grew: %zu contacts, %ld rebuilds", nc, rs.rebuilds);
-    CHECK(worst <= 1e-8, "m dv = sum of vector impulses: %.3g > 1e-8", worst);
-    CHECK(hypot(px, py) <= 1e-12 * N * M * V, "total momentum %.3g", hypot(px, py));
-    printf("ok   converging gas (%s): %zu contacts, %ld rebuilds, m dv - impulses %.2e m V\n",
-           solver == CR_SOLVER_KLU ? "KLU" : "fixed point", nc, rs.rebuilds, worst);
+    CHECK_INV(worst <= 1e-8, "m dv = sum of vector impulses: %.3g > 1e-8", worst);
+    CHECK_INV(hypot(px, py) <= 1e-12 * N * M * V, "total momentum %.3g", hypot(px, py));
+    tu_case(NULL);
+    tu_summary(f0, "converging gas (%s): %zu contacts, %ld rebuilds, m dv - impulses %.2e m V",
+               solver == CR_SOLVER_KLU ? "KLU" : "fixed point", nc, rs.rebuilds, worst);
     cr_system_destroy(s);
     cr_model_destroy(m);
 }

@@ -15,6 +15,8 @@
 #include "cradle/cradle.h"
 #include "cradle/system.h"
 #include "testutil.h"
+#include "refchain.h"
+#include "refpool.h"
 
 static const double M = 0.0329, R = 0.01, K = 1.0878565e10;
 
@@ -89,6 +91,38 @@ static size_t contact_of(const cr_system *sys, size_t a, long b)
     return (size_t)-1;
 }
 
+/* max |v − v_RK4| / V of a pool's final velocities @p v against the test's own
+ * integration of the discs (refpool.h: fixed-step RK4, turning normals, every
+ * pair at every stage); its error estimate in *est (relative to V). */
+static double vs_rk4(size_t n, const disc *d, const cr_contact_params *law, const double *v,
+                     double V, double *est)
+{
+    refpool c;
+    memset(&c, 0, sizeof c);
+    c.n = n;
+    for (size_t i = 0; i < n; i++) {
+        c.m[i] = d[i].m;
+        c.r[i] = d[i].r;
+        c.x[2 * i] = d[i].x;
+        c.x[2 * i + 1] = d[i].y;
+        c.v[2 * i] = d[i].vx;
+        c.v[2 * i + 1] = d[i].vy;
+    }
+    c.K = law->K;
+    c.e = law->n;
+    c.C = law->C;
+    c.dm = law->m;
+    c.force_release = law->release == CR_RELEASE_FORCE;
+    double vr[2 * REFPOOL_MAX], h = refpool_step(&c, V, 4000.0), worst = 0.0;
+    *est = INFINITY;
+    if (refpool_final(&c, h, 1e5 * h, vr, est) < 0.0)
+        return INFINITY;
+    *est /= V;
+    for (size_t k = 0; k < 2 * n; k++)
+        worst = fmax(worst, fabs(v[k] - vr[k]));
+    return worst / V;
+}
+
 /* The same three balls on a line, as a chain and as a pool (θ = 0), both
  * through cr_system. */
 static void pool_equals_chain(void)
@@ -113,12 +147,18 @@ static void pool_equals_chain(void)
     cr_system *ps = run_pool(3, d, 0.0, 1e-12);
     CHECK(strcmp(cr_system_engine_name(ps), "pool") == 0, "dim 2: the pool engine");
     cr_system_get_velocities(ps, up);
+    int f0 = tu_failed;
     for (int i = 0; i < 3; i++) {
-        CHECK(fabs(up[2 * i] - uc[i]) <= 1e-10, "ball %d: pool %.15g vs chain %.15g", i, up[2 * i],
-              uc[i]);
-        CHECK(up[2 * i + 1] == 0.0, "no motion off the line");
+        CHECK_SELF(fabs(up[2 * i] - uc[i]) <= 1e-10, "ball %d: pool %.15g vs chain %.15g", i,
+                   up[2 * i], uc[i]);
+        CHECK_INV(up[2 * i + 1] == 0.0, "no motion off the line");
     }
-    printf("ok   theta = 0 pool = chain to 1e-10: (%.12f, %.12f, %.12f)\n", up[0], up[2], up[4]);
+    /* the line of three balls, integrated by the test's RK4 (refchain.h) */
+    double ux[3] = {up[0], up[2], up[4]}, est, dr = refchain_diff(chain, ux, 1.0, &est);
+    CHECK_REF(dr <= 1e-9 && est <= 1e-10, "theta = 0 pool vs RK4: %.3g (<= 1e-9; estimate %.1e)",
+              dr, est);
+    tu_summary(f0, "theta = 0 pool = chain to 1e-10, = RK4 to %.1e: (%.12f, %.12f, %.12f)", dr,
+               up[0], up[2], up[4]);
     cr_system_destroy(cs);
     cr_system_destroy(ps);
     cr_model_destroy(chain);
@@ -136,16 +176,18 @@ static void seed_pool(double theta, double tau)
         {M, R, 0.0, 0.0, 0.0, 0.0},
         {M, R, 2 * R, 0.0, 0.0, 0.0},
     };
+    tu_case("pool theta = %.4f tau = %.3f", theta, tau);
+    int f0 = tu_failed;
     cr_system *p = run_pool(3, d, 0.0, 1e-12);
     double pm[2], v[6];
     cr_system_momentum(p, pm);
     cr_system_get_velocities(p, v);
     char ref[96];
     snprintf(ref, sizeof ref, "momentum x, theta %.3f tau %.3f", theta, tau);
-    CHECK(fabs(pm[0] - M * cos(theta - tau)) <= 1e-12 * M, "%s: %.17g", ref, pm[0]);
-    CHECK(fabs(pm[1] - M * sin(theta - tau)) <= 1e-12 * M, "momentum y: %.17g", pm[1]);
-    CHECK_REL(cr_system_kinetic_energy(p) + cr_system_potential_energy(p), 0.5 * M, 1e-9,
-              "energy conserved, undamped pool");
+    CHECK_INV(fabs(pm[0] - M * cos(theta - tau)) <= 1e-12 * M, "%s: %.17g", ref, pm[0]);
+    CHECK_INV(fabs(pm[1] - M * sin(theta - tau)) <= 1e-12 * M, "momentum y: %.17g", pm[1]);
+    CHECK_REL_INV(cr_system_kinetic_energy(p) + cr_system_potential_energy(p), 0.5 * M, 1e-9,
+                  "energy conserved, undamped pool");
     /* vector impulses: m (u+ − u−) of ball 3 = impulse received from ball 2 */
     double ball3[2] = {0, 0};
     for (size_t k = 0; k < cr_system_contact_count(p); k++) {
@@ -156,11 +198,17 @@ static void seed_pool(double theta, double tau)
             ball3[1] += cv.vector_impulse[1];
         }
     }
-    CHECK(fabs(M * v[4] - ball3[0]) <= 1e-10 * M && fabs(M * v[5] - ball3[1]) <= 1e-10 * M,
-          "vector impulse balance of ball 3: %.12g vs %.12g", M * v[4], ball3[0]);
-    printf("ok   pool theta = %.4f tau = %.3f: u1 = (%.6f, %.6f) u2 = (%.6f, %.6f) u3 = (%.6f, "
-           "%.6f), %zu events\n",
-           theta, tau, v[0], v[1], v[2], v[3], v[4], v[5], cr_system_event_count(p));
+    CHECK_INV(fabs(M * v[4] - ball3[0]) <= 1e-10 * M && fabs(M * v[5] - ball3[1]) <= 1e-10 * M,
+              "vector impulse balance of ball 3: %.12g vs %.12g", M * v[4], ball3[0]);
+    cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP);
+    double est, dr = vs_rk4(3, d, &law, v, 1.0, &est);
+    CHECK_REF(dr <= 1e-9 && est <= 1e-10, "pool vs RK4 (refpool.h): %.3g (<= 1e-9; estimate %.1e)",
+              dr, est);
+    tu_summary(f0,
+               "pool theta = %.4f tau = %.3f: u1 = (%.6f, %.6f) u2 = (%.6f, %.6f) u3 = (%.6f, "
+               "%.6f), %zu events; RK4 to %.1e",
+               theta, tau, v[0], v[1], v[2], v[3], v[4], v[5], cr_system_event_count(p), dr);
+    tu_case(NULL);
     cr_system_destroy(p);
 }
 
@@ -180,11 +228,16 @@ static void bernoulli(void)
     cr_system *p = run_pool(3, d, 0.0, 1e-12);
     double v[6];
     cr_system_get_velocities(p, v);
-    CHECK(fabs(v[1]) <= 1e-10, "ball 1 stays on the axis: vy = %g", v[1]);
-    CHECK(fabs(v[2] - v[4]) <= 1e-10 && fabs(v[3] + v[5]) <= 1e-10,
-          "balls 2 and 3 mirror each other: (%g, %g) vs (%g, %g)", v[2], v[3], v[4], v[5]);
-    printf("ok   Bernoulli pool: u1 = %.6f, u2 = (%.6f, %.6f), mirror symmetric to 1e-10\n", v[0],
-           v[2], v[3]);
+    int f0 = tu_failed;
+    CHECK_INV(fabs(v[1]) <= 1e-10, "ball 1 stays on the axis: vy = %g", v[1]);
+    CHECK_INV(fabs(v[2] - v[4]) <= 1e-10 && fabs(v[3] + v[5]) <= 1e-10,
+              "balls 2 and 3 mirror each other: (%g, %g) vs (%g, %g)", v[2], v[3], v[4], v[5]);
+    cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP);
+    double est, dr = vs_rk4(3, d, &law, v, 1.0, &est);
+    CHECK_REF(dr <= 1e-9 && est <= 1e-10,
+              "Bernoulli pool vs RK4 (refpool.h): %.3g (<= 1e-9; estimate %.1e)", dr, est);
+    tu_summary(f0, "Bernoulli pool: u1 = %.6f, u2 = (%.6f, %.6f), mirror symmetric to 1e-10", v[0],
+               v[2], v[3]);
     cr_system_destroy(p);
 }
 
@@ -291,6 +344,8 @@ static void jacobian_check(void)
     cr_contact_params law = hertz(K, 2.0e3, CR_RELEASE_GAP);
     double down[2] = {0.0, -1.0}, grav[2] = {3.0, -9.81};
     for (int k = 0; k < 2; k++) {
+        tu_case("jacobian%s", k ? ", gravity" : "");
+        int f0 = tu_failed;
         cr_model *model = pool_model(4, d, &law, 1e-10);
         cr_model_add_plane(model, down, -0.05, NULL);
         if (k)
@@ -306,11 +361,13 @@ static void jacobian_check(void)
                   cr_system_check_jacobian(sys, &err) == CR_OK,
               "check: %s %s", msg, sys ? cr_system_last_error(sys) : "");
         cr_system_destroy(sys);
-        CHECK(err >= 0.0 && err < 1e-6, "analytic vs finite-difference Jacobian: %.3g", err);
-        printf("ok   sparse Jacobian = central differences to %.2e (<= 1e-6), mid-impact%s\n", err,
-               k ? ", under gravity" : "");
+        /* (differences of cradle's own right-hand side) */
+        CHECK_SELF(err >= 0.0 && err < 1e-6, "analytic vs finite-difference Jacobian: %.3g", err);
+        tu_summary(f0, "sparse Jacobian = central differences to %.2e (<= 1e-6), mid-impact%s", err,
+                   k ? ", under gravity" : "");
         cr_model_destroy(model);
     }
+    tu_case(NULL);
 }
 
 /* The matrix-free solver (GMRES with the per-disc block preconditioner) gives
@@ -334,10 +391,17 @@ static void gmres_equals_klu(void)
         cr_system_destroy(p);
         cr_model_destroy(model);
     }
+    int f0 = tu_failed;
     for (int q = 0; q < 6; q++)
-        CHECK(fabs(u[1][q] - u[0][q]) <= 1e-9, "GMRES vs KLU, component %d: %.15g vs %.15g", q,
-              u[1][q], u[0][q]);
-    printf("ok   GMRES + block preconditioner = KLU to 1e-9 (damped pool, force release)\n");
+        CHECK_SELF(fabs(u[1][q] - u[0][q]) <= 1e-9, "GMRES vs KLU, component %d: %.15g vs %.15g", q,
+                   u[1][q], u[0][q]);
+    double est, dr = fmax(vs_rk4(3, d, &law, u[0], 1.0, &est), vs_rk4(3, d, &law, u[1], 1.0, &est));
+    CHECK_REF(dr <= 1e-9 && est <= 1e-10,
+              "KLU and GMRES vs RK4 (refpool.h): %.3g (<= 1e-9; estimate %.1e)", dr, est);
+    tu_summary(f0,
+               "GMRES + block preconditioner = KLU to 1e-9, = RK4 to %.1e (damped pool, force "
+               "release)",
+               dr);
 }
 
 /* A disc at rest a height h above a floor, under gravity g = (gx, gy): its
@@ -369,7 +433,7 @@ static void free_fall(void)
     CHECK_REL(v[0], gx * 1.5 * tc, 1e-9, "the floor does not touch vx: vx = gx t");
     double E =
         cr_system_kinetic_energy(p) + cr_system_potential_energy(p) + cr_system_dissipated_work(p);
-    CHECK_REL(E, E0, 1e-9, "energy with the field's potential");
+    CHECK_REL_INV(E, E0, 1e-9, "energy with the field's potential");
     cr_system_destroy(p);
     cr_model_destroy(model);
 }
@@ -403,8 +467,16 @@ static void restitution_target(void)
     cr_system *p = run_model(model, 0.0);
     double v[6];
     cr_system_get_velocities(p, v);
-    CHECK_REL(-v[0] / vref, e, 1e-8, "wall's restitution = the target");
-    CHECK_REL((v[5] - v[3]) / vref, e, 1e-8, "discs' restitution = the target");
+    CHECK_REL_SELF(-v[0] / vref, e, 1e-8, "wall's restitution = the target");
+    CHECK_REL_SELF((v[5] - v[3]) / vref, e, 1e-8, "discs' restitution = the target");
+    /* the solved laws integrated here (refchain.h): a disc of mass M on a wall is
+     * the central impact at mu = M, the two discs of 2M at mu = M */
+    double ew, ed, rw, rd;
+    rw = refchain_restitution(pw.K, pw.n, pw.C, pw.m, 1, M, vref, &ew);
+    rd = refchain_restitution(pd.K, pd.n, pd.C, pd.m, 1, M, vref, &ed);
+    CHECK(ew <= 1e-10 && ed <= 1e-10, "RK4 estimates %.1e, %.1e", ew, ed);
+    CHECK_REL(-v[0] / vref, rw, 1e-8, "wall's restitution: RK4 of the solved wall law at mu = M");
+    CHECK_REL((v[5] - v[3]) / vref, rd, 1e-8, "discs' restitution: RK4 of the solved law");
     cr_system_destroy(p);
     cr_model_destroy(model);
 }
@@ -432,6 +504,7 @@ static void pair_law(void)
     for (int q = 0; q < 2; q++) {
         const cr_event *c = find_event(p, kc[q], CR_EVENT_CLOSE);
         const cr_event *o = find_event(p, kc[q], CR_EVENT_OPEN);
+        tu_case("pair law %d", q);
         CHECK(c && o, "contact %d closes and opens", q);
         if (!c || !o)
             continue;
@@ -439,6 +512,7 @@ static void pair_law(void)
         CHECK_REL(o->t - c->t, HERTZ_TC * dmax / v, 1e-8,
                   q ? "default law: Hertz duration of K" : "pair law: Hertz duration of K01");
     }
+    tu_case(NULL);
     CHECK(strcmp(cr_system_end_reason(p), "all contacts open and separating") == 0,
           "ended by the rule: %s", cr_system_end_reason(p));
     cr_system_destroy(p);
@@ -480,8 +554,10 @@ static int count_output(const cr_system *sys, void *user)
 static void output_interval(void)
 {
     disc d[2] = {{M, R, 0.0, 0.0, 1.0, 0.0}, {M, R, 2 * R + 1e-5, 0.0, 0.0, 0.0}};
+    cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP);
     for (int k = 0; k < 2; k++) {
-        cr_contact_params law = hertz(K, 0.0, CR_RELEASE_GAP);
+        tu_case("output interval, t_end %s", k ? "given" : "auto");
+        int f0 = tu_failed;
         cr_model *model = pool_model(2, d, &law, 1e-10);
         char msg[256];
         cr_system *p = cr_system_create(model, msg, sizeof msg);
@@ -497,11 +573,12 @@ static void output_interval(void)
         CHECK(fabs((double)n - (expect + (k ? 1 : 2))) <= 1.0,
               "%s: %ld outputs, expected %.0f (+ start and end)",
               k ? "t_end 0.1 s: t_end/1000" : "auto: delta*/(4V)", n, expect);
-        printf("ok   output interval, %s: %ld outputs over %.3g s (delta*/V = %.3g s)\n",
-               k ? "t_end given" : "t_end auto", n, t, T);
+        tu_summary(f0, "output interval, %s: %ld outputs over %.3g s (delta*/V = %.3g s)",
+                   k ? "t_end given" : "t_end auto", n, t, T);
         cr_system_destroy(p);
         cr_model_destroy(model);
     }
+    tu_case(NULL);
 }
 
 int main(void)

@@ -329,9 +329,10 @@ static void same_episodes(const cr_monitor *a, const cr_monitor *b)
         cr_episode_info ia, ib;
         if (cr_monitor_get_episode(a, k, &ia) != CR_OK || cr_monitor_get_episode(b, k, &ib))
             continue;
-        CHECK(ia.t_start == ib.t_start && ia.t_end == ib.t_end && ia.kappa == ib.kappa &&
-                  ia.reference == ib.reference,
-              "episode %zu scalars identical", k);
+        tu_case("episode %zu", k);
+        CHECK_SELF(ia.t_start == ib.t_start && ia.t_end == ib.t_end && ia.kappa == ib.kappa &&
+                       ia.reference == ib.reference,
+                   "episode %zu scalars identical", k);
         size_t na, nb;
         const cr_contact_record *ra = cr_monitor_contacts(a, k, &na);
         const cr_contact_record *rb = cr_monitor_contacts(b, k, &nb);
@@ -340,8 +341,9 @@ static void same_episodes(const cr_monitor *a, const cr_monitor *b)
             same = ra[c].impulse == rb[c].impulse && ra[c].compression == rb[c].compression &&
                    ra[c].expansion == rb[c].expansion &&
                    (ra[c].alpha == rb[c].alpha || (isnan(ra[c].alpha) && isnan(rb[c].alpha)));
-        CHECK(same, "episode %zu: %zu contact records identical", k, na);
+        CHECK_SELF(same, "episode %zu: %zu contact records identical", k, na);
     }
+    tu_case(NULL);
 }
 
 /* The replayed file holds the recorded trajectory: its last velocity row equals

@@ -22,7 +22,7 @@ a = [c["alpha"] for c in d["episodes"][0]["contacts"] if (c["body_a"], c["body_b
 lim = float(sys.argv[1])
 print("     extrapolated alpha_12 %.10f, frozen run %.10f" % (lim, a))
 sys.exit(not abs(lim - a) <= 1e-6)' "$limit" \
-    && ok "extrapolated alpha_12 = the frozen-normal run to 1e-6" || bad "alpha limit $limit vs frozen"
+    && ok "extrapolated alpha_12 = the frozen-normal run to 1e-6" self || bad "alpha limit $limit vs frozen"
 "$CRADLE" run -q -o run.h5 "$POOL"
 "$CRADLE" compare run.h5 -q --rigid-limit=4,10 --episode 0 > rl2.txt 2> rl2.err \
     && grep -q "4 levels" rl2.txt && ok "compare RUN.h5 --rigid-limit=4,10 --episode 0" \

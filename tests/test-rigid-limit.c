@@ -148,17 +148,18 @@ static void frozen_is_scale_invariant(void)
     }
     run_t a = run(m1), b = run(m2), c = run(m3);
     const cr_contact_record *ra = a.ep.records, *rb = b.ep.records;
+    int f0 = tu_failed;
     CHECK(a.ep.info.contact_count == 2 && b.ep.info.contact_count == 2, "two contacts each");
-    CHECK_REL(rb[1].alpha, ra[1].alpha, 1e-9, "frozen alpha(100 K) = alpha(K)");
-    CHECK_REL(b.ep.info.kappa, a.ep.info.kappa, 1e-9, "frozen kappa(100 K) = kappa(K)");
+    CHECK_REL_SELF(rb[1].alpha, ra[1].alpha, 1e-9, "frozen alpha(100 K) = alpha(K)");
+    CHECK_REL_SELF(b.ep.info.kappa, a.ep.info.kappa, 1e-9, "frozen kappa(100 K) = kappa(K)");
     double du = 0.0;
     for (size_t q = 0; q < 6; q++)
         du = fmax(du, fabs(a.ep.velocity_after[q] - b.ep.velocity_after[q]));
-    CHECK(du < 1e-9, "frozen u+(100 K) = u+(K) to 1e-9 m/s (V = 1 m/s): %.2e", du);
-    printf("ok   frozen, damped (kappa %.6f): alpha %.12f vs %.12f, |du+| %.1e m/s\n",
-           a.ep.info.kappa, ra[1].alpha, rb[1].alpha, du);
-    CHECK(fabs(c.ep.info.kappa - a.ep.info.kappa) > 1e-3,
-          "without the C scaling kappa moves: %.6f vs %.6f", c.ep.info.kappa, a.ep.info.kappa);
+    CHECK_SELF(du < 1e-9, "frozen u+(100 K) = u+(K) to 1e-9 m/s (V = 1 m/s): %.2e", du);
+    tu_summary(f0, "frozen, damped (kappa %.6f): alpha %.12f vs %.12f, |du+| %.1e m/s",
+               a.ep.info.kappa, ra[1].alpha, rb[1].alpha, du);
+    CHECK_SELF(fabs(c.ep.info.kappa - a.ep.info.kappa) > 1e-3,
+               "without the C scaling kappa moves: %.6f vs %.6f", c.ep.info.kappa, a.ep.info.kappa);
     /* the duration scales as K^(-1/(n+1)) exactly */
     double da = a.ep.info.t_end - a.ep.info.t_start, db = b.ep.info.t_end - b.ep.info.t_start;
     CHECK_REL(db / da, pow(100, -0.4), 1e-8, "frozen duration ratio = 100^(-1/(n+1))");
@@ -193,17 +194,21 @@ static void units_and_masses(void)
     const double vscale[2] = {1.0, V};
     for (size_t k = 0; k < 2; k++) {
         const run_t *r = scaled[k];
-        CHECK(fabs(r->ep.records[1].alpha / a.ep.records[1].alpha - 1) <= 1e-9,
-              "frozen alpha invariant (%s)", what[k]);
-        CHECK(fabs(r->ep.info.kappa / a.ep.info.kappa - 1) <= 1e-9, "frozen kappa invariant (%s)",
-              what[k]);
+        int f0 = tu_failed;
+        tu_case("frozen pool, %s", what[k]);
+        CHECK_SELF(fabs(r->ep.records[1].alpha / a.ep.records[1].alpha - 1) <= 1e-9,
+                   "frozen alpha invariant (%s)", what[k]);
+        CHECK_SELF(fabs(r->ep.info.kappa / a.ep.info.kappa - 1) <= 1e-9,
+                   "frozen kappa invariant (%s)", what[k]);
         double du = 0.0;
         for (size_t q = 0; q < 6; q++)
             du = fmax(du, fabs(r->ep.velocity_after[q] / vscale[k] - a.ep.velocity_after[q]));
-        CHECK(du < 1e-9, "u+ scales as lambda/tau (%s): %.2e", what[k], du);
-        printf("ok   frozen pool, %s: alpha %.12f vs %.12f, kappa %.12f vs %.12f\n", what[k],
-               r->ep.records[1].alpha, a.ep.records[1].alpha, r->ep.info.kappa, a.ep.info.kappa);
+        CHECK_SELF(du < 1e-9, "u+ scales as lambda/tau (%s): %.2e", what[k], du);
+        tu_summary(f0, "frozen pool, %s: alpha %.12f vs %.12f, kappa %.12f vs %.12f", what[k],
+                   r->ep.records[1].alpha, a.ep.records[1].alpha, r->ep.info.kappa,
+                   a.ep.info.kappa);
     }
+    tu_case(NULL);
     release(&a);
     release(&r2);
     release(&r3);
@@ -224,9 +229,10 @@ static void frozen_mid_impact(void)
     char msg[512];
     cr_system *sys = cr_system_create(m, msg, sizeof msg);
     double err = -1.0;
+    int f0 = tu_failed;
     int rc = sys ? cr_system_run(sys, 5.5e-5) : CR_ERR_INVALID;
-    CHECK(rc == CR_OK && cr_system_check_jacobian(sys, &err) == CR_OK && err < 1e-6,
-          "frozen Jacobian vs central differences: %.3g", err);
+    CHECK_SELF(rc == CR_OK && cr_system_check_jacobian(sys, &err) == CR_OK && err < 1e-6,
+               "frozen Jacobian vs central differences: %.3g", err);
     cr_contact_view w = {0};
     size_t k12 = 0;
     for (size_t k = 0; sys && k < cr_system_contact_count(sys); k++) {
@@ -239,12 +245,13 @@ static void frozen_mid_impact(void)
     double x[6];
     cr_system_get_positions(sys, x);
     double turn = atan2(x[5] - x[3], x[4] - x[2]);
-    CHECK(k12 && w.state == CR_CONTACT_LOADED && w.normal[0] == 1.0 && w.normal[1] == 0.0 &&
-              fabs(turn) > 1e-5,
-          "contact 1-2 loaded on its frozen normal (%.17g, %.17g) while the centres turned %.3g",
-          w.normal[0], w.normal[1], turn);
-    printf("ok   mid-impact: Jacobian to %.1e, line of centres turned %.2e rad, normal frozen\n",
-           err, turn);
+    CHECK_REF(k12 && w.state == CR_CONTACT_LOADED && w.normal[0] == 1.0 && w.normal[1] == 0.0 &&
+                  fabs(turn) > 1e-5,
+              "contact 1-2 loaded on its frozen normal (%.17g, %.17g) while the centres turned "
+              "%.3g",
+              w.normal[0], w.normal[1], turn);
+    tu_summary(f0, "mid-impact: Jacobian to %.1e, line of centres turned %.2e rad, normal frozen",
+               err, turn);
     cr_system_destroy(sys);
     cr_model_destroy(m);
 }
@@ -274,42 +281,50 @@ static void rigid_limit(void)
     double a_frozen = f.ep.records[1].alpha, a_turn = t.ep.records[1].alpha;
     printf("     alpha_12: turning %.12f, frozen %.12f, extrapolated %.12f (levels K x 1 .. %g)\n",
            a_turn, a_frozen, rt.alpha_limit[1], rt.factor[rt.levels - 1]);
-    CHECK(fabs(a_turn - a_frozen) > 1e-4, "the normals' turn shows at K: %.3g",
-          fabs(a_turn - a_frozen));
-    CHECK(fabs(rt.alpha_limit[1] - a_frozen) <= 1e-6, "extrapolated alpha %.12f vs frozen %.12f",
-          rt.alpha_limit[1], a_frozen);
-    printf("ok   |alpha_limit - alpha_frozen| = %.2e <= 1e-6 (accuracy estimate %.1e)\n",
-           fabs(rt.alpha_limit[1] - a_frozen), rt.alpha_accuracy);
+    CHECK_SELF(fabs(a_turn - a_frozen) > 1e-4, "the normals' turn shows at K: %.3g",
+               fabs(a_turn - a_frozen));
+    int f0 = tu_failed;
+    CHECK_SELF(fabs(rt.alpha_limit[1] - a_frozen) <= 1e-6,
+               "extrapolated alpha %.12f vs frozen %.12f", rt.alpha_limit[1], a_frozen);
+    tu_summary(f0, "|alpha_limit - alpha_frozen| = %.2e <= 1e-6 (accuracy estimate %.1e)",
+               fabs(rt.alpha_limit[1] - a_frozen), rt.alpha_accuracy);
     double du = max_diff(rt.velocity_limit, f.ep.velocity_after, 6);
-    CHECK(du <= 1e-6, "extrapolated u+ vs frozen: %.3g m/s", du);
-    printf("ok   |u+_limit - u+_frozen| = %.2e m/s <= 1e-6 (V = 1 m/s)\n", du);
-    CHECK(fabs(rt.alpha_order - 1.0) < 0.05 && fabs(rt.velocity_order - 1.0) < 0.05,
-          "observed orders in h: alpha %.4f, u+ %.4f (stated: 1)", rt.alpha_order,
-          rt.velocity_order);
-    printf("ok   observed order in h = K^(-1/(n+1)): alpha %.4f, u+ %.4f (1 +- 0.05)\n",
-           rt.alpha_order, rt.velocity_order);
-    CHECK(fabs(rt.duration_exponent + 0.4) < 1e-4, "duration exponent %.6f (-0.4)",
-          rt.duration_exponent);
-    CHECK(fabs(rf.duration_exponent + 0.4) < 1e-6, "frozen duration exponent %.8f (-0.4)",
-          rf.duration_exponent);
-    printf("ok   duration ~ K^%.6f (turning), K^%.8f (frozen); -1/(n+1) = -0.4\n",
-           rt.duration_exponent, rf.duration_exponent);
-    CHECK(fabs(rt.residual_exponent + 0.4) < 1e-3, "residual exponent %.6f (-0.4)",
-          rt.residual_exponent);
+    f0 = tu_failed;
+    CHECK_SELF(du <= 1e-6, "extrapolated u+ vs frozen: %.3g m/s", du);
+    tu_summary(f0, "|u+_limit - u+_frozen| = %.2e m/s <= 1e-6 (V = 1 m/s)", du);
+    /* the orders and exponents are those of the theory: δ* ∝ K^(-1/(n+1)) */
+    f0 = tu_failed;
+    CHECK_REF(fabs(rt.alpha_order - 1.0) < 0.05 && fabs(rt.velocity_order - 1.0) < 0.05,
+              "observed orders in h: alpha %.4f, u+ %.4f (stated: 1)", rt.alpha_order,
+              rt.velocity_order);
+    tu_summary(f0, "observed order in h = K^(-1/(n+1)): alpha %.4f, u+ %.4f (1 +- 0.05)",
+               rt.alpha_order, rt.velocity_order);
+    f0 = tu_failed;
+    CHECK_REF(fabs(rt.duration_exponent + 0.4) < 1e-4, "duration exponent %.6f (-0.4)",
+              rt.duration_exponent);
+    CHECK_REF(fabs(rf.duration_exponent + 0.4) < 1e-6, "frozen duration exponent %.8f (-0.4)",
+              rf.duration_exponent);
+    tu_summary(f0, "duration ~ K^%.6f (turning), K^%.8f (frozen); -1/(n+1) = -0.4",
+               rt.duration_exponent, rf.duration_exponent);
+    f0 = tu_failed;
+    CHECK_REF(fabs(rt.residual_exponent + 0.4) < 1e-3, "residual exponent %.6f (-0.4)",
+              rt.residual_exponent);
     double worst = 0.0;
     for (size_t L = 0; L < rf.levels; L++)
         worst = fmax(worst, rf.residual[L]);
-    CHECK(rt.residual[0] > 1e-4 && worst < 1e-9,
-          "first-touch-W residual: turning %.3g at K, frozen %.3g at most", rt.residual[0], worst);
-    printf("ok   first-touch-W momentum residual %.3e at K ~ K^%.6f (-0.4 +- 1e-3); frozen <= "
-           "%.1e\n",
-           rt.residual[0], rt.residual_exponent, worst);
+    CHECK_INV(rt.residual[0] > 1e-4 && worst < 1e-9,
+              "first-touch-W residual: turning %.3g at K, frozen %.3g at most", rt.residual[0],
+              worst);
+    tu_summary(f0,
+               "first-touch-W momentum residual %.3e at K ~ K^%.6f (-0.4 +- 1e-3); frozen <= %.1e",
+               rt.residual[0], rt.residual_exponent, worst);
     /* the frozen levels themselves: α independent of K */
     double spread = 0.0;
     for (size_t L = 1; L < rf.levels; L++)
         spread = fmax(spread, fabs(rf.alpha[L * rf.contacts + 1] - rf.alpha[1]));
-    CHECK(spread < 1e-8, "frozen alpha over K .. 1e4 K: spread %.3g", spread);
-    printf("ok   frozen alpha over K .. 10^4 K (rtol 1e-10): spread %.1e <= 1e-8\n", spread);
+    f0 = tu_failed;
+    CHECK_SELF(spread < 1e-8, "frozen alpha over K .. 1e4 K: spread %.3g", spread);
+    tu_summary(f0, "frozen alpha over K .. 10^4 K (rtol 1e-10): spread %.1e <= 1e-8", spread);
 done:
     cr_rigid_limit_free(&rt);
     cr_rigid_limit_free(&rf);
@@ -337,11 +352,12 @@ static void bernoulli_closed_form(void)
         double exact[6] = {-0.2, 0.0, 0.6, 0.2 * s3, 0.6, -0.2 * s3};
         double d_inf = max_diff(r.velocity_limit, exact, 6);
         double d_K = max_diff(t.ep.velocity_after, exact, 6);
-        CHECK(d_inf <= 1e-6 && d_K > 1e-5, "Bernoulli u+: limit off by %.3g, run at K by %.3g",
-              d_inf, d_K);
-        printf("ok   Bernoulli u+(K -> inf) = closed form to %.1e m/s (<= 1e-6; the run at K: "
-               "%.1e)\n",
-               d_inf, d_K);
+        int f0 = tu_failed;
+        CHECK_REF(d_inf <= 1e-6 && d_K > 1e-5, "Bernoulli u+: limit off by %.3g, run at K by %.3g",
+                  d_inf, d_K);
+        tu_summary(f0,
+                   "Bernoulli u+(K -> inf) = closed form to %.1e m/s (<= 1e-6; the run at K: %.1e)",
+                   d_inf, d_K);
     }
     cr_rigid_limit_free(&r);
     release(&t);

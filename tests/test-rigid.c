@@ -3,9 +3,9 @@
  * a ball bouncing on a floor to its accumulation point, two pendulums under
  * Newton's law, pendulum cradles under the sequential and Newton laws, the
  * energetic law fed the compliant run's α and κ, LZB against the compliant
- * cradle (and the run comparison on it), per-impact parameters from a
- * provider, and the inputs a rigid run
- * refuses. The monitor follows every run: each impact must be one complete
+ * cradle (and the run comparison on it), the run comparison on two
+ * hand-solved impact sequences, per-impact parameters from a provider, and
+ * the inputs a rigid run refuses. The monitor follows every run: each impact must be one complete
  * episode with t_start = t_end.
  */
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "cradle/cradle.h"
 #include "testutil.h"
 #include "rigid-testutil.h"
+#include "refchain.h"
 
 #define G 9.81
 
@@ -61,6 +62,7 @@ static void test_ball_on_floor(double e)
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = e;
+    tu_case("ball on floor e = %g", e);
     rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp);
     CHECK(r.rc == CR_OK, "ball on floor (e = %g) ran", e);
     check_instantaneous(&r, RIGID_SOME, "ball on floor");
@@ -73,7 +75,7 @@ static void test_ball_on_floor(double e)
     while (pow(e, (double)K) * v1 >= 1e-6 * V)
         K++;
     size_t n = cr_monitor_episode_count(r.mon);
-    CHECK(n == K, "e = %g: %zu impacts, the rule makes %zu", e, n, K);
+    CHECK_REF(n == K, "e = %g: %zu impacts, the rule makes %zu", e, n, K);
 
     double tk = t1, worst_t = 0.0, worst_v = 0.0;
     for (size_t k = 0; k < n && k < K; k++) {
@@ -92,9 +94,9 @@ static void test_ball_on_floor(double e)
     /* t∞ − t_K is the tail of bounces below the rest speed: 2eᴷv₁/(g(1−e)) */
     double tail = 2.0 * pow(e, (double)K) * v1 / (G * (1.0 - e));
     CHECK_REL(last.t_start + tail, tinf, 1e-13, "t_K + tail = t_inf = t1 (1+e)/(1-e)");
-    CHECK(tail <= 2.0 * 1e-6 * V / (G * (1.0 - e)),
-          "the switch comes at most 2 v_rest/(g(1-e)) = %.3g s before t_inf (tail %.3g s)",
-          2.0 * 1e-6 * V / (G * (1.0 - e)), tail);
+    CHECK_REF(tail <= 2.0 * 1e-6 * V / (G * (1.0 - e)),
+              "the switch comes at most 2 v_rest/(g(1-e)) = %.3g s before t_inf (tail %.3g s)",
+              2.0 * 1e-6 * V / (G * (1.0 - e)), tail);
     CHECK(episode_velocity(r.mon, n - 1, 1, 1) == 0.0, "the last impact leaves the ball at rest");
 
     /* persistent contact until the end: at rest on the floor, carrying m g,
@@ -106,8 +108,8 @@ static void test_ball_on_floor(double e)
     cr_system_get_contact(r.sys, 0, &w);
     const cr_event *ev = cr_system_events(r.sys);
     size_t nev = cr_system_event_count(r.sys);
-    CHECK(v[1] == 0.0 && fabs(x[1] - r0) <= 1e-9 * r0, "resting at x = r: v %g, x - r %g", v[1],
-          x[1] - r0);
+    CHECK_REF(v[1] == 0.0 && fabs(x[1] - r0) <= 1e-9 * r0, "resting at x = r: v %g, x - r %g", v[1],
+              x[1] - r0);
     CHECK(w.state == CR_CONTACT_LOADED && w.settled, "floor contact loaded and settled");
     CHECK_REL(w.force, m * G, 1e-12, "persistent contact force = m g");
     CHECK(nev > 0 && ev[nev - 1].t <= last.t_start, "no event after the switch (last at %.9g s)",
@@ -115,7 +117,8 @@ static void test_ball_on_floor(double e)
     /* energy: what the impacts took is the potential energy lost */
     double E = cr_system_kinetic_energy(r.sys) + cr_system_potential_energy(r.sys) +
                cr_system_dissipated_work(r.sys);
-    CHECK_REL(E, -m * -G * (r0 + h), 1e-13, "T + U + dissipated = m g (r + h)");
+    CHECK_REL_INV(E, -m * -G * (r0 + h), 1e-13, "T + U + dissipated = m g (r + h)");
+    tu_case(NULL);
     run_free(&r);
     cr_model_destroy(model);
 }
@@ -168,12 +171,13 @@ static double two_pendulums(double theta0, double e, size_t ncoll, double *t1_er
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.restitution = e;
+    tu_case("two pendulums theta0 = %g", theta0);
     rigid_run r = run_rigid(model, CR_LAW_NEWTON, &lp);
     check_instantaneous(&r, RIGID_SOME, "two pendulums");
     double v1 = 2.0 * sqrt(G * ell) * sin(0.5 * theta0);
     double a = v1, b = 0.0, worst = 0.0;
     size_t n = cr_monitor_episode_count(r.mon);
-    CHECK(n == ncoll, "two pendulums: %zu collisions, want %zu", n, ncoll);
+    CHECK_REF(n == ncoll, "two pendulums: %zu collisions, want %zu", n, ncoll);
     for (size_t k = 0; k < n && k < ncoll; k++) {
         if (k > 0) { /* half a period later, reversed */
             a = -a;
@@ -189,6 +193,7 @@ static double two_pendulums(double theta0, double e, size_t ncoll, double *t1_er
     cr_episode_info in;
     cr_monitor_get_episode(r.mon, 0, &in);
     *t1_err = fabs(in.t_start - T4) / T4;
+    tu_case(NULL);
     run_free(&r);
     cr_model_destroy(model);
     return worst;
@@ -204,9 +209,9 @@ static void test_two_pendulums(void)
            theta, small, theta / 2.0);
     CHECK_REL(t1a + 1.0, 1.0, 1e-10, "first collision at T/4 = sqrt(l/g) K(sin(theta/2))");
     double phi = M_PI * theta * theta / 16.0;
-    CHECK(big <= 6.0 * phi * phi,
-          "6 collisions within the isochronism error: %.3g <= 6 (pi theta^2/16)^2 = %.3g", big,
-          6.0 * phi * phi);
+    CHECK_REF(big <= 6.0 * phi * phi,
+              "6 collisions within the isochronism error: %.3g <= 6 (pi theta^2/16)^2 = %.3g", big,
+              6.0 * phi * phi);
     /* it is the isochronism error: (θ²)², so halving θ divides it by 16 */
     CHECK_REL(big / small, 16.0, 0.15, "deviation ~ theta^4 (halving theta: / 16)");
 }
@@ -244,13 +249,14 @@ static void test_cradle_sequential(void)
         tim = fmax(tim, fabs(in.t_start - (T4 + (double)k * 2.0 * T4)) / T4);
     }
     CHECK(sides, "impacts alternate: pair 0, pair 3, ...");
-    CHECK(rest0 == 0.0, "first impact: the other four balls exactly at rest (%.3g)", rest0);
+    CHECK_REF(rest0 == 0.0, "first impact: the other four balls exactly at rest (%.3g)", rest0);
     /* later the resting balls carry the integration error of their last swing:
      * a position error rtol·ℓθ₀ is a field force that gives them at most
      * π·rtol·v₁ per half period */
     double bound = M_PI * cr_model_settings(model)->rtol * (double)n;
-    CHECK(rest <= bound,
-          "the other four at rest to the integration error: %.3g <= n pi rtol = %.3g", rest, bound);
+    CHECK_REF(rest <= bound,
+              "the other four at rest to the integration error: %.3g <= n pi rtol = %.3g", rest,
+              bound);
     CHECK_REL(speed + 1.0, 1.0, 1e-9, "outgoing speed = v1 = 2 sqrt(g l) sin(theta0/2)");
     CHECK_REL(tim + 1.0, 1.0, 1e-9, "impact k at T/4 + k T/2 (nonlinear period)");
     run_free(&r);
@@ -285,8 +291,8 @@ static void test_cradle_newton(void)
     /* balls 1 and 2 leave together: a persistent contact without force */
     cr_contact_view w;
     cr_system_get_contact(r.sys, 1, &w);
-    CHECK(w.state == CR_CONTACT_TOUCHING && w.overlap == 0.0,
-          "balls 1, 2 still touching at the end (overlap %g)", w.overlap);
+    CHECK_REF(w.state == CR_CONTACT_TOUCHING && w.overlap == 0.0,
+              "balls 1, 2 still touching at the end (overlap %g)", w.overlap);
     run_free(&r);
     cr_model_destroy(model);
 }
@@ -336,7 +342,7 @@ static void test_release(void)
         worst = fmax(worst, fmax(fabs(o.x[k][0]), fabs(o.x[k][1] - 2.0 * r0)) / ell);
     printf("release: %zu releases, largest |x|/l %.3g\n", o.n, worst);
     CHECK(rc == CR_OK && o.n >= 2, "stuck pendulums part %zu times in 3 s", o.n);
-    CHECK(worst <= 1e-8, "each release over the pivots: |x| / l = %.3g <= 1e-8", worst);
+    CHECK_REF(worst <= 1e-8, "each release over the pivots: |x| / l = %.3g <= 1e-8", worst);
     cr_system_destroy(sys);
     cr_model_destroy(model);
 }
@@ -345,7 +351,8 @@ static void test_release(void)
 
 /* The 3-ball chain of Acary & Taha (unit masses, Hertz K = 1): its compliant
  * episode's α and κ make the rigid energetic law give back the compliant u⁺
- * (001 eq. 17-18), field-free, to 1e-8. */
+ * (001 eq. 17-18), field-free, to 1e-8; both are the chain integrated by the
+ * test's RK4 (refchain.h). */
 static void test_energetic_calibrated(void)
 {
     cr_model *model = cr_model_create();
@@ -376,8 +383,17 @@ static void test_energetic_calibrated(void)
     double worst = 0.0;
     for (size_t i = 0; i < 3; i++)
         worst = fmax(worst, fabs(episode_velocity(r.mon, 0, i, 1) - episode_velocity(cm, 0, i, 1)));
-    CHECK_REL(worst + 1.0, 1.0, 1e-8,
-              "energetic(alpha, kappa of the compliant run): u+ = compliant");
+    CHECK_REL_SELF(worst + 1.0, 1.0, 1e-8,
+                   "energetic(alpha, kappa of the compliant run): u+ = compliant");
+    /* and both against the test's RK4 of the chain (refchain.h) */
+    double ur[3], uc[3], ea, ec;
+    for (size_t i = 0; i < 3; i++) {
+        ur[i] = episode_velocity(r.mon, 0, i, 1);
+        uc[i] = episode_velocity(cm, 0, i, 1);
+    }
+    double da = refchain_diff(model, ur, 1.0, &ea), dc = refchain_diff(model, uc, 1.0, &ec);
+    CHECK_REF(da <= 1e-8 && dc <= 1e-8 && ea <= 1e-10,
+              "energetic rigid u+ %.3g, compliant u+ %.3g from RK4 (refchain.h; <= 1e-8)", da, dc);
     run_free(&r);
     cr_monitor_destroy(cm);
     cr_system_destroy(c);
@@ -470,7 +486,10 @@ static double collision_velocity(const cr_monitor *mon, size_t k, size_t i, int 
  * does not have: near the bottom it changes the speeds by a fraction ~ gτ²/ℓ
  * (displacement vτ, restoring acceleration g·vτ/ℓ over τ). The same numbers
  * through cr_compare_runs (the run comparison): its row 0 must give the
- * error computed here.
+ * error computed here. And the rigid impact itself against the test's own
+ * integration of that frozen chain (refchain.h: five touching Hertz balls,
+ * the first at the rigid run's u⁻, no field), to 1e-8 of the speed (LZB
+ * integrates at its default tolerance 1e-10).
  */
 static void test_cradle_lzb(void)
 {
@@ -499,8 +518,30 @@ static void test_cradle_lzb(void)
     printf("# lzb cradle: |u+ - u+_compliant| / v1 = %.3g (bound g tau^2 / l = %.3g, tau = "
            "%.3g s)\n",
            worst / speed, bound, tau);
-    CHECK(worst / speed <= bound, "lzb u+ = compliant first collision within %.3g: %.3g", bound,
-          worst / speed);
+    CHECK_SELF(worst / speed <= bound, "lzb u+ = compliant first collision within %.3g: %.3g",
+               bound, worst / speed);
+    {
+        double m5[5], x5[5], r5[5], v5[5], vr[5], P[4], est = NAN, d = 0.0;
+        for (size_t i = 0; i < 5; i++) {
+            m5[i] = cr_model_mass(model, i);
+            r5[i] = cr_model_radius(model, i);
+            x5[i] = 2.0 * r5[0] * (double)i;
+            v5[i] = collision_velocity(r.mon, 0, i, 0);
+        }
+        const cr_contact_params *law = cr_model_contact(model, 0);
+        refchain rc;
+        refchain_init(&rc, 5, m5, x5, r5, v5, law->K, law->n, law->C, 0);
+        for (size_t k = 0; k < 4; k++)
+            rc.gap[k] = 0.0;
+        int ok = refchain_final(&rc, refchain_step(&rc, speed, 4000.0), 1.0, vr, P, &est) > 0.0;
+        for (size_t i = 0; i < 5; i++)
+            d = fmax(d, fabs(collision_velocity(r.mon, 0, i, 1) - vr[i]) / speed);
+        CHECK_REF(ok && law->C == 0.0 && d <= 1e-8 && est <= 1e-10 * speed,
+                  "lzb first impact vs RK4 of the frozen Hertz chain (refchain.h): %.3g (<= 1e-8; "
+                  "estimate %.1e)",
+                  d, est);
+        printf("# lzb cradle: first impact vs RK4 of the frozen chain %.2e v1\n", d);
+    }
     double u3 = fabs(collision_velocity(r.mon, 0, 3, 1));
     CHECK(u3 > 1e-3 * speed, "lzb disperses: ball 3 keeps %.3g v1 (sequential: 0)", u3 / speed);
     char law[256];
@@ -510,23 +551,100 @@ static void test_cradle_lzb(void)
     cr_compare_runs_summary sum;
     CHECK(cr_compare_runs(cm, r.mon, &row, 1, &sum) == CR_OK && sum.matched >= 1,
           "run comparison of compliant and lzb");
-    CHECK_REL(row.velocity_after_error, worst / speed, 1e-12,
-              "runcmp row 0: the u+ error computed here");
+    CHECK_REL_SELF(row.velocity_after_error, worst / speed, 1e-12,
+                   "runcmp row 0: the u+ error computed here from the two monitors");
     cr_collision_info ri;
     cr_monitor_get_collision(r.mon, 0, &ri);
-    CHECK(row.phase == ri.t_start - ci.t_start && fabs(row.phase) <= 1e-9 * T4,
-          "runcmp phase of collision 0: %.3g s (both at T/4)", row.phase);
-    CHECK_REL(row.energy_error, (ri.T_plus - ci.T_plus) / ci.T_minus, 1e-12,
-              "runcmp energy error of collision 0");
-    cr_compare_runs_summary self;
-    cr_compare_runs(cm, cm, NULL, 0, &self);
-    CHECK(self.max_velocity_error == 0.0 && self.max_phase == 0.0 &&
-              self.decay_compliant == self.decay_rigid &&
-              self.matched == cr_monitor_collision_count(cm),
-          "a run compared with itself: no error, no drift");
+    CHECK_REF(row.phase == ri.t_start - ci.t_start && fabs(row.phase) <= 1e-9 * T4,
+              "runcmp phase of collision 0: %.3g s (both at T/4)", row.phase);
+    CHECK_REL_SELF(row.energy_error, (ri.T_plus - ci.T_plus) / ci.T_minus, 1e-12,
+                   "runcmp energy error of collision 0");
     run_free(&r);
     cr_monitor_destroy(cm);
     cr_system_destroy(c);
+    cr_model_destroy(model);
+}
+
+/*
+ * The run comparison against two impact sequences solved by hand (it had been
+ * checked on a run compared with itself). Three unit balls of radius 0.5 at
+ * x = 0, 1.25, 2.75, ball 0 at 1 m/s, no field, Newton's law:
+ *  - e = 1 (the "compliant" side): exchanges, collisions {0,1} at 0.25 s and
+ *    {1,2} at 0.75 s, velocities (0, 1, 0) then (0, 0, 1);
+ *  - e = 1/2 (the "rigid" side): {0,1} at 0.25 s gives (1/4, 3/4, 0); ball 1
+ *    covers 0.5 m at 3/4 m/s: {1,2} at 0.25 + 2/3 s gives (1/4, 3/16, 9/16);
+ *    ball 0 (1/4) then catches ball 1 (3/16) across 1/3 m at 1/16 m/s:
+ *    {0,1} at 11/12 + 16/3 = 6.25 s gives (13/64, 15/64, 9/16), and nothing
+ *    approaches any more.
+ * Each impact is its own collision (window 0.01 s). Two rows: phases 0 and
+ * 1/6 s; speeds 1; errors before 0 and 1/4, after 1/4 and 7/16; T⁻ (1/2, 1/2)
+ * and (1/2, 9/32); energy errors −3/8 and −83/128; κ 1 and 5/8 each (no field:
+ * T⁺/T⁻); next intervals 1/2 and 2/3 s; decays 1 and 25/64; mean compliant
+ * interval 1/2 s.
+ */
+static void test_runcmp_closed_form(void)
+{
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, 1.0, 0.5, 0.0, 1.0);
+    cr_model_add_ball(model, 1.0, 0.5, 1.25, 0.0);
+    cr_model_add_ball(model, 1.0, 0.5, 2.75, 0.0);
+    cr_law_params half;
+    cr_law_params_init(&half);
+    half.restitution = 0.5;
+    rigid_run a = run_rigid(model, CR_LAW_NEWTON, NULL), b = run_rigid(model, CR_LAW_NEWTON, &half);
+    CHECK(a.rc == CR_OK && b.rc == CR_OK && cr_monitor_set_collision_window(a.mon, 0.01) == CR_OK &&
+              cr_monitor_set_collision_window(b.mon, 0.01) == CR_OK,
+          "runs with e = 1 and e = 1/2");
+    cr_compare_runs_row rows[3];
+    cr_compare_runs_summary sum;
+    CHECK(cr_compare_runs(a.mon, b.mon, rows, 3, &sum) == CR_OK, "runcmp");
+    CHECK_REF(sum.collisions_compliant == 2 && sum.collisions_rigid == 3 && sum.matched == 2,
+              "collisions 2 (e = 1) and 3 (e = 1/2), 2 matched: %zu, %zu, %zu",
+              sum.collisions_compliant, sum.collisions_rigid, sum.matched);
+    static const struct {
+        double t_c, t_r, next_c, next_r, before, after, Tm_c, Tm_r, Tp_c, Tp_r, kappa_r;
+    } want[2] = {{0.25, 0.25, 0.5, 2.0 / 3.0, 0.0, 0.25, 0.5, 0.5, 0.5, 0.3125, 0.625},
+                 {0.75, 0.25 + 2.0 / 3.0, NAN, 5.0 + 1.0 / 3.0, 0.25, 7.0 / 16.0, 0.5, 9.0 / 32.0,
+                  0.5, 45.0 / 256.0, 0.625}};
+    for (size_t k = 0; k < 2 && sum.matched == 2; k++) {
+        const cr_compare_runs_row *w = &rows[k];
+        double got[11] = {w->t_compliant,
+                          w->t_rigid,
+                          w->next_compliant,
+                          w->next_rigid,
+                          w->velocity_before_error,
+                          w->velocity_after_error,
+                          w->T_minus_compliant,
+                          w->T_minus_rigid,
+                          w->T_plus_compliant,
+                          w->T_plus_rigid,
+                          w->kappa_rigid};
+        const double *exp = &want[k].t_c;
+        double worst = 0.0;
+        for (int q = 0; q < 11; q++)
+            if (!(isnan(exp[q]) && isnan(got[q])))
+                worst = fmax(worst, fabs(got[q] - exp[q]) / fmax(1.0, fabs(exp[q])));
+        tu_case("runcmp row %zu", k);
+        CHECK_REF(worst <= 1e-14 && w->same_bodies && w->speed == 1.0,
+                  "row %zu: t %.15g, %.15g; next %.15g, %.15g; errors %.15g, %.15g; T- %.15g, "
+                  "%.15g; T+ %.15g, %.15g; kappa %.15g (largest difference %.2e)",
+                  k, got[0], got[1], got[2], got[3], got[4], got[5], got[6], got[7], got[8], got[9],
+                  got[10], worst);
+        CHECK_REL(w->phase, want[k].t_r - want[k].t_c, 1e-14, "phase 0, then 1/6 s (by hand)");
+        CHECK_REL(w->energy_error, (want[k].Tp_r - want[k].Tp_c) / want[k].Tm_c, 1e-14,
+                  "energy error -3/8, then -83/128 (by hand)");
+        CHECK_REL(w->kappa_compliant, 1.0, 1e-14, "e = 1: kappa 1");
+    }
+    tu_case(NULL);
+    CHECK_REL(sum.phase_drift, 1.0 / 6.0, 1e-14, "phase drift: 11/12 - 3/4 s (by hand)");
+    CHECK_REL(sum.max_velocity_error, 7.0 / 16.0, 1e-14, "largest u+ error 7/16 (by hand)");
+    CHECK_REL(sum.mean_velocity_error, (0.25 + 7.0 / 16.0) / 2.0, 1e-14, "mean u+ error");
+    CHECK_REL(sum.max_energy_error, 83.0 / 128.0, 1e-14, "largest |energy error| 83/128");
+    CHECK_REL(sum.decay_compliant, 1.0, 1e-14, "decay, e = 1: 1");
+    CHECK_REL(sum.decay_rigid, 25.0 / 64.0, 1e-14, "decay, e = 1/2: (5/8)^2");
+    CHECK_REL(sum.mean_interval, 0.5, 1e-14, "mean compliant interval 1/2 s");
+    run_free(&a);
+    run_free(&b);
     cr_model_destroy(model);
 }
 
@@ -609,6 +727,7 @@ int main(void)
     test_release();
     test_energetic_calibrated();
     test_cradle_lzb();
+    test_runcmp_closed_form();
     test_provider();
     test_free_flight();
     test_refusals();

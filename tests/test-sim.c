@@ -6,6 +6,7 @@
 
 #include "cradle/cradle.h"
 #include "testutil.h"
+#include "refchain.h"
 
 static cr_model *two_balls(double m, double v, double gap, const cr_contact_params *law)
 {
@@ -134,6 +135,7 @@ static void linear_dashpot(double zeta)
     double vel[2];
     cr_system_get_velocities(sim, vel);
     double e = -(vel[0] - vel[1]) / v;
+    tu_case("dashpot zeta = %g", zeta);
     char ref[96];
     snprintf(ref, sizeof ref, "exp(-pi z/sqrt(1-z^2)), zeta = %g", zeta);
     CHECK_REL(e, exp(-M_PI * zeta / sqrt(1 - zeta * zeta)), 1e-8, ref);
@@ -142,18 +144,21 @@ static void linear_dashpot(double zeta)
           cr_system_get_stats(sim).restarts);
     /* energy balance with the dissipated work integrated as a quadrature */
     double T0 = 0.5 * m * v * v;
-    CHECK_REL(cr_system_kinetic_energy(sim) + cr_system_dissipated_work(sim), T0, 1e-9,
-              "T + W_diss = T0");
+    CHECK_REL_INV(cr_system_kinetic_energy(sim) + cr_system_dissipated_work(sim), T0, 1e-9,
+                  "T + W_diss = T0");
     /* impulse of the contact = momentum transferred to ball 2 */
     cr_contact_view cv;
     cr_system_get_contact(sim, 0, &cv);
-    CHECK_REL(cv.impulse, m * vel[1], 1e-9, "impulse = m (v2+ - v2-)");
+    CHECK_REL_INV(cv.impulse, m * vel[1], 1e-9, "impulse = m (v2+ - v2-)");
+    tu_case(NULL);
     cr_system_destroy(sim);
     cr_model_destroy(model);
 }
 
 /* Undamped Hertz cradle of 5 steel balls: T and p are invariants of the
- * compliant model; over a whole impact T + U is conserved (1e-9) and p (1e-12). */
+ * compliant model; over a whole impact T + U is conserved (1e-9) and p (1e-12).
+ * The final velocities against the test's own integration (refchain.h: fixed-step
+ * RK4, no event location; its error estimate below 1e-10 V here), to 1e-9 V. */
 static void cradle_conservation(int nballs, double rtol, double atol)
 {
     cr_model *model = cr_model_create();
@@ -166,13 +171,14 @@ static void cradle_conservation(int nballs, double rtol, double atol)
     cr_model_set_default_contact(model, &law);
     cr_system *sim = run(model, rtol, atol);
     double T0 = 0.5 * m, p0 = m;
+    tu_case("%d-ball cradle", nballs);
     printf("     %d-ball cradle, rtol %g atol %g: %ld steps, end: %s\n", nballs, rtol, atol,
            cr_system_get_stats(sim).steps, cr_system_end_reason(sim));
     CHECK(strcmp(cr_system_end_reason(sim), "all contacts open and separating") == 0,
           "automatic end, got '%s'", cr_system_end_reason(sim));
-    CHECK_REL(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim), T0, 1e-9,
-              "energy conservation, undamped");
-    CHECK_REL(momentum(sim), p0, 1e-12, "momentum conservation");
+    CHECK_REL_INV(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim), T0, 1e-9,
+                  "energy conservation, undamped");
+    CHECK_REL_INV(momentum(sim), p0, 1e-12, "momentum conservation");
     /* nothing may be left to happen: velocities non-decreasing along the chain */
     double v[16];
     cr_system_get_velocities(sim, v);
@@ -180,12 +186,21 @@ static void cradle_conservation(int nballs, double rtol, double atol)
     for (int i = 0; i + 1 < nballs; i++)
         ordered &= v[i] <= v[i + 1];
     CHECK(ordered, "final velocities must not approach each other");
+    double est, d = refchain_diff(model, v, 1.0, &est);
+    CHECK_REF(d <= 1e-9 && est <= 1e-10,
+              "%d-ball cradle: max |v - v_RK4| / V = %.2e (<= 1e-9; RK4 error estimate %.1e)",
+              nballs, d, est);
+    printf("     %d-ball cradle: final velocities vs fixed-step RK4 (refchain.h) %.2e V "
+           "(its error estimate %.1e)\n",
+           nballs, d, est);
+    tu_case(NULL);
     cr_system_destroy(sim);
     cr_model_destroy(model);
 }
 
 /* The Jacobian bound changes the cost only: damped Hertz runs with floors
- * 1e-3 and 1e-9 agree to 1e-9 (same rtol 1e-12). */
+ * 1e-3 and 1e-9 agree to 1e-9 (same rtol 1e-12), and each gives the test's own
+ * RK4 integration (refchain.h) to 1e-9 V. */
 static void jacobian_floor_independence(void)
 {
     double post[2][3];
@@ -202,12 +217,18 @@ static void jacobian_floor_independence(void)
         cr_system *sim = make(model, 1e-12, 1e-14);
         CHECK(cr_system_run(sim, 0.0) == CR_OK, "run: %s", cr_system_last_error(sim));
         cr_system_get_velocities(sim, post[k]);
+        double est, d = refchain_diff(model, post[k], 1.0, &est);
+        tu_case("jacobian floor %g", set.jacobian_floor);
+        CHECK_REF(d <= 1e-9 && est <= 1e-10,
+                  "damped 3-ball chain, floor %g: max |v - v_RK4| = %.2e (<= 1e-9; estimate %.1e)",
+                  set.jacobian_floor, d, est);
+        tu_case(NULL);
         cr_system_destroy(sim);
         cr_model_destroy(model);
     }
     for (int i = 0; i < 3; i++)
-        CHECK(fabs(post[0][i] - post[1][i]) <= 1e-9, "ball %d: %.15g vs %.15g", i, post[0][i],
-              post[1][i]);
+        CHECK_SELF(fabs(post[0][i] - post[1][i]) <= 1e-9, "ball %d: %.15g vs %.15g", i, post[0][i],
+                   post[1][i]);
 }
 
 /* Invalid physics is refused before integrating. */
@@ -262,9 +283,9 @@ static void damped_force_release_chain(void)
         T0 += 0.5 * cr_model_mass(model, i) * pow(cr_model_velocity(model, i), 2);
     double W = cr_system_dissipated_work(sim);
     CHECK(W > 1e-3 * T0, "the damped contact dissipates (W = %g J)", W);
-    CHECK_REL(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim) + W, T0, 1e-9,
-              "energy balance T + U + W_diss = T0");
-    CHECK_REL(momentum(sim), 2 * 0.0041 * 0.5, 1e-12, "momentum conservation");
+    CHECK_REL_INV(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim) + W, T0, 1e-9,
+                  "energy balance T + U + W_diss = T0");
+    CHECK_REL_INV(momentum(sim), 2 * 0.0041 * 0.5, 1e-12, "momentum conservation");
     cr_system_destroy(sim);
     cr_model_destroy(model);
 }
@@ -295,10 +316,15 @@ static void subchains(void)
         cr_system_destroy(sim);
         cr_model_destroy(sub);
     }
+    int f0 = tu_failed;
     for (int i = 0; i < 4; i++)
-        CHECK(fabs(part[i] - full[i]) <= 1e-10, "ball %d: cluster %.15g vs full %.15g", i, part[i],
-              full[i]);
-    printf("ok   two clusters integrated apart = the full chain to 1e-10\n");
+        CHECK_SELF(fabs(part[i] - full[i]) <= 1e-10, "ball %d: cluster %.15g vs full %.15g", i,
+                   part[i], full[i]);
+    /* each pair is a damped Hertz impact of two balls: the test's RK4 (refchain.h) */
+    double est, d = refchain_diff(model, full, 1.0, &est);
+    CHECK_REF(d <= 1e-9 && est <= 1e-10,
+              "two pairs: max |v - v_RK4| = %.2e (<= 1e-9; RK4 estimate %.1e)", d, est);
+    tu_summary(f0, "two clusters integrated apart = the full chain to 1e-10, = RK4 to %.1e", d);
     CHECK(cr_model_subchain(model, 2, 7, NULL, NULL) == NULL, "bad range refused");
     cr_model_destroy(model);
 }
@@ -328,6 +354,7 @@ static void long_chain_defaults(int n)
 {
     double post[2][200];
     long events = 0;
+    tu_case("%d beads", n);
     for (int k = 0; k < 2; k++) {
         cr_model *model = steel_chain(n);
         cr_system *sim =
@@ -336,9 +363,10 @@ static void long_chain_defaults(int n)
               "%d beads: ends because %s", n, cr_system_end_reason(sim));
         if (k == 0) {
             events = (long)cr_system_event_count(sim);
-            CHECK_REL(momentum(sim), 0.0329, 1e-12, "momentum conservation (invariant)");
-            CHECK_REL(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim), 0.5 * 0.0329,
-                      1e-6, "energy conservation at the default rtol (invariant)");
+            CHECK_REL_INV(momentum(sim), 0.0329, 1e-12, "momentum conservation (invariant)");
+            CHECK_REL_INV(cr_system_kinetic_energy(sim) + cr_system_potential_energy(sim),
+                          0.5 * 0.0329, 1e-6,
+                          "energy conservation at the default rtol (invariant)");
         }
         cr_system_get_velocities(sim, post[k]);
         cr_system_destroy(sim);
@@ -349,10 +377,11 @@ static void long_chain_defaults(int n)
     for (int i = 0; i < n; i++)
         worst = fmax(worst, fabs(post[0][i] - post[1][i]));
     /* the default rtol's error grows along the chain: 1e-9 V per bead */
-    CHECK(worst <= 1e-9 * n, "%d beads: defaults vs rtol 1e-12 differ by %.2e m/s (<= %g)", n,
-          worst, 1e-9 * n);
+    CHECK_SELF(worst <= 1e-9 * n, "%d beads: defaults vs rtol 1e-12 differ by %.2e m/s (<= %g)", n,
+               worst, 1e-9 * n);
     printf("     %d-bead chain at the defaults: %ld events, max |dv| vs rtol 1e-12 = %.2e m/s\n", n,
            events, worst);
+    tu_case(NULL);
 }
 
 /* Issue 14: `contact.restitution: 1e-4` (main run) and 1e-6 (calibration) gave
@@ -361,6 +390,7 @@ static void long_chain_defaults(int n)
  * bracket is 1e-10 in C), and the 5-ball cradle runs to the end with it. */
 static void small_restitution(double e)
 {
+    tu_case("restitution %g", e);
     cr_model *model = steel_chain(5);
     for (size_t c = 0; c < 4; c++)
         cr_model_set_contact_target(model, c, e, 1.0);
@@ -372,9 +402,10 @@ static void small_restitution(double e)
     CHECK(rc == CR_OK, "restitution run: %s", msg);
     char ref[64];
     snprintf(ref, sizeof ref, "target restitution %g", e);
-    CHECK_REL(e_got, e, 1e-6, ref);
+    CHECK_REL_SELF(e_got, e, 1e-6, ref);
     cr_system *sim = run(model, CR_DEFAULT_RTOL, CR_DEFAULT_ATOL);
-    CHECK_REL(momentum(sim), 0.0329, 1e-12, "momentum conservation (invariant)");
+    CHECK_REL_INV(momentum(sim), 0.0329, 1e-12, "momentum conservation (invariant)");
+    tu_case(NULL);
     cr_system_destroy(sim);
     cr_model_destroy(model);
 }

@@ -449,6 +449,8 @@ static int run_episodes(const char *path, cr_model *model, const char *text, int
     rc |= cr_store_write_episodes(st, mon);
     rc |= cr_store_commit(st, rc == CR_OK ? "complete" : "failed", NULL);
     if (check) {
+        const char *kind = cr_model_dimension(model) == 2 ? "pool" : "chain";
+        tu_case("%s file", kind);
         CHECK(rc == CR_OK, "%s written: %s", path, cr_store_last_error(st));
         hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
         int wall = 0, fixed = 0;
@@ -461,8 +463,11 @@ static int run_episodes(const char *path, cr_model *model, const char *text, int
         CHECK(H5Sget_simple_extent_npoints(s) == 2, "%s: two episodes in /episodes", path);
         H5Sclose(s);
         H5Dclose(d);
-        for (size_t k = 0; k < 2; k++)
+        for (size_t k = 0; k < 2; k++) {
+            tu_case("%s file, episode %zu", kind, k);
             check_episode(f, mon, k);
+        }
+        tu_case(NULL);
         H5Fclose(f);
     }
     cr_store_destroy(st);

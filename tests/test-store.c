@@ -406,6 +406,7 @@ static void run_free(run *r)
 /* Every trajectory row equals what the getters gave at that output, exactly. */
 static void check_trajectory(hid_t f, const recorder *rec, const char *what)
 {
+    tu_case("%s", what); /* one case per file checked */
     hsize_t T = rows_of(f, "/trajectory/time", NULL), cols = 0;
     CHECK(T == rec->rows, "%s: one row per output: %llu vs %zu", what, (unsigned long long)T,
           rec->rows);
@@ -443,6 +444,7 @@ static void check_trajectory(hid_t f, const recorder *rec, const char *what)
 /* /final, /events, /contacts, root attributes against the system, exactly. */
 static void check_summary(hid_t f, const run *r, const char *status, const char *what)
 {
+    tu_case("%s", what); /* one case per file checked */
     char s[512];
     size_t nbd = r->rec.nbd;
     double *fx = read_doubles(f, "/final/position", nbd),
@@ -472,6 +474,7 @@ static void check_summary(hid_t f, const run *r, const char *status, const char 
 /* Event rows read back as the system's events (time, contact, kind). */
 static void check_events(hid_t f, const cr_system *sys, const char *what)
 {
+    tu_case("%s", what); /* one case per file checked */
     typedef struct {
         double t;
         long long c;

@@ -35,7 +35,22 @@ for k in set(a.attrs) | set(b.attrs):
     if k not in a.attrs or k not in b.attrs or str(a.attrs[k]) != str(b.attrs[k]):
         sys.exit("attribute %s differs: %s vs %s" % (k, a.attrs.get(k), b.attrs.get(k)))
 EOF
-same() { "$PY" same.py "$@" 2>&1; }
+same() { "$PY" same.py "$1" "$2" 2>&1; }
+# close A.h5 B.h5: the same, but the table's numbers to 1e-14 relative (NaN where
+# NaN): under valgrind's virtual CPU a few values differ in the last bit
+# (measured: 2 of 464, 1 ulp, error.mosterman.predictive, also with -j 1); the
+# bit-for-bit agreement is checked on the native runs (-j 2, mpirun, resume)
+cat > close.py << 'EOF'
+import sys, h5py, numpy
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+x, y = a["table"][()], b["table"][()]
+if x.shape != y.shape or not numpy.allclose(x, y, rtol=1e-14, atol=0, equal_nan=True):
+    sys.exit("/table differs beyond 1e-14")
+for name in ["done", "error", "columns", "inputs/text", "inputs/field", "inputs/name"]:
+    if a[name][()].tobytes() != b[name][()].tobytes():
+        sys.exit("/%s differs" % name)
+EOF
+close() { "$PY" close.py "$1" "$2" 2>&1; }
 
 # ---- --set ---------------------------------------------------------------------------
 # Three fields set on the command line equal a copy of the file edited by hand.
@@ -50,7 +65,7 @@ import json, sys
 a, b = json.load(open("edited.json")), json.load(open("set.json"))
 ea, eb = a["episodes"][0], b["episodes"][0]
 sys.exit(not (ea == eb and a["final_velocities"] == b["final_velocities"]))' 2> py.err \
-    && ok "--set on three fields: the same run as the edited file (episodes, final velocities)" \
+    && ok "--set on three fields: the same run as the edited file (episodes, final velocities)" self \
     || bad "--set differs from the edited file: $(cat py.err)"
 "$PY" -c '
 import h5py, sys
@@ -91,7 +106,7 @@ check_set 2 'contact.K' "--set contact.K" "PATH=VALUE"
 import json, sys
 a, b = json.load(open("stdin.json")), json.load(open("file.json"))
 sys.exit(not (a["episodes"] == b["episodes"] and a["final_velocities"] == b["final_velocities"]))' \
-    && ok "cradle run - (standard input) = cradle run FILE" || bad "stdin run differs"
+    && ok "cradle run - (standard input) = cradle run FILE" self || bad "stdin run differs"
 "$PY" -c '
 import h5py, sys; sys.exit(h5py.File("stdin.h5", "r").attrs["model_file"] != "(stdin)")' \
     && ok "the file names the model (stdin)" || bad "model_file of stdin.h5"
@@ -101,7 +116,7 @@ cat "$MODELS/three-ball-chain.yaml" | "$CRADLE" run -q --json -o pipe.h5 - --set
 import json, sys
 a, b = json.load(open("pipe.json")), json.load(open("set.json"))
 sys.exit(not (a["episodes"] == b["episodes"]))' \
-    && ok "a pipe with --set = the file with --set" || bad "pipe with --set differs"
+    && ok "a pipe with --set = the file with --set" self || bad "pipe with --set differs"
 printf 'balls: [\n' | "$CRADLE" run -o bad-stdin.h5 - 2> err.txt
 st=$?
 [ $st -eq 3 ] && grep -q "^cradle: (stdin):" err.txt && [ ! -e bad-stdin.h5 ] \
@@ -128,7 +143,7 @@ for target in mine.yaml mine.h5 serial.h5; do
         && [ "$(status_of serial.h5)" = complete ] && ok "sweep --csv $target: refused, exit 3" \
         || bad "sweep --csv $target: status $st, $(cat err.txt)"
 done
-d=$(same serial.h5 threads.h5) && ok "-j 2 table = -j 1 table, bit for bit" || bad "-j 2: $d"
+d=$(same serial.h5 threads.h5) && ok "-j 2 table = -j 1 table, bit for bit" self || bad "-j 2: $d"
 "$PY" -c '
 import h5py, math, sys
 f = h5py.File("serial.h5", "r")
@@ -193,7 +208,7 @@ if [ "$MPI" = mpi ]; then
     if mpirun --allow-run-as-root --oversubscribe -n 2 "$CRADLE" sweep "$SWEEP" -o mpi.h5 \
         > mpi.txt 2> mpi.err; then
         grep -q "2 MPI ranks" mpi.txt && ok "mpirun -n 2: two ranks" || bad "mpirun: $(cat mpi.txt)"
-        d=$(same serial.h5 mpi.h5) && ok "mpirun -n 2 table = serial table, bit for bit" \
+        d=$(same serial.h5 mpi.h5) && ok "mpirun -n 2 table = serial table, bit for bit" self \
             || bad "mpirun: $d"
     else
         bad "mpirun -n 2 cradle sweep failed: $(cat mpi.txt mpi.err | head -5)"
@@ -206,10 +221,10 @@ fi
 if [ -z "${CR_NO_VALGRIND:-}" ] && command -v valgrind >/dev/null 2>&1; then
     valgrind -q --error-exitcode=9 "$CRADLE" sweep "$SWEEP" -o vg.h5 -j 2 -q --csv vg.csv \
         > /dev/null 2> vg.txt
-    # within 4 ulps, not bit for bit: valgrind hides AVX-512, so OpenBLAS picks
-    # another kernel for the laws' dense algebra (1 ulp in one law's error on
-    # an AVX-512 machine; the same on OPENBLAS_CORETYPE=SkylakeX vs Haswell)
-    [ $? -eq 0 ] && d=$(same serial.h5 vg.h5 4) && ok "valgrind: cradle sweep -j 2 --csv is clean, its table within 4 ulps of the serial one" \
+    # to 1e-14, not bit for bit: valgrind hides AVX-512, so OpenBLAS picks
+    # another kernel for the laws' dense algebra (measured on an AVX-512
+    # machine: the same 1 ulp with OPENBLAS_CORETYPE=SkylakeX against Haswell)
+    [ $? -eq 0 ] && d=$(close serial.h5 vg.h5) && ok "valgrind: cradle sweep -j 2 --csv is clean" \
         || bad "valgrind sweep: $(head -5 vg.txt) ${d:-}"
 fi
 
@@ -237,7 +252,7 @@ done_n=$(h5dump -a /done part.h5 2> /dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1
 grep -q "resuming part.h5: $done_n of 6 points done" resume.err \
     && grep -q "(resumed)" resume.txt && ok "the rerun resumes: only the missing points" \
     || bad "resume: $(cat resume.err resume.txt)"
-d=$(same whole.h5 part.h5) && ok "resumed sweep = uninterrupted sweep, bit for bit" \
+d=$(same whole.h5 part.h5) && ok "resumed sweep = uninterrupted sweep, bit for bit" self \
     || bad "resumed sweep differs: $d"
 
 # ---- refusals and --force --------------------------------------------------------------

@@ -23,7 +23,7 @@ grep -q "m2/m1 .*7 values in \[0.5, 2\] (log)" info.txt && grep -q "git_revision
 
 # lookup at a grid point: the CSV twin's value, bound 0 (the 2 × 2 point, K ratio 1, e = 0.9)
 "$CRADLE" table lookup "$DATA/chain3-hertz.h5" m2/m1=1 m3/m1=1 K23/K12=1 e=0.9 --json > grid.json
-"$PY" - "$DATA/chain3-hertz.csv" <<'EOF' && ok "grid point: the CSV twin's alpha[1] and kappa, bound 0" || bad "grid point lookup: $(cat grid.json)"
+"$PY" - "$DATA/chain3-hertz.csv" <<'EOF' && ok "grid point: the CSV twin's alpha[1] and kappa, bound 0" self || bad "grid point lookup: $(cat grid.json)"
 import csv, json, sys
 d = json.load(open("grid.json"))["values"]
 row = [r for r in csv.DictReader(open(sys.argv[1]))
@@ -109,7 +109,7 @@ integration: {rtol: 1.0e-10, atol: 1.0e-12}
 EOF
 "$CRADLE" compare chain.yaml --json > before.json 2>&1
 "$CRADLE" compare chain.yaml --table "$DATA/chain3-hertz.h5" --json > after.json 2>&1
-"$PY" - <<'EOF' && ok "compare --table: the energetic law gets a prediction equal to its calibration" || bad "compare --table: $(head -c 600 after.json)"
+"$PY" - <<'EOF' && ok "compare --table: the energetic law gets a prediction equal to its calibration" self || bad "compare --table: $(head -c 600 after.json)"
 import json, sys
 def rows(f):
     d = json.load(open(f))
@@ -141,7 +141,7 @@ contact:
 integration: {rtol: 1.0e-10, atol: 1.0e-12}
 EOF2
 "$CRADLE" compare scaled.yaml --table "$DATA/chain3-hertz.h5" --json > scaled.json 2>&1
-"$PY" - <<'EOF2' && ok "scaled damped chain: the table's alpha, kappa are the run's own to 1e-8 (invariance)" || bad "scaled: $(head -c 600 scaled.json)"
+"$PY" - <<'EOF2' && ok "scaled damped chain: the table's alpha, kappa are the run's own to 1e-8 (invariance)" self || bad "scaled: $(head -c 600 scaled.json)"
 import json, sys
 d = json.load(open("scaled.json"))
 rows = {(r["law"], r["mode"]): r for r in d["episodes"][0]["rows"]}
@@ -158,7 +158,7 @@ EOF2
 "$CRADLE" run "$ROOT/models/three-ball-chain.yaml" --rigid energetic --table "$DATA/chain3-hertz.h5" \
     -o rigid.h5 --json > rigid.json 2> rigid.err
 "$CRADLE" run "$ROOT/models/three-ball-chain.yaml" -o compliant.h5 --json > compliant.json
-"$PY" - <<'EOF' && ok "rigid energetic run with --table: the compliant final velocities to 1e-8" || bad "rigid --table: $(cat rigid.err) $(head -c 300 rigid.json)"
+"$PY" - <<'EOF' && ok "rigid energetic run with --table: the compliant final velocities to 1e-8" self || bad "rigid --table: $(cat rigid.err) $(head -c 300 rigid.json)"
 import json, sys
 r, c = json.load(open("rigid.json")), json.load(open("compliant.json"))
 d = max(abs(a - b) for a, b in zip(r["final_velocities"], c["final_velocities"]))

@@ -153,7 +153,7 @@ static void print_table(const one_run *c, const one_run *v, size_t nv)
         if (n > SHOWN_COLLISIONS)
             printf("  ... (%zu more: --csv or --json for all)\n", n - SHOWN_COLLISIONS);
     }
-    printf("\nsummary (collisions paired by time and bodies within the collision window "
+    printf("\nsummary (collisions paired by time and bodies within "
            "W = %.3g s, numbered from 0; errors over the pairs; V: max |u-| of the compliant "
            "collision)\n",
            nv ? v[0].sum.window : NAN);

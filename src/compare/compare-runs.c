@@ -123,6 +123,18 @@ static int share_moving(const cr_monitor *cm, size_t kc, const cr_monitor *rm, s
     return 0;
 }
 
+/* W: half the shortest time between the starts of two consecutive compliant
+ * collisions (a rigid collision nearer to one than that is nearer to it than
+ * to its neighbours); any time with fewer than two. */
+static double pairing_window(const cr_monitor *mon)
+{
+    size_t n = cr_monitor_collision_count(mon);
+    double w = INFINITY;
+    for (size_t k = 0; k + 1 < n; k++)
+        w = fmin(w, 0.5 * (start_of(mon, k + 1) - start_of(mon, k)));
+    return w;
+}
+
 /* Pairs the collisions (cradle/compare.h): pair[kc] = the rigid collision of
  * compliant collision kc, or −1; taken[kr] marks the rigid ones paired. */
 static void pair_collisions(const cr_monitor *cm, const cr_monitor *rm, double window, long *pair,
@@ -218,8 +230,7 @@ int cr_compare_runs(const cr_monitor *compliant, const cr_monitor *rigid, cr_com
     memset(s, 0, sizeof(*s));
     size_t nc = s->collisions_compliant = cr_monitor_collision_count(compliant);
     size_t nr = s->collisions_rigid = cr_monitor_collision_count(rigid);
-    double tau = cr_monitor_collision_window(compliant, NULL);
-    s->window = tau > 0.0 ? tau : INFINITY;
+    s->window = pairing_window(compliant);
     long *pair = malloc((nc ? nc : 1) * sizeof(long));
     long *mc = malloc((nc ? nc : 1) * sizeof(long)), *mr = malloc((nc ? nc : 1) * sizeof(long));
     char *taken = calloc(nr ? nr : 1, 1);

@@ -3,7 +3,8 @@ test command through tests/meson.build): the cradle executable and libcradle
 of the build under test, and small runs written once per session.
 
 Environment (set by meson): CRADLE_EXE, CRADLE_LIB, CRADLE_SOURCE, CRADLE_BUILD.
-Prints "python-package: N passed, N failed" for tools/test.sh's count.
+Prints "python-package: N passed, N failed" for tools/test.sh's count, and its
+classes line.
 """
 import json
 import os
@@ -64,5 +65,11 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_terminal_summary(terminalreporter):
+    # one check per test id (a parametrised case is its own id, as testutil.h's
+    # labels): the reader, the plots, the runner and the install, behaviour
+    # (their numbers are cradle's own files and reports: self-consistency at most)
+    n = _counts["passed"] + _counts["failed"]
     terminalreporter.write_line("python-package: %d passed, %d failed"
                                 % (_counts["passed"], _counts["failed"]))
+    terminalreporter.write_line("python-package: classes reference 0, invariant 0, "
+                                "self-consistency 0, behaviour %d; passes %d" % (n, _counts["passed"]))

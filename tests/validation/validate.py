@@ -12,7 +12,11 @@ form, a paper's equation or table, or an independent computation written here
   validate.py --cradle build/tools/cradle --write   rewrites docs/validation.md
         (and its figures when matplotlib is there): tools/validate.sh
 
-Prints "validation: N passed, N failed" and exits 1 on a failure.
+Prints "validation: N passed, N failed" for the physics checks (each against
+its reference) and "validation-page: N passed, N failed" for the checks that
+the page is current (its numbers and figures), each with a line of classes
+(tests/testutil.h's: reference, invariant, self-consistency, behaviour), and
+exits 1 on a failure of either.
 Debian's python3 with python3-numpy, python3-scipy, python3-h5py (exit 77, a
 skip, without them).
 """
@@ -75,10 +79,14 @@ def last_digit(token):
 
 class Row:
     """A table row: key (the page's handle), cells (str or Num), and the check's
-    verdict (True, False, or None for a row without pass/fail)."""
+    verdict (True, False, or None for a row without pass/fail). cls: what the
+    check compares with (tests/testutil.h): reference (a closed form, a paper,
+    an independent computation), invariant (an identity or symmetry),
+    self-consistency (cradle against cradle) or behaviour (a qualitative
+    trend)."""
 
-    def __init__(self, key, cells, ok=None):
-        self.key, self.cells, self.ok = key, cells, ok
+    def __init__(self, key, cells, ok=None, cls="reference"):
+        self.key, self.cells, self.ok, self.cls = key, cells, ok, cls
 
 
 class Section:
@@ -180,7 +188,7 @@ def hertz_K(E, nu, R1, R2):
 CHECK_HEADER = ["check", "reference", "cradle", "difference", "tolerance", "result"]
 
 
-def check_row(key, what, ref, got, tol, rel=False, fmt="%.10g"):
+def check_row(key, what, ref, got, tol, rel=False, fmt="%.10g", cls="reference"):
     """A row comparing cradle's @p got with @p ref: |got - ref| <= tol (or
     tol |ref| when rel)."""
     ref, got = np.atleast_1d(ref).astype(float), np.atleast_1d(got).astype(float)
@@ -188,7 +196,7 @@ def check_row(key, what, ref, got, tol, rel=False, fmt="%.10g"):
     bound = tol * np.abs(ref) if rel else np.full_like(ref, tol)
     ok = bool(np.all(np.abs(diff) <= bound))
     return Row(key, [what, Num(ref, fmt, 0.0), Num(got, fmt, bound.max()), Num(np.abs(diff).max(), "%.2g", bound.max()),
-                     ("%.0e relative" % tol) if rel else ("%.0e" % tol), verdict(ok)], ok)
+                     ("%.0e relative" % tol) if rel else ("%.0e" % tol), verdict(ok)], ok, cls)
 
 
 # ---- the cases -------------------------------------------------------------------
@@ -692,7 +700,7 @@ def case_cradles(R):
         curves[N] = (T, spread)
         rows.append(Row("cradle.%d" % N, [
             "%d balls" % N, Num(len(eps), "%d"), Num([ncol, nref, nref_hi], "%d"), Num(early, "%.4f", 1e-6), Num(late, "%.4f", 1e-6),
-            Num(late / early, "%.4f", 1e-5), Num(vlate, "%.4f", 1e-6), verdict(ok)], ok))
+            Num(late / early, "%.4f", 1e-5), Num(vlate, "%.4f", 1e-6), verdict(ok)], ok, "behaviour"))
     sec = Section(
         "cradles", "Pendulum cradles of 2 to 7 balls (qualitative)",
         "Models `models/pendulum-cradle-2.yaml` … `-7.yaml`: steel balls of 20 mm on 20 cm strings, "
@@ -748,7 +756,7 @@ def case_ball_floor(R):
         Row("ballfloor.heavy", ["compliant, floor = 1000 m, no gravity (Mosterman 2003 Fig. 2)",
                                 Num(heavy, "%.6f", 1e-6), "", ""]),
         Row("ballfloor.floor", ["compliant, fixed floor, gravity", Num(floor, "%.6f", 1e-6),
-                                Num(diff, "%.2g", 1e-6), verdict(ok)], ok),
+                                Num(diff, "%.2g", 1e-6), verdict(ok)], ok, "self-consistency"),
     ]
     sec = Section(
         "ballfloor", "Ball on a ball on a floor (qualitative)",
@@ -805,7 +813,7 @@ def case_column(R):
     durs = [d for _, d, _ in series]
     es = [e for _, _, e in series]
     ok = all(np.diff(durs) > 0) and all(np.diff(es) < 0)
-    rows.append(Row("column.trend", ["1 → 20", "rises", "", "falls", "", verdict(ok)], ok))
+    rows.append(Row("column.trend", ["1 → 20", "rises", "", "falls", "", verdict(ok)], ok, "behaviour"))
     for r in rows[:-1]:
         r.cells.append("")
     sec = Section(
@@ -856,7 +864,8 @@ def case_pool(R):
     got = g["velocity_after"][:].ravel()
     pics = [(f["model/position0"][:], f["model/radius"][:], g["velocity_before"][:], got.reshape(3, 2),
              eq27.reshape(3, 2), "θ = π/4, τ = 0: eq. 27 dashed")]
-    rows = [check_row("pool.eq27", "θ = π/4, τ = 0: u⁺ (ẋ₁, ẏ₁, ẋ₂, ẏ₂, ẋ₃, ẏ₃)", eq27, got, 2e-3, fmt="%.6f"),
+    rows = [check_row("pool.eq27", "θ = π/4, τ = 0: u⁺ (ẋ₁, ẏ₁, ẋ₂, ẏ₂, ẋ₃, ẏ₃)", eq27, got, 2e-3, fmt="%.6f",
+                      cls="invariant"),
             Row("pool.alpha", ["measured α₁₂ (contact 2–3 / contact 1–2), κ", "", Num([alpha, kappa], "%.9f", 1e-8),
                                "", "", ""])]
     b = R.run("pool-bernoulli.yaml")
@@ -869,7 +878,7 @@ def case_pool(R):
     pics.append((b["model/position0"][:], b["model/radius"][:], gb["velocity_before"][:], ub, mirror,
                  "Bernoulli: mirror image dashed"))
     rows.append(check_row("pool.bernoulli", "Bernoulli (θ = 2π/3, τ = −π/6): α of the two striker contacts",
-                          1.0, a02 / a01, 1e-8, fmt="%.12f"))
+                          1.0, a02 / a01, 1e-8, fmt="%.12f", cls="invariant"))
     sec = Section(
         "pool", "Three-disc pool (Acary & Taha 2005 sect. 4)",
         "Models `models/pool-theta-tau.yaml` (θ = π/4, τ = 0: disc 1 strikes disc 2, which touches "
@@ -1061,6 +1070,10 @@ def main():
         passed = sum(1 for _, r in checks if r.ok)
         failed = ["%s: %s: %s" % (t, r.key, " | ".join(str(c) for c in r.cells)) for t, r in checks if not r.ok]
         failed += errors
+        classes = {c: sum(1 for _, r in checks if r.cls == c)
+                   for c in ("reference", "invariant", "self-consistency", "behaviour")}
+        classes["behaviour"] += len(errors)    # a case that could not run
+        page_passed, page_failed = 0, []
         wall = time.perf_counter() - t_all
         for s in sections:
             print("  %-60s %6.1f s" % (s.title[:60], s.cost))
@@ -1087,20 +1100,27 @@ def main():
             with open(page_path, encoding="utf-8") as f:
                 text = f.read()
             p, fl = compare_page(parse_page(text), sections)
-            passed += p
-            failed += fl
+            page_passed += p
+            page_failed += fl
             p, fl = check_figures(text, sections, root)
-            passed += p
-            failed += fl
+            page_passed += p
+            page_failed += fl
     finally:
         if args.keep:
             print("validate: runs kept in %s" % scratch)
         else:
             shutil.rmtree(scratch, ignore_errors=True)
-    for msg in failed:
+    for msg in failed + page_failed:
         print("FAIL " + msg)
     print("validation: %d passed, %d failed" % (passed, len(failed)))
-    return 1 if failed else 0
+    print("validation: classes reference %d, invariant %d, self-consistency %d, behaviour %d; passes %d"
+          % (classes["reference"], classes["invariant"], classes["self-consistency"], classes["behaviour"],
+             passed))
+    if args.check:
+        print("validation-page: %d passed, %d failed" % (page_passed, len(page_failed)))
+        print("validation-page: classes reference 0, invariant 0, self-consistency 0, behaviour %d; passes %d"
+              % (page_passed + len(page_failed), page_passed))
+    return 1 if failed or page_failed else 0
 
 
 if __name__ == "__main__":
