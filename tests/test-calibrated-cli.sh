@@ -37,7 +37,7 @@ ok = (len(c["episodes"]) == 1 and len(r["episodes"]) == 1 and d <= 1e-6
       and r["calibration"]["mismatches"] == [])
 print("    compliant", vc, "rigid", vr, "difference %.3g V" % d)
 sys.exit(not ok)' \
-    && ok "2 um gap: one impact, the calibrated rigid run gives the compliant velocities (1e-6 V)" \
+    && ok "2 um gap: one impact, the calibrated rigid run gives the compliant velocities (1e-6 V)" ref \
     || bad "gapped chain: $(head -c 400 r.json)"
 
 "$CRADLE" run gap3.yaml --rigid newton -q --json -o n1.h5 > n1.json
@@ -82,7 +82,7 @@ st=$?
 "$CRADLE" run "$MODELS/pendulum-cradle-3.yaml" --rigid calibrated -o p3.h5 > p3.txt
 b=$(sed -n 's/.*balance \([0-9.e+-]*\) (relative).*/\1/p' p3.txt | head -1)
 grep -q "closed by moving them" p3.txt && "$PY" -c "import sys; sys.exit(not float('$b') < 1e-6)" \
-    && ok "bodies moved onto contact under pendulums: energy balance $b (< 1e-6)" \
+    && ok "bodies moved onto contact under pendulums: energy balance (< 1e-6)" inv \
     || bad "moved bodies' energy balance: ${b:-?}"
 "$CRADLE" run gap3.yaml --strict -o x.h5 2> e1.txt
 st=$?

@@ -87,15 +87,16 @@ static void pairing(void)
     printf("     pairing: %zu collisions against %zu; matched %zu, left %zu/%zu\n", na, nb,
            s.matched, s.unmatched_compliant, s.unmatched_rigid);
     CHECK(rc == CR_OK && na == 3 && nb == 4, "runs of 3 and 4 collisions (%zu, %zu)", na, nb);
-    CHECK(s.matched == 3 && s.unmatched_compliant == 0 && s.unmatched_rigid == 1,
-          "every collision paired, the extra one left (matched %zu, left %zu/%zu)", s.matched,
-          s.unmatched_compliant, s.unmatched_rigid);
+    CHECK_REF(s.matched == 3 && s.unmatched_compliant == 0 && s.unmatched_rigid == 1,
+              "every collision paired, the extra one left (matched %zu, left %zu/%zu)", s.matched,
+              s.unmatched_compliant, s.unmatched_rigid);
     int exact = 1;
     for (size_t k = 0; k < s.matched && k < 3; k++)
         exact &= rows[k].collision == (long)k && rows[k].rigid_collision == (long)k + 1 &&
                  rows[k].phase == 0.0 && rows[k].velocity_after_error == 0.0;
-    CHECK(exact && s.phase_drift == 0.0 && s.max_velocity_error == 0.0,
-          "pairs k <-> k + 1 with zero phase and zero velocity error (drift %g)", s.phase_drift);
+    CHECK_REF(exact && s.phase_drift == 0.0 && s.max_velocity_error == 0.0,
+              "pairs k <-> k + 1 with zero phase and zero velocity error (drift %g)",
+              s.phase_drift);
     CHECK(s.matched + 1 <= 16 && rows[s.matched].collision == -1 &&
               rows[s.matched].rigid_collision == 0,
           "the extra collision is a row of its own (rigid collision 0, no compliant one)");
@@ -214,10 +215,10 @@ static void calibrated_cradle(void)
            "kappa: impulse ratios to %.3g, energy T+ - W_field to %.3g T-; its u+ against u+ - "
            "J/m: %.3g V\n",
            nc, worst.ratio, worst.energy, worst.u_ref);
-    CHECK(nc >= 20 && worst.ratio <= 1e-9 && worst.energy <= 1e-9,
-          "mapping regression (energetic law on each collision's configuration): ratios %.3g, "
-          "energy %.3g T- over %zu collisions",
-          worst.ratio, worst.energy, nc);
+    CHECK_SELF(nc >= 20 && worst.ratio <= 1e-9 && worst.energy <= 1e-9,
+               "mapping regression (energetic law on each collision's configuration): ratios %.3g, "
+               "energy %.3g T- over %zu collisions",
+               worst.ratio, worst.energy, nc);
 
     /* the calibrated rigid run */
     double *alpha = calloc(pairs, sizeof(double));
