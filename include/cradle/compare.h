@@ -211,8 +211,9 @@ CR_EXPORT const char *cr_compare_status_name(cr_compare_status status);
  * Collisions (monitor.h) are paired by time and bodies, never by order: in
  * the order of the compliant collisions, each takes the rigid collision not
  * yet taken that shares a moving body with it and starts nearest in time,
- * within the window W (half the shortest time between the starts of two
- * consecutive compliant collisions; any time with fewer than two), the one with the same
+ * within the window W (half the shortest time from a compliant collision to
+ * the next one of one of its moving bodies; any time when no body has two),
+ * the one with the same
  * bodies first on a tie. Collisions left on either side are rows of their
  * own, never shifted into the next pair. Per matched collision: when it starts in
  * each run (the phase), the pre- and post-collision velocities of every body

@@ -123,15 +123,21 @@ static int share_moving(const cr_monitor *cm, size_t kc, const cr_monitor *rm, s
     return 0;
 }
 
-/* W: half the shortest time between the starts of two consecutive compliant
- * collisions (a rigid collision nearer to one than that is nearer to it than
- * to its neighbours); any time with fewer than two. */
+/* W: half the shortest time from a compliant collision to the next one of
+ * one of its moving bodies (a rigid collision nearer to one than that is
+ * nearer to it than to that body's next; two discs hitting two walls at one
+ * instant share no body and do not shrink it); any time when no body has two
+ * collisions. */
 static double pairing_window(const cr_monitor *mon)
 {
     size_t n = cr_monitor_collision_count(mon);
     double w = INFINITY;
-    for (size_t k = 0; k + 1 < n; k++)
-        w = fmin(w, 0.5 * (start_of(mon, k + 1) - start_of(mon, k)));
+    for (size_t k = 0; k < n; k++)
+        for (size_t j = k + 1; j < n; j++)
+            if (share_moving(mon, k, mon, j)) {
+                w = fmin(w, 0.5 * (start_of(mon, j) - start_of(mon, k)));
+                break;
+            }
     return w;
 }
 
