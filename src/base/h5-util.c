@@ -715,8 +715,13 @@ static int attr_parse(const cr_h5_reader *r, const unsigned char *d, size_t ms, 
              t[14] + (uint64_t)t[15] <= 8 * size;
     else if (cls == 3) /* fixed-length string */
         ok = ok && size >= 1 && size <= CR_H5_MAX_STRING;
-    else if (cls == 9) /* variable-length string of 1-byte characters */
-        ok = ok && (t[1] & 0x0f) == 1 && a->tlen >= 16 && (t[8] & 0x0f) == 0 && le(t + 12, 4) == 1;
+    else if (cls == 9) /* variable-length string of 1-byte characters, whose stored
+                        * element (length, heap address, index) is the size the
+                        * type says: HDF5 keeps `size` bytes per element of the
+                        * message and reads 8 + sa of each (an over-read and an
+                        * unchecked heap reference otherwise, fuzz-table) */
+        ok = ok && (t[1] & 0x0f) == 1 && a->tlen >= 16 && (t[8] & 0x0f) == 0 &&
+             le(t + 12, 4) == 1 && size == 8 + (uint64_t)r->sa;
     else
         ok = 0;
     if (!ok) {
@@ -1311,7 +1316,7 @@ char *cr_h5_read_text(cr_h5_reader *r, const char *name, size_t cap)
         haddr_t off = H5Dget_offset(d);
         unsigned char raw[16];
         vl_ref v;
-        if (off == HADDR_UNDEF || off < r->base)
+        if (off == HADDR_UNDEF || off < r->base || H5Dget_storage_size(d) != 8 + (hsize_t)r->sa)
             cr_h5_fail(r, name, "a string not stored as cradle stores it (contiguous)");
         else if (raw_read(r, off - r->base, raw, 8 + r->sa) != 0 ||
                  decode_ref(r, raw, 8 + r->sa, &v) != 0)
