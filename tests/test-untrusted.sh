@@ -17,8 +17,11 @@ ROOT=$2
 PYTHON_PARTS=${3:-}
 . "$(dirname "$0")/shell-lib.sh"
 M=$ROOT/models
-# the sanitizer build: HDF5's own leaks on damaged files are not cradle's
+# the sanitizer build: HDF5's own leaks on damaged files are not cradle's, and
+# a damaged size field makes HDF5 malloc terabytes, which glibc refuses (NULL,
+# then an HDF5 error) where ASan would abort
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/fuzz/lsan-hdf5.supp:print_suppressions=0"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1"
 
 "$CRADLE" run -q "$M/newton-cradle-5.yaml" -o run.h5 || { bad "a run file to craft from"; finish untrusted; exit 1; }
 cp "$ROOT/data/restitution-gap.h5" table.h5
@@ -43,8 +46,11 @@ expect() {
     x_label=$1 x_want=$2 x_pat=$3
     shift 3
     x_before=$(snapshot)
-    timeout 60 "$@" > out.txt 2> err.txt < /dev/null
+    timeout 60 "$@" > out.txt 2> err.all < /dev/null
     x_st=$?
+    # the sanitizer build's note of an allocation it refused is not our line
+    grep -v "WARNING: AddressSanitizer failed to allocate" err.all > err.txt
+    rm -f err.all
     x_after=$(snapshot)
     if [ $x_st -eq "$x_want" ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -qE -- "$x_pat" err.txt &&
         [ "$x_before" = "$x_after" ]; then

@@ -479,6 +479,24 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
                                                      : "a value that is not a finite "
                                                        "number (or beyond 1e150)");
     }
+    /* the record's energies are those of its velocities (the monitor wrote
+     * both; equal to roundoff, 3e-16 on the models of models/): a file whose
+     * velocities were damaged into other finite numbers (zeros) is refused,
+     * not compared (an ok over inf before) */
+    double T0 = 0.0, T1 = 0.0;
+    for (size_t q = 0; q < nb; q++)
+        for (size_t j = 0; isfinite(f->mass[q]) && j < d; j++) {
+            T0 += 0.5 * f->mass[q] * f->u0[q * d + j] * f->u0[q * d + j];
+            T1 += 0.5 * f->mass[q] * f->u1[q * d + j] * f->u1[q * d + j];
+        }
+    if (!(fabs(T0 - in->T_minus) <= 1e-9 * in->T_minus) ||
+        !(fabs(T1 - in->T_plus) <= 1e-9 * fmax(in->T_plus, in->T_minus))) {
+        snprintf(name, sizeof name, "%s/velocity_before", g);
+        return cr_h5_fail(r, name,
+                          "kinetic energies %.9g and %.9g J, the episode record says %.9g "
+                          "and %.9g",
+                          T0, T1, in->T_minus, in->T_plus);
+    }
     if (read_records(f, g, nr) != 0)
         return -1;
     /* each record joins bodies of the episode (or a wall), the reference is its contact */
