@@ -13,6 +13,10 @@ MODELS=$DATA/../../models
 "$CRADLE" --version | grep -q "^cradle [0-9]" && ok "--version" || bad "--version"
 "$CRADLE" help run | grep -q "usage: cradle run" && ok "help run" || bad "help run"
 "$CRADLE" run --help | grep -q "MODEL" && ok "run --help" || bad "run --help"
+"$CRADLE" help nosuchtopic > out.txt 2> err.txt
+st=$?
+[ $st -eq 2 ] && [ ! -s out.txt ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "no topic 'nosuchtopic'" err.txt \
+    && ok "help on an unknown topic: one line, exit 2" || bad "help nosuchtopic: $st $(cat err.txt)"
 "$CRADLE" frobnicate 2>/dev/null; [ $? -eq 2 ] && ok "unknown command: exit 2" || bad "unknown command"
 # an unknown option or a missing value: one line naming it and the help topic, exit 2
 for cmd in run compare sweep law; do

@@ -95,7 +95,11 @@ static int dispatch(int argc, char **argv)
             usage_sweep(stdout);
         else if (argc > 2 && strcmp(argv[2], "table") == 0)
             usage_table(stdout);
-        else
+        else if (argc > 2) {
+            /* a topic we have no page for is a usage error, not the general page */
+            tools_error("help: no topic '%s' (topics: run, law, compare, sweep, table)", argv[2]);
+            return EXIT_USAGE;
+        } else
             usage_main(stdout);
         return 0;
     }
