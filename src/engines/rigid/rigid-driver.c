@@ -79,6 +79,7 @@ static int plan_run(cr_rigid_driver *d, double t_end, plan *p)
 {
     p->automatic = t_end <= 0.0;
     p->t_stop = p->automatic ? INFINITY : t_end;
+    d->t_stop = p->t_stop;
     p->dt = d->out_interval > 0.0 ? d->out_interval : (p->automatic ? INFINITY : t_end / 1000.0);
     /* free flight without a field is a straight line: rows at the impacts only */
     p->sparse = d->out_interval <= 0.0 && !d->fields;
