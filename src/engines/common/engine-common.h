@@ -64,6 +64,9 @@ int cr_switch_chain_roots_cvode(void);
 /* 0 with CRADLE_IMPULSE_STATES=off (the chain integrates impulses as CVODES
  * quadratures instead of states): */
 int cr_switch_impulse_states(void);
+/* 1 with CRADLE_RIGID_FLIGHT=cvodes (rigid pendulums fly by CVODES, not on
+ * their closed forms; a comparison aid): */
+int cr_switch_rigid_flight_cvodes(void);
 
 /* An explicit output interval both engines refuse: finer than a millionth of
  * the contact time scale @p T (nothing to see there, and rows without end), or
