@@ -21,6 +21,26 @@ grep -q "kappa = (T+ - W_field)/T- = [0-9.]*, W_field = " pf.txt && grep -q "W_f
     && ok "kappa printed with the field's work under a pendulum field, as T+/T- without one" \
     || bad "kappa and W_field: $(grep -m1 kappa pf.txt) / $(grep -m1 kappa nf.txt)"
 rm -f pf.h5 nf.h5
+# compare's notes are never cut mid-sentence: the 20-bead column's out-of-range
+# restitutions are one note (they filled the 224-byte message, cut at byte 223)
+"$CRADLE" compare "$MODELS/bead-column.yaml" --json -q > bc.json
+"$PY" -c '
+import json, re, sys
+msgs = []
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            msgs.append(v) if k == "message" and isinstance(v, str) else walk(v)
+    elif isinstance(o, list):
+        for x in o:
+            walk(x)
+walk(json.load(open("bc.json")))
+cut = [m for m in msgs if len(m) >= 511 and not m.endswith("...")]
+one = [m for m in msgs if re.search(r"e_P outside \[0, 1\] on [0-9]+ contact records, farthest record [0-9]+ = [0-9.]+, used as they are", m)]
+print("    %d messages, longest %d characters, %d with the one range note" % (len(msgs), max(map(len, msgs)), len(one)))
+sys.exit(bool(cut) or not one)' \
+    && ok "compare on the bead column: range notes merged, no message cut" \
+    || bad "compare notes cut or not merged"
 "$CRADLE" help nosuchtopic > out.txt 2> err.txt
 st=$?
 [ $st -eq 2 ] && [ ! -s out.txt ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "no topic 'nosuchtopic'" err.txt \

@@ -105,7 +105,8 @@ typedef struct {
     size_t outcomes;      /**< outcomes of the law (several for the sequential law) */
     size_t chosen;        /**< the outcome reported: the closest to u⁺ */
     int flags;            /**< CR_COMPARE_FLAG_* */
-    char message[224];    /**< what the law or the mapping said ("" when nothing) */
+    char message[512];    /**< what the law or the mapping said ("" when nothing; a note that
+                             did not fit ends it with "...") */
 } cr_compare_row;
 
 /** What the comparator kept of one episode. */

@@ -2,6 +2,7 @@
  * reference u⁺, its errors and the law's own conditions (docs/compare.md,
  * "What each row says"). */
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "compare/compare-priv.h"
@@ -83,11 +84,24 @@ static void judge(const cmp_episode *e, const double *u, const double *P, cr_com
     row->energy_ok = Tl <= (1.0 + CR_COMPARE_CONDITION_TOL) * e->T_minus;
 }
 
-static void append(cr_compare_row *row, const char *text)
+void cr_cmp_note(cr_compare_row *row, const char *fmt, ...)
 {
-    size_t used = strlen(row->message);
-    if (text[0])
-        snprintf(row->message + used, sizeof row->message - used, "%s%s", used ? "; " : "", text);
+    char text[sizeof row->message];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    size_t used = strlen(row->message), room = sizeof row->message - used;
+    if (n <= 0 || room < 4 || strstr(row->message, "..."))
+        return; /* nothing to say, or already marked as cut */
+    size_t sep = used ? 2 : 0;
+    if (sep + (size_t)n < room) {
+        snprintf(row->message + used, room, "%s%s", used ? "; " : "", text);
+        return;
+    }
+    /* what fits, then "..." (the whole text is in the law's own result) */
+    snprintf(row->message + used, room - 3, "%s%s", used ? "; " : "", text);
+    strcat(row->message, "...");
 }
 
 void cr_cmp_evaluate(cr_compare *c, const cmp_episode *e, cr_law_id law, const cr_law_params *p,
@@ -99,16 +113,14 @@ void cr_cmp_evaluate(cr_compare *c, const cmp_episode *e, cr_law_id law, const c
         /* the law core refused a parameter: an out-of-range one is the reason */
         row->status =
             row->flags & CR_COMPARE_FLAG_OUT_OF_RANGE ? CR_COMPARE_OUT_OF_RANGE : CR_COMPARE_FAILED;
-        append(row, "the law core refuses it: ");
-        size_t used = strlen(row->message);
-        snprintf(row->message + used, sizeof row->message - used, "%s",
-                 rc == CR_ERR_NOMEM ? "out of memory" : cr_impact_last_error(e->imp));
+        cr_cmp_note(row, "the law core refuses it: %s",
+                    rc == CR_ERR_NOMEM ? "out of memory" : cr_impact_last_error(e->imp));
         return;
     }
     cr_law_status s = cr_law_result_status(c->res);
     row->law_status = (int)s;
     row->status = verdict(s);
-    append(row, cr_law_result_message(c->res));
+    cr_cmp_note(row, "%s", cr_law_result_message(c->res));
     size_t n = cr_law_result_outcome_count(c->res);
     row->outcomes = n;
     if (n == 0)

@@ -15,29 +15,28 @@ static int newton_family(cr_law_id law)
            law == CR_LAW_SEQUENTIAL;
 }
 
-static void note(cr_compare_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(cr_compare_row *row, const char *fmt, ...)
+/* Restitutions outside [0, 1] are kept as they are and flagged (never
+ * clamped): one note for all of an episode's @p n records (a 20-bead column
+ * has 20, which one note each would not fit), naming the farthest. */
+static void range_check(cr_compare_row *row, const double *e, size_t n, const char *what)
 {
-    size_t used = strlen(row->message);
-    if (used + 3 >= sizeof row->message)
+    size_t out = 0, worst = 0;
+    for (size_t r = 0; r < n; r++)
+        if (isfinite(e[r]) && !(e[r] >= 0.0 && e[r] <= 1.0)) {
+            double d = fmax(-e[r], e[r] - 1.0), dw = fmax(-e[worst], e[worst] - 1.0);
+            worst = out++ == 0 || d > dw ? r : worst;
+        }
+    if (!out)
         return;
-    if (used) {
-        strcpy(row->message + used, "; ");
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(row->message + used, sizeof row->message - used, fmt, ap);
-    va_end(ap);
-}
-
-/* A restitution outside [0, 1] is kept as it is and flagged (never clamped). */
-static void range_check(cr_compare_row *row, size_t r, double e, const char *what)
-{
-    if (!(e >= 0.0 && e <= 1.0)) {
-        row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
-        note(row, "%s of contact record %zu = %.9g outside [0, 1], used as it is", what, r, e);
-    }
+    row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
+    if (out == 1)
+        cr_cmp_note(row, "%s of contact record %zu = %.9g outside [0, 1], used as it is", what,
+                    worst, e[worst]);
+    else
+        cr_cmp_note(row,
+                    "%s outside [0, 1] on %zu contact records, farthest record %zu = %.9g, used "
+                    "as they are",
+                    what, out, worst, e[worst]);
 }
 
 static int lzb(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *par, int *has_par,
@@ -55,12 +54,13 @@ static void measured_restitutions(const cmp_episode *e, int poisson, double *par
         double v = poisson ? e->e_poisson[r] : e->e_newton[r];
         if (isfinite(v)) {
             par[r] = v;
-            range_check(row, r, v, poisson ? "e_P" : "e_N");
         } else {
             par[r] = 0.0;
             row->flags |= poisson ? CR_COMPARE_FLAG_NO_COMPRESSION : CR_COMPARE_FLAG_AT_REST;
         }
     }
+    range_check(row, poisson ? e->e_poisson : e->e_newton, e->info.contacts,
+                poisson ? "e_P" : "e_N");
 }
 
 /*
@@ -74,27 +74,28 @@ static int gdi_epsilon(const cmp_episode *e, double kappa, cr_compare_row *row, 
     double kmin = e->info.kappa_min;
     if (!isfinite(kmin)) {
         row->status = CR_COMPARE_FAILED;
-        note(row, "maximal dissipation failed: no tangent/normal split of u- for epsilon");
+        cr_cmp_note(row, "maximal dissipation failed: no tangent/normal split of u- for epsilon");
         return 0;
     }
     if (!(1.0 - kmin > 0.0)) {
         *eps = 0.0;
-        note(row, "no normal part of u-: epsilon does not enter");
+        cr_cmp_note(row, "no normal part of u-: epsilon does not enter");
         return 1;
     }
     double e2 = (kappa - kmin) / (1.0 - kmin);
     if (!(e2 >= 0.0)) {
         row->status = CR_COMPARE_INFEASIBLE;
-        note(row,
-             "kappa = %.9g is below kappa_min = %.9g of maximal dissipation: no epsilon >= 0 "
-             "gives it",
-             kappa, kmin);
+        cr_cmp_note(
+            row,
+            "kappa = %.9g is below kappa_min = %.9g of maximal dissipation: no epsilon >= 0 "
+            "gives it",
+            kappa, kmin);
         return 0;
     }
     *eps = sqrt(e2);
     if (*eps > 1.0) {
         row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
-        note(row, "epsilon = %.9g > 1 (kappa = %.9g > 1), used as it is", *eps, kappa);
+        cr_cmp_note(row, "epsilon = %.9g > 1 (kappa = %.9g > 1), used as it is", *eps, kappa);
     }
     return 1;
 }
@@ -126,7 +127,8 @@ static int calibrated(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
             par[r] = r == e->info.reference ? 1.0 : e->alpha[r];
             if (!(par[r] >= 0.0)) {
                 row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
-                note(row, "alpha of contact record %zu = %.9g < 0, used as it is", r, par[r]);
+                cr_cmp_note(row, "alpha of contact record %zu = %.9g < 0, used as it is", r,
+                            par[r]);
             }
         }
         p->alpha = par;
@@ -135,13 +137,13 @@ static int calibrated(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
         row->parameter = e->info.kappa;
         if (!(e->info.kappa >= 0.0 && e->info.kappa <= 1.0)) {
             row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
-            note(row, "kappa = %.12g outside [0, 1], used as it is", e->info.kappa);
+            cr_cmp_note(row, "kappa = %.12g outside [0, 1], used as it is", e->info.kappa);
         }
         *has_par = 1;
         return 1;
     }
     row->status = CR_COMPARE_NO_PREDICTION;
-    note(row, "no calibration mapping for this law yet");
+    cr_cmp_note(row, "no calibration mapping for this law yet");
     return 0;
 }
 
@@ -161,7 +163,7 @@ static int two_body(cr_compare *c, const cr_contact_params *law, double mu, doub
     char msg[CR_ERRMSG_LEN];
     int rc = cr_restitution_cache_get(c->cache, law, mu, v, e, msg, sizeof msg);
     if (rc != CR_OK)
-        note(row, "two-body run: %s", msg);
+        cr_cmp_note(row, "two-body run: %s", msg);
     return rc;
 }
 
@@ -183,12 +185,12 @@ static int predicted_restitutions(cr_compare *c, const cmp_episode *e, double *p
 {
     if (!e->laws) {
         row->status = CR_COMPARE_NO_PREDICTION;
-        note(row, "the pair laws are unknown: no two-body run");
+        cr_cmp_note(row, "the pair laws are unknown: no two-body run");
         return 0;
     }
     if (!(e->info.speed > 0.0)) {
         row->status = CR_COMPARE_NO_PREDICTION;
-        note(row, "the reference contact does not approach: no speed for two-body runs");
+        cr_cmp_note(row, "the reference contact does not approach: no speed for two-body runs");
         return 0;
     }
     for (size_t r = 0; r < e->info.contacts; r++) {
@@ -197,8 +199,8 @@ static int predicted_restitutions(cr_compare *c, const cmp_episode *e, double *p
             row->status = CR_COMPARE_FAILED;
             return 0;
         }
-        range_check(row, r, par[r], "two-body e");
     }
+    range_check(row, par, e->info.contacts, "two-body e");
     return 1;
 }
 
@@ -228,10 +230,10 @@ static int predictive(cr_compare *c, const cmp_episode *e, cr_law_id law, cr_law
         return cr_cmp_table_params(c, e, p, par, has_par, row);
     row->status = CR_COMPARE_NO_PREDICTION;
     if (law == CR_LAW_ENERGETIC)
-        note(row, "alpha and kappa need a reference table covering the configuration "
-                  "(cradle compare --table, docs/tables.md)");
+        cr_cmp_note(row, "alpha and kappa need a reference table covering the configuration "
+                         "(cradle compare --table, docs/tables.md)");
     else
-        note(row, "no predictive mapping for this law yet");
+        cr_cmp_note(row, "no predictive mapping for this law yet");
     return 0;
 }
 
@@ -252,8 +254,8 @@ static int lzb(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *pa
     for (size_t r = 0; r < e->info.contacts; r++)
         if (!(e->exponent[r] >= 1.0 && e->exponent[r] <= 10.0)) {
             row->flags |= CR_COMPARE_FLAG_OUT_OF_RANGE;
-            note(row, "exponent of contact record %zu = %g outside LZB's [1, 10]", r,
-                 e->exponent[r]);
+            cr_cmp_note(row, "exponent of contact record %zu = %g outside LZB's [1, 10]", r,
+                        e->exponent[r]);
         }
     p->stiffness = e->stiffness;
     p->exponent = e->exponent;

@@ -75,6 +75,9 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
  * conditions; the chosen outcome's u⁺ and P into @p u and @p P (may stay
  * unset when there is no answer: then *answered = 0).
  */
+/* Appends a note to the row's message ("; " between notes). A note that does
+ * not fit whole ends the message with "..." rather than being cut silently. */
+void cr_cmp_note(cr_compare_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cr_cmp_evaluate(cr_compare *c, const cmp_episode *e, cr_law_id law, const cr_law_params *p,
                      cr_compare_row *row, double *u, double *P, int *answered);
 

@@ -16,16 +16,10 @@
 #include "compare/compare-priv.h"
 #include "cradle/calibrate.h"
 
-static void note(cr_compare_row *row, const char *what)
-{
-    size_t used = strlen(row->message);
-    snprintf(row->message + used, sizeof row->message - used, "%s%s", used ? "; " : "", what);
-}
-
 static int refuse(cr_compare_row *row, const char *what)
 {
     row->status = CR_COMPARE_NO_PREDICTION;
-    note(row, what);
+    cr_cmp_note(row, "%s", what);
     return 0;
 }
 
@@ -150,7 +144,7 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
     char what[200];
     snprintf(what, sizeof what, "alpha, kappa from table %s (bounds %.2g, %.2g)", cr_table_path(t),
              bound[0], bound[1]);
-    note(row, what);
+    cr_cmp_note(row, "%s", what);
     return 1;
 }
 

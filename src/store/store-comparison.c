@@ -25,7 +25,7 @@
 
 /* Fixed-length strings of the tables (h5py reads them as bytes). */
 #define NAME_LEN 24
-#define MESSAGE_LEN 224
+#define MESSAGE_LEN 512 /* cr_compare_row.message */
 
 /* ---- the three tables ----------------------------------------------------------- */
 
