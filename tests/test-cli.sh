@@ -41,6 +41,13 @@ print("    %d messages, longest %d characters, %d with the one range note" % (le
 sys.exit(bool(cut) or not one)' \
     && ok "compare on the bead column: range notes merged, no message cut" \
     || bad "compare notes cut or not merged"
+# a tolerance finer than double precision resolves: accepted, one line that says so
+"$CRADLE" run --set integration.rtol=1e-20 -q -o tol.h5 2> err.txt
+st=$?
+[ $st -eq 0 ] && [ "$(wc -l < err.txt)" -eq 1 ] \
+    && grep -q "^cradle: note: .*: integration.rtol = 1e-20 is below what double precision resolves" err.txt \
+    && ok "rtol 1e-20: run, with a one-line note" || bad "rtol 1e-20: $st $(cat err.txt)"
+rm -f tol.h5
 "$CRADLE" help nosuchtopic > out.txt 2> err.txt
 st=$?
 [ $st -eq 2 ] && [ ! -s out.txt ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "no topic 'nosuchtopic'" err.txt \

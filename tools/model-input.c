@@ -1,5 +1,7 @@
 #include "model-input.h"
 
+#include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +69,20 @@ cr_model *model_input_parse(const char *text, size_t len, const char *name)
     return calibrated(model, name);
 }
 
+/* Tolerances finer than double precision resolves are accepted (the
+ * integrators work at their own floor), with a one-line note that they buy
+ * nothing: relative 100 ε ≈ 2.2e-14. */
+static void note_tolerances(const cr_model *model, const char *name)
+{
+    const double floor = 100.0 * DBL_EPSILON;
+    double rtol = cr_model_settings(model)->rtol;
+    if (rtol < floor)
+        fprintf(stderr,
+                "cradle: note: %s: integration.rtol = %g is below what double precision "
+                "resolves (%.1e): the run is no more accurate than at %.1e\n",
+                name, rtol, floor, floor);
+}
+
 cr_model *model_input_load(const char *path, const model_sets *sets, int calibrate,
                            char **effective)
 {
@@ -99,5 +115,7 @@ cr_model *model_input_load(const char *path, const model_sets *sets, int calibra
         free(*effective);
         *effective = NULL;
     }
+    if (model)
+        note_tolerances(model, name);
     return model;
 }
