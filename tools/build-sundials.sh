@@ -115,6 +115,8 @@ set -- -o Dir::Etc::sourceparts="$work/apt/sources.list.d" \
 [ "$(id -u)" -ne 0 ] || set -- "$@" -o APT::Sandbox::User=root
 
 t0=$(date +%s)
+# one line per stage: the build takes minutes on a loaded machine, never silently
+say "fetching Debian's $srcpkg $srcver source (log: build-deps/sundials-build.log)"
 echo "== apt-get update (private source lists)" >> "$log"
 apt-get "$@" update >> "$log" 2>&1 || fallback "apt-get update of the source lists failed"
 echo "== apt-get source $srcpkg=$srcver" >> "$log"
@@ -134,6 +136,7 @@ fi
 gen=""
 command -v ninja >/dev/null 2>&1 && gen="-G Ninja"
 jobs=$(nproc 2>/dev/null || echo 2)
+say "building CVODES, ARKODE and KLU support on $jobs cores (30 s to a few minutes, once)"
 echo "== cmake configure" >> "$log"
 # shellcheck disable=SC2086
 cmake -S "$src" -B "$work/build" $gen \
