@@ -357,8 +357,9 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
     s->ghi = g;
     s->tlo = s->tn;
     s->stepped = 0;
-    /* output.every: the k-th step's end is a return of its own (every_hit) */
-    int kth = s->out_every > 0 && s->every_steps >= s->out_every;
+    /* output.every: the k-th step end reached here (a step a restart cut
+     * short never is) is a return of its own (every_hit) */
+    int kth = s->out_every > 0 && ++s->every_steps >= s->out_every;
     if (target > s->tn && !s->at_tstop && !kth) {
         *more = 1;
         return CV_SUCCESS;
@@ -395,7 +396,6 @@ int cr_sm_own_advance(cr_sim *s, double target, double *tret)
         s->tn = tn;
         s->dky_q = -1;
         s->stepped = s->y_at_tn = 1;
-        s->every_steps++;
         s->at_tstop = flag == CV_TSTOP_RETURN;
         if (s->n_contact_roots) {
             roots_at(s, N_VGetArrayPointer(s->y), s->ghi);

@@ -249,6 +249,7 @@ struct cr_sim {
     cr_method method;
     cr_sim_output_fn out_fn;
     void *out_user;
+    int (*out_wanted)(void *user); /* NULL: out_fn always reads the state */
     cr_sim_event_fn ev_fn;
     void *ev_user;
 

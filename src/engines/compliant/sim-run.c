@@ -86,11 +86,23 @@ static int contacts_busy(const cr_sim *s)
     return 0;
 }
 
+/* Somebody reads the rows (a run without output listeners, a calibration's
+ * two-body run, returns at its events and on the contact grid only: its steps
+ * stay those it always had). */
+static int rows_wanted(const cr_sim *s)
+{
+    return s->out_fn && (!s->out_wanted || s->out_wanted(s->out_user));
+}
+
 static double next_stop(const cr_sim *s, const run_plan *p)
 {
-    /* in free flight the default rule writes every free_every-th grid point */
-    if (p->sm.rule == CR_SAMPLE_AUTO && s->settle == 0.0 && !contacts_busy(s))
-        return fmin(fmin(cr_sampling_next_free(&p->sm, s->t), p->t_stop), p->pending);
+    if (p->sm.rule == CR_SAMPLE_AUTO && s->settle == 0.0 && !contacts_busy(s)) {
+        /* in free flight the default rule writes every free_every-th grid point */
+        if (rows_wanted(s))
+            return fmin(fmin(cr_sampling_next_free(&p->sm, s->t), p->t_stop), p->pending);
+        if (!s->has_fields) /* nothing to write: the next event or the end */
+            return fmin(p->t_stop, p->pending);
+    }
     return fmin(fmin(p->next, p->t_stop), p->pending);
 }
 
@@ -194,7 +206,7 @@ static int after_output(cr_sim *s, run_plan *p, int flag, double tout, int *done
         *done = 1;
         return CR_OK;
     }
-    if (p->sm.rule == CR_SAMPLE_AUTO) {
+    if (p->sm.rule == CR_SAMPLE_AUTO && rows_wanted(s)) {
         cr_sampling_count(&p->sm); /* at the cap: tenfold wider */
         p->dt = p->sm.dt;
         s->stats.output_widenings = p->sm.widenings;
