@@ -822,9 +822,9 @@ static int write_selection(cr_store *st)
         return e;
     e |= write_indices(st->traj, "bodies", st->body_sel, st->nbsel,
                        "1 (body of each dim columns of position and velocity)");
-    if (st->nseries_contacts)
-        e |= write_indices(st->traj, "contacts", st->contact_sel, st->ncsel,
-                           "1 (row of /contacts of each column of overlap, force, impulse)");
+    /* empty in a pool, which has no per-contact series: one structure */
+    e |= write_indices(st->traj, "contacts", st->contact_sel, st->ncsel,
+                       "1 (row of /contacts of each column of overlap, force, impulse)");
     return e;
 }
 
