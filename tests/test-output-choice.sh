@@ -114,7 +114,8 @@ with h5py.File("every1.h5", "r") as e1, h5py.File("every3.h5", "r") as e3:
         "every 3: the 3rd, 6th, ... step ends of every 1 (%d of %d rows)" % (len(inner3), len(inner1)))
     say(np.all(np.diff(t1) > 0) and len(t1) > 30, "every 1: a row at each step end, increasing")
 with h5py.File("pfull.h5", "r") as a, h5py.File("pchosen.h5", "r") as b:
-    say(names(b) == ["bodies", "position", "time"] and list(b["trajectory/bodies"][()]) == [2],
+    say(names(b) == ["bodies", "contacts", "position", "time"] and
+        list(b["trajectory/bodies"][()]) == [2] and len(b["trajectory/contacts"]) == 0,
         "pool: fields position, body 2 (%s)" % names(b))
     pa, pb = a["trajectory/position"][()], b["trajectory/position"][()]
     say(np.array_equal(pb, pa[:, 4:6]), "pool: body 2's x, y columns equal the full run's")
