@@ -5,7 +5,7 @@
 # balls, beside every fixed law: one ball at 0.1 rad and at 0.3 rad, two balls
 # lifted, another damping (e = 0.9). Prints each case's summary rows
 # (collisions paired by time and bodies, mean |du+|/V, drift, energy decay).
-# Usage: sh bench/calibrated-prediction.sh [CRADLE]   (about 1 min)
+# Usage: sh bench/calibrated-prediction.sh [CRADLE]   (about 10 s)
 set -eu
 CRADLE=${1:-build/tools/cradle}
 M=models/pendulum-cradle-5.yaml

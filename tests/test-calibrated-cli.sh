@@ -109,6 +109,32 @@ st=$?
 st=$?
 [ $st -eq 2 ] && [ ! -e x.h5 ] && ok "--calibrate-on with another law: exit 2" \
     || bad "calibrate-on newton: $st $(cat e5.txt)"
+# compare --rigid calibrated --calibrate-on: the variant borrows from the other
+# model's compliant run, as `cradle run` does (it used to be ignored, so that
+# compare calibrated each variant on its own run)
+sed 's/restitution: 0.9/restitution: 0.5/' gap3.yaml > gap3-lossy.yaml
+"$CRADLE" run gap3.yaml --rigid calibrated --calibrate-on gap3-lossy.yaml -q --json -o x.h5 > lossy.json
+rm -f x.h5
+"$CRADLE" compare gap3.yaml --rigid calibrated --calibrate-on gap3-lossy.yaml --json -q > cmp-lossy.json
+"$CRADLE" compare gap3.yaml --rigid calibrated --json -q > cmp-own.json
+"$PY" -c '
+import json, sys
+run = json.load(open("lossy.json"))
+T = 0.5 * 0.0329 * sum(v * v for v in run["final_velocities"])
+lossy = json.load(open("cmp-lossy.json"))["variants"][0]["rows"][0]["T_plus_rigid"]
+own = json.load(open("cmp-own.json"))["variants"][0]["rows"][0]["T_plus_rigid"]
+print("    T+: run %.12g, compare %.12g, compare calibrated on itself %.12g" % (T, lossy, own))
+sys.exit(not (abs(lossy - T) <= 1e-12 * T and abs(own - T) > 0.05 * T))' \
+    && ok "compare --calibrate-on: the variant T+ equals cradle run --calibrate-on's (1e-12), not its own run's" self \
+    || bad "compare --calibrate-on is not the prediction cradle run makes"
+"$CRADLE" compare gap3.yaml --rigid newton --calibrate-on gap3.yaml -q 2> e6.txt
+st=$?
+[ $st -eq 2 ] && grep -q "calibrate-on: no --rigid calibrated" e6.txt \
+    && ok "compare --calibrate-on without a calibrated variant: exit 2" || bad "compare calibrate-on newton: $st $(cat e6.txt)"
+"$CRADLE" compare "$MODELS/pendulum-cradle-7.yaml" --rigid calibrated --strict -q 2> e7.txt
+st=$?
+[ $st -eq 6 ] && grep -q -- "--strict: [0-9]* mismatch" e7.txt \
+    && ok "compare --strict on the 7-ball cradle's mismatches: exit 6" || bad "compare --strict: $st $(cat e7.txt)"
 printf 'rigid: {touching: -0.5}\n' >> gap3.yaml
 "$CRADLE" run gap3.yaml --rigid newton -o x.h5 2> e3.txt
 st=$?

@@ -13,6 +13,18 @@ MODELS=$DATA/../../models
 "$CRADLE" --version | grep -q "^cradle [0-9]" && ok "--version" || bad "--version"
 "$CRADLE" help run | grep -q "usage: cradle run" && ok "help run" || bad "help run"
 "$CRADLE" run --help | grep -q "MODEL" && ok "run --help" || bad "run --help"
+# under a field kappa is (T+ - W_field)/T-, and the field's work is printed beside it
+"$CRADLE" run "$MODELS/pendulum-cradle-3.yaml" --set integration.t_end=0.5 -o pf.h5 > pf.txt 2>&1
+"$CRADLE" run -o nf.h5 > nf.txt 2>&1
+grep -q "kappa = (T+ - W_field)/T- = [0-9.]*, W_field = " pf.txt && grep -q "W_field \[J\]" pf.txt \
+    && grep -q "kappa = T+/T- = " nf.txt && ! grep -q "W_field" nf.txt \
+    && ok "kappa printed with the field's work under a pendulum field, as T+/T- without one" \
+    || bad "kappa and W_field: $(grep -m1 kappa pf.txt) / $(grep -m1 kappa nf.txt)"
+rm -f pf.h5 nf.h5
+"$CRADLE" help nosuchtopic > out.txt 2> err.txt
+st=$?
+[ $st -eq 2 ] && [ ! -s out.txt ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "no topic 'nosuchtopic'" err.txt \
+    && ok "help on an unknown topic: one line, exit 2" || bad "help nosuchtopic: $st $(cat err.txt)"
 "$CRADLE" frobnicate 2>/dev/null; [ $? -eq 2 ] && ok "unknown command: exit 2" || bad "unknown command"
 # an unknown option or a missing value: one line naming it and the help topic, exit 2
 for cmd in run compare sweep law; do

@@ -29,6 +29,7 @@ void usage_compare(FILE *out)
           "                      [--rigid-limit[=LEVELS[,RATIO]]]\n"
           "       cradle compare MODEL --rigid LAW [--rigid LAW ...] [--restitution E]\n"
           "                      [--kappa K --alpha A,...] [-o FILE] [--csv | --json] [-q]\n"
+          "                      [--calibrate-on MODEL2] [--strict]\n"
           "\n"
           "Evaluates every rigid impact law on every impact episode of a compliant run,\n"
           "in two modes: calibrated (parameters measured on the same episode) and\n"
@@ -66,11 +67,17 @@ void usage_compare(FILE *out)
           "      --table TABLE   predictive alpha and kappa of the energetic law from a\n"
           "                      reference table (data/, docs/tables.md) when it covers\n"
           "                      the episode\n"
+          "      --calibrate-on MODEL2\n"
+          "                      --rigid calibrated: take alpha and kappa from the compliant\n"
+          "                      run of MODEL2 (a prediction), not of MODEL\n"
+          "      --strict        --rigid calibrated: a rigid impact whose bodies differ\n"
+          "                      from the compliant collision's is an error (exit 6)\n"
           "  -q, --quiet         no table\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: 0 done, 2 usage, 3 bad input (no episodes, an episode out of\n"
-          "range, an unreadable file), 4 run or write failure, 130 interrupted.\n",
+          "range, an unreadable file), 4 run or write failure, 6 --strict mismatch,\n"
+          "130 interrupted.\n",
           out);
 }
 

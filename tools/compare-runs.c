@@ -80,6 +80,9 @@ static int variant_args(const compare_runs_args *c, const char *law, rigid_args 
         v->table = c->params.table;
     } else if (named && id != CR_LAW_MAX_DISSIPATION) {
         v->restitution = c->params.restitution;
+    } else if (strcmp(law, "calibrated") == 0) {
+        v->calibrate_on = c->params.calibrate_on;
+        v->strict = c->params.strict;
     }
     int st = rigid_check(v);
     return st;
@@ -323,10 +326,16 @@ static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_
 /* Common parameters that no variant takes are refused, not ignored. */
 static int params_used(const compare_runs_args *a, const one_run *v)
 {
-    int e = 0, k = 0;
+    int e = 0, k = 0, cal = 0;
     for (size_t i = 0; i < a->n; i++) {
         e |= !isnan(v[i].args.restitution);
         k |= !isnan(v[i].args.kappa) || v[i].args.alpha || v[i].args.table;
+        cal |= v[i].args.calibrated;
+    }
+    if ((a->params.calibrate_on || a->params.strict) && !cal) {
+        tools_error("compare: %s: no --rigid calibrated variant",
+                    a->params.strict ? "--strict" : "--calibrate-on");
+        return EXIT_USAGE;
     }
     if (!isnan(a->params.restitution) && !e) {
         tools_error("compare: --restitution: no --rigid variant takes a restitution");
@@ -337,6 +346,28 @@ static int params_used(const compare_runs_args *a, const one_run *v)
         return EXIT_USAGE;
     }
     return 0;
+}
+
+/* --strict: a calibrated variant whose impacts and the compliant collisions
+ * they stand for differ in bodies is an error, after everything is reported
+ * (the mismatches are the unmatched rows). @return 0 or EXIT_MISMATCH. */
+static int strict_mismatches(const char *name, one_run *v, size_t nv)
+{
+    int st = 0;
+    for (size_t i = 0; i < nv; i++) {
+        if (!v[i].args.strict || !v[i].args.calib)
+            continue;
+        size_t n = 0;
+        cr_calibrated_rigid_finish(v[i].args.calib, cr_system_get_time(v[i].sys));
+        cr_calibrated_rigid_mismatches(v[i].args.calib, &n);
+        if (n) {
+            tools_error("%s: --strict: %zu mismatch%s between the rigid impacts and the "
+                        "compliant collisions (cradle run --rigid calibrated lists them)",
+                        name, n, n == 1 ? "" : "es");
+            st = EXIT_MISMATCH;
+        }
+    }
+    return st;
 }
 
 int compare_runs(const compare_runs_io *io, compare_runs_args *a)
@@ -406,6 +437,8 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
             st = EXIT_RUN;
         }
     }
+    if (st == 0)
+        st = strict_mismatches(name, v, a->n);
     one_free(&c);
     for (size_t i = 0; i < a->n; i++)
         one_free(&v[i]);

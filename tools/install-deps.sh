@@ -14,7 +14,8 @@
 # depends on): the `cradle` executable links the archive, not the shared
 # library and its libcurl/gnutls/krb5 tree (meson option static_cli).
 # libsuitesparse-dev, libfyaml-dev, libjson-c-dev: their archives go into the
-# executable too.
+# executable too. libgsl-dev: GSL (Jacobi's elliptic functions of exact rigid
+# pendulum flight), its archive in the executable too.
 # libsiconos-kernel-dev: Siconos' own LZB law (MultipleImpact), the reference of
 # test-laws' LZB comparison (tests/ref-siconos-lzb.cpp; skipped without it).
 # libopenmpi-dev, openmpi-bin: the MPI sweeps (-Dmpi=enabled; tools/test.sh builds
@@ -36,6 +37,7 @@ libhdf5-dev
 hdf5-tools
 valgrind
 libfyaml-dev
+libgsl-dev
 liblapacke-dev
 libopenblas-dev
 libsiconos-numerics-dev

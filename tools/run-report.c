@@ -155,8 +155,16 @@ void report_episodes(const cr_system *sys, const cr_monitor *mon)
         const size_t *bodies = cr_monitor_bodies(mon, k, &nb);
         printf("  episode %zu: t = %.6g .. %.6g s, ", k, in.t_start, in.t_end);
         print_bodies(bodies, nb);
-        printf(", reference contact %zu, kappa = T+/T- = %.9f%s\n", in.reference, in.kappa,
-               in.complete ? "" : " (still running at the end)");
+        /* under a field κ is what the impact itself keeps, not T+/T-: the
+         * field's work over the episode is printed beside it */
+        if (in.field_work != 0.0)
+            printf(
+                ", reference contact %zu, kappa = (T+ - W_field)/T- = %.9f, W_field = %.6g J%s\n",
+                in.reference, in.kappa, in.field_work,
+                in.complete ? "" : " (still running at the end)");
+        else
+            printf(", reference contact %zu, kappa = T+/T- = %.9f%s\n", in.reference, in.kappa,
+                   in.complete ? "" : " (still running at the end)");
         const cr_contact_record *r = cr_monitor_contacts(mon, k, &nc);
         printf("    %7s %9s %12s %10s %10s %10s %11s %11s\n", "contact", "bodies", "P [N s]",
                "alpha", "e_N", "e_P", "gamma- m/s", "gamma+ m/s");
@@ -200,8 +208,17 @@ void report_collisions(const cr_monitor *mon)
         printf(" (no body in two episodes: one collision per episode)\n");
     if (n == 0)
         return;
-    printf("    %9s %12s %12s %8s %10s %12s %12s %12s\n", "collision", "t_start s", "t_end s",
-           "episodes", "bodies", "T- [J]", "T+ [J]", "kappa");
+    /* κ = (T+ − W_field)/T−: the field's work is a column when a field did any */
+    int fields = 0;
+    for (size_t k = 0; k < n && !fields; k++) {
+        cr_collision_info c;
+        fields = cr_monitor_get_collision(mon, k, &c) == CR_OK && c.field_work != 0.0;
+    }
+    printf("    %9s %12s %12s %8s %10s %12s %12s", "collision", "t_start s", "t_end s", "episodes",
+           "bodies", "T- [J]", "T+ [J]");
+    if (fields)
+        printf(" %12s", "W_field [J]");
+    printf(" %12s\n", "kappa");
     for (size_t k = 0; k < n && k < SHOWN_COLLISIONS; k++) {
         cr_collision_info c;
         if (cr_monitor_get_collision(mon, k, &c) != CR_OK)
@@ -210,9 +227,11 @@ void report_collisions(const cr_monitor *mon)
         char who[32];
         const size_t *b = cr_monitor_collision_bodies(mon, k, &nb);
         format_bodies(who, sizeof who, b, nb);
-        printf("    %9zu %12.6f %12.6f %8zu %10s %12.6g %12.6g %12.9f%s\n", k, c.t_start, c.t_end,
-               c.episode_count, who, c.T_minus, c.T_plus, c.kappa,
-               c.complete ? "" : " (still running at the end)");
+        printf("    %9zu %12.6f %12.6f %8zu %10s %12.6g %12.6g", k, c.t_start, c.t_end,
+               c.episode_count, who, c.T_minus, c.T_plus);
+        if (fields)
+            printf(" %12.4g", c.field_work);
+        printf(" %12.9f%s\n", c.kappa, c.complete ? "" : " (still running at the end)");
     }
     if (n > SHOWN_COLLISIONS)
         printf("    ... %zu collisions in all (see the HDF5 file)\n", n);

@@ -64,6 +64,9 @@ int cr_switch_chain_roots_cvode(void);
 /* 0 with CRADLE_IMPULSE_STATES=off (the chain integrates impulses as CVODES
  * quadratures instead of states): */
 int cr_switch_impulse_states(void);
+/* 1 with CRADLE_RIGID_FLIGHT=cvodes (rigid pendulums fly by CVODES, not on
+ * their closed forms; a comparison aid): */
+int cr_switch_rigid_flight_cvodes(void);
 
 /* How the trajectory is sampled (docs/model-format.md, "Output"), one plan for
  * the chain and the pool engines. */

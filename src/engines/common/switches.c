@@ -44,3 +44,9 @@ int cr_switch_impulse_states(void)
     const char *env = getenv("CRADLE_IMPULSE_STATES");
     return !(env && strcmp(env, "off") == 0);
 }
+
+int cr_switch_rigid_flight_cvodes(void)
+{
+    const char *env = getenv("CRADLE_RIGID_FLIGHT");
+    return env && strcmp(env, "cvodes") == 0;
+}

@@ -83,6 +83,8 @@ typedef struct {
 
     /* state shared by every geometry */
     double t;
+    double t_stop;     /* the run's end (INFINITY: automatic); flights may step past
+                        * an output time and interpolate, never past this */
     double dissipated; /* kinetic energy the impacts and landings took */
 
     /* events */

@@ -85,6 +85,7 @@ static int plan_run(cr_rigid_driver *d, double t_end, plan *p)
                    "output.interval");
         return CR_ERR_INVALID;
     }
+    d->t_stop = p->t_stop;
     p->dt = d->out_interval > 0.0 ? d->out_interval : (p->automatic ? INFINITY : t_end / 1000.0);
     if (d->out_none)
         p->dt = INFINITY;

@@ -99,6 +99,8 @@ struct cr_rigid {
 
     /* CVODES (pendulums only) */
     void *cv;
+    /* the closed forms of exact pendulum flight (rigid-pendulum.c) */
+    void *ell;
 };
 
 /* ---- rigid.c ---------------------------------------------------------------- */
@@ -201,5 +203,18 @@ void cr_rigid_flight_stats(const cr_rigid *r, cr_run_stats *st);
  * CR_ERR_SOLVER (the law failed; reason in r->drv.err) or a listener's code.
  */
 int cr_rigid_resolve(cr_rigid *r, size_t *n_impacts);
+
+/* ---- rigid-pendulum.c ------------------------------------------------------- */
+
+/* What cr_rigid_fly_elliptic returns for a flight it leaves to CVODES. */
+#define CR_RIGID_NOT_EXACT 1
+
+/* Flies to @p t_target on the pendulums' closed forms, stopping at the first
+ * pair that closes (*hit); CR_RIGID_NOT_EXACT when the flight has none (a
+ * closed pair, uniform gravity, a ball near the top, a grazing double zero). */
+int cr_rigid_fly_elliptic(cr_rigid *r, double t_target, int *hit);
+/* The engine changed the state: the closed forms are built again. */
+void cr_rigid_elliptic_touch(cr_rigid *r);
+void cr_rigid_elliptic_free(cr_rigid *r);
 
 #endif
