@@ -956,6 +956,18 @@ static int on_output(const cr_system *sys, void *user)
     return cr_store_append_frame(user);
 }
 
+/* Events reach the file at the flushes of rows, and also when flush_seconds
+ * have passed since the last flush: a run whose rows are far apart, or that
+ * writes none (output.fields: none), keeps its events on a kill as well. */
+static int on_events(const cr_system *sys, size_t first, void *user)
+{
+    cr_store *st = user;
+    (void)sys, (void)first;
+    if (st->state == ST_OPEN && wall_seconds() - st->last_flush >= st->flush_seconds)
+        return store_flush(st, "appending events");
+    return CR_OK;
+}
+
 static void store_note_recovered(const cr_store *st, char *msg, size_t msglen)
 {
     if (st->nrecovered == 0)
@@ -1006,7 +1018,8 @@ cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *mode
         return NULL;
     }
     int rc = store_layout(st, model, model_path, model_text);
-    if (rc == CR_OK && cr_system_add_output_listener(sys, on_output, st) != CR_OK) {
+    if (rc == CR_OK && (cr_system_add_output_listener(sys, on_output, st) != CR_OK ||
+                        cr_system_add_event_listener(sys, on_events, st) != CR_OK)) {
         cr_set_msg(st->err, sizeof st->err, "%s: out of memory attaching to the system", path);
         rc = store_die(st, CR_ERR_NOMEM);
     }
