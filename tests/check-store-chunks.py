@@ -51,7 +51,10 @@ def run(cradle, model, out, sets, deflate=None):
 
 
 def series(f):
-    out = {"trajectory/" + k: f["trajectory"][k] for k in f["trajectory"]}
+    # the series (format 3's column indices, bodies and contacts, are written
+    # once, whole, not chunked)
+    out = {"trajectory/" + k: f["trajectory"][k] for k in f["trajectory"]
+           if k not in ("bodies", "contacts")}
     out["events"] = f["events"]
     return out
 

@@ -155,6 +155,7 @@ RUN_DEFECTS = {
         0, tuple(-1.0 if n == "K" else v for n, v in zip(f["contacts"].dtype.names, f["contacts"][0]))),
     "model-dim": lambda f: f["model"].attrs.__setitem__("dim", np.int64(7)),
     "format-version": lambda f: f.attrs.__setitem__("format_version", np.int64(99)),
+    "format-version-old": lambda f: f.attrs.__setitem__("format_version", np.int64(1)),
     "format-version-string": lambda f: f.attrs.__setitem__("format_version", "2"),
 }
 

@@ -551,6 +551,20 @@ static int count_output(const cr_system *sys, void *user)
     return CR_OK;
 }
 
+/* Outputs the default rule (docs/model-format.md, "Output") gives over [0, t]
+ * with grid dt, m grid points per free-flight row and the one contact loaded
+ * on [tc, to]: t = 0, the grid points inside the contact, every m-th outside,
+ * and the end. Counted here from the rule, not from the engine's loop. */
+static double rule_outputs(double t, double dt, long m, double tc, double to)
+{
+    double n = 2.0;
+    for (long k = 1; (double)k * dt < t; k++) {
+        double tk = (double)k * dt;
+        n += (tk > tc && tk < to) || k % m == 0;
+    }
+    return n;
+}
+
 static void output_interval(void)
 {
     disc d[2] = {{M, R, 0.0, 0.0, 1.0, 0.0}, {M, R, 2 * R + 1e-5, 0.0, 0.0, 0.0}};
@@ -562,17 +576,21 @@ static void output_interval(void)
         char msg[256];
         cr_system *p = cr_system_create(model, msg, sizeof msg);
         long n = 0;
-        double T;
-        cr_system_get_scales(p, NULL, NULL, &T);
+        double T, V;
+        cr_system_get_scales(p, NULL, &V, &T);
         cr_system_add_output_listener(p, count_output, &n);
         double t_end = k ? 0.1 : 0.0; /* t_end / 1000 > δ* / (4V) */
         CHECK(cr_system_run(p, t_end) == CR_OK, "run: %s", cr_system_last_error(p));
         double t = cr_system_get_time(p);
-        /* outputs at t = 0, every interval and the end */
-        double expect = k ? 1000.0 : floor(t / (0.25 * T));
-        CHECK(fabs((double)n - (expect + (k ? 1 : 2))) <= 1.0,
-              "%s: %ld outputs, expected %.0f (+ start and end)",
-              k ? "t_end 0.1 s: t_end/1000" : "auto: delta*/(4V)", n, expect);
+        const cr_event *c = find_event(p, 0, CR_EVENT_CLOSE);
+        const cr_event *o = find_event(p, 0, CR_EVENT_OPEN);
+        /* the grid: δ* / (4V), or t_end/1000; in free flight every m-th point,
+         * m dt the time V takes over a tenth of the radius */
+        double dt = fmax(0.25 * T, t_end / 1000.0);
+        long m = (long)fmax(1.0, floor(0.1 * R / V / dt));
+        double expect = c && o ? rule_outputs(t, dt, m, c->t, o->t) : -10.0;
+        CHECK(fabs((double)n - expect) <= 1.0, "%s: %ld outputs, the rule gives %.0f (m = %ld)",
+              k ? "t_end 0.1 s: t_end/1000" : "auto: delta*/(4V)", n, expect, m);
         tu_summary(f0, "output interval, %s: %ld outputs over %.3g s (delta*/V = %.3g s)",
                    k ? "t_end given" : "t_end auto", n, t, T);
         cr_system_destroy(p);

@@ -11,7 +11,10 @@
  *                                      tmpfs mounted by the checks' process)
  *   test-store --kill-writer PATH      runs a chain into PATH with a flush every
  *                                      KILL_FLUSH rows and SIGKILLs itself at
- *                                      row KILL_AT (never returns) */
+ *                                      row KILL_AT (never returns)
+ *   test-store --kill-none PATH        the same chain with output.fields: none,
+ *                                      flushing at every event batch, SIGKILLs
+ *                                      itself at batch KILL_BATCH */
 #include <dirent.h>
 #include <errno.h>
 #include <hdf5.h>
@@ -29,6 +32,7 @@
 
 #define KILL_FLUSH 10
 #define KILL_AT 25
+#define KILL_BATCH 3
 
 /* ---- models ----------------------------------------------------------------- */
 
@@ -734,6 +738,86 @@ static int kill_writer(const char *path)
     return 2;
 }
 
+/* Counts event batches (root returns) and dies at the KILL_BATCH-th, after
+ * the store's own event listener (attached first) has flushed it. */
+static int kill_at_batch(const cr_system *sys, size_t first, void *user)
+{
+    (void)sys, (void)first;
+    if (++*(int *)user == KILL_BATCH)
+        raise(SIGKILL);
+    return CR_OK;
+}
+
+/* Records where each event batch ends (its last index + 1). */
+static int batch_ends(const cr_system *sys, size_t first, void *user)
+{
+    size_t *ends = user;
+    (void)first;
+    if (ends[0] < 63)
+        ends[++ends[0]] = cr_system_event_count(sys);
+    return CR_OK;
+}
+
+static int kill_none(const char *path)
+{
+    char msg[512];
+    cr_model *m = chain3(0.0);
+    cr_settings s = *cr_model_settings(m);
+    s.output_omit = CR_OUT_ALL; /* output.fields: none */
+    cr_model_set_settings(m, &s);
+    cr_system *sys = cr_system_create(m, msg, sizeof msg);
+    cr_store *st =
+        sys ? cr_store_create(path, sys, m, "inline.yaml", "# none\n", msg, sizeof msg) : NULL;
+    if (!st) {
+        fprintf(stderr, "kill-none: %s\n", msg);
+        return 2;
+    }
+    cr_store_set_flush_interval(st, 1000000, 0.0);
+    int batches = 0;
+    cr_system_add_event_listener(sys, kill_at_batch, &batches);
+    cr_system_run(sys, 0.0);
+    fprintf(stderr, "kill-none: the run ended before event batch %d\n", KILL_BATCH);
+    return 2;
+}
+
+/* output.fields: none keeps the events on a kill: the temporary of a writer
+ * killed at its third event batch holds /events of the first three batches,
+ * equal to an uninterrupted run's, and no trajectory series. */
+static void check_kill_none(const char *self, const char *path)
+{
+    tu_case("kill, output none");
+    unlink(path);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(self, self, "--kill-none", path, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the none writer died of SIGKILL");
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", temp_of(path, (long)pid));
+    hid_t f = H5Fopen(tmp, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0, "the killed none writer's temporary opens");
+    if (f < 0)
+        return;
+    char msg[512];
+    cr_model *m = chain3(0.0);
+    cr_system *sys = cr_system_create(m, msg, sizeof msg);
+    size_t ends[64] = {0};
+    cr_system_add_event_listener(sys, batch_ends, ends);
+    cr_system_run(sys, 0.0);
+    size_t want = ends[0] >= KILL_BATCH ? ends[KILL_BATCH] : 0;
+    size_t have = rows_of(f, "/events", NULL);
+    CHECK(want > 0 && have == want, "events of %d batches survive: %zu (uninterrupted: %zu)",
+          KILL_BATCH, have, want);
+    CHECK(H5Lexists(f, "/trajectory/time", H5P_DEFAULT) == 0, "and no trajectory series");
+    H5Fclose(f);
+    cr_system_destroy(sys);
+    cr_model_destroy(m);
+    unlink(tmp);
+}
+
 static pid_t spawn_killed_writer(const char *self, const char *path)
 {
     pid_t pid = fork();
@@ -953,6 +1037,8 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0); /* lines survive a crash at exit */
     if (argc == 3 && strcmp(argv[1], "--kill-writer") == 0)
         return kill_writer(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--kill-none") == 0)
+        return kill_none(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
         return write_pair(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--full-disk") == 0) {
@@ -991,6 +1077,7 @@ int main(int argc, char **argv)
     if (strchr(argv[0], '/'))
         self_exe = argv[0];
     check_kill(self_exe, killed);
+    check_kill_none(self_exe, killed);
     check_full_disk();
     unlink(chain);
     unlink(pool);

@@ -86,7 +86,8 @@ ep-reference-record /episodes row 0: reference_record 99: the episode has 4 reco
 ep-T-minus-zero /episodes row 0: T_minus = 0
 contacts-law-negative /contacts row 0: K = -1, .*not a contact law
 model-dim /model: attribute 'dim' is 7 \(1 or 2\)
-format-version a run file of format version 99; this cradle reads version 2
+format-version a run file of format version 99, newer than this cradle reads \(2 to 3\)
+format-version-old a run file of format version 1; this cradle reads versions 2 to 3
 format-version-string attribute 'format_version': not an integer
 heap-object-larger attribute 'status': its string's global heap collection \(address [0-9]+\) is damaged
 heap-index attribute 'status': its string is not in its global heap collection \(object 1048560\)

@@ -327,6 +327,22 @@ static void report_last_impact(const cr_system *sys, const cr_monitor *mon)
            last.t_start, cr_system_get_time(sys), fallbacks);
 }
 
+/* The default sampling's row cap bound (docs/model-format.md, "Output"): one
+ * line on stderr, even under -q, since rows were thinned that the user may
+ * have expected. */
+static void report_row_cap(const cr_system *sys, const cr_model *model)
+{
+    long w = cr_system_get_stats(sys).output_widenings,
+         cap = cr_model_settings(model)->output_max_rows;
+    if (w > 0)
+        fprintf(stderr,
+                "cradle: note: the default sampling reached its cap of %ld rows %ld time%s and "
+                "widened its intervals %gx; output.max_rows, output.interval or output.every "
+                "choose the rows\n",
+                cap > 0 ? cap : CR_OUTPUT_DEFAULT_ROW_CAP, w, w > 1 ? "s" : "",
+                pow(10.0, (double)w));
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -353,6 +369,7 @@ int cmd_run(int argc, char **argv)
     if (isatty(STDERR_FILENO) && !a.io.quiet)
         fputs("\r\033[K", stderr);
     st = finish(&a, &r, rc);
+    report_row_cap(r.run.sys, r.model);
     /* a --strict mismatch still reports: the list is what the user needs */
     int report = st == 0 || st == EXIT_MISMATCH;
     if (report && a.io.json && report_json(&info, r.run.sys, r.run.mon) != 0)

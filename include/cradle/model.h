@@ -98,6 +98,33 @@ typedef enum {
 #define CR_DEFAULT_JACOBIAN_FLOOR 1e-6
 #define CR_DEFAULT_SKIN 0.5
 
+/**
+ * Trajectory fields a run may leave out (`output.fields`, docs/model-format.md,
+ * "Output"): bits of cr_settings.output_omit. /trajectory/time is written
+ * whenever any field is. Overlap, force and impulse are per-contact series of
+ * chains only (a pool's contacts appear during the run; its per-contact
+ * history is in /events and /episodes).
+ */
+enum {
+    CR_OUT_POSITION = 1,
+    CR_OUT_VELOCITY = 2,
+    CR_OUT_ENERGIES = 4, /**< kinetic, potential energy and dissipated work */
+    CR_OUT_OVERLAP = 8,
+    CR_OUT_FORCE = 16,
+    CR_OUT_IMPULSE = 32
+};
+/** Every field: omitting all of them is `output.fields: none` (no trajectory). */
+#define CR_OUT_ALL 63
+#define CR_OUT_PER_CONTACT (CR_OUT_OVERLAP | CR_OUT_FORCE | CR_OUT_IMPULSE)
+/** Body ranges `output.bodies` may list (each a single body or first-last). */
+#define CR_OUTPUT_MAX_RANGES 64
+/** Rows the default sampling writes before it widens its intervals tenfold
+ * (and again at every further such count), with a one-line notice, unless
+ * `output.max_rows` says otherwise. */
+#define CR_OUTPUT_DEFAULT_ROW_CAP 20000
+/** The largest `output.max_rows`. */
+#define CR_MAX_OUTPUT_ROWS_CAP 10000000L
+
 /** Run settings carried by a model file (a plain input struct). */
 typedef struct {
     double t_end;           /**< end time in s; ≤ 0: automatic (see cr_sim_run) */
@@ -120,6 +147,18 @@ typedef struct {
      * c would reach at the impact's approach speed (docs/design.md, "Impact
      * configurations at the compression scale"); 0: only ε_geom */
     double rigid_touching;
+    /** CR_OUT_* bits of trajectory fields not written (0: every field;
+     * CR_OUT_ALL: no trajectory) */
+    unsigned output_omit;
+    /** > 0: a trajectory row at every k-th integrator step instead of at an
+     * interval (`output.every`); 0: output_interval decides */
+    long output_every;
+    /** the default sampling's row cap (`output.max_rows`); 0: CR_OUTPUT_DEFAULT_ROW_CAP */
+    long output_max_rows;
+    /** body ranges whose positions and velocities are written (first, last,
+     * inclusive; `output.bodies`); 0 ranges: every body */
+    size_t output_nranges;
+    size_t output_ranges[CR_OUTPUT_MAX_RANGES][2];
 } cr_settings;
 
 typedef struct cr_model cr_model;
@@ -130,6 +169,9 @@ typedef struct cr_model cr_model;
 /** @return the default settings: automatic end, rtol 1e-10, atol 1e-12,
  * method auto. */
 CR_EXPORT cr_settings cr_settings_default(void);
+
+/** 1 when body @p b's columns are written to /trajectory (`output.bodies`). */
+CR_EXPORT int cr_settings_body_written(const cr_settings *s, size_t b);
 
 /** Second body of a contact with half-plane wall @p w: −1 − w. */
 #define CR_WALL_BODY(w) (-1 - (long)(w))

@@ -19,8 +19,13 @@
 
 typedef struct cr_store cr_store;
 
-/** Version of the layout written (the root attribute `format_version`). */
-#define CR_STORE_FORMAT_VERSION 2
+/** Version of the layout written (the root attribute `format_version`;
+ * docs/hdf5-layout.md, "Format versions"). 3: the output a user chooses
+ * (/trajectory's fields and column indices) and this round's additions. */
+#define CR_STORE_FORMAT_VERSION 3
+/** The oldest layout the readers (cr_run_file_open, cradle.read) accept: 2
+ * differs from 3 only by what 3 adds. A newer version is refused. */
+#define CR_STORE_FORMAT_OLDEST 2
 
 /**
  * Bounded loss on a kill or a power loss: buffered trajectory rows and new

@@ -72,6 +72,9 @@ typedef struct {
     long max_window; /**< most bodies integrated at once */
     long shrinks;    /**< windows rebuilt smaller to let settled bodies go (pools) */
     long locks;      /**< quiet pairs locked inelastically in free flight */
+    /** times the default sampling reached its row cap and widened its
+     * intervals tenfold (CR_OUTPUT_DEFAULT_ROW_CAP; docs/model-format.md) */
+    long output_widenings;
 } cr_run_stats;
 
 /**

@@ -79,6 +79,10 @@ def _limits(run, pend):
 
 def animate(run, path, frames=60, fps=20, dpi=80, width=5.0):
     """Writes a GIF of @run to @path; @return the number of frames."""
+    if len(run.time) == 0 or np.isnan(run.position).any():
+        raise ValueError("the animation needs every body's position at every row; this run "
+                         "wrote %s (output.fields, output.bodies)"
+                         % (run.attrs.get("fields") or "a chosen part of the trajectory"))
     pend = _pendulums(run)
     lo, hi, span = _limits(run, pend)
     aspect = (hi[1] - lo[1]) / max(hi[0] - lo[0], 1e-300)

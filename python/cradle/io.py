@@ -1,5 +1,7 @@
-"""Reading run files (docs/hdf5-layout.md, format version 2) into cradle.data
-objects: the same code for chains and pools.
+"""Reading run files (docs/hdf5-layout.md, format versions 2 and 3) into
+cradle.data objects: the same code for chains and pools. A format 3 file may
+hold a chosen part of the trajectory (output.fields, output.bodies): the
+Run's arrays keep their full shapes, NaN where nothing was written.
 
 A file is untrusted input (docs/errors.md, "Files cradle reads back"): every
 dataset's shape is checked against the records that describe it before it
@@ -19,7 +21,8 @@ import numpy as np
 
 from .data import Collision, Episode, Run
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3       # the newest layout this reader knows
+FORMAT_OLDEST = 2        # the oldest (3 adds the chosen output; docs/hdf5-layout.md)
 
 # Seconds a read in the child process may take: READ_SECONDS plus one second
 # per READ_BYTES_PER_SECOND of file (a legitimate 1 GB run file reads in ~10 s
@@ -304,6 +307,48 @@ def _check_episode(e, k, n, nc, nw):
                    % (k, e.T_minus))
 
 
+def _indices(f, name, limit, default):
+    """A strictly increasing index dataset within [0, limit), or default."""
+    if name not in f:
+        return default
+    v = _dataset(f, name, (-1,))
+    if v.dtype.kind not in "iu":
+        raise _Bad("/%s: holds %s, not indices" % (name, v.dtype))
+    if len(v) and (v.min() < 0 or v.max() >= limit or np.any(np.diff(v) <= 0)):
+        raise _Bad("/%s: indices outside 0 .. %d or not increasing" % (name, limit - 1))
+    return v.astype(np.int64)
+
+
+def _trajectory(f, n, dim, nc):
+    """/trajectory as full arrays: (T, n, dim) per body, (T, nc) per contact,
+    NaN in the columns and fields a format 3 file did not write."""
+    t = _dataset(f, "trajectory/time", (-1,), optional=True)
+    t = np.zeros(0) if t is None else t    # output.fields: none
+    T = len(t)
+    bodies = _indices(f, "trajectory/bodies", n, np.arange(n))
+    out = {"time": t}
+    for k in ("position", "velocity"):
+        v = _dataset(f, "trajectory/" + k, (T, len(bodies) * dim), optional=True)
+        full = np.full((T, n, dim), np.nan)
+        if v is not None:
+            full[:, bodies, :] = v.reshape(T, len(bodies), dim)
+        out[k] = full
+    for k in ("kinetic_energy", "potential_energy", "dissipated_work"):
+        v = _dataset(f, "trajectory/" + k, (T,), optional=True)
+        out[k] = np.full(T, np.nan) if v is None else v
+    # per-contact series (chains): one column per chosen row of /contacts
+    cols = _indices(f, "trajectory/contacts", max(nc, 0), np.arange(max(nc, 0)))
+    for k in ("overlap", "force", "impulse"):
+        v = _dataset(f, "trajectory/" + k, (T, len(cols)), optional=True)
+        if v is None or nc < 0:
+            out[k] = v
+            continue
+        full = np.full((T, nc), np.nan)
+        full[:, cols] = v
+        out[k] = full
+    return out
+
+
 def _read(path):
     """The unchecked-process part of read(): every check, then the Run."""
     c_check(path, "run")
@@ -311,21 +356,20 @@ def _read(path):
         a = _attrs(f)
         if "kind" in a:
             raise _Bad("a file of kind '%s', not a run file" % a["kind"])
-        if a.get("format_version") != FORMAT_VERSION:
-            raise _Bad("format_version %s, this reader knows %d"
-                       % (a.get("format_version"), FORMAT_VERSION))
+        v = a.get("format_version")
+        if not isinstance(v, int) or not FORMAT_OLDEST <= v <= FORMAT_VERSION:
+            raise _Bad("format_version %s, this reader knows %d to %d%s"
+                       % (v, FORMAT_OLDEST, FORMAT_VERSION,
+                          ": read it with a newer cradle" if isinstance(v, int) and
+                          v > FORMAT_VERSION else ""))
         if "model" not in f or not isinstance(f["model"], h5py.Group):
             raise _Bad("/model: missing")
         m = f["model"]
         dim = _int_attr(m, "/model", "dim", 1, 2)
         n = _int_attr(m, "/model", "body_count", 1, 10 ** 6)
-        t = _dataset(f, "trajectory/time", (-1,))
-        T = len(t)
         contacts = _dataset(f, "contacts", (-1,), "table", optional=True)
         nc = len(contacts) if contacts is not None else -1
-        # per-contact series (chains): one column per row of /contacts
-        series = {k: _dataset(f, "trajectory/" + k, (T, nc), optional=True)
-                  for k in ("overlap", "force", "impulse")}
+        series = _trajectory(f, n, dim, nc)
         ev = _dataset(f, "events", (-1,), "table")
         _columns(ev, "events", ("time", "contact", "kind"))
         kinds = h5py.check_enum_dtype(f["events"].dtype.fields["kind"][0]) or {}
@@ -351,11 +395,10 @@ def _read(path):
             if "model/wall_normal" in f else np.zeros((0, dim)),
             wall_offset=_dataset(f, "model/wall_offset", (-1,), optional=True)
             if "model/wall_offset" in f else np.zeros(0),
-            time=t, position=_dataset(f, "trajectory/position", (T, n * dim)).reshape(T, n, dim),
-            velocity=_dataset(f, "trajectory/velocity", (T, n * dim)).reshape(T, n, dim),
-            kinetic_energy=_dataset(f, "trajectory/kinetic_energy", (T,)),
-            potential_energy=_dataset(f, "trajectory/potential_energy", (T,)),
-            dissipated_work=_dataset(f, "trajectory/dissipated_work", (T,)),
+            time=series["time"], position=series["position"], velocity=series["velocity"],
+            kinetic_energy=series["kinetic_energy"],
+            potential_energy=series["potential_energy"],
+            dissipated_work=series["dissipated_work"],
             overlap=series["overlap"], force=series["force"], impulse=series["impulse"],
             final_time=float(_dataset(f, "final/time", ())) if final else float("nan"),
             final_position=_dataset(f, "final/position", (n, dim)) if final else None,

@@ -52,6 +52,18 @@ def _forces(f, rows, n, dim):
     return out, "m dv/dt, central differences of the stored rows"
 
 
+def require_whole(f):
+    """A format 3 file may hold a chosen part of the trajectory; the frames
+    need every body's position and velocity (docs/model-format.md, "Output")."""
+    tr = f["trajectory"]
+    n = int(f["model"].attrs["body_count"])
+    if "position" not in tr or "velocity" not in tr or \
+            ("bodies" in tr and tr["bodies"].shape != (n,)):
+        raise ValueError("frames need the position and velocity of every body; this run "
+                         "wrote %s (output.fields, output.bodies)"
+                         % (tr.attrs.get("fields", "") or "no trajectory"))
+
+
 def select_rows(count, steps):
     if steps <= 0 or count <= steps:
         return np.arange(count)
@@ -76,6 +88,7 @@ def write(h5path, steps=DEFAULT_STEPS):
     xmf, side = base + ".xmf", base + ".xdmf.h5"
     run_name, side_name = os.path.basename(h5path), os.path.basename(side)
     with h5py.File(h5path, "r") as f:
+        require_whole(f)
         m = f["model"]
         n, dim = int(m.attrs["body_count"]), int(m.attrs["dim"])
         t = f["trajectory/time"][()]

@@ -22,7 +22,7 @@ import sys
 import h5py
 import numpy as np
 
-from .xdmf import DEFAULT_STEPS, select_rows
+from .xdmf import DEFAULT_STEPS, require_whole, select_rows
 
 PROPERTIES = "species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1"
 
@@ -30,6 +30,7 @@ PROPERTIES = "species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1"
 def frames(h5path, steps=DEFAULT_STEPS):
     """Yields (row, time, position (N, 3), velocity (N, 3)) of the selected rows."""
     with h5py.File(h5path, "r") as f:
+        require_whole(f)
         n, dim = int(f["model"].attrs["body_count"]), int(f["model"].attrs["dim"])
         t = f["trajectory/time"][()]
         for k in select_rows(len(t), steps):

@@ -81,6 +81,39 @@ cr_settings cr_settings_default(void)
     return s;
 }
 
+int cr_settings_body_written(const cr_settings *s, size_t b)
+{
+    if (s->output_nranges == 0)
+        return 1;
+    for (size_t k = 0; k < s->output_nranges; k++)
+        if (b >= s->output_ranges[k][0] && b <= s->output_ranges[k][1])
+            return 1;
+    return 0;
+}
+
+/* What a program (not the model file, which says it with a line) may set
+ * wrong in the output settings. */
+static int validate_output(const cr_model *model, char *msg, size_t msglen)
+{
+    const cr_settings *s = &model->settings;
+    if (s->output_omit > CR_OUT_ALL || s->output_every < 0 || s->output_max_rows < 0 ||
+        s->output_nranges > CR_OUTPUT_MAX_RANGES ||
+        (s->output_every > 0 && s->output_interval > 0)) {
+        cr_set_msg(msg, msglen,
+                   "output settings: need known fields, every >= 0, at most %d body ranges, "
+                   "not both every and interval",
+                   CR_OUTPUT_MAX_RANGES);
+        return CR_ERR_MODEL;
+    }
+    for (size_t k = 0; k < s->output_nranges; k++)
+        if (s->output_ranges[k][0] > s->output_ranges[k][1] || s->output_ranges[k][1] >= model->n) {
+            cr_set_msg(msg, msglen, "output.bodies: range %zu-%zu outside bodies 0-%zu",
+                       s->output_ranges[k][0], s->output_ranges[k][1], model->n - 1);
+            return CR_ERR_MODEL;
+        }
+    return CR_OK;
+}
+
 const char *cr_method_name(int method)
 {
     static const char *const names[] = {
@@ -556,7 +589,7 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
                    "pendulums (free flight is exact only without fields)");
         return CR_ERR_MODEL;
     }
-    return CR_OK;
+    return validate_output(model, msg, msglen);
 }
 
 int cr_model_validate(const cr_model *model, char *msg, size_t msglen)

@@ -1367,22 +1367,13 @@ static int parse_rigid(cr_yaml_ctx *ps, struct fy_node *rig, cr_settings *s)
 static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node *out,
                           struct fy_node *rig, cr_model *model)
 {
-    static const char *const okeys[] = {"interval", NULL};
     cr_settings s = cr_settings_default();
     if (integ && parse_integration(ps, integ, cr_model_dimension(model), &s))
         return ps->rc;
     if (rig && parse_rigid(ps, rig, &s))
         return ps->rc;
-    if (out) {
-        if (cr_yaml_need_map(ps, out, 0, "output") != CR_OK ||
-            cr_yaml_check_keys(ps, out, "output", okeys) != CR_OK ||
-            cr_yaml_number(ps, out, cr_yaml_line(out), "output", "interval", 0, 1,
-                           &s.output_interval) != CR_OK)
-            return ps->rc;
-        if (s.output_interval < 0.0)
-            return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(out, "interval")), "output.interval",
-                                "must be positive or 'auto'");
-    }
+    if (out && cr_modelfile_output(ps, out, model, &s) != CR_OK)
+        return ps->rc;
     cr_model_set_settings(model, &s);
     return CR_OK;
 }

@@ -45,7 +45,7 @@
 struct cr_run_file {
     cr_h5_reader r;
     char *path;
-    int dim;
+    int dim, version; /* version: CR_STORE_FORMAT_OLDEST … CR_STORE_FORMAT_VERSION */
     size_t nbodies, nwalls;
     char *text, *status;
     size_t nep, ncontacts, nevents;
@@ -257,11 +257,17 @@ static int read_head(cr_run_file *f)
         return -1;
     if (rc == 0)
         return cr_h5_fail(r, NULL, "not a cradle run file (no format_version)");
-    if (version != CR_STORE_FORMAT_VERSION)
+    if (version > CR_STORE_FORMAT_VERSION)
         return cr_h5_fail(r, NULL,
-                          "a run file of format version %lld; this cradle reads "
-                          "version %d",
-                          (long long)version, CR_STORE_FORMAT_VERSION);
+                          "a run file of format version %lld, newer than this cradle reads "
+                          "(%d to %d): read it with a newer cradle",
+                          (long long)version, CR_STORE_FORMAT_OLDEST, CR_STORE_FORMAT_VERSION);
+    if (version < CR_STORE_FORMAT_OLDEST)
+        return cr_h5_fail(r, NULL,
+                          "a run file of format version %lld; this cradle reads versions "
+                          "%d to %d",
+                          (long long)version, CR_STORE_FORMAT_OLDEST, CR_STORE_FORMAT_VERSION);
+    f->version = (int)version;
     if (cr_h5_has(r, "model") != 1)
         return cr_h5_fail(r, NULL, "not a cradle run file (no /model)");
     hid_t m = H5Gopen2(r->file, "model", H5P_DEFAULT);

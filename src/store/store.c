@@ -97,8 +97,12 @@ struct cr_store {
     z_stream *z;                /* one deflate stream, reset per chunk (deflate only) */
     unsigned char *shuf, *zout; /* deflate scratch: one chunk shuffled, deflated */
     size_t chunk_bytes, zout_bytes;
-    double *row;            /* one row of a series split in column blocks, before it is scattered */
-    int collisions_written; /* /collisions (an empty one is written at commit otherwise) */
+    double *row;   /* one row of a series split in column blocks, before it is scattered */
+    unsigned omit; /* CR_OUT_* fields not written (output.fields; CR_OUT_ALL: none) */
+    size_t *body_sel, nbsel;    /* bodies whose columns are written (output.bodies) */
+    size_t *contact_sel, ncsel; /* contacts with a written body (chains' per-contact series) */
+    double *all;                /* every body's dim numbers, before the selection is taken */
+    int collisions_written;     /* /collisions (an empty one is written at commit otherwise) */
     size_t flush_rows;
     double flush_seconds, last_flush;
     double t_last; /* time of the last appended row */
@@ -730,6 +734,7 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     e |= cr_h5_attr_double(g, "rtol", set->rtol);
     e |= cr_h5_attr_double(g, "atol", set->atol);
     e |= cr_h5_attr_double(g, "output_interval", set->output_interval);
+    e |= cr_h5_attr_int64(g, "output_every", set->output_every);
     e |= write_bodies(st, g, model);
     e |= write_walls(st, g);
     e |= cr_h5_write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
@@ -773,14 +778,67 @@ static int open_events(cr_store *st)
     return e;
 }
 
+static int write_indices(hid_t g, const char *name, const size_t *v, size_t n, const char *units);
+
+/* The chosen output (docs/model-format.md, "Output"): the fields kept, the
+ * bodies whose columns are written and the chain's contacts touching one of
+ * them (both in increasing order). */
+static int choose_output(cr_store *st)
+{
+    const cr_settings *set = cr_model_settings(st->model);
+    st->omit = set->output_omit & CR_OUT_ALL;
+    st->body_sel = malloc((st->nb + 1) * sizeof(size_t));
+    st->contact_sel = malloc((st->nseries_contacts + 1) * sizeof(size_t));
+    st->all = malloc((st->nb * (size_t)st->dim + 1) * sizeof(double));
+    if (!st->body_sel || !st->contact_sel || !st->all)
+        return -1;
+    for (size_t b = 0; b < st->nb; b++)
+        if (cr_settings_body_written(set, b))
+            st->body_sel[st->nbsel++] = b;
+    for (size_t c = 0; c < st->nseries_contacts; c++) {
+        cr_contact_view v;
+        if (cr_system_get_contact(st->sys, c, &v) != CR_OK)
+            return -1;
+        if (cr_settings_body_written(set, v.body_a) ||
+            (v.body_b >= 0 && cr_settings_body_written(set, (size_t)v.body_b)))
+            st->contact_sel[st->ncsel++] = c;
+    }
+    return 0;
+}
+
+/* What /trajectory holds: the attribute `fields` (the series written, "" for
+ * none) and the indices of its columns' bodies and contacts. */
+static int write_selection(cr_store *st)
+{
+    static const char *const names[] = {"position", "velocity", "energies",
+                                        "overlap",  "force",    "impulse"};
+    char fields[128] = "";
+    for (int k = 0; k < 6; k++)
+        if (!(st->omit & (1u << k)) && (k < 3 || st->nseries_contacts))
+            snprintf(fields + strlen(fields), sizeof fields - strlen(fields), "%s%s",
+                     fields[0] ? " " : "", names[k]);
+    int e = cr_h5_attr_string(st->traj, "fields", fields);
+    if (st->omit == CR_OUT_ALL)
+        return e;
+    e |= write_indices(st->traj, "bodies", st->body_sel, st->nbsel,
+                       "1 (body of each dim columns of position and velocity)");
+    /* empty in a pool, which has no per-contact series: one structure */
+    e |= write_indices(st->traj, "contacts", st->contact_sel, st->ncsel,
+                       "1 (row of /contacts of each column of overlap, force, impulse)");
+    return e;
+}
+
 /* Trajectory series: per body dim columns; per contact only when the contact
- * set is fixed (chains), since a pool's contacts appear during the run. */
+ * set is fixed (chains), since a pool's contacts appear during the run. Only
+ * the chosen fields, bodies and contacts (choose_output). */
 static int open_trajectory(cr_store *st)
 {
     st->traj = group_create(st->file, "trajectory");
-    if (st->traj < 0)
+    if (st->traj < 0 || choose_output(st) < 0 || write_selection(st) < 0)
         return -1;
-    size_t nbd = st->nb * (size_t)st->dim, nc = st->nseries_contacts;
+    if (st->omit == CR_OUT_ALL)
+        return 0; /* output.fields: none */
+    size_t nbd = st->nbsel * (size_t)st->dim, nc = st->ncsel;
     static const char *const name[S_COUNT] = {
         "time",    "position", "velocity", "kinetic_energy", "potential_energy", "dissipated_work",
         "overlap", "force",    "impulse"};
@@ -801,9 +859,18 @@ static int open_trajectory(cr_store *st)
     st->capacity = st->capacity / crow * crow;
     st->row = malloc((nbd > 3 * nc ? nbd : 3 * nc) * sizeof(double) + 1);
     int e = st->row ? 0 : -1;
+    static const unsigned field[S_COUNT] = {0,
+                                            CR_OUT_POSITION,
+                                            CR_OUT_VELOCITY,
+                                            CR_OUT_ENERGIES,
+                                            CR_OUT_ENERGIES,
+                                            CR_OUT_ENERGIES,
+                                            CR_OUT_OVERLAP,
+                                            CR_OUT_FORCE,
+                                            CR_OUT_IMPULSE};
     for (int k = 0; e == 0 && k < S_COUNT; k++) {
-        if (k >= S_OVL && nc == 0)
-            break;
+        if ((k >= S_OVL && nc == 0) || (st->omit & field[k]))
+            continue;
         series *s = &st->s[k];
         e = series_open(st, s, st->traj, name[k], H5T_NATIVE_DOUBLE, cols[k], st->capacity) < 0
                 ? -1
@@ -889,6 +956,18 @@ static int on_output(const cr_system *sys, void *user)
     return cr_store_append_frame(user);
 }
 
+/* Events reach the file at the flushes of rows, and also when flush_seconds
+ * have passed since the last flush: a run whose rows are far apart, or that
+ * writes none (output.fields: none), keeps its events on a kill as well. */
+static int on_events(const cr_system *sys, size_t first, void *user)
+{
+    cr_store *st = user;
+    (void)sys, (void)first;
+    if (st->state == ST_OPEN && wall_seconds() - st->last_flush >= st->flush_seconds)
+        return store_flush(st, "appending events");
+    return CR_OK;
+}
+
 static void store_note_recovered(const cr_store *st, char *msg, size_t msglen)
 {
     if (st->nrecovered == 0)
@@ -939,7 +1018,8 @@ cr_store *cr_store_create(const char *path, cr_system *sys, const cr_model *mode
         return NULL;
     }
     int rc = store_layout(st, model, model_path, model_text);
-    if (rc == CR_OK && cr_system_add_output_listener(sys, on_output, st) != CR_OK) {
+    if (rc == CR_OK && (cr_system_add_output_listener(sys, on_output, st) != CR_OK ||
+                        cr_system_add_event_listener(sys, on_events, st) != CR_OK)) {
         cr_set_msg(st->err, sizeof st->err, "%s: out of memory attaching to the system", path);
         rc = store_die(st, CR_ERR_NOMEM);
     }
@@ -974,6 +1054,7 @@ void cr_store_destroy(cr_store *st)
         free(st->z);
     }
     free(st->shuf), free(st->zout), free(st->row);
+    free(st->body_sel), free(st->contact_sel), free(st->all);
     for (size_t i = 0; i < st->nrecovered; i++)
         free(st->recovered[i]);
     free(st->recovered);
@@ -1029,21 +1110,46 @@ static void row_end(const cr_store *st, series *s, const double *filled)
         put_row(s, s->tail + st->buffered, filled);
 }
 
+/* The chosen contacts' overlap, force and impulse, into the series kept
+ * (an omitted one fills scratch that is not written). */
 static void buffer_contacts(cr_store *st)
 {
-    size_t nc = st->nseries_contacts;
+    size_t nc = st->ncsel;
     series *so = &st->s[S_OVL], *sf = &st->s[S_FORCE], *sp = &st->s[S_IMPULSE];
-    double *ov = row_begin(st, so, st->row), *f = row_begin(st, sf, st->row + nc);
-    double *P = row_begin(st, sp, st->row + 2 * nc);
-    for (size_t c = 0; c < nc; c++) {
+    double *ov = so->dset > 0 ? row_begin(st, so, st->row) : st->row;
+    double *f = sf->dset > 0 ? row_begin(st, sf, st->row + nc) : st->row + nc;
+    double *P = sp->dset > 0 ? row_begin(st, sp, st->row + 2 * nc) : st->row + 2 * nc;
+    for (size_t j = 0; j < nc; j++) {
         cr_contact_view v;
-        if (cr_system_get_contact(st->sys, c, &v) != CR_OK)
+        if (cr_system_get_contact(st->sys, st->contact_sel[j], &v) != CR_OK)
             v.overlap = v.force = v.impulse = NAN;
-        ov[c] = v.overlap;
-        f[c] = v.force;
-        P[c] = v.impulse;
+        ov[j] = v.overlap;
+        f[j] = v.force;
+        P[j] = v.impulse;
     }
-    row_end(st, so, ov), row_end(st, sf, f), row_end(st, sp, P);
+    if (so->dset > 0)
+        row_end(st, so, ov);
+    if (sf->dset > 0)
+        row_end(st, sf, f);
+    if (sp->dset > 0)
+        row_end(st, sp, P);
+}
+
+/* Positions or velocities (@p get) of the chosen bodies into series @p s. */
+static void buffer_bodies(cr_store *st, series *s, void (*get)(const cr_system *, double *))
+{
+    if (s->dset <= 0)
+        return;
+    double *x = row_begin(st, s, st->row);
+    if (st->nbsel == st->nb) {
+        get(st->sys, x);
+    } else {
+        size_t dim = (size_t)st->dim;
+        get(st->sys, st->all);
+        for (size_t j = 0; j < st->nbsel; j++)
+            memcpy(x + j * dim, st->all + st->body_sel[j] * dim, dim * sizeof(double));
+    }
+    row_end(st, s, x);
 }
 
 int cr_store_append_frame(cr_store *st)
@@ -1053,17 +1159,17 @@ int cr_store_append_frame(cr_store *st)
         return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
     series *s = st->s;
     st->t_last = cr_system_get_time(st->sys);
+    if (st->omit == CR_OUT_ALL)
+        return CR_OK; /* output.fields: none */
     *row_begin(st, &s[S_TIME], NULL) = st->t_last;
-    double *x = row_begin(st, &s[S_POS], st->row);
-    cr_system_get_positions(st->sys, x);
-    row_end(st, &s[S_POS], x);
-    double *v = row_begin(st, &s[S_VEL], st->row);
-    cr_system_get_velocities(st->sys, v);
-    row_end(st, &s[S_VEL], v);
-    *row_begin(st, &s[S_KIN], NULL) = cr_system_kinetic_energy(st->sys);
-    *row_begin(st, &s[S_POT], NULL) = cr_system_potential_energy(st->sys);
-    *row_begin(st, &s[S_DISS], NULL) = cr_system_dissipated_work(st->sys);
-    if (st->nseries_contacts)
+    buffer_bodies(st, &s[S_POS], cr_system_get_positions);
+    buffer_bodies(st, &s[S_VEL], cr_system_get_velocities);
+    if (s[S_KIN].dset > 0) {
+        *row_begin(st, &s[S_KIN], NULL) = cr_system_kinetic_energy(st->sys);
+        *row_begin(st, &s[S_POT], NULL) = cr_system_potential_energy(st->sys);
+        *row_begin(st, &s[S_DISS], NULL) = cr_system_dissipated_work(st->sys);
+    }
+    if (st->ncsel && (st->omit & CR_OUT_PER_CONTACT) != CR_OUT_PER_CONTACT)
         buffer_contacts(st);
     st->buffered++;
     /* the bound on what a kill loses: flush_rows rows (fewer when rows are
@@ -1245,10 +1351,11 @@ static int write_summary(cr_store *st, const char *status, const char *error)
     const struct {
         const char *name;
         long v;
-    } c[] = {
-        {"steps", s.steps},           {"rhs_evals", s.rhs_evals},       {"jac_evals", s.jac_evals},
-        {"root_evals", s.root_evals}, {"restarts", s.restarts},         {"events", s.events},
-        {"outputs", s.outputs},       {"nonlin_iters", s.nonlin_iters}, {"rebuilds", s.rebuilds}};
+    } c[] = {{"steps", s.steps},         {"rhs_evals", s.rhs_evals},
+             {"jac_evals", s.jac_evals}, {"root_evals", s.root_evals},
+             {"restarts", s.restarts},   {"events", s.events},
+             {"outputs", s.outputs},     {"nonlin_iters", s.nonlin_iters},
+             {"rebuilds", s.rebuilds},   {"output_widenings", s.output_widenings}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         e |= cr_h5_attr_int64(f, c[k].name, c[k].v);
     e |= write_kappa_clamps(st);

@@ -19,6 +19,10 @@ M=$ROOT/models
 "$CRADLE" run -q "$M/pool-theta-tau.yaml" -o "$OUT/runfile/pool.h5"
 "$CRADLE" run -q "$M/three-ball-chain.yaml" --rigid newton -o "$OUT/runfile/rigid.h5"
 "$CRADLE" run -q "$M/newton-cradle-5.yaml" --compare -o "$OUT/runfile/compared.h5" > /dev/null
+# format 3's chosen output: some fields and bodies, and no trajectory at all
+"$CRADLE" run -q "$M/three-ball-chain.yaml" --set 'output.bodies=[0, 2]' \
+    --set 'output.fields=[velocity, force]' -o "$OUT/runfile/chosen.h5"
+"$CRADLE" run -q "$M/pool-theta-tau.yaml" --set output=none -o "$OUT/runfile/pool-none.h5"
 cp "$ROOT/data/chain3-gap.h5" "$OUT/table/chain3-gap.h5"
 "$CRADLE" sweep -q "$ROOT/tests/data/sweep-test.yaml" -o "$OUT/table/sweep.h5" -j 1
 "$PY" "$ROOT/tests/make-untrusted.py" "$OUT/runfile/chain3.h5" "$OUT/table/chain3-gap.h5" "$W" > "$W/names"

@@ -111,6 +111,80 @@ def test_comparison_read_when_present(runs, tmp_path):
     assert cradle.read(src).comparison is None
 
 
+def _as_format_2(src, dst):
+    """src (format 3, the whole trajectory) as format 2 wrote it: without
+    /trajectory's column indices and fields attribute."""
+    dst.write_bytes(open(src, "rb").read())
+    with h5py.File(dst, "a") as f:
+        del f["trajectory/bodies"], f["trajectory/contacts"]
+        del f["trajectory"].attrs["fields"]
+        f.attrs["format_version"] = 2
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_reads_format_2_and_3(runs, tmp_path, kind):
+    h5 = runs[kind][0]
+    with h5py.File(h5, "r") as f:
+        assert f.attrs["format_version"] == 3
+    old = tmp_path / "v2.h5"
+    _as_format_2(h5, old)
+    a, b = cradle.read(h5), cradle.read(str(old))
+    for k in ("time", "position", "velocity", "kinetic_energy", "force"):
+        x, y = getattr(a, k), getattr(b, k)
+        assert (x is None and y is None) or np.array_equal(x, y), k
+    assert len(a.episodes) == len(b.episodes) > 0
+
+
+def test_chosen_output(runs, tmp_path):
+    """output.bodies and output.fields: the chosen columns in place, NaN
+    elsewhere, the rows of the whole run."""
+    from conftest import EXE
+    import subprocess
+    model = runs["chain"][2]
+    out = str(tmp_path / "chosen.h5")
+    p = subprocess.run([EXE, "run", "-q", model, "-o", out, "--set", "output.bodies=[1, 3-4]",
+                        "--set", "output.fields=[velocity, force]"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    a, b = cradle.read(runs["chain"][0]), cradle.read(out)
+    assert np.array_equal(b.time, a.time)
+    assert np.array_equal(b.velocity[:, [1, 3, 4]], a.velocity[:, [1, 3, 4]])
+    assert np.all(np.isnan(b.velocity[:, [0, 2]])) and np.all(np.isnan(b.position))
+    assert np.all(np.isnan(b.kinetic_energy)) and b.impulse is None
+    # contacts 0 (0-1), 1 (1-2), 2 (2-3), 3 (3-4) each touch body 1, 3 or 4
+    assert np.array_equal(b.force, a.force)
+
+
+def test_no_trajectory(runs, tmp_path):
+    from conftest import EXE
+    import subprocess
+    out = str(tmp_path / "none.h5")
+    p = subprocess.run([EXE, "run", "-q", runs["pool"][2], "-o", out, "--set", "output=none"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    r = cradle.read(out)
+    assert len(r.time) == 0 and r.position.shape == (0, 3, 2)
+    assert len(r.episodes) == len(cradle.read(runs["pool"][0]).episodes) > 0
+
+
+def test_bad_column_indices(runs, tmp_path):
+    dst = tmp_path / "bad-bodies.h5"
+    dst.write_bytes(open(runs["chain"][0], "rb").read())
+    with h5py.File(dst, "a") as f:
+        del f["trajectory/bodies"]
+        f["trajectory/bodies"] = np.array([0, 1, 2, 3, 9])
+    with pytest.raises(ValueError, match="trajectory/bodies: indices outside"):
+        cradle.read(str(dst))
+
+
+def test_newer_version_refused(runs, tmp_path):
+    dst = tmp_path / "v4.h5"
+    dst.write_bytes(open(runs["chain"][0], "rb").read())
+    with h5py.File(dst, "a") as f:
+        f.attrs["format_version"] = 4
+    with pytest.raises(ValueError, match="format version 4, newer than this cradle"):
+        cradle.read(str(dst))
+
+
 def test_wrong_version(runs, tmp_path):
     dst = tmp_path / "v1.h5"
     dst.write_bytes(open(runs["chain"][0], "rb").read())

@@ -68,6 +68,49 @@ int cr_switch_impulse_states(void);
  * their closed forms; a comparison aid): */
 int cr_switch_rigid_flight_cvodes(void);
 
+/* How the trajectory is sampled (docs/model-format.md, "Output"), one plan for
+ * the chain and the pool engines. */
+typedef enum {
+    CR_SAMPLE_AUTO,     /* the default rule below */
+    CR_SAMPLE_INTERVAL, /* output.interval: rows on the grid k·dt */
+    CR_SAMPLE_EVERY,    /* output.every: a row at every k-th integrator step */
+    CR_SAMPLE_NONE      /* output.fields: none: rows only at t = 0 and the end */
+} cr_sample_rule;
+
+/* The default rule: rows dt = max(T/4, t_end/1000 when given) apart while a
+ * contact is loaded (about 12 per contact time), only every free_every-th of
+ * those grid points in free flight (the time the fastest body takes to cross a
+ * tenth of the smallest radius), and, after every CR_OUTPUT_DEFAULT_ROW_CAP
+ * rows, both intervals widened tenfold (counted: widenings). */
+typedef struct {
+    cr_sample_rule rule;
+    double dt;       /* the grid (INFINITY: no grid) */
+    long free_every; /* CR_SAMPLE_AUTO: grid points per free-flight row */
+    long every;      /* CR_SAMPLE_EVERY: k */
+    long rows, cap;  /* CR_SAMPLE_AUTO: rows written, the next cap */
+    long widenings;
+    long cap_step; /* rows between two widenings */
+} cr_sampling;
+
+/* The free-flight interval of the default rule: the time the fastest body
+ * (speed scale @p V) takes to cross a tenth of the smallest radius of a
+ * moving body; 0 when no body has a radius. */
+double cr_free_flight_interval(const cr_model *model, double V);
+
+/* The plan of a run: @p interval > 0 (explicit), @p every > 0, @p none, or the
+ * default rule from the contact time scale @p T = δ* / V and @p free_dt
+ * (cr_free_flight_interval), with its row cap @p max_rows (0: the default)
+ * (engines/common/engine-common.c). */
+cr_sampling cr_sampling_plan(double interval, long every, int none, double free_dt, double T,
+                             double t_end, long max_rows);
+
+/* A row written under the plan: at the cap the default rule widens. */
+void cr_sampling_count(cr_sampling *sm);
+
+/* The grid time after which free flight writes its next row (the default
+ * rule), after time @p t: the next multiple of free_every·dt. */
+double cr_sampling_next_free(const cr_sampling *sm, double t);
+
 /* An explicit output interval both engines refuse: finer than a millionth of
  * the contact time scale @p T (nothing to see there, and rows without end), or
  * more than CR_MAX_OUTPUT_ROWS over a given end time. */

@@ -16,17 +16,24 @@
 
 /* Nothing can happen any more: no contact loaded, no disc moving towards a wall,
  * and no pair of discs on a collision course (closest approach below R). */
-static int pool_at_rest(const cr_pool *p)
+static int any_loaded(const cr_pool *p)
 {
-    const double *y = N_VGetArrayPointer(p->y);
     for (size_t s = 0; s < p->nslots; s++) {
         double delta, rate, force;
         int on = 0;
         if (p->slot_contact[s] >= 0)
             cr_pool_contact_state(p, (size_t)p->slot_contact[s], &delta, &rate, &force, &on);
         if (on)
-            return 0;
+            return 1;
     }
+    return 0;
+}
+
+static int pool_at_rest(const cr_pool *p)
+{
+    const double *y = N_VGetArrayPointer(p->y);
+    if (any_loaded(p))
+        return 0;
     for (size_t i = 0; i < p->n; i++) {
         double vxi = p->V * y[4 * i + 2], vyi = p->V * y[4 * i + 3];
         for (size_t w = 0; w < p->nw; w++)
@@ -209,14 +216,42 @@ static int finish(cr_pool *p, const char *why)
     return rc == CR_OK ? CR_OK : stopped(p, rc);
 }
 
-/* Outputs due before time t (s), each at its interpolated state; the one at
- * t_stop is left to finish. */
-static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *k)
+/* The run's state between steps. */
+typedef struct {
+    double t_stop, dt;
+    double taun; /* the end of the step being searched (scaled) */
+    long k;      /* next output: k dt */
+    int automatic;
+    cr_sampling sm; /* the sampling (engine-common.h); dt is sm.dt */
+    int free;       /* the default rule: no contact loaded (free flight) */
+    long steps;     /* output.every: steps since the last row */
+} run_ctx;
+
+/* A row written: the default rule counts it and, at its cap, widens the grid
+ * tenfold from the row's time on. */
+static void count_row(cr_pool *p, run_ctx *ctx, double tout)
 {
-    for (;; (*k)++) {
-        double tout = fmin((double)*k * dt, t_stop);
-        if (tout >= t || tout >= t_stop)
+    if (ctx->sm.rule != CR_SAMPLE_AUTO)
+        return;
+    cr_sampling_count(&ctx->sm);
+    if (ctx->sm.dt != ctx->dt) {
+        ctx->dt = ctx->sm.dt;
+        ctx->k = (long)floor(tout / ctx->dt) + 1;
+        p->stats.output_widenings = ctx->sm.widenings;
+    }
+}
+
+/* Outputs due before time t (s), each at its interpolated state; the one at
+ * t_stop is left to finish. In free flight the default rule writes only every
+ * free_every-th grid point. */
+static int outputs_before(cr_pool *p, run_ctx *ctx, double t)
+{
+    for (;; ctx->k++) {
+        double tout = fmin((double)ctx->k * ctx->dt, ctx->t_stop);
+        if (tout >= t || tout >= ctx->t_stop)
             return CR_OK;
+        if (ctx->free && ctx->k % ctx->sm.free_every != 0)
+            continue;
         if (!p->out_fn || (p->out_wanted && !p->out_wanted(p->out_user))) {
             p->stats.outputs++; /* nobody reads it: no interpolation */
             continue;
@@ -225,16 +260,9 @@ static int outputs_before(cr_pool *p, double t, double dt, double t_stop, long *
         int rc = emit(p);
         if (rc != CR_OK)
             return stopped(p, rc);
+        count_row(p, ctx, tout);
     }
 }
-
-/* The run's state between steps. */
-typedef struct {
-    double t_stop, dt;
-    double taun; /* the end of the step being searched (scaled) */
-    long k;      /* next output: k dt */
-    int automatic;
-} run_ctx;
 
 /* A restart at p->t from p->y and p->yQ with a new quadrature layout. */
 static int restart_quadratures(cr_pool *p, const run_ctx *rc_)
@@ -398,13 +426,14 @@ static int next_event(cr_pool *p, run_ctx *rc_, double taun, double h, size_t nc
     int rc = opened_too_fast(p, rc_, tr, h, nc, cut);
     if (rc != CR_OK || *cut)
         return rc;
-    if ((rc = outputs_before(p, tr * p->T, rc_->dt, rc_->t_stop, &rc_->k)) != CR_OK)
+    if ((rc = outputs_before(p, rc_, tr * p->T)) != CR_OK)
         return rc;
     cr_pl_state_at(p, tr);
     long restarts = p->stats.restarts, rebuilds = p->rebuilds, regions = p->region_builds;
     size_t first = p->nev;
     if ((rc = after_roots(p, rc_->t_stop)) != CR_OK)
         return rc;
+    rc_->free = rc_->sm.rule == CR_SAMPLE_AUTO && !any_loaded(p);
     p->tlo = tr;
     const double *y = N_VGetArrayPointer(p->y);
     if (p->stats.restarts != restarts || p->rebuilds != rebuilds || p->region_builds != regions) {
@@ -472,18 +501,19 @@ static int step_events(cr_pool *p, run_ctx *rc_, double taun, double h, int *cut
 }
 
 /* The end time (without one, a safety cap far beyond the pool's coming
- * apart) and the output interval: the chains' rule, about 12 samples per
- * contact time (δ* / (4V)), and at most 1000 frames over a given end time. */
+ * apart) and the sampling: the chains' rule (cr_sampling_plan). */
 static run_ctx run_plan(const cr_pool *p, double t_end)
 {
-    run_ctx ctx = {t_end, 0.0, 0.0, 1, t_end <= 0.0};
+    run_ctx ctx = {.t_stop = t_end, .k = 1, .automatic = t_end <= 0.0};
     double extent = 0.0;
     for (size_t i = 0; i < p->n; i++)
         extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
     if (ctx.automatic)
         ctx.t_stop = 4.0 * extent / p->V + 1e6 * p->T;
-    ctx.dt = p->out_interval > 0.0 ? p->out_interval
-                                   : fmax(0.25 * p->T, ctx.automatic ? 0.0 : t_end / 1000.0);
+    ctx.sm =
+        cr_sampling_plan(p->out_interval, p->out_every, p->out_none,
+                         cr_free_flight_interval(p->model, p->V), p->T, t_end, p->out_max_rows);
+    ctx.dt = ctx.sm.dt;
     return ctx;
 }
 
@@ -501,7 +531,7 @@ static int advance(cr_pool *p, run_ctx *ctx, int *done)
     double tn = tret * p->T;
     if ((rc = step_events(p, ctx, tret, h, &cut, done)) != CR_OK || *done || cut)
         return rc;
-    if ((rc = outputs_before(p, tn, ctx->dt, ctx->t_stop, &ctx->k)) != CR_OK)
+    if ((rc = outputs_before(p, ctx, tn)) != CR_OK)
         return rc;
     if (p->region)
         cr_pl_fill_full(p, tret, N_VGetArrayPointer(p->yastep), N_VGetArrayPointer(p->y));
@@ -514,6 +544,12 @@ static int advance(cr_pool *p, run_ctx *ctx, int *done)
         return finish(p, ctx->automatic ? "safety cap reached before the pool came apart"
                                         : "end time reached");
     }
+    if (ctx->sm.rule == CR_SAMPLE_EVERY && ++ctx->steps >= ctx->sm.every) {
+        ctx->steps = 0; /* output.every: the k-th step's end */
+        if ((rc = emit(p)) != CR_OK)
+            return stopped(p, rc);
+    }
+    ctx->free = ctx->sm.rule == CR_SAMPLE_AUTO && !any_loaded(p);
     if (cr_pl_region_oversized(p)) { /* settled discs leave: a smaller region */
         size_t na = p->na;
         if ((rc = cr_pl_region_build(p)) != CR_OK)

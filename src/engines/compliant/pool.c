@@ -193,6 +193,9 @@ static void load_settings(cr_pool *p)
     p->skin_rel = set->skin;
     p->method = set->method;
     p->out_interval = set->output_interval;
+    p->out_every = set->output_every;
+    p->out_max_rows = set->output_max_rows;
+    p->out_none = set->output_omit == CR_OUT_ALL;
     p->frozen_normals = set->frozen_normals;
 }
 

@@ -21,6 +21,11 @@ static int chain_output(const cr_sim *sim, void *user)
     return cr_system_emit_output(((chain_engine *)user)->sys);
 }
 
+static int chain_output_wanted(void *user)
+{
+    return cr_system_has_output_listener(((chain_engine *)user)->sys);
+}
+
 static int chain_events(const cr_sim *sim, size_t first, void *user)
 {
     (void)sim;
@@ -58,6 +63,7 @@ static void *chain_create(const cr_model *model, cr_system *sys, char *msg, size
         c->contacts_of[2 * k] = c->contacts_of[2 * k + 1] = k;
     c->sim->jac_floor_rel = cr_model_settings(model)->jacobian_floor;
     cr_sim_set_output(c->sim, cr_model_settings(model)->output_interval, chain_output, c);
+    c->sim->out_wanted = chain_output_wanted;
     cr_sim_set_event_callback(c->sim, chain_events, c);
     return c;
 }

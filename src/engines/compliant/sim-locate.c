@@ -357,16 +357,23 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
     s->ghi = g;
     s->tlo = s->tn;
     s->stepped = 0;
-    if (target > s->tn && !s->at_tstop) {
+    /* output.every: the k-th step end reached here (a step a restart cut
+     * short never is) is a return of its own (every_hit) */
+    int kth = s->out_every > 0 && ++s->every_steps >= s->out_every;
+    if (target > s->tn && !s->at_tstop && !kth) {
         *more = 1;
         return CV_SUCCESS;
+    }
+    if (kth) {
+        s->every_steps = 0;
+        s->every_hit = 1;
     }
     if (!s->y_at_tn)
         state_at(s, s->tn);
     else if (!s->qstate)
         CVodeGetQuadDky(s->stepper, s->tn, 0, s->yQ);
     *tret = s->tn;
-    return target <= s->tn ? CV_SUCCESS : CV_TSTOP_RETURN;
+    return target <= s->tn || (kth && !s->at_tstop) ? CV_SUCCESS : CV_TSTOP_RETURN;
 }
 
 /* CVode(target, CV_NORMAL) with the engine's own event location. */

@@ -240,9 +240,16 @@ struct cr_sim {
 
     /* settings */
     double rtol, atol, out_interval, jac_floor_rel;
+    long out_every;    /* output.every: a row at every k-th step of the window */
+    long out_max_rows; /* output.max_rows: the default rule's row cap (0: default) */
+    int out_none;      /* output.fields: none: rows at t = 0 and the end only */
+    double free_dt;    /* the default rule's free-flight interval (cr_free_flight_interval) */
+    long every_steps;  /* steps since the last every-k row */
+    int every_hit;     /* cr_sm_own_advance returned at a k-th step */
     cr_method method;
     cr_sim_output_fn out_fn;
     void *out_user;
+    int (*out_wanted)(void *user); /* NULL: out_fn always reads the state */
     cr_sim_event_fn ev_fn;
     void *ev_user;
 

@@ -39,25 +39,26 @@ static double safety_cap(const cr_sim *s)
 
 /* When the run stops next and what it writes. */
 typedef struct {
-    int automatic; /* t_end ≤ 0: ends by the rule */
-    int sparse;    /* automatic sampling of a free chain: nothing written in free flight */
-    int coarsened; /* the row budget was reached: dt widened */
+    int automatic;  /* t_end ≤ 0: ends by the rule */
+    cr_sampling sm; /* the sampling (engine-common.h); sm.dt is the grid */
+    int coarsened;  /* an explicit interval's row budget was reached: dt widened */
     double t_stop, dt, next, pending;
     long rows;
 } run_plan;
 
-/* The default sampling: ~12 samples per contact duration, but no more than
- * about 1000 frames over a given end time (long chains write N columns a
- * frame); in free flight (no contact loaded, no field, no link) no rows at all:
- * a free flight needs none beyond its ends. An explicit interval is honoured, up
- * to CR_MAX_OUTPUT_ROWS over a given end time. */
+/* The sampling (cr_sampling_plan, docs/model-format.md "Output"): the
+ * default rule's rows per contact time while a contact is loaded and its
+ * coarse interval in free flight (links ring while no contact is loaded: a
+ * chain with links counts as loaded), output.every's k-th steps, or none. An
+ * explicit interval is honoured, up to CR_MAX_OUTPUT_ROWS over a given end
+ * time. */
 static int plan_run(cr_sim *s, double t_end, run_plan *p)
 {
     p->automatic = t_end <= 0.0;
     p->t_stop = p->automatic ? safety_cap(s) : t_end;
-    p->dt = s->out_interval > 0.0 ? s->out_interval
-                                  : fmax(0.25 * s->T, p->automatic ? 0.0 : t_end / 1000.0);
-    p->sparse = s->out_interval <= 0.0 && !s->has_fields && s->settle == 0.0;
+    p->sm = cr_sampling_plan(s->out_interval, s->out_every, s->out_none, s->free_dt, s->T, t_end,
+                             s->out_max_rows);
+    p->dt = p->sm.dt;
     p->coarsened = 0;
     p->next = p->dt;
     p->pending = INFINITY;
@@ -85,11 +86,23 @@ static int contacts_busy(const cr_sim *s)
     return 0;
 }
 
+/* Somebody reads the rows (a run without output listeners, a calibration's
+ * two-body run, returns at its events and on the contact grid only: its steps
+ * stay those it always had). */
+static int rows_wanted(const cr_sim *s)
+{
+    return s->out_fn && (!s->out_wanted || s->out_wanted(s->out_user));
+}
+
 static double next_stop(const cr_sim *s, const run_plan *p)
 {
-    /* in free flight the next root return (a closing) or the end comes first */
-    if (p->sparse && !contacts_busy(s))
-        return fmin(p->t_stop, p->pending);
+    if (p->sm.rule == CR_SAMPLE_AUTO && s->settle == 0.0 && !contacts_busy(s)) {
+        /* in free flight the default rule writes every free_every-th grid point */
+        if (rows_wanted(s))
+            return fmin(fmin(cr_sampling_next_free(&p->sm, s->t), p->t_stop), p->pending);
+        if (!s->has_fields) /* nothing to write: the next event or the end */
+            return fmin(p->t_stop, p->pending);
+    }
     return fmin(fmin(p->next, p->t_stop), p->pending);
 }
 
@@ -193,7 +206,11 @@ static int after_output(cr_sim *s, run_plan *p, int flag, double tout, int *done
         *done = 1;
         return CR_OK;
     }
-    if (++p->rows >= CR_MAX_OUTPUT_ROWS && !p->coarsened) {
+    if (p->sm.rule == CR_SAMPLE_AUTO && rows_wanted(s)) {
+        cr_sampling_count(&p->sm); /* at the cap: tenfold wider */
+        p->dt = p->sm.dt;
+        s->stats.output_widenings = p->sm.widenings;
+    } else if (++p->rows >= CR_MAX_OUTPUT_ROWS && !p->coarsened) {
         /* keep going, writing ten times less: the file stays bounded */
         p->dt *= 10.0;
         p->coarsened = 1;
@@ -285,6 +302,14 @@ int cr_sim_run(cr_sim *s, double t_end)
         int flag;
         if ((rc = advance(s, target, &flag)) != CR_OK)
             return rc;
+        if (s->every_hit) {
+            s->every_hit = 0;
+            if (flag == CV_SUCCESS && s->t < tout) { /* output.every: a k-th step */
+                if ((rc = emit(s)) != CR_OK)
+                    return run_stopped(s, rc);
+                continue;
+            }
+        }
         if (flag == CV_ROOT_RETURN || (outside && flag != CV_TSTOP_RETURN)) {
             rc = flag == CV_ROOT_RETURN ? after_roots(s, &plan, &done)
                                         : after_outside(s, &plan, &done);
@@ -296,9 +321,10 @@ int cr_sim_run(cr_sim *s, double t_end)
         if (rc != CR_OK)
             return run_stopped(s, rc);
     }
-    if (plan.coarsened)
+    if (plan.coarsened || plan.sm.widenings)
         snprintf(s->end_reason + strlen(s->end_reason),
                  sizeof s->end_reason - strlen(s->end_reason),
-                 " (output interval widened to %.3g s after %d rows)", plan.dt, CR_MAX_OUTPUT_ROWS);
+                 " (output interval widened to %.3g s after %ld rows)", plan.dt,
+                 plan.coarsened ? (long)CR_MAX_OUTPUT_ROWS : plan.sm.widenings * plan.sm.cap_step);
     return CR_OK;
 }

@@ -340,6 +340,12 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->atol = set->atol;
     s->method = set->method;
     s->out_interval = set->output_interval;
+    s->out_every = set->output_every;
+    s->out_max_rows = set->output_max_rows;
+    s->out_none = set->output_omit == CR_OUT_ALL;
+    s->free_dt = cr_free_flight_interval(model, s->V);
+    if (s->out_every > 0) /* k-th steps are counted by the engine's own search */
+        s->own_roots = 1;
     s->jac_floor_rel = set->jacobian_floor > 0.0 ? set->jacobian_floor : CR_DEFAULT_JACOBIAN_FLOOR;
     snprintf(s->end_reason, sizeof s->end_reason, "not run");
     return s;

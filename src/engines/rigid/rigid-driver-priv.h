@@ -78,6 +78,8 @@ typedef struct {
     double L, V, T;      /* length, speed and time scales */
     double v_rest;       /* CR_RIGID_REST_FRACTION · V */
     double out_interval; /* the model's output interval, 0: the default */
+    long out_every;      /* output.every: refused (a rigid run counts no steps) */
+    int out_none;        /* output.fields: none: rows at t = 0 and the end only */
 
     /* state shared by every geometry */
     double t;

@@ -79,8 +79,16 @@ static int plan_run(cr_rigid_driver *d, double t_end, plan *p)
 {
     p->automatic = t_end <= 0.0;
     p->t_stop = p->automatic ? INFINITY : t_end;
+    if (d->out_every > 0) {
+        cr_set_msg(d->err, sizeof d->err,
+                   "output.every: a rigid run has no integrator steps to count; give "
+                   "output.interval");
+        return CR_ERR_INVALID;
+    }
     d->t_stop = p->t_stop;
     p->dt = d->out_interval > 0.0 ? d->out_interval : (p->automatic ? INFINITY : t_end / 1000.0);
+    if (d->out_none)
+        p->dt = INFINITY;
     /* free flight without a field is a straight line: rows at the impacts only */
     p->sparse = d->out_interval <= 0.0 && !d->fields;
     p->next = p->dt;

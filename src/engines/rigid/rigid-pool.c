@@ -103,6 +103,8 @@ static void copy_model(cr_rigid_pool *r, const cr_model *model)
     for (size_t w = 0; w < r->nw; w++)
         cr_model_get_plane(model, w, &r->wn[2 * w], &r->wo[w]);
     r->drv.out_interval = cr_model_settings(model)->output_interval;
+    r->drv.out_every = cr_model_settings(model)->output_every;
+    r->drv.out_none = cr_model_settings(model)->output_omit == CR_OUT_ALL;
     r->touching = cr_model_settings(model)->rigid_touching;
 }
 

@@ -191,6 +191,8 @@ static void copy_model(cr_rigid *r, const cr_model *model)
     r->rtol = s->rtol;
     r->atol = s->atol;
     r->drv.out_interval = s->output_interval;
+    r->drv.out_every = s->output_every;
+    r->drv.out_none = s->output_omit == CR_OUT_ALL;
 }
 
 /* The chain engine's speed scale (largest initial relative speed, else the
