@@ -58,6 +58,14 @@ python3-pytest
 python3-scipy
 "
 
+# --tests (tools/test.sh): also what only the tests use, which a user's
+# quickstart does not need: ParaView's pvbatch under a virtual X server
+# (tests/check-paraview.sh renders our XDMF files; about 440 MB installed,
+# 2 min on this machine) and ASE (python3-ase: reads our extended XYZ back).
+if [ "${1:-}" = "--tests" ]; then
+    PACKAGES="$PACKAGES paraview python3-paraview xvfb xauth libgl1-mesa-dri python3-ase"
+fi
+
 missing=""
 for p in $PACKAGES; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

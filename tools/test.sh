@@ -16,7 +16,7 @@
 # and last the plain total "N passed, N failed" of distinct checks.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-sh tools/install-deps.sh || exit 1
+sh tools/install-deps.sh --tests || exit 1
 
 if [ ! -f build/build.ninja ]; then
     meson setup build --buildtype=release -Dwerror=true -Dmpi=enabled >/dev/null || exit 1

@@ -74,3 +74,25 @@ def test_cradle_plot_xyz(runs, tmp_path):
                         "--steps", "10"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "pool.xyz" in p.stdout and len(parse(str(tmp_path / "pool.xyz"))) == 10
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_ase_reads_the_frames(runs, kind, tmp_path):
+    """ASE (python3-ase), the reader OVITO users script with, reads every frame
+    back: positions, velocities (its momenta over its masses), radii, time."""
+    ase_io = pytest.importorskip("ase.io", reason="python3-ase is not installed")
+    h5 = runs[kind][0]
+    out = str(tmp_path / "run.xyz")
+    _, count = xyz.write(h5, steps=12, out=out)
+    frames = ase_io.read(out, index=":", format="extxyz")
+    with h5py.File(h5, "r") as f:
+        n, dim = int(f["model"].attrs["body_count"]), int(f["model"].attrs["dim"])
+        t = f["trajectory/time"][()]
+        pos = f["trajectory/position"][()].reshape(len(t), n, dim)
+        radius = f["model/radius"][()]
+    assert len(frames) == count == min(12, len(t))
+    for atoms in frames:
+        r = int(atoms.info["Row"])
+        assert atoms.info["Time"] == t[r]
+        assert np.array_equal(atoms.get_positions()[:, :dim], pos[r])
+        assert np.array_equal(atoms.arrays["radius"], radius)
