@@ -18,8 +18,9 @@
 void usage_fit(FILE *out)
 {
     fputs("usage: cradle fit MODEL DATA.csv --vary PATH[=LO:HI] ... [-o FIT.h5] [--json]\n"
-          "                  [--predict OTHER_MODEL [--predict-data ROWS.csv]]\n"
-          "                  [--max-iter N] [-q]\n"
+          "                  [--set PATH=VALUE ...] [--predict OTHER_MODEL\n"
+          "                  [--predict-data ROWS.csv]] [--max-iter N] [-q]\n"
+          "       cradle fit MODEL ROWS.csv --synthetic SEED [--set PATH=VALUE ...]\n"
           "\n"
           "Fits the model-file fields named by --vary (the paths of --set, e.g.\n"
           "contact.C, balls[2].gap) to the measurements in DATA.csv (one row per\n"
@@ -30,6 +31,7 @@ void usage_fit(FILE *out)
           "\n"
           "  --vary PATH[=LO:HI] a field to fit, starting from the model file's value;\n"
           "                      LO:HI bounds it (LO < start < HI); repeat it\n"
+          "  -s, --set PATH=VALUE set a field of MODEL first (a start value, say)\n"
           "  -o, --output FIT.h5 write the fit with its provenance (docs/hdf5-layout.md)\n"
           "  -j, --json          print the result as JSON\n"
           "  --predict MODEL2    run the fitted values on MODEL2 (the same fields must be\n"
@@ -37,6 +39,9 @@ void usage_fit(FILE *out)
           "                      --predict-data ROWS.csv, value and sigma optional)\n"
           "                      with their propagated uncertainty\n"
           "  --max-iter N        trust-region iterations at most (default 50)\n"
+          "  --synthetic SEED    no fit: print ROWS.csv as a data file whose values are\n"
+          "                      MODEL's plus Gaussian noise of each row's sigma (GSL's\n"
+          "                      MT19937 seeded with SEED; 0: no noise)\n"
           "  -q, --quiet         print nothing but errors\n"
           "\n"
           "Exit status: 0 converged; 3 bad input (one line naming file, line, column);\n"
@@ -55,6 +60,8 @@ typedef struct {
     vary_arg vary[MAX_VARY];
     size_t nvary, max_iter;
     int json, quiet;
+    long synthetic; /* the seed; −1: fit */
+    model_sets sets;
 } fit_args;
 
 /* "PATH" or "PATH=LO:HI". */
@@ -104,14 +111,17 @@ static int parse_args(int argc, char **argv, fit_args *a)
                                          {"predict", required_argument, NULL, 'P'},
                                          {"predict-data", required_argument, NULL, 'D'},
                                          {"max-iter", required_argument, NULL, 'm'},
+                                         {"set", required_argument, NULL, 's'},
+                                         {"synthetic", required_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
     a->max_iter = CR_FIT_DEFAULT_MAX_ITERATIONS;
+    a->synthetic = -1;
     opterr = 0;
     int c, rc;
     char *end;
-    while ((c = getopt_long(argc, argv, "o:jqh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:jqhs:", opts, NULL)) != -1) {
         switch (c) {
         case 'v':
             if ((rc = parse_vary(a, optarg)) != 0)
@@ -139,6 +149,17 @@ static int parse_args(int argc, char **argv, fit_args *a)
                 return EXIT_USAGE;
             }
             break;
+        case 's':
+            if ((rc = model_sets_add(&a->sets, optarg)) != 0)
+                return rc;
+            break;
+        case 'S':
+            a->synthetic = strtol(optarg, &end, 10);
+            if (*end || !*optarg || a->synthetic < 0) {
+                tools_error("fit: --synthetic %s: a seed, a whole number >= 0", optarg);
+                return EXIT_USAGE;
+            }
+            break;
         case 'h':
             usage_fit(stdout);
             return -1;
@@ -153,7 +174,11 @@ static int parse_args(int argc, char **argv, fit_args *a)
     }
     a->model = argv[optind];
     a->data = argv[optind + 1];
-    if (a->nvary == 0) {
+    if (a->synthetic >= 0 && (a->nvary || a->predict || a->out)) {
+        tools_error("fit: --synthetic makes data: no --vary, --predict or -o with it");
+        return EXIT_USAGE;
+    }
+    if (a->nvary == 0 && a->synthetic < 0) {
         tools_error("fit: name the fields to fit with --vary PATH[=LO:HI]");
         return EXIT_USAGE;
     }
@@ -174,16 +199,17 @@ static char *read_input(const char *path, size_t *len)
     return text;
 }
 
-/* The model text after checking it reads as a model (its targets solved). */
-static char *read_model(const char *path, size_t *len)
+/* The model text with the --set fields set (what is fitted), after checking
+ * it reads as a model (its targets solved). */
+static char *read_model(const char *path, const model_sets *sets, size_t *len)
 {
     char *effective = NULL;
-    cr_model *m = model_input_load(path, NULL, 1, &effective);
-    free(effective);
+    cr_model *m = model_input_load(path, sets, 1, &effective);
     if (!m)
         return NULL;
     cr_model_destroy(m);
-    return read_input(path, len);
+    *len = effective ? strlen(effective) : 0;
+    return effective;
 }
 
 static int read_rows(const char *path, int need_values, cr_fit_observation **obs, size_t *n,
@@ -224,8 +250,13 @@ static void print_parameters(const cr_fit *fit)
 
 static void print_row(const cr_fit_observation *o, double model, double last, int predicted)
 {
-    printf("%5zu  %-17s %12.6g %6ld %14.8g %10.3g %14.8g ", o->line,
-           cr_fit_observable_name(o->kind), o->time, o->index, o->value, o->sigma, model);
+    char t[32] = "-", i[32] = "-";
+    if (!isnan(o->time))
+        snprintf(t, sizeof t, "%.6g", o->time);
+    if (o->index >= 0)
+        snprintf(i, sizeof i, "%ld", o->index);
+    printf("%5zu  %-17s %12s %6s %14.8g %10.3g %14.8g ", o->line, cr_fit_observable_name(o->kind),
+           t, i, o->value, o->sigma, model);
     printf(predicted ? "%10.3g\n" : "%+10.3f\n", last);
 }
 
@@ -389,13 +420,13 @@ static int load_inputs(const fit_args *a, fit_state *st)
         tools_error("%s", msg);
         return EXIT_INPUT;
     }
-    if (!(st->model_text = read_model(a->model, &st->model_len)))
+    if (!(st->model_text = read_model(a->model, &a->sets, &st->model_len)))
         return EXIT_INPUT;
-    int rc = read_rows(a->data, 1, &st->obs, &st->n, &st->data_text);
+    int rc = read_rows(a->data, a->synthetic < 0, &st->obs, &st->n, &st->data_text);
     if (rc)
         return rc;
     if (a->predict) {
-        if (!(st->predict_text = read_model(a->predict, &st->predict_len)))
+        if (!(st->predict_text = read_model(a->predict, NULL, &st->predict_len)))
             return EXIT_INPUT;
         for (size_t j = 0; j < a->nvary; j++) {
             double v;
@@ -475,6 +506,40 @@ static int write_fit(const fit_args *a, fit_state *st)
     return 0;
 }
 
+/* --synthetic: the rows with MODEL's values plus noise, as a data file. */
+static int synthesize(const fit_args *a, fit_state *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        if (!(st->obs[i].sigma > 0)) {
+            tools_error("%s:%zu: sigma: --synthetic needs each row's sigma (the noise)", a->data,
+                        st->obs[i].line);
+            return EXIT_INPUT;
+        }
+        st->obs[i].value = 0;
+    }
+    int rc = setup_fit(a, st);
+    double *v = rc ? NULL : malloc(st->n * sizeof(double));
+    if (!rc && (!v || cr_fit_synthesize(st->fit, (unsigned long)a->synthetic, v) != CR_OK))
+        rc = EXIT_RUN;
+    if (!rc) {
+        printf("# cradle fit --synthetic %ld: %s, noise of each row's sigma\n", a->synthetic,
+               a->model);
+        printf("observable,time,index,value,sigma\n");
+        for (size_t i = 0; i < st->n; i++) {
+            const cr_fit_observation *o = &st->obs[i];
+            printf("%s,", cr_fit_observable_name(o->kind));
+            if (!isnan(o->time))
+                printf("%.12g", o->time);
+            printf(",");
+            if (o->index >= 0)
+                printf("%ld", o->index);
+            printf(",%.17g,%.12g\n", v[i], o->sigma);
+        }
+    }
+    free(v);
+    return rc;
+}
+
 int cmd_fit(int argc, char **argv)
 {
     fit_args a;
@@ -484,6 +549,11 @@ int cmd_fit(int argc, char **argv)
     fit_state st = {0};
     st.command = command_line(argc, argv);
     rc = load_inputs(&a, &st);
+    if (!rc && a.synthetic >= 0) {
+        rc = synthesize(&a, &st);
+        state_free(&st);
+        return rc;
+    }
     if (!rc)
         rc = setup_fit(&a, &st);
     int fit_rc = rc ? CR_OK : cr_fit_run(st.fit);

@@ -134,6 +134,13 @@ CR_EXPORT int cr_fit_set_max_iterations(cr_fit *fit, size_t max_iterations);
  */
 CR_EXPORT int cr_fit_run(cr_fit *fit);
 
+/**
+ * Synthetic data: the rows' values at the start (cr_fit_set_data's run) plus
+ * Gaussian noise of each row's σ from GSL's MT19937 seeded with @p seed
+ * (0: no noise), into @p values. @return CR_OK, CR_ERR_INVALID before data.
+ */
+CR_EXPORT int cr_fit_synthesize(const cr_fit *fit, unsigned long seed, double *values);
+
 /** Scalars of a fit. */
 typedef struct {
     size_t parameters, observations;

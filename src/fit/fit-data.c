@@ -166,13 +166,11 @@ static int read_value_sigma(csv_ctx *c, char **field, int need_values, cr_fit_ob
     o->value = o->sigma = NAN;
     const char *vs = c->col[COL_VALUE] >= 0 ? field[c->col[COL_VALUE]] : "";
     const char *ss = c->col[COL_SIGMA] >= 0 ? field[c->col[COL_SIGMA]] : "";
-    if (!need_values && !*vs && !*ss)
-        return CR_OK;
     echo(e, sizeof e, vs);
-    if (!number(vs, &o->value) || !isfinite(o->value))
+    if ((need_values || *vs) && (!number(vs, &o->value) || !isfinite(o->value)))
         return fail(c, c->col[COL_VALUE], "value: must be a finite number (got '%s')%s", e, "");
     echo(e, sizeof e, ss);
-    if (!number(ss, &o->sigma) || !isfinite(o->sigma) || !(o->sigma > 0))
+    if ((need_values || *ss) && (!number(ss, &o->sigma) || !isfinite(o->sigma) || !(o->sigma > 0)))
         return fail(c, c->col[COL_SIGMA],
                     "sigma: must be a positive finite uncertainty (got '%s')%s", e, "");
     return CR_OK;

@@ -8,6 +8,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
 #include <math.h>
 #include <stdlib.h>
@@ -557,4 +559,19 @@ int cr_fit_predict(cr_fit *fit, const char *text, size_t len, const char *name,
     rc = c.p && c.y ? predict_rows(&c, value, sigma) : CR_ERR_NOMEM;
     ctx_free(&c);
     return rc;
+}
+
+int cr_fit_synthesize(const cr_fit *fit, unsigned long seed, double *values)
+{
+    if (!fit || !values || !fit->obs)
+        return CR_ERR_INVALID;
+    gsl_rng *rng = seed ? gsl_rng_alloc(gsl_rng_mt19937) : NULL;
+    if (seed && !rng)
+        return CR_ERR_NOMEM;
+    if (rng)
+        gsl_rng_set(rng, seed);
+    for (size_t i = 0; i < fit->n; i++)
+        values[i] = fit->model_value[i] + (rng ? gsl_ran_gaussian(rng, fit->obs[i].sigma) : 0.0);
+    gsl_rng_free(rng);
+    return CR_OK;
 }
