@@ -478,6 +478,7 @@ int cr_fit_jacobian(cr_fit *fit, const double *params, double *J)
 {
     if (!fit || !params || !J || !fit->obs)
         return CR_ERR_INVALID;
+    gsl_error_handler_t *handler = gsl_set_error_handler_off();
     fit_ctx c;
     ctx_init(&c, fit, fit->text, fit->len, fit->name, fit->obs, fit->n, 1);
     gsl_vector *u = u_of(fit, params);
@@ -490,6 +491,7 @@ int cr_fit_jacobian(cr_fit *fit, const double *params, double *J)
     gsl_vector_free(u);
     gsl_matrix_free(Ju);
     ctx_free(&c);
+    gsl_set_error_handler(handler);
     return rc;
 }
 
@@ -554,10 +556,12 @@ int cr_fit_predict(cr_fit *fit, const char *text, size_t len, const char *name,
         cr_set_msg(fit->msg, sizeof fit->msg, "%s: %s", name, why);
         return rc;
     }
+    gsl_error_handler_t *handler = gsl_set_error_handler_off();
     fit_ctx c;
     ctx_init(&c, fit, text, len, name, obs, n, 0);
     rc = c.p && c.y ? predict_rows(&c, value, sigma) : CR_ERR_NOMEM;
     ctx_free(&c);
+    gsl_set_error_handler(handler);
     return rc;
 }
 
