@@ -522,8 +522,8 @@ static int synthesize(const fit_args *a, fit_state *st)
     if (!rc && (!v || cr_fit_synthesize(st->fit, (unsigned long)a->synthetic, v) != CR_OK))
         rc = EXIT_RUN;
     if (!rc) {
-        printf("# cradle fit --synthetic %ld: %s, noise of each row's sigma\n", a->synthetic,
-               a->model);
+        printf("# cradle fit --synthetic %ld: %s, %s\n", a->synthetic, a->model,
+               a->synthetic ? "Gaussian noise of each row's sigma" : "no noise");
         printf("observable,time,index,value,sigma\n");
         for (size_t i = 0; i < st->n; i++) {
             const cr_fit_observation *o = &st->obs[i];
@@ -543,11 +543,14 @@ static int synthesize(const fit_args *a, fit_state *st)
 int cmd_fit(int argc, char **argv)
 {
     fit_args a;
-    int rc = parse_args(argc, argv, &a);
-    if (rc)
-        return rc < 0 ? 0 : rc;
     fit_state st = {0};
+    /* before getopt_long permutes argv */
     st.command = command_line(argc, argv);
+    int rc = parse_args(argc, argv, &a);
+    if (rc) {
+        free(st.command);
+        return rc < 0 ? 0 : rc;
+    }
     rc = load_inputs(&a, &st);
     if (!rc && a.synthetic >= 0) {
         rc = synthesize(&a, &st);

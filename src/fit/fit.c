@@ -443,20 +443,16 @@ int cr_fit_get_residual(const cr_fit *fit, size_t i, double *model, double *resi
 }
 
 /* GSL's finite-difference Jacobian of @p c's residuals at u (the rule the
- * solver uses: central differences, step h_df·|u_j|, h_df when u_j = 0). */
-static int fd_jacobian(fit_ctx *c, const gsl_vector *u, gsl_matrix *J)
+ * solver uses: central differences, step h_df·|u_j|, h_df when u_j = 0;
+ * the residuals at u, @p f, are not needed by central differences). */
+static int fd_jacobian(fit_ctx *c, const gsl_vector *u, const gsl_vector *f, gsl_matrix *J)
 {
     cr_fit *fit = c->fit;
-    gsl_vector *f = gsl_vector_alloc(c->n), *work = gsl_vector_alloc(c->n);
-    if (!f || !work) {
-        gsl_vector_free(f);
-        gsl_vector_free(work);
+    gsl_vector *work = gsl_vector_alloc(c->n);
+    if (!work)
         return CR_ERR_NOMEM;
-    }
     gsl_multifit_nlinear_fdf fdf = {residuals, NULL, NULL, c->n, fit->np, c, 0, 0, 0};
-    residuals(u, c, f);
     gsl_multifit_nlinear_df(fit->h_df, GSL_MULTIFIT_NLINEAR_CTRDIFF, u, NULL, &fdf, f, J, work);
-    gsl_vector_free(f);
     gsl_vector_free(work);
     if (c->failed) {
         cr_set_msg(fit->msg, sizeof fit->msg, "%s: %s", c->name, c->why);
@@ -481,38 +477,39 @@ int cr_fit_jacobian(cr_fit *fit, const double *params, double *J)
     gsl_error_handler_t *handler = gsl_set_error_handler_off();
     fit_ctx c;
     ctx_init(&c, fit, fit->text, fit->len, fit->name, fit->obs, fit->n, 1);
-    gsl_vector *u = u_of(fit, params);
+    gsl_vector *u = u_of(fit, params), *f = gsl_vector_calloc(fit->n);
     gsl_matrix *Ju = gsl_matrix_alloc(fit->n, fit->np);
-    int rc = c.p && c.y && u && Ju ? fd_jacobian(&c, u, Ju) : CR_ERR_NOMEM;
+    int rc = c.p && c.y && u && f && Ju ? fd_jacobian(&c, u, f, Ju) : CR_ERR_NOMEM;
     for (size_t i = 0; rc == CR_OK && i < fit->n; i++)
         for (size_t j = 0; j < fit->np; j++)
             J[i * fit->np + j] = gsl_matrix_get(Ju, i, j) * fit->obs[i].sigma /
                                  fit_param_dp_du(&fit->par[j], gsl_vector_get(u, j));
     gsl_vector_free(u);
+    gsl_vector_free(f);
     gsl_matrix_free(Ju);
     ctx_free(&c);
     gsl_set_error_handler(handler);
     return rc;
 }
 
-/* value = the rows at the result; sigma = √(g C_u gᵀ), g = ∂y/∂u. */
-static int predict_rows(fit_ctx *c, double *value, double *sigma)
+/* sigma = √(g C_u gᵀ), g = ∂y/∂u of the rows (their values at the result are
+ * in @p value already). */
+static int predict_sigma(fit_ctx *c, const double *value, double *sigma)
 {
     cr_fit *fit = c->fit;
     size_t np = fit->np;
     gsl_vector *u = u_of(fit, NULL), *f = gsl_vector_alloc(c->n);
     gsl_matrix *J = gsl_matrix_alloc(c->n, np);
     int rc = u && f && J ? CR_OK : CR_ERR_NOMEM;
-    if (rc == CR_OK) {
-        residuals(u, c, f);
-        rc = c->failed ? CR_ERR_SOLVER : fd_jacobian(c, u, J);
-    }
+    for (size_t i = 0; rc == CR_OK && i < c->n; i++)
+        gsl_vector_set(f, i, value[i]);
+    if (rc == CR_OK)
+        rc = fd_jacobian(c, u, f, J);
     for (size_t i = 0; rc == CR_OK && i < c->n; i++) {
         double v = 0;
         for (size_t a = 0; a < np; a++)
             for (size_t b = 0; b < np; b++)
                 v += gsl_matrix_get(J, i, a) * fit->covar_u[a * np + b] * gsl_matrix_get(J, i, b);
-        value[i] = gsl_vector_get(f, i);
         sigma[i] = sqrt(fmax(v, 0.0));
     }
     gsl_vector_free(u);
@@ -559,7 +556,7 @@ int cr_fit_predict(cr_fit *fit, const char *text, size_t len, const char *name,
     gsl_error_handler_t *handler = gsl_set_error_handler_off();
     fit_ctx c;
     ctx_init(&c, fit, text, len, name, obs, n, 0);
-    rc = c.p && c.y ? predict_rows(&c, value, sigma) : CR_ERR_NOMEM;
+    rc = c.p && c.y ? predict_sigma(&c, value, sigma) : CR_ERR_NOMEM;
     ctx_free(&c);
     gsl_set_error_handler(handler);
     return rc;
