@@ -109,6 +109,13 @@ refuse "cradle: --vary contact.C=5e4:1e3: bounds must be LO:HI with LO < HI" dat
 refuse "cradle: --vary contact.C=a:b: bounds must be two numbers LO:HI" data.csv --vary contact.C=a:b
 refuse "cradle: --vary contact.C: the starting value 20000 is not inside the bounds (30000, 50000)" data.csv --vary contact.C=3e4:5e4
 
+cp data.csv keep.csv
+refuse "cradle: data.csv: the output is the input file data.csv itself: refusing to overwrite it" data.csv --vary contact.C -o data.csv
+cmp -s data.csv keep.csv && ok "-o DATA.csv: the data file is untouched" || bad "-o DATA.csv changed the data"
+echo notes > notes.txt
+refuse "cradle: notes.txt: exists and is not an HDF5 file: refusing to replace it" data.csv --vary contact.C -o notes.txt
+[ "$(cat notes.txt)" = notes ] && ok "-o a text file: untouched" || bad "-o notes.txt changed it"
+
 "$C" fit "$M" data.csv > out.txt 2> err.txt
 [ $? -eq 2 ] && [ "$(cat err.txt)" = "cradle: fit: name the fields to fit with --vary PATH[=LO:HI]" ] \
     && ok "usage: no --vary (exit 2)" || bad "no --vary: $(cat err.txt)"

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -412,13 +414,34 @@ static void state_free(fit_state *st)
     cr_fit_destroy(st->fit);
 }
 
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
 /* The inputs, every one checked before the first fit run. */
 static int load_inputs(const fit_args *a, fit_state *st)
 {
     char msg[1024];
-    if (a->out && tools_check_output(a->out, a->model, msg, sizeof msg) != 0) {
-        tools_error("%s", msg);
-        return EXIT_INPUT;
+    if (a->out) {
+        /* none of the inputs, and no file that is not HDF5, is ever replaced */
+        if (tools_check_output(a->out, a->model, msg, sizeof msg) != 0) {
+            tools_error("%s", msg);
+            return EXIT_INPUT;
+        }
+        const char *inputs[3] = {a->data, a->predict, a->predict_data};
+        for (int k = 0; k < 3; k++)
+            if (inputs[k] && same_file(a->out, inputs[k])) {
+                tools_error("%s: the output is the input file %s itself: refusing to overwrite it",
+                            a->out, inputs[k]);
+                return EXIT_INPUT;
+            }
+        if (access(a->out, F_OK) == 0 && !tools_is_hdf5(a->out)) {
+            tools_error("%s: exists and is not an HDF5 file: refusing to replace it", a->out);
+            return EXIT_INPUT;
+        }
     }
     if (!(st->model_text = read_model(a->model, &a->sets, &st->model_len)))
         return EXIT_INPUT;
