@@ -15,6 +15,9 @@
 #include "base/h5-util.h"
 #include "fit/fit-priv.h"
 
+/* Layout version of fit files (docs/hdf5-layout.md, "Fit files"). */
+#define FIT_FORMAT_VERSION 1
+
 typedef struct {
     double start, value, std_error, lo, hi;
 } param_row;
@@ -163,7 +166,9 @@ static int write_file(const char *path, const cr_fit *fit, const cr_fit_file_inf
 {
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = f < 0 ? -1 : H5Gcreate2(f, "fit", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int e = g < 0 || write_attrs(g, fit, in) ||
+    /* the root says what the file is, as run and sweep files do */
+    int e = g < 0 || cr_h5_attr_string(f, "kind", "cradle fit") ||
+            cr_h5_attr_int64(f, "format_version", FIT_FORMAT_VERSION) || write_attrs(g, fit, in) ||
             write_text(g, "model_text", fit->text, "UTF-8 model file text") ||
             write_text(g, "data_text", in->data_text, "UTF-8 data file text") ||
             write_parameters(g, fit) ||
