@@ -59,6 +59,29 @@ assert list(f["parameters"].attrs["paths"]) in (["contact.C", "contact.K"], [b"c
 assert f["correlation"].shape == (2, 2) and f["observations"].shape == (5,)
 PYEOF
 
+# A start where the first impact is two collisions (K = 1e12: no re-contact of
+# balls 0 and 1 in the run, so the collision window shrinks below the time
+# between the two episodes) against one where it is one collision: the rows,
+# paired by body and time, give the same optimum from both.
+first_collision_episodes() {
+    "$C" run "$M" --set contact.K="$1" --json -o run.h5 2>/dev/null |
+        $PY -c "import json, sys; print(json.load(sys.stdin)['collisions'][0]['episodes'])" 2>/dev/null
+}
+a=$(first_collision_episodes 1.3e10) b=$(first_collision_episodes 1e12)
+for K in 1.3e10 1e12; do
+    "$C" fit "$M" data.csv --set contact.K=$K --vary contact.C=0:1e5 --vary contact.K --json \
+        > "k$K.json" 2> err.txt || bad "fit from K = $K: $(cat err.txt)"
+done
+$PY - k1.3e10.json k1e12.json > py.txt 2>&1 <<'PYEOF' && [ "$a" = "[0, 1]" ] && [ "$b" = "[0]" ] \
+    && ok "collisions split at the start (first collision: episodes $a vs $b): the same optimum to 1e-3 SE" self \
+    || bad "split collisions: episodes $a vs $b; $(cat py.txt)"
+import json, sys, math
+p, q = (json.load(open(f))["parameters"] for f in sys.argv[1:])
+for x, y in zip(p, q):
+    # the solver stops within xtol of the optimum: far inside its standard error
+    assert abs(x["value"] - y["value"]) < 1e-3 * x["std_error"], (x, y)
+PYEOF
+
 # a prediction on the same balls struck at 0.5 m/s
 sed 's/v: 1.0}/v: 0.5}/' "$M" > slow.yaml
 "$C" fit "$M" data.csv --set contact.C=1.5e4 --vary contact.C=0:1e5 --vary contact.K \

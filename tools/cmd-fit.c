@@ -275,6 +275,9 @@ static void print_text(const cr_fit *fit, const fit_args *a, const cr_fit_observ
            s.chi2_start, s.observations - s.parameters);
     printf("runs at rtol %.3g, atol %.3g; central differences, step h_df = %.3g\n", s.rtol, s.atol,
            s.h_df);
+    if (s.failed_runs)
+        printf("%zu runs at trial points failed and were turned back from (the last: %s)\n",
+               s.failed_runs, s.last_failure);
     print_parameters(fit);
     printf("\n%5s  %-17s %12s %6s %14s %10s %14s %10s\n", "line", "observable", "time", "index",
            "value", "sigma", "model", "residual");
@@ -339,6 +342,8 @@ static int print_json(const cr_fit *fit, const fit_args *a, const cr_fit_observa
     json_object_object_add(o, "convergence", json_object_new_string(s.convergence));
     json_object_object_add(o, "iterations", json_object_new_int64((int64_t)s.iterations));
     json_object_object_add(o, "runs", json_object_new_int64((int64_t)s.runs));
+    json_object_object_add(o, "failed_runs", json_object_new_int64((int64_t)s.failed_runs));
+    json_object_object_add(o, "last_failure", json_object_new_string(s.last_failure));
     json_object_object_add(o, "chi2", tools_json_number(s.chi2));
     json_object_object_add(o, "chi2_start", tools_json_number(s.chi2_start));
     json_object_object_add(o, "rtol", tools_json_number(s.rtol));

@@ -144,8 +144,13 @@ CR_EXPORT int cr_fit_synthesize(const cr_fit *fit, unsigned long seed, double *v
 /** Scalars of a fit. */
 typedef struct {
     size_t parameters, observations;
-    size_t runs;             /**< model runs made (start, iterations, Jacobians, predictions) */
-    size_t iterations;       /**< trust-region iterations */
+    size_t runs;       /**< model runs made (start, iterations, Jacobians, predictions) */
+    size_t iterations; /**< trust-region iterations */
+    /** runs at trial points that failed (a run error, a row's collision gone): each
+     * was given residuals of 10¹⁰, so the solver turned back; the last reason in
+     * last_failure ("" when none) */
+    size_t failed_runs;
+    const char *last_failure;
     int converged;           /**< 1: a convergence test held (reason in convergence) */
     const char *convergence; /**< "step", "gradient", "cost", or why not */
     double chi2_start;       /**< Σ ((model − value)/σ)² at the start values */

@@ -145,6 +145,8 @@ static int write_attrs(hid_t g, const cr_fit *fit, const cr_fit_file_info *in)
            cr_h5_attr_double(g, "h_df", s.h_df) || cr_h5_attr_double(g, "chi2", s.chi2) ||
            cr_h5_attr_double(g, "chi2_start", s.chi2_start) ||
            cr_h5_attr_int64(g, "runs", (int64_t)s.runs) ||
+           cr_h5_attr_int64(g, "failed_runs", (int64_t)s.failed_runs) ||
+           cr_h5_attr_string(g, "last_failure", s.last_failure) ||
            cr_h5_attr_int64(g, "iterations", (int64_t)s.iterations) ||
            cr_h5_attr_int64(g, "observations", (int64_t)s.observations) ||
            cr_h5_attr_int64(g, "parameters", (int64_t)s.parameters);

@@ -2,10 +2,11 @@
  * Observables of a finished run (cradle/fit.h, docs/fit.md "Observables"):
  * everything comes from the monitor's collisions and episodes and the
  * system's located events. A row names a body or contact and a time; its
- * collision or episode is the one of that body or contact nearest the time
- * within the pairing window, the rule cr_compare_runs pairs two runs'
- * collisions by (src/compare/compare-runs.c): never the k-th collision, whose
- * number shifts when a parameter splits or merges collisions.
+ * collision or episode is the one of that body or contact nearest the time,
+ * within half the spacing of that body's collisions (the window
+ * cr_compare_runs pairs two runs' collisions with, src/compare/compare-runs.c,
+ * taken per body): never the k-th collision, whose number shifts when a
+ * parameter splits or merges collisions.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,32 +36,16 @@ static int moves_in(const cr_monitor *mon, size_t k, size_t body)
     return 0;
 }
 
-static int share_moving(const cr_monitor *mon, size_t a, size_t b)
+/* Half the shortest time between the starts of @p n intervals (the
+ * collisions of one body, the episodes of one contact): a time nearer one of
+ * them than that is nearer to it than to any other of the same body (the
+ * window cr_compare_runs pairs two runs' collisions with, taken per body).
+ * The whole run when there is one. */
+static double half_spacing(const double *start, size_t n, double run)
 {
-    size_t na = 0, nb = 0;
-    const size_t *x = cr_monitor_collision_bodies(mon, a, &na);
-    const size_t *y = cr_monitor_collision_bodies(mon, b, &nb);
-    for (size_t i = 0; x && i < na; i++)
-        for (size_t j = 0; y && j < nb; j++)
-            if (x[i] == y[j] && moves_in(mon, a, x[i]))
-                return 1;
-    return 0;
-}
-
-/* Half the shortest time between two collisions of one moving body (as
- * compare-runs.c's pairing window): a time nearer a collision than that is
- * nearer to it than to the same body's next one. The whole run when no body
- * collides twice. */
-static double pairing_window(const cr_system *sys, const cr_monitor *mon)
-{
-    size_t n = cr_monitor_collision_count(mon);
-    double w = cr_system_get_time(sys);
-    for (size_t k = 0; k < n; k++)
-        for (size_t j = k + 1; j < n; j++)
-            if (share_moving(mon, k, j)) {
-                w = fmin(w, 0.5 * (start_of(mon, j) - start_of(mon, k)));
-                break;
-            }
+    double w = run;
+    for (size_t i = 1; i < n; i++)
+        w = fmin(w, 0.5 * (start[i] - start[i - 1]));
     return w;
 }
 
@@ -71,23 +56,27 @@ static double distance(double t, double a, double b)
 }
 
 /* The collision holding moving @p body (any collision when body < 0) nearest
- * @p t within the window, or −1. */
+ * @p t, within half the spacing of those collisions; −1 when none is. */
 static long nearest_collision(const cr_system *sys, const cr_monitor *mon, long body, double t)
 {
-    double w = pairing_window(sys, mon), best = INFINITY;
+    size_t nc = cr_monitor_collision_count(mon), m = 0;
+    double *start = malloc((nc + 1) * sizeof(double)), best = INFINITY;
     long pick = -1;
-    for (size_t k = 0; k < cr_monitor_collision_count(mon); k++) {
+    for (size_t k = 0; start && k < nc; k++) {
         cr_collision_info c;
-        if (cr_monitor_get_collision(mon, k, &c) != CR_OK)
+        if (cr_monitor_get_collision(mon, k, &c) != CR_OK ||
+            (body >= 0 && !moves_in(mon, k, (size_t)body)))
             continue;
-        if (body >= 0 && !moves_in(mon, k, (size_t)body))
-            continue;
+        start[m++] = c.t_start;
         double d = distance(t, c.t_start, c.t_end);
-        if (d <= w && d < best) {
+        if (d < best) {
             best = d;
             pick = (long)k;
         }
     }
+    if (!start || !(best <= half_spacing(start, m, cr_system_get_time(sys))))
+        pick = -1;
+    free(start);
     return pick;
 }
 
@@ -121,12 +110,14 @@ static int velocity_after(const cr_system *sys, const cr_monitor *mon, const cr_
     return no_collision(why, whylen, what, o->time);
 }
 
-/* The episode holding contact @p c nearest @p t within the window, or −1. */
+/* The episode holding contact @p c nearest @p t, within half the spacing of
+ * that contact's episodes; −1 when none is. */
 static long nearest_episode(const cr_system *sys, const cr_monitor *mon, size_t c, double t)
 {
-    double w = pairing_window(sys, mon), best = INFINITY;
+    size_t ne = cr_monitor_episode_count(mon), m = 0;
+    double *start = malloc((ne + 1) * sizeof(double)), best = INFINITY;
     long pick = -1;
-    for (size_t k = 0; k < cr_monitor_episode_count(mon); k++) {
+    for (size_t k = 0; start && k < ne; k++) {
         cr_episode_info e;
         size_t n = 0;
         if (cr_monitor_get_episode(mon, k, &e) != CR_OK)
@@ -135,12 +126,18 @@ static long nearest_episode(const cr_system *sys, const cr_monitor *mon, size_t 
         int holds = 0;
         for (size_t q = 0; r && q < n; q++)
             holds |= r[q].contact == c;
+        if (!holds)
+            continue;
+        start[m++] = e.t_start;
         double d = distance(t, e.t_start, e.t_end);
-        if (holds && d <= w && d < best) {
+        if (d < best) {
             best = d;
             pick = (long)k;
         }
     }
+    if (!start || !(best <= half_spacing(start, m, cr_system_get_time(sys))))
+        pick = -1;
+    free(start);
     return pick;
 }
 

@@ -27,7 +27,8 @@ struct cr_fit {
     double *model_value; /* per row at the result */
     double *covar_u;     /* np × np, in the transformed variables u */
     double *covar;       /* np × np, in field units */
-    size_t max_iterations, iterations, runs;
+    size_t max_iterations, iterations, runs, failed_runs;
+    char last_failure[CR_ERRMSG_LEN];
     double rtol, atol, h_df, chi2_start, chi2;
     int fitted, converged;
     const char *convergence;

@@ -51,7 +51,11 @@ static int residuals(const gsl_vector *u, void *params, gsl_vector *f)
         double r = c->weighted ? (c->y[i] - c->obs[i].value) / c->obs[i].sigma : c->y[i];
         gsl_vector_set(f, i, rc == CR_OK ? r : FIT_PENALTY);
     }
-    c->failed += rc != CR_OK;
+    if (rc != CR_OK) {
+        c->failed++;
+        fit->failed_runs++;
+        snprintf(fit->last_failure, sizeof fit->last_failure, "%s", c->why);
+    }
     return GSL_SUCCESS;
 }
 
@@ -374,6 +378,8 @@ int cr_fit_get_summary(const cr_fit *fit, cr_fit_summary *s)
     s->observations = fit->n;
     s->runs = fit->runs;
     s->iterations = fit->iterations;
+    s->failed_runs = fit->failed_runs;
+    s->last_failure = fit->last_failure;
     s->converged = fit->converged;
     s->convergence = fit->convergence;
     s->chi2_start = fit->chi2_start;
