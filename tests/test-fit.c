@@ -363,8 +363,44 @@ static void test_observables(void)
     tu_summary(f0, "e_cm and opening_span against the linear dashpot's closed forms");
 }
 
+/* The tolerance rule: at the rtol the fit picks for the recovery's rows
+ * (their σ allow 1e-10), every row is within 10⁻³ σ of the same row at
+ * rtol 1e-13: the residuals are the data's, not the integrator's. */
+static void test_tolerance(void)
+{
+    tu_case("tolerance");
+    int f0 = tu_failed;
+    double y[2][NROWS3], rtol[2];
+    for (int k = 0; k < 2; k++) {
+        char text[1024];
+        int len = snprintf(text, sizeof text, chain3, TRUE_K, TRUE_C);
+        if (k)
+            memcpy(strstr(text, "1.0e-10"), "1.0e-13", 7);
+        cr_fit *f = cr_fit_create(text, (size_t)len, "chain3.yaml");
+        cr_fit_add_parameter(f, "contact.C", NAN, NAN);
+        cr_fit_observation o[NROWS3];
+        memcpy(o, rows3, sizeof o);
+        for (size_t i = 0; i < NROWS3; i++)
+            o[i].value = 0.5;
+        CHECK(cr_fit_set_data(f, o, NROWS3, "rows") == CR_OK, "rows: %s", cr_fit_last_error(f));
+        cr_fit_summary s;
+        cr_fit_get_summary(f, &s);
+        rtol[k] = s.rtol;
+        for (size_t i = 0; i < NROWS3; i++)
+            cr_fit_get_residual(f, i, &y[k][i], NULL);
+        cr_fit_destroy(f);
+    }
+    CHECK(rtol[0] == 1e-10 && rtol[1] == 1e-13, "rtol %g (rule) and %g (model)", rtol[0], rtol[1]);
+    double worst = 0;
+    for (size_t i = 0; i < NROWS3; i++)
+        worst = fmax(worst, fabs(y[0][i] - y[1][i]) / rows3[i].sigma);
+    CHECK_SELF(worst < 1e-3, "rows at rtol 1e-10 against 1e-13: %.2e sigma (< 1e-3)", worst);
+    tu_summary(f0, "tolerance rule: integration error %.1e sigma at the fit's rtol", worst);
+}
+
 int main(void)
 {
+    test_tolerance();
     test_observables();
     test_data_refusals();
     test_model_refusals();
