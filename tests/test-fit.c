@@ -242,6 +242,13 @@ static void test_model_refusals(void)
     CHECK(cr_fit_add_parameter(f, "contact.D", NAN, NAN) == CR_ERR_INVALID,
           "no parameter after the data");
     cr_fit_destroy(f);
+    f = chain_fit(TRUE_C, TRUE_K, 0);
+    o.time = 2e-4;
+    CHECK(cr_fit_set_data(f, &o, 1, "d.csv") == CR_OK && cr_fit_run(f) == CR_ERR_MODEL &&
+              strcmp(cr_fit_last_error(f), "d.csv: 1 observations for 2 parameters: the fit "
+                                           "needs at least as many") == 0,
+          "fewer rows than parameters (%s)", cr_fit_last_error(f));
+    cr_fit_destroy(f);
     f = cr_fit_create(pair, sizeof pair - 1, "pair.yaml");
     CHECK(cr_fit_add_parameter(f, "contact.D", NAN, NAN) == CR_ERR_MODEL &&
               strcmp(cr_fit_last_error(f), "--vary contact.D: no such field in pair.yaml (give "

@@ -128,8 +128,9 @@ CR_EXPORT int cr_fit_set_data(cr_fit *fit, const cr_fit_observation *obs, size_t
 CR_EXPORT int cr_fit_set_max_iterations(cr_fit *fit, size_t max_iterations);
 
 /**
- * Fits. @return CR_OK (converged), CR_ERR_NOT_CONVERGED (the results hold the
- * last iterate), CR_ERR_SOLVER when a run failed at an iterate, or
+ * Fits (once per fit object). @return CR_OK (converged), CR_ERR_NOT_CONVERGED
+ * (the results hold the last iterate), CR_ERR_MODEL (fewer rows than
+ * parameters), CR_ERR_INVALID (no data, no parameter, already run), or
  * CR_ERR_NOMEM.
  */
 CR_EXPORT int cr_fit_run(cr_fit *fit);

@@ -322,7 +322,7 @@ static const char *reason(int status, int info)
 
 int cr_fit_run(cr_fit *fit)
 {
-    if (!fit || !fit->obs || fit->np == 0)
+    if (!fit || !fit->obs || fit->np == 0 || fit->fitted)
         return CR_ERR_INVALID;
     if (fit->n < fit->np) {
         cr_set_msg(fit->msg, sizeof fit->msg,
