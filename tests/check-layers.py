@@ -8,14 +8,14 @@ import os, re, sys
 # bottom to top; engines' rooms: common below the engines, the factory above them
 LAYERS = ['base', 'model', 'laws', 'system', 'engines/common', 'engines/compliant',
           'engines/rigid', 'engines', 'monitor', 'calibrate', 'tables', 'compare',
-          'sweep', 'store', 'cradle.h']
+          'sweep', 'store', 'fit', 'cradle.h']
 PUBLIC = {  # public header -> the layer that implements it
     'common.h': 'base', 'contact.h': 'model', 'model.h': 'model', 'modelfile.h': 'model',
     'laws.h': 'laws', 'lawcase.h': 'laws', 'event.h': 'system', 'system.h': 'system',
     'engine.h': 'system', 'rigid.h': 'system', 'monitor.h': 'monitor',
     'calibrate.h': 'calibrate', 'calibrated.h': 'calibrate', 'table.h': 'tables', 'sweepoutput.h': 'tables',
     'compare.h': 'compare', 'rigidlimit.h': 'compare', 'sweep.h': 'sweep',
-    'sweepfile.h': 'sweep', 'store.h': 'store', 'runfile.h': 'store', 'comparefile.h': 'store', 'cradle.h': 'cradle.h'}
+    'sweepfile.h': 'sweep', 'store.h': 'store', 'runfile.h': 'store', 'comparefile.h': 'store', 'fit.h': 'fit', 'cradle.h': 'cradle.h'}
 SIBLINGS = {('engines/compliant', 'engines/rigid'), ('engines/rigid', 'engines/compliant'),
             ('sweep', 'store'), ('store', 'sweep')}
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')

@@ -29,6 +29,9 @@ static void usage_main(FILE *out)
           "                          docs/sweep.md)\n"
           "  table lookup TABLE k=v  a reference table of data/ interpolated, with its\n"
           "                          error bound (also table info, table make)\n"
+          "  fit MODEL DATA.csv --vary PATH[=LO:HI]\n"
+          "                          fit model-file fields to measurements, with\n"
+          "                          standard errors; --predict another model (docs/fit.md)\n"
           "  help [COMMAND]          show help\n"
           "\n"
           "options:\n"
@@ -101,9 +104,12 @@ static int dispatch(int argc, char **argv)
             usage_sweep(stdout);
         else if (argc > 2 && strcmp(argv[2], "table") == 0)
             usage_table(stdout);
+        else if (argc > 2 && strcmp(argv[2], "fit") == 0)
+            usage_fit(stdout);
         else if (argc > 2) {
             /* a topic we have no page for is a usage error, not the general page */
-            tools_error("help: no topic '%s' (topics: run, law, compare, sweep, table)", argv[2]);
+            tools_error("help: no topic '%s' (topics: run, law, compare, sweep, table, fit)",
+                        argv[2]);
             return EXIT_USAGE;
         } else
             usage_main(stdout);
@@ -120,6 +126,8 @@ static int dispatch(int argc, char **argv)
         return cmd_sweep(argc - 1, argv + 1);
     if (strcmp(cmd, "table") == 0)
         return cmd_table(argc - 1, argv + 1);
+    if (strcmp(cmd, "fit") == 0)
+        return cmd_fit(argc - 1, argv + 1);
     tools_error("unknown command '%s' (try 'cradle help')", cmd);
     return EXIT_USAGE;
 }

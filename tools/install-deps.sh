@@ -14,8 +14,9 @@
 # depends on): the `cradle` executable links the archive, not the shared
 # library and its libcurl/gnutls/krb5 tree (meson option static_cli).
 # libsuitesparse-dev, libfyaml-dev, libjson-c-dev: their archives go into the
-# executable too. libgsl-dev: GSL (Jacobi's elliptic functions of exact rigid
-# pendulum flight), its archive in the executable too.
+# executable too. libgsl-dev: GSL, Jacobi's elliptic functions of exact rigid
+# pendulum flight and `cradle fit`'s nonlinear least squares
+# (gsl_multifit_nlinear); its libgsl.a and libgslcblas.a go in as well.
 # libsiconos-kernel-dev: Siconos' own LZB law (MultipleImpact), the reference of
 # test-laws' LZB comparison (tests/ref-siconos-lzb.cpp; skipped without it).
 # libopenmpi-dev, openmpi-bin: the MPI sweeps (-Dmpi=enabled; tools/test.sh builds

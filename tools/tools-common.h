@@ -149,6 +149,8 @@ int cmd_law(int argc, char **argv);
 void usage_law(FILE *out);
 int cmd_compare(int argc, char **argv);
 void usage_compare(FILE *out);
+int cmd_fit(int argc, char **argv);
+void usage_fit(FILE *out);
 /* cradle law NAME --input RUN.h5 --episode K (cmd-compare.c) */
 int cmd_law_episode(int argc, char **argv);
 

@@ -29,5 +29,6 @@
 #include "cradle/store.h"
 #include "cradle/runfile.h"
 #include "cradle/comparefile.h"
+#include "cradle/fit.h"
 
 #endif
