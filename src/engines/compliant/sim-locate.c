@@ -122,6 +122,12 @@ static double taylor_vel(const cr_sim *s, size_t i, double dt)
     return k != CR_SM_NONE ? taylor_at(s, k + 1, dt) : s->gv[s->grp[i]];
 }
 
+/* Component j of the state interpolated at tn + *ctx (cr_sm_read_fn). */
+static double read_taylor(const cr_sim *s, const void *ctx, size_t j)
+{
+    return taylor_at(s, j, *(const double *)ctx);
+}
+
 /* The candidates' values at the scaled time tau inside the step into out. */
 static void cand_values_at(cr_sim *s, double tau, double *out)
 {
@@ -132,7 +138,7 @@ static void cand_values_at(cr_sim *s, double tau, double *out)
         if (k != kprev) {
             size_t p = s->root_contact[k];
             cr_sm_block_values(s, k, taylor_at(s, s->yovl[p], dt), taylor_vel(s, p, dt),
-                               taylor_vel(s, p + 1, dt), gk);
+                               taylor_vel(s, p + 1, dt), read_taylor, &dt, gk);
         }
         kprev = k;
         out[c] = gk[q - s->roff[k]];

@@ -193,7 +193,7 @@ static void window_layout(cr_sim *s, size_t n)
                 s->yquad[c] = q++;
             if (s->contact_on[c]) {
                 s->roff[nr] = nroot;
-                size_t end = nroot + CR_SM_R_PER_CONTACT - !cr_sm_release_root(s, c);
+                size_t end = nroot + cr_sm_block_size(s, c);
                 for (; nroot < end; nroot++)
                     s->rblock[nroot] = nr;
                 s->rootk[c] = nr;

@@ -1,0 +1,260 @@
+/*
+ * Peaks never lost (issue 22, item 3): the located force maximum, maximum
+ * overlap and loaded time of a contact, as stored in /episode/NNNN/contacts
+ * and /contact_peaks and read back by cr_run_file, against closed forms; and
+ * the reader on files without the new columns (older files) or with damaged
+ * ones. Runs in about 0.1 s.
+ */
+#include <hdf5.h>
+#include <unistd.h>
+
+#include "cradle/cradle.h"
+#include "store/store-priv.h"
+#include "testutil.h"
+
+/* Two balls of mass m, the first at v towards the second at rest, 1e-4 m apart. */
+static cr_model *two_balls(double m, double v, const cr_contact_params *law)
+{
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, m, 0.01, 0.0, v);
+    cr_model_add_ball(model, m, 0.01, 0.02 + 1e-4, 0.0);
+    cr_model_set_default_contact(model, law);
+    cr_settings set = *cr_model_settings(model);
+    set.rtol = 1e-12;
+    set.atol = 1e-14;
+    cr_model_set_settings(model, &set);
+    return model;
+}
+
+/* Runs @p model into @p path as `cradle run` does (monitor, episodes, commit). */
+static int run_into(const cr_model *model, const char *path)
+{
+    char msg[512];
+    cr_system *sys = cr_system_create(model, msg, sizeof msg);
+    cr_monitor *mon = sys ? cr_monitor_create(sys) : NULL;
+    cr_store *st = mon ? cr_store_create(path, sys, model, "inline", NULL, msg, sizeof msg) : NULL;
+    int rc = st ? cr_system_run(sys, 0.0) : CR_ERR_INVALID;
+    if (rc == CR_OK)
+        rc = cr_monitor_finish(mon);
+    if (rc == CR_OK)
+        rc = cr_store_write_episodes(st, mon);
+    if (rc == CR_OK)
+        rc = cr_store_commit(st, "complete", NULL);
+    CHECK(rc == CR_OK, "run into %s: %s", path, sys ? cr_system_last_error(sys) : msg);
+    cr_store_destroy(st);
+    cr_monitor_destroy(mon);
+    cr_system_destroy(sys);
+    return rc;
+}
+
+/* The stored record of contact 0 in episode 0, read back by cr_run_file. */
+static int stored_record(const char *path, cr_contact_record *out, cr_episode_info *info)
+{
+    char msg[512];
+    cr_run_file *f = cr_run_file_open(path, msg, sizeof msg);
+    CHECK(f != NULL, "open %s: %s", path, msg);
+    if (!f)
+        return -1;
+    cr_episode_data d;
+    int rc = cr_run_file_episode_count(f) >= 1 ? cr_run_file_episode(f, 0, &d, NULL) : -1;
+    CHECK(rc == CR_OK && d.info.contact_count == 1, "episode 0 with one record: %s",
+          cr_run_file_last_error(f));
+    if (rc == CR_OK) {
+        *out = d.records[0];
+        *info = d.info;
+    }
+    cr_run_file_close(f);
+    return rc == CR_OK ? 0 : -1;
+}
+
+/* Row 0 of /contact_peaks: peak_force, peak_overlap, duration, episodes. */
+static int stored_summary(const char *path, double v[3], long long *episodes)
+{
+    typedef struct {
+        double peak_force, peak_overlap, duration;
+        long long episodes;
+    } row;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = f < 0 ? -1 : H5Dopen2(f, "contact_peaks", H5P_DEFAULT);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(row));
+    H5Tinsert(t, "peak_force", HOFFSET(row, peak_force), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "peak_overlap", HOFFSET(row, peak_overlap), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "duration", HOFFSET(row, duration), H5T_NATIVE_DOUBLE);
+    H5Tinsert(t, "episodes", HOFFSET(row, episodes), H5T_NATIVE_LLONG);
+    row r[2];
+    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
+    int ok = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1 &&
+             H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) >= 0;
+    if (sp >= 0)
+        H5Sclose(sp);
+    H5Tclose(t);
+    if (d >= 0)
+        H5Dclose(d);
+    if (f >= 0)
+        H5Fclose(f);
+    CHECK(ok, "%s: /contact_peaks has one row (one contact)", path);
+    if (ok) {
+        v[0] = r[0].peak_force, v[1] = r[0].peak_overlap, v[2] = r[0].duration;
+        *episodes = r[0].episodes;
+    }
+    return ok ? 0 : -1;
+}
+
+/* The summary of a one-episode run is that episode's record. */
+static void summary_is_record(const char *path, const cr_contact_record *r)
+{
+    double v[3];
+    long long ne = 0;
+    if (stored_summary(path, v, &ne) != 0)
+        return;
+    CHECK_SELF(ne == 1 && v[0] == r->peak_force && v[1] == r->peak_overlap && v[2] == r->duration,
+               "/contact_peaks row = the episode's record (one episode)");
+}
+
+/* Undamped Hertz impact of two equal balls (classical Hertz theory):
+ * δmax = (5 μ v² / (4 K))^(2/5), F = K δmax^(3/2) (the maximum compression is
+ * the force maximum), t_c = 2√π Γ(7/5) / Γ(9/10) · δmax / v = 2.943275184324706
+ * δmax / v. */
+static void hertz(const char *path)
+{
+    tu_case("Hertz, C = 0");
+    double m = 0.0329, v = 1.0, K = 1.0878565e10, mu = m / 2;
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.5, 0.0, CR_RELEASE_GAP);
+    cr_model *model = two_balls(m, v, &law);
+    cr_contact_record r;
+    cr_episode_info info;
+    if (run_into(model, path) == CR_OK && stored_record(path, &r, &info) == 0) {
+        double dmax = pow(5.0 * mu * v * v / (4.0 * K), 0.4);
+        double gap_time = 1e-4 / v; /* closing: the gap at v */
+        CHECK_REL(r.peak_overlap, dmax, 1e-9, "Hertz dmax = (5 mu v^2/(4K))^(2/5)");
+        CHECK_REL(r.peak_force, K * pow(dmax, 1.5), 1e-9, "Hertz F = K dmax^(3/2)");
+        CHECK_REL(r.duration, 2.943275184324706 * dmax / v, 1e-9,
+                  "Hertz contact time 2.943275184324706 dmax/v");
+        /* the peak at half the contact time (the impact is symmetric in time) */
+        CHECK_REL(r.peak_force_time - gap_time, 0.5 * 2.943275184324706 * dmax / v, 1e-9,
+                  "Hertz peak at t_c / 2 after closing");
+        summary_is_record(path, &r);
+    }
+    cr_model_destroy(model);
+}
+
+/*
+ * Linear spring-dashpot pair, f = K δ + C δ̇ (n = 1, m = 0; contact-force.h),
+ * μ δ̈ = −f, closing at speed v: with ω = √(K/μ), ζ = C/(2√(Kμ)), s = √(1 − ζ²),
+ * δ = v/(ω s) e^(−ζωt) sin(ωst). Then ḟ = K δ̇ + C δ̈ = 0 where
+ * (1 − 4ζ²) δ̇ = 2ζω δ, i.e. at x = ωst with
+ *   tan x = (1 − 4ζ²) s / (ζ (3 − 4ζ²)),
+ * and f = μ v ω e^(−ζx/s) ((1 − 2ζ²) sin x / s + 2ζ cos x) there. At closing
+ * ḟ(0⁺) = v (K − C²/μ) = K v (1 − 4ζ²): for ζ ≥ ½ the force jumps to C v and
+ * only falls, so the peak is C v at closing (x = 0 above gives the same).
+ * The contact time (under `gap` release, δ back to 0) is π / (ωs).
+ */
+static void dashpot(const char *path, double zeta, cr_release release)
+{
+    tu_case("linear dashpot zeta = %g, %s release", zeta,
+            release == CR_RELEASE_GAP ? "gap" : "force");
+    double m = 2.0, v = 3.0, K = 1e6, mu = m / 2;
+    double C = zeta * 2.0 * sqrt(K * mu), w = sqrt(K / mu), s = sqrt(1.0 - zeta * zeta);
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.0, C, release);
+    cr_model *model = two_balls(m, v, &law);
+    cr_contact_record r;
+    cr_episode_info info;
+    if (run_into(model, path) == CR_OK && stored_record(path, &r, &info) == 0) {
+        double x =
+            zeta < 0.5 ? atan2((1 - 4 * zeta * zeta) * s, zeta * (3 - 4 * zeta * zeta)) : 0.0;
+        double F = zeta < 0.5 ? mu * v * w * exp(-zeta * x / s) *
+                                    ((1 - 2 * zeta * zeta) * sin(x) / s + 2 * zeta * cos(x))
+                              : C * v;
+        CHECK_REL(r.peak_force, F, 1e-9, "closed form of the damped linear peak (see above)");
+        CHECK_REF(fabs(r.peak_force_time - 1e-4 / v - x / (w * s)) <= 1e-9 * M_PI / (w * s),
+                  "peak at x/(omega s) after closing: %.12g s after, %.12g expected",
+                  r.peak_force_time - 1e-4 / v, x / (w * s));
+        if (release == CR_RELEASE_GAP)
+            CHECK_REL(r.duration, M_PI / (w * s), 1e-9, "gap release: contact time pi/(omega s)");
+        else /* f reaches 0 before δ does: loaded for less */
+            CHECK(r.duration > 0.5 * M_PI / (w * s) && r.duration < M_PI / (w * s),
+                  "force release: loaded %g s, less than pi/(omega s) = %g s", r.duration,
+                  M_PI / (w * s));
+        summary_is_record(path, &r);
+    }
+    cr_model_destroy(model);
+}
+
+/* Replaces /episode/0000/contacts by its rows without the peak columns (a
+ * file written before them), or with @p duration in every row. */
+static int rewrite_records(const char *path, int old_layout, double duration)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t d = f < 0 ? -1 : H5Dopen2(f, "episode/0000/contacts", H5P_DEFAULT);
+    cr_h5_column c[CR_STORE_RECORD_COLUMNS];
+    cr_store_record_columns(c);
+    size_t nc = old_layout ? CR_STORE_RECORD_COLUMNS_BEFORE_PEAKS : CR_STORE_RECORD_COLUMNS;
+    hid_t t = cr_h5_compound_type(sizeof(cr_store_record_row), c, CR_STORE_RECORD_COLUMNS);
+    cr_store_record_row rows[4];
+    hid_t sp = d < 0 ? -1 : H5Dget_space(d);
+    hssize_t n = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+    int ok = n >= 1 && n <= 4 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0;
+    for (hssize_t i = 0; ok && i < n; i++)
+        rows[i].duration = duration;
+    if (sp >= 0)
+        H5Sclose(sp);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Tclose(t);
+    ok = ok && H5Ldelete(f, "episode/0000/contacts", H5P_DEFAULT) >= 0;
+    hid_t g = ok ? H5Gopen2(f, "episode/0000", H5P_DEFAULT) : -1;
+    ok = ok && g >= 0 &&
+         cr_h5_write_table(g, "contacts", sizeof(cr_store_record_row), c, nc, rows, (size_t)n,
+                           "rewritten by test-peaks") == 0;
+    if (g >= 0)
+        H5Gclose(g);
+    if (f >= 0)
+        H5Fclose(f);
+    CHECK(ok, "rewrite the records of %s", path);
+    return ok ? 0 : -1;
+}
+
+/* Files are untrusted (issue 23): an older file without the peak columns
+ * reads with NaN there; a loaded time longer than the episode is refused
+ * with one line naming the dataset. */
+static void reader(const char *path)
+{
+    tu_case("reader");
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1e6, 1.0, 0.2 * 2.0 * sqrt(1e6), CR_RELEASE_GAP);
+    cr_model *model = two_balls(2.0, 3.0, &law);
+    cr_contact_record r;
+    cr_episode_info info;
+    if (run_into(model, path) == CR_OK && rewrite_records(path, 1, 0.0) == 0 &&
+        stored_record(path, &r, &info) == 0)
+        CHECK(isnan(r.peak_force_time) && isnan(r.duration) && r.peak_force > 0.0,
+              "a file without the peak columns reads, with NaN time and duration");
+    if (run_into(model, path) == CR_OK && rewrite_records(path, 0, 1.0) == 0) {
+        char msg[512];
+        cr_run_file *f = cr_run_file_open(path, msg, sizeof msg);
+        cr_episode_data d;
+        int rc = f ? cr_run_file_episode(f, 0, &d, NULL) : CR_ERR_HDF5;
+        const char *why = f ? cr_run_file_last_error(f) : msg;
+        CHECK(rc != CR_OK && strstr(why, "episode/0000/contacts") && strstr(why, "within"),
+              "a loaded time longer than the episode refused: %s", why);
+        cr_run_file_close(f);
+    }
+    cr_model_destroy(model);
+}
+
+int main(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "test-peaks-%ld.h5", (long)getpid());
+    hertz(path);
+    dashpot(path, 0.2, CR_RELEASE_GAP);
+    dashpot(path, 0.2, CR_RELEASE_FORCE);
+    dashpot(path, 0.45, CR_RELEASE_GAP);
+    dashpot(path, 0.5, CR_RELEASE_GAP);
+    dashpot(path, 0.7, CR_RELEASE_FORCE);
+    reader(path);
+    unlink(path);
+    return tu_finish("test-peaks");
+}
