@@ -404,13 +404,12 @@ static int read_records(cr_run_file *f, const char *g, size_t nr, double t0, dou
             q->peak_force_time = q->duration = NAN;
         const double must[] = {q->impulse, q->compression, q->expansion, q->gamma_minus,
                                q->gamma_plus};
-        const double may[] = {q->newton,     q->poisson,         q->alpha,   q->peak_overlap,
-                              q->peak_force, q->peak_force_time, q->duration};
+        const double may[] = {q->newton, q->poisson, q->alpha, q->peak_overlap, q->peak_force};
         int bad = 0;
-        for (size_t j = 0; j < sizeof must / sizeof must[0]; j++)
-            bad |= !finite_in_range(must[j]);
-        for (size_t j = 0; j < sizeof may / sizeof may[0]; j++)
-            bad |= !isnan(may[j]) && !finite_in_range(may[j]);
+        for (size_t j = 0; j < 5; j++)
+            bad |= !finite_in_range(must[j]) || (!isnan(may[j]) && !finite_in_range(may[j]));
+        int bad_time = (!isnan(q->peak_force_time) && !finite_in_range(q->peak_force_time)) ||
+                       (!isnan(q->duration) && !finite_in_range(q->duration));
         if (q->contact < 0 || (uint64_t)q->contact >= f->ncontacts)
             e = cr_h5_fail(r, name, "row %zu: contact %lld (/contacts has %zu rows)", i,
                            (long long)q->contact, f->ncontacts);
@@ -421,10 +420,10 @@ static int read_records(cr_run_file *f, const char *g, size_t nr, double t0, dou
                            "row %zu: bodies %lld and %lld (the model has %zu bodies, %zu walls)", i,
                            (long long)q->body_a, (long long)q->body_b, f->nbodies, f->nwalls);
         else if (bad)
-            e = cr_h5_fail(r, name,
-                           "row %zu: an impulse, a velocity or a peak that is not a "
-                           "finite number",
+            e = cr_h5_fail(r, name, "row %zu: an impulse or a velocity that is not a finite number",
                            i);
+        else if (bad_time)
+            e = cr_h5_fail(r, name, "row %zu: a peak time or loaded time that is not a number", i);
         else if (!peaks_in_episode(q, t0, t1))
             e = cr_h5_fail(r, name,
                            "row %zu: peak force %g N at %g s, overlap %g m, loaded %g s: not "

@@ -138,12 +138,14 @@ void cr_sm_block_values(const cr_sim *s, size_t k, double d, double va, double v
     if (cr_sm_release_root(s, c))
         gk[next++] = cr_root_nonzero(g4[CR_SM_R_FORCE]);
     if (cr_sm_peak_root(s, c)) {
-        /* while open or quiet a constant below 0: no crossing at closing
-         * where the force only falls (the closing is that peak) */
-        double g = -1.0;
-        if (!s->quiet[c] && d > CR_SM_ETA) {
+        /* While open, quiet or not pushing (released, or tensile near the
+         * end under `gap`) a constant below 0: no crossing at a closing
+         * where the force only falls (the closing is that peak), and no
+         * root returns at the force's minima while it pulls. */
+        double g = -1.0, delta = s->L * d, rate = s->V * (va - vb);
+        if (!s->quiet[c] && d > CR_SM_ETA && cr_contact_raw_force(&s->law[c], delta, rate) > 0.0) {
             double acc = s->V / s->T * cr_sm_pair_accel(s, c, read, ctx);
-            g = cr_contact_force_rate_function(&s->law[c], s->L * d, s->V * (va - vb), acc);
+            g = cr_contact_force_rate_function(&s->law[c], delta, rate, acc);
         }
         gk[next++] = cr_root_nonzero(g);
     }
