@@ -182,6 +182,67 @@ static void dashpot(const char *path, double zeta, cr_release release)
     cr_model_destroy(model);
 }
 
+/* The damped Hertz pair's relative motion μ δ̈ = −(K δ^(3/2) + C δ^(1/2) δ̇),
+ * δ(0) = 0, δ̇(0) = v, by classical RK4 (written here, sharing nothing with
+ * cradle): a mesh graded as (k/N₀)⁴ over the first 100 steps (f ~ √t at
+ * closing, where a uniform step loses the order), then steps of h, until δ̇
+ * changes sign. The force's largest value from a parabola through the three
+ * samples around the largest one; its time in *tmax. */
+static double rk4_damped_hertz_peak(double mu, double K, double C, double v, double h, double *tmax)
+{
+    double y[2] = {0.0, v}, t = 0.0, fk[3] = {0.0, 0.0, 0.0}, best = 0.0, tb = 0.0;
+    const int n0 = 1000;
+    for (long k = 0; y[1] > 0.0; k++) {
+        double dt = k < n0 ? 100.0 * h * (pow((k + 1.0) / n0, 4) - pow((double)k / n0, 4)) : h;
+        double s[4][2], z[2];
+        for (int q = 0; q < 4; q++) {
+            double c = q == 0 ? 0.0 : q == 3 ? 1.0 : 0.5;
+            z[0] = y[0] + (q ? c * dt * s[q - 1][0] : 0.0);
+            z[1] = y[1] + (q ? c * dt * s[q - 1][1] : 0.0);
+            double d = fmax(z[0], 0.0);
+            s[q][0] = z[1];
+            s[q][1] = -(K * d * sqrt(d) + C * sqrt(d) * z[1]) / mu;
+        }
+        y[0] += dt / 6 * (s[0][0] + 2 * s[1][0] + 2 * s[2][0] + s[3][0]);
+        y[1] += dt / 6 * (s[0][1] + 2 * s[1][1] + 2 * s[2][1] + s[3][1]);
+        t += dt;
+        fk[0] = fk[1], fk[1] = fk[2];
+        fk[2] = K * y[0] * sqrt(y[0]) + C * sqrt(y[0]) * y[1];
+        if (k > n0 + 2 && fk[1] >= fk[0] && fk[1] >= fk[2] && fk[1] > best) {
+            double a = 0.5 * (fk[0] + fk[2]) - fk[1], b = 0.5 * (fk[2] - fk[0]);
+            best = fk[1] - b * b / (4 * a);
+            tb = t - h - h * b / (2 * a);
+        }
+    }
+    *tmax = tb;
+    return best;
+}
+
+/* Damped Hertz (n = 3/2, damping exponent m = 1/2: the peak root's δ¹⁻ᵐ ḟ
+ * form) against the RK4 integration above at h and h/2. */
+static void damped_hertz(const char *path)
+{
+    tu_case("damped Hertz");
+    double m = 0.0329, v = 1.0, K = 1.0878565e10, C = 2e4, mu = m / 2;
+    cr_contact_params law;
+    cr_contact_params_init(&law, K, 1.5, C, CR_RELEASE_GAP);
+    cr_model *model = two_balls(m, v, &law);
+    cr_contact_record r;
+    cr_episode_info info;
+    if (run_into(model, path) == CR_OK && stored_record(path, &r, &info) == 0) {
+        double tc = 2.943275184324706 * pow(5.0 * mu * v * v / (4.0 * K), 0.4) / v;
+        double t1, t2, F1 = rk4_damped_hertz_peak(mu, K, C, v, tc / 2e4, &t1);
+        double F2 = rk4_damped_hertz_peak(mu, K, C, v, tc / 4e4, &t2);
+        CHECK(fabs(F1 - F2) <= 1e-10 * F2, "RK4 peak converged: h, h/2 differ by %.2e",
+              fabs(F1 - F2) / F2);
+        CHECK_REL(r.peak_force, F2, 1e-9, "damped Hertz peak: RK4 of mu d'' = -f in the test");
+        CHECK_REF(fabs(r.peak_force_time - 1e-4 / v - t2) <= 1e-6 * tc,
+                  "damped Hertz peak time: %.12g s after closing, RK4 %.12g s",
+                  r.peak_force_time - 1e-4 / v, t2);
+    }
+    cr_model_destroy(model);
+}
+
 /* Replaces /episode/0000/contacts by its rows without the peak columns (a
  * file written before them), or with @p duration in every row. */
 static int rewrite_records(const char *path, int old_layout, double duration)
@@ -249,6 +310,7 @@ int main(void)
     char path[64];
     snprintf(path, sizeof path, "test-peaks-%ld.h5", (long)getpid());
     hertz(path);
+    damped_hertz(path);
     dashpot(path, 0.2, CR_RELEASE_GAP);
     dashpot(path, 0.2, CR_RELEASE_FORCE);
     dashpot(path, 0.45, CR_RELEASE_GAP);

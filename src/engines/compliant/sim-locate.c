@@ -40,8 +40,7 @@ static void clear_redo(cr_sim *s)
 /* Every root function of the window at the state y into g. */
 static void roots_at(cr_sim *s, const double *y, double *g)
 {
-    for (size_t k = 0; k < s->n_contact_roots; k++)
-        cr_sm_contact_block(s, y, k, g + s->roff[k]);
+    cr_sm_roots_pass(s, y, g);
     s->gevals++;
 }
 
