@@ -143,9 +143,10 @@ CR_EXPORT size_t cr_system_contact_count(const cr_system *sys);
 CR_EXPORT int cr_system_contacts_fixed(const cr_system *sys);
 /**
  * 1 when the engine locates every force maximum of a contact as one of its
- * events (the chain engine: CR_EVENT_MAX_FORCE for damped laws, the maximum
- * compression without a damper, the closing where the force only falls
- * after it). Otherwise (pools) the monitor also samples forces at outputs.
+ * events (the compliant engines: CR_EVENT_MAX_FORCE for damped laws, the
+ * maximum compression without a damper, the closing where the force only
+ * falls after it). Otherwise (the rigid engines) the monitor also samples
+ * forces at outputs.
  */
 CR_EXPORT int cr_system_locates_force_peaks(const cr_system *sys);
 /** The contact's current view. @return CR_ERR_INVALID for an index out of range. */
