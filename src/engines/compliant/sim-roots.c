@@ -126,6 +126,21 @@ static void live_roots(const cr_sim *s, size_t c, double d, double va, double vb
     }
 }
 
+/* Pair c's peak root while closed and awake, at the scaled overlap d and
+ * rate g: the sign of ḟ while the contact pushes, otherwise (released, or
+ * tensile near the end under `gap`) a constant below 0, as while open or
+ * quiet: no crossing at a closing where the force only falls (the closing is
+ * that peak), and no root returns at the force's minima while it pulls. */
+static double peak_function(const cr_sim *s, size_t c, double d, double g, cr_sm_read_fn read,
+                            const void *ctx)
+{
+    double delta = s->L * d, rate = s->V * g;
+    if (!(cr_contact_raw_force(&s->law[c], delta, rate) > 0.0))
+        return -1.0;
+    double acc = s->V / s->T * cr_sm_pair_accel(s, c, read, ctx);
+    return cr_contact_force_rate_function(&s->law[c], delta, rate, acc);
+}
+
 /* The root functions of root contact k (block k) into gk, at the scaled
  * overlap d and velocities va, vb of its pair; the peak root reads the
  * neighbours it needs through @p read (only while the contact is loaded). */
@@ -144,18 +159,9 @@ void cr_sm_block_values(const cr_sim *s, size_t k, double d, double va, double v
     size_t next = 2; /* the optional roots' places, in the order of the R_ names */
     if (cr_sm_release_root(s, c))
         gk[next++] = cr_root_nonzero(g4[CR_SM_R_FORCE]);
-    if (cr_sm_peak_root(s, c)) {
-        /* While open, quiet or not pushing (released, or tensile near the
-         * end under `gap`) a constant below 0: no crossing at a closing
-         * where the force only falls (the closing is that peak), and no
-         * root returns at the force's minima while it pulls. */
-        double g = -1.0, delta = s->L * d, rate = s->V * (va - vb);
-        if (!s->quiet[c] && d > CR_SM_ETA && cr_contact_raw_force(&s->law[c], delta, rate) > 0.0) {
-            double acc = s->V / s->T * cr_sm_pair_accel(s, c, read, ctx);
-            g = cr_contact_force_rate_function(&s->law[c], delta, rate, acc);
-        }
-        gk[next++] = cr_root_nonzero(g);
-    }
+    if (cr_sm_peak_root(s, c))
+        gk[next++] = cr_root_nonzero(
+            s->quiet[c] || d <= CR_SM_ETA ? -1.0 : peak_function(s, c, d, va - vb, read, ctx));
     gk[next] = cr_root_nonzero(g4[CR_SM_R_WAKE]);
 }
 
