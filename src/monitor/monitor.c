@@ -822,8 +822,9 @@ static int first_output(cr_monitor *m)
     return CR_OK;
 }
 
-/* Where the engine does not locate force maxima (pools), peak forces are
- * also sampled at outputs between the events. */
+/* Where the engine does not locate force maxima (cr_system_locates_force_peaks:
+ * the rigid engines), peak forces are also sampled at outputs between the
+ * events. */
 static void sample_forces(cr_monitor *m)
 {
     if (cr_system_locates_force_peaks(m->sys))
