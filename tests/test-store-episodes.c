@@ -93,7 +93,9 @@ static void fake_fill(cr_monitor *m, fake_episode *e, size_t k, size_t nr)
                                         10.0 * (double)r,
                                         (int)(r % 4),
                                         (int)(r % 5),
-                                        (int)(r % 4)};
+                                        (int)(r % 4),
+                                        NAN,
+                                        0.0};
         memcpy(e->imp + r * d, v.vector_impulse, d * sizeof(double));
         memcpy(e->nrm + r * d, v.normal, d * sizeof(double));
     }

@@ -27,6 +27,9 @@ typedef struct cr_engine_ops {
 
     int dim;
     int contacts_fixed;
+    /* 1: every force maximum of a contact is at one of its located events
+     * (CR_EVENT_MAX_FORCE where damped): cr_system_locates_force_peaks */
+    int locates_force_peaks;
     size_t (*body_count)(const void *e);
     size_t (*wall_count)(const void *e);
     int (*is_fixed)(const void *e, size_t i);

@@ -18,7 +18,11 @@ typedef enum {
     CR_EVENT_MAX_COMPRESSION = 2, /**< δ̇ crosses 0 downwards while δ > 0 */
     CR_EVENT_MIN_COMPRESSION = 3, /**< δ̇ crosses 0 upwards while δ > 0 */
     CR_EVENT_FORCE_RELEASE = 4,   /**< `force` convention: f reaches 0 while δ > 0 */
-    CR_EVENT_FORCE_REENGAGE = 5   /**< `force` convention: f turns positive again */
+    CR_EVENT_FORCE_REENGAGE = 5,  /**< `force` convention: f turns positive again */
+    /** a damped contact's force peaks: ḟ crosses 0 downwards while f > 0 (without a
+     * damper the peak is the maximum compression; where the force only falls
+     * after closing, the closing) */
+    CR_EVENT_MAX_FORCE = 6
 } cr_event_kind;
 
 /** One located event. */

@@ -94,10 +94,23 @@ typedef struct {
     double newton;       /**< eᴺ = −γ⁺/γ⁻ (NaN, flag CR_RECORD_AT_REST, where at rest) */
     double poisson;      /**< eᴾ = expansion / compression (NaN where no compression) */
     double alpha;        /**< α = Pᵢ / P_reference (001 eqs. 17, 26) */
-    double peak_overlap; /**< largest δ at a maximum-compression event, m */
-    double peak_force;   /**< largest f seen at events and outputs, N (sampled) */
+    double peak_overlap; /**< largest δ at a located maximum compression (or at joining), m */
+    /**
+     * The located force maximum, N: the largest f at the contact's located
+     * events (and at joining): maximum compression without a damper, the
+     * root of ḟ = 0 (CR_EVENT_MAX_FORCE) with one, the closing where the force
+     * only falls after it. Never a sample of the output rows.
+     */
+    double peak_force;
     int closings, openings; /**< located closings / openings in the episode */
     int flags;              /**< CR_RECORD_* reasons for NaN coefficients */
+    double peak_force_time; /**< when peak_force was reached, s (NaN: never loaded) */
+    /**
+     * Time the contact was loaded in the episode, s: from each closing (or
+     * re-engagement, or joining while loaded) to the next opening (or force
+     * release, or the episode's end), summed.
+     */
+    double duration;
 } cr_contact_record;
 
 /**

@@ -144,6 +144,14 @@ CR_EXPORT void cr_system_get_velocities(const cr_system *sys, double *v);
 CR_EXPORT size_t cr_system_contact_count(const cr_system *sys);
 /** 1 when the contact set is fixed for the whole run (chains): per-contact series make sense. */
 CR_EXPORT int cr_system_contacts_fixed(const cr_system *sys);
+/**
+ * 1 when the engine locates every force maximum of a contact as one of its
+ * events (the compliant engines: CR_EVENT_MAX_FORCE for damped laws, the
+ * maximum compression without a damper, the closing where the force only
+ * falls after it). Otherwise (the rigid engines) the monitor also samples
+ * forces at outputs.
+ */
+CR_EXPORT int cr_system_locates_force_peaks(const cr_system *sys);
 /** The contact's current view. @return CR_ERR_INVALID for an index out of range. */
 CR_EXPORT int cr_system_get_contact(const cr_system *sys, size_t k, cr_contact_view *view);
 /**

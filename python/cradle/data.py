@@ -12,7 +12,8 @@ class Episode:
     Per-contact records are a numpy structured array with the columns of
     /episode/NNNN/contacts: contact, body_a, body_b, impulse, compression,
     expansion, gamma_minus, gamma_plus, newton, poisson, alpha, peak_overlap,
-    peak_force, closings, openings, flags.
+    peak_force, closings, openings, flags, and (files since the located peaks)
+    peak_force_time and duration (the contact's loaded time).
     """
     index: int
     t_start: float
@@ -106,6 +107,10 @@ class Run:
     collision_window: float = float("nan")
     free_flight: float = float("nan")
     comparison: Optional[dict] = None
+    # /contact_peaks (None in files before the located peaks): per row of
+    # /contacts, the largest located peak force over the episodes, its time
+    # and episode, the largest overlap, the loaded time and the episodes
+    contact_peaks: Optional[np.ndarray] = None
 
     @property
     def body_count(self):
@@ -115,6 +120,21 @@ class Run:
     def moving(self):
         """Mask of the bodies that move (not fixed)."""
         return self.fixed == 0
+
+    def located_peaks(self):
+        """Per contact: (times, forces) of its located force maxima, one per
+        episode record (docs/hdf5-layout.md, peak_force_time). Empty for
+        files written before the located peaks."""
+        out = {}
+        for e in self.episodes:
+            c = e.contacts
+            if len(c) == 0 or "peak_force_time" not in c.dtype.names:
+                continue
+            for r in c[np.isfinite(c["peak_force_time"]) & (c["peak_force"] > 0)]:
+                t, f = out.setdefault(int(r["contact"]), ([], []))
+                t.append(float(r["peak_force_time"]))
+                f.append(float(r["peak_force"]))
+        return {k: (np.array(t), np.array(f)) for k, (t, f) in sorted(out.items())}
 
     def episode_collision(self):
         """For each episode, the index of its collision."""

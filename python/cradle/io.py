@@ -283,6 +283,46 @@ def _finite(a, where, lo=None):
                                                                    " >= %g" % lo))
 
 
+PEAK_COLUMNS = ("contact", "episodes", "peak_force", "peak_force_time", "peak_force_episode",
+                "peak_overlap", "duration")
+
+
+def _check_peaks(c, g, t0, t1):
+    """The located peaks of an episode's records (as the C reader checks
+    them): forces and overlaps not negative, the peak's time and the loaded
+    time within the episode (NaN time: never loaded)."""
+    _columns(c, g + "/contacts", ("peak_force", "peak_overlap", "peak_force_time", "duration"))
+    slack = 1e-9 * (abs(t0) + abs(t1))
+    _finite(c["peak_force"], g + "/contacts peak_force", 0.0)
+    _finite(c["peak_overlap"], g + "/contacts peak_overlap", 0.0)
+    _finite(c["duration"], g + "/contacts duration", 0.0)
+    t = c["peak_force_time"]
+    t = t[~np.isnan(t)]
+    if np.any(c["duration"] > t1 - t0 + slack) or np.any((t < t0 - slack) | (t > t1 + slack)):
+        raise _Bad("%s/contacts: a peak time or loaded time outside the episode (%g to %g s)"
+                   % (g, t0, t1))
+
+
+def _contact_peaks(f, nc, nep):
+    """/contact_peaks (optional: files before the located peaks have none),
+    one row per row of /contacts, checked."""
+    p = _dataset(f, "contact_peaks", (max(nc, 0),), "table", optional=True)
+    if p is None:
+        return None
+    _columns(p, "contact_peaks", PEAK_COLUMNS)
+    if np.any(p["contact"] != np.arange(len(p))):
+        raise _Bad("/contact_peaks: rows not numbered as /contacts")
+    if np.any((p["episodes"] < 0) | (p["episodes"] > nep)) or \
+            np.any((p["peak_force_episode"] < -1) | (p["peak_force_episode"] >= nep)):
+        raise _Bad("/contact_peaks: an episode count or index outside /episodes (%d rows)" % nep)
+    for k in ("peak_force", "peak_overlap", "duration"):
+        _finite(p[k], "/contact_peaks " + k, 0.0)
+    t = p["peak_force_time"]
+    if not np.all(np.isnan(t) | np.isfinite(t)):
+        raise _Bad("/contact_peaks peak_force_time: not a number")
+    return p
+
+
 def _check_episode(e, k, n, nc, nw):
     """What the C reader checks of an episode's values (docs/errors.md)."""
     g = "/episode/%04d" % k
@@ -302,6 +342,8 @@ def _check_episode(e, k, n, nc, nw):
                 (nw >= 0 and c["body_b"].min() < -nw):
             raise _Bad("%s/contacts: a body outside the model (%d bodies)" % (g, n))
         _finite(c["impulse"], g + "/contacts impulse")
+    if len(c) and "duration" in c.dtype.names:
+        _check_peaks(c, g, e.t_start, e.t_end)
     if not e.T_minus > 0 or not np.isfinite(e.T_minus):
         raise _Bad("/episodes row %d: T_minus = %g: an episode starts with kinetic energy"
                    % (k, e.T_minus))
@@ -406,6 +448,8 @@ def _read(path):
             contacts=contacts,
             events=ev, event_kinds=dict(kinds), episodes=episodes, collisions=collisions,
             collision_window=window, free_flight=ff,
+            contact_peaks=_contact_peaks(f, len(contacts) if contacts is not None else -1,
+                                         len(episodes)),
             comparison=_tree(f["comparison"], "comparison") if "comparison" in f else None)
 
 

@@ -31,7 +31,8 @@ class ContactRecord(C.Structure):
                 ("impulse", _dbl), ("compression", _dbl), ("expansion", _dbl),
                 ("gamma_minus", _dbl), ("gamma_plus", _dbl), ("newton", _dbl), ("poisson", _dbl),
                 ("alpha", _dbl), ("peak_overlap", _dbl), ("peak_force", _dbl),
-                ("closings", C.c_int), ("openings", C.c_int), ("flags", C.c_int)]
+                ("closings", C.c_int), ("openings", C.c_int), ("flags", C.c_int),
+                ("peak_force_time", _dbl), ("duration", _dbl)]
 
 
 class CollisionInfo(C.Structure):
@@ -69,7 +70,7 @@ class Settings(C.Structure):
 OutputListener = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 
 EVENT_KINDS = {"close": 0, "open": 1, "max-compression": 2, "min-compression": 3,
-               "force-release": 4, "force-reengage": 5}
+               "force-release": 4, "force-reengage": 5, "max-force": 6}
 
 # name: (restype, argtypes)
 _API = {

@@ -1,7 +1,8 @@
 """Figures of a run (chains and pools), one per kind:
 
   trajectory  positions and velocities against time
-  forces      contact forces (chains: every output row; pools: at the located events)
+  forces      contact forces (chains: every output row; pools: at the located events),
+              with the located force maxima of every contact and episode (markers)
   impulses    accumulated contact impulses ∫ f dt (chains: rows; pools: events)
   energy      kinetic, potential, dissipated and their sum, with the relative balance
   episodes    impact episodes: a timeline and the table
@@ -76,6 +77,18 @@ def _pool_event_series(run, column):
     return out
 
 
+def _draw_peaks(ax, run):
+    """The located force maxima of each contact and episode (the stored rows
+    may step over a contact that lasts less than an output interval), as
+    markers in the colour of the contact's line where it has one."""
+    colours = {ln.get_gid(): ln.get_color() for ln in ax.get_lines()}
+    peaks = run.located_peaks()
+    for n, (k, (t, f)) in enumerate(peaks.items()):
+        c = colours.get("force:%d" % k) or colours.get("event-force:%d" % k)
+        ax.plot(t, f, "v", ms=5, mfc="none", color=c, gid="peak:%d" % k,
+                label="located peaks" if n == 0 else None)
+
+
 def forces(run):
     """Contact forces: chains every row, pools at the located events."""
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -90,6 +103,7 @@ def forces(run):
             ax.plot(t, f, ".", ms=3, label="contact %d" % k, gid="event-force:%d" % k)
         n = len(series)
         ax.set_ylabel("contact force at events (N)")
+    _draw_peaks(ax, run)
     ax.set_xlabel("time (s)")
     _shade_collisions(ax, run)
     _legend(ax, n)

@@ -43,6 +43,21 @@ static inline double cr_contact_raw_force(const cr_contact_params *p, double del
     return f;
 }
 
+/* The sign of ḟ, the force's rate, while δ > 0: ḟ = ∂f/∂δ δ̇ + ∂f/∂δ̇ δ̈ with
+ * δ̈ from the right-hand side. With a damping exponent m > 0, ∂f/∂δ holds
+ * m C δᵐ⁻¹ δ̇, unbounded as δ → 0⁺; the function is then δ¹⁻ᵐ ḟ = n K δⁿ⁻ᵐ δ̇
+ * + m C δ̇² + C δ δ̈, the same sign and bounded. Its downward crossings are
+ * the force maxima the engines locate (CR_EVENT_MAX_FORCE). */
+static inline double cr_contact_force_rate_function(const cr_contact_params *p, double delta,
+                                                    double delta_dot, double delta_ddot)
+{
+    if (p->m == 0.0)
+        return p->n * p->K * cr_pow_overlap_inline(delta, p->n - 1.0) * delta_dot +
+               p->C * delta_ddot;
+    return p->n * p->K * cr_pow_overlap_inline(delta, p->n - p->m) * delta_dot +
+           p->m * p->C * delta_dot * delta_dot + p->C * delta * delta_ddot;
+}
+
 /* cr_contact_force (cradle/contact.h): 0 when open, and under the force
  * release rule never pulling. */
 static inline double cr_contact_force_inline(const cr_contact_params *p, double delta,

@@ -35,7 +35,10 @@ typedef struct {
     double q1, v1[3]; /* at the end (snapshot) */
     double f0;        /* force at joining (the static load of a preloaded contact) */
     int phase;
-    double qs, comp, exp_, peak_d, peak_f;
+    double qs, comp, exp_, peak_d, peak_f, peak_t;
+    double loaded_since; /* start of the loaded interval, NaN while not loaded */
+    double duration;     /* loaded time of the finished intervals */
+    double duration1;    /* and of the open one, up to the end (snapshot) */
     int closings, openings;
 } member;
 
@@ -226,7 +229,12 @@ static int add_member(cr_monitor *m, episode *e, size_t k, const cr_contact_view
     e->has_preload |= c->preloaded;
     /* touching and loaded contacts load without a located closing */
     c->phase = w->state == CR_CONTACT_LOADED && w->rate < 0.0 ? PHASE_EXP : PHASE_COMP;
-    c->peak_f = w->force > 0.0 ? w->force : 0.0;
+    double t = cr_system_get_time(m->sys);
+    int loaded = w->unilateral && w->state == CR_CONTACT_LOADED;
+    c->peak_f = loaded && w->force > 0.0 ? w->force : 0.0;
+    c->peak_t = loaded ? t : NAN;
+    c->peak_d = loaded ? w->overlap : 0.0;
+    c->loaded_since = loaded ? t : NAN;
     m->mem_ep[k] = e;
     m->mem_idx[k] = e->nmem++;
     return CR_OK;
@@ -406,11 +414,37 @@ static void close_phase(member *c, double q)
     c->qs = q;
 }
 
+/* A loaded interval starts (at a closing or re-engagement) or ends (at an
+ * opening or release; one still open at the episode's end counts up to it,
+ * snapshot). loaded_since is NaN while not loaded. */
+static void load_starts(member *c, double t)
+{
+    if (isnan(c->loaded_since))
+        c->loaded_since = t;
+}
+
+static void load_ends(member *c, double t)
+{
+    if (!isnan(c->loaded_since))
+        c->duration += t - c->loaded_since;
+    c->loaded_since = NAN;
+}
+
+/* The located force maximum: the largest force at the contact's events. */
+static void take_peak(member *c, const cr_event *ev)
+{
+    if (ev->force > c->peak_f || (isnan(c->peak_t) && ev->force > 0.0)) {
+        c->peak_f = ev->force;
+        c->peak_t = ev->t;
+    }
+}
+
 static void step_phase(member *c, const cr_event *ev)
 {
     switch (ev->kind) {
     case CR_EVENT_CLOSE:
         c->closings++;
+        load_starts(c, ev->t);
         close_phase(c, ev->impulse);
         c->phase = PHASE_COMP;
         break;
@@ -427,17 +461,22 @@ static void step_phase(member *c, const cr_event *ev)
         c->openings++;
         close_phase(c, ev->impulse);
         c->phase = PHASE_NONE;
+        load_ends(c, ev->t);
         break;
     case CR_EVENT_FORCE_RELEASE:
         close_phase(c, ev->impulse);
         c->phase = PHASE_NONE;
+        load_ends(c, ev->t);
         break;
     case CR_EVENT_FORCE_REENGAGE:
+        load_starts(c, ev->t);
         close_phase(c, ev->impulse);
         c->phase = ev->rate > 0.0 ? PHASE_COMP : PHASE_EXP;
         break;
+    case CR_EVENT_MAX_FORCE:
+        break;
     }
-    c->peak_f = fmax(c->peak_f, ev->force);
+    take_peak(c, ev);
 }
 
 /* ---- the end rule ------------------------------------------------------------- */
@@ -489,6 +528,7 @@ static void snapshot(cr_monitor *m, episode *e)
         if (cr_system_get_contact(m->sys, c->contact, &w) != CR_OK)
             continue;
         c->q1 = w.impulse;
+        c->duration1 = c->duration + (isnan(c->loaded_since) ? 0.0 : e->t1 - c->loaded_since);
         memcpy(c->v1, w.vector_impulse, sizeof c->v1);
     }
 }
@@ -631,6 +671,8 @@ static void fill_record(cr_contact_record *r, const member *c, double gm, double
     r->alpha = nan_div(r->impulse, Pref);
     r->peak_overlap = c->peak_d;
     r->peak_force = c->peak_f;
+    r->peak_force_time = c->peak_t;
+    r->duration = c->duration1;
     r->closings = c->closings;
     r->openings = c->openings;
 }
@@ -780,16 +822,24 @@ static int first_output(cr_monitor *m)
     return CR_OK;
 }
 
-/* Peak forces are sampled at outputs between the events. */
+/* Where the engine does not locate force maxima (cr_system_locates_force_peaks:
+ * the rigid engines), peak forces are also sampled at outputs between the
+ * events. */
 static void sample_forces(cr_monitor *m)
 {
+    if (cr_system_locates_force_peaks(m->sys))
+        return;
+    double t = cr_system_get_time(m->sys);
     for (size_t k = 0; k < m->nact; k++) {
         episode *e = m->act[k];
         for (size_t q = 0; q < e->nmem && !e->pending; q++) {
             cr_contact_view w;
             if (e->mem[q].unilateral &&
-                cr_system_get_contact(m->sys, e->mem[q].contact, &w) == CR_OK)
-                e->mem[q].peak_f = fmax(e->mem[q].peak_f, w.force);
+                cr_system_get_contact(m->sys, e->mem[q].contact, &w) == CR_OK &&
+                w.force > e->mem[q].peak_f) {
+                e->mem[q].peak_f = w.force;
+                e->mem[q].peak_t = t;
+            }
         }
     }
 }

@@ -355,31 +355,67 @@ size_t cr_run_file_episode_count(const cr_run_file *f)
     return f ? f->nep : 0;
 }
 
-/* The records of an episode: indices inside the file and the episode,
- * impulses and velocities numbers. */
-static int read_records(cr_run_file *f, const char *g, size_t nr)
+/* 1 when table @p name has column @p col, 0 when not (or no such table: the
+ * read that follows says so), -1 recorded when HDF5 cannot tell. */
+static int has_column(cr_h5_reader *r, const char *name, const char *col)
+{
+    int e = cr_h5_has(r, name);
+    if (e != 1)
+        return e;
+    hid_t d = H5Dopen2(r->file, name, H5P_DEFAULT);
+    hid_t t = d < 0 ? -1 : H5Dget_type(d);
+    int has = t >= 0 && H5Tget_class(t) == H5T_COMPOUND && H5Tget_member_index(t, col) >= 0;
+    if (t >= 0)
+        H5Tclose(t);
+    if (d >= 0)
+        H5Dclose(d);
+    return d < 0 || t < 0 ? cr_h5_fail(r, name, "HDF5 cannot open it (damaged)") : has;
+}
+
+/* The located peaks' time and the loaded time of a record (files from before
+ * them have neither: NaN) within the episode [t0, t1], to roundoff. */
+static int peaks_in_episode(const cr_store_record_row *q, double t0, double t1)
+{
+    double slack = 1e-9 * (fabs(t0) + fabs(t1));
+    int time_ok = isnan(q->peak_force_time) ||
+                  (q->peak_force_time >= t0 - slack && q->peak_force_time <= t1 + slack);
+    int duration_ok = isnan(q->duration) || (q->duration >= 0.0 && q->duration <= t1 - t0 + slack);
+    return time_ok && duration_ok && !(q->peak_force < 0.0) && !(q->peak_overlap < 0.0);
+}
+
+/* The records of an episode over [t0, t1]: indices inside the file and the
+ * episode, impulses and velocities numbers, peaks within the episode. */
+static int read_records(cr_run_file *f, const char *g, size_t nr, double t0, double t1)
 {
     cr_h5_reader *r = &f->r;
     char name[64];
     snprintf(name, sizeof name, "%s/contacts", g);
     cr_h5_column c[CR_STORE_RECORD_COLUMNS];
     cr_store_record_columns(c);
+    int peaks = has_column(r, name, "duration");
+    if (peaks < 0)
+        return -1;
     size_t n = 0;
-    cr_store_record_row *in =
-        cr_h5_read_rows(r, name, sizeof(*in), c, CR_STORE_RECORD_COLUMNS, RF_MAX_ROWS, &n);
+    cr_store_record_row *in = cr_h5_read_rows(
+        r, name, sizeof(*in), c,
+        peaks ? CR_STORE_RECORD_COLUMNS : CR_STORE_RECORD_COLUMNS_BEFORE_PEAKS, RF_MAX_ROWS, &n);
     if (!in)
         return -1;
     int e = n == nr
                 ? 0
                 : cr_h5_fail(r, name, "%zu rows where the episode record says %zu contacts", n, nr);
     for (size_t i = 0; e == 0 && i < nr; i++) {
-        const cr_store_record_row *q = &in[i];
+        cr_store_record_row *q = &in[i];
+        if (!peaks)
+            q->peak_force_time = q->duration = NAN;
         const double must[] = {q->impulse, q->compression, q->expansion, q->gamma_minus,
                                q->gamma_plus};
         const double may[] = {q->newton, q->poisson, q->alpha, q->peak_overlap, q->peak_force};
         int bad = 0;
         for (size_t j = 0; j < 5; j++)
             bad |= !finite_in_range(must[j]) || (!isnan(may[j]) && !finite_in_range(may[j]));
+        int bad_time = (!isnan(q->peak_force_time) && !finite_in_range(q->peak_force_time)) ||
+                       (!isnan(q->duration) && !finite_in_range(q->duration));
         if (q->contact < 0 || (uint64_t)q->contact >= f->ncontacts)
             e = cr_h5_fail(r, name, "row %zu: contact %lld (/contacts has %zu rows)", i,
                            (long long)q->contact, f->ncontacts);
@@ -392,12 +428,21 @@ static int read_records(cr_run_file *f, const char *g, size_t nr)
         else if (bad)
             e = cr_h5_fail(r, name, "row %zu: an impulse or a velocity that is not a finite number",
                            i);
+        else if (bad_time)
+            e = cr_h5_fail(r, name, "row %zu: a peak time or loaded time that is not a number", i);
+        else if (!peaks_in_episode(q, t0, t1))
+            e = cr_h5_fail(r, name,
+                           "row %zu: peak force %g N at %g s, overlap %g m, loaded %g s: not "
+                           "within the episode (%g to %g s) or negative",
+                           i, q->peak_force, q->peak_force_time, q->peak_overlap, q->duration, t0,
+                           t1);
         else
-            f->rec[i] = (cr_contact_record){
-                (size_t)q->contact, (size_t)q->body_a, (long)q->body_b, q->impulse,
-                q->compression,     q->expansion,      q->gamma_minus,  q->gamma_plus,
-                q->newton,          q->poisson,        q->alpha,        q->peak_overlap,
-                q->peak_force,      q->closings,       q->openings,     q->flags};
+            f->rec[i] = (cr_contact_record){(size_t)q->contact, (size_t)q->body_a,  (long)q->body_b,
+                                            q->impulse,         q->compression,     q->expansion,
+                                            q->gamma_minus,     q->gamma_plus,      q->newton,
+                                            q->poisson,         q->alpha,           q->peak_overlap,
+                                            q->peak_force,      q->closings,        q->openings,
+                                            q->flags,           q->peak_force_time, q->duration};
     }
     free(in);
     return e;
@@ -503,7 +548,7 @@ static int read_episode(cr_run_file *f, size_t k, const char *g, int64_t *b)
                           "and %.9g",
                           T0, T1, in->T_minus, in->T_plus);
     }
-    if (read_records(f, g, nr) != 0)
+    if (read_records(f, g, nr, in->t_start, in->t_end) != 0)
         return -1;
     /* each record joins bodies of the episode (or a wall), the reference is its contact */
     for (size_t i = 0; i < nr; i++) {

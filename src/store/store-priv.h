@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cradle/monitor.h"
 #include "base/h5-util.h"
 
 /*
@@ -34,11 +35,18 @@ typedef struct {
     double impulse, compression, expansion, gamma_minus, gamma_plus, newton, poisson, alpha;
     double peak_overlap, peak_force;
     int32_t closings, openings, flags;
+    double peak_force_time, duration; /* since the peaks (issue 22): last, optional */
 } cr_store_record_row;
 
-enum { CR_STORE_RECORD_COLUMNS = 16 };
+/* Columns of a record row: all of them, and those of files written before the
+ * located peaks (no peak_force_time, no duration), which readers still take. */
+enum { CR_STORE_RECORD_COLUMNS = 18, CR_STORE_RECORD_COLUMNS_BEFORE_PEAKS = 16 };
 
-/* The columns of that table, with their units, into @p c. */
+/* The columns of that table, with their units, into @p c (the optional ones last). */
 void cr_store_record_columns(cr_h5_column c[CR_STORE_RECORD_COLUMNS]);
+
+/* /contact_peaks (store-contacts.c): per row of /contacts, the located peaks
+ * over the monitor's episodes. @return 0 or -1 (HDF5 failed). */
+int cr_store_write_contact_peaks(hid_t file, const cr_monitor *mon, size_t ncontacts);
 
 #endif

@@ -746,10 +746,10 @@ _Static_assert(CR_EVENT_CLOSE == 0, "event kinds number the enum from 0");
 
 static hid_t event_kind_type(void)
 {
-    const char *names[CR_EVENT_FORCE_REENGAGE + 1];
-    for (int k = 0; k <= CR_EVENT_FORCE_REENGAGE; k++)
+    const char *names[CR_EVENT_MAX_FORCE + 1];
+    for (int k = 0; k <= CR_EVENT_MAX_FORCE; k++)
         names[k] = cr_event_kind_name((cr_event_kind)k);
-    return cr_h5_enum(names, CR_EVENT_FORCE_REENGAGE + 1);
+    return cr_h5_enum(names, CR_EVENT_MAX_FORCE + 1);
 }
 
 /* /events: an extendible table, appended at every flush so a kill keeps them. */
@@ -1497,6 +1497,8 @@ void cr_store_record_columns(cr_h5_column c[CR_STORE_RECORD_COLUMNS])
         CR_H5_COL(cr_store_record_row, openings, H5T_NATIVE_INT32, "1"),
         CR_H5_COL(cr_store_record_row, flags, H5T_NATIVE_INT32,
                   "1 (1: at rest, eN NaN; 2: no compression, eP NaN)"),
+        CR_H5_COL(cr_store_record_row, peak_force_time, H5T_NATIVE_DOUBLE, "s"),
+        CR_H5_COL(cr_store_record_row, duration, H5T_NATIVE_DOUBLE, "s (loaded time)"),
     };
     memcpy(c, f, sizeof f);
 }
@@ -1522,7 +1524,9 @@ static int write_records(hid_t g, const cr_contact_record *rec, size_t n)
                                         rec[i].peak_force,
                                         rec[i].closings,
                                         rec[i].openings,
-                                        rec[i].flags};
+                                        rec[i].flags,
+                                        rec[i].peak_force_time,
+                                        rec[i].duration};
     cr_h5_column f[CR_STORE_RECORD_COLUMNS];
     cr_store_record_columns(f);
     int e = cr_h5_write_table(g, "contacts", sizeof(*rows), f, CR_STORE_RECORD_COLUMNS, rows, n,
@@ -1681,6 +1685,8 @@ int cr_store_write_episodes(cr_store *st, const cr_monitor *mon)
         e = write_episode(st, top, mon, k);
     if (H5Gclose(top) < 0 || e < 0)
         return store_fail(st, "writing /episode");
+    if (cr_store_write_contact_peaks(st->file, mon, cr_system_contact_count(st->sys)) < 0)
+        return store_fail(st, "writing /contact_peaks");
     return CR_OK;
 }
 

@@ -10,7 +10,8 @@
 const char *cr_event_kind_name(cr_event_kind kind)
 {
     static const char *const names[] = {"close",           "open",          "max-compression",
-                                        "min-compression", "force-release", "force-reengage"};
+                                        "min-compression", "force-release", "force-reengage",
+                                        "max-force"};
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
 }
 
@@ -274,6 +275,11 @@ size_t cr_system_contact_count(const cr_system *sys)
 int cr_system_contacts_fixed(const cr_system *sys)
 {
     return sys ? sys->ops->contacts_fixed : 0;
+}
+
+int cr_system_locates_force_peaks(const cr_system *sys)
+{
+    return sys ? sys->ops->locates_force_peaks : 0;
 }
 
 int cr_system_get_contact(const cr_system *sys, size_t k, cr_contact_view *view)

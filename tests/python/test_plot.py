@@ -78,7 +78,7 @@ def test_forces_and_impulses(run):
         if series is not None:               # chain: every row
             assert ax.get_ylabel() == {"force": "contact force (N)",
                                        "impulse": "accumulated impulse (N s)"}[col]
-            assert len(lines) == series.shape[1]
+            assert len([g for g in lines if not g.startswith("peak:")]) == series.shape[1]
             for k in range(series.shape[1]):
                 x, y = lines["%s:%d" % (col, k)]
                 assert (x == run.time).all() and (y == series[:, k]).all()
@@ -96,6 +96,31 @@ def test_forces_and_impulses(run):
                     assert (y[:-1] == ev["impulse"][sel]).all()
                     assert y[-1] == run.contacts["impulse"][k]
         _collision_spans(fig, run)
+    _located_peaks(plot.figure(run, "forces"), run)
+
+
+def _located_peaks(fig, run):
+    """The forces figure marks every episode record's located peak (issue
+    22): one "peak:K" line per contact, its points the records' peak_force
+    at peak_force_time; none on the impulses figure."""
+    lines = _lines(fig)
+    want = {}
+    for e in run.episodes:
+        for r in e.contacts:
+            if np.isfinite(r["peak_force_time"]) and r["peak_force"] > 0:
+                want.setdefault(int(r["contact"]), []).append((r["peak_force_time"],
+                                                               r["peak_force"]))
+    assert want, "the run has located peaks"
+    got = {int(g.split(":")[1]): v for g, v in lines.items() if g.startswith("peak:")}
+    assert sorted(got) == sorted(want)
+    for k, pts in want.items():
+        t, f = np.array(pts).T
+        assert (got[k][0] == t).all() and (got[k][1] == f).all()
+    # a peak is never above the force's located maximum over the run
+    cp = run.contact_peaks
+    assert cp is not None and len(cp) == len(run.contacts)
+    for k, (t, f) in got.items():
+        assert f.max() == cp["peak_force"][k]
 
 
 def test_energy(run):

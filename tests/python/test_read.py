@@ -224,3 +224,75 @@ def test_read_not_isolated(runs):
     """isolate=False reads in this process: the same Run."""
     a, b = cradle.read(runs["chain"][0]), cradle.read(runs["chain"][0], isolate=False)
     assert (a.time == b.time).all() and len(a.episodes) == len(b.episodes)
+
+
+def _rewrite_records(f, drop=(), change=None):
+    """Each /episode/NNNN/contacts again, without the columns `drop`, with
+    change(rows) applied (a file of another writer, or a damaged one)."""
+    for k in range(len(f["episodes"])):
+        name = "episode/%04d/contacts" % k
+        rows = f[name][()]
+        keep = [n for n in rows.dtype.names if n not in drop]
+        new = np.zeros(len(rows), dtype=[(n, rows.dtype[n]) for n in keep])
+        for n in keep:
+            new[n] = rows[n]
+        if change is not None:
+            change(new)
+        del f[name]
+        f[name] = new
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+def test_peaks_of_older_files(runs, kind, tmp_path):
+    """Issue 22: a file written before the located peaks (no /contact_peaks,
+    records without peak_force_time and duration) reads; it has no peaks."""
+    src = runs[kind][0]
+    r = cradle.read(src)
+    assert r.contact_peaks is not None and len(r.contact_peaks) == len(r.contacts)
+    assert r.located_peaks()
+    dst = tmp_path / "older.h5"
+    dst.write_bytes(open(src, "rb").read())
+    with h5py.File(dst, "a") as f:
+        del f["contact_peaks"]
+        _rewrite_records(f, drop=("peak_force_time", "duration"))
+    old = cradle.read(str(dst))
+    assert old.contact_peaks is None and old.located_peaks() == {}
+    assert [list(e.contacts["peak_force"]) for e in old.episodes] == \
+        [list(e.contacts["peak_force"]) for e in r.episodes]
+
+
+def _damaged(src, tmp_path, edit):
+    dst = tmp_path / "damaged.h5"
+    dst.write_bytes(open(src, "rb").read())
+    with h5py.File(dst, "a") as f:
+        edit(f)
+    return str(dst)
+
+
+def test_peaks_damaged(runs, tmp_path):
+    """Issue 23: peaks are checked before they are trusted: a /contact_peaks of
+    another length, a negative loaded time, and a record's peak after its
+    episode are each refused with one line naming the dataset."""
+    src = runs["chain"][0]
+
+    def short(f):
+        rows = f["contact_peaks"][()]
+        del f["contact_peaks"]
+        f["contact_peaks"] = rows[:-1]
+
+    def negative(f):
+        rows = f["contact_peaks"][()]
+        rows["duration"][0] = -1.0
+        f["contact_peaks"][...] = rows
+
+    def late(f):
+        end = float(f["episodes"][0]["t_end"])
+
+        def shift(rows):
+            rows["peak_force_time"][0] = end + 1.0
+        _rewrite_records(f, change=shift)
+
+    for edit, what in ((short, "contact_peaks: shape"), (negative, "contact_peaks duration"),
+                       (late, "contacts")):
+        with pytest.raises(ValueError, match=what):
+            cradle.read(_damaged(src, tmp_path, edit))

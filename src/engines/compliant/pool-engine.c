@@ -270,6 +270,7 @@ const cr_engine_ops cr_pool_engine = {
     .end_reason = pe_end_reason,
     .dim = 2,
     .contacts_fixed = 0,
+    .locates_force_peaks = 1,
     .body_count = pe_body_count,
     .wall_count = pe_wall_count,
     .is_fixed = pe_is_fixed,

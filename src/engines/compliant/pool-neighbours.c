@@ -2,8 +2,8 @@
  * Pool contacts and their candidates. Every pair (or disc and wall) gets a
  * contact record the first time it is a candidate, and keeps it: impulses and
  * events refer to it. Candidates (pairs closer than R + skin, discs within the
- * skin of a wall) come from a cell list; each occupies a slot with three root
- * functions (closing, compression rate, force release). A disc that has moved
+ * skin of a wall) come from a cell list; each occupies a slot with four root
+ * functions (closing, compression rate, force release, force rate). A disc that has moved
  * half the skin since the last rebuild is a root too: the list is rebuilt
  * exactly then, and the integrator restarts with the new Jacobian pattern
  * (rebuilds are rare; each is counted).
@@ -163,7 +163,7 @@ static long contact_id(cr_pool *p, long i, long j)
 
 /* Room for at least @p need slots (an eighth more, as the list may grow): the
  * quadratures (three per slot, then the dissipated energy) keep their values,
- * the root arrays (three per slot, then one per disc) are refilled by the
+ * the root arrays (CR_PL_SR per slot, then one per disc) are refilled by the
  * caller. Slots cost every step (quadratures ride in CVODE's history), so there
  * are only as many as the candidates need. */
 int cr_pl_grow_slots(cr_pool *p, size_t need)
@@ -178,7 +178,7 @@ int cr_pl_grow_slots(cr_pool *p, size_t need)
     for (size_t s = old; s < cap; s++)
         sc[s] = -1;
     p->nslots = cap;
-    p->nroot = 3 * cap + p->n;
+    p->nroot = CR_PL_SR * cap + p->n;
     free(p->rootsfound);
     free(p->cand);
     free(p->guide);

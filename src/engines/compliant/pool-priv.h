@@ -375,6 +375,10 @@ static inline size_t cr_pl_cpos(const cr_pool *p, size_t i)
     return p->region ? (size_t)p->pos[i] : i;
 }
 
+/* Root functions per candidate slot: closing, compression rate, force
+ * release, force rate ḟ (the located peaks of damped laws); then one per disc. */
+#define CR_PL_SR 4
+
 /* qslot of a contact the safety net found loading without one (missed_quadratures) */
 #define CR_PL_WANTS_QSLOT (-2)
 

@@ -104,7 +104,7 @@ static size_t choose_active(cr_pool *p, const double *y, char *mark)
 }
 
 /* The root functions that can change while the region lasts, in increasing
- * order (locate_roots' guides need a slot's three together): those of slots
+ * order (locate_roots' guides need a slot's functions together): those of slots
  * with an active or flying disc, and the rebuild roots of those discs. The
  * others keep their values (their discs rest). */
 static int region_live(cr_pool *p)
@@ -119,12 +119,12 @@ static int region_live(cr_pool *p)
             continue;
         const cr_pool_contact *k = &p->c[id];
         if (p->dstate[k->i] != DISC_REST || (!cr_pl_is_wall(k) && p->dstate[k->j] != DISC_REST))
-            for (size_t r = 0; r < 3; r++)
-                lv[nl++] = 3 * s + r;
+            for (size_t r = 0; r < CR_PL_SR; r++)
+                lv[nl++] = CR_PL_SR * s + r;
     }
     for (size_t i = 0; i < p->n; i++)
         if (p->dstate[i] != DISC_REST)
-            lv[nl++] = 3 * p->nslots + i;
+            lv[nl++] = CR_PL_SR * p->nslots + i;
     p->nlive = nl;
     return CR_OK;
 }

@@ -1,14 +1,67 @@
 /*
- * Root functions of the pool (three per candidate slot: closing, compression
- * rate, force release; one per disc: its rebuild) and the engine's own event
- * location over them, then the events of a root return.
+ * Root functions of the pool (CR_PL_SR per candidate slot: closing,
+ * compression rate, force release, force rate; one per disc: its rebuild)
+ * and the engine's own event location over them, then the events of a root
+ * return.
  */
 #include "engines/compliant/pool-priv.h"
 
 #include <float.h>
 #include <string.h>
 
-/* [closing, compression rate, force release] of slot s at the scaled state y. */
+/* Contact k pushes its discs in the right-hand side: in a region the warm
+ * contacts (with quadratures), otherwise every candidate (cr_pl_rhs). */
+static int exerts(const cr_pool *p, const cr_pool_contact *k)
+{
+    return p->region ? k->qslot >= 0 : k->slot >= 0;
+}
+
+/* Disc i's acceleration (SI) at the scaled state y, as cr_pl_rhs gives it:
+ * gravity and the forces of its contacts. */
+static void disc_accel(const cr_pool *p, const double *y, size_t i, double *ax, double *ay)
+{
+    *ax = p->gx;
+    *ay = p->gy;
+    for (size_t q = 0; p->bc && q < p->nbc[i]; q++) {
+        const cr_pool_contact *k = &p->c[p->bc[i][q]];
+        if (!exerts(p, k) || cr_pl_surely_open(p, y, k))
+            continue;
+        double delta, rate, nx, ny, dist;
+        cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
+        double sign = cr_pl_is_wall(k) || (size_t)k->j == i ? 1.0 : -1.0; /* +f n on j */
+        *ax += sign * f * nx / p->m[i];
+        *ay += sign * f * ny / p->m[i];
+    }
+}
+
+/* δ̈ of contact k (SI) at the scaled state y, for its force rate: along the
+ * normal the discs' accelerations; a turning pair adds the normal's turn,
+ * −(|w|² − (n·w)²)/d (δ = R − d, d the centre distance, w the relative
+ * velocity); a frozen normal and a wall have none. */
+static double overlap_accel(const cr_pool *p, const double *y, const cr_pool_contact *k)
+{
+    double delta, rate, nx, ny, dist, aix, aiy;
+    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    size_t i = (size_t)k->i;
+    disc_accel(p, y, i, &aix, &aiy);
+    if (cr_pl_is_wall(k))
+        return -(nx * aix + ny * aiy);
+    size_t j = (size_t)k->j;
+    double ajx, ajy;
+    disc_accel(p, y, j, &ajx, &ajy);
+    double acc = -(nx * (ajx - aix) + ny * (ajy - aiy));
+    if (!k->frozen) {
+        double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
+        acc -= (wx * wx + wy * wy - rate * rate) / dist;
+    }
+    return acc;
+}
+
+/* [closing, compression rate, force release, force rate] of slot s at the
+ * scaled state y. The force rate is the sign of ḟ (cr_contact_force_rate_function)
+ * while a damped contact pushes, else a constant below 0 (as the chain's:
+ * no crossing at a closing where the force only falls). */
 static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
 {
     if (p->slot_contact[s] < 0) {
@@ -16,6 +69,7 @@ static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
         gs[0] = -1.0;
         gs[1] = 1.0;
         gs[2] = -1.0;
+        gs[3] = -1.0;
         return;
     }
     double delta, rate;
@@ -29,6 +83,10 @@ static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
         gs[2] = cr_root_nonzero(cr_contact_release_function(lw, delta, rate, p->L));
     else
         gs[2] = gs[0];
+    gs[3] = -1.0;
+    if (lw->C > 0.0 && d > CR_EVENT_MARGIN && cr_contact_raw_force(lw, delta, rate) > 0.0)
+        gs[3] = cr_root_nonzero(
+            cr_contact_force_rate_function(lw, delta, rate, overlap_accel(p, y, k)));
 }
 
 /* Disc i's rebuild root: (skin/2)² − |d − d_ref|² (scaled), zero when it has
@@ -40,16 +98,16 @@ static double disc_root(const cr_pool *p, const double *y, size_t i)
     return cr_root_nonzero(h * h - (dx * dx + dy * dy));
 }
 
-/* Every root function (three per slot, then one per disc) at the current
+/* Every root function (CR_PL_SR per slot, then one per disc) at the current
  * state p->y into glo: the start of the next search after setup, a restart
  * or a new region. */
 void cr_pl_roots_afresh(cr_pool *p)
 {
     const double *y = N_VGetArrayPointer(p->y);
     for (size_t s = 0; s < p->nslots; s++)
-        slot_roots(p, y, s, p->glo + 3 * s);
+        slot_roots(p, y, s, p->glo + CR_PL_SR * s);
     for (size_t i = 0; i < p->n; i++)
-        p->glo[3 * p->nslots + i] = disc_root(p, y, i);
+        p->glo[CR_PL_SR * p->nslots + i] = disc_root(p, y, i);
     p->gevals++;
 }
 
@@ -68,15 +126,15 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
     if (p->region) { /* only the live functions (region_live) can have changed */
         for (size_t c = 0; c < p->nlive;) {
             size_t q = p->live[c];
-            if (q < 3 * p->nslots) {
-                const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+            if (q < CR_PL_SR * p->nslots) {
+                const cr_pool_contact *k = &p->c[p->slot_contact[q / CR_PL_SR]];
                 if (still(y, (size_t)k->i) && (cr_pl_is_wall(k) || still(y, (size_t)k->j)))
-                    memcpy(g + q, p->glo + q, 3 * sizeof(double)); /* as below */
+                    memcpy(g + q, p->glo + q, CR_PL_SR * sizeof(double)); /* as below */
                 else
-                    slot_roots(p, y, q / 3, g + q);
-                c += 3;
+                    slot_roots(p, y, q / CR_PL_SR, g + q);
+                c += CR_PL_SR;
             } else {
-                g[q] = disc_root(p, y, q - 3 * p->nslots);
+                g[q] = disc_root(p, y, q - CR_PL_SR * p->nslots);
                 c++;
             }
         }
@@ -88,27 +146,28 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
         long id = p->slot_contact[s];
         const cr_pool_contact *k = id >= 0 ? &p->c[id] : NULL;
         if (k && p->hot[k->i] && (cr_pl_is_wall(k) || p->hot[k->j]))
-            memcpy(g + 3 * s, p->glo + 3 * s, 3 * sizeof(double));
+            memcpy(g + CR_PL_SR * s, p->glo + CR_PL_SR * s, CR_PL_SR * sizeof(double));
         else
-            slot_roots(p, y, s, g + 3 * s);
+            slot_roots(p, y, s, g + CR_PL_SR * s);
     }
     for (size_t i = 0; i < p->n; i++)
-        g[3 * p->nslots + i] = p->hot[i] ? p->glo[3 * p->nslots + i] : disc_root(p, y, i);
+        g[CR_PL_SR * p->nslots + i] =
+            p->hot[i] ? p->glo[CR_PL_SR * p->nslots + i] : disc_root(p, y, i);
 }
 
 /* Root function q alone at the state y. */
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q)
 {
-    if (q >= 3 * p->nslots)
-        return disc_root(p, y, q - 3 * p->nslots);
-    double gs[3];
-    slot_roots(p, y, q / 3, gs);
-    return gs[q % 3];
+    if (q >= CR_PL_SR * p->nslots)
+        return disc_root(p, y, q - CR_PL_SR * p->nslots);
+    double gs[CR_PL_SR];
+    slot_roots(p, y, q / CR_PL_SR, gs);
+    return gs[q % CR_PL_SR];
 }
 
 /*
  * The engine locates its events itself instead of CVODE's root finding, which
- * evaluates every root function of the pool (three per candidate contact, one
+ * evaluates every root function of the pool (CR_PL_SR per candidate contact, one
  * per disc) and interpolates the whole state about ten times per event. Here
  * each step costs one evaluation of the root functions at its end; only those
  * that changed sign over the step are searched (Illinois, as CVODE's cvRcheck3,
@@ -192,12 +251,12 @@ static inline double pair_towards(const cr_pool *p, const cr_pool_contact *k, co
 
 static double towards(const cr_pool *p, const double *y, size_t q)
 {
-    if (q >= 3 * p->nslots) {
-        size_t i = q - 3 * p->nslots;
+    if (q >= CR_PL_SR * p->nslots) {
+        size_t i = q - CR_PL_SR * p->nslots;
         return (y[4 * i] - p->dref[2 * i]) * y[4 * i + 2] +
                (y[4 * i + 1] - p->dref[2 * i + 1]) * y[4 * i + 3];
     }
-    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+    const cr_pool_contact *k = &p->c[p->slot_contact[q / CR_PL_SR]];
     double delta, rate;
     if (k->frozen || cr_pl_is_wall(k)) {
         cr_pl_overlap(p, y, k, &delta, &rate);
@@ -219,13 +278,13 @@ static double departure(const double *ylo, const double *yhi, size_t i, double d
 static int may_cross(const cr_pool *p, const double *ylo, const double *yhi, size_t q, double s,
                      double dt)
 {
-    if (q >= 3 * p->nslots) { /* rebuild root: |Δ| reaches half the skin */
-        size_t i = q - 3 * p->nslots;
+    if (q >= CR_PL_SR * p->nslots) { /* rebuild root: |Δ| reaches half the skin */
+        size_t i = q - CR_PL_SR * p->nslots;
         double dx = (1 - s) * ylo[4 * i] + s * yhi[4 * i] - p->dref[2 * i];
         double dy = (1 - s) * ylo[4 * i + 1] + s * yhi[4 * i + 1] - p->dref[2 * i + 1];
         return hypot(dx, dy) + departure(ylo, yhi, i, dt) >= 0.5 * p->skin / p->L;
     }
-    const cr_pool_contact *k = &p->c[p->slot_contact[q / 3]];
+    const cr_pool_contact *k = &p->c[p->slot_contact[q / CR_PL_SR]];
     size_t i = (size_t)k->i;
     double dev = departure(ylo, yhi, i, dt);
     if (cr_pl_is_wall(k) || k->frozen) { /* δ linear in the displacements */
@@ -279,7 +338,7 @@ static double extremum(cr_pool *p, const double **ylo, const double *yhi, size_t
         interpolate(p, tm);
         p->gevals++;
         double g = cr_pl_root_one(p, y, q), fm = towards(p, y, q);
-        if (q < 3 * p->nslots ? g > 0.0 : g < 0.0)
+        if (q < CR_PL_SR * p->nslots ? g > 0.0 : g < 0.0)
             return tm;
         if (fabs(fm) <= 1e-6 * scale)
             break; /* at the extremum, and it has not crossed */
@@ -300,10 +359,10 @@ static double extremum(cr_pool *p, const double **ylo, const double *yhi, size_t
 static inline int turns(const cr_pool *p, const double *ylo, const double *yhi, size_t q,
                         double reach)
 {
-    if (q >= 3 * p->nslots)
+    if (q >= CR_PL_SR * p->nslots)
         return p->glo[q] > 0.0 && p->ghi[q] > 0.0 && towards(p, yhi, q) < 0.0 &&
                towards(p, ylo, q) > 0.0;
-    long id = p->slot_contact[q / 3];
+    long id = p->slot_contact[q / CR_PL_SR];
     if (id < 0 || p->glo[q] >= 0.0 || p->ghi[q] >= 0.0 || -(p->glo[q] + p->ghi[q]) > reach)
         return 0;
     const cr_pool_contact *k = &p->c[id];
@@ -331,18 +390,18 @@ static double fastest(const cr_pool *p, const double *ylo, const double *yhi)
  * p->glo) to taun (state ys, p->ghi): taun, or the earliest hidden crossing
  * before it. Then p->ysub holds the state there and p->ghi the root functions
  * at it, and p->y is unchanged. Only closing and rebuild roots are looked at
- * (a slot's three functions are consecutive, also among the live ones).
+ * (a slot's functions are consecutive, also among the live ones).
  */
 double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys)
 {
     const double *ylo = N_VGetArrayPointer(p->y);
     double tend = taun;
     int saved = 0;
-    size_t nq = p->region ? p->nlive : p->nroot, ns = 3 * p->nslots;
+    size_t nq = p->region ? p->nlive : p->nroot, ns = CR_PL_SR * p->nslots;
     double reach = 4.0 * sqrt(fastest(p, ylo, ys)) * (taun - p->tlo);
     for (size_t c = 0; c < nq;) {
         size_t q = p->region ? p->live[c] : c;
-        c += q < ns ? 3 : 1;
+        c += q < ns ? CR_PL_SR : 1;
         if (turns(p, ylo, ys, q, reach))
             tend = fmin(tend, extremum(p, &ylo, ys, q, taun, &saved));
     }
@@ -368,11 +427,11 @@ static void guides(cr_pool *p, size_t nc)
     for (size_t c = 0; c < nc; c++) {
         size_t q = p->cand[c];
         p->guide[c] = 1;
-        if (q >= 3 * p->nslots)
+        if (q >= CR_PL_SR * p->nslots)
             continue;
-        if (q % 3 == 0)
-            crossing = q / 3;
-        else if (crossing == q / 3)
+        if (q % CR_PL_SR == 0)
+            crossing = q / CR_PL_SR;
+        else if (crossing == q / CR_PL_SR)
             p->guide[c] = 0;
     }
 }
@@ -430,7 +489,7 @@ int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
         long id = p->slot_contact[s];
         if (id < 0)
             continue;
-        const int *r = p->rootsfound + 3 * s;
+        const int *r = p->rootsfound + CR_PL_SR * s;
         double delta, rate;
         cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
         int above = delta > CR_EVENT_MARGIN * p->L;
@@ -455,9 +514,12 @@ int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
         const cr_contact_params *lr = cr_pl_law(p, &p->c[id]);
         if (r[2] && rc == CR_OK && above && !r[0] && lr->release == CR_RELEASE_FORCE && lr->C > 0.0)
             rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+        /* a force maximum while it pushes (not the jump at a closing or opening) */
+        if (r[3] < 0 && rc == CR_OK && above && !r[0] && cr_contact_force(lr, delta, rate) > 0.0)
+            rc = push_event(p, id, CR_EVENT_MAX_FORCE);
     }
     for (size_t i = 0; i < p->n; i++)
-        if (p->rootsfound[3 * p->nslots + i])
+        if (p->rootsfound[CR_PL_SR * p->nslots + i])
             *need_rebuild = 1;
     if (rc == CR_OK && restart && !*need_rebuild && !p->need_region)
         rc = cr_pl_restart(p, p->t / p->T, "CVodeReInit");

@@ -294,7 +294,8 @@ static int missed_quadratures(cr_pool *p, const run_ctx *rc_, int *cut)
         long id = p->slot_contact[s];
         if (id < 0 || p->c[id].qslot >= 0)
             continue;
-        if (p->ghi[3 * s] > 0.0 || cr_root_differ(p->glo[3 * s], p->ghi[3 * s])) {
+        if (p->ghi[CR_PL_SR * s] > 0.0 ||
+            cr_root_differ(p->glo[CR_PL_SR * s], p->ghi[CR_PL_SR * s])) {
             p->c[id].qslot = CR_PL_WANTS_QSLOT;
             missed++;
         }
@@ -355,9 +356,9 @@ static int opened_too_fast(cr_pool *p, const run_ctx *rc_, double tr, double h, 
 {
     for (size_t c = 0; c < nc; c++) {
         size_t q = p->cand[c];
-        if (q >= 3 * p->nslots || q % 3 || p->rootsfound[q] >= 0)
+        if (q >= CR_PL_SR * p->nslots || q % CR_PL_SR || p->rootsfound[q] >= 0)
             continue;
-        long id = p->slot_contact[q / 3];
+        long id = p->slot_contact[q / CR_PL_SR];
         double stretch = tr - p->c[id].tclose;
         if (h > 0.5 * stretch && tr > p->tlo)
             return retake(p, rc_, p->tlo, 0.25 * stretch, id, cut);

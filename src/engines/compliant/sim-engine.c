@@ -246,6 +246,7 @@ const cr_engine_ops cr_chain_engine = {
     .end_reason = chain_end_reason,
     .dim = 1,
     .contacts_fixed = 1,
+    .locates_force_peaks = 1,
     .body_count = chain_body_count,
     .wall_count = chain_no_walls,
     .is_fixed = chain_is_fixed,

@@ -40,8 +40,7 @@ static void clear_redo(cr_sim *s)
 /* Every root function of the window at the state y into g. */
 static void roots_at(cr_sim *s, const double *y, double *g)
 {
-    for (size_t k = 0; k < s->n_contact_roots; k++)
-        cr_sm_contact_block(s, y, k, g + s->roff[k]);
+    cr_sm_roots_pass(s, y, g);
     s->gevals++;
 }
 
@@ -122,6 +121,12 @@ static double taylor_vel(const cr_sim *s, size_t i, double dt)
     return k != CR_SM_NONE ? taylor_at(s, k + 1, dt) : s->gv[s->grp[i]];
 }
 
+/* Component j of the state interpolated at tn + *ctx (cr_sm_read_fn). */
+static double read_taylor(const cr_sim *s, const void *ctx, size_t j)
+{
+    return taylor_at(s, j, *(const double *)ctx);
+}
+
 /* The candidates' values at the scaled time tau inside the step into out. */
 static void cand_values_at(cr_sim *s, double tau, double *out)
 {
@@ -132,7 +137,7 @@ static void cand_values_at(cr_sim *s, double tau, double *out)
         if (k != kprev) {
             size_t p = s->root_contact[k];
             cr_sm_block_values(s, k, taylor_at(s, s->yovl[p], dt), taylor_vel(s, p, dt),
-                               taylor_vel(s, p + 1, dt), gk);
+                               taylor_vel(s, p + 1, dt), read_taylor, &dt, gk);
         }
         kprev = k;
         out[c] = gk[q - s->roff[k]];

@@ -192,14 +192,23 @@ _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS bui
 /* Not in the window. */
 #define CR_SM_NONE ((size_t)-1)
 
-/* Roots, four per window contact with a unilateral law (root_contact):
+/* Roots, three to five per window contact with a unilateral law (root_contact):
  * closing/opening (δ crosses the event margin), compression rate δ̇ (only while
  * loaded), the sign of the raw law for `force`-release contacts with damping,
+ * the force's rate ḟ for contacts with damping (only while loaded: its
+ * downward crossings are the force maxima, cr_contact_force_rate_function),
  * and the wake margin. A quiet (wake) contact shows CVODE its frozen signs
  * instead of its first three functions: it generates no events (see
  * cr_sm_wake_margin). Contacts outside the window have none: their events follow
  * from free flight (cr_sm_predict). */
-enum { CR_SM_R_CLOSE, CR_SM_R_RATE, CR_SM_R_FORCE, CR_SM_R_WAKE, CR_SM_R_PER_CONTACT };
+enum {
+    CR_SM_R_CLOSE,
+    CR_SM_R_RATE,
+    CR_SM_R_FORCE,
+    CR_SM_R_PEAK,
+    CR_SM_R_WAKE,
+    CR_SM_R_PER_CONTACT
+};
 
 /* Adams' highest order. CVODE allows 12, and each step's Nordsieck work grows
  * as q²: on the 3-ball chain at rtol 1e-10 the order wandered up to 12 and back,
@@ -269,8 +278,9 @@ struct cr_sim {
     SUNNonlinearSolver NLS; /* fixed-point iteration, or NULL: CVODE's Newton */
     int nroots;
     int *rootsfound;
-    /* first root of each root contact: three (closing, rate, wake), four with
-     * a release root (cr_sm_release_root), in the order of the R_ names */
+    /* first root of each root contact: three (closing, rate, wake), one more
+     * with a release root (cr_sm_release_root), one more with a peak root
+     * (cr_sm_peak_root), in the order of the R_ names */
     size_t *roff;
     size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
     size_t n_contact_roots;
@@ -290,8 +300,16 @@ struct cr_sim {
      * evaluation per RHS (quad_states). yQ is then a view of that tail. */
     int qstate, qstate_ok;
     double *wake_level; /* (CR_WAKE_FRACTION·δ*)ⁿ⁺¹ of each pair (cr_sm_wake_margin) */
-    int *quiet;         /* wake contacts: no events (cr_sm_wake_margin) */
-    double *frozen;     /* the signs a quiet contact's first three roots show CVODE */
+    /* The peak roots' δ̈ needs the forces of pairs c − 1 to c + 1: a pass over
+     * every root function at one state (cr_sm_roots_pass: pforce_on) computes
+     * each window pair's force once into pforce, not four times per loaded
+     * damped contact (a damped 1000-bead chain: 30 % more CPU than before the
+     * peak roots that way, 17 % with pforce). */
+    double *pforce;
+    int pforce_on;
+    size_t npeak;   /* window contacts with a peak root */
+    int *quiet;     /* wake contacts: no events (cr_sm_wake_margin) */
+    double *frozen; /* the signs a quiet contact's first three roots show CVODE */
 
     /* The engine's own event location (sim-locate.c), unless
      * CRADLE_CHAIN_ROOTS=cvode asks for CVODE's root finding. Root function q
@@ -467,10 +485,17 @@ int cr_sm_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user);
 
 /* ---- sim-roots.c: root functions, quiet and waking contacts, events at a root */
 int cr_sm_release_root(const cr_sim *s, size_t c);
+int cr_sm_peak_root(const cr_sim *s, size_t c);
+size_t cr_sm_block_size(const cr_sim *s, size_t c);
 double cr_sm_wake_margin(const cr_sim *s, size_t c, double d, double g);
-void cr_sm_block_values(const cr_sim *s, size_t k, double d, double va, double vb, double *gk);
+/* window component j of a state, wherever the caller has it (a vector, an interpolant) */
+typedef double (*cr_sm_read_fn)(const cr_sim *s, const void *ctx, size_t j);
+double cr_sm_pair_accel(const cr_sim *s, size_t c, cr_sm_read_fn read, const void *ctx);
+void cr_sm_block_values(const cr_sim *s, size_t k, double d, double va, double vb,
+                        cr_sm_read_fn read, const void *ctx, double *gk);
 void cr_sm_contact_block(const cr_sim *s, const double *y, size_t k, double *gk);
 int cr_sm_roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user);
+void cr_sm_roots_pass(cr_sim *s, const double *y, double *g);
 double cr_sm_margin_now(const cr_sim *s, size_t c);
 void cr_sm_init_quiet(cr_sim *s);
 void cr_sm_set_wake_levels(cr_sim *s);

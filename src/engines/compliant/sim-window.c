@@ -176,7 +176,7 @@ static void window_layout(cr_sim *s, size_t n)
         for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
             if (s->ybody[i] == CR_SM_NONE)
                 cr_sm_unlock_group(s, i);
-    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0, nroot = 0;
+    size_t k = 0, q = 0, nw = 0, nr = 0, nbw = 0, nroot = 0, npeak = 0;
     for (size_t m = 0; m < n; m++) {
         size_t lo = s->ilo[m], hi = s->ihi[m];
         if (lo > 0)
@@ -193,7 +193,8 @@ static void window_layout(cr_sim *s, size_t n)
                 s->yquad[c] = q++;
             if (s->contact_on[c]) {
                 s->roff[nr] = nroot;
-                size_t end = nroot + CR_SM_R_PER_CONTACT - !cr_sm_release_root(s, c);
+                size_t end = nroot + cr_sm_block_size(s, c);
+                npeak += cr_sm_peak_root(s, c) != 0;
                 for (; nroot < end; nroot++)
                     s->rblock[nroot] = nr;
                 s->rootk[c] = nr;
@@ -211,6 +212,7 @@ static void window_layout(cr_sim *s, size_t n)
         s->stats.max_window = (long)nbw;
     s->n_contact_roots = nr;
     s->nrf = nroot;
+    s->npeak = npeak;
 }
 
 /* The window's state and quadrature vectors, filled from the free flight of

@@ -46,6 +46,7 @@ static void free_roots(cr_sim *s)
     free(s->wake_level);
     free(s->quiet);
     free(s->frozen);
+    free(s->pforce);
     free(s->rblock);
     free(s->rootk);
     free(s->glo);
@@ -196,9 +197,10 @@ static int alloc_roots(cr_sim *s, size_t nc)
     s->redo = malloc(nc * sizeof(size_t));
     s->redo_mark = calloc(nc, 1);
     s->roff = malloc((nc + 1) * sizeof(size_t));
+    s->pforce = calloc(nc ? nc : 1, sizeof(double));
     return s->root_contact && s->wake_level && s->quiet && s->frozen && s->rootsfound &&
                    s->rblock && s->rootk && s->glo && s->ghi && s->clo && s->chi && s->cmid &&
-                   s->cand && s->guide && s->redo && s->redo_mark && s->roff
+                   s->cand && s->guide && s->redo && s->redo_mark && s->roff && s->pforce
                ? 0
                : -1;
 }
