@@ -314,6 +314,17 @@ static int check_ok_rows(const cr_compare *cmp, const char *what, size_t only)
     return 0;
 }
 
+/* --table: an episode of the table's configuration outside its axes is
+ * refused (exit 5, docs/tables.md), before any file is written. */
+static int table_refused(const compare_args *a, const cr_compare *cmp)
+{
+    const char *why = cr_compare_table_refusal(cmp);
+    if (!why[0])
+        return 0;
+    tools_error("%s: --table: %s", a->input, why);
+    return EXIT_DOMAIN;
+}
+
 static int report(const compare_args *a, const cr_compare *cmp, const compare_view *v)
 {
     int st = check_ok_rows(cmp, a->input, SIZE_MAX);
@@ -399,6 +410,8 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
         !(acc = estimate(model, name, cmp, r.mon, NULL, &v.estimate_rtol)))
         st = EXIT_RUN;
     v.accuracy = acc;
+    if (st == 0)
+        st = table_refused(a, cmp);
     if (st == 0 && r.store &&
         (cr_store_write_episodes(r.store, r.mon) != CR_OK ||
          tools_commit(&r, "complete", NULL) != CR_OK)) {
@@ -487,6 +500,8 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         !(acc = estimate(model, a->input, cmp, NULL, f, &v.estimate_rtol)))
         st = EXIT_RUN;
     v.accuracy = acc;
+    if (st == 0)
+        st = table_refused(a, cmp);
     if (st == 0)
         st = report(a, cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {

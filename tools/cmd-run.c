@@ -201,10 +201,12 @@ static int set_up(run_args *a, run_state *r)
 /* Closes the file as what the run became; @return the exit status. */
 static int finish(const run_args *a, run_state *r, int rc)
 {
-    if (rc == CR_ERR_INVALID) {
-        /* a setting the engine refused before the first step: bad input, no file */
+    if (rc == CR_ERR_INVALID || rc == CR_ERR_DOMAIN) {
+        /* a setting the engine refused before the first step, or a table that
+         * does not describe an impact (--table): bad input, no file; an
+         * impact outside the table's axes: exit 5, no file */
         tools_error("%s: %s", a->model, cr_system_last_error(r->run.sys));
-        return EXIT_INPUT;
+        return rc == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
     }
     size_t nmis = 0;
     if (a->rigid.calib)
