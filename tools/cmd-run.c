@@ -17,6 +17,7 @@
 #include "compare-report.h"
 #include "model-input.h"
 #include "run-report.h"
+#include "rigid-table.h"
 #include "run-rigid.h"
 #include "tools-common.h"
 
@@ -347,11 +348,13 @@ int cmd_run(int argc, char **argv)
         rigid_args_free(&a.rigid);
         return st;
     }
-    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0, a.rigid.calib};
+    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0, a.rigid.calib, 0, {0, 0}};
     info.E0 = cr_system_kinetic_energy(r.run.sys) + cr_system_potential_energy(r.run.sys);
     cr_system_momentum(r.run.sys, info.p0);
     int rc = tools_run_stoppable(&r.run, cr_model_settings(r.model)->t_end);
     info.wall = r.run.wall;
+    if ((info.tabled = a.rigid.tab != NULL))
+        rigid_table_bounds(a.rigid.tab, info.table_bound);
     if (isatty(STDERR_FILENO) && !a.io.quiet)
         fputs("\r\033[K", stderr);
     st = finish(&a, &r, rc);
@@ -367,6 +370,10 @@ int cmd_run(int argc, char **argv)
                    law, cr_model_settings(r.model)->rigid_touching);
         if (a.rigid.calib)
             report_calibration(a.rigid.calib);
+        if (info.tabled)
+            printf("  table bounds: alpha +- %.3g, kappa +- %.3g (stored interpolation bounds, "
+                   "largest over the impacts; 0 at grid points)\n",
+                   info.table_bound[0], info.table_bound[1]);
         report_last_impact(r.run.sys, r.run.mon);
         report_episodes(r.run.sys, r.run.mon);
         report_collisions(r.run.mon);
