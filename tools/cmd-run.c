@@ -202,7 +202,7 @@ static int set_up(run_args *a, run_state *r)
 /* Closes the file as what the run became; @return the exit status. */
 static int finish(const run_args *a, run_state *r, int rc)
 {
-    if (rc == CR_ERR_INVALID || rc == CR_ERR_DOMAIN) {
+    if (rc == CR_ERR_INVALID || (a->rigid.tab && (rc == CR_ERR_MODEL || rc == CR_ERR_DOMAIN))) {
         /* a setting the engine refused before the first step, or a table that
          * does not describe an impact (--table): bad input, no file; an
          * impact outside the table's axes: exit 5, no file */

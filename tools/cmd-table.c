@@ -255,9 +255,18 @@ static void info(cr_table *t)
     printf("  axes:\n");
     for (size_t a = 0; a < cr_table_axis_count(t); a++) {
         size_t n = cr_table_axis_length(t, a);
-        printf("    %-12s %-28s %3zu values in [%.9g, %.9g]%s\n", cr_table_axis_name(t, a),
+        const char *q = cr_table_axis_quantity(t, a);
+        printf("    %-12s %-28s %3zu values in [%.9g, %.9g]%s%s%s\n", cr_table_axis_name(t, a),
                cr_table_axis_field(t, a), n, cr_table_axis_value(t, a, 0),
-               cr_table_axis_value(t, a, n - 1), cr_table_axis_is_log(t, a) ? " (log)" : "");
+               cr_table_axis_value(t, a, n - 1), cr_table_axis_is_log(t, a) ? " (log)" : "",
+               q[0] ? ", quantity " : "", q);
+    }
+    if (cr_table_fixed_count(t)) {
+        printf("  held fixed:");
+        for (size_t k = 0; k < cr_table_fixed_count(t); k++)
+            printf("%s %s = %.9g", k ? "," : "", cr_table_fixed_name(t, k),
+                   cr_table_fixed_value(t, k));
+        printf("\n");
     }
     printf("  columns (interpolation bound, check points):\n");
     for (size_t j = 0; j < cr_table_column_count(t); j++) {
@@ -330,10 +339,18 @@ static int auto_check(const char *grid, const char *table, const char *jobs, int
     }
     int st = put_check_sweep(yaml, text);
     free(text);
-    char *argv[] = {"sweep", yaml, "-o", *check, "-j", (char *)jobs, "-q", NULL};
+    char *argv[8] = {"sweep", yaml, "-o", *check};
+    int argc = 4;
+    if (jobs) {
+        argv[argc++] = "-j";
+        argv[argc++] = (char *)jobs;
+    }
+    if (quiet)
+        argv[argc++] = "-q";
+    argv[argc] = NULL;
     if (st == 0) {
         optind = 1; /* cmd_sweep parses with getopt */
-        st = cmd_sweep(quiet ? 7 : 6, argv);
+        st = cmd_sweep(argc, argv);
     }
     free(yaml);
     return st;
@@ -358,7 +375,7 @@ static void add_law_attrs(const table_decl *d, const char **attrs, int *nattr)
 static int make(int argc, char **argv)
 {
     const char *grid = NULL, *check = NULL, *out = NULL, *csv = NULL, *configuration = NULL;
-    const char *jobs = "0";
+    const char *jobs = NULL;
     int quiet = 0;
     const char *attrs[2 * MAX_SELECT + 7];
     int nattr = 0;

@@ -95,7 +95,7 @@ int rigid_table_params(const cr_system *sys, size_t impact, size_t first, size_t
                  "touching balls at rest, the configuration a %s table holds",
                  path, impact, first, first + count - 1, count + 1,
                  cr_table_attr(r->table, "configuration"));
-        return CR_ERR_INVALID;
+        return CR_ERR_MODEL;
     }
     size_t n = count + 1;
     double mass[NB], gap[NB], alpha[NB], kappa, bound[2];
@@ -116,7 +116,8 @@ int rigid_table_params(const cr_system *sys, size_t impact, size_t first, size_t
                             sizeof why);
     if (rc != CR_OK) {
         snprintf(msg, msglen, "rigid impact %zu: %s", impact, why);
-        return rc;
+        /* outside the axes (exit 5), else not described by the table (exit 3) */
+        return rc == CR_ERR_DOMAIN ? rc : CR_ERR_MODEL;
     }
     /* the table's α is per contact from the striker, relative to its first */
     for (size_t j = 0; j < count; j++)

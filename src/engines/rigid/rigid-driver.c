@@ -159,7 +159,7 @@ static int fail_text(cr_rigid_driver *d, int rc)
 {
     /* a solver, a memory or a parameter provider's failure (a table that does
      * not hold the impact) has its own text in d->err already */
-    if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM && rc != CR_ERR_DOMAIN && rc != CR_ERR_INVALID) {
+    if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM && rc != CR_ERR_DOMAIN && rc != CR_ERR_MODEL) {
         cr_run_stopped(rc, d->t, d->end_reason, sizeof d->end_reason, d->err, sizeof d->err);
     } else {
         snprintf(d->end_reason, sizeof d->end_reason, "failed");

@@ -221,7 +221,7 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
                    why[0] ? why : "the parameter provider failed");
         /* a table that does not describe the impact, or holds it outside its
          * axes, is the caller's to report as such (docs/tables.md) */
-        return rc == CR_ERR_DOMAIN || rc == CR_ERR_INVALID ? rc : CR_ERR_SOLVER;
+        return rc == CR_ERR_DOMAIN || rc == CR_ERR_MODEL ? rc : CR_ERR_SOLVER;
     }
     return CR_OK;
 }
