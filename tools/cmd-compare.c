@@ -65,12 +65,14 @@ void usage_compare(FILE *out)
           "                      after the comparison; not with --csv or --json)\n"
           "      --table TABLE   predictive alpha and kappa of the energetic law from a\n"
           "                      reference table (data/, docs/tables.md) when it covers\n"
-          "                      the episode\n"
+          "                      the episode; an episode of its configuration outside\n"
+          "                      its axes is refused (exit 5)\n"
           "  -q, --quiet         no table\n"
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: 0 done, 2 usage, 3 bad input (no episodes, an episode out of\n"
-          "range, an unreadable file), 4 run or write failure, 130 interrupted.\n",
+          "range, an unreadable file), 4 run or write failure, 5 an episode outside the\n"
+          "--table's axes, 130 interrupted.\n",
           out);
 }
 

@@ -74,13 +74,15 @@ void usage_run(FILE *out)
             "                      a pool: A for the contacts approaching at an impact,\n"
             "                      B (--alpha A,B) for those only touching\n"
             "      --table FILE    energetic law: alpha, kappa of each impact from a\n"
-            "                      chain3 reference table (3-ball chains; docs/tables.md)\n"
+            "                      chain table (chainN: any impact of N balls, a striker\n"
+            "                      on balls at rest, inside its axes; docs/tables.md)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
             "a valid file whose 'status' attribute says \"interrupted\"; a solver failure\n"
             "keeps one that says \"failed\" and why. Exit status: 0 done, 2 usage, 3 bad\n"
-            "input, 4 run failure, 6 --strict mismatch, 130 interrupted (docs/errors.md).\n",
+            "input, 4 run failure, 5 an impact outside the --table's axes, 6 --strict\n"
+            "mismatch, 130 interrupted (docs/errors.md).\n",
             tools_default_model());
 }
 
