@@ -137,6 +137,18 @@ print("mirror", d)
 sys.exit(not d <= 1e-12)
 PY
 
+"$CRADLE" compare mirror.yaml --table t.h5 --json > mirrorc.json 2> mirrorc.err
+"$PY" - <<'PY' && ok "compare --table, striker from the right: the forward prediction mirrored (kappa, alpha reversed) to 1e-12" self || bad "compare mirror: $(cat mirrorc.err)"
+import json, sys
+def pred(f):
+    rows = json.load(open(f))["episodes"][0]["rows"]
+    return [r for r in rows if r["law"] == "energetic" and r["mode"] == "predictive"][0]
+a, b = pred("compare.json"), pred("mirrorc.json")
+print(a["parameter"], b["parameter"], a["parameters"], b["parameters"])
+sys.exit(not (b["status"] == "ok" and abs(a["parameter"] - b["parameter"]) <= 1e-12
+              and all(abs(x - y) <= 1e-12 for x, y in zip(a["parameters"], reversed(b["parameters"])))))
+PY
+
 # outside the axes: exit 5, one line naming the quantity and the value, no file
 refused() { # NAME STATUS PATTERN FILE: one line, the status, the pattern, no FILE
     [ "$2" -eq "$4" ] && [ "$(wc -l < "$1.err")" -eq 1 ] && grep -q "$3" "$1.err" && [ ! -e "$1.h5" ]

@@ -89,6 +89,8 @@ int rigid_table_params(const cr_system *sys, size_t impact, size_t first, size_t
     cr_system_get_velocities(sys, r->v);
     cr_system_get_positions(sys, r->x);
     int side = count + 1 <= NB ? striker_side(r->v, first, count) : 0;
+    for (size_t b = first; b <= first + count; b++)
+        side = cr_model_is_fixed(r->model, b) ? 0 : side; /* a wall is no ball of a chain */
     if (side == 0) {
         snprintf(msg, msglen,
                  "table %s: rigid impact %zu (pairs %zu-%zu, %zu bodies) is not a striker hitting "

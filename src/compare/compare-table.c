@@ -228,9 +228,10 @@ int cr_table_chain3_cached(cr_table *t, cr_restitution_cache *cache, const doubl
     return cr_table_chain(t, cache, 3, mass, laws, NULL, v, alpha, kappa, bound, msg, msglen);
 }
 
-/* A chain episode: striker on dof 0, the other dofs at rest, records joining
- * r and r + 1. */
-static int is_chain(const cmp_episode *e)
+/* A chain episode: records joining dofs r and r + 1, one end's dof
+ * striking the others at rest. @return +1 (dof 0 strikes), −1 (the last
+ * dof), 0 (not a chain episode). */
+static int chain_side(const cmp_episode *e)
 {
     size_t n = e->info.dofs;
     if (e->dim != 1 || n < 2 || e->info.contacts != n - 1 || !e->laws)
@@ -240,11 +241,13 @@ static int is_chain(const cmp_episode *e)
         if (!((a == (long)r && b == (long)r + 1) || (b == (long)r && a == (long)r + 1)))
             return 0;
     }
-    double v = e->u_minus[0];
+    double lo = e->u_minus[0], hi = e->u_minus[n - 1];
+    int rest_lo = 1, rest_hi = 1;
     for (size_t i = 1; i < n; i++)
-        if (!(fabs(e->u_minus[i]) <= 1e-12 * v))
-            return 0;
-    return v > 0.0;
+        rest_lo &= fabs(e->u_minus[i]) <= 1e-12 * fabs(lo);
+    for (size_t i = 0; i + 1 < n; i++)
+        rest_hi &= fabs(e->u_minus[i]) <= 1e-12 * fabs(hi);
+    return lo > 0.0 && rest_lo ? 1 : hi < 0.0 && rest_hi ? -1 : 0;
 }
 
 int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, double *par,
@@ -252,7 +255,8 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
 {
     cr_table *t = c->table;
     size_t nb = cr_table_chain_bodies(t);
-    if (nb == 0 || !is_chain(e) || e->info.dofs != nb) {
+    int side = nb ? chain_side(e) : 0;
+    if (side == 0 || e->info.dofs != nb) {
         char what[200];
         snprintf(what, sizeof what,
                  "the table does not cover this configuration (%s: a striker hitting %zu "
@@ -260,17 +264,27 @@ int cr_cmp_table_params(cr_compare *c, const cmp_episode *e, cr_law_params *p, d
                  cr_table_attr(t, "configuration"), nb ? nb - 1 : 0);
         return refuse(row, what);
     }
-    double alpha[CR_TABLE_CHAIN_MAX], kappa, bound[2];
+    /* the chain as the table holds it: the striker first (mirrored when it
+     * comes from the last dof) */
+    double mass[CR_TABLE_CHAIN_MAX], alpha[CR_TABLE_CHAIN_MAX], kappa, bound[2];
+    cr_contact_params laws[CR_TABLE_CHAIN_MAX];
+    for (size_t k = 0; k < nb; k++) {
+        mass[k] = e->mass[side > 0 ? k : nb - 1 - k];
+        if (k + 1 < nb)
+            laws[k] = e->laws[side > 0 ? k : nb - 2 - k];
+    }
     char msg[CR_ERRMSG_LEN];
-    int rc = cr_table_chain(t, c->cache, nb, e->mass, e->laws, NULL, e->u_minus[0], alpha, &kappa,
-                            bound, msg, sizeof msg);
+    int rc =
+        cr_table_chain(t, c->cache, nb, mass, laws, NULL, fabs(e->u_minus[side > 0 ? 0 : nb - 1]),
+                       alpha, &kappa, bound, msg, sizeof msg);
     if (rc == CR_ERR_DOMAIN && !c->table_refusal[0])
         snprintf(c->table_refusal, sizeof c->table_refusal, "episode %zu: %s", e->info.index, msg);
     if (rc != CR_OK)
         return refuse(row, msg);
     size_t ref = e->info.reference;
-    for (size_t r = 0; r + 1 < nb; r++)
-        par[r] = alpha[r] / alpha[ref]; /* the table's α is relative to contact 0 */
+    double aref = alpha[side > 0 ? ref : nb - 2 - ref];
+    for (size_t r = 0; r + 1 < nb; r++) /* the table's α is relative to its contact 0 */
+        par[r] = alpha[side > 0 ? r : nb - 2 - r] / aref;
     p->alpha = par;
     p->kappa = kappa;
     p->reference = ref;
