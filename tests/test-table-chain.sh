@@ -99,6 +99,21 @@ ba = max(L["alpha[%d]" % c]["bound"] for c in range(3))
 print(b, ba, L["kappa"]["bound"])
 sys.exit(not (b["alpha"] == ba and b["kappa"] == L["kappa"]["bound"]))
 PY
+# the alpha and kappa the rigid run applied against the compliant run's own
+# (its first episode), within the table's bounds of alpha and kappa
+cat > own.py <<'PY'
+import json, sys
+L = json.load(open(sys.argv[1]))["values"]
+r, c = json.load(open(sys.argv[2]))["episodes"][0], json.load(open(sys.argv[3]))["episodes"][0]
+dk = abs(r["kappa"] - c["kappa"])
+da = [abs(a["alpha"] - b["alpha"]) for a, b in zip(r["contacts"], c["contacts"])]
+print("kappa", r["kappa"], c["kappa"], dk, L["kappa"]["bound"], "alpha", da)
+sys.exit(not (len(r["contacts"]) == len(c["contacts"]) and dk <= L["kappa"]["bound"]
+              and all(d <= L["alpha[%d]" % k]["bound"] for k, d in enumerate(da))))
+PY
+"$PY" own.py lookup.json rigid.json compliant.json \
+    && ok "rigid --table at an off-grid point: its alpha, kappa within the table's bounds of the compliant run's own" ref \
+    || bad "rigid --table alpha, kappa"
 "$CRADLE" compare user.yaml --table t.h5 --json > compare.json 2> compare.err; st=$?
 "$PY" - <<'PY' && ok "compare --table at an off-grid point: the predicted alpha, kappa within the table's bounds of the compliant run's own" ref || bad "compare --table: $st $(cat compare.err)"
 import json, sys
@@ -149,6 +164,70 @@ sys.exit(not (b["status"] == "ok" and abs(a["parameter"] - b["parameter"]) <= 1e
               and all(abs(x - y) <= 1e-12 for x, y in zip(a["parameters"], reversed(b["parameters"])))))
 PY
 
+# a table over a gap (g23/d*, the model of data/chain3-gap.h5: d* = 1): an
+# impact that takes in a gap of 0.35 d* (rigid.touching 1) is looked up there
+cat > gap3.yaml <<'YAML'
+name: chain3-gap
+balls:
+  - {mass: 1.0, radius: 0.5, x: -2.0, v: 1.0}
+  - {mass: 1.0, radius: 0.5, x: -1.0}
+  - {mass: 1.0, radius: 0.5, x: 0.0}
+contact: {K: 0.625, n: 1.5, C: 0.0, release: gap}
+integration: {rtol: 1.0e-10, atol: 1.0e-12}
+YAML
+cat > gapgrid.yaml <<'YAML'
+name: gap-grid
+model: gap3.yaml
+axes:
+  - {field: 'balls[2].x', key: g/d*, range: {from: 0.0, to: 1.0, count: 5}}
+YAML
+"$CRADLE" sweep gapgrid.yaml -o gapgrid.h5 -q -j 2
+"$CRADLE" table make gapgrid.h5 --configuration chain --check auto -q -j 2 -o tg.h5 2> tg.err
+"$CRADLE" table info tg.h5 | grep -q "g/d\* .*quantity g23/d\*" \
+    && ok "a grid over balls[2].x is declared as the gap g23/d*" || bad "gap table: $(cat tg.err)"
+sed 's/x: 0.0}/x: 0.35}/' gap3.yaml > ugap.yaml
+"$CRADLE" table lookup tg.h5 g/d*=0.35 --json > lgap.json
+"$CRADLE" run ugap.yaml -o cgap.h5 --json > cgap.json
+"$CRADLE" run ugap.yaml --rigid energetic --table tg.h5 -o rgap.h5 --json > rgap.json 2> rgap.err
+"$PY" own.py lgap.json rgap.json cgap.json \
+    && ok "rigid --table over a gap, g23/d* = 0.35: alpha, kappa within the table's bounds of the compliant run's own" ref \
+    || bad "gap: $(cat rgap.err)"
+
+# a table over the striker's speed itself (damping C fixed, no restitution
+# target): the units and C are held fixed; in other units: exit 5
+cat > damped.yaml <<'YAML'
+name: chain3-damped
+balls:
+  - {mass: 1.0, radius: 0.5, x: 0.0, v: 1.0}
+  - {mass: 1.2, radius: 0.5, x: 1.0}
+  - {mass: 1.0, radius: 0.5, x: 2.0}
+contact: {K: 1.0, n: 1.5, m: 0.5, C: 0.2, release: force}
+integration: {rtol: 1.0e-10, atol: 1.0e-12}
+YAML
+cat > vgrid.yaml <<'YAML'
+name: speed
+model: damped.yaml
+axes:
+  - {field: 'balls[0].v', key: v, range: {from: 0.25, to: 4, count: 5, scale: log}}
+  - {field: 'balls[1].mass', key: m2/m1, values: [1.0, 1.5]}
+YAML
+"$CRADLE" sweep vgrid.yaml -o vgrid.h5 -q -j 2
+"$CRADLE" table make vgrid.h5 --configuration chain --check auto -q -j 2 -o tv.h5 2> tv.err
+"$CRADLE" table info tv.h5 | grep -q "held fixed: .*m1 = 1, K12 = 1, C12 = 0.2, C23 = 0.2" \
+    && ok "a grid over the speed: declared v, the units and the damping held fixed" || bad "speed table: $(cat tv.err)"
+sed 's/v: 1.0}/v: 0.7}/' damped.yaml > uv.yaml
+"$CRADLE" table lookup tv.h5 v=0.7 m2/m1=1.2 --json > lv.json
+"$CRADLE" run uv.yaml -o cv.h5 --json > cv.json
+"$CRADLE" run uv.yaml --rigid energetic --table tv.h5 -o rv.h5 --json > rv.json 2> rv.err
+"$PY" own.py lv.json rv.json cv.json \
+    && ok "rigid --table over the speed, v = 0.7: alpha, kappa within the table's bounds of the compliant run's own" ref \
+    || bad "speed: $(cat rv.err)"
+sed -e 's/mass: 1.0, radius: 0.5, x: 0.0, v: 1.0/mass: 2.0, radius: 0.5, x: 0.0, v: 0.7/' \
+    -e 's/mass: 1.2/mass: 2.4/' -e 's/mass: 1.0, radius: 0.5, x: 2.0/mass: 2.0, radius: 0.5, x: 2.0/' damped.yaml > units.yaml
+"$CRADLE" run units.yaml --rigid energetic --table tv.h5 -o units.h5 2> units.err; st=$?
+[ $st -eq 5 ] && [ "$(wc -l < units.err)" -eq 1 ] && grep -q "m1 = 2 is outside .*held fixed" units.err && [ ! -e units.h5 ] \
+    && ok "rigid --table over the speed, masses in other units: exit 5, names m1" || bad "units: $st $(cat units.err)"
+
 # outside the axes: exit 5, one line naming the quantity and the value, no file
 refused() { # NAME STATUS PATTERN FILE: one line, the status, the pattern, no FILE
     [ "$2" -eq "$4" ] && [ "$(wc -l < "$1.err")" -eq 1 ] && grep -q "$3" "$1.err" && [ ! -e "$1.h5" ]
@@ -193,7 +272,7 @@ text = open("user.yaml").read().replace("reference_speed: 0.5}",
 open("unequal.yaml", "w").write(text)
 PY
 "$CRADLE" run unequal.yaml --rigid energetic --table t.h5 -o unequal.h5 2> unequal.err; st=$?
-refused unequal $st "different ones (e12 = " 3 \
+refused unequal $st "axis e is e, one value every pair shares, and the impact's pairs have different ones (e12 = " 3 \
     && ok "rigid --table, pairs of different restitutions on an axis e they share: exit 3" || bad "unequal: $st $(cat unequal.err)"
 # a table whose declaration names a quantity no chain has (edited)
 cp t.h5 edited.h5
@@ -224,11 +303,11 @@ cat > rtol.yaml <<'YAML'
 name: rtol
 model: chain4.yaml
 axes:
-  - {field: 'contact.K', values: [1.0, 2.0]}
+  - {field: 'integration.rtol', values: [1.0e-10, 1.0e-9]}
 YAML
 "$CRADLE" sweep rtol.yaml -o rtol.h5 -q -j 2
 "$CRADLE" table make rtol.h5 --configuration chain -o tr.h5 2> tr.err; st=$?
-[ $st -eq 3 ] && [ "$(wc -l < tr.err)" -eq 1 ] && grep -q "axis contact.K (contact.K) is no impact-configuration quantity" tr.err \
-    && [ ! -e tr.h5 ] && ok "make --configuration chain: an axis that is no quantity (contact.K): exit 3, no file" || bad "rtol: $st $(cat tr.err)"
+[ $st -eq 3 ] && [ "$(wc -l < tr.err)" -eq 1 ] && grep -q "axis integration.rtol (integration.rtol) is no impact-configuration quantity" tr.err \
+    && [ ! -e tr.h5 ] && ok "make --configuration chain: an axis that is no quantity (integration.rtol): exit 3, no file" || bad "rtol: $st $(cat tr.err)"
 
 finish test-table-chain

@@ -15,7 +15,7 @@
 #include "cradle/cradle.h"
 #include "cradle/sweep.h"
 
-#define QN (4 * CR_TABLE_CHAIN_MAX)
+#define QN (5 * CR_TABLE_CHAIN_MAX + 1)
 /* Two values are one when within this (relative, at least absolute): the
  * restitutions come from two-body runs, solved for to about 1e-10. */
 #define SAME 1e-7
@@ -29,7 +29,7 @@ typedef struct {
 
 static int same(double a, double b)
 {
-    return fabs(a - b) <= SAME * fmax(1.0, fabs(b));
+    return fabs(a - b) <= SAME * (b != 0.0 ? fabs(b) : 1.0);
 }
 
 /* The chain impact of model @p m: masses, laws, gaps; ball 0 the striker. */
@@ -123,15 +123,22 @@ static long axis_quantity(const grid_values *g, const double *axis, size_t np, c
     return pick;
 }
 
-/* A quantity some axis stands for: itself, or a pair's e under the axis e,
- * or e under a pair's e. */
+/* A quantity some axis stands for: itself, or a pair's e (C) under the axis
+ * e (C) every pair shares, or that one under a pair's. */
 static int covered(const table_decl *d, const char *q)
 {
-    for (size_t a = 0; a < d->naxes; a++)
-        if (strcmp(d->quantity[a], q) == 0 ||
-            (q[0] == 'e' && d->quantity[a][0] == 'e' && (!q[1] || !d->quantity[a][1])))
+    for (size_t a = 0; a < d->naxes; a++) {
+        const char *x = d->quantity[a];
+        if (strcmp(x, q) == 0 || ((q[0] == 'e' || q[0] == 'C') && x[0] == q[0] && (!q[1] || !x[1])))
             return 1;
+    }
     return 0;
+}
+
+/* v, m1, K12, Cij: the units. */
+static int absolute(const char *q)
+{
+    return strcmp(q, "v") == 0 || strcmp(q, "m1") == 0 || strcmp(q, "K12") == 0 || q[0] == 'C';
 }
 
 static int declare_axes(const char *grid, cr_table *t, cr_sweep_output *o, grid_values *g,
@@ -159,19 +166,29 @@ static int declare_axes(const char *grid, cr_table *t, cr_sweep_output *o, grid_
         snprintf(d->quantity[a], CR_TABLE_QUANTITY_LEN, "%s", g->names[q]);
     }
     free(axis);
+    int speed = 0; /* an axis in the units: v, m1, K12, C or Cij */
+    for (size_t a = 0; a < d->naxes; a++)
+        speed |= absolute(d->quantity[a]);
     for (size_t q = 0; q < g->nq; q++) {
-        if (covered(d, g->names[q]) || (strcmp(g->names[q], "e") == 0))
-            continue; /* e, when no axis, is the pairs' eij, held fixed one by one */
+        const char *name = g->names[q];
+        if (covered(d, name) || strcmp(name, "e") == 0 || strcmp(name, "C") == 0)
+            continue; /* e (C), when no axis, is the pairs' eij (Cij), held fixed one by one */
+        /* over the speed (or a stiffness, a mass, a damping) itself, the other
+         * units and the damping are held fixed and the restitutions follow;
+         * otherwise ratios and restitutions are all alpha and kappa depend on
+         * (001 sect. 3.4): the units are free */
+        if ((speed && name[0] == 'e') || (!speed && absolute(name)))
+            continue;
         double v0 = g->val[q];
         for (size_t i = 1; i < np; i++)
             if (!same(g->val[i * QN + q], v0)) {
                 snprintf(msg, len,
                          "%s: %s varies over the grid (%.9g at point 0, %.9g at point %zu) and "
                          "no axis is it: a table's axes must be the impact's quantities",
-                         grid, g->names[q], v0, g->val[i * QN + q], i);
+                         grid, name, v0, g->val[i * QN + q], i);
                 return -1;
             }
-        snprintf(d->fixed[d->nfixed], CR_TABLE_QUANTITY_LEN, "%s", g->names[q]);
+        snprintf(d->fixed[d->nfixed], CR_TABLE_QUANTITY_LEN, "%s", name);
         d->fixed_value[d->nfixed++] = v0;
     }
     return 0;

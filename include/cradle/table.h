@@ -100,8 +100,11 @@ CR_EXPORT int cr_table_restitution(cr_table *t, const double *x, size_t c, int p
  * N − 1 touching bodies at rest) uses the quantities mK/m1 (K = 2..N),
  * Kij/K12 (the stiffness of pair i-j over pair 1-2), eij (pair i-j's
  * two-body restitution at the striker's speed; 1 undamped), e (the one
- * restitution every pair shares) and gij/d* (the gap of pair i-j over its
- * compression d* = ((n+1) mu v^2 / (2K))^(1/(n+1)) at that speed).
+ * restitution every pair shares), gij/d* (the gap of pair i-j over its
+ * compression d* = ((n+1) mu v^2 / (2K))^(1/(n+1)) at that speed), and the
+ * absolute v (the striker's speed), m1, K12, Cij (pair i-j's damping) and C
+ * (the one every pair shares): a table with one of these on an axis holds
+ * the others fixed (its units).
  */
 typedef struct {
     const char *configuration;   /* "chainN" */

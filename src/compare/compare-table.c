@@ -44,7 +44,10 @@ static int why(char *msg, size_t len, const char *what)
     return CR_ERR_INVALID;
 }
 
-#define Q_MAX (4 * CR_TABLE_CHAIN_MAX)
+#define Q_MAX (5 * CR_TABLE_CHAIN_MAX + 1)
+/* A fixed quantity matches within this, relative (absolute for 0): the
+ * restitutions come from two-body runs, solved for to about 1e-10. */
+#define FIXED_TOL 1e-7
 
 int cr_table_chain_quantities(cr_restitution_cache *cache, size_t n, const double *mass,
                               const cr_contact_params *laws, const double *gap, double v,
@@ -53,7 +56,7 @@ int cr_table_chain_quantities(cr_restitution_cache *cache, size_t n, const doubl
 {
     size_t k = 0;
     *count = 0;
-    if (n < 2 || n > CR_TABLE_CHAIN_MAX || cap < 4 * n)
+    if (n < 2 || n > CR_TABLE_CHAIN_MAX || cap < 5 * n + 1)
         return why(msg, msglen, "a chain table holds 2 to 9 bodies");
 #define PUT(value, ...)                                                                            \
     do {                                                                                           \
@@ -84,6 +87,16 @@ int cr_table_chain_quantities(cr_restitution_cache *cache, size_t n, const doubl
         double dstar = pow(p * mu * v * v / (2.0 * laws[c].K), 1.0 / p);
         PUT(gap[c] / dstar, "g%zu%zu/d*", c + 1, c + 2);
     }
+    /* absolute: what a table over the speed itself holds fixed */
+    PUT(v, "v");
+    PUT(mass[0], "m1");
+    PUT(laws[0].K, "K12");
+    shared = 1;
+    for (size_t c = 0; c + 1 < n; c++) {
+        PUT(laws[c].C, "C%zu%zu", c + 1, c + 2);
+        shared &= laws[c].C == laws[0].C;
+    }
+    PUT(shared ? laws[0].C : NAN, "C");
 #undef PUT
     *count = k;
     return CR_OK;
@@ -141,13 +154,13 @@ static int impact_point(cr_table *t, char (*names)[CR_TABLE_QUANTITY_LEN], const
                      cr_table_path(t), cr_table_axis_name(t, a), q, n);
             return CR_ERR_INVALID;
         }
-        if (strcmp(q, "e") == 0 && isnan(values[i])) {
+        if (isnan(values[i])) { /* e or C, which the impact's pairs do not share */
             snprintf(msg, msglen,
-                     "%s: axis %s is the restitution every pair shares, and the impact's pairs "
-                     "have different ones (e12 = %.9g, e23 = %.9g)",
-                     cr_table_path(t), cr_table_axis_name(t, a),
-                     values[quantity_index(names, nq, "e12")],
-                     n > 2 ? values[quantity_index(names, nq, "e23")] : NAN);
+                     "%s: axis %s is %s, one value every pair shares, and the impact's pairs "
+                     "have different ones (%s12 = %.9g, %s23 = %.9g)",
+                     cr_table_path(t), cr_table_axis_name(t, a), q, q,
+                     values[quantity_index(names, nq, q[0] == 'e' ? "e12" : "C12")], q,
+                     n > 2 ? values[quantity_index(names, nq, q[0] == 'e' ? "e23" : "C23")] : NAN);
             return CR_ERR_INVALID;
         }
         x[a] = snap_to_axis(t, a, values[i]);
@@ -163,7 +176,7 @@ static int impact_point(cr_table *t, char (*names)[CR_TABLE_QUANTITY_LEN], const
                      cr_table_path(t), q, n);
             return CR_ERR_INVALID;
         }
-        if (!(fabs(values[i] - f) <= 1e-9 * fmax(1.0, fabs(f)))) {
+        if (!(fabs(values[i] - f) <= FIXED_TOL * (f != 0.0 ? fabs(f) : 1.0))) {
             snprintf(msg, msglen,
                      "%s: %s = %.9g is outside the table's domain [%.9g, %.9g] (held fixed)",
                      cr_table_path(t), q, values[i], f, f);
