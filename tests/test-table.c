@@ -499,8 +499,9 @@ static void check_chain_quantities(void)
     size_t n = 0;
     int rc =
         cr_table_chain_quantities(NULL, 3, mass, laws, gap, V, names, v, 16, &n, msg, sizeof msg);
-    const char *want[] = {"m2/m1", "m3/m1", "K23/K12", "e12", "e23", "e", "g12/d*", "g23/d*"};
-    int named = rc == CR_OK && n == 8;
+    const char *want[] = {"m2/m1",  "m3/m1", "K23/K12", "e12", "e23", "e",   "g12/d*",
+                          "g23/d*", "v",     "m1",      "K12", "C12", "C23", "C"};
+    int named = rc == CR_OK && n == 14;
     for (size_t q = 0; named && q < n; q++)
         named = strcmp(names[q], want[q]) == 0;
     CHECK(named, "the quantities of a 3-ball chain, in order (%zu: %s)", n, msg);
@@ -514,6 +515,10 @@ static void check_chain_quantities(void)
               v[2], v[3], v[4], v[5]);
     CHECK_REF(fabs(v[6] / (gap[0] / dstar) - 1.0) < 1e-14 && v[7] == 0.0,
               "g12/d* = %.17g, Hertz's closed form %.17g", v[6], gap[0] / dstar);
+    CHECK(v[8] == V && v[9] == 2.0 && v[10] == 1000.0 && v[11] == 0.0 && v[12] == 0.0 &&
+              v[13] == 0.0,
+          "the units: v, m1, K12, C12, C23, C (%g %g %g %g %g %g)", v[8], v[9], v[10], v[11], v[12],
+          v[13]);
     CHECK(cr_table_chain_quantities(NULL, 10, mass, laws, gap, V, names, v, 16, &n, msg,
                                     sizeof msg) == CR_ERR_INVALID,
           "10 bodies: refused (%s)", msg);
