@@ -239,6 +239,9 @@ refused far $st 'm2/m1 = 1.6 is outside the table' 5 \
 "$CRADLE" compare far.yaml --table t.h5 -o farc.h5 2> farc.err; st=$?
 refused farc $st 'm2/m1 = 1.6 is outside the table' 5 \
     && ok "compare --table, m2/m1 = 1.6: exit 5, one line naming it, no file" || bad "farc: $st $(cat farc.err)"
+"$CRADLE" compare far.yaml --rigid energetic --table t.h5 -o farr.h5 2> farr.err; st=$?
+refused farr $st 'm2/m1 = 1.6 is outside the table' 5 \
+    && ok "compare --rigid energetic --table, m2/m1 = 1.6: exit 5 before any run is written" || bad "farr: $st $(cat farr.err)"
 sed 's/mass: 2.0, radius: 0.01, x: 0.06/mass: 2.4, radius: 0.01, x: 0.06/' user.yaml > heavy.yaml
 "$CRADLE" run heavy.yaml --rigid energetic --table t.h5 -o heavy.h5 2> heavy.err; st=$?
 refused heavy $st 'm4/m1 = 1.2 is outside .*held fixed' 5 \

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-table.h"
 #include "tools-common.h"
 #include "tools-json.h"
 
@@ -339,6 +340,18 @@ static int params_used(const compare_runs_args *a, const one_run *v)
     return 0;
 }
 
+/* --table: the rigid run made once before anything is written, so an impact
+ * the table does not describe (exit 3) or holds outside its axes (exit 5) is
+ * refused with one line and no file, as `cradle run` does. */
+static int table_probe(cr_system *probe, const cr_model *model, const char *name, const char *law)
+{
+    int rc = cr_system_run(probe, cr_model_settings(model)->t_end);
+    if (rc != CR_ERR_DOMAIN && rc != CR_ERR_MODEL)
+        return 0; /* anything else is the variant's own failure, reported with its rows */
+    tools_error("%s: --rigid %s: %s", name, law, cr_system_last_error(probe));
+    return rc == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
+}
+
 int compare_runs(const compare_runs_io *io, compare_runs_args *a)
 {
     char msg[1024];
@@ -375,7 +388,11 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
         cr_system *probe = rigid_or_compliant_system(&probe_args, name, model, &pst);
         if (!probe)
             st = pst;
+        else if (probe_args.tab)
+            st = table_probe(probe, model, name, v[i].args.rigid);
         cr_system_destroy(probe);
+        if (probe_args.tab != v[i].args.tab)
+            rigid_table_free(probe_args.tab);
     }
     int rc = st == 0 ? run_one(&c, model, name, text, io->out) : CR_OK;
     if (st == 0 && rc != CR_OK) {
