@@ -114,6 +114,9 @@ PY
 "$PY" own.py lookup.json rigid.json compliant.json \
     && ok "rigid --table at an off-grid point: its alpha, kappa within the table's bounds of the compliant run's own" ref \
     || bad "rigid --table alpha, kappa"
+h5dump -a /rigid_law_after_run rigid.h5 | grep -q "table t.h5: .*largest bounds met: alpha +- 0.0777, kappa +- 0.016" \
+    && ok "the run file's rigid_law_after_run carries the table's bounds met" \
+    || bad "rigid_law_after_run: $(h5dump -a /rigid_law_after_run rigid.h5 | grep '(0)')"
 "$CRADLE" compare user.yaml --table t.h5 --json > compare.json 2> compare.err; st=$?
 "$PY" - <<'PY' && ok "compare --table at an off-grid point: the predicted alpha, kappa within the table's bounds of the compliant run's own" ref || bad "compare --table: $st $(cat compare.err)"
 import json, sys

@@ -212,6 +212,9 @@ static int finish(const run_args *a, run_state *r, int rc)
         return rc == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
     }
     size_t nmis = 0;
+    if (a->rigid.tab) /* the bounds met go with the law into the file (rigid_law_after_run) */
+        cr_system_rigid_set_provider(r->run.sys, rigid_table_params, a->rigid.tab,
+                                     rigid_table_label_after(a->rigid.tab));
     if (a->rigid.calib)
         cr_calibrated_rigid_finish(a->rigid.calib, cr_system_get_time(r->run.sys));
     const cr_rigid_mismatch *mis = cr_calibrated_rigid_mismatches(a->rigid.calib, &nmis);

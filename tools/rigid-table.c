@@ -61,6 +61,14 @@ const char *rigid_table_label(const rigid_table *r)
     return r->label;
 }
 
+const char *rigid_table_label_after(rigid_table *r)
+{
+    size_t used = strlen(r->label);
+    snprintf(r->label + used, sizeof r->label - used,
+             "; largest bounds met: alpha +- %.3g, kappa +- %.3g", r->bound[0], r->bound[1]);
+    return r->label;
+}
+
 void rigid_table_bounds(const rigid_table *r, double bound[2])
 {
     bound[0] = r->bound[0];

@@ -15,6 +15,8 @@ const char *rigid_table_label(const rigid_table *r);
 /* The cr_rigid_provider: α, κ at this impact's masses, laws and speed. */
 int rigid_table_params(const cr_system *sys, size_t impact, size_t first, size_t count,
                        cr_law_params *p, char *msg, size_t msglen, void *user);
+/* The label with the largest bounds met (after the run). */
+const char *rigid_table_label_after(rigid_table *r);
 /* The largest bounds of α and of κ (the table's stored ones; 0 at grid
  * points) over the impacts looked up so far. */
 void rigid_table_bounds(const rigid_table *r, double bound[2]);

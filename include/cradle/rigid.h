@@ -79,8 +79,10 @@ typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t fir
 /**
  * Sets the per-impact parameter provider of a rigid system before its run;
  * @p label (may be NULL) replaces the parameters in cr_system_rigid_law
- * ("energetic (calibrated: ...)"). @return CR_ERR_INVALID for a compliant
- * engine, a rigid pool (its contacts are not model pairs) or after the run.
+ * ("energetic (calibrated: ...)"). After the run the same @p fn and @p user
+ * may be set again to change the label only (what the run found: a table's
+ * bounds). @return CR_ERR_INVALID for a compliant engine, a rigid pool (its
+ * contacts are not model pairs) or another provider after the run.
  */
 CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                            const char *label);
