@@ -309,6 +309,11 @@ static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_
     }
     for (size_t i = 0; st == 0 && i < a->n; i++) {
         int rc = run_one(&v[i], model, name, NULL, NULL);
+        if (v[i].args.tab) { /* the law with the table's bounds met */
+            cr_system_rigid_set_provider(v[i].sys, rigid_table_params, v[i].args.tab,
+                                         rigid_table_label_after(v[i].args.tab));
+            cr_system_rigid_law(v[i].sys, v[i].law, sizeof v[i].law);
+        }
         if (rc == CR_ERR_INVALID) {
             tools_error("%s: --rigid %s: %s", name, v[i].args.rigid, v[i].error);
             st = EXIT_INPUT;
