@@ -204,6 +204,11 @@ def table_disagrees(f):
     f["table"][...] = t
 
 
+def fixed_value_nan(f):
+    f.create_dataset("reference/fixed_quantity", data=np.array([b"m2/m1"], "S32"))
+    f.create_dataset("reference/fixed_value", data=np.array([np.nan]))
+
+
 def huge_table(f):
     """A /table of 61 x 2e7 doubles (9.8 GB), chunked and never written: the
     file stays small, the reader must refuse it before allocating."""
@@ -227,6 +232,12 @@ TABLE_DEFECTS = {
     "table-disagrees": table_disagrees,
     "bound-shorter": lambda f: replace(f, "reference/bound", f["reference/bound"][:-1]),
     "bound-negative": lambda f: f["reference/bound"].__setitem__(2, -1.0),
+    # the declaration of what the axes are (docs/tables.md, "Impact configurations")
+    "quantity-longer": lambda f: f.create_dataset("reference/quantity",
+                                                  data=np.array([b"e", b"m2/m1"], "S32")),
+    "fixed-value-nan": fixed_value_nan,
+    "fixed-value-missing": lambda f: f.create_dataset("reference/fixed_quantity",
+                                                      data=np.array([b"m2/m1"], "S32")),
     "kind-other": lambda f: f.attrs.__setitem__("kind", "cradle frobnicator"),
     "sweep-version": lambda f: f.attrs.__setitem__("format_version", np.int64(9)),
     "points-attr": lambda f: f.attrs.__setitem__("points", np.int64(5)),

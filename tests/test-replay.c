@@ -402,7 +402,7 @@ static void replay_case(int n, double C)
           "store commit: %s", cr_store_last_error(store));
     stored(path, r);
     /* the CLI's report writer, unchanged, on the replayed system */
-    run_info info = {model, "replay", path, 0.0, {0, 0, 0}, 0.0, NULL};
+    run_info info = {model, "replay", path, 0.0, {0, 0, 0}, 0.0, NULL, 0, {0, 0}};
     report_summary(&info, sys);
     report_episodes(sys, mon);
     CHECK(report_json(&info, sys, mon) == 0, "JSON report");

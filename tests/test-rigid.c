@@ -781,8 +781,13 @@ static void test_provider(void)
     char law[128];
     cr_system_rigid_law(sys, law, sizeof law);
     CHECK(strcmp(law, "newton (scheduled restitution)") == 0, "law text: %s", law);
-    CHECK(cr_system_rigid_set_provider(sys, scheduled, &s, NULL) == CR_ERR_INVALID,
-          "no provider after the run");
+    schedule other = s;
+    CHECK(cr_system_rigid_set_provider(sys, scheduled, &other, NULL) == CR_ERR_INVALID,
+          "no other provider after the run");
+    /* the same one may relabel (what it found: a table's bounds) */
+    CHECK(cr_system_rigid_set_provider(sys, scheduled, &s, "relabelled") == CR_OK, "relabel");
+    cr_system_rigid_law(sys, law, sizeof law);
+    CHECK(strcmp(law, "newton (relabelled)") == 0, "law text after relabelling: %s", law);
     cr_monitor_destroy(mon);
     cr_system_destroy(sys);
     cr_model_destroy(model);

@@ -9,6 +9,7 @@
  * restitution, Acary & Taha's eq. 27 and the chain3 table, and against direct
  * runs off their grids.
  */
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -482,6 +483,77 @@ static void check_direct(const char *table, const char *model, const char *set, 
     cr_table_close(t);
 }
 
+/* The impact-configuration quantities of a 3-ball chain (table.h): the
+ * ratios, e = 1 undamped, and each pair's gap over d*, against the closed
+ * form of Hertz's maximum compression, d* = (5 mu V^2 / (4K))^(2/5) for
+ * n = 3/2 (Johnson, Contact Mechanics, eq. 11.24). */
+static void check_chain_quantities(void)
+{
+    tu_case("chain quantities");
+    const double mass[3] = {2.0, 1.8, 2.2}, gap[2] = {1e-3, 0.0}, V = 0.5;
+    cr_contact_params laws[2];
+    cr_contact_params_init(&laws[0], 1000.0, 1.5, 0.0, CR_RELEASE_FORCE);
+    cr_contact_params_init(&laws[1], 1500.0, 1.5, 0.0, CR_RELEASE_FORCE);
+    char names[16][CR_TABLE_QUANTITY_LEN], msg[256];
+    double v[16];
+    size_t n = 0;
+    int rc =
+        cr_table_chain_quantities(NULL, 3, mass, laws, gap, V, names, v, 16, &n, msg, sizeof msg);
+    const char *want[] = {"m2/m1",  "m3/m1", "K23/K12", "e12", "e23", "e",   "g12/d*",
+                          "g23/d*", "v",     "m1",      "K12", "C12", "C23", "C"};
+    int named = rc == CR_OK && n == 14;
+    for (size_t q = 0; named && q < n; q++)
+        named = strcmp(names[q], want[q]) == 0;
+    CHECK(named, "the quantities of a 3-ball chain, in order (%zu: %s)", n, msg);
+    if (!named)
+        return;
+    double mu = mass[0] * mass[1] / (mass[0] + mass[1]);
+    double dstar = pow(5.0 * mu * V * V / (4.0 * laws[0].K), 0.4);
+    CHECK_REF(v[0] == 0.9 && v[1] == 2.2 / 2.0 && v[2] == 1.5 && v[3] == 1.0 && v[4] == 1.0 &&
+                  v[5] == 1.0,
+              "ratios and undamped restitutions exact (%.17g %.17g %.17g %g %g %g)", v[0], v[1],
+              v[2], v[3], v[4], v[5]);
+    CHECK_REF(fabs(v[6] / (gap[0] / dstar) - 1.0) < 1e-14 && v[7] == 0.0,
+              "g12/d* = %.17g, Hertz's closed form %.17g", v[6], gap[0] / dstar);
+    CHECK(v[8] == V && v[9] == 2.0 && v[10] == 1000.0 && v[11] == 0.0 && v[12] == 0.0 &&
+              v[13] == 0.0,
+          "the units: v, m1, K12, C12, C23, C (%g %g %g %g %g %g)", v[8], v[9], v[10], v[11], v[12],
+          v[13]);
+    CHECK(cr_table_chain_quantities(NULL, 10, mass, laws, gap, V, names, v, 16, &n, msg,
+                                    sizeof msg) == CR_ERR_INVALID,
+          "10 bodies: refused (%s)", msg);
+}
+
+/* A declaration written by cr_table_make_declared reads back; one with a
+ * name too long for the file is refused with nothing written. */
+static void check_declaration(void)
+{
+    tu_case("declaration");
+    const char *q[] = {"m2/m1", "e"}, *fixed[] = {"m3/m1", "K23/K12"};
+    const double fv[] = {1.25, 0.5};
+    cr_table_declaration d = {"chain3", q, fixed, fv, 2};
+    char msg[512];
+    int rc = cr_table_make_declared("grid.h5", NULL, "declared.h5", NULL, &d, msg, sizeof msg);
+    cr_table *t = NULL;
+    if (rc == CR_OK)
+        rc = cr_table_open("declared.h5", &t, msg, sizeof msg);
+    CHECK(rc == CR_OK, "declared table made and opened: %s", msg);
+    if (t)
+        CHECK(strcmp(cr_table_axis_quantity(t, 0), "m2/m1") == 0 &&
+                  strcmp(cr_table_axis_quantity(t, 1), "e") == 0 && cr_table_fixed_count(t) == 2 &&
+                  strcmp(cr_table_fixed_name(t, 1), "K23/K12") == 0 &&
+                  cr_table_fixed_value(t, 0) == 1.25 && cr_table_chain_bodies(t) == 3 &&
+                  strcmp(cr_table_attr(t, "configuration"), "chain3") == 0,
+              "the declaration reads back (axes, fixed quantities, chain3)");
+    cr_table_close(t);
+    const char *longq[] = {"m2/m1", "a-quantity-name-longer-than-31-bytes"};
+    d.quantity = longq;
+    CHECK(cr_table_make_declared("grid.h5", NULL, "long.h5", NULL, &d, msg, sizeof msg) ==
+                  CR_ERR_INVALID &&
+              access("long.h5", F_OK) != 0,
+          "a quantity name too long: refused, nothing written (%s)", msg);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/cradle-test-table-XXXXXX";
@@ -509,6 +581,8 @@ int main(void)
               access("bad.h5", F_OK) != 0,
           "a missing check file: refused, nothing written");
     check_zip();
+    check_chain_quantities();
+    check_declaration();
     check_refusals();
     check_committed();
     check_cradle("cradle-hertz.h5");

@@ -66,7 +66,8 @@ void usage_compare(FILE *out)
           "                      after the comparison; not with --csv or --json)\n"
           "      --table TABLE   predictive alpha and kappa of the energetic law from a\n"
           "                      reference table (data/, docs/tables.md) when it covers\n"
-          "                      the episode\n"
+          "                      the episode; an episode of its configuration outside\n"
+          "                      its axes is refused (exit 5)\n"
           "      --calibrate-on MODEL2\n"
           "                      --rigid calibrated: take alpha and kappa from the compliant\n"
           "                      run of MODEL2 (a prediction), not of MODEL\n"
@@ -76,8 +77,8 @@ void usage_compare(FILE *out)
           "  -h, --help          show this help\n"
           "\n"
           "Exit status: 0 done, 2 usage, 3 bad input (no episodes, an episode out of\n"
-          "range, an unreadable file), 4 run or write failure, 6 --strict mismatch,\n"
-          "130 interrupted.\n",
+          "range, an unreadable file), 4 run or write failure, 5 an episode outside the\n"
+          "--table's axes, 6 --strict mismatch, 130 interrupted.\n",
           out);
 }
 
@@ -321,6 +322,17 @@ static int check_ok_rows(const cr_compare *cmp, const char *what, size_t only)
     return 0;
 }
 
+/* --table: an episode of the table's configuration outside its axes is
+ * refused (exit 5, docs/tables.md), before any file is written. */
+static int table_refused(const compare_args *a, const cr_compare *cmp)
+{
+    const char *why = cr_compare_table_refusal(cmp);
+    if (!why[0])
+        return 0;
+    tools_error("%s: --table: %s", a->input, why);
+    return EXIT_DOMAIN;
+}
+
 static int report(const compare_args *a, const cr_compare *cmp, const compare_view *v)
 {
     int st = check_ok_rows(cmp, a->input, SIZE_MAX);
@@ -406,6 +418,8 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
         !(acc = estimate(model, name, cmp, r.mon, NULL, &v.estimate_rtol)))
         st = EXIT_RUN;
     v.accuracy = acc;
+    if (st == 0)
+        st = table_refused(a, cmp);
     if (st == 0 && r.store &&
         (cr_store_write_episodes(r.store, r.mon) != CR_OK ||
          tools_commit(&r, "complete", NULL) != CR_OK)) {
@@ -494,6 +508,8 @@ static int compare_run_file(const compare_args *a, cr_compare *cmp)
         !(acc = estimate(model, a->input, cmp, NULL, f, &v.estimate_rtol)))
         st = EXIT_RUN;
     v.accuracy = acc;
+    if (st == 0)
+        st = table_refused(a, cmp);
     if (st == 0)
         st = report(a, cmp, &v);
     for (size_t k = first; st == 0 && a->rigid && k < last; k++) {

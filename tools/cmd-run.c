@@ -17,6 +17,7 @@
 #include "compare-report.h"
 #include "model-input.h"
 #include "run-report.h"
+#include "rigid-table.h"
 #include "run-rigid.h"
 #include "tools-common.h"
 
@@ -73,13 +74,15 @@ void usage_run(FILE *out)
             "                      a pool: A for the contacts approaching at an impact,\n"
             "                      B (--alpha A,B) for those only touching\n"
             "      --table FILE    energetic law: alpha, kappa of each impact from a\n"
-            "                      chain3 reference table (3-ball chains; docs/tables.md)\n"
+            "                      chain table (chainN: any impact of N balls, a striker\n"
+            "                      on balls at rest, inside its axes; docs/tables.md)\n"
             "  -h, --help          show this help\n"
             "\n"
             "Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) stops the run at the next step and keeps\n"
             "a valid file whose 'status' attribute says \"interrupted\"; a solver failure\n"
             "keeps one that says \"failed\" and why. Exit status: 0 done, 2 usage, 3 bad\n"
-            "input, 4 run failure, 6 --strict mismatch, 130 interrupted (docs/errors.md).\n",
+            "input, 4 run failure, 5 an impact outside the --table's axes, 6 --strict\n"
+            "mismatch, 130 interrupted (docs/errors.md).\n",
             tools_default_model());
 }
 
@@ -201,12 +204,17 @@ static int set_up(run_args *a, run_state *r)
 /* Closes the file as what the run became; @return the exit status. */
 static int finish(const run_args *a, run_state *r, int rc)
 {
-    if (rc == CR_ERR_INVALID) {
-        /* a setting the engine refused before the first step: bad input, no file */
+    if (rc == CR_ERR_INVALID || (a->rigid.tab && (rc == CR_ERR_MODEL || rc == CR_ERR_DOMAIN))) {
+        /* a setting the engine refused before the first step, or a table that
+         * does not describe an impact (--table): bad input, no file; an
+         * impact outside the table's axes: exit 5, no file */
         tools_error("%s: %s", a->model, cr_system_last_error(r->run.sys));
-        return EXIT_INPUT;
+        return rc == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
     }
     size_t nmis = 0;
+    if (a->rigid.tab) /* the bounds met go with the law into the file (rigid_law_after_run) */
+        cr_system_rigid_set_provider(r->run.sys, rigid_table_params, a->rigid.tab,
+                                     rigid_table_label_after(a->rigid.tab));
     if (a->rigid.calib)
         cr_calibrated_rigid_finish(a->rigid.calib, cr_system_get_time(r->run.sys));
     const cr_rigid_mismatch *mis = cr_calibrated_rigid_mismatches(a->rigid.calib, &nmis);
@@ -361,11 +369,13 @@ int cmd_run(int argc, char **argv)
         rigid_args_free(&a.rigid);
         return st;
     }
-    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0, a.rigid.calib};
+    run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0, a.rigid.calib, 0, {0, 0}};
     info.E0 = cr_system_kinetic_energy(r.run.sys) + cr_system_potential_energy(r.run.sys);
     cr_system_momentum(r.run.sys, info.p0);
     int rc = tools_run_stoppable(&r.run, cr_model_settings(r.model)->t_end);
     info.wall = r.run.wall;
+    if ((info.tabled = a.rigid.tab != NULL))
+        rigid_table_bounds(a.rigid.tab, info.table_bound);
     if (isatty(STDERR_FILENO) && !a.io.quiet)
         fputs("\r\033[K", stderr);
     st = finish(&a, &r, rc);
@@ -382,6 +392,10 @@ int cmd_run(int argc, char **argv)
                    law, cr_model_settings(r.model)->rigid_touching);
         if (a.rigid.calib)
             report_calibration(a.rigid.calib);
+        if (info.tabled)
+            printf("  table bounds: alpha +- %.3g, kappa +- %.3g (stored interpolation bounds, "
+                   "largest over the impacts; 0 at grid points)\n",
+                   info.table_bound[0], info.table_bound[1]);
         report_last_impact(r.run.sys, r.run.mon);
         report_episodes(r.run.sys, r.run.mon);
         report_collisions(r.run.mon);

@@ -1,12 +1,15 @@
 /* cradle table: reference tables of data/ (docs/tables.md): look a
  * configuration up, describe a table, make one from two finished sweeps. */
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd-sweep.h"
 #include "cradle/cradle.h"
 #include "cradle/sweep.h"
+#include "table-declare.h"
 #include "tools-common.h"
 
 #define MAX_SELECT 64
@@ -15,8 +18,8 @@ void usage_table(FILE *out)
 {
     fputs("usage: cradle table lookup TABLE KEY=VALUE ... [--column NAME]... [--laws] [--json]\n"
           "       cradle table info TABLE\n"
-          "       cradle table make GRID.h5 [--check CHECK.h5] -o TABLE.h5 [--csv FILE]\n"
-          "                         [--attr NAME=VALUE]...\n"
+          "       cradle table make GRID.h5 [--check CHECK.h5|auto [-j N] [-q]] -o TABLE.h5\n"
+          "                         [--csv FILE] [--configuration chain] [--attr NAME=VALUE]...\n"
           "\n"
           "lookup interpolates a reference table (data/README.md) at the configuration\n"
           "given by one KEY=VALUE per axis (an axis of one value may be left out) and\n"
@@ -28,7 +31,14 @@ void usage_table(FILE *out)
           "info prints the axes, the columns with their bounds and the provenance.\n"
           "make turns a finished `cradle sweep` output into a table: provenance\n"
           "attributes and, from CHECK.h5 (a sweep over off-grid points with the same\n"
-          "keys), each column's bound (docs/tables.md).\n",
+          "keys), each column's bound (docs/tables.md); --check auto writes that sweep\n"
+          "(the centre of every grid cell) as TABLE.check.yaml and runs it into\n"
+          "TABLE.check.h5 as `cradle sweep` would (-j, resume, progress, Ctrl-C).\n"
+          "--configuration chain declares\n"
+          "the axes as impact-configuration quantities of a chain (mass and stiffness\n"
+          "ratios, restitutions at the striker's speed, gaps over d*), checked against\n"
+          "every point's model: `run --rigid energetic --table` and `compare --table`\n"
+          "then take it for any chain impact of that many bodies inside its axes.\n",
           out);
 }
 
@@ -245,9 +255,18 @@ static void info(cr_table *t)
     printf("  axes:\n");
     for (size_t a = 0; a < cr_table_axis_count(t); a++) {
         size_t n = cr_table_axis_length(t, a);
-        printf("    %-12s %-28s %3zu values in [%.9g, %.9g]%s\n", cr_table_axis_name(t, a),
+        const char *q = cr_table_axis_quantity(t, a);
+        printf("    %-12s %-28s %3zu values in [%.9g, %.9g]%s%s%s\n", cr_table_axis_name(t, a),
                cr_table_axis_field(t, a), n, cr_table_axis_value(t, a, 0),
-               cr_table_axis_value(t, a, n - 1), cr_table_axis_is_log(t, a) ? " (log)" : "");
+               cr_table_axis_value(t, a, n - 1), cr_table_axis_is_log(t, a) ? " (log)" : "",
+               q[0] ? ", quantity " : "", q);
+    }
+    if (cr_table_fixed_count(t)) {
+        printf("  held fixed:");
+        for (size_t k = 0; k < cr_table_fixed_count(t); k++)
+            printf("%s %s = %.9g", k ? "," : "", cr_table_fixed_name(t, k),
+                   cr_table_fixed_value(t, k));
+        printf("\n");
     }
     printf("  columns (interpolation bound, check points):\n");
     for (size_t j = 0; j < cr_table_column_count(t); j++) {
@@ -259,10 +278,106 @@ static void info(cr_table *t)
     }
 }
 
+/* TABLE.h5 → TABLE.check.yaml (or .h5): beside the table, named after it. */
+static char *beside(const char *table, const char *ext)
+{
+    size_t n = strlen(table);
+    if (n > 3 && strcmp(table + n - 3, ".h5") == 0)
+        n -= 3;
+    char *p = malloc(n + strlen(ext) + 1);
+    if (p)
+        sprintf(p, "%.*s%s", (int)n, table, ext);
+    return p;
+}
+
+/* Writes @p text to @p path unless it holds it already (a rerun resumes);
+ * another file there is the user's: refused. @return 0 or an exit status. */
+static int put_check_sweep(const char *path, const char *text)
+{
+    size_t len = 0;
+    char msg[512];
+    int rc;
+    char *old = access(path, F_OK) == 0 ? cr_file_read(path, &len, msg, sizeof msg, &rc) : NULL;
+    if (old || access(path, F_OK) == 0) {
+        int same = old && strcmp(old, text) == 0;
+        free(old);
+        if (same)
+            return 0;
+        tools_error("table make --check auto: %s exists and is not this grid's check sweep "
+                    "(remove it, or choose another -o)",
+                    path);
+        return EXIT_INPUT;
+    }
+    FILE *f = fopen(path, "w");
+    int e = !f || fputs(text, f) == EOF;
+    if (f && fclose(f) != 0)
+        e = 1;
+    if (e) {
+        tools_error("%s: cannot write the check sweep", path);
+        return EXIT_RUN;
+    }
+    return 0;
+}
+
+/* --check auto: the grid's check sweep (cell centres) written beside the
+ * table and run as `cradle sweep` runs it (-j, resume, progress, Ctrl-C).
+ * @return 0 with its output in @p *check, or an exit status. */
+static int auto_check(const char *grid, const char *table, const char *jobs, int quiet,
+                      char **check)
+{
+    char msg[1024], *text = NULL;
+    cr_sweep *s = table_grid_sweep(grid, msg, sizeof msg);
+    int rc = s ? cr_sweep_centres_text(s, &text, msg, sizeof msg) : CR_ERR_INVALID;
+    cr_sweep_destroy(s);
+    char *yaml = beside(table, ".check.yaml");
+    *check = beside(table, ".check.h5");
+    if (rc != CR_OK || !yaml || !*check) {
+        tools_error("table make --check auto: %s", rc != CR_OK ? msg : "out of memory");
+        free(text);
+        free(yaml);
+        return rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
+    }
+    int st = put_check_sweep(yaml, text);
+    free(text);
+    char *argv[8] = {"sweep", yaml, "-o", *check};
+    int argc = 4;
+    if (jobs) {
+        argv[argc++] = "-j";
+        argv[argc++] = (char *)jobs;
+    }
+    if (quiet)
+        argv[argc++] = "-q";
+    argv[argc] = NULL;
+    if (st == 0) {
+        optind = 1; /* cmd_sweep parses with getopt */
+        st = cmd_sweep(argc, argv);
+    }
+    free(yaml);
+    return st;
+}
+
+/* The declared contact law (law.n, law.m, law.release) unless --attr gave it. */
+static void add_law_attrs(const table_decl *d, const char **attrs, int *nattr)
+{
+    static const char *const names[] = {"law.n", "law.m", "law.release"};
+    for (int k = 0; k < 3; k++) {
+        int given = 0;
+        for (int j = 0; j < *nattr; j += 2)
+            given |= strcmp(attrs[j], names[k]) == 0;
+        if (!given) {
+            attrs[(*nattr)++] = names[k];
+            attrs[(*nattr)++] = d->law[k];
+        }
+    }
+    attrs[*nattr] = NULL;
+}
+
 static int make(int argc, char **argv)
 {
-    const char *grid = NULL, *check = NULL, *out = NULL, *csv = NULL;
-    const char *attrs[2 * MAX_SELECT + 1];
+    const char *grid = NULL, *check = NULL, *out = NULL, *csv = NULL, *configuration = NULL;
+    const char *jobs = NULL;
+    int quiet = 0;
+    const char *attrs[2 * MAX_SELECT + 7];
     int nattr = 0;
     for (int i = 1; i < argc; i++) {
         int more = i + 1 < argc;
@@ -270,10 +385,21 @@ static int make(int argc, char **argv)
             check = argv[++i];
         else if (strcmp(argv[i], "-o") == 0 && more)
             out = argv[++i];
+        else if (strcmp(argv[i], "-j") == 0 && more)
+            jobs = argv[++i];
+        else if (strcmp(argv[i], "-q") == 0)
+            quiet = 1;
         else if (strcmp(argv[i], "--csv") == 0 && more)
             csv = argv[++i];
-        else if (strcmp(argv[i], "--attr") == 0 && more && strchr(argv[i + 1], '=') &&
-                 nattr < 2 * MAX_SELECT) {
+        else if (strcmp(argv[i], "--configuration") == 0 && more) {
+            configuration = argv[++i];
+            if (strcmp(configuration, "chain") != 0) {
+                tools_error("table make: --configuration %s: the configurations are: chain",
+                            configuration);
+                return EXIT_USAGE;
+            }
+        } else if (strcmp(argv[i], "--attr") == 0 && more && strchr(argv[i + 1], '=') &&
+                   nattr < 2 * MAX_SELECT) {
             char *kv = argv[++i];
             *strchr(kv, '=') = '\0';
             attrs[nattr++] = kv;
@@ -302,7 +428,28 @@ static int make(int argc, char **argv)
         free(target);
         return EXIT_INPUT;
     }
-    int rc = cr_table_make(grid, check, target, attrs, msg, sizeof msg);
+    char *made = NULL; /* --check auto: the check sweep's output */
+    if (check && strcmp(check, "auto") == 0) {
+        int st = auto_check(grid, target, jobs, quiet, &made);
+        if (st != 0) {
+            tools_unlock_output(lock, target);
+            free(target);
+            free(made);
+            return st;
+        }
+        check = made;
+    }
+    table_decl *decl = configuration ? calloc(1, sizeof *decl) : NULL;
+    int rc = configuration && !decl ? CR_ERR_NOMEM : CR_OK;
+    if (decl && table_declare(grid, decl, msg, sizeof msg) != 0)
+        rc = CR_ERR_INVALID;
+    if (decl && rc == CR_OK)
+        add_law_attrs(decl, attrs, &nattr);
+    if (rc == CR_OK)
+        rc = cr_table_make_declared(grid, check, target, attrs, decl ? &decl->decl : NULL, msg,
+                                    sizeof msg);
+    free(decl);
+    free(made);
     tools_unlock_output(lock, target);
     free(target);
     if (rc != CR_OK) {

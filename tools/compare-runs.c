@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rigid-table.h"
 #include "tools-common.h"
 #include "tools-json.h"
 
@@ -311,6 +312,11 @@ static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_
     }
     for (size_t i = 0; st == 0 && i < a->n; i++) {
         int rc = run_one(&v[i], model, name, NULL, NULL);
+        if (v[i].args.tab) { /* the law with the table's bounds met */
+            cr_system_rigid_set_provider(v[i].sys, rigid_table_params, v[i].args.tab,
+                                         rigid_table_label_after(v[i].args.tab));
+            cr_system_rigid_law(v[i].sys, v[i].law, sizeof v[i].law);
+        }
         if (rc == CR_ERR_INVALID) {
             tools_error("%s: --rigid %s: %s", name, v[i].args.rigid, v[i].error);
             st = EXIT_INPUT;
@@ -370,6 +376,18 @@ static int strict_mismatches(const char *name, one_run *v, size_t nv)
     return st;
 }
 
+/* --table: the rigid run made once before anything is written, so an impact
+ * the table does not describe (exit 3) or holds outside its axes (exit 5) is
+ * refused with one line and no file, as `cradle run` does. */
+static int table_probe(cr_system *probe, const cr_model *model, const char *name, const char *law)
+{
+    int rc = cr_system_run(probe, cr_model_settings(model)->t_end);
+    if (rc != CR_ERR_DOMAIN && rc != CR_ERR_MODEL)
+        return 0; /* anything else is the variant's own failure, reported with its rows */
+    tools_error("%s: --rigid %s: %s", name, law, cr_system_last_error(probe));
+    return rc == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
+}
+
 int compare_runs(const compare_runs_io *io, compare_runs_args *a)
 {
     char msg[1024];
@@ -406,7 +424,11 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
         cr_system *probe = rigid_or_compliant_system(&probe_args, name, model, &pst);
         if (!probe)
             st = pst;
+        else if (probe_args.tab)
+            st = table_probe(probe, model, name, v[i].args.rigid);
         cr_system_destroy(probe);
+        if (probe_args.tab != v[i].args.tab)
+            rigid_table_free(probe_args.tab);
     }
     int rc = st == 0 ? run_one(&c, model, name, text, io->out) : CR_OK;
     if (st == 0 && rc != CR_OK) {

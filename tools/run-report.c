@@ -407,6 +407,12 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
     }
     if (info->calib)
         put(o, "calibration", calibration_json(info->calib));
+    if (info->tabled) {
+        json_object *b = json_object_new_object();
+        put(b, "alpha", json_object_new_double(info->table_bound[0]));
+        put(b, "kappa", json_object_new_double(info->table_bound[1]));
+        put(o, "table_bounds", b);
+    }
     size_t nclamp = 0;
     int clamping = 0;
     cr_system_rigid_kappa_clamps(sys, &nclamp, &clamping);

@@ -15,6 +15,8 @@ typedef struct {
     double p0[3];                     /* momentum at t = 0 */
     double wall;                      /* wall-clock seconds of the run */
     const cr_calibrated_rigid *calib; /* --rigid calibrated: its mapping, else NULL */
+    int tabled;                       /* --table: table_bound holds the bounds */
+    double table_bound[2];            /* α, κ: the table's largest over the impacts */
 } run_info;
 
 void report_summary(const run_info *info, const cr_system *sys);

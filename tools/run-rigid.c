@@ -252,12 +252,22 @@ static cr_system *table_system(rigid_args *a, const char *model_path, const cr_m
         tools_error("%s: --table %s", model_path, msg);
         return NULL;
     }
-    double alpha[2] = {1.0, 1.0}; /* placeholders: each impact gets the table's */
+    /* placeholders, one per contact: each impact gets the table's */
+    size_t nc = cr_model_contact_count(model);
+    double *alpha = malloc((nc + 1) * sizeof(double));
+    if (!alpha) {
+        tools_error("out of memory");
+        *st = EXIT_RUN;
+        return NULL;
+    }
+    for (size_t c = 0; c <= nc; c++)
+        alpha[c] = 1.0;
     cr_law_params lp;
     cr_law_params_init(&lp);
     lp.alpha = alpha;
     lp.kappa = 1.0;
     cr_system *sys = cr_system_create_rigid(model, CR_LAW_ENERGETIC, &lp, msg, sizeof msg);
+    free(alpha);
     if (!sys)
         tools_error("%s: %s", model_path, msg);
     else

@@ -190,6 +190,13 @@ CR_EXPORT int cr_compare_summarize(const cr_compare *c, cr_law_id law, cr_compar
  * outlive the comparator's adds and is not freed by it.
  */
 CR_EXPORT void cr_compare_set_table(cr_compare *c, cr_table *t);
+/**
+ * The first episode of the table's configuration whose impact lies outside
+ * the table's axes (or off a fixed quantity): "episode K: TABLE: QUANTITY =
+ * V is outside ...", "" when none. Its row is `no-prediction` too; `cradle
+ * compare --table` refuses such a model (exit 5).
+ */
+CR_EXPORT const char *cr_compare_table_refusal(const cr_compare *c);
 
 /** Two-body runs made for the predictive mode (cache misses), and cache hits. */
 CR_EXPORT void cr_compare_cache_stats(const cr_compare *c, size_t *runs, size_t *hits);

@@ -68,7 +68,10 @@ CR_EXPORT int cr_system_rigid_law(const cr_system *sys, char *text, size_t len);
  * impacts from 0. The provider may change any field; arrays it points to must
  * stay valid until it is called again or the run ends. The sequential law
  * reads `restitutions` only. Return CR_OK, or a negative code with one line in
- * @p msg: the run stops with CR_ERR_SOLVER and that line (after "t = … s:").
+ * @p msg: the run stops with that line (after "t = … s:") and CR_ERR_DOMAIN or
+ * CR_ERR_MODEL when the provider returned it (a table that holds the impact
+ * outside its axes, or does not describe it: the caller reports bad input),
+ * else CR_ERR_SOLVER.
  */
 typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t first_pair,
                                  size_t pair_count, cr_law_params *params, char *msg, size_t msglen,
@@ -76,8 +79,10 @@ typedef int (*cr_rigid_provider)(const cr_system *sys, size_t impact, size_t fir
 /**
  * Sets the per-impact parameter provider of a rigid system before its run;
  * @p label (may be NULL) replaces the parameters in cr_system_rigid_law
- * ("energetic (calibrated: ...)"). @return CR_ERR_INVALID for a compliant
- * engine, a rigid pool (its contacts are not model pairs) or after the run.
+ * ("energetic (calibrated: ...)"). After the run the same @p fn and @p user
+ * may be set again to change the label only (what the run found: a table's
+ * bounds). @return CR_ERR_INVALID for a compliant engine, a rigid pool (its
+ * contacts are not model pairs) or another provider after the run.
  */
 CR_EXPORT int cr_system_rigid_set_provider(cr_system *sys, cr_rigid_provider fn, void *user,
                                            const char *label);

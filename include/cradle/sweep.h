@@ -38,8 +38,27 @@ CR_EXPORT int cr_sweep_load(const char *path, cr_sweep **out, char *msg, size_t 
 /** The same from text; @p dir is the folder relative model paths start from (NULL: "."). */
 CR_EXPORT int cr_sweep_parse(const char *text, size_t len, const char *filename, const char *dir,
                              cr_sweep **out, char *msg, size_t msglen);
+/**
+ * The sweep a sweep output was made of (`/sweep/text`, `/sweep/model_text`):
+ * parsed with its base model's text as stored rather than read from its
+ * path; its hash is the original's. @return as cr_sweep_parse.
+ */
+CR_EXPORT int cr_sweep_parse_stored(const char *text, const char *model_text, const char *filename,
+                                    cr_sweep **out, char *msg, size_t msglen);
 /** Frees; accepts NULL. */
 CR_EXPORT void cr_sweep_destroy(cr_sweep *s);
+/**
+ * The text of the grid's check sweep (docs/tables.md, `--check auto`): the
+ * same base model (inline) and `set:`, each input at the centres of its
+ * axis' cells (geometric where a table interpolates in log x: 3 or more
+ * positive geometric values; an axis of one value keeps it), zips kept.
+ * @p text: a new string (free()). @return CR_OK, CR_ERR_INVALID (an input
+ * that is not a number) or CR_ERR_NOMEM, with one line in @p msg.
+ */
+CR_EXPORT int cr_sweep_centres_text(const cr_sweep *s, char **text, char *msg, size_t msglen);
+/** The model of point @p i, parsed, not calibrated; NULL with the reason in @p msg. */
+CR_EXPORT struct cr_model *cr_sweep_point_model(const cr_sweep *s, size_t i, char *msg,
+                                                size_t msglen);
 
 CR_EXPORT size_t cr_sweep_point_count(const cr_sweep *s);
 /** The sweep's name (`name:`, else the file name). */

@@ -86,6 +86,75 @@ CR_EXPORT int cr_table_kappa(cr_table *t, const double *x, double *kappa, double
 CR_EXPORT int cr_table_restitution(cr_table *t, const double *x, size_t c, int poisson, double *e,
                                    double *bound);
 
+/* ---- impact configurations (docs/tables.md, "Impact configurations") ---- */
+
+/** Room for the name of an impact-configuration quantity, NUL included. */
+#define CR_TABLE_QUANTITY_LEN 32
+/** Bodies a chain table may hold (quantity names use one digit per body). */
+#define CR_TABLE_CHAIN_MAX 9
+
+/**
+ * What a table's axes are: the impact-configuration quantity of each axis
+ * (axis order) and the quantities held fixed over the grid with their
+ * values. A table of configuration "chainN" (a striker, body 1, hitting
+ * N − 1 touching bodies at rest) uses the quantities mK/m1 (K = 2..N),
+ * Kij/K12 (the stiffness of pair i-j over pair 1-2), eij (pair i-j's
+ * two-body restitution at the striker's speed; 1 undamped), e (the one
+ * restitution every pair shares), gij/d* (the gap of pair i-j over its
+ * compression d* = ((n+1) mu v^2 / (2K))^(1/(n+1)) at that speed), and the
+ * absolute v (the striker's speed), m1, K12, Cij (pair i-j's damping) and C
+ * (the one every pair shares): a table with one of these on an axis holds
+ * the others fixed (its units).
+ */
+typedef struct {
+    const char *configuration;   /* "chainN" */
+    const char *const *quantity; /* one per axis */
+    const char *const *fixed;    /* quantities held fixed */
+    const double *fixed_value;
+    size_t nfixed;
+} cr_table_declaration;
+
+/**
+ * The quantity axis @p a is ("" when the table declares none). A table made
+ * before declarations existed whose `configuration` is "chain3" declares its
+ * axis keys (m2/m1, m3/m1, K23/K12, e).
+ */
+CR_EXPORT const char *cr_table_axis_quantity(const cr_table *t, size_t a);
+/** The quantities the table holds fixed, and their values. */
+CR_EXPORT size_t cr_table_fixed_count(const cr_table *t);
+CR_EXPORT const char *cr_table_fixed_name(const cr_table *t, size_t k);
+CR_EXPORT double cr_table_fixed_value(const cr_table *t, size_t k);
+/** The number of bodies of a "chainN" table, 0 for any other configuration. */
+CR_EXPORT size_t cr_table_chain_bodies(const cr_table *t);
+
+/**
+ * The impact-configuration quantities of a chain of @p n bodies (2 ..
+ * CR_TABLE_CHAIN_MAX): body 0 strikes at speed @p v the others, at rest;
+ * @p laws: the n − 1 pair laws (i, i+1); @p gap: the n − 1 gaps (NULL: the
+ * gap quantities are left out). Names go to @p names, values to @p values
+ * (room for @p cap); e is NaN when the pairs' restitutions differ by more
+ * than 10⁻⁶. @p cache (may be NULL) keeps the two-body runs. @return CR_OK or
+ * CR_ERR_INVALID (a two-body run failed, too many bodies) with one line.
+ */
+CR_EXPORT int cr_table_chain_quantities(cr_restitution_cache *cache, size_t n, const double *mass,
+                                        const cr_contact_params *laws, const double *gap, double v,
+                                        char (*names)[CR_TABLE_QUANTITY_LEN], double *values,
+                                        size_t cap, size_t *count, char *msg, size_t msglen);
+
+/**
+ * α (relative to contact 0), κ and their bounds (@p bound[0]: the largest of
+ * the α bounds, @p bound[1]: κ's) of a chain table for a chain impact of
+ * @p n bodies (as cr_table_chain_quantities). @return CR_OK; CR_ERR_DOMAIN
+ * when a quantity is outside its axis or differs from a fixed value ("TABLE:
+ * QUANTITY = V is outside ..."); CR_ERR_INVALID when the table does not
+ * describe the impact (not a chain table, another number of bodies, another
+ * contact law, unequal restitutions on an axis e); one line in @p msg.
+ */
+CR_EXPORT int cr_table_chain(cr_table *t, cr_restitution_cache *cache, size_t n, const double *mass,
+                             const cr_contact_params *laws, const double *gap, double v,
+                             double *alpha, double *kappa, double bound[2], char *msg,
+                             size_t msglen);
+
 /**
  * α (relative to contact 0) and κ of a table whose `configuration` is
  * "chain3" (docs/tables.md): a striker of mass @p mass[0] hitting two touching
@@ -119,5 +188,14 @@ CR_EXPORT int cr_table_chain3_cached(cr_table *t, cr_restitution_cache *cache, c
  */
 CR_EXPORT int cr_table_make(const char *grid, const char *check, const char *out,
                             const char *const *attrs, char *msg, size_t msglen);
+/**
+ * cr_table_make with the axes declared (@p decl, may be NULL): its
+ * configuration goes to the `configuration` attribute, the quantities to
+ * `/reference/quantity`, `/reference/fixed_quantity` and
+ * `/reference/fixed_value`.
+ */
+CR_EXPORT int cr_table_make_declared(const char *grid, const char *check, const char *out,
+                                     const char *const *attrs, const cr_table_declaration *decl,
+                                     char *msg, size_t msglen);
 
 #endif

@@ -44,7 +44,8 @@ struct cr_compare {
     size_t nrows, rowcap;
     cr_restitution_cache *cache; /* two-body runs (calibrate.h), shared with table lookups */
     cr_law_result *res;
-    cr_table *table; /* predictive α, κ (compare-table.c), or NULL */
+    cr_table *table;                   /* predictive α, κ (compare-table.c), or NULL */
+    char table_refusal[CR_ERRMSG_LEN]; /* the first impact outside the table's axes */
     char err[CR_ERRMSG_LEN];
 };
 

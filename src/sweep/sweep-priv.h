@@ -70,7 +70,5 @@ void cr_sweep_point_index(const cr_sweep *s, size_t i, size_t *pos);
 /* The overrides of point i: the sets, then "field=value" per input (strdup'ed into
  * items, nsets + nin of them; pos: naxes scratch values). @return their number. */
 size_t cr_sweep_point_items(const cr_sweep *s, size_t i, char **items, size_t *pos);
-/* The model of point i, parsed, not calibrated; NULL with the reason in msg. */
-struct cr_model *cr_sweep_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen);
 
 #endif

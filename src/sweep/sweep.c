@@ -63,6 +63,7 @@ static char *value_text(struct fy_node *n)
 typedef struct {
     cr_yaml_ctx *ps;
     cr_sweep *s;
+    const char *stored_model; /* the base model's text as a sweep output keeps it, or NULL */
 } sw_parse;
 
 /* A field path in one spelling: "balls.1.mass" for balls[1].mass. */
@@ -299,6 +300,18 @@ static int read_model(sw_parse *p, struct fy_node *m, const char *dir)
     cr_sweep *s = p->s;
     if (!m)
         return cr_yaml_fail(ps, 0, "model", "missing required field (a model file, or the model)");
+    if (p->stored_model) {
+        /* a sweep read back from its output: the model as it was run */
+        const char *path = fy_node_is_mapping(m) ? "" : cr_yaml_text(m);
+        s->model_text = strdup(p->stored_model);
+        s->model_path = strdup(path ? path : "");
+        size_t len = strlen(ps->file) + 8;
+        if ((s->model_name = malloc(len)))
+            snprintf(s->model_name, len, "%s:model", ps->file);
+        if (!s->model_text || !s->model_path || !s->model_name)
+            return cr_yaml_fail(ps, cr_yaml_line(m), "model", "out of memory");
+        return CR_OK;
+    }
     if (fy_node_is_mapping(m)) {
         /* an inline model: its text is what the points edit */
         s->model_text = fy_emit_node_to_string(m, FYECF_MODE_BLOCK | FYECF_WIDTH_INF);
@@ -356,7 +369,6 @@ size_t cr_sweep_point_items(const cr_sweep *s, size_t i, char **items, size_t *p
     return n;
 }
 
-/* The model of point @p i parsed (not calibrated); NULL with the reason. */
 cr_model *cr_sweep_point_model(const cr_sweep *s, size_t i, char *msg, size_t msglen)
 {
     size_t n = s->nsets + s->nin;
@@ -506,8 +518,8 @@ static int parse_root(sw_parse *p, struct fy_node *root, const char *dir)
     return CR_OK;
 }
 
-int cr_sweep_parse(const char *text, size_t len, const char *filename, const char *dir,
-                   cr_sweep **out, char *msg, size_t msglen)
+static int parse_text(const char *text, size_t len, const char *filename, const char *dir,
+                      const char *stored_model, cr_sweep **out, char *msg, size_t msglen)
 {
     cr_yaml_ctx ps = {.file = filename ? filename : "<sweep>", .msg = msg, .msglen = msglen};
     if (!text || !out) {
@@ -521,7 +533,7 @@ int cr_sweep_parse(const char *text, size_t len, const char *filename, const cha
         cr_set_msg(msg, msglen, "%s: out of memory", ps.file);
         return CR_ERR_NOMEM;
     }
-    sw_parse p = {&ps, s};
+    sw_parse p = {&ps, s, stored_model};
     struct fy_document *doc = cr_yaml_parse(&ps, text, len);
     if (doc)
         parse_root(&p, fy_document_root(doc), dir ? dir : ".");
@@ -532,6 +544,22 @@ int cr_sweep_parse(const char *text, size_t len, const char *filename, const cha
     }
     *out = s;
     return CR_OK;
+}
+
+int cr_sweep_parse(const char *text, size_t len, const char *filename, const char *dir,
+                   cr_sweep **out, char *msg, size_t msglen)
+{
+    return parse_text(text, len, filename, dir, NULL, out, msg, msglen);
+}
+
+int cr_sweep_parse_stored(const char *text, const char *model_text, const char *filename,
+                          cr_sweep **out, char *msg, size_t msglen)
+{
+    if (!text || !model_text) {
+        cr_set_msg(msg, msglen, "cr_sweep_parse_stored: no text");
+        return CR_ERR_INVALID;
+    }
+    return parse_text(text, strlen(text), filename, ".", model_text, out, msg, msglen);
 }
 
 int cr_sweep_load(const char *path, cr_sweep **out, char *msg, size_t msglen)

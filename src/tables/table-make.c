@@ -106,6 +106,54 @@ static int put_vector(hid_t g, const char *name, hid_t ftype, hid_t mtype, const
     return e ? -1 : 0;
 }
 
+/* @p n names, fixed length CR_TABLE_QUANTITY_LEN (longer ones are refused before). */
+static int put_names(hid_t g, const char *name, const char *const *v, size_t n)
+{
+    char *buf = calloc(n + 1, CR_TABLE_QUANTITY_LEN);
+    hsize_t dims[1] = {n};
+    hid_t ft = H5Tcopy(H5T_C_S1);
+    hid_t s = H5Screate_simple(1, dims, NULL);
+    int e = !buf || ft < 0 || s < 0 || H5Tset_size(ft, CR_TABLE_QUANTITY_LEN) < 0;
+    for (size_t k = 0; !e && k < n; k++)
+        snprintf(buf + k * CR_TABLE_QUANTITY_LEN, CR_TABLE_QUANTITY_LEN, "%s", v[k]);
+    hid_t d = e ? -1 : H5Dcreate2(g, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    e = e || d < 0 || (n && H5Dwrite(d, ft, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0);
+    if (d >= 0)
+        H5Dclose(d);
+    if (s >= 0)
+        H5Sclose(s);
+    if (ft >= 0)
+        H5Tclose(ft);
+    free(buf);
+    return e ? -1 : 0;
+}
+
+/* The declaration of what the axes are (table.h, cr_table_declaration). */
+static int put_declaration(hid_t g, const cr_table *t, const cr_table_declaration *d)
+{
+    return cr_h5_attr_string(g, "configuration", d->configuration) ||
+           put_names(g, "quantity", d->quantity, cr_table_axis_count(t)) ||
+           put_names(g, "fixed_quantity", d->fixed, d->nfixed) ||
+           put_vector(g, "fixed_value", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, d->fixed_value,
+                      d->nfixed);
+}
+
+/* A declaration names a configuration and short quantities. */
+static int declaration_ok(const cr_table *t, const cr_table_declaration *d, char *msg,
+                          size_t msglen)
+{
+    int ok = d->configuration && d->configuration[0] && d->quantity && (d->fixed || !d->nfixed) &&
+             (d->fixed_value || !d->nfixed);
+    for (size_t a = 0; ok && a < cr_table_axis_count(t); a++)
+        ok = d->quantity[a] && strlen(d->quantity[a]) < CR_TABLE_QUANTITY_LEN;
+    for (size_t k = 0; ok && k < d->nfixed; k++)
+        ok = d->fixed[k] && strlen(d->fixed[k]) < CR_TABLE_QUANTITY_LEN &&
+             isfinite(d->fixed_value[k]);
+    if (!ok)
+        cr_set_msg(msg, msglen, "%s: an incomplete declaration of the axes", cr_table_path(t));
+    return ok;
+}
+
 /* "key: n values lo .. hi (geometric|linear)" per axis, one line each. */
 static char *grid_text(const cr_table *t)
 {
@@ -126,7 +174,8 @@ static char *grid_text(const cr_table *t)
 }
 
 static int write_group(const char *path, const cr_table *t, const char *const *attrs,
-                       const double *bound, const long *checked, char *msg, size_t msglen)
+                       const cr_table_declaration *decl, const double *bound, const long *checked,
+                       char *msg, size_t msglen)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     hid_t g = f < 0 ? -1 : H5Gcreate2(f, "reference", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -139,7 +188,9 @@ static int write_group(const char *path, const cr_table *t, const char *const *a
                           "2 x the largest |interpolated - direct| over the check points (cell "
                           "midpoints run directly); 0 at grid points");
     for (size_t k = 0; !e && attrs && attrs[k] && attrs[k + 1]; k += 2)
-        e = cr_h5_attr_string(g, attrs[k], attrs[k + 1]);
+        if (!decl || strcmp(attrs[k], "configuration") != 0) /* the declaration's wins */
+            e = cr_h5_attr_string(g, attrs[k], attrs[k + 1]);
+    e = e || (decl && put_declaration(g, t, decl));
     size_t ncol = cr_table_column_count(t);
     e = e || put_vector(g, "bound", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, bound, ncol) ||
         put_vector(g, "checked", H5T_STD_I64LE, H5T_NATIVE_LONG, checked, ncol);
@@ -158,11 +209,22 @@ static int write_group(const char *path, const cr_table *t, const char *const *a
 int cr_table_make(const char *grid, const char *check, const char *out, const char *const *attrs,
                   char *msg, size_t msglen)
 {
+    return cr_table_make_declared(grid, check, out, attrs, NULL, msg, msglen);
+}
+
+int cr_table_make_declared(const char *grid, const char *check, const char *out,
+                           const char *const *attrs, const cr_table_declaration *decl, char *msg,
+                           size_t msglen)
+{
     CR_CHECK(grid && out, msg, CR_ERR_INVALID);
     cr_table *t = NULL;
     int rc = cr_table_open(grid, &t, msg, msglen);
     if (rc != CR_OK)
         return rc;
+    if (decl && !declaration_ok(t, decl, msg, msglen)) {
+        cr_table_close(t);
+        return CR_ERR_INVALID;
+    }
     size_t ncol = cr_table_column_count(t);
     double *bound = malloc((ncol + 1) * sizeof(double));
     long *checked = calloc(ncol + 1, sizeof(long));
@@ -181,7 +243,7 @@ int cr_table_make(const char *grid, const char *check, const char *out, const ch
         sprintf(tmp, "%s.tmp%ld", out, (long)getpid());
         rc = copy_file(grid, tmp, msg, msglen);
         if (rc == CR_OK)
-            rc = write_group(tmp, t, attrs, bound, checked, msg, msglen);
+            rc = write_group(tmp, t, attrs, decl, bound, checked, msg, msglen);
         if (rc == CR_OK && rename(tmp, out) != 0) {
             cr_set_msg(msg, msglen, "%s: cannot rename into place: %s", out, strerror(errno));
             rc = CR_ERR_IO;

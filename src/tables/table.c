@@ -14,6 +14,8 @@
 
 #define TB_MAX_AXES 16
 #define TB_MAX_ATTRS 32
+/* Quantities a table may hold fixed (a chain of 9 bodies has 8 + 7 + 8 + 1 + 8). */
+#define TB_MAX_FIXED 64
 
 typedef struct {
     size_t input; /* the sweep input it is */
@@ -33,6 +35,10 @@ struct cr_table {
     long *checked; /* per column */
     char *attrs[TB_MAX_ATTRS][2];
     size_t nattrs;
+    char *quantity;      /* naxes × CR_TABLE_QUANTITY_LEN, or NULL: not declared */
+    char *fixed;         /* nfixed × CR_TABLE_QUANTITY_LEN */
+    double *fixed_value; /* nfixed */
+    size_t nfixed;
     char err[CR_ERRMSG_LEN];
 };
 
@@ -169,6 +175,39 @@ static int build_grid(cr_table *t, char *msg, size_t msglen)
 
 /* ---- the /reference group ----------------------------------------------------------------- */
 
+/* The declaration of what the axes are (docs/tables.md, "Impact
+ * configurations"), when the table has one: a name per axis, and the fixed
+ * quantities with a finite value each. @return 0, or -1 recorded. */
+static int read_declaration(cr_table *t, cr_h5_reader *r)
+{
+    int has = cr_h5_has(r, "reference/quantity");
+    hsize_t n = t->naxes;
+    if (has < 0 || (has == 1 && !(t->quantity = cr_h5_read_strings(r, "reference/quantity", 1, &n,
+                                                                   CR_TABLE_QUANTITY_LEN))))
+        return -1;
+    if ((has = cr_h5_has(r, "reference/fixed_quantity")) != 1)
+        return has;
+    int rank;
+    hsize_t dims[2];
+    if (cr_h5_shape(r, "reference/fixed_quantity", CR_H5_STRINGS, &rank, dims) != 0)
+        return -1;
+    if (rank != 1 || dims[0] > TB_MAX_FIXED)
+        return cr_h5_fail(r, "reference/fixed_quantity", "rank %d, %llu names (1-D, at most %d)",
+                          rank, (unsigned long long)dims[0], TB_MAX_FIXED);
+    n = dims[0];
+    t->nfixed = (size_t)n;
+    if (!(t->fixed =
+              cr_h5_read_strings(r, "reference/fixed_quantity", 1, &n, CR_TABLE_QUANTITY_LEN)) ||
+        !(t->fixed_value = malloc((t->nfixed + 1) * sizeof(double))))
+        return t->fixed ? cr_h5_fail(r, NULL, "out of memory") : -1;
+    if (cr_h5_read_numbers(r, "reference/fixed_value", H5T_NATIVE_DOUBLE, t->fixed_value, 1, &n))
+        return -1;
+    for (size_t k = 0; k < t->nfixed; k++)
+        if (!isfinite(t->fixed_value[k]))
+            return cr_h5_fail(r, "reference/fixed_value", "value %zu is not a finite number", k);
+    return 0;
+}
+
 /* The bounds and provenance (a bare sweep output has none: bounds stay NaN),
  * through the checked readers: kind and version first, bound and checked one
  * per column, string attributes bounded. */
@@ -208,6 +247,7 @@ static int read_table_group(cr_table *t, char *msg, size_t msglen)
                 e = cr_h5_fail(&r, "reference/bound",
                                "column %zu: bound %g from %ld checks (a bound is >= 0 or NaN)", j,
                                t->bound[j], t->checked[j]);
+        e = e || read_declaration(t, &r) != 0;
         char *names[TB_MAX_ATTRS];
         size_t nn = 0;
         if (!e && cr_h5_attr_names(&r, g, "reference", names, TB_MAX_ATTRS, &nn) != 0)
@@ -300,6 +340,9 @@ void cr_table_close(cr_table *t)
         free(t->attrs[k][1]);
     }
     cr_sweep_output_close(t->out);
+    free(t->quantity);
+    free(t->fixed);
+    free(t->fixed_value);
     free(t->cell);
     free(t->bound);
     free(t->checked);
@@ -383,6 +426,40 @@ const char *cr_table_attr(const cr_table *t, const char *name)
             return t->attrs[k][1];
     const char *s = cr_sweep_output_attr(t->out, name);
     return s ? s : "";
+}
+
+const char *cr_table_axis_quantity(const cr_table *t, size_t a)
+{
+    if (!t || a >= t->naxes)
+        return "";
+    if (t->quantity)
+        return t->quantity + a * CR_TABLE_QUANTITY_LEN;
+    /* a chain3 table made before declarations: its keys are the quantities */
+    return strcmp(cr_table_attr(t, "configuration"), "chain3") == 0 ? cr_table_axis_name(t, a) : "";
+}
+
+size_t cr_table_fixed_count(const cr_table *t)
+{
+    return t ? t->nfixed : 0;
+}
+
+const char *cr_table_fixed_name(const cr_table *t, size_t k)
+{
+    return t && k < t->nfixed ? t->fixed + k * CR_TABLE_QUANTITY_LEN : "";
+}
+
+double cr_table_fixed_value(const cr_table *t, size_t k)
+{
+    return t && k < t->nfixed ? t->fixed_value[k] : NAN;
+}
+
+size_t cr_table_chain_bodies(const cr_table *t)
+{
+    const char *c = cr_table_attr(t, "configuration");
+    /* "chainN", one digit N from 2 to CR_TABLE_CHAIN_MAX */
+    if (strncmp(c, "chain", 5) != 0 || c[5] < '2' || c[5] > '0' + CR_TABLE_CHAIN_MAX || c[6])
+        return 0;
+    return (size_t)(c[5] - '0');
 }
 
 /* ---- interpolation ---------------------------------------------------------------------- */

@@ -166,7 +166,9 @@ int cr_rigid_driver_fly_exact(void *e, double t_target, int *hit)
 
 static int fail_text(cr_rigid_driver *d, int rc)
 {
-    if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM) {
+    /* a solver, a memory or a parameter provider's failure (a table that does
+     * not hold the impact) has its own text in d->err already */
+    if (rc != CR_ERR_SOLVER && rc != CR_ERR_NOMEM && rc != CR_ERR_DOMAIN && rc != CR_ERR_MODEL) {
         cr_run_stopped(rc, d->t, d->end_reason, sizeof d->end_reason, d->err, sizeof d->err);
     } else {
         snprintf(d->end_reason, sizeof d->end_reason, "failed");

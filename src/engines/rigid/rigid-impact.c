@@ -213,12 +213,15 @@ static int law_params(cr_rigid *r, config *k, cr_law_params *lp, double *buf)
     if (!r->provider)
         return CR_OK;
     char why[CR_ERRMSG_LEN] = "";
-    if (r->provider(r->drv.sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user) !=
-        CR_OK) {
+    int rc =
+        r->provider(r->drv.sys, r->impacts, k->b0, k->m, lp, why, sizeof why, r->provider_user);
+    if (rc != CR_OK) {
         cr_set_msg(r->drv.err, sizeof r->drv.err, "t = %.9g s: impact %zu (pairs %zu-%zu): %s",
                    r->drv.t, r->impacts, k->b0, k->b1 - 1,
                    why[0] ? why : "the parameter provider failed");
-        return CR_ERR_SOLVER;
+        /* a table that does not describe the impact, or holds it outside its
+         * axes, is the caller's to report as such (docs/tables.md) */
+        return rc == CR_ERR_DOMAIN || rc == CR_ERR_MODEL ? rc : CR_ERR_SOLVER;
     }
     return CR_OK;
 }

@@ -65,9 +65,9 @@ struct cr_rigid {
     /* per-impact parameters (cr_system_rigid_set_provider): called before each law */
     cr_rigid_provider provider;
     void *provider_user;
-    char provider_label[96];
-    size_t impacts;     /* impacts resolved so far: the provider's impact index */
-    cr_rigid_span span; /* widens a configuration (cr_system_rigid_set_span) */
+    char provider_label[512]; /* a table provider names its file and the bounds met */
+    size_t impacts;           /* impacts resolved so far: the provider's impact index */
+    cr_rigid_span span;       /* widens a configuration (cr_system_rigid_set_span) */
     void *span_user;
     size_t core0, core1; /* the configuration before the span widened it */
     size_t gaps_moved;   /* gaps the span took in, closed by moving bodies */

@@ -452,7 +452,9 @@ static void describe_law(const cr_rigid *r, char *buf, size_t len)
 int cr_rigid_set_provider(void *e, cr_rigid_provider fn, void *user, const char *label)
 {
     cr_rigid *r = e;
-    CR_CHECK(!r->drv.ran, r->drv.err, CR_ERR_INVALID);
+    /* after the run, the same provider may only say what it did (its label) */
+    CR_CHECK(!r->drv.ran || (fn == r->provider && user == r->provider_user), r->drv.err,
+             CR_ERR_INVALID);
     r->provider = fn;
     r->provider_user = user;
     snprintf(r->provider_label, sizeof r->provider_label, "%s", label ? label : "");
