@@ -198,7 +198,7 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
     if (rc == CR_OK)
         return 0;
     if (rc == CR_ERR_INVALID) {
-        tools_error("%s: %s", path, cr_system_last_error(r->sys));
+        tools_model_error(path, cr_system_last_error(r->sys));
         return EXIT_INPUT;
     }
     char why[1024];

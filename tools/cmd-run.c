@@ -203,7 +203,7 @@ static int finish(const run_args *a, run_state *r, int rc)
 {
     if (rc == CR_ERR_INVALID) {
         /* a setting the engine refused before the first step: bad input, no file */
-        tools_error("%s: %s", a->model, cr_system_last_error(r->run.sys));
+        tools_model_error(a->model, cr_system_last_error(r->run.sys));
         return EXIT_INPUT;
     }
     size_t nmis = 0;

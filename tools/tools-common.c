@@ -70,6 +70,15 @@ void tools_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void tools_model_error(const char *model, const char *msg)
+{
+    size_t n = strlen(model);
+    if ((strncmp(msg, model, n) == 0 && msg[n] == ':') || strncmp(msg, "--set ", 6) == 0)
+        tools_error("%s", msg);
+    else
+        tools_error("%s: %s", model, msg);
+}
+
 /* The default model beside an installed executable: BINDIR/../share/cradle/
  * models, found from /proc/self/exe so that a staged or moved install uses its
  * own models, not the build machine's. NULL when not there. */

@@ -33,6 +33,10 @@ int tools_exit(int status);
 /* Prints "cradle: <message>" on stderr (one line). */
 void tools_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "cradle: MODEL: MSG", or "cradle: MSG" when the message already names the
+ * model file (with its line) or the --set that gave the field. */
+void tools_model_error(const char *model, const char *msg);
+
 /* Path of the default model: the installed copy, else the source tree's. */
 const char *tools_default_model(void);
 

@@ -272,6 +272,7 @@ struct cr_pool {
     void *out_user;
     int (*out_wanted)(void *user); /* NULL: out_fn always reads the state */
     double out_interval;
+    char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
     volatile sig_atomic_t stop_requested;
     cr_event *events;
     size_t nev, evcap;

@@ -538,7 +538,8 @@ int cr_pool_run(cr_pool *p, double t_end)
         return rc;
     }
     run_ctx ctx = run_plan(p, t_end);
-    if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
+    if ((rc = cr_output_interval_check(p->out_interval, p->out_where, p->T, t_end, p->err,
+                                       sizeof p->err)))
         return rc;
     p->tau_stop = ctx.t_stop / p->T;
     CVodeSetStopTime(p->cvode, ctx.t_stop / p->T);

@@ -240,6 +240,7 @@ struct cr_sim {
 
     /* settings */
     double rtol, atol, out_interval, jac_floor_rel;
+    char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
     cr_method method;
     cr_sim_output_fn out_fn;
     void *out_user;

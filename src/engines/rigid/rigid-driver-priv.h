@@ -74,10 +74,11 @@ typedef struct {
     int dim;
     const double *mass, *radius, *v;
     const int *fixed;
-    int fields;          /* gravity or pendulums: the flight is not a line */
-    double L, V, T;      /* length, speed and time scales */
-    double v_rest;       /* CR_RIGID_REST_FRACTION · V */
-    double out_interval; /* the model's output interval, 0: the default */
+    int fields;                    /* gravity or pendulums: the flight is not a line */
+    double L, V, T;                /* length, speed and time scales */
+    double v_rest;                 /* CR_RIGID_REST_FRACTION · V */
+    double out_interval;           /* the model's output interval, 0: the default */
+    char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
 
     /* state shared by every geometry */
     double t;

@@ -103,6 +103,7 @@ static void copy_model(cr_rigid_pool *r, const cr_model *model)
     for (size_t w = 0; w < r->nw; w++)
         cr_model_get_plane(model, w, &r->wn[2 * w], &r->wo[w]);
     r->drv.out_interval = cr_model_settings(model)->output_interval;
+    snprintf(r->drv.out_where, sizeof r->drv.out_where, "%s", cr_model_interval_where(model));
     r->touching = cr_model_settings(model)->rigid_touching;
 }
 

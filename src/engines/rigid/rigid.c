@@ -191,6 +191,7 @@ static void copy_model(cr_rigid *r, const cr_model *model)
     r->rtol = s->rtol;
     r->atol = s->atol;
     r->drv.out_interval = s->output_interval;
+    snprintf(r->drv.out_where, sizeof r->drv.out_where, "%s", cr_model_interval_where(model));
 }
 
 /* The chain engine's speed scale (largest initial relative speed, else the
