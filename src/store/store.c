@@ -1436,18 +1436,24 @@ static int write_indices(hid_t g, const char *name, const size_t *v, size_t n, c
     return e;
 }
 
-/* Position of body @p b among the group's moving bodies (dim dofs each), or −1. */
-static long dof_block(const size_t *bodies, const double *mass, size_t nb, long b)
+/* Position of body @p b among the group's moving bodies (dim dofs each), or
+ * −1: a binary search in the increasing @p bodies, @p moving[i] the moving
+ * bodies before i (a linear search per record was 10¹⁰ steps for the one
+ * episode of a resting 10⁵-bead column). */
+static long dof_block(const size_t *bodies, const double *mass, const long *moving, size_t nb,
+                      long b)
 {
     if (b < 0)
         return -1;
-    long moving = 0;
-    for (size_t i = 0; i < nb; i++) {
-        if (bodies[i] == (size_t)b)
-            return isfinite(mass[i]) ? moving : -1;
-        moving += isfinite(mass[i]) ? 1 : 0;
+    size_t lo = 0, hi = nb;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (bodies[mid] < (size_t)b)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return -1;
+    return lo < nb && bodies[lo] == (size_t)b && isfinite(mass[lo]) ? moving[lo] : -1;
 }
 
 /* The impact configuration in the structure it has: M diagonal (dim entries per
@@ -1464,13 +1470,18 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
     int64_t *row = malloc((2 * d * nr + 1) * sizeof(int64_t)),
             *col = malloc((2 * d * nr + 1) * sizeof(int64_t));
     int64_t *dof_body = malloc((D + 1) * sizeof(int64_t));
-    int e = Md && val && row && col && dof_body ? 0 : -1;
+    long *moving = malloc((nb + 1) * sizeof(long));
+    int e = Md && val && row && col && dof_body && moving ? 0 : -1;
+    for (size_t i = 0, before = 0; e == 0 && i < nb; i++) {
+        moving[i] = (long)before;
+        before += isfinite(mass[i]) ? 1 : 0;
+    }
     for (size_t i = 0, q = 0; e == 0 && i < nb; i++)
         for (size_t c = 0; isfinite(mass[i]) && c < d; c++, q++)
             Md[q] = mass[i], dof_body[q] = (int64_t)bodies[i];
     for (size_t r = 0; e == 0 && r < nr; r++) {
-        long blk[2] = {dof_block(bodies, mass, nb, (long)rec[r].body_a),
-                       dof_block(bodies, mass, nb, rec[r].body_b)};
+        long blk[2] = {dof_block(bodies, mass, moving, nb, (long)rec[r].body_a),
+                       dof_block(bodies, mass, moving, nb, rec[r].body_b)};
         for (int side = 0; side < 2; side++)
             for (size_t c = 0; blk[side] >= 0 && c < d; c++, nz++) {
                 row[nz] = blk[side] * (int64_t)d + (int64_t)c;
@@ -1499,7 +1510,7 @@ static int write_configuration(hid_t g, int dim, const size_t *bodies, const dou
         e |= cr_h5_write_array(g, "dof_body", H5T_NATIVE_INT64, dof_body, 1, D, 0,
                                "1 (body of each dof)");
     }
-    free(Md), free(val), free(row), free(col), free(dof_body);
+    free(Md), free(val), free(row), free(col), free(dof_body), free(moving);
     return e;
 }
 

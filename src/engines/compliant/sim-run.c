@@ -286,6 +286,8 @@ int cr_sim_run(cr_sim *s, double t_end)
         int flag;
         if ((rc = advance(s, target, &flag)) != CR_OK)
             return rc;
+        if (s->stop_requested && flag != CV_ROOT_RETURN)
+            continue; /* returned short of the target: stop there (above) */
         if (flag == CV_ROOT_RETURN || (outside && flag != CV_TSTOP_RETURN)) {
             rc = flag == CV_ROOT_RETURN ? after_roots(s, &plan, &done)
                                         : after_outside(s, &plan, &done);
