@@ -3,7 +3,7 @@
 # disk exits 4 without a signal and leaves the old file byte for byte; one
 # writer per output at a time; an interrupted run never replaces a file that
 # was there (OUT.partial-PID.h5, said); a complete rerun does; a symbolic link
-# given as -o stays a link; a sweep whose base model no point can read is
+# given as -o stays a link; compare --rigid -o does all of this too; a sweep whose base model no point can read is
 # refused before anything is written; the 64 MiB input cap holds for files and
 # pipes; duplicate sweep inputs, repeated lookup keys and recursive YAML
 # aliases are refused with one line; an interrupted run keeps the episodes
@@ -166,6 +166,54 @@ ln -s real/missing/x.h5 dangling.h5
 run "$CRADLE" run -q "$M/three-ball-chain.yaml" -o dangling.h5
 [ $? -eq 3 ] && one_line && [ -L dangling.h5 ] && ok "a link into a missing folder: exit 3, one line" ||
     bad "dangling link: $(cat err.txt)"
+
+# ---- compare MODEL --rigid LAW -o OUT writes OUT as run -o does ----------------------------
+# the lock, a run that does not finish beside the file that was there, the
+# symbolic link kept; a stop in the rigid runs, after the compliant run was
+# written, puts that run beside the old file too
+"$CRADLE" run -q "$M/three-ball-chain.yaml" -o cmp.h5
+old=$(sha256sum < cmp.h5)
+ino=$(stat -c %i cmp.h5)
+"$CRADLE" compare "$M/pendulum-cradle-5.yaml" --set integration.t_end=1000 --rigid newton -q -o cmp.h5 2> first.txt &
+pid=$!
+i=0
+while [ ! -e cmp.h5.lock ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+run "$CRADLE" run -q "$M/newton-cradle-5.yaml" -o cmp.h5
+[ $? -eq 3 ] && one_line && grep -q "^cradle: cmp.h5: another cradle (pid $pid) is writing it" err.txt &&
+    ok "compare --rigid -o holds the output's lock: a run on it is refused" || bad "compare --rigid lock: $(cat err.txt)"
+sleep 0.3
+kill -TERM $pid
+wait $pid
+st=$?
+partial=cmp.h5.partial-$pid.h5
+[ $st -eq 130 ] && [ "$(sha256sum < cmp.h5)" = "$old" ] && [ "$(status_of "$partial")" = interrupted ] &&
+    grep -q "the compliant run: run interrupted at t = .*; what was computed is kept in $partial (cmp.h5 is unchanged)$" first.txt &&
+    [ "$(wc -l < first.txt)" -eq 1 ] && [ ! -e cmp.h5.lock ] && [ ! -e cmp.h5.keep-$pid ] &&
+    ok "compare --rigid stopped in its compliant run: cmp.h5 as it was, the run in $partial, one line" ||
+    bad "compare --rigid interrupted (compliant): status $st, $(cat first.txt); $(ls)"
+rm -f cmp.h5.partial-*
+"$CRADLE" compare "$M/pendulum-cradle-5.yaml" --set integration.t_end=30 --rigid newton --rigid poisson --rigid mosterman -q -o cmp.h5 2> first.txt &
+pid=$!
+i=0 # the compliant run is committed (a new file at cmp.h5) before the rigid runs start
+while [ "$(stat -c %i cmp.h5)" = "$ino" ] && [ $i -lt 600 ]; do sleep 0.02; i=$((i + 1)); done
+kill -INT $pid
+wait $pid
+st=$?
+partial=cmp.h5.partial-$pid.h5
+[ $st -eq 130 ] && [ "$(sha256sum < cmp.h5)" = "$old" ] && [ "$(status_of "$partial")" = complete ] &&
+    ! h5ls "$partial" | grep -q comparison && [ "$(wc -l < first.txt)" -eq 1 ] &&
+    grep -q -- "--rigid [a-z]*: .*interrupted.*; the compliant run (complete, without /comparison) is kept in $partial (cmp.h5 is unchanged)$" first.txt &&
+    ok "compare --rigid stopped in its rigid runs: cmp.h5 as it was, the compliant run in $partial, one line" ||
+    bad "compare --rigid interrupted (rigid): status $st, $(cat first.txt); $(ls)"
+rm -f cmp.h5.partial-*
+run "$CRADLE" compare "$M/newton-cradle-5.yaml" --rigid newton -q -o cmp.h5
+[ $? -eq 0 ] && [ "$(status_of cmp.h5)" = complete ] && h5ls cmp.h5 | grep -q comparison && [ ! -e cmp.h5.lock ] &&
+    ok "a complete compare --rigid replaces cmp.h5 (with /comparison)" || bad "compare --rigid complete: $(cat err.txt)"
+ln -s real/cmp-target.h5 cmp-link.h5
+run "$CRADLE" compare "$M/newton-cradle-5.yaml" --rigid newton -q -o cmp-link.h5
+[ $? -eq 0 ] && [ -L cmp-link.h5 ] && h5ls real/cmp-target.h5 | grep -q comparison &&
+    ok "compare --rigid -o LINK writes the target, /comparison included; the link stays" ||
+    bad "compare --rigid -o link: $(cat err.txt); $(ls -l cmp-link.h5)"
 
 # ---- a sweep whose base model no point can read: refused before anything is written ------
 printf 'name: self\nmodel: self.yaml\naxes:\n  - {field: contact.n, values: [1, 1.5]}\n' > self.yaml
