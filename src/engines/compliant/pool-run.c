@@ -493,6 +493,8 @@ static int advance(cr_pool *p, run_ctx *ctx, int *done)
 {
     sunrealtype tret, h = 0.0;
     int flag = CVode(p->cvode, ctx->t_stop / p->T, p->yastep, &tret, CV_ONE_STEP), rc, cut;
+    if (flag < 0 && p->stop_requested)
+        return CR_OK; /* the step abandoned: the run stops on the last one (cr_pool_run) */
     if (flag < 0)
         return cvfail(p, "CVode", flag);
     if (p->region)
