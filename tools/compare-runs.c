@@ -50,6 +50,7 @@ typedef struct {
     rigid_args args;
     tools_run t; /* system, monitor, and for the compliant run with -o its store and lock */
     char law[512], error[512];
+    int interrupted; /* stopped by a signal (said once, with the output's fate) */
     cr_compare_runs_row *rows;
     cr_compare_runs_summary sum;
 } one_run;
@@ -88,10 +89,12 @@ static int run_one(one_run *r, const cr_model *model)
         return CR_ERR_NOMEM;
     if (tools_stop_requested()) { /* during an earlier run or between runs */
         snprintf(r->error, sizeof r->error, "interrupted before it started");
+        r->interrupted = 1;
         return CR_ERR_INTERRUPTED;
     }
     int rc = tools_run_stoppable(&r->t, cr_model_settings(model)->t_end);
     cr_monitor_finish(r->t.mon);
+    r->interrupted = rc == CR_ERR_INTERRUPTED;
     if (rc != CR_OK)
         snprintf(r->error, sizeof r->error, "%s", cr_system_last_error(r->t.sys));
     return rc;
@@ -366,7 +369,7 @@ static void say_unfinished(const compare_runs_io *io, const char *name, const on
                  io->out);
     if (st == EXIT_INTERRUPTED) {
         for (size_t i = 0; i < n; i++)
-            if (strstr(v[i].error, "interrupt")) {
+            if (v[i].interrupted) {
                 tools_error("%s: --rigid %s: %s%s%s", name, v[i].args.rigid, v[i].error,
                             where[0] ? "; " : "", where);
                 return;

@@ -484,7 +484,7 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
         double mass = 0, radius = 0, x = 0, v = 0, pivot = NAN;
         const char *xkey = cr_yaml_child(b, "gap") ? "gap" : "x";
         /* a position from a gap is computed: the entry is named, not its gap */
-        const cr_body_keys bk = {"mass", "radius", {xkey[0] == 'x' ? "x" : NULL},
+        const cr_body_keys bk = {"mass", "radius", {cr_yaml_child(b, "gap") ? NULL : "x"},
                                  {"v"},  NULL,     NULL};
         if (cr_yaml_number(ps, b, line, where, "pivot", 0, 0, &pivot) ||
             body_mass_radius(ps, b, where, &mass, &radius) ||
