@@ -136,7 +136,7 @@ for c in "pendulum-cradle-3.yaml --set integration.t_end=1000 --set output.inter
     # shellcheck disable=SC2086
     "$CRADLE" run -q "$M/$model" $opts -o int.h5 2> int.txt &
     pid=$!
-    sleep 0.8
+    sleep 0.5
     kill -TERM $pid
     wait $pid
     st=$?
