@@ -199,20 +199,19 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
     if (st != 0)
         return st;
     int rc = tools_run_stoppable(r, cr_model_settings(model)->t_end);
-    /* a stop request is answered at once: no episodes built or written
-     * (seconds on a large run; cmd-run.c does the same) */
-    if (rc != CR_ERR_INTERRUPTED)
-        cr_monitor_finish(r->mon);
+    /* stopped or not, the episodes monitored so far (cmd-run.c does the same) */
+    cr_monitor_finish(r->mon);
     if (rc == CR_OK)
         return 0;
     if (rc == CR_ERR_INVALID) {
-        tools_error("%s: %s", path, cr_system_last_error(r->sys));
+        tools_model_error(path, cr_system_last_error(r->sys));
         return EXIT_INPUT;
     }
     char why[1024];
     snprintf(why, sizeof why, "%s", cr_system_last_error(r->sys));
     if (r->store &&
-        ((rc != CR_ERR_INTERRUPTED && cr_store_write_episodes(r->store, r->mon) != CR_OK) ||
+        (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
+         cr_store_write_collisions(r->store, r->mon) != CR_OK ||
          tools_commit(r, rc == CR_ERR_INTERRUPTED ? "interrupted" : "failed", why) != CR_OK)) {
         tools_error("%s", cr_store_last_error(r->store)); /* the write error: one line */
         return EXIT_RUN;
@@ -422,6 +421,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
         st = table_refused(a, cmp);
     if (st == 0 && r.store &&
         (cr_store_write_episodes(r.store, r.mon) != CR_OK ||
+         cr_store_write_collisions(r.store, r.mon) != CR_OK ||
          tools_commit(&r, "complete", NULL) != CR_OK)) {
         tools_error("%s", cr_store_last_error(r.store));
         st = EXIT_RUN;

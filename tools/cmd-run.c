@@ -208,7 +208,7 @@ static int finish(const run_args *a, run_state *r, int rc)
         /* a setting the engine refused before the first step, or a table that
          * does not describe an impact (--table): bad input, no file; an
          * impact outside the table's axes: exit 5, no file */
-        tools_error("%s: %s", a->model, cr_system_last_error(r->run.sys));
+        tools_model_error(a->model, cr_system_last_error(r->run.sys));
         return rc == CR_ERR_DOMAIN ? EXIT_DOMAIN : EXIT_INPUT;
     }
     size_t nmis = 0;
@@ -225,17 +225,13 @@ static int finish(const run_args *a, run_state *r, int rc)
                                                     : "failed";
     char why[1024];
     snprintf(why, sizeof why, "%s", rc == CR_OK ? "" : cr_system_last_error(r->run.sys));
-    /* a stop request is answered at once: the episodes and collisions of a
-     * large run take seconds to build and write (1e5 beads: 9.5 s), so an
-     * interrupted file keeps the trajectory, the events, /final and
-     * /contacts, and no /episodes (docs/errors.md) */
-    int now = rc == CR_ERR_INTERRUPTED;
-    if (!now)
-        cr_monitor_finish(r->run.mon);
-    if ((!now &&
-         (cr_store_write_episodes(r->run.store, r->run.mon) != CR_OK ||
-          cr_store_write_collisions(r->run.store, r->run.mon) != CR_OK ||
-          (a->rigid.calib && cr_store_write_mismatches(r->run.store, mis, nmis) != CR_OK))) ||
+    /* an interrupted run keeps what was monitored up to the stop: the closed
+     * episodes and their collisions, and an episode still open at the stop
+     * closed there with complete = 0 (as at an end time; docs/errors.md) */
+    cr_monitor_finish(r->run.mon);
+    if (cr_store_write_episodes(r->run.store, r->run.mon) != CR_OK ||
+        cr_store_write_collisions(r->run.store, r->run.mon) != CR_OK ||
+        (a->rigid.calib && cr_store_write_mismatches(r->run.store, mis, nmis) != CR_OK) ||
         tools_commit(&r->run, status, rc == CR_OK ? NULL : why) != CR_OK) {
         /* a write error (disk full): that is the error to report */
         tools_error("%s", cr_store_last_error(r->run.store));

@@ -49,20 +49,16 @@ int compare_runs_option(int c, const char *arg, compare_runs_args *r)
 /* One run and what the comparison needs of it. */
 typedef struct {
     rigid_args args;
-    cr_system *sys;
-    cr_monitor *mon;
-    cr_store *store;
+    tools_run t; /* system, monitor, and for the compliant run with -o its store and lock */
     char law[512], error[512];
-    double wall;
+    int interrupted; /* stopped by a signal (said once, with the output's fate) */
     cr_compare_runs_row *rows;
     cr_compare_runs_summary sum;
 } one_run;
 
 static void one_free(one_run *r)
 {
-    cr_monitor_destroy(r->mon);
-    cr_store_destroy(r->store);
-    cr_system_destroy(r->sys);
+    tools_run_release(&r->t);
     rigid_args_free(&r->args);
     free(r->rows);
 }
@@ -89,32 +85,63 @@ static int variant_args(const compare_runs_args *c, const char *law, rigid_args 
     return st;
 }
 
-/* Runs @p sys to the model's end with a monitor (and @p out's store for the
- * compliant run). @return the run's code (the text kept in r->error). */
-static int run_one(one_run *r, const cr_model *model, const char *name, const char *text,
-                   const char *out)
+/* Runs r->t.sys to the model's end, stoppable, with a monitor. @return the
+ * run's code (the text kept in r->error). */
+static int run_one(one_run *r, const cr_model *model)
 {
-    char msg[1024] = "";
-    if (out && !(r->store = cr_store_create(out, r->sys, model, name, text, msg, sizeof msg))) {
-        snprintf(r->error, sizeof r->error, "%s", msg);
-        return CR_ERR_IO;
-    }
-    if (!(r->mon = cr_monitor_create(r->sys)))
+    if (!r->t.mon && !(r->t.mon = cr_monitor_create(r->t.sys)))
         return CR_ERR_NOMEM;
-    double t0 = tools_now();
-    int rc = cr_system_run(r->sys, cr_model_settings(model)->t_end);
-    r->wall = tools_now() - t0;
-    cr_monitor_finish(r->mon);
-    if (rc != CR_OK)
-        snprintf(r->error, sizeof r->error, "%s", cr_system_last_error(r->sys));
-    if (r->store && (cr_store_write_episodes(r->store, r->mon) != CR_OK ||
-                     cr_store_write_collisions(r->store, r->mon) != CR_OK ||
-                     cr_store_commit(r->store, rc == CR_OK ? "complete" : "failed",
-                                     rc == CR_OK ? NULL : r->error) != CR_OK)) {
-        snprintf(r->error, sizeof r->error, "%s", cr_store_last_error(r->store));
-        return CR_ERR_IO;
+    if (tools_stop_requested()) { /* during an earlier run or between runs */
+        snprintf(r->error, sizeof r->error, "interrupted before it started");
+        r->interrupted = 1;
+        return CR_ERR_INTERRUPTED;
     }
+    int rc = tools_run_stoppable(&r->t, cr_model_settings(model)->t_end);
+    cr_monitor_finish(r->t.mon);
+    r->interrupted = rc == CR_ERR_INTERRUPTED;
+    if (rc != CR_OK)
+        snprintf(r->error, sizeof r->error, "%s", cr_system_last_error(r->t.sys));
     return rc;
+}
+
+/* The compliant run, written to @p out as `cradle run -o` writes (the lock,
+ * a symbolic link followed, the file there kept until the command ends:
+ * tools_open_outputs). A complete run is committed but not settled: the
+ * rigid runs and /comparison come first (compare_runs). One that is not is
+ * settled at once (OUT.partial-PID.h5 beside a file that was there).
+ * @return 0 or an exit status (message printed). */
+static int run_compliant(one_run *c, const cr_model *model, const char *name, const char *text,
+                         const char *out)
+{
+    int st = tools_open_outputs(&c->t, out, model, name, text);
+    if (st != 0)
+        return st;
+    int rc = run_one(c, model);
+    if (rc == CR_ERR_INVALID || rc == CR_ERR_NOMEM) { /* before the first step: nothing written */
+        tools_error("%s: the compliant run: %s", name,
+                    rc == CR_ERR_NOMEM ? "out of memory" : c->error);
+        return rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
+    }
+    const char *status = rc == CR_OK                ? "complete"
+                         : rc == CR_ERR_INTERRUPTED ? "interrupted"
+                                                    : "failed";
+    if (c->t.store &&
+        (cr_store_write_episodes(c->t.store, c->t.mon) != CR_OK ||
+         cr_store_write_collisions(c->t.store, c->t.mon) != CR_OK ||
+         cr_store_commit(c->t.store, status, rc == CR_OK ? NULL : c->error) != CR_OK)) {
+        tools_error("%s", cr_store_last_error(c->t.store)); /* the write error: one line */
+        tools_settle_output(&c->t, 1);                      /* nothing replaced the file there */
+        return EXIT_RUN;
+    }
+    if (rc == CR_OK)
+        return 0;
+    if (c->t.store)
+        tools_settle_output(&c->t, 0);
+    int beside = c->t.kept && strcmp(c->t.kept, c->t.out) != 0;
+    tools_error("%s: the compliant run: %s%s%s%s%s%s", name, c->error,
+                out ? "; what was computed is kept in " : "", out ? c->t.kept : "",
+                beside ? " (" : "", beside ? out : "", beside ? " is unchanged)" : "");
+    return rc == CR_ERR_INTERRUPTED ? EXIT_INTERRUPTED : EXIT_RUN;
 }
 
 /* ---- output -------------------------------------------------------------------- */
@@ -128,13 +155,14 @@ static size_t row_count(const cr_compare_runs_summary *s)
 static void print_table(const one_run *c, const one_run *v, size_t nv)
 {
     printf("compliant run: %zu collisions, %.6g s (%s), %.3f s wall\n",
-           cr_monitor_collision_count(c->mon), cr_system_get_time(c->sys),
-           cr_system_end_reason(c->sys), c->wall);
+           cr_monitor_collision_count(c->t.mon), cr_system_get_time(c->t.sys),
+           cr_system_end_reason(c->t.sys), c->t.wall);
     for (size_t i = 0; i < nv; i++) {
         const one_run *r = &v[i];
         printf("\nrigid %s: law %s\n  %zu collisions, %.6g s (%s), %.3f s wall%s%s\n",
-               r->args.rigid, r->law, r->sum.collisions_rigid, cr_system_get_time(r->sys),
-               cr_system_end_reason(r->sys), r->wall, r->error[0] ? "; failed: " : "", r->error);
+               r->args.rigid, r->law, r->sum.collisions_rigid, cr_system_get_time(r->t.sys),
+               cr_system_end_reason(r->t.sys), r->t.wall, r->error[0] ? "; failed: " : "",
+               r->error);
         printf("  %5s %5s %12s %11s %10s %10s %11s %11s %11s %5s\n", "compl", "rigid", "t compl. s",
                "phase s", "|du-|/V", "|du+|/V", "dT+/T-", "next c. s", "next r. s", "ep c/r");
         size_t n = row_count(&r->sum);
@@ -254,19 +282,20 @@ static int print_json(const char *source, const one_run *c, const one_run *v, si
     json_object *co = json_object_new_object();
     json_object_object_add(o, "source", json_object_new_string(source));
     json_object_object_add(co, "collisions",
-                           json_object_new_int64((int64_t)cr_monitor_collision_count(c->mon)));
-    json_object_object_add(co, "t_end", tools_json_number(cr_system_get_time(c->sys)));
-    json_object_object_add(co, "end_reason", json_object_new_string(cr_system_end_reason(c->sys)));
-    json_object_object_add(co, "wall_time", tools_json_number(c->wall));
+                           json_object_new_int64((int64_t)cr_monitor_collision_count(c->t.mon)));
+    json_object_object_add(co, "t_end", tools_json_number(cr_system_get_time(c->t.sys)));
+    json_object_object_add(co, "end_reason",
+                           json_object_new_string(cr_system_end_reason(c->t.sys)));
+    json_object_object_add(co, "wall_time", tools_json_number(c->t.wall));
     json_object_object_add(o, "compliant", co);
     for (size_t i = 0; i < nv; i++) {
         json_object *x = json_object_new_object(), *rows = json_object_new_array();
         json_object_object_add(x, "variant", json_object_new_string(v[i].args.rigid));
         json_object_object_add(x, "law", json_object_new_string(v[i].law));
         json_object_object_add(x, "end_reason",
-                               json_object_new_string(cr_system_end_reason(v[i].sys)));
+                               json_object_new_string(cr_system_end_reason(v[i].t.sys)));
         json_object_object_add(x, "error", json_object_new_string(v[i].error));
-        json_object_object_add(x, "wall_time", tools_json_number(v[i].wall));
+        json_object_object_add(x, "wall_time", tools_json_number(v[i].t.wall));
         json_object_object_add(x, "summary", json_summary(&v[i].sum));
         for (size_t k = 0; k < row_count(&v[i].sum); k++)
             json_object_array_add(rows, json_row(&v[i].rows[k]));
@@ -284,10 +313,10 @@ static int print_json(const char *source, const one_run *c, const one_run *v, si
 static int compare_all(one_run *c, one_run *v, size_t nv)
 {
     for (size_t i = 0; i < nv; i++) {
-        size_t n = cr_monitor_collision_count(c->mon) + cr_monitor_collision_count(v[i].mon);
+        size_t n = cr_monitor_collision_count(c->t.mon) + cr_monitor_collision_count(v[i].t.mon);
         if (!(v[i].rows = calloc(n ? n : 1, sizeof(cr_compare_runs_row))))
             return EXIT_RUN;
-        if (cr_compare_runs(c->mon, v[i].mon, v[i].rows, n, &v[i].sum) != CR_OK) {
+        if (cr_compare_runs(c->t.mon, v[i].t.mon, v[i].rows, n, &v[i].sum) != CR_OK) {
             tools_error("compare: the runs of %s cannot be compared", v[i].args.rigid);
             return EXIT_RUN;
         }
@@ -303,21 +332,23 @@ static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_
     int st = 0;
     for (size_t i = 0; st == 0 && i < a->n; i++) {
         if (v[i].args.calibrated && !v[i].args.calibrate_on)
-            st = rigid_calib_from_monitor(&v[i].args, c->mon, cr_model_contact_count(model));
+            st = rigid_calib_from_monitor(&v[i].args, c->t.mon, cr_model_contact_count(model));
         int sst = 0;
-        if (st == 0 && !(v[i].sys = rigid_or_compliant_system(&v[i].args, name, model, &sst)))
+        if (st == 0 && !(v[i].t.sys = rigid_or_compliant_system(&v[i].args, name, model, &sst)))
             return sst;
         if (st == 0)
-            cr_system_rigid_law(v[i].sys, v[i].law, sizeof v[i].law);
+            cr_system_rigid_law(v[i].t.sys, v[i].law, sizeof v[i].law);
     }
     for (size_t i = 0; st == 0 && i < a->n; i++) {
-        int rc = run_one(&v[i], model, name, NULL, NULL);
+        int rc = run_one(&v[i], model);
         if (v[i].args.tab) { /* the law with the table's bounds met */
-            cr_system_rigid_set_provider(v[i].sys, rigid_table_params, v[i].args.tab,
+            cr_system_rigid_set_provider(v[i].t.sys, rigid_table_params, v[i].args.tab,
                                          rigid_table_label_after(v[i].args.tab));
-            cr_system_rigid_law(v[i].sys, v[i].law, sizeof v[i].law);
+            cr_system_rigid_law(v[i].t.sys, v[i].law, sizeof v[i].law);
         }
-        if (rc == CR_ERR_INVALID) {
+        if (rc == CR_ERR_INTERRUPTED) /* said with where the compliant run is (compare_runs) */
+            st = EXIT_INTERRUPTED;
+        else if (rc == CR_ERR_INVALID) {
             tools_error("%s: --rigid %s: %s", name, v[i].args.rigid, v[i].error);
             st = EXIT_INPUT;
         } else if (rc == CR_ERR_NOMEM) {
@@ -327,6 +358,34 @@ static int rigid_runs(const compare_runs_io *io, compare_runs_args *a, const cr_
         /* a law failing mid-run: its rows up to there are compared, the error reported */
     }
     return st;
+}
+
+/* After a complete compliant run, a command that did not finish: the rigid
+ * run that was interrupted (not said yet), and where the compliant run's file
+ * is when it is not at the output. */
+static void say_unfinished(const compare_runs_io *io, const char *name, const one_run *c,
+                           const one_run *v, size_t n, int st)
+{
+    int beside = io->out && c->t.kept && strcmp(c->t.kept, c->t.out) != 0;
+    char where[1024] = "";
+    if (beside)
+        snprintf(
+            where, sizeof where,
+            "the compliant run (complete, without /comparison) is kept in %s (%s is unchanged)",
+            c->t.kept, io->out);
+    else if (io->out && st != 0)
+        snprintf(where, sizeof where, "the compliant run (complete, without /comparison) is in %s",
+                 io->out);
+    if (st == EXIT_INTERRUPTED) {
+        for (size_t i = 0; i < n; i++)
+            if (v[i].interrupted) {
+                tools_error("%s: --rigid %s: %s%s%s", name, v[i].args.rigid, v[i].error,
+                            where[0] ? "; " : "", where);
+                return;
+            }
+    } else if (st != 0 && beside) {
+        tools_error("%s: %s", name, where); /* after the failure's own line */
+    }
 }
 
 /* Common parameters that no variant takes are refused, not ignored. */
@@ -364,7 +423,7 @@ static int strict_mismatches(const char *name, one_run *v, size_t nv)
         if (!v[i].args.strict || !v[i].args.calib)
             continue;
         size_t n = 0;
-        cr_calibrated_rigid_finish(v[i].args.calib, cr_system_get_time(v[i].sys));
+        cr_calibrated_rigid_finish(v[i].args.calib, cr_system_get_time(v[i].t.sys));
         cr_calibrated_rigid_mismatches(v[i].args.calib, &n);
         if (n) {
             tools_error("%s: --strict: %zu mismatch%s between the rigid impacts and the "
@@ -407,7 +466,7 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
     cr_model *model = st == 0 ? model_input_load(io->input, io->sets, 1, &text) : NULL;
     if (st == 0 && !model)
         st = EXIT_INPUT;
-    if (st == 0 && !(c.sys = cr_system_create(model, msg, sizeof msg))) {
+    if (st == 0 && !(c.t.sys = cr_system_create(model, msg, sizeof msg))) {
         tools_error("%s: %s", name, msg);
         st = EXIT_INPUT;
     }
@@ -430,11 +489,8 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
         if (probe_args.tab != v[i].args.tab)
             rigid_table_free(probe_args.tab);
     }
-    int rc = st == 0 ? run_one(&c, model, name, text, io->out) : CR_OK;
-    if (st == 0 && rc != CR_OK) {
-        tools_error("%s: the compliant run: %s", name, c.error);
-        st = rc == CR_ERR_INVALID ? EXIT_INPUT : EXIT_RUN;
-    }
+    int compliant = st == 0 ? run_compliant(&c, model, name, text, io->out) : -1;
+    st = compliant > 0 ? compliant : st;
     if (st == 0)
         st = rigid_runs(io, a, model, &c, v);
     if (st == 0)
@@ -449,16 +505,21 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
         cr_compare_runs_variant out[COMPARE_RUNS_MAX];
         for (size_t i = 0; i < a->n; i++)
             out[i] = (cr_compare_runs_variant){
-                v[i].args.rigid, v[i].law,  cr_system_end_reason(v[i].sys),
+                v[i].args.rigid, v[i].law,  cr_system_end_reason(v[i].t.sys),
                 v[i].error,      v[i].rows, v[i].sum};
-        cr_store_destroy(c.store); /* closed before the copy */
-        c.store = NULL;
-        if (cr_store_write_run_comparison(io->out, io->out, out, a->n, io->command, msg,
+        cr_store_destroy(c.t.store); /* closed before the copy */
+        c.t.store = NULL;
+        /* into the file at the output (a symbolic link's target) */
+        if (cr_store_write_run_comparison(c.t.out, c.t.out, out, a->n, io->command, msg,
                                           sizeof msg) != CR_OK) {
             tools_error("%s", msg);
             st = EXIT_RUN;
         }
     }
+    if (compliant == 0 && io->out) /* the compliant run went beside a file there unless all did */
+        tools_settle_output(&c.t, st == 0);
+    if (compliant == 0)
+        say_unfinished(io, name, &c, v, a->n, st);
     if (st == 0)
         st = strict_mismatches(name, v, a->n);
     one_free(&c);

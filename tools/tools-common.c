@@ -70,6 +70,15 @@ void tools_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void tools_model_error(const char *model, const char *msg)
+{
+    size_t n = strlen(model);
+    if ((strncmp(msg, model, n) == 0 && msg[n] == ':') || strncmp(msg, "--set ", 6) == 0)
+        tools_error("%s", msg);
+    else
+        tools_error("%s: %s", model, msg);
+}
+
 /* The default model beside an installed executable: BINDIR/../share/cradle/
  * models, found from /proc/self/exe so that a staged or moved install uses its
  * own models, not the build machine's. NULL when not there. */
@@ -393,10 +402,16 @@ void tools_unlock_output(int fd, const char *out)
 int tools_commit(tools_run *r, const char *status, const char *error)
 {
     int rc = cr_store_commit(r->store, status, error);
+    tools_settle_output(r, rc != CR_OK || strcmp(status, "complete") == 0 ||
+                               strcmp(status, "mismatch") == 0);
+    return rc;
+}
+
+void tools_settle_output(tools_run *r, int replace)
+{
     free(r->kept);
     r->kept = NULL;
-    if (rc != CR_OK || !r->keep || strcmp(status, "complete") == 0 ||
-        strcmp(status, "mismatch") == 0) {
+    if (replace || !r->keep) {
         /* complete (or finished with --strict's mismatches): the new file
          * replaces the old as it always did; a failed
          * commit left the old one where it was */
@@ -405,7 +420,7 @@ int tools_commit(tools_run *r, const char *status, const char *error)
         free(r->keep);
         r->keep = NULL;
         r->kept = strdup(r->out);
-        return rc;
+        return;
     }
     /* not complete, and a file was there: the new one goes beside it and the
      * old one comes back (one rename: the output never goes missing) */
@@ -426,7 +441,7 @@ int tools_commit(tools_run *r, const char *status, const char *error)
         free(r->keep);
         r->keep = NULL;
         r->kept = partial;
-        return rc;
+        return;
     }
     if (moved)
         unlink(partial);
@@ -435,7 +450,11 @@ int tools_commit(tools_run *r, const char *status, const char *error)
     free(r->keep);
     r->keep = NULL;
     r->kept = strdup(r->out);
-    return rc;
+}
+
+int tools_stop_requested(void)
+{
+    return stop_flag != 0;
 }
 int tools_run_stoppable(tools_run *r, double t_end)
 {

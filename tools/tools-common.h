@@ -33,6 +33,10 @@ int tools_exit(int status);
 /* Prints "cradle: <message>" on stderr (one line). */
 void tools_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "cradle: MODEL: MSG", or "cradle: MSG" when the message already names the
+ * model file (with its line) or the --set that gave the field. */
+void tools_model_error(const char *model, const char *msg);
+
 /* Path of the default model: the installed copy, else the source tree's. */
 const char *tools_default_model(void);
 
@@ -121,6 +125,16 @@ void tools_unlock_output(int fd, const char *out);
  * run's file is. @return cr_store_commit's code.
  */
 int tools_commit(tools_run *r, const char *status, const char *error);
+/*
+ * What tools_commit does after cr_store_commit, for a command whose output is
+ * complete only after more work on the committed file (compare --rigid adds
+ * /comparison after its rigid runs): @p replace (it completed) drops the old
+ * file's second name; otherwise the new file moves to OUT.partial-PID.h5 and
+ * the old one is back at OUT. r->kept says where the run's file is.
+ */
+void tools_settle_output(tools_run *r, int replace);
+/* 1 once a stop signal came (tools_catch_stop_signals). */
+int tools_stop_requested(void);
 
 /*
  * What r->sys writes into before it starts: the store of @p out (none when

@@ -207,6 +207,15 @@ CR_EXPORT void cr_law_result_destroy(cr_law_result *r);
  */
 CR_EXPORT int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_result *r);
 
+/**
+ * Whether law @p law takes @p dofs dofs and @p contacts contacts (the caps
+ * above), for a caller to ask before it builds a configuration of that size
+ * (cr_impact_create's matrices are dense: 10⁴ dofs are 2.4 GB).
+ * @return CR_LAW_OK, or CR_LAW_TOO_LARGE with cr_law_solve's message in @p msg.
+ */
+CR_EXPORT cr_law_status cr_law_size_check(cr_law_id law, size_t dofs, size_t contacts, char *msg,
+                                          size_t msglen);
+
 CR_EXPORT cr_law_status cr_law_result_status(const cr_law_result *r);
 CR_EXPORT const char *cr_law_result_message(const cr_law_result *r);
 /** Number of outcomes: 1, or several for the sequential law, 0 when infeasible. */

@@ -478,6 +478,20 @@ int cr_yaml_fail(cr_yaml_ctx *ps, int line, const char *field, const char *fmt, 
     return ps->rc;
 }
 
+void cr_yaml_where(const cr_yaml_ctx *ps, int line, const char *field, char *dst, size_t dlen)
+{
+    int inside = 0;
+    const cr_yaml_set *set = set_of(ps, field, &inside);
+    char raw[2 * CR_ERRMSG_LEN];
+    if (set && !inside)
+        snprintf(raw, sizeof raw, "%s: %s", set->arg, field);
+    else if (line > 0)
+        snprintf(raw, sizeof raw, "%s:%d: %s", ps->file, line, field);
+    else
+        snprintf(raw, sizeof raw, "%s: %s", ps->file, field);
+    put_escaped(dst, dlen, raw);
+}
+
 /* Rejects keys the schema does not know: a typo must not silently become a default. */
 int cr_yaml_check_keys(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
                        const char *const *allowed)

@@ -42,6 +42,10 @@ int cr_yaml_key_line(struct fy_node *map, const char *key);
  * The whole message is escaped (control characters, non-UTF-8 bytes): one line always. */
 int cr_yaml_fail(cr_yaml_ctx *ps, int line, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The "file:line: field" (or "--set ARG: field") that cr_yaml_fail would put
+ * before a reason, escaped: for a check made later, away from the document
+ * (an engine's refusal of output.interval). */
+void cr_yaml_where(const cr_yaml_ctx *ps, int line, const char *field, char *dst, size_t dlen);
 /* A user's value made fit for a message: escaped, cut to ~60 characters. */
 void cr_yaml_echo(char *dst, size_t dlen, const char *value);
 /* "where.key" (just "key" when where is empty): the full path of a field in messages. */

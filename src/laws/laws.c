@@ -1423,6 +1423,19 @@ static size_t contact_cap(cr_law_id law)
     }
 }
 
+cr_law_status cr_law_size_check(cr_law_id law, size_t dofs, size_t contacts, char *msg,
+                                size_t msglen)
+{
+    if ((unsigned)law >= CR_LAW_COUNT)
+        return CR_LAW_TOO_LARGE;
+    size_t cap = contact_cap(law);
+    if (dofs <= CR_LAW_MAX_DOFS && contacts <= cap)
+        return CR_LAW_OK;
+    cr_set_msg(msg, msglen, "%zu dofs and %zu contacts: %s takes at most %d dofs and %zu contacts",
+               dofs, contacts, LAWS[law].name, CR_LAW_MAX_DOFS, cap);
+    return CR_LAW_TOO_LARGE;
+}
+
 /* The caps on the work a case can ask for, checked before any work. */
 static int check_caps(cr_impact *imp, cr_law_id law, const cr_law_params *p)
 {
@@ -1483,15 +1496,9 @@ int cr_law_solve(cr_impact *imp, cr_law_id law, const cr_law_params *p, cr_law_r
 {
     CR_CHECK(imp && p && r && (unsigned)law < CR_LAW_COUNT, imp ? imp->err : NULL, CR_ERR_INVALID);
     result_reset(r, imp->n, imp->m);
-    size_t cap = contact_cap(law);
-    if (imp->n > CR_LAW_MAX_DOFS || imp->m > cap) {
-        /* checked before prepare(), which alone is O(n³) */
-        r->status = CR_LAW_TOO_LARGE;
-        snprintf(r->msg, sizeof r->msg,
-                 "%zu dofs and %zu contacts: %s takes at most %d dofs and %zu contacts", imp->n,
-                 imp->m, LAWS[law].name, CR_LAW_MAX_DOFS, cap);
+    /* checked before prepare(), which alone is O(n³) */
+    if ((r->status = cr_law_size_check(law, imp->n, imp->m, r->msg, sizeof r->msg)) != CR_LAW_OK)
         return CR_OK;
-    }
     int rc = check_caps(imp, law, p);
     if (rc == CR_OK)
         rc = prepare(imp);

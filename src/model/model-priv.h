@@ -7,13 +7,28 @@
 #include "base/base.h"
 #include "base/yaml.h"
 
+/* The fields of a body entry that hold its mass, radius, position and
+ * velocity components (NULL: computed, not given). */
+typedef struct {
+    const char *mass, *radius, *x[2], *v[2];
+    struct fy_node *vmap; /* the mapping of v's keys, when not the entry's (NULL) */
+    const char *vwhere;   /* and its path */
+} cr_body_keys;
+
+/* A body's mass, radius, position and velocity within the range
+ * cr_model_validate asks (CR_MAX_MAGNITUDE), refused with the file, line and
+ * field path that gave the number out of range (the entry @p map at @p where
+ * when it was computed). @p dim components of x and v. */
+int cr_modelfile_body_in_range(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
+                               const cr_body_keys *k, double mass, double radius, const double *x,
+                               const double *v, int dim);
+
 /* Adds the three discs of a `three_disc: {theta, tau, mass, radius, speed, gap}`
  * mapping to a dim-2 model (errors recorded in ps, with the field's line). */
 int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model);
 
 /* The `output` section (modelfile-output.c) into @p s, checked against the
  * model's bodies and dimension (errors recorded in ps, with the field's line). */
-int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, const cr_model *model,
-                        cr_settings *s);
+int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, cr_model *model, cr_settings *s);
 
 #endif

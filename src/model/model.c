@@ -51,6 +51,7 @@ typedef struct {
 
 struct cr_model {
     char *name;
+    char *interval_where; /* where output.interval was given (model files) */
     int dim;
     ball *balls;
     size_t n, cap;
@@ -143,6 +144,7 @@ void cr_model_destroy(cr_model *model)
     if (!model)
         return;
     free(model->name);
+    free(model->interval_where);
     free(model->balls);
     free(model->planes);
     free(model->pairs);
@@ -311,6 +313,23 @@ int cr_model_set_name(cr_model *model, const char *name)
     free(model->name);
     model->name = copy;
     return CR_OK;
+}
+
+int cr_model_set_interval_where(cr_model *model, const char *where)
+{
+    if (!model)
+        return CR_ERR_INVALID;
+    char *copy = where ? strdup(where) : NULL;
+    if (where && !copy)
+        return CR_ERR_NOMEM;
+    free(model->interval_where);
+    model->interval_where = copy;
+    return CR_OK;
+}
+
+const char *cr_model_interval_where(const cr_model *model)
+{
+    return model && model->interval_where ? model->interval_where : "output.interval";
 }
 
 void cr_model_set_settings(cr_model *model, const cr_settings *s)
@@ -622,7 +641,8 @@ cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last, co
     sub->def = model->def;
     sub->settings = model->settings;
     sub->gravity = model->gravity;
-    if (model->name && cr_model_set_name(sub, model->name) != CR_OK) {
+    if ((model->name && cr_model_set_name(sub, model->name) != CR_OK) ||
+        cr_model_set_interval_where(sub, model->interval_where) != CR_OK) {
         cr_model_destroy(sub);
         return NULL;
     }
@@ -1006,6 +1026,8 @@ cr_model *cr_model_copy(const cr_model *model)
     int fail = 0;
     c->name = model->name ? strdup(model->name) : NULL;
     fail |= model->name && !c->name;
+    c->interval_where = model->interval_where ? strdup(model->interval_where) : NULL;
+    fail |= model->interval_where && !c->interval_where;
     c->balls = dup_array(model->balls, model->n, sizeof(ball), &fail);
     c->cap = model->n;
     c->planes = dup_array(model->planes, model->nplanes, sizeof(plane), &fail);

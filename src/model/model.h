@@ -13,6 +13,14 @@
  * (kinds² classes); a polydisperse pool has one kind per body. */
 #define CR_MODEL_MAX_KINDS 256
 
+/* Where output.interval was given ("FILE:LINE: output.interval", or the
+ * --set that gave it), so that an engine's refusal of the interval, which
+ * needs the contact time scale, names the file's line as every model-file
+ * error does. The model file reader sets it (NULL clears it); the getter
+ * gives "output.interval" for a model built in code. */
+int cr_model_set_interval_where(cr_model *model, const char *where);
+const char *cr_model_interval_where(const cr_model *model);
+
 /* Bodies that are interchangeable for every pair law without an entry of its
  * own (same mass, radius and material; fixed bodies left out): one
  * representative and the number of members per kind. rep and count hold

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/model-priv.h"
+#include "model/model.h"
 
 static const char *const field_names[] = {"position", "velocity", "energies", "overlap",
                                           "force",    "impulse",  NULL};
@@ -160,7 +161,7 @@ static int parse_bodies(cr_yaml_ctx *ps, struct fy_node *n, size_t nb, cr_settin
 }
 
 /* `output: none` or a mapping {interval, every, fields, bodies}. */
-int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, const cr_model *model, cr_settings *s)
+int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, cr_model *model, cr_settings *s)
 {
     static const char *const keys[] = {"interval", "every", "max_rows", "fields", "bodies", NULL};
     const char *w = cr_yaml_text(out);
@@ -182,6 +183,12 @@ int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, const cr_model *mo
     if (s->output_interval < 0.0)
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(out, "interval")), "output.interval",
                             "must be positive or 'auto'");
+    /* the engines refuse an interval below their contact time scale's floor
+     * at the run's start: their message names this line */
+    char where[CR_ERRMSG_LEN];
+    cr_yaml_where(ps, cr_yaml_key_line(out, "interval"), "output.interval", where, sizeof where);
+    if (cr_yaml_child(out, "interval") && cr_model_set_interval_where(model, where) != CR_OK)
+        return cr_yaml_fail(ps, 0, "output.interval", "out of memory");
     s->output_every = every;
     if (every > 0 && s->output_interval > 0.0)
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(out, "every")), "output.every",

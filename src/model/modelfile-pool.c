@@ -52,7 +52,13 @@ int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *mode
                             theta);
     double x[3][2] = {{-d * cos(theta), -d * sin(theta)}, {0.0, 0.0}, {2.0 * radius, 0.0}};
     double v1[2] = {speed * cos(theta - tau), speed * sin(theta - tau)}, rest[2] = {0.0, 0.0};
+    const cr_body_keys bk = {"mass", "radius", {NULL, NULL}, {"speed", "speed"}, NULL, NULL};
+    double speed_only[2] = {speed, 0.0}; /* the speed given, not its components */
+    if (cr_modelfile_body_in_range(ps, map, w, &bk, mass, radius, x[0], speed_only, 2))
+        return ps->rc;
     for (int i = 0; i < 3; i++) {
+        if (cr_modelfile_body_in_range(ps, map, w, &bk, mass, radius, x[i], rest, 2))
+            return ps->rc;
         int rc = cr_model_add_body(model, mass, radius, x[i], i == 0 ? v1 : rest);
         if (rc < 0) {
             ps->rc = rc;

@@ -282,6 +282,49 @@ static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
     return CR_OK;
 }
 
+/* ---- the range of a body's numbers ---------------------------------------- */
+
+/* One number of a body within cr_model_validate's range (products like ½mv²
+ * and K δⁿ stay finite), refused at the field that gave it: @p key of @p map,
+ * or the map itself when the number was computed (a generated chain's
+ * positions). @p magnitude: mass and radius lie within CR_MAX_MAGNITUDE⁻¹ ..
+ * CR_MAX_MAGNITUDE; positions and velocities only below it in size. */
+static int number_in_range(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const char *key,
+                           const char *what, double value, int magnitude)
+{
+    double lo = magnitude ? 1.0 / CR_MAX_MAGNITUDE : -CR_MAX_MAGNITUDE;
+    if (value >= lo && value <= CR_MAX_MAGNITUDE)
+        return CR_OK;
+    struct fy_node *at = key ? cr_yaml_child(map, key) : NULL;
+    char field[256];
+    if (at)
+        cr_yaml_path(field, sizeof field, where, key);
+    else
+        snprintf(field, sizeof field, "%s", where);
+    if (at)
+        return cr_yaml_fail(ps, cr_yaml_line(at), field,
+                            "must lie within %g .. %g in SI units (got %g)", lo, CR_MAX_MAGNITUDE,
+                            value);
+    return cr_yaml_fail(ps, cr_yaml_line(map), field,
+                        "gives a %s of %g, outside %g .. %g in SI units", what, value, lo,
+                        CR_MAX_MAGNITUDE);
+}
+
+int cr_modelfile_body_in_range(cr_yaml_ctx *ps, struct fy_node *map, const char *where,
+                               const cr_body_keys *k, double mass, double radius, const double *x,
+                               const double *v, int dim)
+{
+    if (number_in_range(ps, map, where, k->mass, "mass", mass, 1) ||
+        number_in_range(ps, map, where, k->radius, "radius", radius, 1))
+        return ps->rc;
+    for (int d = 0; d < dim; d++)
+        if (number_in_range(ps, map, where, k->x[d], "position", x[d], 0) ||
+            number_in_range(ps, k->vmap ? k->vmap : map, k->vmap ? k->vwhere : where, k->v[d],
+                            "velocity", v[d], 0))
+            return ps->rc;
+    return CR_OK;
+}
+
 /* ---- dim 1: balls, chains, rods, links ------------------------------------ */
 
 static int add_wall_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at, const char *field,
@@ -440,10 +483,14 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
         int line = cr_yaml_line(b);
         double mass = 0, radius = 0, x = 0, v = 0, pivot = NAN;
         const char *xkey = cr_yaml_child(b, "gap") ? "gap" : "x";
+        /* a position from a gap is computed: the entry is named, not its gap */
+        const cr_body_keys bk = {"mass", "radius", {cr_yaml_child(b, "gap") ? NULL : "x"},
+                                 {"v"},  NULL,     NULL};
         if (cr_yaml_number(ps, b, line, where, "pivot", 0, 0, &pivot) ||
             body_mass_radius(ps, b, where, &mass, &radius) ||
             body_position(ps, b, where, model, radius, &x) ||
             cr_yaml_number(ps, b, line, where, "v", 0, 0, &v) ||
+            cr_modelfile_body_in_range(ps, b, where, &bk, mass, radius, &x, &v, 1) ||
             add_ball_checked(ps, model, cr_yaml_child(b, xkey),
                              field_of(field, sizeof field, where, xkey), mass, radius, x, v))
             return ps->rc;
@@ -616,7 +663,15 @@ static int chain_place(cr_yaml_ctx *ps, struct fy_node *map, const chain_spec *c
             x = rest - f->length * c->angle;
             v = isnan(c->vstrike) ? 0.0 : c->vstrike;
         }
-        if (add_ball_checked(ps, model, map, "chain", c->mass, c->radius, x, v) ||
+        /* x0 gives the first ball's position; the others' are computed */
+        cr_body_keys bk = {"mass", "radius", {i == 0 ? "x0" : NULL}, {"velocity"}, NULL, NULL};
+        struct fy_node *st = cr_yaml_child(map, "striker");
+        if (i < c->scount && st) { /* a striker's velocity is the striker's */
+            bk.vmap = st;
+            bk.vwhere = "chain.striker";
+        }
+        if (cr_modelfile_body_in_range(ps, map, "chain", &bk, c->mass, c->radius, &x, &v, 1) ||
+            add_ball_checked(ps, model, map, "chain", c->mass, c->radius, x, v) ||
             note_pivot(ps, f, cr_model_ball_count(model) - 1, rest))
             return ps->rc;
     }
@@ -692,7 +747,10 @@ static int parse_rod(cr_yaml_ctx *ps, struct fy_node *r, const char *w, int k, d
     for (long i = 0; i < ne; i++) {
         double x = i == 0 ? *end + (k ? gap : 0.0) + 0.5 * dx
                           : cr_model_position(model, first + (size_t)i - 1) + dx;
-        if (add_ball_checked(ps, model, r, w, mass / (double)ne, 0.5 * dx, x, v) ||
+        /* an element's mass and half length are computed from the rod's */
+        const cr_body_keys bk = {NULL, NULL, {NULL}, {"velocity"}, NULL, NULL};
+        if (cr_modelfile_body_in_range(ps, r, w, &bk, mass / (double)ne, 0.5 * dx, &x, &v, 1) ||
+            add_ball_checked(ps, model, r, w, mass / (double)ne, 0.5 * dx, x, v) ||
             note_pivot(ps, f, cr_model_ball_count(model) - 1, NAN))
             return ps->rc;
     }
@@ -847,6 +905,12 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
                        ? disc_next_to(ps, b, where, model, radius, x)
                        : parse_vec2(ps, b, where, "x", 1, x)) ||
                   parse_vec2(ps, b, where, "v", 0, v)))
+        return ps->rc;
+    const char *xk = cr_yaml_child(b, "x") ? "x" : NULL; /* else placed by next_to */
+    const cr_body_keys bk =
+        legacy ? (cr_body_keys){"mass", "radius", {"x", "y"}, {"vx", "vy"}, NULL, NULL}
+               : (cr_body_keys){"mass", "radius", {xk, xk}, {"v", "v"}, NULL, NULL};
+    if (cr_modelfile_body_in_range(ps, b, where, &bk, mass, radius, x, v, 2))
         return ps->rc;
     int i = cr_model_add_body(model, mass, radius, x, v);
     if (i < 0) {

@@ -113,6 +113,10 @@ typedef struct {
     size_t *slot;  /* position in the collision's body list, or -1 */
     size_t *first; /* first and last episode of the body in the collision */
     size_t *lastk;
+    size_t *firstj; /* the body's position in those episodes' body lists (a
+                     * search per body was 10¹⁰ steps in the one episode of a
+                     * resting 10⁵-bead column) */
+    size_t *lastj;
     size_t *cslot; /* position of a contact in the collision's records, or -1 */
     size_t nc;
 } scratch;
@@ -138,6 +142,14 @@ static int cmp_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
     return x < y ? -1 : x > y;
+}
+
+static int sizes_sorted(const size_t *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i] < v[i - 1])
+            return 0;
+    return 1;
 }
 
 /* Bodies of collision @p c (its episodes set), sorted, with u⁻ from each
@@ -166,24 +178,23 @@ static int gather_bodies(const cr_monitor *mon, collision *c, int dim, scratch *
                 }
                 s->slot[b] = nb;
                 s->first[b] = k;
+                s->firstj[b] = i;
                 c->bodies[nb++] = b;
             } else if (isfinite(mass[i])) {
                 /* free flight since the body's previous episode: only fields act */
-                size_t p = s->lastk[b], m;
+                size_t p = s->lastk[b], m, j = s->lastj[b];
                 const double *prev_after = cr_monitor_velocities(mon, p, 1, &m);
-                const size_t *pb = cr_monitor_bodies(mon, p, &m);
-                size_t j = 0;
-                while (j < m && pb[j] != b)
-                    j++;
                 for (size_t e = 0; e < d && j < m; e++)
                     flight += 0.5 * mass[i] *
                               (ub[i * d + e] * ub[i * d + e] -
                                prev_after[j * d + e] * prev_after[j * d + e]);
             }
             s->lastk[b] = k;
+            s->lastj[b] = i;
         }
     }
-    qsort(c->bodies, nb, sizeof(size_t), cmp_size);
+    if (!sizes_sorted(c->bodies, nb)) /* one episode's are */
+        qsort(c->bodies, nb, sizeof(size_t), cmp_size);
     c->info.body_count = nb;
     c->u0 = calloc((nb ? nb : 1) * d, sizeof(double));
     c->u1 = calloc((nb ? nb : 1) * d, sizeof(double));
@@ -194,12 +205,9 @@ static int gather_bodies(const cr_monitor *mon, collision *c, int dim, scratch *
         size_t b = c->bodies[q];
         for (int after = 0; after < 2; after++) {
             size_t k = after ? s->lastk[b] : s->first[b], m;
-            const size_t *bodies = cr_monitor_bodies(mon, k, &m);
             const double *mass = cr_monitor_masses(mon, k, &m);
             const double *u = cr_monitor_velocities(mon, k, after, &m);
-            size_t j = 0;
-            while (j < m && bodies[j] != b)
-                j++;
+            size_t j = after ? s->lastj[b] : s->firstj[b];
             double *dst = after ? c->u1 : c->u0, T = 0.0;
             for (size_t e = 0; e < d && j < m; e++) {
                 dst[q * d + e] = u[j * d + e];
@@ -262,9 +270,13 @@ static int gather_records(const cr_monitor *mon, collision *c, int dim, scratch 
                 t[at].v[e] += vec[i * d + e];
         }
     }
-    for (size_t i = 0; i < nr; i++)
+    int sorted = 1; /* one episode's records are */
+    for (size_t i = 0; i < nr; i++) {
         s->cslot[t[i].r.contact] = (size_t)-1;
-    qsort(t, nr, sizeof(*t), cmp_total);
+        sorted &= i == 0 || t[i].r.contact > t[i - 1].r.contact;
+    }
+    if (!sorted)
+        qsort(t, nr, sizeof(*t), cmp_total);
     c->rec = malloc((nr ? nr : 1) * sizeof(*c->rec));
     c->vec = malloc((nr ? nr : 1) * d * sizeof(double));
     if (!c->rec || !c->vec)
@@ -321,10 +333,11 @@ static int split(const cr_monitor *mon, cr_collision_set *set, size_t *parent, s
 {
     size_t *count = calloc(ne ? ne : 1, sizeof(size_t)),
            *index = malloc((ne ? ne : 1) * sizeof(size_t));
-    scratch s = {malloc((nbody ? nbody : 1) * sizeof(size_t)),
-                 malloc((nbody ? nbody : 1) * sizeof(size_t)),
-                 malloc((nbody ? nbody : 1) * sizeof(size_t)), NULL, 0};
-    int rc = count && index && s.slot && s.first && s.lastk ? CR_OK : CR_ERR_NOMEM;
+    size_t nbytes = (nbody ? nbody : 1) * sizeof(size_t);
+    scratch s = {
+        malloc(nbytes), malloc(nbytes), malloc(nbytes), malloc(nbytes), malloc(nbytes), NULL, 0};
+    int rc = count && index && s.slot && s.first && s.lastk && s.firstj && s.lastj ? CR_OK
+                                                                                   : CR_ERR_NOMEM;
     for (size_t b = 0; rc == CR_OK && b < nbody; b++)
         s.slot[b] = (size_t)-1;
     for (size_t k = 0; rc == CR_OK && k < ne; k++) {
@@ -346,6 +359,7 @@ static int split(const cr_monitor *mon, cr_collision_set *set, size_t *parent, s
     for (size_t q = 0; rc == CR_OK && q < set->n; q++)
         rc = build_one(mon, &set->c[q], dim, &s, nbody);
     free(count), free(index), free(s.slot), free(s.first), free(s.lastk), free(s.cslot);
+    free(s.firstj), free(s.lastj);
     return rc;
 }
 

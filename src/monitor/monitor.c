@@ -636,6 +636,24 @@ static int cmp_member(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* Sorted already (a chain's group grows outwards, often in order): qsort
+ * skipped, which matters at a stop request in a 10⁵-body episode. */
+static int members_sorted(const episode *e)
+{
+    for (size_t q = 1; q < e->nmem; q++)
+        if (e->mem[q].contact < e->mem[q - 1].contact)
+            return 0;
+    return 1;
+}
+
+static int bodies_sorted(const episode *e)
+{
+    for (size_t q = 1; q < e->nb; q++)
+        if (e->b[q].body < e->b[q - 1].body)
+            return 0;
+    return 1;
+}
+
 static double nan_div(double a, double b)
 {
     return b != 0.0 ? a / b : NAN;
@@ -682,7 +700,8 @@ static void fill_record(cr_contact_record *r, const member *c, double gm, double
 static int build_records(cr_monitor *m, episode *e)
 {
     size_t dim = (size_t)m->dim, nr = 0;
-    qsort(e->mem, e->nmem, sizeof(member), cmp_member);
+    if (!members_sorted(e))
+        qsort(e->mem, e->nmem, sizeof(member), cmp_member);
     double *gm = malloc((e->nmem ? e->nmem : 1) * 2 * sizeof(double));
     if (!gm)
         return CR_ERR_NOMEM;
@@ -727,7 +746,8 @@ static int build_records(cr_monitor *m, episode *e)
 static int build_bodies(cr_monitor *m, episode *e)
 {
     size_t dim = (size_t)m->dim, nb = e->nb;
-    qsort(e->b, nb, sizeof(gbody), cmp_body);
+    if (!bodies_sorted(e))
+        qsort(e->b, nb, sizeof(gbody), cmp_body);
     e->bodies = malloc((nb ? nb : 1) * sizeof(size_t));
     e->mass = malloc((nb ? nb : 1) * sizeof(double));
     e->ub = calloc((nb ? nb : 1) * dim, sizeof(double));

@@ -113,22 +113,21 @@ double cr_sampling_next_free(const cr_sampling *sm, double t);
 
 /* An explicit output interval both engines refuse: finer than a millionth of
  * the contact time scale @p T (nothing to see there, and rows without end), or
- * more than CR_MAX_OUTPUT_ROWS over a given end time. */
-static inline int cr_output_interval_check(double interval, double T, double t_end, char *err,
-                                           size_t errlen)
+ * more than CR_MAX_OUTPUT_ROWS over a given end time. @p where names it
+ * (cr_model_interval_where: the model file's line). */
+static inline int cr_output_interval_check(double interval, const char *where, double T,
+                                           double t_end, char *err, size_t errlen)
 {
     if (interval <= 0.0)
         return CR_OK;
     if (interval < 1e-6 * T) {
-        cr_set_msg(err, errlen,
-                   "output.interval: %g s is below a millionth of the contact time scale %g s",
-                   interval, T);
+        cr_set_msg(err, errlen, "%s: %g s is below a millionth of the contact time scale %g s",
+                   where, interval, T);
         return CR_ERR_INVALID;
     }
     if (t_end > 0.0 && t_end / interval > CR_MAX_OUTPUT_ROWS) {
-        cr_set_msg(err, errlen,
-                   "output.interval: %g s asks for %.3g rows up to t_end = %g s (at most %d)",
-                   interval, t_end / interval, t_end, CR_MAX_OUTPUT_ROWS);
+        cr_set_msg(err, errlen, "%s: %g s asks for %.3g rows up to t_end = %g s (at most %d)",
+                   where, interval, t_end / interval, t_end, CR_MAX_OUTPUT_ROWS);
         return CR_ERR_INVALID;
     }
     return CR_OK;

@@ -272,9 +272,10 @@ struct cr_pool {
     void *out_user;
     int (*out_wanted)(void *user); /* NULL: out_fn always reads the state */
     double out_interval;
-    long out_every;    /* output.every: a row at every k-th step */
-    long out_max_rows; /* output.max_rows (0: default) */
-    int out_none;      /* output.fields: none: rows at t = 0 and the end only */
+    long out_every;                /* output.every: a row at every k-th step */
+    long out_max_rows;             /* output.max_rows (0: default) */
+    int out_none;                  /* output.fields: none: rows at t = 0 and the end only */
+    char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
     volatile sig_atomic_t stop_requested;
     cr_event *events;
     size_t nev, evcap;

@@ -524,6 +524,8 @@ static int advance(cr_pool *p, run_ctx *ctx, int *done)
 {
     sunrealtype tret, h = 0.0;
     int flag = CVode(p->cvode, ctx->t_stop / p->T, p->yastep, &tret, CV_ONE_STEP), rc, cut;
+    if (flag < 0 && p->stop_requested)
+        return CR_OK; /* the step abandoned: the run stops on the last one (cr_pool_run) */
     if (flag < 0)
         return cvfail(p, "CVode", flag);
     if (p->region)
@@ -575,7 +577,8 @@ int cr_pool_run(cr_pool *p, double t_end)
         return rc;
     }
     run_ctx ctx = run_plan(p, t_end);
-    if ((rc = cr_output_interval_check(p->out_interval, p->T, t_end, p->err, sizeof p->err)))
+    if ((rc = cr_output_interval_check(p->out_interval, p->out_where, p->T, t_end, p->err,
+                                       sizeof p->err)))
         return rc;
     p->tau_stop = ctx.t_stop / p->T;
     CVodeSetStopTime(p->cvode, ctx.t_stop / p->T);

@@ -149,6 +149,8 @@ static int psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector
 {
     (void)t, (void)yv, (void)fy, (void)gamma, (void)delta, (void)lr;
     const cr_pool *p = user;
+    if (p->stop_requested)
+        return -1; /* abandon the step (stoppable_rhs) */
     const double *r = N_VGetArrayPointer(rv);
     double *z = N_VGetArrayPointer(zv);
     for (size_t i = 0; i < p->na; i++) {
@@ -392,14 +394,24 @@ static SUNMatrix klu_pattern(cr_pool *p)
 /* A CVODES instance at the scaled time @p tau0 on p->ya and p->yQ, stopping at
  * p->tau_stop when it is set; fixed-point iteration goes with Adams. @p what
  * names the step in the error message. */
+/* The right-hand side CVODE calls: a stop request abandons the step it is in
+ * (an unrecoverable return; the run stops on the last completed step,
+ * advance in pool-run.c), since one step of a 10⁵-disc pool's Krylov solver
+ * took seconds. */
+static int stoppable_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
+{
+    const cr_pool *p = user;
+    return p->stop_requested ? -1 : cr_pl_rhs(t, yv, ydv, user);
+}
+
 int cr_pl_new_cvode(cr_pool *p, double tau0, const char *what)
 {
     p->cvode =
         CVodeCreate(p->method == CR_METHOD_ADAMS || p->fixed_point ? CV_ADAMS : CV_BDF, p->ctx);
     if (!p->cvode)
         return CR_ERR_NOMEM;
-    int flag = cr_cvode_init_at(p->cvode, cr_pl_rhs, tau0, p->ya, cr_pl_quad_rhs, p->yQ, p, p->rtol,
-                                p->atol, p->err);
+    int flag = cr_cvode_init_at(p->cvode, stoppable_rhs, tau0, p->ya, cr_pl_quad_rhs, p->yQ, p,
+                                p->rtol, p->atol, p->err);
     if (flag == CV_SUCCESS && isfinite(p->tau_stop))
         flag = CVodeSetStopTime(p->cvode, p->tau_stop);
     return flag == CV_SUCCESS ? CR_OK : cr_cvode_fail(p->err, what, p->t, flag);

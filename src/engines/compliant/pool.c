@@ -196,6 +196,7 @@ static void load_settings(cr_pool *p)
     p->out_every = set->output_every;
     p->out_max_rows = set->output_max_rows;
     p->out_none = set->output_omit == CR_OUT_ALL;
+    snprintf(p->out_where, sizeof p->out_where, "%s", cr_model_interval_where(p->model));
     p->frozen_normals = set->frozen_normals;
 }
 
@@ -297,6 +298,8 @@ int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
 int cr_pool_set_output(cr_pool *p, double interval, cr_pool_output_fn fn, void *user)
 {
     CR_CHECK(p && isfinite(interval), p ? p->err : NULL, CR_ERR_INVALID);
+    if (interval != p->out_interval) /* no longer the model's: not its file's line */
+        snprintf(p->out_where, sizeof p->out_where, "output interval");
     p->out_interval = interval;
     p->out_fn = fn;
     p->out_user = user;

@@ -363,9 +363,11 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
     s->tlo = s->tn;
     s->stepped = 0;
     /* output.every: the k-th step end reached here (a step a restart cut
-     * short never is) is a return of its own (every_hit) */
+     * short never is) is a return of its own (every_hit); a stop request
+     * returns at the step's end, not at the target: a long chain's steps to
+     * the next output took 0.7 s after a request */
     int kth = s->out_every > 0 && ++s->every_steps >= s->out_every;
-    if (target > s->tn && !s->at_tstop && !kth) {
+    if (target > s->tn && !s->at_tstop && !kth && !s->stop_requested) {
         *more = 1;
         return CV_SUCCESS;
     }
@@ -378,7 +380,8 @@ static int step_returns(cr_sim *s, double target, double *tret, int *more)
     else if (!s->qstate)
         CVodeGetQuadDky(s->stepper, s->tn, 0, s->yQ);
     *tret = s->tn;
-    return target <= s->tn || (kth && !s->at_tstop) ? CV_SUCCESS : CV_TSTOP_RETURN;
+    return target <= s->tn || (kth && !s->at_tstop) || s->stop_requested ? CV_SUCCESS
+                                                                         : CV_TSTOP_RETURN;
 }
 
 /* CVode(target, CV_NORMAL) with the engine's own event location. */

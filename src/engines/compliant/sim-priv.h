@@ -255,6 +255,7 @@ struct cr_sim {
     double free_dt;    /* the default rule's free-flight interval (cr_free_flight_interval) */
     long every_steps;  /* steps since the last every-k row */
     int every_hit;     /* cr_sm_own_advance returned at a k-th step */
+    char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
     cr_method method;
     cr_sim_output_fn out_fn;
     void *out_user;

@@ -63,7 +63,8 @@ static int plan_run(cr_sim *s, double t_end, run_plan *p)
     p->next = p->dt;
     p->pending = INFINITY;
     p->rows = 1;
-    return cr_output_interval_check(s->out_interval, s->T, t_end, s->err, sizeof s->err);
+    return cr_output_interval_check(s->out_interval, s->out_where, s->T, t_end, s->err,
+                                    sizeof s->err);
 }
 
 /* The next output time after @p t; t is CVODE's time times T, which can fall an
@@ -310,6 +311,8 @@ int cr_sim_run(cr_sim *s, double t_end)
                 continue;
             }
         }
+        if (s->stop_requested && flag != CV_ROOT_RETURN)
+            continue; /* returned short of the target: stop there (above) */
         if (flag == CV_ROOT_RETURN || (outside && flag != CV_TSTOP_RETURN)) {
             rc = flag == CV_ROOT_RETURN ? after_roots(s, &plan, &done)
                                         : after_outside(s, &plan, &done);

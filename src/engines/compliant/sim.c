@@ -4,6 +4,7 @@
  * location are described in sim-priv.h.
  */
 #include "engines/compliant/sim-priv.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -348,6 +349,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->free_dt = cr_free_flight_interval(model, s->V);
     if (s->out_every > 0) /* k-th steps are counted by the engine's own search */
         s->own_roots = 1;
+    snprintf(s->out_where, sizeof s->out_where, "%s", cr_model_interval_where(model));
     s->jac_floor_rel = set->jacobian_floor > 0.0 ? set->jacobian_floor : CR_DEFAULT_JACOBIAN_FLOOR;
     snprintf(s->end_reason, sizeof s->end_reason, "not run");
     return s;
@@ -376,6 +378,8 @@ int cr_sim_set_method(cr_sim *s, cr_method method)
 int cr_sim_set_output(cr_sim *s, double interval, cr_sim_output_fn fn, void *user)
 {
     CR_CHECK(s && isfinite(interval), s ? s->err : NULL, CR_ERR_INVALID);
+    if (interval != s->out_interval) /* no longer the model's: not its file's line */
+        snprintf(s->out_where, sizeof s->out_where, "output interval");
     s->out_interval = interval;
     s->out_fn = fn;
     s->out_user = user;

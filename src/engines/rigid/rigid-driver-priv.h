@@ -74,12 +74,13 @@ typedef struct {
     int dim;
     const double *mass, *radius, *v;
     const int *fixed;
-    int fields;          /* gravity or pendulums: the flight is not a line */
-    double L, V, T;      /* length, speed and time scales */
-    double v_rest;       /* CR_RIGID_REST_FRACTION · V */
-    double out_interval; /* the model's output interval, 0: the default */
-    long out_every;      /* output.every: refused (a rigid run counts no steps) */
-    int out_none;        /* output.fields: none: rows at t = 0 and the end only */
+    int fields;                    /* gravity or pendulums: the flight is not a line */
+    double L, V, T;                /* length, speed and time scales */
+    double v_rest;                 /* CR_RIGID_REST_FRACTION · V */
+    double out_interval;           /* the model's output interval, 0: the default */
+    long out_every;                /* output.every: refused (a rigid run counts no steps) */
+    int out_none;                  /* output.fields: none: rows at t = 0 and the end only */
+    char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
 
     /* state shared by every geometry */
     double t;

@@ -94,7 +94,8 @@ static int plan_run(cr_rigid_driver *d, double t_end, plan *p)
     p->next = p->dt;
     p->impacts = 0;
     p->stuck = 0;
-    return cr_output_interval_check(d->out_interval, d->T, t_end, d->err, sizeof d->err);
+    return cr_output_interval_check(d->out_interval, d->out_where, d->T, t_end, d->err,
+                                    sizeof d->err);
 }
 
 static int end_run(cr_rigid_driver *d, const char *why, int *done)

@@ -105,6 +105,7 @@ static void copy_model(cr_rigid_pool *r, const cr_model *model)
     r->drv.out_interval = cr_model_settings(model)->output_interval;
     r->drv.out_every = cr_model_settings(model)->output_every;
     r->drv.out_none = cr_model_settings(model)->output_omit == CR_OUT_ALL;
+    snprintf(r->drv.out_where, sizeof r->drv.out_where, "%s", cr_model_interval_where(model));
     r->touching = cr_model_settings(model)->rigid_touching;
 }
 

@@ -193,6 +193,7 @@ static void copy_model(cr_rigid *r, const cr_model *model)
     r->drv.out_interval = s->output_interval;
     r->drv.out_every = s->output_every;
     r->drv.out_none = s->output_omit == CR_OUT_ALL;
+    snprintf(r->drv.out_where, sizeof r->drv.out_where, "%s", cr_model_interval_where(model));
 }
 
 /* The chain engine's speed scale (largest initial relative speed, else the
