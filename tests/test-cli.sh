@@ -41,6 +41,13 @@ print("    %d messages, longest %d characters, %d with the one range note" % (le
 sys.exit(bool(cut) or not one)' \
     && ok "compare on the bead column: range notes merged, no message cut" \
     || bad "compare notes cut or not merged"
+# an explicit key ('? '): refused before libfyaml 0.7.12 sees it (it crashed on
+# "? a:<TAB>:", found by fuzz-modelfile)
+printf '? a:\t:\n' > ek.yaml
+"$CRADLE" run ek.yaml -o ek.h5 2> err.txt
+st=$?
+[ $st -eq 3 ] && [ ! -e ek.h5 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "ek.yaml:1: .*explicit key" err.txt \
+    && ok "an explicit YAML key: exit 3, one line, no file" || bad "explicit key: $st $(cat err.txt)"
 # a tolerance finer than double precision resolves: accepted, one line that says so
 "$CRADLE" run --set integration.rtol=1e-20 -q -o tol.h5 2> err.txt
 st=$?

@@ -232,6 +232,16 @@ static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int 
  * comments. Exact in the raw text: YAML forbids "---" and "..." at the start of
  * a line inside any scalar.
  */
+/* A block mapping's explicit key ("? key", after indentation and "- "
+ * entries): no input of cradle needs one, and Debian's libfyaml 0.7.12 crashes
+ * (SIGSEGV in fy_indent_vacuum_internal) on "? a:<TAB>:" (fuzz-modelfile). */
+static int explicit_key(const char *p, const char *eol)
+{
+    while (p < eol && (*p == ' ' || (*p == '-' && p + 1 < eol && p[1] == ' ')))
+        p++;
+    return p < eol && *p == '?' && (p + 1 == eol || p[1] == ' ' || p[1] == '\t' || p[1] == '\r');
+}
+
 static int check_lines(cr_yaml_ctx *ps, const char *text, size_t len)
 {
     int content = 0, started = 0, ended = 0, comments = 0, last = 1, line = 1;
@@ -257,6 +267,9 @@ static int check_lines(cr_yaml_ctx *ps, const char *text, size_t len)
             if (ended)
                 return text_fail(ps, line, 0,
                                  "a second YAML document after '...': a file holds one document");
+            if (explicit_key(p, eol))
+                return text_fail(ps, line, 0,
+                                 "an explicit key ('? '): write the key as 'key: value'");
             content = 1;
             last = line;
         } else if (is_comment(p, eol)) {
