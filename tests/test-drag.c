@@ -98,6 +98,43 @@ static void free_flight(int engine, int quadratic)
     cr_model_destroy(model);
 }
 
+/* Two equal balls under equal linear drag, one striking the other: the
+ * contact's forces cancel in the total momentum, which decays as
+ * P₀ e^(−bt/m) through the collision (a closed form that the contact does not
+ * touch); and T + U + dissipated (drag's quadrature, the contact's) = T₀. */
+static void collision_momentum(int engine)
+{
+    const double m = 0.05, r = 0.01, v0 = 1.0, b = 0.05, t_end = 0.2;
+    const char *en = engine == COMPLIANT ? "compliant" : "rigid";
+    tu_case("%s collision under drag", en);
+    int f0 = tu_failed;
+    cr_model *model = cr_model_create();
+    cr_model_add_ball(model, m, r, 0.0, v0);
+    cr_model_add_ball(model, m, r, 2.0 * r + 0.05, 0.0);
+    cr_contact_params law;
+    cr_contact_params_init(&law, 1e9, 1.5, 0.0, CR_RELEASE_GAP); /* undamped Hertz */
+    cr_model_set_default_contact(model, &law);
+    for (size_t i = 0; i < 2; i++)
+        cr_model_set_drag(model, i, b, 0.0);
+    cr_system *sys = make(model, engine, 0.0);
+    CHECK(cr_system_run(sys, t_end) == CR_OK, "run: %s", cr_system_last_error(sys));
+    double v[2];
+    cr_system_get_velocities(sys, v);
+    CHECK(v[1] > v[0] && cr_system_event_count(sys) >= 1, "the struck ball leads after the impact");
+    double P = m * (v[0] + v[1]), Pr = m * v0 * exp(-b * t_end / m);
+    CHECK_REL(P, Pr, 1e-10, "P0 exp(-b t/m): internal forces cancel");
+    CHECK_REL_INV(cr_system_kinetic_energy(sys) + cr_system_potential_energy(sys) +
+                      cr_system_dissipated_work(sys),
+                  0.5 * m * v0 * v0, 1e-8, "T + U + dissipated = T0");
+    tu_case(NULL);
+    tu_summary(f0,
+               "%s engine, 2-ball collision under equal linear drag: momentum %.12g vs "
+               "P0 e^(-bt/m) = %.12g (<= 1e-10), energy balanced",
+               en, P, Pr);
+    cr_system_destroy(sys);
+    cr_model_destroy(model);
+}
+
 /* The turning point between samples (t0, x0, v0) and (t1, x1, v1) whose
  * velocities change sign: the extreme of the cubic Hermite interpolant of
  * (x, v) (error O(h⁴ x'''') with h the sampling step). */
@@ -260,6 +297,7 @@ int main(void)
         free_flight(engine, 0);
         free_flight(engine, 1);
         pendulum_decrement(engine);
+        collision_momentum(engine);
     }
     model_file();
     return tu_finish("test-drag");
