@@ -162,6 +162,26 @@ static int log_event(const cr_system *sys, size_t first, void *user)
     return CR_OK;
 }
 
+/* An automatic end (t_end ≤ 0) is refused under drag by every engine: two
+ * balls that separate under different drag per mass can meet again. */
+static void auto_end_refused(int engine)
+{
+    tu_case("%s automatic end under drag", engine_name[engine]);
+    cr_model *model = cr_model_create();
+    /* separating at t = 0 (2 m/s ahead of 1 m/s), but ball 1's drag stops it
+     * within 2 m (v m/b) and ball 0, without drag, catches it near t = 2 s */
+    cr_model_add_ball(model, 1.0, 0.01, 0.0, 1.0);
+    cr_model_add_ball(model, 1.0, 0.01, 0.03, 2.0);
+    cr_model_set_drag(model, 1, 1.0, 0.0);
+    cr_system *sys = make(model, engine, 0.0);
+    int rc = cr_system_run(sys, 0.0);
+    CHECK(rc == CR_ERR_INVALID && strstr(cr_system_last_error(sys), "drag"),
+          "refused, naming drag (rc %d: %s)", rc, cr_system_last_error(sys));
+    tu_case(NULL);
+    cr_system_destroy(sys);
+    cr_model_destroy(model);
+}
+
 /* The monitor under drag: drag is no field (an episode's field_work is 0
  * without gravity), and the episode's dissipated T⁻ − T⁺ + W is the drag's
  * work over the contact, the growth of the system's dissipated-work
@@ -342,6 +362,9 @@ static void model_file(void)
         {"balls:\n  - {mass: 1, radius: 0.01, x: 0}\n"
          "fields:\n  drag: {cd: 1}\nintegration: {t_end: 1}\n",
          "drag.yaml:4: fields.drag: cd needs fluid_density"},
+        {"balls:\n  - {mass: 1, radius: 1e50, x: 0}\n"
+         "fields:\n  drag: {viscosity: 1e60}\nintegration: {t_end: 1}\n",
+         "drag.yaml:4: fields.drag: body 0: drag coefficients"},
         {"discs:\n  - {mass: 1, radius: 0.1, x: [0, 0]}\n"
          "fields:\n  drag: {linear: 0.1}\nintegration: {t_end: 1}\n",
          "drag.yaml:4: fields.drag: drag is available in dim 1 only"},
@@ -367,6 +390,7 @@ int main(void)
         free_flight(engine, 1);
         pendulum_decrement(engine);
         collision_momentum(engine);
+        auto_end_refused(engine);
     }
     episode_dissipation();
     model_file();

@@ -249,7 +249,9 @@ int cr_model_set_pendulum(cr_model *model, size_t i, double pivot, double length
 
 int cr_model_set_drag(cr_model *model, size_t i, double b, double c)
 {
-    if (!model || i >= model->n || !(b >= 0.0) || !(c >= 0.0) || !isfinite(b) || !isfinite(c))
+    /* within the range of every other body number, so that b v and c v² stay finite */
+    if (!model || i >= model->n || !(b >= 0.0) || !(c >= 0.0) || !(b <= CR_MAX_MAGNITUDE) ||
+        !(c <= CR_MAX_MAGNITUDE))
         return CR_ERR_INVALID;
     model->balls[i].drag_b = b;
     model->balls[i].drag_c = c;

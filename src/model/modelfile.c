@@ -206,7 +206,7 @@ typedef struct {
     double *pivot; /* per body: the pivot (NAN: none / not yet known) */
     size_t cap;
     /* fields.drag: the fluid (viscosity η or a linear coefficient; density ρ and C_d) */
-    int drag;
+    int drag, drag_line;
     double viscosity, linear, fluid_density, cd;
 } field_spec;
 
@@ -245,6 +245,7 @@ static int parse_drag(cr_yaml_ctx *ps, struct fy_node *dm, int dim, field_spec *
         return cr_yaml_fail(ps, cr_yaml_key_line(dm, "cd"), w,
                             "cd needs fluid_density (quadratic drag 1/2 rho cd pi r^2 v^2)");
     f->drag = 1;
+    f->drag_line = line;
     return CR_OK;
 }
 
@@ -295,8 +296,9 @@ static int apply_drag(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
         double b = f->linear > 0.0 ? f->linear : 6.0 * CR_MF_PI * f->viscosity * r;
         double c = 0.5 * f->fluid_density * f->cd * CR_MF_PI * r * r;
         if (cr_model_set_drag(model, i, b, c))
-            return cr_yaml_fail(ps, 0, "fields.drag", "body %zu: drag coefficients out of range",
-                                i);
+            return cr_yaml_fail(ps, f->drag_line, "fields.drag",
+                                "body %zu: drag coefficients b = %g, c = %g exceed %g", i, b, c,
+                                CR_MAX_MAGNITUDE);
     }
     return CR_OK;
 }
