@@ -177,6 +177,11 @@ static void auto_end_refused(int engine)
     int rc = cr_system_run(sys, 0.0);
     CHECK(rc == CR_ERR_INVALID && strstr(cr_system_last_error(sys), "drag"),
           "refused, naming drag (rc %d: %s)", rc, cr_system_last_error(sys));
+    cr_system_destroy(sys);
+    sys = make(model, engine, 0.0);
+    CHECK(cr_system_run(sys, 3.0) == CR_OK && cr_system_event_count(sys) >= 1,
+          "given an end, the pair that separated meets again (%zu events)",
+          cr_system_event_count(sys));
     tu_case(NULL);
     cr_system_destroy(sys);
     cr_model_destroy(model);
