@@ -187,6 +187,31 @@ static void auto_end_refused(int engine)
     cr_model_destroy(model);
 }
 
+/* A pool (dim 2) with drag set from code is refused by both pool engines
+ * (cr_model_validate): their exact flights know no drag. */
+static void pool_refused(void)
+{
+    tu_case("pool with drag");
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 2);
+    const double x[2] = {0.0, 0.0}, v[2] = {1.0, 0.0};
+    cr_model_add_body(model, 1.0, 0.1, x, v);
+    CHECK(cr_model_set_drag(model, 0, 0.1, 0.0) == CR_OK, "set drag");
+    char msg[256] = "";
+    cr_system *sys = cr_system_create(model, msg, sizeof msg);
+    CHECK(!sys && strstr(msg, "drag is available in dim 1 only"), "compliant pool refused: %s",
+          msg);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    msg[0] = '\0';
+    cr_system *rs = cr_system_create_rigid(model, CR_LAW_NEWTON, &lp, msg, sizeof msg);
+    CHECK(!rs && strstr(msg, "drag is available in dim 1 only"), "rigid pool refused: %s", msg);
+    cr_system_destroy(sys);
+    cr_system_destroy(rs);
+    cr_model_destroy(model);
+    tu_case(NULL);
+}
+
 /* The monitor under drag: drag is no field (an episode's field_work is 0
  * without gravity), and the episode's dissipated T⁻ − T⁺ + W is the drag's
  * work over the contact, the growth of the system's dissipated-work
@@ -398,6 +423,7 @@ int main(void)
         auto_end_refused(engine);
     }
     episode_dissipation();
+    pool_refused();
     model_file();
     return tu_finish("test-drag");
 }
