@@ -8,11 +8,11 @@
  * closed set by every pair the fields press together (Chandrasekaran's
  * monotone scheme) reaches its solution with the forces staying ≥ 0.
  *
- * Free flight is exact without pendulums (no field, or uniform gravity: every
+ * Free flight is exact without pendulums or drag (no field, or uniform gravity: every
  * body moves on a parabola, every gap is a quadratic in time whose first
  * downward zero is solved in closed form) and for free pendulums (Jacobi's
  * elliptic functions, rigid-pendulum.c); otherwise (a closed pair under
- * pendulums, a ball near the top) it is integrated by CVODES, with one root
+ * pendulums, a ball near the top, any air drag) it is integrated by CVODES, with one root
  * function per pair: the gap of an open pair, the force (plus the release
  * margin) of a closed one.
  */
@@ -29,7 +29,7 @@
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
 
-/* CVODES state of a rigid run (pendulums only). */
+/* CVODES state of a rigid run (pendulums or drag only). */
 typedef struct {
     SUNContext ctx;
     void *mem;
@@ -297,7 +297,7 @@ double cr_rigid_next_closing(cr_rigid *r, double horizon)
     return tau;
 }
 
-/* ---- CVODES flight (pendulums) ----------------------------------------------- */
+/* ---- CVODES flight (pendulums, drag) ------------------------------------------- */
 
 /* Scaled state: y[2i] = d_i / L, y[2i + 1] = v_i / V; time τ = t / T.
  * Positions into r->work2, velocities into r->work3. */
