@@ -159,6 +159,7 @@ int main(void)
                                          "../../models/bead-column.yaml",
                                          "../../models/glocker-rods.yaml",
                                          "../../models/pendulum-cradle.yaml",
+                                         "../../models/pendulum-cradle-air.yaml",
                                          "../../models/pool-bernoulli.yaml",
                                          "two-balls.yaml",
                                          "chain-pairs.yaml"};
@@ -172,7 +173,7 @@ int main(void)
     char msg[1024];
     for (int round = 0; round < 3000; round++) {
         int is_case = round % 3 == 2;
-        const char *name = is_case ? cases[next() % 5] : models[next() % 8];
+        const char *name = is_case ? cases[next() % 5] : models[next() % 9];
         size_t len;
         char *orig = load(name, &len);
         if (!orig) {

@@ -301,7 +301,19 @@ CR_EXPORT double cr_model_gravity(const cr_model *model);
 /** @return 1 and the pendulum of body @p i, or 0 when it hangs on nothing. */
 CR_EXPORT int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, double *length,
                                 double *g);
-/** @return 1 when any external field acts (then runs need an end time). */
+/**
+ * Air drag on body @p i: the force −@p b v − @p c |v| v (b in kg/s, c in kg/m,
+ * both ≥ 0; 0 and 0: none). Stokes drag in a fluid of viscosity η is
+ * b = 6πηr; Newton drag in a fluid of density ρ is c = ½ ρ C_d π r². Drag is a
+ * field (cr_model_has_fields): runs need an end time and every body is
+ * integrated. The pool engines (dim 2) refuse it (cr_model_validate).
+ */
+CR_EXPORT int cr_model_set_drag(cr_model *model, size_t i, double b, double c);
+/** @return 1 and the drag coefficients of body @p i (0 for a fixed body), or 0 without drag. */
+CR_EXPORT int cr_model_drag(const cr_model *model, size_t i, double *b, double *c);
+/** @return 1 when any body feels drag. */
+CR_EXPORT int cr_model_has_drag(const cr_model *model);
+/** @return 1 when any external field acts, drag included (then runs need an end time). */
 CR_EXPORT int cr_model_has_fields(const cr_model *model);
 
 /**

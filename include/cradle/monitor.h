@@ -44,14 +44,15 @@ typedef struct {
      * (T⁺ − field_work) / T⁻: the kinetic energy the impact itself keeps
      * (001 eq. 12's e). Without fields it is T⁺ / T⁻; under gravity or
      * pendulums the fields' work during the finite episode is taken out, as an
-     * instantaneous rigid impact has none.
+     * instantaneous rigid impact has none. Air drag is no field: its work
+     * during the episode is dissipation (in dissipated, not field_work).
      */
     double kappa;
     double field_work;  /**< work of the fields on the group's bodies during the episode, J:
                              −ΔV of each body from its joining to the end
                              (cr_system_field_work), exact */
-    double dissipated;  /**< T⁻ − T⁺ + field_work: damper work plus elastic energy
-                             abandoned by released contacts, J */
+    double dissipated;  /**< T⁻ − T⁺ + field_work: damper work, air drag's work, plus
+                             elastic energy abandoned by released contacts, J */
     int complete;       /**< 1: ended by the end rule; 0: still running when the run stopped */
     size_t event_count; /**< events of the episode (cr_monitor_events) */
 } cr_episode_info;
@@ -220,7 +221,8 @@ typedef struct {
     /**
      * Work of the fields on the bodies over the collision, J: the episodes'
      * field_work plus, for each body's free flight between two of its
-     * episodes, its kinetic energy change there (exact: only fields act).
+     * episodes, its kinetic energy change there (exact: only fields act; air
+     * drag in those flights is counted here too, so κ stays the impact's).
      */
     double field_work;
     double kappa;      /**< (T⁺ − field_work) / T⁻ */

@@ -25,6 +25,10 @@ int cr_modelfile_body_in_range(cr_yaml_ctx *ps, struct fy_node *map, const char 
 
 /* Adds the three discs of a `three_disc: {theta, tau, mass, radius, speed, gap}`
  * mapping to a dim-2 model (errors recorded in ps, with the field's line). */
+/* A body map's mass: `mass`, or `density` (m = ρ (4/3) π r³ from @p radius),
+ * never both (modelfile.c). */
+int cr_modelfile_mass(cr_yaml_ctx *ps, struct fy_node *map, const char *where, double radius,
+                      double *mass);
 int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model);
 
 /* The `output` section (modelfile-output.c) into @p s, checked against the

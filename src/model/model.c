@@ -25,6 +25,8 @@ typedef struct {
     /* pendulum suspension */
     double pivot, plength, pg;
     int has_pendulum;
+    /* air drag: force −b v − c |v| v (kg/s, kg/m); both 0: none */
+    double drag_b, drag_c;
 } ball;
 
 /* dim 2: a half-plane wall n·p ≥ offset with an optional law or material */
@@ -245,6 +247,34 @@ int cr_model_set_pendulum(cr_model *model, size_t i, double pivot, double length
     return CR_OK;
 }
 
+int cr_model_set_drag(cr_model *model, size_t i, double b, double c)
+{
+    /* within the range of every other body number, so that b v and c v² stay finite */
+    if (!model || i >= model->n || !(b >= 0.0) || !(c >= 0.0) || !(b <= CR_MAX_MAGNITUDE) ||
+        !(c <= CR_MAX_MAGNITUDE))
+        return CR_ERR_INVALID;
+    model->balls[i].drag_b = b;
+    model->balls[i].drag_c = c;
+    return CR_OK;
+}
+
+int cr_model_drag(const cr_model *model, size_t i, double *b, double *c)
+{
+    const ball *bl = &model->balls[i];
+    *b = bl->fixed ? 0.0 : bl->drag_b;
+    *c = bl->fixed ? 0.0 : bl->drag_c;
+    return *b > 0.0 || *c > 0.0;
+}
+
+int cr_model_has_drag(const cr_model *model)
+{
+    double b, c;
+    for (size_t i = 0; i < model->n; i++)
+        if (cr_model_drag(model, i, &b, &c))
+            return 1;
+    return 0;
+}
+
 int cr_model_is_fixed(const cr_model *model, size_t i)
 {
     return model->balls[i].fixed;
@@ -283,7 +313,7 @@ int cr_model_has_fields(const cr_model *model)
     for (size_t i = 0; i < model->n; i++)
         if (model->balls[i].has_pendulum)
             return 1;
-    return 0;
+    return cr_model_has_drag(model);
 }
 
 int cr_model_set_default_contact(cr_model *model, const cr_contact_params *p)
@@ -437,6 +467,11 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
                                 !isfinite(b->plength) || !isfinite(b->pg))) {
             cr_set_msg(msg, msglen, "ball %zu: pendulum needs length > 0, g > 0 (got %g, %g)", i,
                        b->plength, b->pg);
+            return CR_ERR_MODEL;
+        }
+        if ((b->drag_b > 0.0 || b->drag_c > 0.0) && model->dim != 1) {
+            /* the pool engines' free flight (exact, or parabolas) knows no drag */
+            cr_set_msg(msg, msglen, "%s %zu: drag is available in dim 1 only (chains)", what, i);
             return CR_ERR_MODEL;
         }
     }
@@ -604,8 +639,8 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
     }
     if (s->active_region == CR_ACTIVE_REGION_ON && cr_model_has_fields(model)) {
         cr_set_msg(msg, msglen,
-                   "integration settings: active_region on needs a model without gravity or "
-                   "pendulums (free flight is exact only without fields)");
+                   "integration settings: active_region on needs a model without gravity, "
+                   "pendulums or drag (free flight is exact only without fields)");
         return CR_ERR_MODEL;
     }
     return validate_output(model, msg, msglen);

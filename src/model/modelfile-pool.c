@@ -23,19 +23,19 @@ static int clears_disc3(double r, double d, double theta)
 
 int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model)
 {
-    static const char *const keys[] = {"theta", "tau", "mass", "radius", "speed", "gap", NULL};
+    static const char *const keys[] = {"theta",  "tau",   "mass", "density",
+                                       "radius", "speed", "gap",  NULL};
     const char *w = "three_disc";
     double theta = 0, tau = 0, mass = 0, radius = 0, speed = 1, gap = 0;
     int line = cr_yaml_line(map);
     if (cr_yaml_need_map(ps, map, line, w) || cr_yaml_check_keys(ps, map, w, keys) ||
         cr_yaml_number(ps, map, line, w, "theta", 1, 0, &theta) ||
         cr_yaml_number(ps, map, line, w, "tau", 0, 0, &tau) ||
-        cr_yaml_number(ps, map, line, w, "mass", 1, 0, &mass) ||
         cr_yaml_number(ps, map, line, w, "radius", 1, 0, &radius) ||
         cr_yaml_number(ps, map, line, w, "speed", 0, 0, &speed) ||
         cr_yaml_number(ps, map, line, w, "gap", 0, 0, &gap) ||
-        cr_yaml_positive(ps, map, w, "mass", mass) ||
         cr_yaml_positive(ps, map, w, "radius", radius) ||
+        cr_modelfile_mass(ps, map, w, radius, &mass) ||
         cr_yaml_positive(ps, map, w, "speed", speed))
         return ps->rc;
     if (gap < 0)

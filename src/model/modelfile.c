@@ -205,7 +205,49 @@ typedef struct {
     double length, g;
     double *pivot; /* per body: the pivot (NAN: none / not yet known) */
     size_t cap;
+    /* fields.drag: the fluid (viscosity η or a linear coefficient; density ρ and C_d) */
+    int drag, drag_line;
+    double viscosity, linear, fluid_density, cd;
 } field_spec;
+
+#define CR_MF_PI 3.14159265358979323846
+
+/* fields.drag: linear drag from the viscosity (Stokes, 6πηr) or a coefficient,
+ * quadratic drag from the fluid's density and C_d (½ρC_dπr²). */
+static int parse_drag(cr_yaml_ctx *ps, struct fy_node *dm, int dim, field_spec *f)
+{
+    static const char *const keys[] = {"viscosity", "linear", "fluid_density", "cd", NULL};
+    const char *w = "fields.drag";
+    int line = cr_yaml_line(dm);
+    if (dim != 1)
+        return cr_yaml_fail(ps, line, w,
+                            "drag is available in dim 1 only (the pool engines' free flight "
+                            "knows no drag)");
+    f->viscosity = f->linear = f->fluid_density = 0.0;
+    f->cd = 0.47;
+    if (cr_yaml_need_map(ps, dm, 0, w) || cr_yaml_check_keys(ps, dm, w, keys) ||
+        cr_yaml_number(ps, dm, line, w, "viscosity", 0, 0, &f->viscosity) ||
+        cr_yaml_number(ps, dm, line, w, "linear", 0, 0, &f->linear) ||
+        cr_yaml_number(ps, dm, line, w, "fluid_density", 0, 0, &f->fluid_density) ||
+        cr_yaml_number(ps, dm, line, w, "cd", 0, 0, &f->cd))
+        return ps->rc;
+    const char *const names[] = {"viscosity", "linear", "fluid_density", "cd"};
+    const double vals[] = {f->viscosity, f->linear, f->fluid_density, f->cd};
+    for (int k = 0; k < 4; k++)
+        if (!(vals[k] >= 0.0) || !(vals[k] <= CR_MAX_MAGNITUDE))
+            return cr_yaml_fail(ps, cr_yaml_key_line(dm, names[k]), w,
+                                "%s must be >= 0 and finite (got %g)", names[k], vals[k]);
+    if (cr_yaml_child(dm, "viscosity") && cr_yaml_child(dm, "linear"))
+        return cr_yaml_fail(ps, cr_yaml_key_line(dm, "linear"), w,
+                            "give either viscosity (Stokes drag 6 pi eta r) or linear (a "
+                            "coefficient in kg/s), not both");
+    if (cr_yaml_child(dm, "cd") && !cr_yaml_child(dm, "fluid_density"))
+        return cr_yaml_fail(ps, cr_yaml_key_line(dm, "cd"), w,
+                            "cd needs fluid_density (quadratic drag 1/2 rho cd pi r^2 v^2)");
+    f->drag = 1;
+    f->drag_line = line;
+    return CR_OK;
+}
 
 static int parse_pendulum(cr_yaml_ctx *ps, struct fy_node *pm, int dim, field_spec *f)
 {
@@ -227,7 +269,7 @@ static int parse_pendulum(cr_yaml_ctx *ps, struct fy_node *pm, int dim, field_sp
 
 static int parse_fields(cr_yaml_ctx *ps, struct fy_node *map, int dim, field_spec *f)
 {
-    static const char *const keys[] = {"gravity", "pendulum", NULL};
+    static const char *const keys[] = {"gravity", "pendulum", "drag", NULL};
     if (!map)
         return CR_OK;
     if (cr_yaml_need_map(ps, map, 0, "fields") || cr_yaml_check_keys(ps, map, "fields", keys))
@@ -238,8 +280,27 @@ static int parse_fields(cr_yaml_ctx *ps, struct fy_node *map, int dim, field_spe
         return ps->rc;
     if (g && dim == 2 && parse_vec2(ps, map, "fields", "gravity", 0, f->gravity))
         return ps->rc;
-    struct fy_node *pm = cr_yaml_child(map, "pendulum");
+    struct fy_node *pm = cr_yaml_child(map, "pendulum"), *dm = cr_yaml_child(map, "drag");
+    if (dm && parse_drag(ps, dm, dim, f))
+        return ps->rc;
     return pm ? parse_pendulum(ps, pm, dim, f) : CR_OK;
+}
+
+/* Every moving body's drag coefficients from its radius and the fluid. */
+static int apply_drag(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
+{
+    for (size_t i = 0; f->drag && i < cr_model_body_count(model); i++) {
+        if (cr_model_is_fixed(model, i))
+            continue;
+        double r = cr_model_radius(model, i);
+        double b = f->linear > 0.0 ? f->linear : 6.0 * CR_MF_PI * f->viscosity * r;
+        double c = 0.5 * f->fluid_density * f->cd * CR_MF_PI * r * r;
+        if (cr_model_set_drag(model, i, b, c))
+            return cr_yaml_fail(ps, f->drag_line, "fields.drag",
+                                "body %zu: drag coefficients b = %g, c = %g exceed %g", i, b, c,
+                                CR_MAX_MAGNITUDE);
+    }
+    return CR_OK;
 }
 
 /* Remembers the pivot of the body just added (NAN for none). */
@@ -268,6 +329,8 @@ static int note_pivot(cr_yaml_ctx *ps, field_spec *f, size_t i, double pivot)
 static int apply_fields(cr_yaml_ctx *ps, const field_spec *f, cr_model *model)
 {
     cr_model_set_gravity_vector(model, f->gravity);
+    if (apply_drag(ps, f, model))
+        return ps->rc;
     if (!f->pendulum)
         return CR_OK;
     for (size_t i = 0; i < cr_model_body_count(model); i++) {
@@ -379,15 +442,42 @@ static int add_ball_checked(cr_yaml_ctx *ps, cr_model *model, struct fy_node *at
     return CR_OK;
 }
 
-/* mass and radius of a body entry, positive, with the line of the bad value */
+/* The mass of @p map (radius already read): `mass`, or `density` ρ giving
+ * m = ρ (4/3) π r³ (a ball in every dimension: a disc of a pool is a ball
+ * moving in a plane); exactly one of them. */
+int cr_modelfile_mass(cr_yaml_ctx *ps, struct fy_node *map, const char *where, double radius,
+                      double *mass)
+{
+    int line = cr_yaml_line(map);
+    if (!cr_yaml_child(map, "density"))
+        return cr_yaml_number(ps, map, line, where, "mass", 1, 0, mass) ||
+                       cr_yaml_positive(ps, map, where, "mass", *mass)
+                   ? ps->rc
+                   : CR_OK;
+    if (cr_yaml_child(map, "mass"))
+        return cr_yaml_fail(ps, cr_yaml_key_line(map, "density"), where,
+                            "give either mass or density (mass = density 4/3 pi radius^3), "
+                            "not both");
+    double rho = 0.0;
+    if (cr_yaml_number(ps, map, line, where, "density", 1, 0, &rho) ||
+        cr_yaml_positive(ps, map, where, "density", rho))
+        return ps->rc;
+    *mass = rho * 4.0 / 3.0 * CR_MF_PI * radius * radius * radius;
+    if (!(*mass > 0.0) || !isfinite(*mass))
+        return cr_yaml_fail(ps, cr_yaml_key_line(map, "density"), where,
+                            "density %g and radius %g give no finite positive mass", rho, radius);
+    return CR_OK;
+}
+
+/* mass (or density) and radius of a body entry, positive, with the line of
+ * the bad value */
 static int body_mass_radius(cr_yaml_ctx *ps, struct fy_node *b, const char *where, double *mass,
                             double *radius)
 {
     int line = cr_yaml_line(b);
-    if (cr_yaml_number(ps, b, line, where, "mass", 1, 0, mass) ||
-        cr_yaml_number(ps, b, line, where, "radius", 1, 0, radius) ||
-        cr_yaml_positive(ps, b, where, "mass", *mass) ||
-        cr_yaml_positive(ps, b, where, "radius", *radius))
+    if (cr_yaml_number(ps, b, line, where, "radius", 1, 0, radius) ||
+        cr_yaml_positive(ps, b, where, "radius", *radius) ||
+        cr_modelfile_mass(ps, b, where, *radius, mass))
         return ps->rc;
     return CR_OK;
 }
@@ -462,8 +552,8 @@ static int parse_ball_wall(cr_yaml_ctx *ps, struct fy_node *b, const char *where
 static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model,
                        field_spec *f)
 {
-    static const char *const keys[] = {"mass",  "radius", "x",        "gap", "v",
-                                       "pivot", "wall",   "material", NULL};
+    static const char *const keys[] = {"mass", "density", "radius", "x",        "gap",
+                                       "v",    "pivot",   "wall",   "material", NULL};
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
         return cr_yaml_fail(ps, cr_yaml_line(seq), list, "must be a non-empty list of balls");
     void *it = NULL;
@@ -616,21 +706,20 @@ static int chain_gaps(cr_yaml_ctx *ps, struct fy_node *map, chain_spec *c)
 
 static int chain_read(cr_yaml_ctx *ps, struct fy_node *map, const field_spec *f, chain_spec *c)
 {
-    static const char *const keys[] = {"count",   "mass",     "radius",   "x0",
-                                       "spacing", "gaps",     "velocity", "striker",
-                                       "walls",   "wall_gap", "link",     NULL};
+    static const char *const keys[] = {"count",    "mass", "density",  "radius",  "x0",
+                                       "spacing",  "gaps", "velocity", "striker", "walls",
+                                       "wall_gap", "link", NULL};
     const char *w = "chain";
     if (cr_yaml_need_map(ps, map, 0, w) || cr_yaml_check_keys(ps, map, w, keys))
         return ps->rc;
     int line = cr_yaml_line(map);
     if (cr_yaml_count_in(ps, map, line, w, "count", 1, 1, CR_MAX_BODIES, &c->count) ||
-        cr_yaml_number(ps, map, line, w, "mass", 1, 0, &c->mass) ||
         cr_yaml_number(ps, map, line, w, "radius", 1, 0, &c->radius) ||
         cr_yaml_number(ps, map, line, w, "x0", 0, 0, &c->x0) ||
         cr_yaml_number(ps, map, line, w, "spacing", 0, 0, &c->spacing) ||
         cr_yaml_number(ps, map, line, w, "velocity", 0, 0, &c->vrest) ||
-        cr_yaml_positive(ps, map, w, "mass", c->mass) ||
-        cr_yaml_positive(ps, map, w, "radius", c->radius))
+        cr_yaml_positive(ps, map, w, "radius", c->radius) ||
+        cr_modelfile_mass(ps, map, w, c->radius, &c->mass))
         return ps->rc;
     if (isnan(c->spacing))
         c->spacing = 2.0 * c->radius;
@@ -889,9 +978,10 @@ static int disc_next_to(cr_yaml_ctx *ps, struct fy_node *b, const char *where, c
 static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int legacy,
                       cr_model *model)
 {
-    static const char *const keys[] = {"mass",    "radius",    "x",   "v", "material",
-                                       "next_to", "direction", "gap", NULL};
-    static const char *const lkeys[] = {"mass", "radius", "x", "y", "vx", "vy", "material", NULL};
+    static const char *const keys[] = {"mass",     "density", "radius",    "x",   "v",
+                                       "material", "next_to", "direction", "gap", NULL};
+    static const char *const lkeys[] = {"mass", "density", "radius",   "x", "y",
+                                        "vx",   "vy",      "material", NULL};
     double mass = 0, radius = 0, x[2] = {0, 0}, v[2] = {0, 0};
     int line = cr_yaml_line(b);
     if (cr_yaml_check_keys(ps, b, where, legacy ? lkeys : keys) ||
@@ -1546,14 +1636,15 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
         struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
         return cr_yaml_fail(ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
                             "integration.t_end",
-                            "with gravity or pendulums nothing comes to rest: give an end time");
+                            "with gravity, pendulums or drag open separating contacts do not end a "
+                            "run (under drag separating pairs may meet again): give an end time");
     }
     if (cr_model_has_fields(model) &&
         cr_model_settings(model)->active_region == CR_ACTIVE_REGION_ON)
         return cr_yaml_fail(
             ps, cr_yaml_line(cr_yaml_child(cr_yaml_child(root, "integration"), "active_region")),
             "integration.active_region",
-            "on needs a model without gravity or pendulums (free flight is exact "
+            "on needs a model without gravity, pendulums or drag (free flight is exact "
             "only without fields): auto or off");
     char why[CR_ERRMSG_LEN];
     if (!targets_pending(model) && cr_model_validate(model, why, sizeof why) != CR_OK) {

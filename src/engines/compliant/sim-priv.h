@@ -239,7 +239,9 @@ struct cr_sim {
     int *has_link;
     double gravity;
     double *pivot, *plength, *pg; /* plength 0: no pendulum */
-    int has_fields;
+    /* air drag per body over its mass: a = −kb v − kc |v| v (1/s, 1/m) */
+    double *drag_kb, *drag_kc;
+    int has_fields;  /* gravity, pendulums or drag: every body is integrated */
     size_t *cluster; /* link-connected cluster of each body */
     double settle;   /* cr_sim_settle_time */
 
@@ -450,6 +452,20 @@ static inline double cr_sm_field_accel(const cr_sim *s, size_t i, double d)
     if (s->plength[i] > 0.0)
         a -= s->pg[i] * sin((s->x0[i] + s->L * d - s->pivot[i]) / s->plength[i]);
     return a;
+}
+
+/* drag acceleration of body i at scaled velocity vs (m/s²) */
+static inline double cr_sm_drag_accel(const cr_sim *s, size_t i, double vs)
+{
+    double v = s->V * vs;
+    return -(s->drag_kb[i] + s->drag_kc[i] * fabs(v)) * v;
+}
+
+/* the power drag takes from body i at scaled velocity vs (W): m (kb v² + kc |v|³) */
+static inline double cr_sm_drag_power(const cr_sim *s, size_t i, double vs)
+{
+    double v = s->V * vs;
+    return s->fixed[i] ? 0.0 : s->mass[i] * (s->drag_kb[i] + s->drag_kc[i] * fabs(v)) * v * v;
 }
 
 /* First and one-past-last window contact of interval [lo, hi]: the contact on

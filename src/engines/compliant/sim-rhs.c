@@ -36,7 +36,11 @@ int cr_sm_rhs(sunrealtype t, N_Vector yv, N_Vector ydotv, void *user)
             size_t j = s->ybody[i];
             yd[j] = y[j + 1];
             yd[j + 1] =
-                s->fixed[i] || !s->has_fields ? 0.0 : fscale * cr_sm_field_accel(s, i, y[j]);
+                s->fixed[i] || !s->has_fields
+                    ? 0.0
+                    : fscale * (cr_sm_field_accel(s, i, y[j]) + cr_sm_drag_accel(s, i, y[j + 1]));
+            if (q && s->has_fields)
+                diss += cr_sm_drag_power(s, i, y[j + 1]);
         }
         for (size_t c = cr_sm_icon_first(lo); c < cr_sm_icon_end(s, hi); c++) {
             size_t ja = s->ybody[c], jb = s->ybody[c + 1], jd = s->yovl[c];
@@ -93,6 +97,9 @@ int cr_sm_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, 
                 double th = (s->x0[i] + s->L * y[d] - s->pivot[i]) / s->plength[i];
                 SM_ELEMENT_B(J, v, d) = -fscale * s->pg[i] * cos(th) * s->L / s->plength[i];
             }
+            if (!s->fixed[i]) /* ∂/∂ṽ of −(kb + kc|v|)v: −(kb + 2kc|v|), times T */
+                SM_ELEMENT_B(J, v, v) =
+                    -s->T * (s->drag_kb[i] + 2.0 * s->drag_kc[i] * s->V * fabs(y[v]));
         }
         for (size_t c = cr_sm_icon_first(lo); c < cr_sm_icon_end(s, hi); c++) {
             size_t ja = s->ybody[c], jb = s->ybody[c + 1];
@@ -137,6 +144,8 @@ int cr_sm_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user)
     double diss = 0.0;
     for (size_t k = 0; k < s->nint; k++) {
         size_t lo = s->ilo[k], hi = s->ihi[k];
+        for (size_t i = lo; i <= hi && s->has_fields; i++) /* air drag */
+            diss += cr_sm_drag_power(s, i, y[s->ybody[i] + 1]);
         for (size_t c = lo; c < hi; c++) {
             double delta = s->L * y[s->yovl[c]];
             double rate = s->V * (y[s->ybody[c] + 1] - y[s->ybody[c + 1] + 1]);

@@ -62,7 +62,10 @@ static double body_accel(const cr_sim *s, size_t i, cr_sm_read_fn read, const vo
     size_t j = s->ybody[i];
     if (j == CR_SM_NONE || s->fixed[i])
         return 0.0;
-    double a = s->has_fields ? s->T / s->V * cr_sm_field_accel(s, i, read(s, ctx, j)) : 0.0;
+    double a = s->has_fields ? s->T / s->V *
+                                   (cr_sm_field_accel(s, i, read(s, ctx, j)) +
+                                    cr_sm_drag_accel(s, i, read(s, ctx, j + 1)))
+                             : 0.0;
     if (i > 0)
         a += s->accel[i] * pair_force(s, i - 1, read, ctx);
     if (i < s->nc)

@@ -227,8 +227,8 @@ static int run_start(cr_sim *s, double t_end, run_plan *plan)
     CR_CHECK(!s->ran, s->err, CR_ERR_INVALID);
     if (t_end <= 0.0 && s->has_fields) {
         cr_set_msg(s->err, sizeof s->err,
-                   "an automatic end needs a free chain: with gravity or pendulums give an "
-                   "end time");
+                   "an automatic end needs a free chain: with gravity, pendulums or drag give "
+                   "an end time");
         return CR_ERR_INVALID;
     }
     s->ran = 1;

@@ -33,6 +33,8 @@ static void free_model(cr_sim *s)
     free(s->pivot);
     free(s->plength);
     free(s->pg);
+    free(s->drag_kb);
+    free(s->drag_kc);
     free(s->cluster);
     free(s->accel);
     free(s->mu);
@@ -161,6 +163,8 @@ static int alloc_model(cr_sim *s, size_t nb, size_t nc)
     s->pivot = calloc(nb, sizeof(double));
     s->plength = calloc(nb, sizeof(double));
     s->pg = calloc(nb, sizeof(double));
+    s->drag_kb = calloc(nb, sizeof(double));
+    s->drag_kc = calloc(nb, sizeof(double));
     s->cluster = calloc(nb, sizeof(size_t));
     s->delta0 = malloc(nc * sizeof(double));
     s->law = calloc(nc, sizeof(cr_contact_params));
@@ -170,8 +174,8 @@ static int alloc_model(cr_sim *s, size_t nb, size_t nc)
     s->has_link = calloc(nc, sizeof(int));
     s->mu = malloc(nc * sizeof(double));
     return s->mass && s->radius && s->x0 && s->v0 && s->accel && s->fixed && s->pivot &&
-                   s->plength && s->pg && s->cluster && s->delta0 && s->law && s->contact_on &&
-                   s->force_only && s->link && s->has_link && s->mu
+                   s->plength && s->pg && s->drag_kb && s->drag_kc && s->cluster && s->delta0 &&
+                   s->law && s->contact_on && s->force_only && s->link && s->has_link && s->mu
                ? 0
                : -1;
 }
@@ -255,6 +259,11 @@ static void copy_model(cr_sim *s, const cr_model *model)
         s->v0[i] = cr_model_is_fixed(model, i) ? 0.0 : cr_model_velocity(model, i);
         s->fixed[i] = cr_model_is_fixed(model, i);
         cr_model_pendulum(model, i, &s->pivot[i], &s->plength[i], &s->pg[i]);
+        double b, c;
+        if (cr_model_drag(model, i, &b, &c)) {
+            s->drag_kb[i] = b / s->mass[i];
+            s->drag_kc[i] = c / s->mass[i];
+        }
     }
     for (size_t c = 0; c < s->nc; c++) {
         s->delta0[c] = cr_model_initial_overlap(model, c);

@@ -8,11 +8,11 @@
  * closed set by every pair the fields press together (Chandrasekaran's
  * monotone scheme) reaches its solution with the forces staying ≥ 0.
  *
- * Free flight is exact without pendulums (no field, or uniform gravity: every
+ * Free flight is exact without pendulums or drag (no field, or uniform gravity: every
  * body moves on a parabola, every gap is a quadratic in time whose first
  * downward zero is solved in closed form) and for free pendulums (Jacobi's
  * elliptic functions, rigid-pendulum.c); otherwise (a closed pair under
- * pendulums, a ball near the top) it is integrated by CVODES, with one root
+ * pendulums, a ball near the top, any air drag) it is integrated by CVODES, with one root
  * function per pair: the gap of an open pair, the force (plus the release
  * margin) of a closed one.
  */
@@ -29,7 +29,7 @@
 
 _Static_assert(sizeof(sunrealtype) == sizeof(double), "cradle needs SUNDIALS built with double");
 
-/* CVODES state of a rigid run (pendulums only). */
+/* CVODES state of a rigid run (pendulums or drag only). */
 typedef struct {
     SUNContext ctx;
     void *mem;
@@ -42,11 +42,11 @@ typedef struct {
     cr_run_stats banked;
 } flight_cv;
 
-double cr_rigid_field_accel(const cr_rigid *r, size_t i, double d)
+double cr_rigid_field_accel(const cr_rigid *r, size_t i, double d, double v)
 {
     if (r->fixed[i])
         return 0.0;
-    double a = r->gravity;
+    double a = r->gravity - (r->drag_kb[i] + r->drag_kc[i] * fabs(v)) * v;
     if (r->plength[i] > 0.0)
         a -= r->pg[i] * sin((r->x0[i] + d - r->pivot[i]) / r->plength[i]);
     return a;
@@ -138,12 +138,12 @@ static void for_runs(const cr_rigid *r, const int *closed, const double *F, cons
 
 /* Forces and accelerations with the pairs flagged in @p closed treated as
  * bilateral (r->work holds the field forces). */
-static void forces_with(const cr_rigid *r, const int *closed, const double *d, double *a,
-                        double *lam)
+static void forces_with(const cr_rigid *r, const int *closed, const double *d, const double *v,
+                        double *a, double *lam)
 {
     double *F = r->work, *fa = r->fa;
     for (size_t i = 0; i < r->drv.nb; i++) {
-        fa[i] = cr_rigid_field_accel(r, i, d[i]);
+        fa[i] = cr_rigid_field_accel(r, i, d[i], v[i]);
         F[i] = r->fixed[i] ? 0.0 : r->mass[i] * fa[i];
     }
     for_runs(r, closed, F, fa, a, lam);
@@ -151,7 +151,7 @@ static void forces_with(const cr_rigid *r, const int *closed, const double *d, d
 
 void cr_rigid_forces(const cr_rigid *r, const double *d, double *a, double *lam)
 {
-    forces_with(r, r->closed, d, a, lam);
+    forces_with(r, r->closed, d, r->v, a, lam);
 }
 
 /* ---- persistent contacts --------------------------------------------------- */
@@ -172,7 +172,7 @@ static int solve_closed_set(cr_rigid *r, int *cl)
     double *a = r->acc, *lam = r->lambda;
     memset(cl, 0, r->nc * sizeof(int));
     for (size_t it = 0; it < 2 * r->nc + 4; it++) {
-        forces_with(r, cl, r->d, a, lam);
+        forces_with(r, cl, r->d, r->v, a, lam);
         int changed = 0;
         for (size_t c = 0; c < r->nc; c++) {
             if (!cl[c] && candidate(r, c) && a[c + 1] - a[c] <= r->a_tol) {
@@ -297,13 +297,27 @@ double cr_rigid_next_closing(cr_rigid *r, double horizon)
     return tau;
 }
 
-/* ---- CVODES flight (pendulums) ----------------------------------------------- */
+/* ---- CVODES flight (pendulums, drag) ------------------------------------------- */
 
-/* Scaled state: y[2i] = d_i / L, y[2i + 1] = v_i / V; time τ = t / T. */
+/* Scaled state: y[2i] = d_i / L, y[2i + 1] = v_i / V; time τ = t / T.
+ * Positions into r->work2, velocities into r->work3. */
 static void unpack(const cr_rigid *r, const double *y, double *d)
 {
-    for (size_t i = 0; i < r->drv.nb; i++)
+    for (size_t i = 0; i < r->drv.nb; i++) {
         d[i] = r->drv.L * y[2 * i];
+        r->work3[i] = r->drv.V * y[2 * i + 1];
+    }
+}
+
+/* The power air drag takes from the bodies at scaled state y (W). */
+static double drag_power(const cr_rigid *r, const double *y)
+{
+    double P = 0.0;
+    for (size_t i = 0; r->drag && i < r->drv.nb; i++) {
+        double v = r->drv.V * y[2 * i + 1];
+        P += r->fixed[i] ? 0.0 : r->mass[i] * (r->drag_kb[i] + r->drag_kc[i] * fabs(v)) * v * v;
+    }
+    return P;
 }
 
 static int cv_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
@@ -314,7 +328,7 @@ static int cv_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
     double *yd = N_VGetArrayPointer(ydv), *d = r->work2, *a = r->acc;
     unpack(r, y, d);
     /* λ is not needed here; the scratch of the pair forces takes it */
-    forces_with(r, r->closed, d, a, r->lambda);
+    forces_with(r, r->closed, d, r->work3, a, r->lambda);
     for (size_t i = 0; i < r->drv.nb; i++) {
         yd[2 * i] = r->fixed[i] ? 0.0 : y[2 * i + 1];
         yd[2 * i + 1] = r->fixed[i] ? 0.0 : a[i] * r->drv.T / r->drv.V;
@@ -328,10 +342,14 @@ static int cv_quad(sunrealtype t, N_Vector yv, N_Vector qv, void *user)
     (void)t;
     const cr_rigid *r = user;
     double *q = N_VGetArrayPointer(qv), *d = r->work2;
-    unpack(r, N_VGetArrayPointer(yv), d);
-    forces_with(r, r->closed, d, r->acc, r->lambda);
+    const double *y = N_VGetArrayPointer(yv);
+    unpack(r, y, d);
+    forces_with(r, r->closed, d, r->work3, r->acc, r->lambda);
+    q[0] = 0.0; /* a lone body: one impulse quadrature still */
     for (size_t c = 0; c < r->nc; c++)
         q[c] = r->closed[c] ? r->lambda[c] * r->drv.T / (r->mmax * r->drv.V) : 0.0;
+    /* the last quadrature: the work drag dissipated, in units of mmax·V² */
+    q[r->nc ? r->nc : 1] = drag_power(r, y) * r->drv.T / (r->mmax * r->drv.V * r->drv.V);
     return 0;
 }
 
@@ -344,7 +362,7 @@ static int cv_roots(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
     const double *y = N_VGetArrayPointer(yv);
     double *d = r->work2;
     unpack(r, y, d);
-    forces_with(r, r->closed, d, r->acc, r->lambda);
+    forces_with(r, r->closed, d, r->work3, r->acc, r->lambda);
     g[0] = 1.0; /* a lone body: CVODES still has one root function */
     for (size_t c = 0; c < r->nc; c++) {
         double gc;
@@ -392,11 +410,11 @@ static int cv_setup(cr_rigid *r)
     r->cv = f;
     size_t nc = r->nc ? r->nc : 1;
     f->found = calloc(nc, sizeof(int));
-    f->qlast = calloc(nc, sizeof(double));
+    f->qlast = calloc(nc + 1, sizeof(double));
     if (!f->found || !f->qlast || SUNContext_Create(NULL, &f->ctx) != 0)
         return CR_ERR_NOMEM;
     f->y = N_VNew_Serial((sunindextype)(2 * r->drv.nb), f->ctx);
-    f->yQ = N_VNew_Serial((sunindextype)nc, f->ctx);
+    f->yQ = N_VNew_Serial((sunindextype)(nc + 1), f->ctx);
     f->mem = CVodeCreate(CV_ADAMS, f->ctx);
     f->nls = f->y ? SUNNonlinSol_FixedPoint(f->y, 0, f->ctx) : NULL;
     if (!f->y || !f->yQ || !f->mem || !f->nls)
@@ -447,7 +465,7 @@ static int cv_load(cr_rigid *r)
         y[2 * i + 1] = r->v[i] / r->drv.V;
     }
     N_VConst(0.0, f->yQ);
-    memset(f->qlast, 0, (r->nc ? r->nc : 1) * sizeof(double));
+    memset(f->qlast, 0, ((r->nc ? r->nc : 1) + 1) * sizeof(double));
     counters(f, &f->banked, &f->banked);
     int flag = CVodeReInit(f->mem, r->drv.t / r->drv.T, f->y);
     if (flag == CV_SUCCESS)
@@ -474,6 +492,9 @@ static void cv_store(cr_rigid *r)
         r->impulse[c] += r->mmax * r->drv.V * (q[c] - f->qlast[c]);
         f->qlast[c] = q[c];
     }
+    size_t kd = r->nc ? r->nc : 1; /* drag's dissipated work */
+    r->drv.dissipated += r->mmax * r->drv.V * r->drv.V * (q[kd] - f->qlast[kd]);
+    f->qlast[kd] = q[kd];
     cr_rigid_forces(r, r->d, r->acc, r->lambda);
 }
 
@@ -531,8 +552,9 @@ static int fly_cvodes(cr_rigid *r, double t_target, int *hit)
  * CVODES; whichever did not fly loads the state afresh next time. */
 static int fly_pendulums(cr_rigid *r, double t_target, int *hit)
 {
-    int rc = cr_switch_rigid_flight_cvodes() ? CR_RIGID_NOT_EXACT
-                                             : cr_rigid_fly_elliptic(r, t_target, hit);
+    /* drag: no closed form, CVODES integrates */
+    int rc = cr_switch_rigid_flight_cvodes() || r->drag ? CR_RIGID_NOT_EXACT
+                                                        : cr_rigid_fly_elliptic(r, t_target, hit);
     if (rc == CR_OK && r->cv)
         ((flight_cv *)r->cv)->fresh = 1;
     if (rc != CR_RIGID_NOT_EXACT)
@@ -544,8 +566,8 @@ static int fly_pendulums(cr_rigid *r, double t_target, int *hit)
 int cr_rigid_fly(cr_rigid *r, double t_target, int *hit)
 {
     double t0 = r->drv.t;
-    int rc = r->pendulums ? fly_pendulums(r, t_target, hit)
-                          : cr_rigid_driver_fly_exact(r, t_target, hit);
+    int rc = r->pendulums || r->drag ? fly_pendulums(r, t_target, hit)
+                                     : cr_rigid_driver_fly_exact(r, t_target, hit);
     if (r->drv.t > t0)
         memset(r->released, 0, r->nc * sizeof(int));
     return rc;

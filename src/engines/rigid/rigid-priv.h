@@ -54,6 +54,8 @@ struct cr_rigid {
     double gravity;
     double *pivot, *plength, *pg; /* plength 0: no pendulum */
     int pendulums;                /* any pendulum: CVODES flight */
+    double *drag_kb, *drag_kc;    /* air drag over mass: a = −kb v − kc |v| v */
+    int drag;                     /* any drag: CVODES flight (no closed form) */
     double t_end_model;
 
     /* the law: per pair restitution, energetic weights, Mosterman's η */
@@ -93,7 +95,7 @@ struct cr_rigid {
     double *impulse;
 
     /* scratch, N values each */
-    double *acc, *work, *work2, *fa;
+    double *acc, *work, *work2, *work3, *fa;
 
     size_t *contacts_of; /* the body_contacts getter's lists: c - 1, c per body */
 
@@ -143,7 +145,7 @@ int cr_rigid_push_event(cr_rigid *r, size_t c, cr_event_kind kind, double force,
 /* ---- rigid-flight.c --------------------------------------------------------- */
 
 /* Field acceleration of body i at displacement d (m/s²); 0 for fixed bodies. */
-double cr_rigid_field_accel(const cr_rigid *r, size_t i, double d);
+double cr_rigid_field_accel(const cr_rigid *r, size_t i, double d, double v);
 
 /*
  * One run of bodies i0 … i1 joined by closed pairs i0 … i1 − 1, given the

@@ -62,7 +62,7 @@ static void rigid_advance(void *e, double s)
 
 static const cr_rigid_geometry chain_geometry = {
     .auto_end_refusal =
-        "an automatic end needs a free chain: with gravity or pendulums give an end time",
+        "an automatic end needs a free chain: with gravity, pendulums or drag give an end time",
     .start = rigid_start,
     .resolve = rigid_resolve,
     .settle = rigid_settle,
@@ -81,10 +81,11 @@ static void rigid_destroy(void *e)
         return;
     cr_rigid_flight_free(r);
     cr_rigid_driver_free(&r->drv);
-    double *arrays[] = {r->mass,    r->radius, r->x0,      r->g0,      r->tol,    r->pivot,
-                        r->plength, r->pg,     r->eps,     r->alpha,   r->eta,    r->d,
-                        r->v,       r->lambda, r->impulse, r->acc,     r->work,   r->work2,
-                        r->fa,      r->lzb_k,  r->lzb_n,   r->dstar_a, r->dstar_e};
+    double *arrays[] = {r->mass,    r->radius, r->x0,      r->g0,      r->tol,     r->pivot,
+                        r->plength, r->pg,     r->eps,     r->alpha,   r->eta,     r->d,
+                        r->v,       r->lambda, r->impulse, r->acc,     r->work,    r->work2,
+                        r->fa,      r->lzb_k,  r->lzb_n,   r->dstar_a, r->dstar_e, r->drag_kb,
+                        r->drag_kc, r->work3};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(r->fixed);
@@ -100,8 +101,9 @@ static void rigid_destroy(void *e)
 static int alloc_arrays(cr_rigid *r)
 {
     size_t nb = r->drv.nb ? r->drv.nb : 1, nc = r->nc ? r->nc : 1;
-    double **per_body[] = {&r->mass, &r->radius, &r->x0,  &r->pivot, &r->plength, &r->pg,
-                           &r->d,    &r->v,      &r->acc, &r->work,  &r->work2,   &r->fa};
+    double **per_body[] = {&r->mass,  &r->radius, &r->x0,      &r->pivot,   &r->plength,
+                           &r->pg,    &r->d,      &r->v,       &r->acc,     &r->work,
+                           &r->work2, &r->fa,     &r->drag_kb, &r->drag_kc, &r->work3};
     double **per_pair[] = {&r->g0,     &r->tol,     &r->eps,     &r->alpha,
                            &r->lambda, &r->impulse, &r->dstar_a, &r->dstar_e};
     for (size_t k = 0; k < sizeof per_body / sizeof per_body[0]; k++)
@@ -175,6 +177,12 @@ static void copy_model(cr_rigid *r, const cr_model *model)
         r->v[i] = r->fixed[i] ? 0.0 : cr_model_velocity(model, i);
         cr_model_pendulum(model, i, &r->pivot[i], &r->plength[i], &r->pg[i]);
         r->pendulums |= r->plength[i] > 0.0 && !r->fixed[i];
+        double b, c;
+        if (cr_model_drag(model, i, &b, &c)) {
+            r->drag_kb[i] = b / r->mass[i];
+            r->drag_kc[i] = c / r->mass[i];
+            r->drag = 1;
+        }
     }
     for (size_t c = 0; c < r->nc; c++) {
         r->on[c] = cr_model_contact_enabled(model, c);
@@ -222,6 +230,8 @@ static void choose_scales(cr_rigid *r)
     cr_rigid_driver_set_scales(
         &r->drv, rmin,
         vmax > vmin ? vmax - vmin : (r->amax > 0.0 ? sqrt(r->amax * fmax(lmax, rmin)) : 1.0));
+    for (size_t i = 0; i < r->drv.nb; i++) /* drag at the speed scale */
+        r->amax = fmax(r->amax, (r->drag_kb[i] + r->drag_kc[i] * r->drv.V) * r->drv.V);
     r->a_tol = CR_RIGID_ACCEL_FRACTION * r->amax;
     r->f_tol = CR_RIGID_RELEASE_FRACTION * r->mmax * r->amax;
 }
@@ -606,7 +616,7 @@ static void rigid_momentum(const void *e, double *p)
 static cr_run_stats rigid_stats(const void *e)
 {
     cr_run_stats st = RG(e)->drv.stats;
-    if (RG(e)->pendulums)
+    if (RG(e)->pendulums || RG(e)->drag)
         cr_rigid_flight_stats(RG(e), &st);
     return st;
 }
