@@ -169,6 +169,12 @@ def _arr(ptr, n):
     return np.ctypeslib.as_array(ptr, shape=(n,)).copy() if n and ptr else np.zeros(0)
 
 
+def _opt(ptr, n):
+    """An array the comparator may not have (a law without an answer): None then,
+    as the CLI's null."""
+    return _arr(ptr, n) if ptr else None
+
+
 def _text(b):
     return b.decode(errors="replace") if b else ""
 
@@ -254,9 +260,9 @@ def _row(lib, cmp, i, n, m):
             "gamma_ok": ok(r.gamma_ok), "impulse_ok": ok(r.impulse_ok), "energy_ok": ok(r.energy_ok),
             "outcomes": r.outcomes, "chosen": r.chosen, "flags": r.flags,
             "message": _text(r.message),
-            "velocity": _arr(lib.cr_compare_row_velocity(cmp, i), n),
-            "impulse": _arr(lib.cr_compare_row_impulse(cmp, i), m),
-            "parameters": _arr(lib.cr_compare_row_parameters(cmp, i), m)}
+            "velocity": _opt(lib.cr_compare_row_velocity(cmp, i), n),
+            "impulse": _opt(lib.cr_compare_row_impulse(cmp, i), m),
+            "parameters": _opt(lib.cr_compare_row_parameters(cmp, i), m)}
 
 
 def _episode(lib, cmp, k):
@@ -411,7 +417,9 @@ def _compare_rigid(model, rigid, sets, exe):
         # the CLI's exit statuses (docs/errors.md) onto the library's codes
         code = {3: -2, 4: -6, 5: -11, 6: -2}.get(p.returncode, -2)
         raise CradleError(line.replace("cradle: ", "", 1).replace("<stdin>", filename), code)
-    return json.loads(p.stdout)
+    out = json.loads(p.stdout)
+    out["source"] = filename  # the CLI read it from its standard input
+    return out
 
 
 # ---- cradle sweep -------------------------------------------------------------------------

@@ -386,19 +386,21 @@ def stoppable(work, stop):
     if threading.current_thread() is not threading.main_thread():
         return work(), False
     box = {}
+    done = threading.Event()  # not Thread.join: an interrupted join can leave is_alive() False
 
     def body():
         try:
             box["value"] = work()
         except BaseException as e:  # re-raised on the caller's thread
             box["error"] = e
+        finally:
+            done.set()
 
-    t = threading.Thread(target=body, name="cradle-run", daemon=True)
-    t.start()
+    threading.Thread(target=body, name="cradle-run", daemon=True).start()
     interrupted = False
-    while t.is_alive():
+    while not done.is_set():
         try:
-            t.join(0.05)
+            done.wait(0.05)
         except KeyboardInterrupt:
             if not interrupted:
                 stop()
