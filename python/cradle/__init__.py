@@ -16,7 +16,7 @@ from .data import Run, Episode, Collision
 from .io import read
 from .lib import CradleError
 from . import sweep, table
-from .api import compare, fit, law
+from .api import compare, fit, law, synthesize
 
 __version__ = "0.1.0"
 
@@ -28,5 +28,5 @@ def run(model, output=None, **kw):
     return lib.run(model, output=output, **kw)
 
 
-__all__ = ["read", "run", "law", "compare", "sweep", "table", "fit", "CradleError", "Run",
-           "Episode", "Collision"]
+__all__ = ["read", "run", "law", "compare", "sweep", "table", "fit", "synthesize",
+           "CradleError", "Run", "Episode", "Collision"]

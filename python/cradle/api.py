@@ -9,7 +9,9 @@ rigid=LAW), whose collision pairing and report live in tools/.
 """
 import ctypes as C
 import json
+import math
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 
@@ -148,6 +150,7 @@ _API = {
     "cr_fit_get_residual": (C.c_int, [_VP, _size_t, _P(_dbl), _P(_dbl)]),
     "cr_fit_observable_name": (_CP, [C.c_int]),
     "cr_fit_write": (C.c_int, [_VP, _CP, _VP, _CP, _size_t]),
+    "cr_fit_synthesize": (C.c_int, [_VP, C.c_ulong, _P(_dbl)]),
 }
 
 _loaded = None
@@ -400,7 +403,22 @@ def compare(run_or_model, episode=None, rigid=None, set=None, exe=None):
 
 
 def executable(exe=None):
-    return exe or os.environ.get("CRADLE_EXE") or "cradle"
+    """The cradle executable: @exe, $CRADLE_EXE, the one installed with this
+    package, the build tree's beside the library loaded, then PATH's."""
+    if exe or os.environ.get("CRADLE_EXE"):
+        return exe or os.environ["CRADLE_EXE"]
+    places = []
+    try:
+        from . import _config
+        places.append(os.path.join(getattr(_config, "BINDIR", ""), "cradle"))
+    except ImportError:
+        pass
+    lib = getattr(L.library(), "_name", "")
+    places.append(os.path.join(os.path.dirname(lib), "..", "tools", "cradle"))
+    for p in places:
+        if os.access(p, os.X_OK) and os.path.isfile(p):
+            return p
+    return shutil.which("cradle") or "cradle"
 
 
 def _compare_rigid(model, rigid, sets, exe):
@@ -411,7 +429,11 @@ def _compare_rigid(model, rigid, sets, exe):
         args += ["--set", item]
     for name in laws:
         args += ["--rigid", name]
-    p = subprocess.run(args + ["--json"], input=text, capture_output=True, text=True)
+    try:
+        p = subprocess.run(args + ["--json"], input=text, capture_output=True, text=True)
+    except OSError as e:
+        raise CradleError("compare(rigid=...) runs the cradle executable: %s: %s (set CRADLE_EXE)"
+                          % (args[0], e.strerror), -3)
     if p.returncode != 0:
         line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
         # the CLI's exit statuses (docs/errors.md) onto the library's codes
@@ -551,7 +573,7 @@ class FitResult:
     rows: list            # per data row: observable, time, index, value, sigma, model, residual
 
 
-def _observations(lib, data, name):
+def _observations(lib, data, need_values=1):
     text, filename = _read_text(data) if "\n" in str(data) else (None, os.fspath(data))
     if text is None:
         with open(filename, "rb") as fh:
@@ -560,7 +582,7 @@ def _observations(lib, data, name):
         raw = text.encode()
     obs, n = _P(FitObservation)(), _size_t()
     msg = C.create_string_buffer(1024)
-    rc = lib.cr_fit_data_parse(raw, len(raw), filename.encode(), 1, C.byref(obs), C.byref(n),
+    rc = lib.cr_fit_data_parse(raw, len(raw), filename.encode(), need_values, C.byref(obs), C.byref(n),
                                msg, 1024)
     if rc != 0:
         raise CradleError(msg.value.decode(), rc)
@@ -579,7 +601,7 @@ def fit(model, data, vary, max_iter=50, output=None, set=None):
     mdl, filename, text = L._parse(L.library(), model, set)
     L.library().cr_model_destroy(mdl)
     raw = text.encode()
-    obs, n, dname, draw = _observations(lib, data, filename)
+    obs, n, dname, draw = _observations(lib, data)
     f = lib.cr_fit_create(raw, len(raw), filename.encode())
     try:
         if not f:
@@ -645,3 +667,42 @@ def _fit_result(lib, f):
     return FitResult(converged=bool(s.converged), convergence=_text(s.convergence),
                      chi2_start=s.chi2_start, chi2=s.chi2, runs=s.runs, iterations=s.iterations,
                      failed_runs=s.failed_runs, parameters=params, correlation=corr, rows=rows)
+
+
+def synthesize(model, rows, seed, set=None):
+    """Synthetic data for cradle.fit (`cradle fit MODEL ROWS --synthetic SEED`):
+    the CSV text of @rows (a path or CSV text; value may be empty, sigma
+    needed) with the model's values plus Gaussian noise of each row's sigma
+    (GSL's MT19937 seeded with @seed; 0: no noise)."""
+    lib = _lib()
+    mdl, filename, text = L._parse(L.library(), model, set)
+    L.library().cr_model_destroy(mdl)
+    raw = text.encode()
+    obs, n, dname, _ = _observations(lib, rows, need_values=0)
+    f = None
+    try:
+        for i in range(n):
+            if not obs[i].sigma > 0:
+                raise CradleError("%s:%d: sigma: synthetic data need each row's sigma (the noise)"
+                                  % (dname, obs[i].line), -2)
+            obs[i].value = 0.0
+        f = lib.cr_fit_create(raw, len(raw), filename.encode())
+        rc = lib.cr_fit_set_data(f, obs, n, dname.encode())
+        values = (_dbl * max(1, n))()
+        if rc == 0:
+            rc = lib.cr_fit_synthesize(f, int(seed), values)
+        if rc != 0:
+            raise CradleError(_text(lib.cr_fit_last_error(f)), rc)
+        lines = ["# cradle fit --synthetic %d: %s, %s" % (
+            seed, filename, "Gaussian noise of each row's sigma" if seed else "no noise"),
+            "observable,time,index,value,sigma"]
+        for i in range(n):
+            o = obs[i]
+            lines.append("%s,%s,%s,%.17g,%.12g" % (
+                lib.cr_fit_observable_name(o.kind).decode(),
+                "" if math.isnan(o.time) else "%.12g" % o.time,
+                "%d" % o.index if o.index >= 0 else "", values[i], o.sigma))
+        return "\n".join(lines) + "\n"
+    finally:
+        lib.cr_fit_destroy(f)
+        L._libc().free(C.cast(obs, C.c_void_p))

@@ -216,6 +216,8 @@ def test_fit_equals_cli(tmp_path):
     (tmp_path / "rows.csv").write_text(ROWS)
     data = tmp_path / "data.csv"
     data.write_text(cli("fit", model, str(tmp_path / "rows.csv"), "--synthetic", "7").stdout)
+    # the same synthetic rows from Python (the comment line names the model as given)
+    assert cradle.synthesize(model, ROWS, 7) == data.read_text()
     theirs = cli_json("fit", model, str(data), "--set", "contact.C=1.5e4", "--vary",
                       "contact.C=0:1e5")
     ours = cradle.fit(model, str(data), {"contact.C": (0, 1e5)}, set={"contact.C": 1.5e4},
