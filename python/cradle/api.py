@@ -4,15 +4,11 @@ sweepfile.h, table.h, fit.h): cradle.law, cradle.compare, cradle.sweep,
 cradle.table.make/lookup and cradle.fit; cradle.run is in cradle.lib. The
 answers are the numbers the CLI prints (its --json) as plain objects and
 numpy arrays; failures are cradle.CradleError with the library's one line
-and code. One piece has no C API and goes through the CLI: compare(...,
-rigid=LAW), whose collision pairing and report live in tools/.
+and code.
 """
 import ctypes as C
-import json
 import math
 import os
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +42,25 @@ class CompareSummary(C.Structure):
     """cr_compare_summary (7 verdicts: CR_COMPARE_STATUS_COUNT)."""
     _fields_ = [("episodes", _size_t), ("answered", _size_t), ("status", _size_t * 7),
                 ("mean_error", _dbl), ("max_error", _dbl), ("mean_energy_error", _dbl)]
+
+
+class CompareRunsRow(C.Structure):
+    """cr_compare_runs_row (cradle/compare.h)."""
+    _fields_ = [("collision", C.c_long), ("rigid_collision", C.c_long)] + [
+        (n, _dbl) for n in ("t_compliant", "t_rigid", "phase", "next_compliant", "next_rigid",
+                            "speed", "velocity_before_error", "velocity_after_error",
+                            "T_minus_compliant", "T_minus_rigid", "T_plus_compliant",
+                            "T_plus_rigid", "energy_error", "kappa_compliant", "kappa_rigid")] + [
+        ("episodes_compliant", _size_t), ("episodes_rigid", _size_t), ("same_bodies", C.c_int)]
+
+
+class CompareRunsSummary(C.Structure):
+    """cr_compare_runs_summary."""
+    _fields_ = [(n, _size_t) for n in ("collisions_compliant", "collisions_rigid", "matched",
+                                       "unmatched_compliant", "unmatched_rigid")] + [
+        (n, _dbl) for n in ("window", "max_velocity_error", "mean_velocity_error",
+                            "max_energy_error", "phase_drift", "max_phase", "mean_interval",
+                            "decay_compliant", "decay_rigid")]
 
 
 class FitObservation(C.Structure):
@@ -106,6 +121,8 @@ _API = {
     "cr_compare_mode_name": (_CP, [C.c_int]),
     "cr_compare_status_name": (_CP, [C.c_int]),
     "cr_model_has_fields": (C.c_int, [_VP]),
+    "cr_compare_runs": (C.c_int, [_VP, _VP, _P(CompareRunsRow), _size_t,
+                                  _P(CompareRunsSummary)]),
     "cr_run_file_open": (_VP, [_CP, _CP, _size_t]),
     "cr_run_file_close": (None, [_VP]),
     "cr_run_file_last_error": (_CP, [_VP]),
@@ -361,7 +378,8 @@ def _compare_model(lib, cmp, model, episode, sets):
         base.cr_model_destroy(mdl)
 
 
-def compare(run_or_model, episode=None, rigid=None, set=None, exe=None):
+def compare(run_or_model, episode=None, rigid=None, set=None, restitution=None, kappa=None,
+            alpha=None, calibrate_on=None):
     """Every rigid law on every impact episode, calibrated and predictive
     (`cradle compare MODEL|RUN.h5 --json`, docs/compare.md): a dict with
     "episodes" (each with its "rows": one per law and mode, with error,
@@ -373,11 +391,14 @@ def compare(run_or_model, episode=None, rigid=None, set=None, exe=None):
 
     rigid: a law name or "calibrated" (or a list of them): the compliant run
     against a rigid run per law, collision by collision (`cradle compare MODEL
-    --rigid LAW --json`). This piece runs the `cradle` executable (exe, else
-    $CRADLE_EXE, else `cradle` on PATH): its collision pairing and report have
-    no C API."""
+    --rigid LAW ... --json`, cr_compare_runs): {"compliant", "variants": each
+    with "summary" and "rows"}; restitution goes to the laws that have one,
+    kappa and alpha to energetic, calibrate_on to calibrated (as the CLI's
+    options)."""
     if rigid is not None:
-        return _compare_rigid(run_or_model, rigid, set, exe)
+        return _compare_rigid(run_or_model, rigid, set, restitution, kappa, alpha, calibrate_on)
+    if restitution is not None or kappa is not None or alpha is not None or calibrate_on:
+        raise CradleError("compare: restitution, kappa, alpha and calibrate_on need rigid=LAW", -2)
     lib = _lib()
     source = getattr(run_or_model, "path", None) if hasattr(run_or_model, "episodes") else None
     if hasattr(run_or_model, "episodes") and not source:
@@ -402,46 +423,93 @@ def compare(run_or_model, episode=None, rigid=None, set=None, exe=None):
         lib.cr_compare_destroy(cmp)
 
 
-def executable(exe=None):
-    """The cradle executable: @exe, $CRADLE_EXE, the one installed with this
-    package, the build tree's beside the library loaded, then PATH's."""
-    if exe or os.environ.get("CRADLE_EXE"):
-        return exe or os.environ["CRADLE_EXE"]
-    places = []
-    try:
-        from . import _config
-        places.append(os.path.join(getattr(_config, "BINDIR", ""), "cradle"))
-    except ImportError:
-        pass
-    lib = getattr(L.library(), "_name", "")
-    places.append(os.path.join(os.path.dirname(lib), "..", "tools", "cradle"))
-    for p in places:
-        if os.access(p, os.X_OK) and os.path.isfile(p):
-            return p
-    return shutil.which("cradle") or "cradle"
+def _struct_dict(x):
+    return {name: getattr(x, name) for name, _ in x._fields_}
 
 
-def _compare_rigid(model, rigid, sets, exe):
+def _monitored_run(base, sys, end, what):
+    """Runs @sys to @end with a monitor (stoppable): (monitor, error text)."""
+    mon = base.cr_monitor_create(sys)
+    if not mon:
+        raise CradleError("out of memory", -1)
+    rc, stopped = L.stoppable(lambda: base.cr_system_run(sys, end),
+                              lambda: base.cr_system_request_stop(sys))
+    base.cr_monitor_finish(mon)
+    if stopped:
+        base.cr_monitor_destroy(mon)
+        raise KeyboardInterrupt
+    if rc in (-1, -2):  # before the first step: nothing to compare
+        why = base.cr_system_last_error(sys).decode()
+        base.cr_monitor_destroy(mon)
+        raise CradleError("%s: %s" % (what, why), rc)
+    return mon, "" if rc == 0 else base.cr_system_last_error(sys).decode()
+
+
+def _compare_rigid(model, rigid, sets, restitution, kappa, alpha, calibrate_on):
+    """`cradle compare MODEL --rigid LAW ...` (tools/compare-runs.c) over the C
+    API: the compliant run, one rigid run per law, cr_compare_runs."""
     laws = [rigid] if isinstance(rigid, str) else list(rigid)
-    text, filename = _read_text(model)
-    args = [executable(exe), "compare", "-"]
-    for item in L._set_items(sets):
-        args += ["--set", item]
-    for name in laws:
-        args += ["--rigid", name]
+    base = L.library()
+    lib = _lib()
+    mdl, filename, _ = L._parse(base, model, sets)
+    msg = C.create_string_buffer(1024)
+    owned = []  # (destroy, handle), freed in reverse
     try:
-        p = subprocess.run(args + ["--json"], input=text, capture_output=True, text=True)
-    except OSError as e:
-        raise CradleError("compare(rigid=...) runs the cradle executable: %s: %s (set CRADLE_EXE)"
-                          % (args[0], e.strerror), -3)
-    if p.returncode != 0:
-        line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
-        # the CLI's exit statuses (docs/errors.md) onto the library's codes
-        code = {3: -2, 4: -6, 5: -11, 6: -2}.get(p.returncode, -2)
-        raise CradleError(line.replace("cradle: ", "", 1).replace("<stdin>", filename), code)
-    out = json.loads(p.stdout)
-    out["source"] = filename  # the CLI read it from its standard input
-    return out
+        csys = base.cr_system_create(mdl, msg, 1024)
+        if not csys:
+            raise CradleError("%s: %s" % (filename, msg.value.decode()), -2)
+        owned.append((base.cr_system_destroy, csys))
+        variants = []
+        for name in laws:  # every system first: a refusal costs no run
+            opts = _variant_options(name, restitution, kappa, alpha)
+            sys = L._rigid_system(base, mdl, filename, name, **opts)
+            owned.append((base.cr_system_destroy, sys))
+            variants.append((name, sys))
+        end = base.cr_model_settings(mdl).contents.t_end
+        cmon, _ = _monitored_run(base, csys, end, "%s: the compliant run" % filename)
+        owned.append((base.cr_monitor_destroy, cmon))
+        out = {"source": filename, "compliant": {
+            "collisions": base.cr_monitor_collision_count(cmon),
+            "t_end": base.cr_system_get_time(csys),
+            "end_reason": base.cr_system_end_reason(csys).decode()}, "variants": []}
+        for name, sys in variants:
+            if name == "calibrated":
+                calib = L._calibration(base, mdl, filename, calibrate_on, monitor=cmon)
+                owned.append((base.cr_calibrated_rigid_destroy, calib))
+                if base.cr_calibrated_rigid_attach(calib, sys, L.RIGID_CALIBRATED_LABEL.encode()):
+                    raise CradleError("%s: rigid='calibrated': the calibration does not fit "
+                                      "this chain" % filename, -2)
+            law = C.create_string_buffer(1024)
+            base.cr_system_rigid_law(sys, law, 1024)
+            vmon, error = _monitored_run(base, sys, end, "%s: rigid %s" % (filename, name))
+            owned.append((base.cr_monitor_destroy, vmon))
+            n = base.cr_monitor_collision_count(cmon) + base.cr_monitor_collision_count(vmon)
+            rows, summ = (CompareRunsRow * max(1, n))(), CompareRunsSummary()
+            if lib.cr_compare_runs(cmon, vmon, rows, n, C.byref(summ)) != 0:
+                raise CradleError("compare: the runs of %s cannot be compared" % name, -2)
+            count = summ.matched + summ.unmatched_compliant + summ.unmatched_rigid
+            out["variants"].append({
+                "variant": name, "law": law.value.decode(),
+                "end_reason": base.cr_system_end_reason(sys).decode(), "error": error,
+                "summary": _struct_dict(summ),
+                "rows": [dict(_struct_dict(rows[k]), same_bodies=bool(rows[k].same_bodies))
+                         for k in range(count)]})
+        return out
+    finally:
+        for destroy, handle in reversed(owned):
+            destroy(handle)
+        base.cr_model_destroy(mdl)
+
+
+def _variant_options(name, restitution, kappa, alpha):
+    """The common parameters variant @name takes (compare-runs.c variant_args):
+    kappa and alpha for energetic, restitution for the laws with one."""
+    opts = {"restitution": None, "kappa": None, "alpha": None}
+    if name == "calibrated" or L.law_id(name) == L.law_id("max-dissipation"):
+        return opts
+    if L.law_id(name) == L.law_id("energetic"):
+        return dict(opts, kappa=kappa, alpha=alpha)
+    return dict(opts, restitution=restitution)
 
 
 # ---- cradle sweep -------------------------------------------------------------------------

@@ -476,10 +476,16 @@ RIGID_CALIBRATED_LABEL = ("calibrated: alpha, kappa of the compliant collision e
                           "stands for, once")
 
 
-def _calibration(lib, mdl, filename, calibrate_on):
+def _calibration(lib, mdl, filename, calibrate_on, monitor=None):
     """The compliant run's collisions (cr_calibrated_rigid_create) for
-    rigid='calibrated': of the model itself, or of calibrate_on (a prediction)."""
+    rigid='calibrated': of the model itself (its finished @monitor when given),
+    or of calibrate_on (a prediction)."""
     msg = C.create_string_buffer(1024)
+    if monitor is not None and calibrate_on is None:
+        calib = lib.cr_calibrated_rigid_create(monitor, lib.cr_model_contact_count(mdl), msg, 1024)
+        if not calib:
+            raise CradleError("rigid='calibrated': %s" % msg.value.decode(), -2)
+        return calib
     other = None
     if calibrate_on is not None:
         other, filename, _ = _parse(lib, calibrate_on)

@@ -153,10 +153,15 @@ def _timeless(d):
 
 
 def test_compare_rigid_equals_cli():
-    ours = cradle.compare(CHAIN3, rigid="calibrated", exe=EXE)
-    theirs = cli_json("compare", CHAIN3, "--rigid", "calibrated")
-    assert ours["source"] == CHAIN3
-    assert _timeless(ours) == _timeless(theirs) and ours["variants"][0]["variant"] == "calibrated"
+    model = os.path.join(MODELS, "pendulum-cradle-3.yaml")
+    first_2_s = {"integration.t_end": 2.0}
+    ours = cradle.compare(model, rigid=["calibrated", "newton"], restitution=0.9, set=first_2_s)
+    theirs = cli_json("compare", model, "--set", "integration.t_end=2.0", "--rigid", "calibrated",
+                      "--rigid", "newton", "--restitution", "0.9")
+    assert [v["variant"] for v in ours["variants"]] == ["calibrated", "newton"]
+    assert all(len(v["rows"]) >= 4 for v in ours["variants"])  # 2 s: about 4 collisions
+    assert same(_timeless(ours), _timeless(theirs))
+    assert ours["variants"][1]["law"] == "newton (restitution 0.9)"
 
 
 # ---- sweep and table ----------------------------------------------------------------------
