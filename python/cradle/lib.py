@@ -222,15 +222,22 @@ def _arr(ptr, n, cols=1):
     return a if cols == 1 else a.reshape(n, cols)
 
 
+_NP_TYPES = {_size_t: np.int64, C.c_long: np.int64, C.c_int: np.int32, _dbl: np.float64}
+
+
 def _records(ptr, n, ctype):
-    names = [f[0] for f in ctype._fields_]
-    types = {_size_t: np.int64, C.c_long: np.int64, C.c_int: np.int32, _dbl: np.float64}
-    dt = np.dtype([(nm, types[t]) for nm, t in ctype._fields_])
+    """The C structs as a packed numpy structured array: the bytes read once
+    through a dtype with the struct's own offsets, then a column at a time."""
+    names = [nm for nm, _ in ctype._fields_]
+    dt = np.dtype([(nm, _NP_TYPES[t]) for nm, t in ctype._fields_])
     out = np.zeros(n, dtype=dt)
-    for i in range(n):
-        r = ptr[i]
+    if n and ptr:
+        layout = np.dtype({"names": names, "formats": [dt[nm] for nm in names],
+                           "offsets": [getattr(ctype, nm).offset for nm in names],
+                           "itemsize": C.sizeof(ctype)})
+        raw = np.frombuffer(C.string_at(ptr, n * C.sizeof(ctype)), dtype=layout)
         for nm in names:
-            out[i][nm] = getattr(r, nm)
+            out[nm] = raw[nm]
     return out
 
 
