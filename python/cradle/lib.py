@@ -9,6 +9,7 @@ next to the source tree (build/src/libcradle.so).
 import ctypes as C
 import ctypes.util
 import os
+import shutil
 import threading
 
 import numpy as np
@@ -572,7 +573,7 @@ def _libc():
 
 
 def run(model, output=None, t_end=None, collision_window=None, trajectory=True, rigid=None,
-        restitution=None, kappa=None, alpha=None, calibrate_on=None, set=None):
+        restitution=None, kappa=None, alpha=None, calibrate_on=None, set=None, table=None):
     """Runs @model (a model file path, a YAML string or a dict in the model-file
     schema) through libcradle and returns a cradle.Run.
 
@@ -586,10 +587,16 @@ def run(model, output=None, t_end=None, collision_window=None, trajectory=True, 
     (one ε for every pair; default each pair's own), or kappa and alpha (the
     energetic law: one α, or one per pair); "calibrated" takes α and κ of the
     compliant collision each impact stands for (of calibrate_on's run when
-    given). Ctrl-C stops the run through the library's stop request, writes
+    given). rigid="energetic", table=TABLE looks α and κ of each impact up in a
+    reference table (`--table`): that piece runs the cradle executable (its
+    table provider lives in tools/rigid-table.c), see _run_with_table.
+    Ctrl-C stops the run through the library's stop request, writes
     what was computed to output (status "interrupted") and raises
     KeyboardInterrupt.
     """
+    if table is not None:
+        return _run_with_table(model, output, t_end, collision_window, rigid, restitution,
+                               kappa, alpha, calibrate_on, set, table)
     lib = library()
     mdl, filename, text = _parse(lib, model, set)
     raw = text.encode()
@@ -711,6 +718,62 @@ def run(model, output=None, t_end=None, collision_window=None, trajectory=True, 
         lib.cr_system_destroy(sys)
         lib.cr_calibrated_rigid_destroy(calib)
         lib.cr_model_destroy(mdl)
+
+
+def executable():
+    """The cradle executable: $CRADLE_EXE, the build tree's beside the library
+    loaded, the one installed beside it (PREFIX/bin), then PATH's."""
+    if os.environ.get("CRADLE_EXE"):
+        return os.environ["CRADLE_EXE"]
+    libdir = os.path.dirname(os.path.abspath(getattr(library(), "_name", "") or "."))
+    for p in (os.path.join(libdir, "..", "tools", "cradle"), os.path.join(libdir, "..", "bin", "cradle"),
+              os.path.join(libdir, "..", "..", "bin", "cradle")):
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return os.path.normpath(p)
+    return shutil.which("cradle") or "cradle"
+
+
+# the CLI's exit statuses (docs/errors.md) as the library's codes
+_EXIT_CODES = {2: -2, 3: -2, 4: -6, 5: -11, 6: -2}
+
+
+def _run_with_table(model, output, t_end, collision_window, rigid, restitution, kappa, alpha,
+                    calibrate_on, sets, table):
+    """`cradle run MODEL --rigid energetic --table TABLE -o FILE`, read back:
+    the table provider (tools/rigid-table.c) has no C API. The result is the
+    file's cradle.Run (cradle.read), as complete as from any run file."""
+    import subprocess
+    import tempfile
+    from .io import read
+    if rigid != "energetic" or restitution is not None or kappa is not None or alpha is not None \
+            or calibrate_on is not None:
+        raise CradleError("table: only rigid='energetic' reads a table, and it gives kappa and "
+                          "alpha: no restitution, kappa, alpha or calibrate_on with it", -2)
+    if t_end is not None or collision_window is not None:
+        raise CradleError("table: t_end and collision_window are not taken with a table (set "
+                          "integration.t_end instead)", -2)
+    text, filename = _model_text(model)
+    with tempfile.TemporaryDirectory(prefix="cradle-table-") as tmp:
+        out = os.fspath(output) if output is not None else os.path.join(tmp, "run.h5")
+        given = filename not in ("<string>", "<dict>")  # a path: named as it is
+        args = [executable(), "run", filename if given else "-", "--rigid", "energetic",
+                "--table", os.fspath(table), "-o", out, "-q"]
+        for item in _set_items(sets):
+            args += ["--set", item]
+        try:
+            p = subprocess.run(args, input=None if given else text, capture_output=True, text=True)
+        except OSError as e:
+            raise CradleError("table: runs the cradle executable: %s: %s (set CRADLE_EXE)"
+                              % (args[0], e.strerror), -3)
+        if p.returncode == 130:
+            raise KeyboardInterrupt
+        if p.returncode != 0:
+            line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
+            line = line.replace("cradle: ", "", 1).replace("(stdin)", filename)
+            raise CradleError(line, _EXIT_CODES.get(p.returncode, -2))
+        r = read(out, isolate=False)
+        r.path = None if output is None else out
+        return r
 
 
 def pendulums(model_text):

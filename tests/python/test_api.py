@@ -70,6 +70,21 @@ def test_rigid_run_equals_cli(tmp_path, rigid, options, flags):
     assert r.attrs["rigid_law"] == f.attrs["rigid_law_after_run"]
 
 
+def test_rigid_table_equals_cli(tmp_path):
+    """--table runs the cradle executable (its provider lives in tools/): the
+    same file, and an impact outside the table's axes is code -11 (exit 5)."""
+    table = os.path.join(SOURCE, "data", "chain3-hertz.h5")
+    out = str(tmp_path / "cli.h5")
+    cli("run", CHAIN3, "--rigid", "energetic", "--table", table, "-o", out, "-q")
+    f = cradle.read(out, isolate=False)
+    r = cradle.run(CHAIN3, rigid="energetic", table=table)
+    assert (r.final_velocity == f.final_velocity).all() and len(r.episodes) == len(f.episodes)
+    assert r.attrs["rigid_law_after_run"] == f.attrs["rigid_law_after_run"]
+    with pytest.raises(cradle.CradleError) as e:
+        cradle.run(open(CHAIN3).read(), rigid="energetic", table=table, set={"balls[1].mass": 7})
+    assert e.value.code == -11 and "<string>: t = 0 s" in str(e.value) and "outside" in str(e.value)
+
+
 def test_rigid_pool_equals_cli(tmp_path):
     pool = os.path.join(MODELS, "pool-bernoulli.yaml")
     out = str(tmp_path / "cli.h5")
