@@ -10,6 +10,7 @@ import ctypes as C
 import ctypes.util
 import os
 import shutil
+import signal
 import threading
 
 import numpy as np
@@ -761,14 +762,23 @@ def _run_with_table(model, output, t_end, collision_window, rigid, restitution, 
         for item in _set_items(sets):
             args += ["--set", item]
         try:
-            p = subprocess.run(args, input=None if given else text, capture_output=True, text=True)
+            p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
         except OSError as e:
             raise CradleError("table: runs the cradle executable: %s: %s (set CRADLE_EXE)"
                               % (args[0], e.strerror), -3)
+        try:
+            _, err = p.communicate(None if given else text)
+        except KeyboardInterrupt:
+            # the CLI's own stop (a terminal's Ctrl-C reached it too; a second
+            # SIGINT is the same request): it closes the file, then we raise
+            p.send_signal(signal.SIGINT)
+            p.wait()
+            raise
         if p.returncode == 130:
             raise KeyboardInterrupt
         if p.returncode != 0:
-            line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
+            line = err.strip().splitlines()[-1] if err.strip() else "exit %d" % p.returncode
             line = line.replace("cradle: ", "", 1).replace("(stdin)", filename)
             raise CradleError(line, _EXIT_CODES.get(p.returncode, -2))
         r = read(out, isolate=False)
