@@ -9,6 +9,9 @@ next to the source tree (build/src/libcradle.so).
 import ctypes as C
 import ctypes.util
 import os
+import shutil
+import signal
+import threading
 
 import numpy as np
 
@@ -75,6 +78,23 @@ EVENT_KINDS = {"close": 0, "open": 1, "max-compression": 2, "min-compression": 3
 # name: (restype, argtypes)
 _API = {
     "cr_version": (C.c_char_p, []),
+    "cr_modelfile_parse_set": (C.c_int, [C.c_char_p, _size_t, C.c_char_p, C.c_void_p,
+                                         _P(C.c_void_p), _P(C.c_void_p), C.c_char_p, _size_t]),
+    "cr_strerror": (C.c_char_p, [C.c_int]),
+    "cr_system_request_stop": (None, [C.c_void_p]),
+    "cr_model_contact_count": (_size_t, [C.c_void_p]),
+    "cr_model_dimension": (C.c_int, [C.c_void_p]),
+    "cr_law_params_init": (None, [C.c_void_p]),
+    "cr_law_from_name": (C.c_int, [C.c_char_p, _P(C.c_int)]),
+    "cr_law_suggest": (C.c_char_p, [C.c_char_p]),
+    "cr_system_create_rigid": (C.c_void_p, [C.c_void_p, C.c_int, C.c_void_p, C.c_char_p, _size_t]),
+    "cr_system_rigid_law": (C.c_int, [C.c_void_p, C.c_char_p, _size_t]),
+    "cr_calibrated_rigid_create": (C.c_void_p, [C.c_void_p, _size_t, C.c_char_p, _size_t]),
+    "cr_calibrated_rigid_destroy": (None, [C.c_void_p]),
+    "cr_calibrated_rigid_attach": (C.c_int, [C.c_void_p, C.c_void_p, C.c_char_p]),
+    "cr_calibrated_rigid_finish": (None, [C.c_void_p, _dbl]),
+    "cr_calibrated_rigid_mismatches": (C.c_void_p, [C.c_void_p, _P(_size_t)]),
+    "cr_store_write_mismatches": (C.c_int, [C.c_void_p, C.c_void_p, _size_t]),
     "cr_modelfile_parse": (C.c_int, [C.c_char_p, _size_t, C.c_char_p, _P(C.c_void_p),
                                      C.c_char_p, _size_t]),
     "cr_calibrate_model": (C.c_int, [C.c_void_p, C.c_char_p, _size_t]),
@@ -145,7 +165,20 @@ _lib = None
 
 
 class CradleError(RuntimeError):
-    """A failure libcradle reported (the message is its one-line reason)."""
+    """A failure libcradle reported: str(e) is its one-line reason, e.code the
+    library's error code (cradle/common.h: -2 invalid argument, -3 I/O, -4 syntax,
+    -5 model, -6 solver, -7 HDF5, -9 infeasible, -10 not converged, -11 outside
+    a table's domain) and e.status its name (cr_strerror)."""
+
+    def __init__(self, message, code=-2):
+        super().__init__(message)
+        self.code = int(code)
+        self.status = _strerror(self.code)
+
+
+def _strerror(code):
+    # only from a loaded library: a CradleError for a library not found has no name
+    return _lib.cr_strerror(code).decode() if _lib is not None else ""
 
 
 def _candidates():
@@ -180,7 +213,8 @@ def library():
             fn.restype, fn.argtypes = res, args
         _lib = lib
         return lib
-    raise CradleError("libcradle not found; set CRADLE_LIB to its path. Tried: " + "; ".join(errors))
+    raise CradleError("libcradle not found; set CRADLE_LIB to its path. Tried: " + "; ".join(errors),
+                      -3)
 
 
 def _arr(ptr, n, cols=1):
@@ -190,15 +224,22 @@ def _arr(ptr, n, cols=1):
     return a if cols == 1 else a.reshape(n, cols)
 
 
+_NP_TYPES = {_size_t: np.int64, C.c_long: np.int64, C.c_int: np.int32, _dbl: np.float64}
+
+
 def _records(ptr, n, ctype):
-    names = [f[0] for f in ctype._fields_]
-    types = {_size_t: np.int64, C.c_long: np.int64, C.c_int: np.int32, _dbl: np.float64}
-    dt = np.dtype([(nm, types[t]) for nm, t in ctype._fields_])
+    """The C structs as a packed numpy structured array: the bytes read once
+    through a dtype with the struct's own offsets, then a column at a time."""
+    names = [nm for nm, _ in ctype._fields_]
+    dt = np.dtype([(nm, _NP_TYPES[t]) for nm, t in ctype._fields_])
     out = np.zeros(n, dtype=dt)
-    for i in range(n):
-        r = ptr[i]
+    if n and ptr:
+        layout = np.dtype({"names": names, "formats": [dt[nm] for nm in names],
+                           "offsets": [getattr(ctype, nm).offset for nm in names],
+                           "itemsize": C.sizeof(ctype)})
+        raw = np.frombuffer(C.string_at(ptr, n * C.sizeof(ctype)), dtype=layout)
         for nm in names:
-            out[i][nm] = getattr(r, nm)
+            out[nm] = raw[nm]
     return out
 
 
@@ -213,7 +254,7 @@ def _model_text(model):
             return f.read(), model
     if "\n" in model or ":" in model:
         return model, "<string>"
-    raise CradleError("%s: no such model file" % model)
+    raise CradleError("%s: no such model file" % model, -3)
 
 
 class _Recorder:
@@ -334,42 +375,259 @@ def _events(lib, sys):
 
 def _check(rc, what):
     if rc != 0:
-        raise CradleError(what)
+        raise CradleError(what, rc)
 
 
-def run(model, output=None, t_end=None, collision_window=None, trajectory=True):
+class LawParams(C.Structure):
+    """cr_law_params (cradle/laws.h)."""
+    _fields_ = [("restitution", _dbl), ("restitutions", _P(_dbl)), ("kappa", _dbl),
+                ("alpha", _P(_dbl)), ("reference", _size_t), ("max_stages", C.c_int),
+                ("max_outcomes", C.c_int), ("eta", _P(_dbl)), ("stiffness", _P(_dbl)),
+                ("exponent", _P(_dbl)), ("energetic", _P(_dbl)), ("tolerance", _dbl),
+                ("poisson_restitutions", _P(_dbl)), ("superelastic", C.c_int)]
+
+
+def stoppable(work, stop):
+    """work() on a worker thread while the main thread waits; Ctrl-C calls stop()
+    (the library's stop request), waits for work to return what it computed, and
+    gives (result, True). ctypes releases the GIL during the C call, so the main
+    thread's wait is interruptible. Off the main thread: work() as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        return work(), False
+    box = {}
+    done = threading.Event()  # not Thread.join: an interrupted join can leave is_alive() False
+
+    def body():
+        try:
+            box["value"] = work()
+        except BaseException as e:  # re-raised on the caller's thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=body, name="cradle-run", daemon=True).start()
+    interrupted = False
+    while not done.is_set():
+        try:
+            done.wait(0.05)
+        except KeyboardInterrupt:
+            if not interrupted:
+                stop()
+            interrupted = True
+    if "error" in box:
+        raise box["error"]
+    return box["value"], interrupted
+
+
+def law_id(name):
+    """cr_law_from_name, with the library's suggestion for a mistyped name."""
+    lib = library()
+    out = C.c_int()
+    if lib.cr_law_from_name(os.fspath(name).encode(), C.byref(out)) != 0:
+        near = lib.cr_law_suggest(str(name).encode())
+        raise CradleError("unknown law '%s'%s (cradle law --list)"
+                          % (name, "; did you mean '%s'?" % near.decode() if near else ""), -2)
+    return out.value
+
+
+def _doubles(values):
+    values = [float(v) for v in np.atleast_1d(values)]
+    return (_dbl * max(1, len(values)))(*values), len(values)
+
+
+def _rigid_system(lib, mdl, filename, rigid, restitution, kappa, alpha):
+    """cr_system_create_rigid as `cradle run --rigid LAW` builds it
+    (tools/run-rigid.c): restitution and kappa NaN when not given (each pair's
+    own), alpha one value for every pair or one per pair (a pool: two)."""
+    msg = C.create_string_buffer(1024)
+    calibrated = rigid == "calibrated"
+    if calibrated and (restitution is not None or kappa is not None or alpha is not None):
+        raise CradleError("rigid='calibrated' takes its parameters from the compliant run: no "
+                          "restitution, kappa or alpha", -2)
+    law = law_id("energetic" if calibrated else rigid)
+    energetic = law == law_id("energetic")
+    if restitution is not None and (energetic or law == law_id("max-dissipation")):
+        raise CradleError("restitution: law %s has no restitution" % rigid, -2)
+    if restitution is not None and not 0.0 <= restitution <= 1.0:
+        raise CradleError("restitution: must lie in [0, 1] (got %g)" % restitution, -2)
+    if (kappa is not None or alpha is not None) and not energetic:
+        raise CradleError("kappa/alpha: only the energetic law takes them (not %s)" % rigid, -2)
+    if energetic and not calibrated and (kappa is None or alpha is None):
+        raise CradleError("rigid='energetic' needs kappa and alpha (Acary & Taha 2005 eq. "
+                          "17-18), or use rigid='calibrated'", -2)
+    lp = LawParams()
+    lib.cr_law_params_init(C.byref(lp))
+    lp.restitution = float("nan") if restitution is None else float(restitution)
+    lp.kappa = float("nan") if kappa is None else float(kappa)
+    pool = lib.cr_model_dimension(mdl) == 2
+    nc = 2 if pool else lib.cr_model_contact_count(mdl)
+    if calibrated:
+        if pool:
+            raise CradleError("%s: rigid='calibrated': pools have no fixed pairs to carry each "
+                              "episode's alpha; give rigid='energetic', kappa, alpha" % filename, -2)
+        weights, lp.kappa = [1.0] * max(1, nc), 1.0  # placeholders: each impact gets its own
+    elif alpha is not None:
+        weights = [float(a) for a in np.atleast_1d(alpha)]
+        if len(weights) not in (1, nc):
+            raise CradleError("alpha: %d values for the %d %s of %s (give one, or one per pair)"
+                              % (len(weights), nc, "contacts" if pool else "pairs", filename), -2)
+        weights = weights * nc if len(weights) == 1 else weights
+    buf = _doubles(weights)[0] if calibrated or alpha is not None else None
+    if buf is not None:
+        lp.alpha = C.cast(buf, _P(_dbl))
+    sys = lib.cr_system_create_rigid(mdl, law, C.byref(lp), msg, 1024)
+    if not sys:
+        raise CradleError("%s: %s" % (filename, msg.value.decode()), -2)
+    return sys
+
+
+RIGID_CALIBRATED_LABEL = ("calibrated: alpha, kappa of the compliant collision each impact "
+                          "stands for, once")
+
+
+def _calibration(lib, mdl, filename, calibrate_on, monitor=None):
+    """The compliant run's collisions (cr_calibrated_rigid_create) for
+    rigid='calibrated': of the model itself (its finished @monitor when given),
+    or of calibrate_on (a prediction)."""
+    msg = C.create_string_buffer(1024)
+    if monitor is not None and calibrate_on is None:
+        calib = lib.cr_calibrated_rigid_create(monitor, lib.cr_model_contact_count(mdl), msg, 1024)
+        if not calib:
+            raise CradleError("rigid='calibrated': %s" % msg.value.decode(), -2)
+        return calib
+    other = None
+    if calibrate_on is not None:
+        other, filename, _ = _parse(lib, calibrate_on)
+        if (lib.cr_model_dimension(other) != 1
+                or lib.cr_model_contact_count(other) != lib.cr_model_contact_count(mdl)):
+            lib.cr_model_destroy(other)
+            raise CradleError("calibrate_on %s: a chain of %d pairs calibrates a chain of %d "
+                              "pairs only" % (filename, lib.cr_model_contact_count(other),
+                                              lib.cr_model_contact_count(mdl)), -2)
+    src = other or mdl
+    sys = lib.cr_system_create(src, msg, 1024)
+    mon = lib.cr_monitor_create(sys) if sys else None
+    try:
+        if not sys:
+            raise CradleError("%s: %s" % (filename, msg.value.decode()), -2)
+        rc, stopped = stoppable(lambda: lib.cr_system_run(sys, lib.cr_model_settings(src).contents.t_end),
+                                lambda: lib.cr_system_request_stop(sys))
+        if stopped:
+            raise KeyboardInterrupt
+        if rc != 0:
+            raise CradleError("%s: rigid='calibrated': the compliant run failed: %s"
+                              % (filename, lib.cr_system_last_error(sys).decode()), rc)
+        lib.cr_monitor_finish(mon)
+        calib = lib.cr_calibrated_rigid_create(mon, lib.cr_model_contact_count(src), msg, 1024)
+        if not calib:
+            raise CradleError("rigid='calibrated': %s" % msg.value.decode(), -2)
+        return calib
+    finally:
+        lib.cr_monitor_destroy(mon)
+        lib.cr_system_destroy(sys)
+        lib.cr_model_destroy(other)
+
+
+class ModelfileSets(C.Structure):
+    """cr_modelfile_sets (cradle/modelfile.h)."""
+    _fields_ = [("items", _P(C.c_char_p)), ("count", _size_t), ("label", C.c_char_p)]
+
+
+def _set_items(sets):
+    """{"contact.C": 1.5e4} or ["contact.C=1.5e4"] → ["contact.C=1.5e4"] (YAML flow values)."""
+    if not sets:
+        return []
+    if isinstance(sets, dict):
+        return ["%s=%s" % (k, repr(v) if isinstance(v, float) else v) for k, v in sets.items()]
+    return [str(x) for x in sets]
+
+
+def _parse(lib, model, sets=None):
+    """(calibrated cr_model, filename, the model text parsed) of a path, a YAML
+    string or a dict, with the fields @sets names set first (`--set`:
+    cr_modelfile_parse_set)."""
+    text, filename = _model_text(model)
+    raw = text.encode()
+    items = [x.encode() for x in _set_items(sets)]
+    arr = (C.c_char_p * max(1, len(items)))(*items)
+    st = ModelfileSets(C.cast(arr, _P(C.c_char_p)), len(items), b"set ")
+    msg = C.create_string_buffer(1024)
+    mp, eff = C.c_void_p(), C.c_void_p()
+    rc = lib.cr_modelfile_parse_set(raw, len(raw), filename.encode(), C.byref(st), C.byref(mp),
+                                    C.byref(eff), msg, 1024)
+    if eff.value:
+        text = C.string_at(eff.value).decode()
+        _libc().free(eff)
+    if rc != 0:
+        raise CradleError(msg.value.decode(), rc)
+    rc = lib.cr_calibrate_model(mp.value, msg, 1024)
+    if rc != 0:
+        lib.cr_model_destroy(mp.value)
+        raise CradleError("%s: calibration: %s" % (filename, msg.value.decode()), rc)
+    return mp.value, filename, text
+
+
+def _libc():
+    libc = C.CDLL(None)
+    libc.free.argtypes, libc.free.restype = [C.c_void_p], None
+    return libc
+
+
+def run(model, output=None, t_end=None, collision_window=None, trajectory=True, rigid=None,
+        restitution=None, kappa=None, alpha=None, calibrate_on=None, set=None, table=None):
     """Runs @model (a model file path, a YAML string or a dict in the model-file
     schema) through libcradle and returns a cradle.Run.
 
     output: also write the run to this HDF5 file (as `cradle run -o` does).
     t_end: overrides the model's end time (s). collision_window: seconds (None:
     the automatic rule). trajectory: record a row at every output time (the
-    Python callback costs ~20 µs per row).
+    Python callback costs ~20 µs per row). set: model-file fields to set
+    first, {"contact.C": 1.5e4} or ["contact.C=1.5e4"] (`cradle run --set`).
+    rigid: a law name (`cradle law --list`) runs the same bodies as rigid balls,
+    every impact under that law (`cradle run --rigid LAW`), with restitution
+    (one ε for every pair; default each pair's own), or kappa and alpha (the
+    energetic law: one α, or one per pair); "calibrated" takes α and κ of the
+    compliant collision each impact stands for (of calibrate_on's run when
+    given). rigid="energetic", table=TABLE looks α and κ of each impact up in a
+    reference table (`--table`): that piece runs the cradle executable (its
+    table provider lives in tools/rigid-table.c), see _run_with_table.
+    Ctrl-C stops the run through the library's stop request, writes
+    what was computed to output (status "interrupted") and raises
+    KeyboardInterrupt.
     """
+    if table is not None:
+        return _run_with_table(model, output, t_end, collision_window, rigid, restitution,
+                               kappa, alpha, calibrate_on, set, table)
     lib = library()
-    text, filename = _model_text(model)
+    mdl, filename, text = _parse(lib, model, set)
     raw = text.encode()
     msg = C.create_string_buffer(1024)
-    mp = C.c_void_p()
-    if lib.cr_modelfile_parse(raw, len(raw), filename.encode(), C.byref(mp), msg, 1024) != 0:
-        raise CradleError(msg.value.decode())
-    mdl = mp.value
-    sys = mon = store = None
+    sys = mon = store = calib = None
     try:
-        if lib.cr_calibrate_model(mdl, msg, 1024) != 0:
-            raise CradleError("%s: calibration: %s" % (filename, msg.value.decode()))
-        sys = lib.cr_system_create(mdl, msg, 1024)
-        if not sys:
-            raise CradleError("%s: %s" % (filename, msg.value.decode()))
+        if rigid is None:
+            if restitution is not None or kappa is not None or alpha is not None:
+                raise CradleError("restitution, kappa and alpha need rigid=LAW", -2)
+            sys = lib.cr_system_create(mdl, msg, 1024)
+            if not sys:
+                raise CradleError("%s: %s" % (filename, msg.value.decode()), -2)
+        else:
+            sys = _rigid_system(lib, mdl, filename, rigid, restitution, kappa, alpha)
+            if rigid == "calibrated":
+                calib = _calibration(lib, mdl, filename, calibrate_on)
+                if lib.cr_calibrated_rigid_attach(calib, sys, RIGID_CALIBRATED_LABEL.encode()):
+                    raise CradleError("%s: rigid='calibrated': the calibration does not fit "
+                                      "this chain" % filename, -2)
+        if calibrate_on is not None and rigid != "calibrated":
+            raise CradleError("calibrate_on: only rigid='calibrated' maps impacts to collisions")
         if output is not None:
             msg.value = b""
             store = lib.cr_store_create(os.fspath(output).encode(), sys, mdl, filename.encode(),
                                         raw, msg, 1024)
             if not store:
-                raise CradleError(msg.value.decode())
+                raise CradleError(msg.value.decode(), -3)
         mon = lib.cr_monitor_create(sys)
         if not mon:
-            raise CradleError("out of memory")
+            raise CradleError("out of memory", -1)
         rec = _Recorder(lib, sys)
         if trajectory:
             _check(lib.cr_system_add_output_listener(sys, rec.callback, None), "listener")
@@ -392,23 +650,33 @@ def run(model, output=None, t_end=None, collision_window=None, trajectory=True):
             wn[w], wo[w] = xb[:dim], off.value
         settings = lib.cr_model_settings(mdl).contents
         end = settings.t_end if t_end is None else float(t_end)
-        rc = lib.cr_system_run(sys, end)
+        rc, stopped = stoppable(lambda: lib.cr_system_run(sys, end),
+                                lambda: lib.cr_system_request_stop(sys))
         if trajectory:
             lib.cr_system_remove_listeners(sys, None)
         status = {0: "complete", -8: "interrupted"}.get(rc, "failed")
         if rc == -2:
-            raise CradleError("%s: %s" % (filename, lib.cr_system_last_error(sys).decode()))
+            raise CradleError("%s: %s" % (filename, lib.cr_system_last_error(sys).decode()), rc)
         if collision_window is not None:
             lib.cr_monitor_set_collision_window(mon, float(collision_window))
+        # stopped or not, the episodes monitored so far (as cmd-run.c)
         _check(lib.cr_monitor_finish(mon), "monitor: %s" % lib.cr_monitor_last_error(mon))
         why = None if rc == 0 else lib.cr_system_last_error(sys)
+        nmis = _size_t()
+        mis = None
+        if calib:
+            lib.cr_calibrated_rigid_finish(calib, lib.cr_system_get_time(sys))
+            mis = lib.cr_calibrated_rigid_mismatches(calib, C.byref(nmis))
         if store:
             if (lib.cr_store_write_episodes(store, mon) != 0
                     or lib.cr_store_write_collisions(store, mon) != 0
+                    or (calib and lib.cr_store_write_mismatches(store, mis, nmis.value) != 0)
                     or lib.cr_store_commit(store, status.encode(), why) != 0):
-                raise CradleError(lib.cr_store_last_error(store).decode())
+                raise CradleError(lib.cr_store_last_error(store).decode(), -7)
+        if stopped:
+            raise KeyboardInterrupt
         if rc != 0:
-            raise CradleError("%s: %s" % (filename, why.decode()))
+            raise CradleError("%s: %s" % (filename, why.decode()), rc)
         r = rec.rows
         T = len(r["time"])
         ff = _dbl()
@@ -420,10 +688,15 @@ def run(model, output=None, t_end=None, collision_window=None, trajectory=True):
         vf = np.frombuffer(fin, dtype=np.float64)[:n * dim].reshape(n, dim).copy()
         series = {k: (np.array(r[k]) if rec.fixed_contacts and trajectory else None)
                   for k in ("overlap", "force", "impulse")}
+        attrs = {"status": status, "end_reason": lib.cr_system_end_reason(sys).decode(),
+                 "t_end": lib.cr_system_get_time(sys), "cradle_version": lib.cr_version().decode()}
+        if rigid is not None:
+            law = C.create_string_buffer(1024)
+            if lib.cr_system_rigid_law(sys, law, 1024) == 0:
+                attrs["rigid_law"] = law.value.decode()
+            attrs["mismatches"] = nmis.value
         return Run(
-            path=None if output is None else os.fspath(output),
-            attrs={"status": status, "end_reason": lib.cr_system_end_reason(sys).decode(),
-                   "t_end": lib.cr_system_get_time(sys), "cradle_version": lib.cr_version().decode()},
+            path=None if output is None else os.fspath(output), attrs=attrs,
             kind=lib.cr_system_engine_name(sys).decode(), dim=dim,
             name=lib.cr_model_name(mdl).decode(), model_text=text,
             mass=np.array(masses[:n]), radius=np.array(radii[:n]),
@@ -444,7 +717,73 @@ def run(model, output=None, t_end=None, collision_window=None, trajectory=True):
         lib.cr_monitor_destroy(mon)
         lib.cr_store_destroy(store)
         lib.cr_system_destroy(sys)
+        lib.cr_calibrated_rigid_destroy(calib)
         lib.cr_model_destroy(mdl)
+
+
+def executable():
+    """The cradle executable: $CRADLE_EXE, the build tree's beside the library
+    loaded, the one installed beside it (PREFIX/bin), then PATH's."""
+    if os.environ.get("CRADLE_EXE"):
+        return os.environ["CRADLE_EXE"]
+    libdir = os.path.dirname(os.path.abspath(getattr(library(), "_name", "") or "."))
+    for p in (os.path.join(libdir, "..", "tools", "cradle"), os.path.join(libdir, "..", "bin", "cradle"),
+              os.path.join(libdir, "..", "..", "bin", "cradle")):
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return os.path.normpath(p)
+    return shutil.which("cradle") or "cradle"
+
+
+# the CLI's exit statuses (docs/errors.md) as the library's codes
+_EXIT_CODES = {2: -2, 3: -2, 4: -6, 5: -11, 6: -2}
+
+
+def _run_with_table(model, output, t_end, collision_window, rigid, restitution, kappa, alpha,
+                    calibrate_on, sets, table):
+    """`cradle run MODEL --rigid energetic --table TABLE -o FILE`, read back:
+    the table provider (tools/rigid-table.c) has no C API. The result is the
+    file's cradle.Run (cradle.read), as complete as from any run file."""
+    import subprocess
+    import tempfile
+    from .io import read
+    if rigid != "energetic" or restitution is not None or kappa is not None or alpha is not None \
+            or calibrate_on is not None:
+        raise CradleError("table: only rigid='energetic' reads a table, and it gives kappa and "
+                          "alpha: no restitution, kappa, alpha or calibrate_on with it", -2)
+    if t_end is not None or collision_window is not None:
+        raise CradleError("table: t_end and collision_window are not taken with a table (set "
+                          "integration.t_end instead)", -2)
+    text, filename = _model_text(model)
+    with tempfile.TemporaryDirectory(prefix="cradle-table-") as tmp:
+        out = os.fspath(output) if output is not None else os.path.join(tmp, "run.h5")
+        given = filename not in ("<string>", "<dict>")  # a path: named as it is
+        args = [executable(), "run", filename if given else "-", "--rigid", "energetic",
+                "--table", os.fspath(table), "-o", out, "-q"]
+        for item in _set_items(sets):
+            args += ["--set", item]
+        try:
+            p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        except OSError as e:
+            raise CradleError("table: runs the cradle executable: %s: %s (set CRADLE_EXE)"
+                              % (args[0], e.strerror), -3)
+        try:
+            _, err = p.communicate(None if given else text)
+        except KeyboardInterrupt:
+            # the CLI's own stop (a terminal's Ctrl-C reached it too; a second
+            # SIGINT is the same request): it closes the file, then we raise
+            p.send_signal(signal.SIGINT)
+            p.wait()
+            raise
+        if p.returncode == 130:
+            raise KeyboardInterrupt
+        if p.returncode != 0:
+            line = err.strip().splitlines()[-1] if err.strip() else "exit %d" % p.returncode
+            line = line.replace("cradle: ", "", 1).replace("(stdin)", filename)
+            raise CradleError(line, _EXIT_CODES.get(p.returncode, -2))
+        r = read(out, isolate=False)
+        r.path = None if output is None else out
+        return r
 
 
 def pendulums(model_text):
@@ -454,8 +793,9 @@ def pendulums(model_text):
     raw = model_text.encode()
     msg = C.create_string_buffer(1024)
     mp = C.c_void_p()
-    if lib.cr_modelfile_parse(raw, len(raw), b"<model>", C.byref(mp), msg, 1024) != 0:
-        raise CradleError(msg.value.decode())
+    rc = lib.cr_modelfile_parse(raw, len(raw), b"<model>", C.byref(mp), msg, 1024)
+    if rc != 0:
+        raise CradleError(msg.value.decode(), rc)
     try:
         out = []
         p, L, g = _dbl(), _dbl(), _dbl()

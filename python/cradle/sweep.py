@@ -1,4 +1,5 @@
-"""Reading sweep files (written by `cradle sweep`, docs/sweep.md) into a Sweep:
+"""Running sweeps (cradle.sweep(spec, jobs=...), cradle.api.sweep) and reading
+sweep files (written by `cradle sweep`, docs/sweep.md) into a Sweep:
 one row per grid point, the inputs first, then the measured outputs (α, κ,
 eᴺ, eᴾ per contact, episode count, each law's error in both modes).
 
@@ -9,6 +10,8 @@ eᴺ, eᴾ per contact, episode count, each law's error in both modes).
     s.best_law("calibrated")    # the closest law per point ("" where none applies)
 """
 import os
+import sys
+import types
 from dataclasses import dataclass
 
 import h5py
@@ -128,3 +131,15 @@ def read(path, isolate=True, timeout=None):
     if isolate:
         return io.isolated(_read, path, timeout)
     return io._checked(_read, path)
+
+
+class _CallableModule(types.ModuleType):
+    """cradle.sweep is both this module (cradle.sweep.read) and the function
+    that runs a sweep (cradle.sweep(spec, jobs=...): cradle.api.sweep)."""
+
+    def __call__(self, spec, output=None, jobs=None, force=False):
+        from .api import sweep as run_sweep
+        return run_sweep(spec, output=output, jobs=jobs, force=force)
+
+
+sys.modules[__name__].__class__ = _CallableModule
