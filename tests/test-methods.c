@@ -189,7 +189,7 @@ static void test_model_files(void)
         {"dashpot-pair.yaml", CR_METHOD_BDF},
         /* no link, but one damped (Hunt-Crossley) pair */
         {"decorated-chain.yaml", CR_METHOD_BDF},
-        {"fit-chain-3.yaml", CR_METHOD_BDF}, /* damped (C given) */
+        {"fit-chain-3.yaml", CR_METHOD_BDF},  /* damped (C given) */
         {"glocker-rods.yaml", CR_METHOD_BDF}, /* links */
         {"hertz-pair.yaml", CR_METHOD_ERK},
         /* damped pairs (C = 0.05 or 50) */
