@@ -207,8 +207,9 @@ static void test_model_files(void)
         {"pendulum-cradle-5.yaml", CR_METHOD_BDF},
         {"pendulum-cradle-6.yaml", CR_METHOD_BDF},
         {"pendulum-cradle-7.yaml", CR_METHOD_BDF},
-        {"pendulum-cradle.yaml", CR_METHOD_ERK}, /* C = 0 */
-        {"pool-bernoulli.yaml", CR_METHOD_BDF},  /* pools: BDF under auto */
+        {"pendulum-cradle-air.yaml", CR_METHOD_ERK}, /* C = 0, drag: no stiffness */
+        {"pendulum-cradle.yaml", CR_METHOD_ERK},     /* C = 0 */
+        {"pool-bernoulli.yaml", CR_METHOD_BDF},      /* pools: BDF under auto */
         {"pool-theta-tau.yaml", CR_METHOD_BDF},
         {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* 120 beads: past ERK's 100 */
         {"three-ball-chain-linear.yaml", CR_METHOD_ERK},
