@@ -290,9 +290,10 @@ def test_errors(tmp_path):
 
 # ---- Ctrl-C -------------------------------------------------------------------------------
 
-def _interrupt(tmp_path, code, after):
-    """Runs @code in a child python, sends SIGINT @after s once it says "go":
-    (exit status, stderr)."""
+def _interrupt(tmp_path, code, after, wait_for=None):
+    """Runs @code in a child python, sends SIGINT @after s once it says "go"
+    (and once the file @wait_for exists: the work has begun): (exit status,
+    stderr)."""
     script = tmp_path / "child.py"
     script.write_text("import signal, sys\nsys.path.insert(0, %r)\n"
                       "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
@@ -301,6 +302,10 @@ def _interrupt(tmp_path, code, after):
     p = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "go"
+    for _ in range(600):
+        if wait_for is None or os.path.exists(wait_for) or p.poll() is not None:
+            break
+        time.sleep(0.01)
     time.sleep(after)
     p.send_signal(signal.SIGINT)
     t0 = time.time()
@@ -320,9 +325,12 @@ def test_ctrl_c_run(tmp_path):
 
 
 def test_ctrl_c_sweep(tmp_path):
-    values = ", ".join("%g" % (0.5 + 0.01 * k) for k in range(400))
+    # 4000 points (a few ms each): the signal comes 0.2 s after the sweep file
+    # appears, long before the end (400 points could all be done by 0.5 s)
+    values = ", ".join("%g" % (0.5 + 0.0001 * k) for k in range(4000))
     spec = _sweep_file(tmp_path, "big", "[%s]" % values).replace(".yaml", "")
-    st, err, took = _interrupt(tmp_path, "cradle.sweep(%r, jobs=1)" % (spec + ".yaml"), 0.5)
+    st, err, took = _interrupt(tmp_path, "cradle.sweep(%r, jobs=1)" % (spec + ".yaml"), 0.2,
+                               wait_for=spec + ".h5")
     assert st != 0 and err.rstrip().endswith("KeyboardInterrupt"), err
     s = cradle.sweep.read(spec + ".h5", isolate=False)
-    assert s.status == "interrupted" and 0 < s.done.sum() < 400
+    assert s.status == "interrupted" and 0 < s.done.sum() < 4000
