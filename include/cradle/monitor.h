@@ -260,6 +260,8 @@ CR_EXPORT int cr_monitor_get_collision(const cr_monitor *mon, size_t k, cr_colli
 CR_EXPORT const size_t *cr_monitor_collision_episodes(const cr_monitor *mon, size_t k, size_t *n);
 /** Its bodies, increasing (fixed bodies included); count in *n. */
 CR_EXPORT const size_t *cr_monitor_collision_bodies(const cr_monitor *mon, size_t k, size_t *n);
+/** 1 when @p body takes part in collision k and moves (finite mass), else 0. */
+CR_EXPORT int cr_monitor_collision_moves(const cr_monitor *mon, size_t k, size_t body);
 /**
  * Velocities of its bodies, dim per body: before (after = 0: u⁻ of each body's
  * first episode of the collision) or after (u⁺ of its last); bodies in *n.

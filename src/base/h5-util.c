@@ -162,6 +162,20 @@ int cr_h5_write_array(hid_t loc, const char *name, hid_t type, const void *v, in
     return e;
 }
 
+int cr_h5_write_text(hid_t loc, const char *name, const char *text, const char *what)
+{
+    const char *p = text ? text : "";
+    size_t n = strlen(p);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
+                    H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
+                ? -1
+                : cr_h5_write_array(loc, name, t, n ? p : "", 0, 0, 0, what);
+    if (t >= 0 && H5Tclose(t) < 0)
+        e = -1;
+    return e;
+}
+
 int cr_h5_write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
                         const char *units)
 {

@@ -53,6 +53,12 @@ hid_t cr_h5_enum(const char *const *names, int n);
  * attribute when @p units is not NULL. */
 int cr_h5_write_array(hid_t loc, const char *name, hid_t type, const void *v, int rank, size_t rows,
                       size_t cols, const char *units);
+/* A text as a scalar fixed-length UTF-8 string dataset, "units" @p what. Not
+ * a variable-length string: raw data, written by H5Dwrite at once, where a
+ * variable-length one sits in HDF5's metadata cache until a flush, and
+ * metadata that cannot be written (a full disk) leaves HDF5 1.10 unable to
+ * close the file. */
+int cr_h5_write_text(hid_t loc, const char *name, const char *text, const char *what);
 /* Doubles: @p rows numbers (@p cols 0) or a rows x cols matrix. */
 int cr_h5_write_doubles(hid_t loc, const char *name, const double *v, size_t rows, size_t cols,
                         const char *units);

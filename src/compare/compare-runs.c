@@ -92,23 +92,6 @@ static double start_of(const cr_monitor *mon, size_t k)
     return cr_monitor_get_collision(mon, k, &c) == CR_OK ? c.t_start : NAN;
 }
 
-/* 1 when @p body moves (finite mass) in collision k: its mass from the first
- * episode of the collision that holds it. */
-static int moves_in(const cr_monitor *mon, size_t k, size_t body)
-{
-    size_t ne = 0;
-    const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
-    for (size_t e = 0; e < ne; e++) {
-        size_t n = 0;
-        const size_t *bodies = cr_monitor_bodies(mon, eps[e], &n);
-        const double *mass = cr_monitor_masses(mon, eps[e], &n);
-        for (size_t q = 0; q < n; q++)
-            if (bodies[q] == body)
-                return isfinite(mass[q]);
-    }
-    return 0;
-}
-
 /* 1 when the collisions share a body that moves (a wall or floor shared by
  * two distant impacts pairs nothing). */
 static int share_moving(const cr_monitor *cm, size_t kc, const cr_monitor *rm, size_t kr)
@@ -118,7 +101,7 @@ static int share_moving(const cr_monitor *cm, size_t kc, const cr_monitor *rm, s
     const size_t *b = cr_monitor_collision_bodies(rm, kr, &nb);
     for (size_t i = 0; a && i < na; i++)
         for (size_t j = 0; b && j < nb; j++)
-            if (a[i] == b[j] && moves_in(cm, kc, a[i]))
+            if (a[i] == b[j] && cr_monitor_collision_moves(cm, kc, a[i]))
                 return 1;
     return 0;
 }

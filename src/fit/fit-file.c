@@ -28,22 +28,6 @@ typedef struct {
     double time, value, sigma, model, residual;
 } obs_row;
 
-/* A text as a fixed-length UTF-8 string dataset (raw data, as the store's
- * /model/text). */
-static int write_text(hid_t g, const char *name, const char *text, const char *what)
-{
-    const char *p = text ? text : "";
-    size_t n = strlen(p);
-    hid_t t = H5Tcopy(H5T_C_S1);
-    int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
-                    H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
-                ? -1
-                : cr_h5_write_array(g, name, t, n ? p : "", 0, 0, 0, what);
-    if (t >= 0 && H5Tclose(t) < 0)
-        e = -1;
-    return e;
-}
-
 static int write_parameters(hid_t g, const cr_fit *fit)
 {
     size_t np = fit->np;
@@ -156,7 +140,7 @@ static int write_prediction(hid_t f, const cr_fit_file_info *in)
 {
     hid_t g = H5Gcreate2(f, "prediction", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     int e = g < 0 || cr_h5_attr_string(g, "model_path", in->predict_model_path) ||
-            write_text(g, "model_text", in->predict_model_text, "UTF-8 model file text") ||
+            cr_h5_write_text(g, "model_text", in->predict_model_text, "UTF-8 model file text") ||
             write_rows(g, "observations", in->predict_obs, in->predict_count, in->predict_value,
                        in->predict_sigma, "the rows predicted with the fitted parameters");
     if (g >= 0)
@@ -171,8 +155,8 @@ static int write_file(const char *path, const cr_fit *fit, const cr_fit_file_inf
     /* the root says what the file is, as run and sweep files do */
     int e = g < 0 || cr_h5_attr_string(f, "kind", "cradle fit") ||
             cr_h5_attr_int64(f, "format_version", FIT_FORMAT_VERSION) || write_attrs(g, fit, in) ||
-            write_text(g, "model_text", fit->text, "UTF-8 model file text") ||
-            write_text(g, "data_text", in->data_text, "UTF-8 data file text") ||
+            cr_h5_write_text(g, "model_text", fit->text, "UTF-8 model file text") ||
+            cr_h5_write_text(g, "data_text", in->data_text, "UTF-8 data file text") ||
             write_parameters(g, fit) ||
             write_rows(g, "observations", fit->obs, fit->n, fit->model_value, NULL,
                        "the data file's rows with the model's values at the result");

@@ -20,22 +20,6 @@ static double start_of(const cr_monitor *mon, size_t k)
     return cr_monitor_get_collision(mon, k, &c) == CR_OK ? c.t_start : NAN;
 }
 
-/* 1 when @p body moves (finite mass) in collision k. */
-static int moves_in(const cr_monitor *mon, size_t k, size_t body)
-{
-    size_t ne = 0;
-    const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
-    for (size_t e = 0; eps && e < ne; e++) {
-        size_t n = 0;
-        const size_t *bodies = cr_monitor_bodies(mon, eps[e], &n);
-        const double *mass = cr_monitor_masses(mon, eps[e], &n);
-        for (size_t q = 0; bodies && mass && q < n; q++)
-            if (bodies[q] == body)
-                return isfinite(mass[q]);
-    }
-    return 0;
-}
-
 /* Half the shortest time between the starts of @p n intervals (the
  * collisions of one body, the episodes of one contact): a time nearer one of
  * them than that is nearer to it than to any other of the same body (the
@@ -65,7 +49,7 @@ static long nearest_collision(const cr_system *sys, const cr_monitor *mon, long 
     for (size_t k = 0; start && k < nc; k++) {
         cr_collision_info c;
         if (cr_monitor_get_collision(mon, k, &c) != CR_OK ||
-            (body >= 0 && !moves_in(mon, k, (size_t)body)))
+            (body >= 0 && !cr_monitor_collision_moves(mon, k, (size_t)body)))
             continue;
         start[m++] = c.t_start;
         double d = distance(t, c.t_start, c.t_end);

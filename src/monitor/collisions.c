@@ -447,6 +447,23 @@ const size_t *cr_monitor_collision_bodies(const cr_monitor *mon, size_t k, size_
     return c ? c->bodies : NULL;
 }
 
+/* Its mass from the first episode of the collision that holds it (a wall or
+ * floor shared by two distant impacts moves in neither). */
+int cr_monitor_collision_moves(const cr_monitor *mon, size_t k, size_t body)
+{
+    size_t ne = 0;
+    const size_t *eps = cr_monitor_collision_episodes(mon, k, &ne);
+    for (size_t e = 0; eps && e < ne; e++) {
+        size_t n = 0;
+        const size_t *bodies = cr_monitor_bodies(mon, eps[e], &n);
+        const double *mass = cr_monitor_masses(mon, eps[e], &n);
+        for (size_t q = 0; bodies && mass && q < n; q++)
+            if (bodies[q] == body)
+                return isfinite(mass[q]);
+    }
+    return 0;
+}
+
 const double *cr_monitor_collision_velocities(const cr_monitor *mon, size_t k, int after, size_t *n)
 {
     const collision *c = get(mon, k);

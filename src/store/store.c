@@ -704,25 +704,6 @@ static int write_walls(cr_store *st, hid_t g)
     return e;
 }
 
-/* The model text as a dataset (attributes are capped at 64 KiB), a
- * fixed-length UTF-8 string: raw data, written by H5Dwrite at once. As a
- * variable-length string it would sit in HDF5's metadata cache until a flush,
- * and metadata that cannot be written (a full disk) leaves HDF5 1.10 unable to
- * close the file. */
-static int write_text(hid_t g, const char *text)
-{
-    const char *p = text ? text : "";
-    size_t n = strlen(p);
-    hid_t t = H5Tcopy(H5T_C_S1);
-    int e = t < 0 || H5Tset_size(t, n ? n : 1) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0 ||
-                    H5Tset_strpad(t, H5T_STR_NULLPAD) < 0
-                ? -1
-                : cr_h5_write_array(g, "text", t, n ? p : "", 0, 0, 0, "UTF-8 model file text");
-    if (t >= 0 && H5Tclose(t) < 0)
-        e = -1;
-    return e;
-}
-
 static int write_model(cr_store *st, const cr_model *model, const char *text)
 {
     hid_t g = group_create(st->file, "model");
@@ -748,7 +729,8 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     e |= write_bodies(st, g, model);
     e |= write_walls(st, g);
     e |= cr_h5_write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
-    e |= write_text(g, text);
+    e |= cr_h5_write_text(g, "text", text,
+                          "UTF-8 model file text"); /* a dataset: attributes are capped at 64 KiB */
     return H5Gclose(g) < 0 ? -1 : e;
 }
 
