@@ -21,8 +21,7 @@ FORMAT_VERSION = 1
 ROW_FIELDS = ("line", "observable", "time", "index", "value", "sigma", "model")
 
 
-def _text(v):
-    return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
+_text = io._text
 
 
 @dataclass
@@ -41,18 +40,10 @@ class Fit:
     data_text: str
 
 
-def _kind(path):
-    with h5py.File(path, "r") as f:
-        return _text(f.attrs.get("kind", ""))
-
-
 def is_fit(path):
-    """True when path is an HDF5 file written by `cradle fit -o` (its kind
-    attribute read in a child process, as read() does: docs/errors.md)."""
-    try:
-        return io.isolated(_kind, path, timeout=10) == KIND
-    except ValueError:
-        return False
+    """True when path is an HDF5 file written by `cradle fit -o` (its kind attribute
+    read in a child process, as read() does: docs/errors.md)."""
+    return io.file_kind(path) == KIND
 
 
 def _rows(f, name, last):

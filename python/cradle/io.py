@@ -494,6 +494,25 @@ def _child(fn, path, conn):
     os._exit(0)
 
 
+def _text(v):
+    return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
+
+
+def _kind(path):
+    with h5py.File(path, "r") as f:
+        return _text(f.attrs.get("kind", ""))
+
+
+def file_kind(path):
+    """The root attribute `kind` of an HDF5 file ("sweep", "fit", ...), read
+    in a child process as every read is (docs/errors.md); "" when the file
+    cannot be read or has none."""
+    try:
+        return isolated(_kind, path, timeout=10)
+    except ValueError:
+        return ""
+
+
 def isolated(fn, path, timeout=None):
     """fn(path) run in a child process (fork): a ValueError for every failure,
     a crash of HDF5 (a signal) or a read longer than `timeout` seconds

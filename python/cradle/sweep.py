@@ -23,8 +23,7 @@ KIND = "cradle sweep"
 FORMAT_VERSION = 1
 
 
-def _text(v):
-    return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
+_text = io._text
 
 
 @dataclass
@@ -68,18 +67,10 @@ class Sweep:
         return out
 
 
-def _kind(path):
-    with h5py.File(path, "r") as f:
-        return _text(f.attrs.get("kind", ""))
-
-
 def is_sweep(path):
-    """True when path is an HDF5 file written by `cradle sweep` (its kind
-    attribute read in a child process, as read() does: docs/errors.md)."""
-    try:
-        return io.isolated(_kind, path, timeout=10) == KIND
-    except ValueError:
-        return False
+    """True when path is an HDF5 file written by `cradle sweep` (its kind attribute
+    read in a child process, as read() does: docs/errors.md)."""
+    return io.file_kind(path) == KIND
 
 
 def _strings(f, name, shape):
