@@ -21,7 +21,7 @@ FORMAT_VERSION = 1
 ROW_FIELDS = ("line", "observable", "time", "index", "value", "sigma", "model")
 
 
-_text = io._text
+_text = io.text_of
 
 
 @dataclass

@@ -494,13 +494,14 @@ def _child(fn, path, conn):
     os._exit(0)
 
 
-def _text(v):
+def text_of(v):
+    """An attribute's text: bytes decoded (undecodable bytes replaced), else str()."""
     return v.decode(errors="replace") if isinstance(v, bytes) else str(v)
 
 
 def _kind(path):
     with h5py.File(path, "r") as f:
-        return _text(f.attrs.get("kind", ""))
+        return text_of(f.attrs.get("kind", ""))
 
 
 def file_kind(path):

@@ -23,7 +23,7 @@ KIND = "cradle sweep"
 FORMAT_VERSION = 1
 
 
-_text = io._text
+_text = io.text_of
 
 
 @dataclass
