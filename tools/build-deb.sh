@@ -17,15 +17,20 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cradle-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 mkdir "$work/cradle"
-# the project's files: git's list in a checkout (tracked and new, not ignored:
-# no build folders, no build-deps/), else the tree without those
+# the project's files: git's list in a checkout (tracked and new, not ignored),
+# else the whole tree; never a meson build folder (build-clang/ is not in
+# .gitignore), build-deps/ or .git
+skip=$(cd "$root" && for d in */; do
+    if [ -d "$d/meson-private" ]; then printf '%s\n' "${d%/}"; fi
+done)
+skip=$(printf '%s\nbuild-deps\n.git\n' "$skip")
 if git -C "$root" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-    (cd "$root" && git ls-files -z --cached --others --exclude-standard |
-        tar --null --ignore-failed-read -T - -cf -) 2> /dev/null | tar -xf - -C "$work/cradle"
+    (cd "$root" && git ls-files --cached --others --exclude-standard)
 else
-    (cd "$root" && tar --exclude='./build*' --exclude='./obj-*' --exclude=./.git -cf - .) |
-        tar -xf - -C "$work/cradle"
-fi
+    (cd "$root" && find . -type f | sed 's|^\./||')
+fi | awk -v skip="$skip" 'BEGIN { n = split(skip, s, "\n"); for (i = 1; i <= n; i++) if (s[i] != "") no[s[i]] = 1 }
+    { top = $0; sub(/\/.*/, "", top); if (!(top in no)) print }' |
+    (cd "$root" && tar --ignore-failed-read -T - -cf - 2> /dev/null) | tar -xf - -C "$work/cradle"
 t0=$(date +%s)
 cd "$work/cradle"
 # parallel: debhelper builds with one job unless told
