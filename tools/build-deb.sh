@@ -34,9 +34,12 @@ fi | awk -v skip="$skip" 'BEGIN { n = split(skip, s, "\n"); for (i = 1; i <= n; 
 t0=$(date +%s)
 cd "$work/cradle"
 # parallel: debhelper builds with one job unless told
-jobs=$(nproc 2> /dev/null || echo 1)
-if ! DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-nocheck} parallel=$jobs" \
-    dpkg-buildpackage -b -us -uc > "$work/build.log" 2>&1; then
+opts=${DEB_BUILD_OPTIONS:-nocheck}
+case " $opts " in
+    *" parallel="*) ;;
+    *) opts="$opts parallel=$(nproc 2> /dev/null || echo 1)" ;;
+esac
+if ! DEB_BUILD_OPTIONS="$opts" dpkg-buildpackage -b -us -uc > "$work/build.log" 2>&1; then
     tail -30 "$work/build.log" >&2
     echo "build-deb: dpkg-buildpackage failed (the last 30 lines above)" >&2
     exit 1
