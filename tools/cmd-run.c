@@ -261,7 +261,24 @@ static int finish(const run_args *a, run_state *r, int rc)
     return 0;
 }
 
-/* cradle-plot: $CRADLE_PLOT, the installed one, the source tree's, else PATH. */
+/* The cradle-plot installed beside this executable (/proc/self/exe), so that
+ * a staged or moved install runs its own. NULL when there is none. */
+static const char *plotter_beside_executable(void)
+{
+    static char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - sizeof "/cradle-plot");
+    if (n <= 0)
+        return NULL;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (!slash)
+        return NULL;
+    strcpy(slash, "/cradle-plot");
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+/* cradle-plot: $CRADLE_PLOT, the one beside the executable, the installed
+ * one, the source tree's, else PATH. */
 static const char *find_plotter(void)
 {
     const char *env = getenv("CRADLE_PLOT");
@@ -269,6 +286,9 @@ static const char *find_plotter(void)
                                              CR_SOURCE_ROOT "/tools/cradle-plot"};
     if (env && env[0])
         return env;
+    const char *beside = plotter_beside_executable();
+    if (beside)
+        return beside;
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
         if (access(candidates[i], X_OK) == 0)
             return candidates[i];

@@ -62,9 +62,12 @@ python3-scipy
 # --tests (tools/test.sh): also what only the tests use, which a user's
 # quickstart does not need: ParaView's pvbatch under a virtual X server
 # (tests/check-paraview.sh renders our XDMF files; about 440 MB installed,
-# 2 min on this machine) and ASE (python3-ase: reads our extended XYZ back).
+# 2 min on this machine) and ASE (python3-ase: reads our extended XYZ back);
+# dpkg-dev, debhelper and lintian: the Debian package built and checked
+# (tests/test-debian-package.sh; about 60 MB installed).
 if [ "${1:-}" = "--tests" ]; then
     PACKAGES="$PACKAGES paraview python3-paraview xvfb xauth libgl1-mesa-dri python3-ase"
+    PACKAGES="$PACKAGES dpkg-dev debhelper lintian"
 fi
 
 missing=""
