@@ -97,7 +97,8 @@ void report_summary(const run_info *info, const cr_system *sys)
     cr_run_stats st = cr_system_get_stats(sys);
     printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(info->model), info->model_path);
     print_law_line(info, sys);
-    printf("  integrated 0 -> %.6g s (%s)\n", cr_system_get_time(sys), cr_system_end_reason(sys));
+    printf("  integrated %.6g -> %.6g s (%s)\n", cr_system_start_time(sys), cr_system_get_time(sys),
+           cr_system_end_reason(sys));
     const char *method = cr_method_name(cr_system_method(sys));
     printf("  %s%s%ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts",
            method ? method : "", method ? ": " : "", st.steps, st.rhs_evals, st.jac_evals,
