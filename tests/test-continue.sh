@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2086 # $CH and $PC are word lists of options
 # cradle run --continue (issue 22 item 4; docs/hdf5-layout.md, "/restart"): a
 # 3-ball chain and the first two collisions of a pendulum cradle stopped by
 # SIGTERM, and the cradle killed with SIGKILL, continued from the restart
@@ -16,10 +17,13 @@ run() { "$@" > out.txt 2> err.txt < /dev/null; }
 one_line() { [ "$(wc -l < err.txt)" -eq 1 ]; }
 
 # close.py FULL FULL10 CONT: /final of the continued run against the
-# uninterrupted run at rtol, within the difference between the uninterrupted
-# runs at rtol and rtol/10 (issue 22: the integrator restarts), positions and
-# velocities each; prints the ratios. Measured on the pendulum cradle
-# continued from t = 0.05 ... 0.7 s: ratios 0.01 to 0.87.
+# uninterrupted run at rtol, within twice the difference between the
+# uninterrupted runs at rtol and rtol/10, positions and velocities each;
+# prints the ratios. Why twice: two runs at rtol carry errors of that size in
+# different steps. On the pendulum cradle below the same uninterrupted run
+# with output.interval 1e-4 instead of 1e-3 (its rows stop the integrator)
+# differs by 1.01x, with rows every 1e-6 s by 1.10x; continued runs from
+# t = 0.05 ... 0.7 s measured 0.01x to 1.47x.
 cat > close.py <<'EOF'
 import sys
 import h5py
@@ -30,7 +34,7 @@ good = True
 for k in ("position", "velocity"):
     a, b, c = (f["final/" + k][:] for f in (full, full10, cont))
     d_cont, d_rtol = np.abs(c - a).max(), np.abs(b - a).max()
-    good &= d_cont <= d_rtol
+    good &= d_cont <= 2.0 * d_rtol
     print("%s: |cont - full| %.3g, |full(rtol) - full(rtol/10)| %.3g, ratio %.2f"
           % (k, d_cont, d_rtol, d_cont / d_rtol))
 sys.exit(0 if good else 1)
@@ -52,7 +56,7 @@ t0=$("$PY" -c "import h5py; print(h5py.File('stop.h5', 'r')['restart/time'][()])
 run "$CRADLE" run -q --continue stop.h5 --set output.interval=0 --set output.fields=all -o cont.h5
 rc=$?
 [ $st -eq 130 ] && [ -n "$t0" ] && [ $rc -eq 0 ] && "$PY" close.py full.h5 full10.h5 cont.h5 > close.txt 2>&1 &&
-    ok "3-ball chain stopped by SIGTERM at t = $t0 s, continued: /final as the uninterrupted run's within its rtol/(rtol/10) difference" self &&
+    ok "3-ball chain stopped by SIGTERM at t = $t0 s, continued: /final as the uninterrupted run's within 2x its rtol/(rtol/10) difference" self &&
     echo "  $(tr '\n' ';' < close.txt)" ||
     bad "3-ball chain SIGTERM, continued: stop $st at '$t0', continue $rc: $(cat err.txt stop.txt close.txt 2>/dev/null)"
 
@@ -69,6 +73,18 @@ assert len(e) == len(f) == 1 and abs(e["t_start"][0] - f["t_start"][0]) < 1e-9, 
 assert abs(e["kappa"][0] - f["kappa"][0]) < 1e-8
 EOF
 
+# the Python reader takes /restart (and files without it, as before)
+PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" "$PY" - > py.txt 2>&1 <<'EOF' && ok "cradle.read gives restart_time/position/velocity of /restart" || bad "cradle.read /restart: $(cat py.txt)"
+import h5py
+import numpy as np
+import cradle.io
+r = cradle.io.read("cont.h5")
+f = h5py.File("cont.h5", "r")
+assert r.restart_time == f["restart/time"][()] == r.final_time
+assert np.array_equal(r.restart_position, f["final/position"][:])
+assert np.array_equal(r.restart_velocity, f["final/velocity"][:])
+EOF
+
 # ---- the first two collisions of a pendulum cradle, SIGTERM between them ---------------------
 PC="$M/pendulum-cradle-2.yaml --set integration.t_end=0.8"
 "$CRADLE" run -q $PC -o pfull.h5
@@ -83,7 +99,7 @@ t0=$("$PY" -c "import h5py; print(h5py.File('pstop.h5', 'r')['restart/time'][()]
 run "$CRADLE" run -q --continue pstop.h5 --set output.interval=1e-3 --set output.fields=all -o pcont.h5
 rc=$?
 [ $st -eq 130 ] && [ -n "$t0" ] && [ $rc -eq 0 ] && "$PY" close.py pfull.h5 pfull10.h5 pcont.h5 > close.txt 2>&1 &&
-    ok "pendulum cradle (2 collisions) stopped by SIGTERM, restart at t = $t0 s, continued: /final within the rtol/(rtol/10) difference" self &&
+    ok "pendulum cradle (2 collisions) stopped by SIGTERM, restart at t = $t0 s, continued: /final within 2x the rtol/(rtol/10) difference" self &&
     echo "  $(tr '\n' ';' < close.txt)" ||
     bad "pendulum cradle SIGTERM, continued: stop $st at '$t0', continue $rc: $(cat err.txt stop.txt close.txt 2>/dev/null)"
 
@@ -98,7 +114,7 @@ t0=$("$PY" -c "import h5py; f = h5py.File('$tmp', 'r'); assert f['restart/time']
 run "$CRADLE" run -q --continue "$tmp" --set output.interval=1e-3 --set output.fields=all -o pkcont.h5
 rc=$?
 [ -n "$t0" ] && [ $rc -eq 0 ] && "$PY" close.py pfull.h5 pfull10.h5 pkcont.h5 > close.txt 2>&1 &&
-    ok "pendulum cradle killed with SIGKILL, continued from its last flush (t = $t0 s): /final within the rtol/(rtol/10) difference" self &&
+    ok "pendulum cradle killed with SIGKILL, continued from its last flush (t = $t0 s): /final within 2x the rtol/(rtol/10) difference" self &&
     echo "  $(tr '\n' ';' < close.txt)" ||
     bad "SIGKILL, continued: restart '$t0', continue $rc: $(cat err.txt close.txt 2>/dev/null)"
 rm -f "$tmp" pkill.h5.lock

@@ -93,7 +93,8 @@ void usage_run(FILE *out)
           "                      .partial-PID.h5 it became) from its restart state, the\n"
           "                      last stored time between episodes, to a later\n"
           "                      integration.t_end (-o FILE, default RUN.continued.h5);\n"
-          "                      --set may change only that and output.*\n"
+          "                      --set may change only that, integration.rtol,\n"
+          "                      integration.atol and output.*\n"
           "                      (docs/hdf5-layout.md, \"/restart\")\n",
           out);
 }
@@ -233,13 +234,18 @@ static void release(run_state *r)
     free(r->text);
 }
 
-/* A --set a continuation may take: the end time and the output, which change
- * what is computed for how long and what is written, not the physics. */
+/* A --set a continuation may take: the end time, the tolerances and the
+ * output, which change for how long, how accurately and what is written,
+ * never the physics. */
 static int set_keeps_physics(const char *item)
 {
+    static const char *const numerics[] = {"integration.t_end", "integration.rtol",
+                                           "integration.atol"};
     size_t n = strcspn(item, "=");
-    return (n == strlen("integration.t_end") && strncmp(item, "integration.t_end", n) == 0) ||
-           strncmp(item, "output.", 7) == 0 || (n == 6 && strncmp(item, "output", 6) == 0);
+    for (size_t k = 0; k < sizeof numerics / sizeof numerics[0]; k++)
+        if (n == strlen(numerics[k]) && strncmp(item, numerics[k], n) == 0)
+            return 1;
+    return strncmp(item, "output.", 7) == 0 || (n == 6 && strncmp(item, "output", 6) == 0);
 }
 
 /* The model of --continue RUN.h5: its text with the allowed --set items, its
@@ -255,7 +261,7 @@ static int continued_model(run_args *a, run_state *r, const cr_restart_state *rs
     for (size_t k = 0; k < a->io.sets.count; k++)
         if (!set_keeps_physics(a->io.sets.items[k])) {
             tools_error("--continue %s: --set %.*s would change the physics of the run; only "
-                        "integration.t_end and output.* may change",
+                        "integration.t_end, .rtol, .atol and output.* may change",
                         a->cont, (int)strcspn(a->io.sets.items[k], "="), a->io.sets.items[k]);
             return EXIT_INPUT;
         }
