@@ -305,7 +305,7 @@ static int load_model(run_args *a, run_state *r)
     char msg[1024];
     cr_restart_state rs;
     if (cr_run_file_restart(a->cont, &rs, msg, sizeof msg) != CR_OK) {
-        tools_error("--continue %s", msg);
+        tools_error("%s", msg); /* "RUN.h5: why", as every reader of run files says it */
         return EXIT_INPUT;
     }
     int st = continued_model(a, r, &rs);
