@@ -41,9 +41,10 @@ sys.exit(0 if good else 1)
 EOF
 
 # ---- a 3-ball chain stopped by SIGTERM before its collision --------------------------------
-# the striker 2 m away at 1 m/s: the collision at t = 2 s; rows every 1e-6 s
-# (energies only) make the run slow enough to be stopped in its free flight
-CH="$M/three-ball-chain.yaml --set balls[0].x=-2 --set integration.t_end=8"
+# the striker 4 m away at 1 m/s: the collision at t = 4 s; rows every 1e-6 s
+# (energies only; ~3 s of simulated time a second here) make the run slow
+# enough to be stopped in its free flight
+CH="$M/three-ball-chain.yaml --set balls[0].x=-4 --set integration.t_end=10"
 "$CRADLE" run -q $CH -o full.h5
 "$CRADLE" run -q $CH --set integration.rtol=1e-12 --set integration.atol=1e-14 -o full10.h5
 "$CRADLE" run -q $CH --set output.interval=1e-6 --set output.fields=energies -o stop.h5 2> stop.txt &
@@ -65,7 +66,7 @@ rc=$?
 import h5py
 full, cont, stop = (h5py.File(p, "r") for p in ("full.h5", "cont.h5", "stop.h5"))
 t0 = stop["restart/time"][()]
-assert 0 < t0 < 2.0, t0  # stopped in free flight, before the collision
+assert 0 < t0 < 4.0, t0  # stopped in free flight, before the collision
 assert cont.attrs["continued_from"] == "stop.h5" and cont.attrs["continued_at"] == t0
 assert cont["trajectory/time"][0] == t0 and cont["events"]["time"][0] > t0
 e, f = cont["episodes"][:], full["episodes"][:]
@@ -86,32 +87,36 @@ assert np.array_equal(r.restart_velocity, f["final/velocity"][:])
 EOF
 
 # ---- the first two collisions of a pendulum cradle, SIGTERM between them ---------------------
-PC="$M/pendulum-cradle-2.yaml --set integration.t_end=0.8"
+PC0="$M/pendulum-cradle-3.yaml"
+PC="$PC0 --set integration.t_end=0.8"
 "$CRADLE" run -q $PC -o pfull.h5
 "$CRADLE" run -q $PC --set integration.rtol=1e-11 -o pfull10.h5
-"$CRADLE" run -q $PC --set output.interval=1e-6 --set output.fields=energies -o pstop.h5 2> stop.txt &
+# the stopped runs: rows every 2.5e-7 s (energies only) and no end before the
+# signal; the continuation ends at 0.8 s with the model's rows
+SLOW="--set integration.t_end=2 --set output.interval=2.5e-7 --set output.fields=energies"
+"$CRADLE" run -q $PC0 $SLOW -o pstop.h5 2> stop.txt &
 pid=$!
 sleep 0.3
 kill -TERM $pid
 wait $pid
 st=$?
 t0=$("$PY" -c "import h5py; print(h5py.File('pstop.h5', 'r')['restart/time'][()])" 2> /dev/null)
-run "$CRADLE" run -q --continue pstop.h5 --set output.interval=1e-3 --set output.fields=all -o pcont.h5
+run "$CRADLE" run -q --continue pstop.h5 --set integration.t_end=0.8 --set output.interval=1e-3 --set output.fields=all -o pcont.h5
 rc=$?
 [ $st -eq 130 ] && [ -n "$t0" ] && [ $rc -eq 0 ] && "$PY" close.py pfull.h5 pfull10.h5 pcont.h5 > close.txt 2>&1 &&
-    ok "pendulum cradle (2 collisions) stopped by SIGTERM, restart at t = $t0 s, continued: /final within 2x the rtol/(rtol/10) difference" self &&
+    ok "pendulum cradle (3 balls, 2 collisions) stopped by SIGTERM, restart at t = $t0 s, continued: /final within 2x the rtol/(rtol/10) difference" self &&
     echo "  $(tr '\n' ';' < close.txt)" ||
     bad "pendulum cradle SIGTERM, continued: stop $st at '$t0', continue $rc: $(cat err.txt stop.txt close.txt 2>/dev/null)"
 
 # ---- SIGKILL: the temporary keeps the restart state of its last flush ------------------------
-"$CRADLE" run -q $PC --set output.interval=1e-6 --set output.fields=energies -o pkill.h5 2> /dev/null &
+"$CRADLE" run -q $PC0 $SLOW -o pkill.h5 2> /dev/null &
 pid=$!
 sleep 0.4
 kill -KILL $pid
 wait $pid 2> /dev/null
 tmp=pkill.h5.tmp.$pid
 t0=$("$PY" -c "import h5py; f = h5py.File('$tmp', 'r'); assert f['restart/time'][()] <= f.attrs['t_end']; print(f['restart/time'][()])" 2> /dev/null)
-run "$CRADLE" run -q --continue "$tmp" --set output.interval=1e-3 --set output.fields=all -o pkcont.h5
+run "$CRADLE" run -q --continue "$tmp" --set integration.t_end=0.8 --set output.interval=1e-3 --set output.fields=all -o pkcont.h5
 rc=$?
 [ -n "$t0" ] && [ $rc -eq 0 ] && "$PY" close.py pfull.h5 pfull10.h5 pkcont.h5 > close.txt 2>&1 &&
     ok "pendulum cradle killed with SIGKILL, continued from its last flush (t = $t0 s): /final within 2x the rtol/(rtol/10) difference" self &&
