@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Byte mutations of a run file and a table, with a fixed seed, through every
-reader of them: `cradle compare RUN --csv` and `cradle table info TABLE` (the
-C readers), and with --python cradle.read / cradle.sweep.read (in this very
+reader of them: `cradle compare RUN --csv`, `cradle run --continue RUN` (its
+restart state; an end time of 1e-300 s, so that an accepted mutant runs for
+no time or is refused as ending before its restart time) and `cradle table
+info TABLE` (the C readers), and with --python cradle.read / cradle.sweep.read (in this very
 process: a crash of HDF5 must not reach it) and tools/cradle-plot.
 
 usage: mutate-readers.py CRADLE RUN.h5 TABLE.h5 [--python SOURCE_ROOT]
@@ -85,6 +87,9 @@ def main():
     cradle, run, table = sys.argv[1:4]
     python_root = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--python" else None
     for reader, src, args, check in (("compare", run, ["compare", "{}", "--csv"], True),
+                                     ("continue", run, ["run", "-q", "--continue", "{}", "--set",
+                                                        "integration.t_end=1e-300", "-o",
+                                                        "mutant-cont.h5"], False),
                                      ("table-info", table, ["table", "info", "{}"], False)):
         codes, slowest = [], 0.0
         for i, data in mutants(src, C_MUTANTS, SEED):

@@ -26,6 +26,8 @@ void usage_run(FILE *out)
     fprintf(out,
             "usage: cradle run [MODEL|-] [--set PATH=VALUE ...] [-o FILE] [-q] [--json]\n"
             "                  [--cases DIR] [--compare] [--plot]\n"
+            "       cradle run --continue RUN.h5 [-o FILE] [--set integration.t_end=T]\n"
+            "                  [--set output.KEY=VALUE ...]\n"
             "                  [--rigid LAW [--restitution E] [--kappa K --alpha A,...]]\n"
             "                  [--rigid calibrated [--calibrate-on MODEL2] [--strict]]\n"
             "\n"
@@ -41,7 +43,8 @@ void usage_run(FILE *out)
             "                      --set chain.count=7 --set contact.restitution=0.9 (repeat\n"
             "                      it; docs/sweep.md); FILE records the\n"
             "                      model as run\n"
-            "  -o, --output FILE   output file (default: cradle-out.h5)\n"
+            "  -o, --output FILE   output file (default: cradle-out.h5; with --continue,\n"
+            "                      RUN.h5's name ending in .continued.h5)\n"
             "  -q, --quiet         print nothing but errors\n"
             "  -j, --json          print the summary and the impact episodes as JSON\n"
             "  -c, --cases DIR     write each episode as a law case (M, W, u-, measured\n"
@@ -84,15 +87,52 @@ void usage_run(FILE *out)
             "input, 4 run failure, 5 an impact outside the --table's axes, 6 --strict\n"
             "mismatch, 130 interrupted (docs/errors.md).\n",
             tools_default_model());
+    fputs("\n"
+          "  --continue RUN.h5   continue the compliant run of RUN.h5 (complete, interrupted,\n"
+          "                      failed or killed: its temporary RUN.h5.tmp.PID or the\n"
+          "                      .partial-PID.h5 it became) from its restart state, the\n"
+          "                      last stored time between episodes, to a later\n"
+          "                      integration.t_end (-o FILE, default RUN.continued.h5);\n"
+          "                      --set may change only that, integration.rtol,\n"
+          "                      integration.atol and output.*\n"
+          "                      (docs/hdf5-layout.md, \"/restart\")\n",
+          out);
 }
 
 typedef struct {
-    model_io io; /* -o, -q, -j, --set */
+    model_io io;      /* -o, -q, -j, --set */
+    const char *cont; /* --continue RUN.h5 */
+    char *cont_out;   /* its default output (RUN.continued.h5) */
     const char *cases, *model;
     const char *input; /* the path as given ("-": standard input); model names it */
     int compare, plot;
     rigid_args rigid;
 } run_args;
+
+/* --continue RUN.h5: no model (RUN.h5 holds it), no rigid law; the output
+ * defaults to RUN.continued.h5 beside RUN.h5. @return 0 or EXIT_USAGE. */
+static int continue_args(int nargs, run_args *a)
+{
+    if (nargs > 0 || a->rigid.rigid) {
+        tools_error("--continue %s: the model and the engine are the run's; give no MODEL and "
+                    "no --rigid",
+                    a->cont);
+        return EXIT_USAGE;
+    }
+    a->input = a->model = a->cont;
+    if (a->io.out) /* -o */
+        return 0;
+    size_t n = strlen(a->cont);
+    if (n > 3 && strcmp(a->cont + n - 3, ".h5") == 0)
+        n -= 3;
+    if (!(a->cont_out = malloc(n + 16))) {
+        tools_error("out of memory");
+        return EXIT_RUN;
+    }
+    snprintf(a->cont_out, n + 16, "%.*s.continued.h5", (int)n, a->cont);
+    a->io.out = a->cont_out;
+    return 0;
+}
 
 /* @return 0, or an exit status. */
 static int parse_args(int argc, char **argv, run_args *a)
@@ -102,10 +142,11 @@ static int parse_args(int argc, char **argv, run_args *a)
                                          {"help", no_argument, NULL, 'h'},
                                          {"compare", no_argument, NULL, 'C'},
                                          {"plot", no_argument, NULL, 'p'},
+                                         {"continue", required_argument, NULL, 'K'},
                                          RIGID_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     memset(a, 0, sizeof *a);
-    a->io.out = "cradle-out.h5";
+    a->io.out = NULL; /* cradle-out.h5 unless --continue names another */
     rigid_args_init(&a->rigid);
     int c, st;
     optind = 1;
@@ -120,6 +161,9 @@ static int parse_args(int argc, char **argv, run_args *a)
             break;
         case 'p':
             a->plot = 1;
+            break;
+        case 'K':
+            a->cont = optarg;
             break;
         case 'h':
             usage_run(stdout);
@@ -143,6 +187,10 @@ static int parse_args(int argc, char **argv, run_args *a)
             tools_error("run takes one model file, got %d arguments", argc - optind);
         return EXIT_USAGE;
     }
+    if (a->cont)
+        return continue_args(argc - optind, a);
+    if (!a->io.out)
+        a->io.out = "cradle-out.h5";
     a->input = optind < argc ? argv[optind] : tools_default_model();
     a->model = model_input_name(a->input);
     return rigid_check(&a->rigid);
@@ -176,6 +224,7 @@ typedef struct {
     char *text;
     tools_run run;
     progress prog;
+    double t0; /* --continue: the restart time */
 } run_state;
 
 static void release(run_state *r)
@@ -185,16 +234,103 @@ static void release(run_state *r)
     free(r->text);
 }
 
+/* A --set a continuation may take: the end time, the tolerances and the
+ * output, which change for how long, how accurately and what is written,
+ * never the physics. */
+static int set_keeps_physics(const char *item)
+{
+    static const char *const numerics[] = {"integration.t_end", "integration.rtol",
+                                           "integration.atol"};
+    size_t n = strcspn(item, "=");
+    for (size_t k = 0; k < sizeof numerics / sizeof numerics[0]; k++)
+        if (n == strlen(numerics[k]) && strncmp(item, numerics[k], n) == 0)
+            return 1;
+    return strncmp(item, "output.", 7) == 0 || (n == 6 && strncmp(item, "output", 6) == 0);
+}
+
+/* The model of --continue RUN.h5: its text with the allowed --set items, its
+ * bodies at the restart state. @return 0 or an exit status (message printed). */
+static int continued_model(run_args *a, run_state *r, const cr_restart_state *rs)
+{
+    char msg[1024];
+    if (strcmp(rs->kind, "chain") != 0 && strcmp(rs->kind, "pool") != 0) {
+        tools_error("%s: a %s run: only compliant runs (chain, pool) can be continued", a->cont,
+                    rs->kind);
+        return EXIT_INPUT;
+    }
+    for (size_t k = 0; k < a->io.sets.count; k++)
+        if (!set_keeps_physics(a->io.sets.items[k])) {
+            tools_error("--continue %s: --set %.*s would change the physics of the run; only "
+                        "integration.t_end, .rtol, .atol and output.* may change",
+                        a->cont, (int)strcspn(a->io.sets.items[k], "="), a->io.sets.items[k]);
+            return EXIT_INPUT;
+        }
+    cr_modelfile_sets in = {a->io.sets.items, a->io.sets.count, "--set "};
+    if (cr_modelfile_parse_set(rs->model_text, strlen(rs->model_text), a->cont, &in, &r->model,
+                               &r->text, msg, sizeof msg) != CR_OK) {
+        tools_error("%s: /model/text: %s", a->cont, msg);
+        return EXIT_INPUT;
+    }
+    if (cr_calibrate_model(r->model, msg, sizeof msg) != CR_OK) {
+        tools_error("%s: calibration: %s", a->cont, msg);
+        return EXIT_INPUT;
+    }
+    if (cr_model_body_count(r->model) != rs->body_count ||
+        cr_model_dimension(r->model) != rs->dim) {
+        tools_error("%s: /restart holds %zu bodies in %d-D, its /model/text %zu in %d-D", a->cont,
+                    rs->body_count, rs->dim, cr_model_body_count(r->model),
+                    cr_model_dimension(r->model));
+        return EXIT_INPUT;
+    }
+    for (size_t i = 0; i < rs->body_count; i++)
+        cr_model_set_body_state(r->model, i, rs->position + i * (size_t)rs->dim,
+                                rs->velocity + i * (size_t)rs->dim);
+    double t_end = cr_model_settings(r->model)->t_end;
+    if (t_end > 0.0 && t_end <= rs->time) {
+        tools_error("%s: integration.t_end = %.17g s is not after the restart time %.17g s; give "
+                    "a later one with --set integration.t_end=T",
+                    a->cont, t_end, rs->time);
+        return EXIT_INPUT;
+    }
+    r->t0 = rs->time;
+    return 0;
+}
+
+/* The model: from MODEL, or from RUN.h5 with --continue. @return 0 or an exit
+ * status (message printed). */
+static int load_model(run_args *a, run_state *r)
+{
+    if (!a->cont)
+        return (r->model = model_input_load(a->input, &a->io.sets, 1, &r->text)) ? 0 : EXIT_INPUT;
+    char msg[1024];
+    cr_restart_state rs;
+    if (cr_run_file_restart(a->cont, &rs, msg, sizeof msg) != CR_OK) {
+        tools_error("%s", msg); /* "RUN.h5: why", as every reader of run files says it */
+        return EXIT_INPUT;
+    }
+    int st = continued_model(a, r, &rs);
+    cr_restart_state_free(&rs);
+    return st;
+}
+
 /* Model, system, store, monitor: @return 0 or an exit status (message printed). */
 static int set_up(run_args *a, run_state *r)
 {
-    if (!(r->model = model_input_load(a->input, &a->io.sets, 1, &r->text)))
-        return EXIT_INPUT;
     int st;
+    if ((st = load_model(a, r)) != 0)
+        return st;
     if (!(r->run.sys = rigid_or_compliant_system(&a->rigid, a->model, r->model, &st)))
         return st;
+    if (r->t0 > 0.0 && cr_system_set_start_time(r->run.sys, r->t0) != CR_OK) {
+        tools_error("%s: %s", a->cont, cr_system_last_error(r->run.sys));
+        return EXIT_INPUT;
+    }
     if ((st = tools_open_outputs(&r->run, a->io.out, r->model, a->model, r->text)) != 0)
         return st;
+    if (a->cont && cr_store_note_continuation(r->run.store, a->cont, r->t0) != CR_OK) {
+        tools_error("%s", cr_store_last_error(r->run.store));
+        return EXIT_RUN;
+    }
     r->prog = (progress){cr_model_settings(r->model)->t_end, tools_now(), tools_now()};
     if (isatty(STDERR_FILENO) && !a->io.quiet)
         cr_system_add_output_listener(r->run.sys, show_progress, &r->prog);
@@ -383,6 +519,7 @@ int cmd_run(int argc, char **argv)
     if ((st = set_up(&a, &r)) != 0) {
         release(&r);
         rigid_args_free(&a.rigid);
+        free(a.cont_out);
         return st;
     }
     run_info info = {r.model, a.model, a.io.out, 0.0, {0, 0, 0}, 0.0, a.rigid.calib, 0, {0, 0}};
@@ -424,5 +561,6 @@ int cmd_run(int argc, char **argv)
         st = plot_output(&a);
     release(&r);
     rigid_args_free(&a.rigid);
+    free(a.cont_out);
     return st;
 }

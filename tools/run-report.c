@@ -97,7 +97,8 @@ void report_summary(const run_info *info, const cr_system *sys)
     cr_run_stats st = cr_system_get_stats(sys);
     printf("cradle %s: %s (%s)\n", cr_version(), cr_model_name(info->model), info->model_path);
     print_law_line(info, sys);
-    printf("  integrated 0 -> %.6g s (%s)\n", cr_system_get_time(sys), cr_system_end_reason(sys));
+    printf("  integrated %.6g -> %.6g s (%s)\n", cr_system_start_time(sys), cr_system_get_time(sys),
+           cr_system_end_reason(sys));
     const char *method = cr_method_name(cr_system_method(sys));
     printf("  %s%s%ld steps, %ld RHS, %ld Jacobians, %ld events, %ld restarts",
            method ? method : "", method ? ": " : "", st.steps, st.rhs_evals, st.jac_evals,
@@ -422,6 +423,8 @@ int report_json(const run_info *info, const cr_system *sys, const cr_monitor *mo
         put(o, "kappa_fallbacks", json_object_new_int64((int64_t)fallbacks));
     }
     put(o, "dim", json_object_new_int(dim));
+    if (cr_system_start_time(sys) > 0.0) /* a continued run (--continue) */
+        put(o, "t_start", tools_json_number(cr_system_start_time(sys)));
     put(o, "t_end", tools_json_number(cr_system_get_time(sys)));
     put(o, "end_reason", json_object_new_string(cr_system_end_reason(sys)));
     const char *method = cr_method_name(cr_system_method(sys));

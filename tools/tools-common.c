@@ -501,5 +501,6 @@ int tools_open_outputs(tools_run *r, const char *out, const cr_model *model, con
         tools_error("out of memory");
         return EXIT_RUN;
     }
+    cr_store_set_monitor(r->store, r->mon); /* /restart between its episodes */
     return 0;
 }

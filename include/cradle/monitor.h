@@ -145,6 +145,9 @@ CR_EXPORT int cr_monitor_finish(cr_monitor *mon);
 CR_EXPORT const char *cr_monitor_last_error(const cr_monitor *mon);
 
 CR_EXPORT size_t cr_monitor_episode_count(const cr_monitor *mon);
+/** Episodes running now (0: the run is between episodes, where a continued
+ * run may start: cradle/store.h, cr_store_set_monitor). */
+CR_EXPORT size_t cr_monitor_open_count(const cr_monitor *mon);
 /** @return CR_ERR_INVALID for an index out of range or an episode still running. */
 CR_EXPORT int cr_monitor_get_episode(const cr_monitor *mon, size_t k, cr_episode_info *info);
 /** Bodies of the group, increasing (fixed bodies included); count in *n. */

@@ -45,4 +45,27 @@ CR_EXPORT size_t cr_run_file_episode_count(const cr_run_file *f);
 CR_EXPORT int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
                                   const cr_contact_params **laws);
 
+/** The state a run file keeps for `cradle run --continue` (/restart). */
+typedef struct {
+    int dim;
+    size_t body_count;
+    double time;                 /**< s: the last trajectory time between episodes */
+    double *position, *velocity; /**< body_count × dim each */
+    char *model_text;            /**< /model/text: the model as run */
+    char *status;                /**< the root status (running: a killed run) */
+    char *kind;                  /**< the engine that ran: chain, pool, rigid… */
+} cr_restart_state;
+
+/**
+ * Reads the restart state of the run file @p path (complete, interrupted,
+ * failed, or a killed run's temporary: what its last flush wrote), checking
+ * the format version, /model and every /restart dataset for shape and range.
+ * @return CR_OK, or CR_ERR_HDF5 with one line naming the file and the dataset
+ * in @p msg (not a run file, a table, another format version, corrupt, no
+ * /restart). Free with cr_restart_state_free.
+ */
+CR_EXPORT int cr_run_file_restart(const char *path, cr_restart_state *st, char *msg, size_t msglen);
+/** Frees what cr_run_file_restart filled; accepts NULL. */
+CR_EXPORT void cr_restart_state_free(cr_restart_state *st);
+
 #endif

@@ -71,6 +71,20 @@ CR_EXPORT cr_store *cr_store_create(const char *path, cr_system *sys, const cr_m
  */
 CR_EXPORT int cr_store_append_frame(cr_store *store);
 
+/**
+ * The monitor following the same run: /restart then holds only states taken
+ * while it has no episode running (docs/hdf5-layout.md, "/restart"; without
+ * it, the contacts alone decide). @p mon must outlive the store's run.
+ */
+CR_EXPORT void cr_store_set_monitor(cr_store *store, const cr_monitor *mon);
+
+/**
+ * Marks the file as the continuation of run file @p source from its restart
+ * state at @p t0 s (root attributes continued_from, continued_at; written at
+ * the next flush). @return CR_OK, or the store's error.
+ */
+CR_EXPORT int cr_store_note_continuation(cr_store *store, const char *source, double t0);
+
 /** Sets the flush bound (rows ≥ 1, seconds ≥ 0; 0 s: flush at every row). */
 CR_EXPORT int cr_store_set_flush_interval(cr_store *store, size_t rows, double seconds);
 

@@ -116,6 +116,17 @@ CR_EXPORT void cr_system_remove_listeners(cr_system *sys, const void *user);
  * code, or CR_ERR_SOLVER / CR_ERR_NOMEM with the reason in cr_system_last_error.
  */
 CR_EXPORT int cr_system_run(cr_system *sys, double t_end);
+/**
+ * Starts the clock at @p t0 ≥ 0 s instead of 0 (`cradle run --continue`): the
+ * run's times, events and t_end are the clock's; the engines integrate from
+ * their own 0, which the physics allows since no field depends on time.
+ * Impulses and dissipated work count from the start. Call before the run.
+ * @return CR_ERR_INVALID after the run began or for a bad @p t0.
+ */
+CR_EXPORT int cr_system_set_start_time(cr_system *sys, double t0);
+/** The clock's start (0 unless cr_system_set_start_time). */
+CR_EXPORT double cr_system_start_time(const cr_system *sys);
+
 /** Async-signal-safe: asks a running cr_system_run to stop at the next return. */
 CR_EXPORT void cr_system_request_stop(cr_system *sys);
 

@@ -111,6 +111,11 @@ class Run:
     # /contacts, the largest located peak force over the episodes, its time
     # and episode, the largest overlap, the loaded time and the episodes
     contact_peaks: Optional[np.ndarray] = None
+    # /restart (None in files before it): the last trajectory time between
+    # episodes and the bodies' state there, where `cradle run --continue` starts
+    restart_time: float = float("nan")
+    restart_position: Optional[np.ndarray] = None
+    restart_velocity: Optional[np.ndarray] = None
 
     @property
     def body_count(self):

@@ -425,6 +425,7 @@ def _read(path):
         collisions, window, ff = _collisions(f, dim, len(episodes))
         text = _text(f, "model/text")
         final = "final" in f
+        restart = "restart" in f  # optional: files before restart states lack it
         return Run(
             path=str(path), attrs=a, kind=str(m.attrs.get("kind", "")), dim=dim,
             name=str(a.get("model_name", "")), model_text=text,
@@ -450,7 +451,10 @@ def _read(path):
             collision_window=window, free_flight=ff,
             contact_peaks=_contact_peaks(f, len(contacts) if contacts is not None else -1,
                                          len(episodes)),
-            comparison=_tree(f["comparison"], "comparison") if "comparison" in f else None)
+            comparison=_tree(f["comparison"], "comparison") if "comparison" in f else None,
+            restart_time=float(_dataset(f, "restart/time", ())) if restart else float("nan"),
+            restart_position=_dataset(f, "restart/position", (n, dim)) if restart else None,
+            restart_velocity=_dataset(f, "restart/velocity", (n, dim)) if restart else None)
 
 
 def _checked(fn, path):

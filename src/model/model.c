@@ -754,6 +754,22 @@ int cr_model_get_body(const cr_model *model, size_t i, double *x, double *v)
     return CR_OK;
 }
 
+int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const double *v)
+{
+    if (!model || i >= model->n || !x || !v)
+        return CR_ERR_INVALID;
+    ball *b = &model->balls[i];
+    if (b->fixed)
+        return CR_OK; /* a wall stays where the model put it */
+    b->x = x[0];
+    b->v = v[0];
+    if (model->dim == 2) {
+        b->y = x[1];
+        b->vy = v[1];
+    }
+    return CR_OK;
+}
+
 int cr_model_add_plane(cr_model *model, const double *normal, double offset,
                        const cr_contact_params *law)
 {

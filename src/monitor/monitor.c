@@ -1012,6 +1012,11 @@ const char *cr_monitor_last_error(const cr_monitor *m)
 
 /* ---- getters -------------------------------------------------------------------- */
 
+size_t cr_monitor_open_count(const cr_monitor *m)
+{
+    return m ? m->nact : 0;
+}
+
 size_t cr_monitor_episode_count(const cr_monitor *m)
 {
     return m ? m->nep : 0;

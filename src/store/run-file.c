@@ -330,6 +330,85 @@ cr_run_file *cr_run_file_open(const char *path, char *msg, size_t msglen)
     return f;
 }
 
+/* ---- the restart state (cradle run --continue) --------------------------------- */
+
+void cr_restart_state_free(cr_restart_state *st)
+{
+    if (!st)
+        return;
+    free(st->model_text);
+    free(st->status);
+    free(st->kind);
+    free(st->position);
+    free(st->velocity);
+    memset(st, 0, sizeof *st);
+}
+
+/* /restart: time, position and velocity of every body, checked for shape and
+ * range; the engine that ran (/model kind) and the root status. */
+static int read_restart(cr_run_file *f, cr_restart_state *st)
+{
+    cr_h5_reader *r = &f->r;
+    if (cr_h5_has(r, "restart") != 1)
+        return r->failed ? -1
+                         : cr_h5_fail(r, NULL,
+                                      "no /restart: written by a cradle from before restart "
+                                      "states (issue 22), it cannot be continued");
+    hid_t m = H5Gopen2(r->file, "model", H5P_DEFAULT);
+    int rc = m < 0 ? cr_h5_fail(r, "model", "not a group")
+                   : cr_h5_attr_text(r, m, "model", "kind", 64, &st->kind);
+    if (m >= 0)
+        H5Gclose(m);
+    if (rc == 0)
+        return cr_h5_fail(r, "model", "attribute 'kind' missing");
+    if (rc < 0)
+        return -1;
+    rc = cr_h5_attr_text(r, r->file, "/", "status", 64, &st->status);
+    if (rc <= 0)
+        return rc < 0 ? -1 : cr_h5_fail(r, NULL, "attribute 'status' missing");
+    size_t n = f->nbodies * (size_t)f->dim;
+    hsize_t dims[2] = {f->nbodies, (hsize_t)f->dim};
+    st->position = malloc(n * sizeof(double));
+    st->velocity = malloc(n * sizeof(double));
+    if (!st->position || !st->velocity)
+        return cr_h5_fail(r, NULL, "out of memory");
+    if (cr_h5_read_numbers(r, "restart/time", H5T_NATIVE_DOUBLE, &st->time, 0, NULL) != 0 ||
+        cr_h5_read_numbers(r, "restart/position", H5T_NATIVE_DOUBLE, st->position, 2, dims) ||
+        cr_h5_read_numbers(r, "restart/velocity", H5T_NATIVE_DOUBLE, st->velocity, 2, dims))
+        return -1;
+    if (!(st->time >= 0.0 && finite_in_range(st->time)))
+        return cr_h5_fail(r, "restart/time", "%g: not a time", st->time);
+    for (size_t i = 0; i < n; i++)
+        if (!finite_in_range(st->position[i]) || !finite_in_range(st->velocity[i]))
+            return cr_h5_fail(r, "restart", "body %zu: position %g, velocity %g: not numbers",
+                              i / (size_t)f->dim, st->position[i], st->velocity[i]);
+    st->dim = f->dim;
+    st->body_count = f->nbodies;
+    return 0;
+}
+
+int cr_run_file_restart(const char *path, cr_restart_state *st, char *msg, size_t msglen)
+{
+    CR_CHECK(path && st, NULL, CR_ERR_INVALID);
+    memset(st, 0, sizeof *st);
+    cr_run_file *f = calloc(1, sizeof(*f));
+    if (!f || !(f->path = strdup(path))) {
+        free(f);
+        cr_set_msg(msg, msglen, "%s: out of memory", path);
+        return CR_ERR_NOMEM;
+    }
+    cr_h5_reader *r = &f->r;
+    int e = cr_h5_reader_open(r, f->path, msg, msglen) != 0 || read_head(f) != 0 ||
+            read_restart(f, st) != 0 ||
+            !(st->model_text = cr_h5_read_text(r, "model/text", CR_H5_MAX_STRING));
+    cr_run_file_close(f);
+    if (e) {
+        cr_restart_state_free(st);
+        return CR_ERR_HDF5;
+    }
+    return CR_OK;
+}
+
 const char *cr_run_file_last_error(const cr_run_file *f)
 {
     return f ? f->err : "no run file";

@@ -106,6 +106,11 @@ struct cr_store {
     size_t flush_rows;
     double flush_seconds, last_flush;
     double t_last; /* time of the last appended row */
+    /* /restart: the last row taken between episodes (rs_buf: positions then
+     * velocities), written at every flush it changed since */
+    const cr_monitor *mon;
+    double *rs_buf, *radius, rs_time, rs_scanned;
+    int rs_dirty, rs_open; /* rs_open: an episode ran at the last row */
     char **recovered;
     size_t nrecovered;
     char err[CR_ERRMSG_LEN];
@@ -477,6 +482,118 @@ static int sync_path(const char *path, int directory)
     return e < 0 && !(directory && errno == EINVAL) ? -1 : 0;
 }
 
+/* ---- the restart state (docs/hdf5-layout.md, "/restart") ------------------- */
+
+/* A state a continued run can start from with a fresh monitor and a fresh
+ * integrator: no episode running (the monitor's word when it is attached),
+ * no contact loaded or overlapping beyond the touching tolerance (the model
+ * a continuation builds must validate), every touching or linked contact
+ * settled. An open contact that approaches is fine: its episode starts later. */
+static int between_episodes(const cr_store *st)
+{
+    if (st->mon && cr_monitor_open_count(st->mon) > 0)
+        return 0;
+    size_t nc = cr_system_contact_count(st->sys);
+    for (size_t k = 0; k < nc; k++) {
+        cr_contact_view w;
+        if (cr_system_get_contact(st->sys, k, &w) != CR_OK)
+            return 0;
+        double ra = st->radius[w.body_a], rb = w.body_b >= 0 ? st->radius[w.body_b] : 0.0;
+        double rmin = ra > 0.0 && rb > 0.0 ? fmin(ra, rb) : fmax(ra, rb);
+        if (w.state == CR_CONTACT_LOADED || w.overlap > CR_GEOM_TOL * rmin)
+            return 0;
+        if (!w.settled && (w.state != CR_CONTACT_OPEN || w.linked))
+            return 0;
+    }
+    return 1;
+}
+
+/* At a row: a restart state when the run is between episodes. The contact
+ * scan costs ~50 ns a contact (a 1000-bead chain in free flight, a row every
+ * 1e-5 s: 0.05 s of 0.04 s without it), so it runs at the rows that end in a
+ * flush, at the end, and otherwise at most every RESTART_SCAN_SECONDS of
+ * wall time; a run in an episode skips it at once. */
+#define RESTART_SCAN_SECONDS 0.01
+
+static void take_restart(cr_store *st, int force, double now)
+{
+    if ((st->rs_open = st->mon && cr_monitor_open_count(st->mon) > 0))
+        return;
+    if (!force && now - st->rs_scanned < RESTART_SCAN_SECONDS)
+        return;
+    st->rs_scanned = now;
+    if (!between_episodes(st))
+        return;
+    size_t nbd = st->nb * (size_t)st->dim;
+    st->rs_time = cr_system_get_time(st->sys);
+    cr_system_get_positions(st->sys, st->rs_buf);
+    cr_system_get_velocities(st->sys, st->rs_buf + nbd);
+    st->rs_dirty = 1;
+}
+
+static int overwrite(hid_t file, const char *name, const double *v)
+{
+    hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+    int e = d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+    if (d >= 0 && H5Dclose(d) < 0)
+        e = 1;
+    return e ? -1 : 0;
+}
+
+static int write_restart(cr_store *st)
+{
+    if (!st->rs_dirty)
+        return 0;
+    size_t nbd = st->nb * (size_t)st->dim;
+    if (overwrite(st->file, "restart/time", &st->rs_time) < 0 ||
+        overwrite(st->file, "restart/position", st->rs_buf) < 0 ||
+        overwrite(st->file, "restart/velocity", st->rs_buf + nbd) < 0)
+        return -1;
+    st->rs_dirty = 0;
+    return 0;
+}
+
+/* /restart at creation: the state the run starts from (a start is between
+ * episodes, or the run begins one at once and nothing better exists). */
+static int open_restart(cr_store *st)
+{
+    size_t nbd = st->nb * (size_t)st->dim;
+    if (!(st->rs_buf = calloc(2 * nbd + 1, sizeof(double))) ||
+        !(st->radius = calloc(st->nb + 1, sizeof(double))))
+        return -1;
+    cr_system_get_radii(st->sys, st->radius);
+    st->rs_time = cr_system_get_time(st->sys);
+    cr_system_get_positions(st->sys, st->rs_buf);
+    cr_system_get_velocities(st->sys, st->rs_buf + nbd);
+    hid_t g = group_create(st->file, "restart");
+    if (g < 0)
+        return -1;
+    int e = cr_h5_attr_string(g, "rule",
+                              "the last trajectory time between episodes (no episode running, "
+                              "no contact loaded); cradle run --continue starts there");
+    e |= cr_h5_write_array(g, "time", H5T_NATIVE_DOUBLE, &st->rs_time, 0, 0, 0, "s");
+    e |= cr_h5_write_doubles(g, "position", st->rs_buf, st->nb, (size_t)st->dim, "m");
+    e |= cr_h5_write_doubles(g, "velocity", st->rs_buf + nbd, st->nb, (size_t)st->dim, "m/s");
+    return H5Gclose(g) < 0 ? -1 : e;
+}
+
+int cr_store_note_continuation(cr_store *st, const char *source, double t0)
+{
+    CR_CHECK(st && source, st ? st->err : NULL, CR_ERR_INVALID);
+    if (st->state != ST_OPEN)
+        return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
+    if (cr_h5_attr_string(st->file, "continued_from", source) < 0 ||
+        cr_h5_attr_double(st->file, "continued_at", t0) < 0)
+        return store_fail(st, "writing the continuation's attributes");
+    return CR_OK;
+}
+
+void cr_store_set_monitor(cr_store *st, const cr_monitor *mon)
+{
+    if (st)
+        st->mon = mon;
+}
+
 /* ---- flushing -------------------------------------------------------------- */
 
 static double wall_seconds(void)
@@ -541,7 +658,8 @@ static int store_flush_sync(cr_store *st, const char *what, int sync)
             return store_fail(st, what);
     }
     st->buffered = 0;
-    if (append_events(st) < 0 || cr_h5_attr_double(st->file, "t_end", st->t_last) < 0 ||
+    if (append_events(st) < 0 || write_restart(st) < 0 ||
+        cr_h5_attr_double(st->file, "t_end", st->t_last) < 0 ||
         H5Fflush(st->file, H5F_SCOPE_GLOBAL) < 0)
         return store_fail(st, what);
     void *handle = NULL;
@@ -915,6 +1033,8 @@ static int store_layout(cr_store *st, const cr_model *model, const char *model_p
         return store_fail(st, "creating /trajectory");
     if (open_events(st) < 0)
         return store_fail(st, "creating /events");
+    if (open_restart(st) < 0)
+        return store_fail(st, "creating /restart");
     if (deflate_open(st) < 0) {
         cr_set_msg(st->err, sizeof st->err, "%s: out of memory for the deflate stream", st->path);
         return store_die(st, CR_ERR_NOMEM);
@@ -1047,6 +1167,7 @@ void cr_store_destroy(cr_store *st)
     }
     free(st->shuf), free(st->zout), free(st->row);
     free(st->body_sel), free(st->contact_sel), free(st->all);
+    free(st->rs_buf), free(st->radius);
     for (size_t i = 0; i < st->nrecovered; i++)
         free(st->recovered[i]);
     free(st->recovered);
@@ -1151,6 +1272,11 @@ int cr_store_append_frame(cr_store *st)
         return st->state == ST_DEAD ? st->rc : CR_ERR_INVALID;
     series *s = st->s;
     st->t_last = cr_system_get_time(st->sys);
+    double now = wall_seconds();
+    int flush = st->buffered + 1 >= st->capacity || st->buffered + 1 >= st->flush_rows ||
+                now - st->last_flush >= st->flush_seconds;
+    /* the end of the run emits a row too: the commit's flush takes it as well */
+    take_restart(st, flush || st->omit == CR_OUT_ALL, now);
     if (st->omit == CR_OUT_ALL)
         return CR_OK; /* output.fields: none */
     *row_begin(st, &s[S_TIME], NULL) = st->t_last;
@@ -1167,8 +1293,7 @@ int cr_store_append_frame(cr_store *st)
     /* the bound on what a kill loses: flush_rows rows (fewer when rows are
      * large: the buffer holds BUFFER_BYTES of new rows) or flush_seconds of
      * wall time */
-    if (st->buffered >= st->capacity || st->buffered >= st->flush_rows ||
-        wall_seconds() - st->last_flush >= st->flush_seconds)
+    if (flush)
         return store_flush(st, "appending trajectory rows");
     return CR_OK;
 }
@@ -1396,6 +1521,11 @@ int cr_store_commit(cr_store *st, const char *status, const char *error)
     if (st->state == ST_DEAD)
         return st->rc;
     CR_CHECK(st->state == ST_OPEN, st->err, CR_ERR_INVALID);
+    /* the state at the end, when it is the last row's and that row came
+     * between episodes (the monitor may be finished by now: its episodes
+     * closed at the stop) */
+    if (!st->rs_open && cr_system_get_time(st->sys) == st->t_last)
+        take_restart(st, 1, wall_seconds());
     int rc = store_flush_sync(st, "writing the last trajectory rows", 0);
     if (rc != CR_OK)
         return rc;

@@ -26,6 +26,12 @@ struct cr_system {
     void *engine;
     listener *ls;
     size_t nls, lscap;
+    /* cr_system_set_start_time: the engines integrate from their own 0; the
+     * clock they report is shifted here, and so are their events (a copy,
+     * kept in step as they are emitted) */
+    double t0;
+    cr_event *shifted;
+    size_t nshifted, shiftcap;
     char err[CR_ERRMSG_LEN];
 };
 
@@ -111,6 +117,7 @@ void cr_system_destroy(cr_system *sys)
     if (!sys)
         return;
     sys->ops->destroy(sys->engine);
+    free(sys->shifted);
     free(sys->ls);
     free(sys);
 }
@@ -152,8 +159,47 @@ void cr_system_remove_listeners(cr_system *sys, const void *user)
     sys->nls = k;
 }
 
+/* Copies the engine's events not yet shifted, times moved by t0. */
+static int shift_events(cr_system *sys)
+{
+    size_t n = sys->ops->event_count(sys->engine);
+    if (sys->t0 == 0.0 || n <= sys->nshifted)
+        return CR_OK;
+    if (n > sys->shiftcap) {
+        size_t cap = n > 2 * sys->shiftcap ? n : 2 * sys->shiftcap;
+        cr_event *p = realloc(sys->shifted, cap * sizeof(*p));
+        if (!p)
+            return CR_ERR_NOMEM;
+        sys->shifted = p;
+        sys->shiftcap = cap;
+    }
+    const cr_event *ev = sys->ops->events(sys->engine);
+    for (size_t k = sys->nshifted; k < n; k++) {
+        sys->shifted[k] = ev[k];
+        sys->shifted[k].t += sys->t0;
+    }
+    sys->nshifted = n;
+    return CR_OK;
+}
+
+int cr_system_set_start_time(cr_system *sys, double t0)
+{
+    CR_CHECK(sys && isfinite(t0) && t0 >= 0.0, sys ? sys->err : NULL, CR_ERR_INVALID);
+    CR_CHECK(sys->ops->event_count(sys->engine) == 0 && sys->ops->time(sys->engine) == 0.0,
+             sys->err, CR_ERR_INVALID);
+    sys->t0 = t0;
+    return CR_OK;
+}
+
+double cr_system_start_time(const cr_system *sys)
+{
+    return sys ? sys->t0 : 0.0;
+}
+
 int cr_system_emit_output(cr_system *sys)
 {
+    if (shift_events(sys) != CR_OK)
+        return CR_ERR_NOMEM;
     for (size_t q = 0; q < sys->nls; q++) {
         int rc = sys->ls[q].out ? sys->ls[q].out(sys, sys->ls[q].user) : CR_OK;
         if (rc != CR_OK)
@@ -172,6 +218,8 @@ int cr_system_has_output_listener(const cr_system *sys)
 
 int cr_system_emit_events(cr_system *sys, size_t first)
 {
+    if (shift_events(sys) != CR_OK)
+        return CR_ERR_NOMEM;
     for (size_t q = 0; q < sys->nls; q++) {
         int rc = sys->ls[q].ev ? sys->ls[q].ev(sys, first, sys->ls[q].user) : CR_OK;
         if (rc != CR_OK)
@@ -183,7 +231,10 @@ int cr_system_emit_events(cr_system *sys, size_t first)
 int cr_system_run(cr_system *sys, double t_end)
 {
     CR_CHECK(sys && isfinite(t_end), sys ? sys->err : NULL, CR_ERR_INVALID);
-    return sys->ops->run(sys->engine, t_end);
+    /* an automatic end (t_end <= 0) stays automatic */
+    CR_CHECK(t_end <= 0.0 || t_end > sys->t0, sys->err, CR_ERR_INVALID);
+    int rc = sys->ops->run(sys->engine, t_end > 0.0 ? t_end - sys->t0 : t_end);
+    return shift_events(sys) != CR_OK && rc == CR_OK ? CR_ERR_NOMEM : rc;
 }
 
 void cr_system_request_stop(cr_system *sys)
@@ -252,7 +303,7 @@ int cr_system_get_wall(const cr_system *sys, size_t w, double *normal, double *o
 
 double cr_system_get_time(const cr_system *sys)
 {
-    return sys ? sys->ops->time(sys->engine) : 0.0;
+    return sys ? sys->t0 + sys->ops->time(sys->engine) : 0.0;
 }
 
 void cr_system_get_positions(const cr_system *sys, double *x)
@@ -305,7 +356,13 @@ size_t cr_system_event_count(const cr_system *sys)
 
 const cr_event *cr_system_events(const cr_system *sys)
 {
-    return sys ? sys->ops->events(sys->engine) : NULL;
+    if (!sys)
+        return NULL;
+    /* events an engine recorded since its last emit (none in the engines
+     * here: they emit after every root return) are not in the copy yet */
+    if (sys->t0 != 0.0 && shift_events((cr_system *)sys) != CR_OK)
+        return NULL;
+    return sys->t0 != 0.0 ? sys->shifted : sys->ops->events(sys->engine);
 }
 
 double cr_system_kinetic_energy(const cr_system *sys)

@@ -6,6 +6,8 @@
  * one line naming the file; an accepted episode has the shapes and ranges the
  * file's records say (so no array is read past its end); and no comparison
  * row says ok with a non-finite error, energy ratio or u+ (issue 23 item 4).
+ * The restart state `cradle run --continue` reads goes through the same
+ * checks (cr_run_file_restart).
  */
 #include <math.h>
 
@@ -56,9 +58,29 @@ static void check_rows(const cr_compare *c)
     }
 }
 
+/* The restart state (`cradle run --continue`): a refusal is one line; an
+ * accepted one has finite numbers of the shape it says. */
+static void check_restart(const char *path)
+{
+    char msg[1024] = "";
+    cr_restart_state rs;
+    if (cr_run_file_restart(path, &rs, msg, sizeof msg) != CR_OK) {
+        fuzz_one_line(msg, path);
+        return;
+    }
+    if (!rs.model_text || !rs.status || !rs.kind || rs.dim < 1 || rs.dim > 2 ||
+        rs.body_count == 0 || !(rs.time >= 0.0) || !isfinite(rs.time))
+        abort();
+    for (size_t i = 0; i < rs.body_count * (size_t)rs.dim; i++)
+        if (!isfinite(rs.position[i]) || !isfinite(rs.velocity[i]))
+            abort();
+    cr_restart_state_free(&rs);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_h5_path(data, size);
+    check_restart(path);
     char msg[1024] = "";
     cr_run_file *f = cr_run_file_open(path, msg, sizeof msg);
     if (!f) {
