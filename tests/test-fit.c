@@ -186,7 +186,7 @@ static void test_data_refusals(void)
     char t[512];
     snprintf(t, sizeof t, "%svelocity,0.1,0,1,0.1\n", h);
     refuse(t, "d.csv:2:1: observable: unknown 'velocity' (velocity_after, contact_duration, "
-              "e_cm, opening_span)");
+              "e_cm, opening_span, peak_force)");
     snprintf(t, sizeof t, "%svelocity_after,0.1,0,1,nan\n", h);
     refuse(t, "d.csv:2:5: sigma: must be a positive finite uncertainty (got 'nan')");
     snprintf(t, sizeof t, "%svelocity_after,0.1,0,1,-0.1\n", h);
@@ -362,6 +362,17 @@ static void test_observables(void)
              g, g);
     double mu = 1, zp = C / (2 * sqrt(K * mu)), sp = sqrt(1 - zp * zp);
     double e = exp(-M_PI * zp / sp), tc = M_PI / (sqrt(K / mu) * sp), v1 = 0.5 * (1 + e);
+    /* peak_force on the wall: δ = (v/b) e^(−at) sin(bt) (a = ζω, b = ω_d); f =
+     * −m δ'' and d^n/dt^n [e^(−at) sin bt] = ω^n e^(−at) sin(bt + nθ), θ =
+     * atan2(b, −a): ḟ = 0 at the first t* > 0 with sin(bt* + 3θ) = 0, and
+     * f(t*) = −m (v/b) ω² e^(−at*) sin(bt* + 2θ) (an interior maximum: ζ < ½) */
+    double w = sqrt(K / m), a = z * w, b = w * sqrt(1 - z * z), th = atan2(b, -a);
+    double ts = (ceil(3 * th / M_PI) * M_PI - 3 * th) / b;
+    double fmax = -m * (1.0 / b) * w * w * exp(-a * ts) * sin(b * ts + 2 * th);
+    cr_fit_observation pk = {CR_FIT_PEAK_FORCE, 1e-4, 0, 0, 1, 2, 2, 3};
+    CHECK_REL(row_value(wall, pk), fmax, 1e-8,
+              "ball on a wall: peak_force = -m (v/b) w^2 e^(-a t*) sin(b t* + 2 theta), the "
+              "linear dashpot's interior maximum");
     o.time = g;
     CHECK_REL_INV(row_value(chain, o), -1.0, 1e-9, "free chain: momentum kept, e_cm = -1");
     o.kind = CR_FIT_OPENING_SPAN;

@@ -39,10 +39,14 @@ typedef enum {
     /** the time from the first to the last contact opening of the collision nearest the
      * time, or of the whole run when the time is empty, s; no index */
     CR_FIT_OPENING_SPAN,
+    /** the located force maximum of a contact in the episode of that contact nearest the
+     * time (cr_system_locates_force_peaks: the compliant engines), N; index: the contact */
+    CR_FIT_PEAK_FORCE,
     CR_FIT_OBSERVABLE_COUNT
 } cr_fit_observable;
 
-/** "velocity_after", "contact_duration", "e_cm", "opening_span"; NULL otherwise. */
+/** "velocity_after", "contact_duration", "e_cm", "opening_span", "peak_force"; NULL
+ * otherwise. */
 CR_EXPORT const char *cr_fit_observable_name(int kind);
 
 /** One row of a data file. */

@@ -11,7 +11,7 @@
 #include "fit/fit-priv.h"
 
 static const char *const observable_names[CR_FIT_OBSERVABLE_COUNT] = {
-    "velocity_after", "contact_duration", "e_cm", "opening_span"};
+    "velocity_after", "contact_duration", "e_cm", "opening_span", "peak_force"};
 
 const char *cr_fit_observable_name(int kind)
 {
@@ -21,7 +21,7 @@ const char *cr_fit_observable_name(int kind)
 /* The observables that name a body or contact in the index column. */
 static int takes_index(cr_fit_observable k)
 {
-    return k == CR_FIT_VELOCITY_AFTER || k == CR_FIT_CONTACT_DURATION;
+    return k == CR_FIT_VELOCITY_AFTER || k == CR_FIT_CONTACT_DURATION || k == CR_FIT_PEAK_FORCE;
 }
 
 enum { COL_OBSERVABLE, COL_TIME, COL_INDEX, COL_VALUE, COL_SIGMA, COL_COUNT };
@@ -127,7 +127,7 @@ static int read_kind(csv_ctx *c, const char *s, cr_fit_observation *o)
     echo(e, sizeof e, s);
     return fail(c, c->col[COL_OBSERVABLE],
                 "observable: unknown '%s' (velocity_after, contact_duration, e_cm, "
-                "opening_span)%s",
+                "opening_span, peak_force)%s",
                 e, "");
 }
 

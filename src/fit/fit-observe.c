@@ -173,6 +173,36 @@ static int contact_duration(const cr_system *sys, const cr_monitor *mon,
     return CR_OK;
 }
 
+/* The located force maximum of contact c in its episode nearest the time:
+ * the record's peak_force, located by the compliant engines (the maximum
+ * compression, or a root of df/dt = 0 under damping; docs/hdf5-layout.md,
+ * "Located peaks"); the rigid engines only sample, and are refused. */
+static int peak_force(const cr_system *sys, const cr_monitor *mon, const cr_fit_observation *o,
+                      double *value, char *why, size_t whylen)
+{
+    size_t c = (size_t)o->index;
+    if (c >= cr_system_contact_count(sys)) {
+        cr_set_msg(why, whylen, "the model has %zu contacts (0 to %zu)",
+                   cr_system_contact_count(sys), cr_system_contact_count(sys) - 1);
+        return CR_ERR_MODEL;
+    }
+    if (!cr_system_locates_force_peaks(sys)) {
+        cr_set_msg(why, whylen, "peak_force: this engine samples forces, it locates no peaks");
+        return CR_ERR_MODEL;
+    }
+    long k = nearest_episode(sys, mon, c, o->time);
+    size_t n = 0;
+    const cr_contact_record *r = k >= 0 ? cr_monitor_contacts(mon, (size_t)k, &n) : NULL;
+    for (size_t q = 0; r && q < n; q++)
+        if (r[q].contact == c && isfinite(r[q].peak_force)) {
+            *value = r[q].peak_force;
+            return CR_OK;
+        }
+    cr_set_msg(why, whylen, "contact %zu: no loaded episode within the pairing window of t = %g s",
+               c, o->time);
+    return CR_ERR_MODEL;
+}
+
 /* −v_cm⁺/v_cm⁻ over the collision's moving bodies (as the sweep's e_cm
  * column; planar: components along v_cm⁻). */
 static int e_cm(const cr_system *sys, const cr_monitor *mon, const cr_fit_observation *o,
@@ -267,6 +297,8 @@ int cr_fit_observe(const cr_system *sys, const cr_monitor *mon, const cr_fit_obs
         return e_cm(sys, mon, obs, value, why, whylen);
     case CR_FIT_OPENING_SPAN:
         return opening_span(sys, mon, obs, value, why, whylen);
+    case CR_FIT_PEAK_FORCE:
+        return peak_force(sys, mon, obs, value, why, whylen);
     default:
         return CR_ERR_INVALID;
     }
