@@ -7,6 +7,8 @@
   energy      kinetic, potential, dissipated and their sum, with the relative balance
   episodes    impact episodes: a timeline and the table
   collisions  collisions (episodes of one impact together): a timeline and the table
+  paths       (pools only) the x–y path of every moving body (for dim 3 its
+              projection on x–y), start and end marked, the walls as lines
   runs        (a file of `cradle compare MODEL --rigid LAW -o FILE` only) each rigid
               variant against the compliant run per collision: phase, u+ error,
               energy kept (product of the collisions' kappa)
@@ -24,6 +26,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from . import xdmf  # noqa: E402
+
 KINDS = ("trajectory", "forces", "impulses", "energy", "episodes", "collisions")
 TABLE_ROWS = 25
 LEGEND_MAX = 8
@@ -38,6 +42,22 @@ def _title(run, what):
 def _shade_collisions(ax, run):
     for c in run.collisions:
         ax.axvspan(c.t_start, c.t_end, color="0.85", zorder=0, gid="collision:%d" % c.index)
+
+
+def _end_name(run, b):
+    """A contact's end: "wall W" for half-plane wall W (body_b = -1 - W),
+    "wall (body I)" for a chain's fixed body, else "body I"."""
+    b = int(b)
+    if b < 0:
+        return "wall %d" % (-1 - b)
+    return "wall (body %d)" % b if not run.moving[b] else "body %d" % b
+
+
+def contact_label(run, k):
+    """The legend name of contact k (row of /contacts) by its two ends:
+    "body 0–body 1", "body 2–wall 0"."""
+    c = run.contacts[k]
+    return "%s–%s" % (_end_name(run, c["body_a"]), _end_name(run, c["body_b"]))
 
 
 def _legend(ax, n):
@@ -94,13 +114,14 @@ def forces(run):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     if run.force is not None:
         for k in range(run.force.shape[1]):
-            ax.plot(run.time, run.force[:, k], lw=0.8, label="contact %d" % k, gid="force:%d" % k)
+            ax.plot(run.time, run.force[:, k], lw=0.8, label=contact_label(run, k),
+                    gid="force:%d" % k)
         n = run.force.shape[1]
         ax.set_ylabel("contact force (N)")
     else:
         series = _pool_event_series(run, "force")
         for k, (t, f) in series.items():
-            ax.plot(t, f, ".", ms=3, label="contact %d" % k, gid="event-force:%d" % k)
+            ax.plot(t, f, ".", ms=3, label=contact_label(run, k), gid="event-force:%d" % k)
         n = len(series)
         ax.set_ylabel("contact force at events (N)")
     _draw_peaks(ax, run)
@@ -117,7 +138,7 @@ def impulses(run):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     if run.impulse is not None:
         for k in range(run.impulse.shape[1]):
-            ax.plot(run.time, run.impulse[:, k], lw=0.8, label="contact %d" % k,
+            ax.plot(run.time, run.impulse[:, k], lw=0.8, label=contact_label(run, k),
                     gid="impulse:%d" % k)
         n = run.impulse.shape[1]
     else:
@@ -125,7 +146,7 @@ def impulses(run):
         for k, (t, p) in series.items():
             t = np.append(t, run.final_time)
             p = np.append(p, run.contacts["impulse"][k])
-            ax.plot(t, p, drawstyle="steps-post", lw=0.8, label="contact %d" % k,
+            ax.plot(t, p, drawstyle="steps-post", lw=0.8, label=contact_label(run, k),
                     gid="event-impulse:%d" % k)
         n = len(series)
     ax.set_xlabel("time (s)")
@@ -230,6 +251,44 @@ def collisions(run):
                                "collision")
 
 
+def paths(run):
+    """x–y paths of a pool's moving bodies (dim 3: projected on x–y), with
+    the walls (gid "wall:W") in the box of the paths."""
+    if run.dim < 2:
+        raise ValueError("%s: the paths figure is for pools (dim 2); a chain moves on a line "
+                         "(see trajectory)" % run.path)
+    fig, ax = plt.subplots(figsize=(7, 6), layout="constrained")
+    moving = np.flatnonzero(run.moving)
+    for i in moving:
+        x, y = run.position[:, i, 0], run.position[:, i, 1]
+        ln, = ax.plot(x, y, lw=0.9, label="body %d" % i, gid="path:%d" % i)
+        ax.plot(x[:1], y[:1], "o", mfc="none", color=ln.get_color(), gid="start:%d" % i)
+        ax.plot(x[-1:], y[-1:], "s", color=ln.get_color(), ms=4, gid="end:%d" % i)
+    lo, hi = xdmf.path_box(run.position, run.radius)
+    for w, (n, off) in enumerate(zip(run.wall_normal, run.wall_offset)):
+        seg = xdmf.wall_segment(n, off, lo, hi)
+        if seg is not None:
+            ax.plot(seg[:, 0], seg[:, 1], "k-", lw=2, gid="wall:%d" % w)
+            ax.annotate("wall %d" % w, seg.mean(axis=0), fontsize="small", ha="center",
+                        va="bottom")
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.grid(alpha=0.3)
+    if 0 < len(moving) <= LEGEND_MAX:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    what = "paths in the x–y plane" + (" (projection)" if run.dim > 2 else "")
+    fig.suptitle(_title(run, what + "; o start, ■ end"))
+    return fig
+
+
+def kinds_of(run):
+    """The kinds that apply to the run: paths for pools only."""
+    return KINDS + (POOL_KINDS if run.dim >= 2 else ())
+
+
 def has_runs(run):
     """True when the file holds a /comparison of runs (cradle compare --rigid)."""
     c = run.comparison
@@ -273,15 +332,17 @@ def runs(run):
 
 
 RUN_KINDS = ("runs",)
+POOL_KINDS = ("paths",)
 
 FIGURES = {"trajectory": trajectory, "forces": forces, "impulses": impulses, "energy": energy,
-           "episodes": episodes, "collisions": collisions, "runs": runs}
+           "episodes": episodes, "collisions": collisions, "runs": runs, "paths": paths}
 
 
 def figure(run, kind):
     """The matplotlib Figure of one kind (KINDS)."""
     if kind not in FIGURES:
-        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS + RUN_KINDS)))
+        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS + POOL_KINDS +
+                                                                     RUN_KINDS)))
     return FIGURES[kind](run)
 
 
