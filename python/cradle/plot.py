@@ -61,15 +61,19 @@ def contact_label(run, k):
 
 
 def _legend(ax, n):
+    """Outside the axes, right of them (constrained layout makes room): a
+    legend never covers data."""
     if 0 < n <= LEGEND_MAX:
-        ax.legend(fontsize="small", loc="best")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1),
+                  borderaxespad=0)
 
 
 def trajectory(run):
     """Positions and velocities against time (pools: one panel per component)."""
     moving = np.flatnonzero(run.moving)
     d = run.dim
-    fig, axes = plt.subplots(2, d, figsize=(7 * d, 6), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(2, d, figsize=(7 * d + 1.5, 6), sharex=True, squeeze=False,
+                             layout="constrained")
     for c in range(d):
         comp = COMPONENTS[c] if d > 1 else ""
         for row, (data, name, unit) in enumerate(((run.position, "position", "m"),
@@ -81,7 +85,8 @@ def trajectory(run):
                 ax.plot(run.time, data[:, i, c], lw=0.8, label="body %d" % i, gid=gid)
             ax.set_ylabel(("%s %s (%s)" % (name, comp, unit)).replace("  ", " "))
             _shade_collisions(ax, run)
-            _legend(ax, len(moving))
+            if row == 0 and c == d - 1:     # one legend, right of the top-right panel
+                _legend(ax, len(moving))
         axes[1][c].set_xlabel("time (s)")
     fig.suptitle(_title(run, "positions and velocities"))
     return fig
@@ -111,7 +116,7 @@ def _draw_peaks(ax, run):
 
 def forces(run):
     """Contact forces: chains every row, pools at the located events."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5), layout="constrained")
     if run.force is not None:
         for k in range(run.force.shape[1]):
             ax.plot(run.time, run.force[:, k], lw=0.8, label=contact_label(run, k),
@@ -135,7 +140,7 @@ def forces(run):
 def impulses(run):
     """Accumulated impulses ∫ f dt from t = 0: chains every row; pools at the
     events, with the value at the end from /contacts."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5), layout="constrained")
     if run.impulse is not None:
         for k in range(run.impulse.shape[1]):
             ax.plot(run.time, run.impulse[:, k], lw=0.8, label=contact_label(run, k),
@@ -159,14 +164,14 @@ def impulses(run):
 
 def energy(run):
     """T, U, dissipated, their sum, and (T + U + D − E0) / E0."""
-    fig, (ax, bx) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(9.5, 6), sharex=True, layout="constrained")
     T, U, D = run.kinetic_energy, run.potential_energy, run.dissipated_work
     S = T + U + D
     for y, name, gid in ((T, "kinetic T", "kinetic"), (U, "potential U", "potential"),
                          (D, "dissipated D", "dissipated"), (S, "T + U + D", "total")):
         ax.plot(run.time, y, lw=0.9, label=name, gid=gid)
     ax.set_ylabel("energy (J)")
-    ax.legend(fontsize="small")
+    _legend(ax, 4)
     E0 = S[0] if len(S) else 0.0
     bal = (S - E0) / abs(E0) if E0 != 0 else S - E0
     bx.plot(run.time, bal, lw=0.9, color="k", gid="balance")
@@ -212,7 +217,11 @@ def collision_rows(run):
 
 
 def _timeline_and_table(run, items, rows, columns, what, gid):
-    fig, (ax, tx) = plt.subplots(2, 1, figsize=(10, 8), gridspec_kw={"height_ratios": [1, 2]})
+    # the table's panel as tall as its rows (no half-empty page), laid out
+    # with its caption below the timeline's axis label (constrained layout)
+    table_h = 0.2 * (min(len(rows), TABLE_ROWS) + 1) + 0.2
+    fig, (ax, tx) = plt.subplots(2, 1, figsize=(10, 3.2 + table_h), layout="constrained",
+                                 gridspec_kw={"height_ratios": [2.6, table_h]})
     for it in items:
         b = np.asarray(it.bodies)
         lo, hi = (b.min(), b.max()) if len(b) else (0, 0)
@@ -227,7 +236,7 @@ def _timeline_and_table(run, items, rows, columns, what, gid):
     tx.axis("off")
     shown = rows[:TABLE_ROWS]
     if shown:
-        t = tx.table(cellText=shown, colLabels=columns, loc="upper center", cellLoc="right")
+        t = tx.table(cellText=shown, colLabels=columns, bbox=[0, 0, 1, 1], cellLoc="right")
         t.auto_set_font_size(False)
         t.set_fontsize(7)
         t.set_gid("table")
@@ -306,7 +315,8 @@ def runs(run):
                          "--rigid LAW -o FILE)" % run.path)
     rows = run.comparison["runs"]
     variants = [_text(v) for v in run.comparison["run_summary"]["variant"]]
-    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(9.5, 8), sharex=True,
+                                        layout="constrained")
     for v in variants:
         r = rows[np.array([_text(x) == v for x in rows["variant"]], dtype=bool)]
         k = r["collision"] + 1
@@ -327,7 +337,6 @@ def runs(run):
     _legend(ax0, len(variants))
     _legend(ax2, len(variants) + 1)
     ax0.set_title(_title(run, "rigid runs against the compliant run"))
-    fig.tight_layout()
     return fig
 
 

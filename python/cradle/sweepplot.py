@@ -15,8 +15,9 @@ law is the same at every point (calibrated: the energetic law, exact by
 construction) are not drawn; the figure's title says which and what value.
 A sweep axis is logarithmic when its values are (`scale: log` in the sweep
 file, or three or more positive values in geometric progression), and every
-sweep axis carries the unit of its model field (UNITS). Every line carries a gid ("alpha[0]:2" is column
-alpha[0], line 2; "laws:calibrated:energetic" the points where the energetic
+sweep axis carries the unit of its model field (UNITS). Legends sit beside
+the axes (constrained layout). Every line carries a gid ("alpha[0]:2" is
+column alpha[0], line 2; "laws:calibrated:energetic" the points where the energetic
 law is closest), so a test can compare it with the file.
 """
 import os
@@ -124,8 +125,8 @@ def _curves(sw, columns, ylabel, what):
     dropped = [(c, v) for c, v in const if v is not None]
     columns = [c for c, v in const if v is None] or columns[:1]
     dropped = [(c, v) for c, v in dropped if c not in columns]
-    fig, axes = plt.subplots(len(columns), 1, figsize=(7, 2.6 * len(columns) + 0.6),
-                             sharex=True, squeeze=False)
+    fig, axes = plt.subplots(len(columns), 1, figsize=(9, 2.6 * len(columns) + 0.8),
+                             sharex=True, squeeze=False, layout="constrained")
     for ax, col in zip(axes[:, 0], columns):
         y = sw.column(col)
         for g, (label, idx) in enumerate(groups):
@@ -134,14 +135,14 @@ def _curves(sw, columns, ylabel, what):
         ax.set_ylabel("%s %s" % (ylabel, col[len(what):]) if col != what else ylabel)
         ax.grid(True, alpha=0.3)
     if len(groups) > 1:
-        axes[0, 0].legend(fontsize="small", loc="best")
+        axes[0, 0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1),
+                          borderaxespad=0)
     _sweep_axis(sw, axes[-1, 0], x)
     title = "%s: %s against %s" % (sw.name, what, x)
     if dropped:
         title += "\n(not drawn, the same at every point: %s)" % ", ".join(
             "%s%s = %g" % (ylabel, c[len(what):], v) for c, v in dropped)
     fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
 
@@ -164,8 +165,8 @@ def laws(sw):
     best = {m: np.array(sw.best_law(m), dtype=object) for m in MODES}
     same = {m: best[m][0] for m in MODES if len(best[m]) and np.all(best[m] == best[m][0])}
     modes = [m for m in MODES if m not in same] or [MODES[-1]]
-    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes) + 1, 4), sharey=True,
-                             squeeze=False)
+    fig, axes = plt.subplots(1, len(modes), figsize=(5 * len(modes) + 2.5, 4), sharey=True,
+                             squeeze=False, layout="constrained")
     axes = axes[0]
     for ax, mode in zip(axes, modes):
         for k, law in enumerate(every + [""]):
@@ -179,7 +180,7 @@ def laws(sw):
         ax.set_title("closest law, %s" % mode)
         _sweep_axis(sw, ax, x)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small", loc="best")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     if y:
         _sweep_axis(sw, axes[0], y, "y")
     else:
@@ -190,7 +191,6 @@ def laws(sw):
         title += "\n(not drawn: %s)" % ", ".join(
             "closest %s law %s at every point" % (m, same[m] or "none") for m in hidden)
     fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
 

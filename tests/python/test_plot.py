@@ -27,6 +27,41 @@ def _lines(fig):
     return out
 
 
+def layout_boxes(fig):
+    """Draws the figure and returns (name, window box) of its texts and
+    legends: axis labels, titles, the suptitle, legends, tables."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    out = []
+    if fig._suptitle is not None and fig._suptitle.get_text():
+        out.append(("suptitle", fig._suptitle.get_window_extent(r)))
+    for k, ax in enumerate(fig.axes):
+        for name, t in (("xlabel", ax.xaxis.label), ("ylabel", ax.yaxis.label),
+                        ("title", ax.title)):
+            if t.get_text() and t.get_visible():
+                out.append(("%s %d" % (name, k), t.get_window_extent(r)))
+        if ax.get_legend() is not None:
+            out.append(("legend %d" % k, ax.get_legend().get_window_extent(r)))
+        for t in ax.tables:
+            out.append(("table %d" % k, t.get_window_extent(r)))
+    return out
+
+
+def check_layout(fig):
+    """No two labels, titles, legends or tables overlap, and no legend lies
+    on any axes' data area (legends are outside the axes)."""
+    boxes = layout_boxes(fig)
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[i + 1:]:
+            assert not ba.overlaps(bb), "%s overlaps %s" % (a, b)
+    r = fig.canvas.get_renderer()
+    areas = [ax.get_window_extent(r) for ax in fig.axes if ax.axison]
+    for name, box in boxes:
+        if name.startswith("legend"):
+            assert not any(box.overlaps(a) for a in areas), name
+    return boxes
+
+
 def _collision_spans(fig, run):
     """Each time axis shades every collision's span [t_start, t_end]."""
     shaded = 0
@@ -226,6 +261,25 @@ def test_collision_table(run):
     for b, c in zip(bars, run.collisions):
         x0 = b.get_paths()[0].vertices[:, 0].min()
         assert x0 == c.t_start
+
+
+@pytest.mark.parametrize("kind", plot.KINDS + plot.POOL_KINDS)
+def test_layout(run, kind):
+    """Legends beside the axes (never over data), no label, title, legend or
+    table over another (the timeline's "time (s)" above the table's caption);
+    the table's panel no taller than its rows need (no half-empty page:
+    at most 0.3 in per row)."""
+    if kind not in plot.kinds_of(run):
+        return
+    fig = plot.figure(run, kind)
+    boxes = check_layout(fig)
+    if kind in ("episodes", "collisions"):
+        names = [n for n, _ in boxes]
+        assert "xlabel 0" in names and "title 1" in names and "table 1" in names
+        rows = min(plot.TABLE_ROWS, len(run.episodes if kind == "episodes" else run.collisions))
+        assert fig.axes[1].get_window_extent().height / fig.dpi <= 0.3 * (rows + 1)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
 
 
 def test_cli(runs, tmp_path):

@@ -142,6 +142,16 @@ def test_law_map_points(sweep_file):
     assert fig.axes[0].get_ylabel() == "contact.n (–)" and fig.axes[0].get_yscale() == "linear"
 
 
+@pytest.mark.parametrize("kind", sweepplot.KINDS)
+def test_layout(sweep_file, kind):
+    """Legends outside the axes, no label, title or legend over another."""
+    from test_plot import check_layout
+    import matplotlib.pyplot as plt
+    fig = sweepplot.figure(sweep.read(sweep_file), kind)
+    check_layout(fig)
+    plt.close(fig)
+
+
 def test_cradle_plot_on_a_sweep(sweep_file, tmp_path):
     p = subprocess.run(["/usr/bin/python3", PLOTTER, sweep_file, "--outdir", str(tmp_path)],
                        capture_output=True, text=True, timeout=120)
