@@ -27,6 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib import ticker  # noqa: E402
 
 KINDS = ("alpha", "kappa", "laws")
 MODES = ("calibrated", "predictive")
@@ -90,6 +91,12 @@ def _sweep_axis(sw, ax, key, which="x"):
     (ax.set_xlabel if which == "x" else ax.set_ylabel)(axis_label(sw, key))
     if is_log_spaced(sw, key):
         (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+        # plain numbers (0.5, not 5×10⁻¹); minor ticks labelled within a decade
+        axis = ax.xaxis if which == "x" else ax.yaxis
+        plain = ticker.FuncFormatter(lambda v, _: "%g" % v)
+        axis.set_major_formatter(plain)
+        v = sw.column(key)[np.isfinite(sw.column(key))]
+        axis.set_minor_formatter(plain if v.max() / v.min() <= 10 else ticker.NullFormatter())
 
 
 def _constant(y):
@@ -132,7 +139,8 @@ def _curves(sw, columns, ylabel, what):
         for g, (label, idx) in enumerate(groups):
             ax.plot(sw.column(x)[idx], y[idx], marker=MARKERS[g % len(MARKERS)],
                     label=label or None, gid="%s:%d" % (col, g))
-        ax.set_ylabel("%s %s" % (ylabel, col[len(what):]) if col != what else ylabel)
+        # α and κ are ratios: dimensionless
+        ax.set_ylabel("%s (–)" % (ylabel + col[len(what):] if col != what else ylabel))
         ax.grid(True, alpha=0.3)
     if len(groups) > 1:
         axes[0, 0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1),

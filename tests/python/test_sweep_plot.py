@@ -64,6 +64,8 @@ def test_alpha_and_kappa_lines(sweep_file):
             assert "α[0] = 1" in fig._suptitle.get_text()
         assert sorted(lines) == sorted("%s:%d" % (c, g) for c in drawn for g in (0, 1))
         assert len(fig.axes) == len(drawn)
+        assert [ax.get_ylabel() for ax in fig.axes] == \
+            ["%s (–)" % c.replace("alpha", "α").replace("kappa", "κ") for c in drawn]
         assert fig.axes[-1].get_xlabel() == "m2/m1: balls[1].mass (kg)"
         # 0.5, 1, 2: geometric, so a log axis
         assert fig.axes[-1].get_xscale() == "log"
