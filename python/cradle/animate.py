@@ -1,9 +1,13 @@
 """A short animation of a run (GIF through matplotlib's Pillow writer): balls
 of a chain on their line, or hanging from their pivots when the model
 suspends them as pendulums (pivots from the model text through libcradle's
-cr_model_pendulum), or the discs and walls of a pool. Frames are evenly
-spaced in time, positions interpolated linearly between the stored rows;
-bodies inside a collision are drawn red."""
+cr_model_pendulum), or the discs and walls of a pool. Frames are placed
+by events (frame_times): about half of them evenly over the run, the rest
+inside the collisions (up to 3 per collision: its start, middle and end, a
+slow-motion segment), so that every impact is seen however short, at least
+one frame per collision; positions are interpolated linearly between the
+stored rows. A body is drawn red exactly while a collision of its lasts
+(t_start <= t <= t_end of /collisions), and the title says "in collision K"."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -32,14 +36,29 @@ def _frame_positions(run, t):
     return out
 
 
-def _colliding(run, t, half):
-    """Bodies of the collisions within half a frame of t (a collision lasts
-    milliseconds, frames are tens of them apart)."""
-    hot = set()
+def frame_times(run, frames):
+    """Event-aware frame times: half the frames even over [t0, t_end], the
+    rest inside the collisions (per collision 1 to 3: middle; start, middle,
+    end), at least one per collision (more frames than asked when there are
+    more collisions than frames); sorted, distinct."""
+    t0, t1 = float(run.time[0]), float(run.time[-1])
+    coll = run.collisions
+    per = max(1, min(3, (frames // 2) // len(coll))) if coll else 0
+    inside = [np.linspace(c.t_start, c.t_end, per) if per > 1 else [0.5 * (c.t_start + c.t_end)]
+              for c in coll]
+    even = np.linspace(t0, t1, max(frames - per * len(coll), 2 if frames > 1 else 1))
+    return np.unique(np.concatenate([even] + [np.asarray(x, float) for x in inside]))
+
+
+def _colliding(run, t):
+    """Bodies of the collisions whose span [t_start, t_end] holds t, and those
+    collisions' indices."""
+    hot, which = set(), []
     for c in run.collisions:
-        if c.t_start - half <= t <= c.t_end + half:
+        if c.t_start <= t <= c.t_end:
             hot.update(int(b) for b in c.bodies)
-    return hot
+            which.append(c.index)
+    return hot, which
 
 
 def _plane(run, x, pend):
@@ -114,24 +133,24 @@ def animate(run, path, frames=60, fps=20, dpi=80, width=5.0):
         strings = [ax.plot([], [], "k-", lw=0.6)[0] for _ in pend]
         ax.plot([lo[0], hi[0]], [0, 0], color="0.3", lw=1.5)
     label = ax.set_title("%s   t = 0.000 s" % run.name, fontsize="small")
-    times = np.linspace(run.time[0], run.time[-1], frames)
-    half = 0.5 * (times[1] - times[0]) if frames > 1 else 0.0
+    times = frame_times(run, frames)
 
     def draw(k):
         t = times[k]
         xy, piv = _plane(run, _frame_positions(run, t), pend)
-        hot = _colliding(run, t, half)
+        hot, which = _colliding(run, t)
         for i, c in enumerate(circles):
             c.center = tuple(xy[i])
             c.set_facecolor("tab:red" if i in hot else "0.6")
         for i, s in enumerate(strings):
             if piv is not None and np.isfinite(piv[i, 0]):
                 s.set_data([piv[i, 0], xy[i, 0]], [piv[i, 1], xy[i, 1]])
-        label.set_text("%s   t = %.3f s" % (run.name, t))
+        label.set_text("%s   t = %.6f s%s" % (run.name, t, "   in collision %s" % ", ".join(
+            str(k) for k in which) if which else ""))
         return circles + strings + [label]
 
     fig.tight_layout()
-    anim = FuncAnimation(fig, draw, frames=frames, blit=False)
+    anim = FuncAnimation(fig, draw, frames=len(times), blit=False)
     anim.save(path, writer=PillowWriter(fps=fps), dpi=dpi)
     plt.close(fig)
-    return frames
+    return len(times)

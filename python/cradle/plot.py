@@ -7,6 +7,8 @@
   energy      kinetic, potential, dissipated and their sum, with the relative balance
   episodes    impact episodes: a timeline and the table
   collisions  collisions (episodes of one impact together): a timeline and the table
+  paths       (pools only) the x–y path of every moving body (for dim 3 its
+              projection on x–y), start and end marked, the walls as lines
   runs        (a file of `cradle compare MODEL --rigid LAW -o FILE` only) each rigid
               variant against the compliant run per collision: phase, u+ error,
               energy kept (product of the collisions' kappa)
@@ -24,6 +26,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from . import xdmf  # noqa: E402
+
 KINDS = ("trajectory", "forces", "impulses", "energy", "episodes", "collisions")
 TABLE_ROWS = 25
 LEGEND_MAX = 8
@@ -40,16 +44,36 @@ def _shade_collisions(ax, run):
         ax.axvspan(c.t_start, c.t_end, color="0.85", zorder=0, gid="collision:%d" % c.index)
 
 
+def _end_name(run, b):
+    """A contact's end: "wall W" for half-plane wall W (body_b = -1 - W),
+    "wall (body I)" for a chain's fixed body, else "body I"."""
+    b = int(b)
+    if b < 0:
+        return "wall %d" % (-1 - b)
+    return "wall (body %d)" % b if not run.moving[b] else "body %d" % b
+
+
+def contact_label(run, k):
+    """The legend name of contact k (row of /contacts) by its two ends:
+    "body 0–body 1", "body 2–wall 0"."""
+    c = run.contacts[k]
+    return "%s–%s" % (_end_name(run, c["body_a"]), _end_name(run, c["body_b"]))
+
+
 def _legend(ax, n):
+    """Outside the axes, right of them (constrained layout makes room): a
+    legend never covers data."""
     if 0 < n <= LEGEND_MAX:
-        ax.legend(fontsize="small", loc="best")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1),
+                  borderaxespad=0)
 
 
 def trajectory(run):
     """Positions and velocities against time (pools: one panel per component)."""
     moving = np.flatnonzero(run.moving)
     d = run.dim
-    fig, axes = plt.subplots(2, d, figsize=(7 * d, 6), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(2, d, figsize=(7 * d + 1.5, 6), sharex=True, squeeze=False,
+                             layout="constrained")
     for c in range(d):
         comp = COMPONENTS[c] if d > 1 else ""
         for row, (data, name, unit) in enumerate(((run.position, "position", "m"),
@@ -61,7 +85,8 @@ def trajectory(run):
                 ax.plot(run.time, data[:, i, c], lw=0.8, label="body %d" % i, gid=gid)
             ax.set_ylabel(("%s %s (%s)" % (name, comp, unit)).replace("  ", " "))
             _shade_collisions(ax, run)
-            _legend(ax, len(moving))
+            if row == 0 and c == d - 1:     # one legend, right of the top-right panel
+                _legend(ax, len(moving))
         axes[1][c].set_xlabel("time (s)")
     fig.suptitle(_title(run, "positions and velocities"))
     return fig
@@ -91,16 +116,17 @@ def _draw_peaks(ax, run):
 
 def forces(run):
     """Contact forces: chains every row, pools at the located events."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5), layout="constrained")
     if run.force is not None:
         for k in range(run.force.shape[1]):
-            ax.plot(run.time, run.force[:, k], lw=0.8, label="contact %d" % k, gid="force:%d" % k)
+            ax.plot(run.time, run.force[:, k], lw=0.8, label=contact_label(run, k),
+                    gid="force:%d" % k)
         n = run.force.shape[1]
         ax.set_ylabel("contact force (N)")
     else:
         series = _pool_event_series(run, "force")
         for k, (t, f) in series.items():
-            ax.plot(t, f, ".", ms=3, label="contact %d" % k, gid="event-force:%d" % k)
+            ax.plot(t, f, ".", ms=3, label=contact_label(run, k), gid="event-force:%d" % k)
         n = len(series)
         ax.set_ylabel("contact force at events (N)")
     _draw_peaks(ax, run)
@@ -114,10 +140,10 @@ def forces(run):
 def impulses(run):
     """Accumulated impulses ∫ f dt from t = 0: chains every row; pools at the
     events, with the value at the end from /contacts."""
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9.5, 4.5), layout="constrained")
     if run.impulse is not None:
         for k in range(run.impulse.shape[1]):
-            ax.plot(run.time, run.impulse[:, k], lw=0.8, label="contact %d" % k,
+            ax.plot(run.time, run.impulse[:, k], lw=0.8, label=contact_label(run, k),
                     gid="impulse:%d" % k)
         n = run.impulse.shape[1]
     else:
@@ -125,7 +151,7 @@ def impulses(run):
         for k, (t, p) in series.items():
             t = np.append(t, run.final_time)
             p = np.append(p, run.contacts["impulse"][k])
-            ax.plot(t, p, drawstyle="steps-post", lw=0.8, label="contact %d" % k,
+            ax.plot(t, p, drawstyle="steps-post", lw=0.8, label=contact_label(run, k),
                     gid="event-impulse:%d" % k)
         n = len(series)
     ax.set_xlabel("time (s)")
@@ -138,14 +164,14 @@ def impulses(run):
 
 def energy(run):
     """T, U, dissipated, their sum, and (T + U + D − E0) / E0."""
-    fig, (ax, bx) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(9.5, 6), sharex=True, layout="constrained")
     T, U, D = run.kinetic_energy, run.potential_energy, run.dissipated_work
     S = T + U + D
     for y, name, gid in ((T, "kinetic T", "kinetic"), (U, "potential U", "potential"),
                          (D, "dissipated D", "dissipated"), (S, "T + U + D", "total")):
         ax.plot(run.time, y, lw=0.9, label=name, gid=gid)
     ax.set_ylabel("energy (J)")
-    ax.legend(fontsize="small")
+    _legend(ax, 4)
     E0 = S[0] if len(S) else 0.0
     bal = (S - E0) / abs(E0) if E0 != 0 else S - E0
     bx.plot(run.time, bal, lw=0.9, color="k", gid="balance")
@@ -191,7 +217,11 @@ def collision_rows(run):
 
 
 def _timeline_and_table(run, items, rows, columns, what, gid):
-    fig, (ax, tx) = plt.subplots(2, 1, figsize=(10, 8), gridspec_kw={"height_ratios": [1, 2]})
+    # the table's panel as tall as its rows (no half-empty page), laid out
+    # with its caption below the timeline's axis label (constrained layout)
+    table_h = 0.2 * (min(len(rows), TABLE_ROWS) + 1) + 0.2
+    fig, (ax, tx) = plt.subplots(2, 1, figsize=(10, 3.2 + table_h), layout="constrained",
+                                 gridspec_kw={"height_ratios": [2.6, table_h]})
     for it in items:
         b = np.asarray(it.bodies)
         lo, hi = (b.min(), b.max()) if len(b) else (0, 0)
@@ -206,7 +236,7 @@ def _timeline_and_table(run, items, rows, columns, what, gid):
     tx.axis("off")
     shown = rows[:TABLE_ROWS]
     if shown:
-        t = tx.table(cellText=shown, colLabels=columns, loc="upper center", cellLoc="right")
+        t = tx.table(cellText=shown, colLabels=columns, bbox=[0, 0, 1, 1], cellLoc="right")
         t.auto_set_font_size(False)
         t.set_fontsize(7)
         t.set_gid("table")
@@ -230,6 +260,44 @@ def collisions(run):
                                "collision")
 
 
+def paths(run):
+    """x–y paths of a pool's moving bodies (dim 3: projected on x–y), with
+    the walls (gid "wall:W") in the box of the paths."""
+    if run.dim < 2:
+        raise ValueError("%s: the paths figure is for pools (dim 2); a chain moves on a line "
+                         "(see trajectory)" % run.path)
+    fig, ax = plt.subplots(figsize=(7, 6), layout="constrained")
+    moving = np.flatnonzero(run.moving)
+    for i in moving:
+        x, y = run.position[:, i, 0], run.position[:, i, 1]
+        ln, = ax.plot(x, y, lw=0.9, label="body %d" % i, gid="path:%d" % i)
+        ax.plot(x[:1], y[:1], "o", mfc="none", color=ln.get_color(), gid="start:%d" % i)
+        ax.plot(x[-1:], y[-1:], "s", color=ln.get_color(), ms=4, gid="end:%d" % i)
+    lo, hi = xdmf.path_box(run.position, run.radius)
+    for w, (n, off) in enumerate(zip(run.wall_normal, run.wall_offset)):
+        seg = xdmf.wall_segment(n, off, lo, hi)
+        if seg is not None:
+            ax.plot(seg[:, 0], seg[:, 1], "k-", lw=2, gid="wall:%d" % w)
+            ax.annotate("wall %d" % w, seg.mean(axis=0), fontsize="small", ha="center",
+                        va="bottom")
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.grid(alpha=0.3)
+    if 0 < len(moving) <= LEGEND_MAX:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    what = "paths in the x–y plane" + (" (projection)" if run.dim > 2 else "")
+    fig.suptitle(_title(run, what + "; o start, ■ end"))
+    return fig
+
+
+def kinds_of(run):
+    """The kinds that apply to the run: paths for pools only."""
+    return KINDS + (POOL_KINDS if run.dim >= 2 else ())
+
+
 def has_runs(run):
     """True when the file holds a /comparison of runs (cradle compare --rigid)."""
     c = run.comparison
@@ -247,7 +315,8 @@ def runs(run):
                          "--rigid LAW -o FILE)" % run.path)
     rows = run.comparison["runs"]
     variants = [_text(v) for v in run.comparison["run_summary"]["variant"]]
-    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
+    fig, (ax0, ax1, ax2) = plt.subplots(3, 1, figsize=(9.5, 8), sharex=True,
+                                        layout="constrained")
     for v in variants:
         r = rows[np.array([_text(x) == v for x in rows["variant"]], dtype=bool)]
         k = r["collision"] + 1
@@ -268,20 +337,21 @@ def runs(run):
     _legend(ax0, len(variants))
     _legend(ax2, len(variants) + 1)
     ax0.set_title(_title(run, "rigid runs against the compliant run"))
-    fig.tight_layout()
     return fig
 
 
 RUN_KINDS = ("runs",)
+POOL_KINDS = ("paths",)
 
 FIGURES = {"trajectory": trajectory, "forces": forces, "impulses": impulses, "energy": energy,
-           "episodes": episodes, "collisions": collisions, "runs": runs}
+           "episodes": episodes, "collisions": collisions, "runs": runs, "paths": paths}
 
 
 def figure(run, kind):
     """The matplotlib Figure of one kind (KINDS)."""
     if kind not in FIGURES:
-        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS + RUN_KINDS)))
+        raise ValueError("unknown plot kind %r (one of %s)" % (kind, ", ".join(KINDS + POOL_KINDS +
+                                                                     RUN_KINDS)))
     return FIGURES[kind](run)
 
 

@@ -3,7 +3,12 @@ particles moving in time, with velocities and forces:
 
     python3 -m cradle.xdmf FILE.h5 [--steps N]   (or: cradle-plot --xdmf FILE.h5)
 
-writes FILE.xmf and FILE.xdmf.h5 beside FILE.h5. The XDMF file is a temporal
+writes FILE.xmf and FILE.xdmf.h5 beside FILE.h5 (or in --outdir DIR), and
+for a pool with half-plane walls FILE-walls.xmf: one line segment per wall
+(its line n·p = offset clipped to the box of the bodies' paths, widened by
+two radii), point data "wall" = the wall's index, in a file of its own so
+that the bodies' file stays one particle set (open both in ParaView; a
+chain's walls are fixed bodies, already particles). The XDMF file is a temporal
 collection of polyvertex grids, one per stored row (at most N rows, evenly
 spread; default 1000, 0 for all). The run file itself is never modified:
 what ParaView needs in a form the run file does not have (3-component
@@ -16,8 +21,12 @@ positions, velocities and forces per body) goes into FILE.xdmf.h5:
                                     stored rows (pools store no per-contact series)
   /time                  (S,)       s
   /row                   (S,)       the rows of /trajectory they are
+  /mass, /radius         (N,)       /model/mass (kg; a fixed body's ∞ as 0), /model/radius
+  /wall_points           (2W, 3)    pools: the walls' segment ends (m)
+  /wall_index            (2W,)      the wall of each point
 
-Mass and radius come straight from FILE.h5 (/model/mass, /model/radius).
+The sidecar holds everything the .xmf files name, so they work wherever
+they are written.
 Written in Python rather than C: it needs only h5py, works on any file
 already written (the store need not know about viewers), and keeps a text
 format out of the library.
@@ -82,9 +91,61 @@ def _slab(path, full, k, n):
             % (n, k, n, _hdf(path, full)))
 
 
-def write(h5path, steps=DEFAULT_STEPS):
-    """Writes FILE.xmf and FILE.xdmf.h5 beside @h5path; @return the .xmf path."""
+def wall_segment(normal, offset, lo, hi):
+    """The wall line n·p = offset (first two components) clipped to the box
+    [lo, hi]: its two ends (2, 2), or None when it misses the box."""
+    n = np.asarray(normal[:2], float)
+    p0 = n * offset / n.dot(n)
+    d = np.array([-n[1], n[0]])
+    tol = 1e-12 * float(np.max(hi - lo))
+    ts = [(b[k] - p0[k]) / d[k] for k in range(2) if d[k] != 0 for b in (lo, hi)]
+    ts = [t for t in ts if np.all(p0 + t * d >= lo - tol) and np.all(p0 + t * d <= hi + tol)]
+    return None if len(ts) < 2 else np.array([p0 + min(ts) * d, p0 + max(ts) * d])
+
+
+def path_box(pos, radius):
+    """The x–y box of positions (..., N, >= 2) widened by two largest radii."""
+    xy = pos[..., :2].reshape(-1, 2)
+    r = float(np.max(radius)) if len(radius) else 0.0
+    return xy.min(axis=0) - 2 * r, xy.max(axis=0) + 2 * r
+
+
+def wall_points(f, pos):
+    """(2W, 3) segment ends and (2W,) wall indices of a pool's walls."""
+    m = f["model"]
+    if "wall_normal" not in m or len(m["wall_offset"]) == 0:
+        return np.zeros((0, 3)), np.zeros(0, np.int64)
+    lo, hi = path_box(pos, m["radius"][()])
+    pts, idx = [], []
+    for w, (nrm, off) in enumerate(zip(m["wall_normal"][()], m["wall_offset"][()])):
+        seg = wall_segment(nrm, off, lo, hi)
+        if seg is not None:
+            pts += [np.append(seg[0], 0.0), np.append(seg[1], 0.0)]
+            idx += [w, w]
+    return np.array(pts).reshape(-1, 3), np.array(idx, np.int64)
+
+
+def _write_walls(path, side_name, count, name):
+    out = ['<?xml version="1.0" ?>',
+           '<Xdmf Version="3.0" xmlns:xi="http://www.w3.org/2001/XInclude">', "<Domain>",
+           '<Grid Name=%s GridType="Uniform">' % quoteattr(name + " walls"),
+           '<Topology TopologyType="Polyline" NumberOfElements="%d" NodesPerElement="2"/>'
+           % (count // 2),
+           '<Geometry GeometryType="XYZ">%s</Geometry>' % _hdf(side_name + ":/wall_points",
+                                                              (count, 3)),
+           '<Attribute Name="wall" AttributeType="Scalar" Center="Node">%s</Attribute>'
+           % _hdf(side_name + ":/wall_index", (count,), "Int"),
+           "</Grid>", "</Domain>", "</Xdmf>", ""]
+    with open(path, "w", encoding="utf-8") as fx:
+        fx.write("\n".join(out))
+
+
+def write(h5path, steps=DEFAULT_STEPS, outdir=None):
+    """Writes FILE.xmf and FILE.xdmf.h5 (and FILE-walls.xmf for a pool with
+    walls) beside @h5path or in @outdir; @return the .xmf path."""
     base = os.path.splitext(h5path)[0]
+    if outdir:
+        base = os.path.join(outdir, os.path.basename(base))
     xmf, side = base + ".xmf", base + ".xdmf.h5"
     run_name, side_name = os.path.basename(h5path), os.path.basename(side)
     with h5py.File(h5path, "r") as f:
@@ -100,12 +161,17 @@ def write(h5path, steps=DEFAULT_STEPS):
         vel[:, :, :dim] = f["trajectory/velocity"][rows, :].reshape(S, n, dim)
         force, how = _forces(f, rows, n, dim)
         name = str(f.attrs.get("model_name", run_name))
+        mass, radius = f["model/mass"][()], f["model/radius"][()]
+        wpts, widx = wall_points(f, f["trajectory/position"][()].reshape(len(t), n, dim))
     with h5py.File(side, "w") as g:
         g.attrs["source"] = run_name
         g.attrs["force"] = how
         for key, val, units in (("position", pos, "m"), ("velocity", vel, "m/s"),
                                 ("force", force, "N"), ("time", t[rows], "s"),
-                                ("row", rows.astype(np.int64), "1 (row of /trajectory)")):
+                                ("row", rows.astype(np.int64), "1 (row of /trajectory)"),
+                                ("mass", np.where(np.isfinite(mass), mass, 0.0), "kg"),
+                                ("radius", radius, "m"), ("wall_points", wpts, "m"),
+                                ("wall_index", widx, "1 (wall)")):
             d = g.create_dataset(key, data=val)
             d.attrs["units"] = units
     full = (S, n, 3)
@@ -124,11 +190,13 @@ def write(h5path, steps=DEFAULT_STEPS):
                        % (key, _slab(side_name + ":/" + key, full, k, n)))
         for key in ("mass", "radius"):
             out.append('<Attribute Name="%s" AttributeType="Scalar" Center="Node">%s</Attribute>'
-                       % (key, _hdf(run_name + ":/model/" + key, (n,))))
+                       % (key, _hdf(side_name + ":/" + key, (n,))))
         out.append("</Grid>")
     out += ["</Grid>", "</Domain>", "</Xdmf>", ""]
     with open(xmf, "w", encoding="utf-8") as fx:
         fx.write("\n".join(out))
+    if len(wpts):
+        _write_walls(base + "-walls.xmf", side_name, len(wpts), name)
     return xmf
 
 
@@ -139,9 +207,10 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=DEFAULT_STEPS,
                     help="time steps at most, evenly spread over the rows (0: all; default %d)"
                     % DEFAULT_STEPS)
+    ap.add_argument("--outdir", help="folder for the files (default: beside FILE)")
     a = ap.parse_args(argv)
     try:
-        path = write(a.file, a.steps)
+        path = write(a.file, a.steps, a.outdir)
     except (OSError, KeyError) as e:
         print("cradle.xdmf: %s: %s" % (a.file, e), file=sys.stderr)
         return 1

@@ -3,17 +3,21 @@ and VMD:
 
     python3 -m cradle.xyz FILE.h5 [--steps N]   (or: cradle-plot --xyz FILE.h5)
 
-writes FILE.xyz beside FILE.h5: one frame per stored row (at most N rows,
+writes FILE.xyz beside FILE.h5 (or in --outdir DIR): one frame per stored row (at most N rows,
 evenly spread as for the XDMF sidecar; default 1000, 0 for all). Each frame is
 
-    N
-    Properties=species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1 Time=T Row=K
+    N + 2W
+    Properties=species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1 Time=T Row=K Bodies=N Walls=W
     B x y z vx vy vz radius mass fixed        (one line per body)
+    X x y 0 0 0 0 0 0 1                     (a pool's walls: two per wall)
 
 with positions in m, velocities in m/s, the time in s and K the row of
 /trajectory; chains lie on the x axis, pools in the z = 0 plane; species is
 "B" (moving) or "W" (fixed), so OVITO can colour them. A fixed body's mass
-(infinite in the file) is written as 0. The run file is never modified.
+(infinite in the file) is written as 0. A pool's half-plane wall W is the two
+ends of its segment (the lines 2W and 2W + 1 after the bodies, species "X",
+ASE's dummy atom; the segment as in the XDMF walls file, cradle.xdmf). The
+run file is never modified.
 """
 import argparse
 import os
@@ -22,7 +26,7 @@ import sys
 import h5py
 import numpy as np
 
-from .xdmf import DEFAULT_STEPS, require_whole, select_rows
+from .xdmf import DEFAULT_STEPS, require_whole, select_rows, wall_points
 
 PROPERTIES = "species:S:1:pos:R:3:velo:R:3:radius:R:1:mass:R:1:fixed:I:1"
 
@@ -51,22 +55,35 @@ def bodies(h5path):
     return np.where(np.isfinite(mass), mass, 0.0), radius, fixed
 
 
-def write(h5path, steps=DEFAULT_STEPS, out=None):
-    """Writes FILE.xyz (or @out) through a temporary file renamed into place;
-    @return (path, frame count)."""
-    out = out or os.path.splitext(h5path)[0] + ".xyz"
+def walls(h5path):
+    """(2W, 3) ends of a pool's wall segments (cradle.xdmf.wall_points)."""
+    with h5py.File(h5path, "r") as f:
+        n, dim = int(f["model"].attrs["body_count"]), int(f["model"].attrs["dim"])
+        t = f["trajectory/time"]
+        return wall_points(f, f["trajectory/position"][()].reshape(len(t), n, dim))[0]
+
+
+def write(h5path, steps=DEFAULT_STEPS, out=None, outdir=None):
+    """Writes FILE.xyz (or @out; or FILE.xyz in @outdir) through a temporary
+    file renamed into place; @return (path, frame count)."""
+    out = out or os.path.join(outdir or os.path.dirname(os.path.abspath(h5path)),
+                              os.path.splitext(os.path.basename(h5path))[0] + ".xyz")
     mass, radius, fixed = bodies(h5path)
     n = len(mass)
+    wend = walls(h5path)
+    ends = "".join("X %.17g %.17g %.17g 0 0 0 0 0 1\n" % tuple(p) for p in wend)
     tmp = out + ".part-%d" % os.getpid()
     count = 0
     try:
         with open(tmp, "w", encoding="ascii") as fx:
             for row, t, pos, vel in frames(h5path, steps):
-                fx.write("%d\nProperties=%s Time=%.17g Row=%d\n" % (n, PROPERTIES, t, row))
+                fx.write("%d\nProperties=%s Time=%.17g Row=%d Bodies=%d Walls=%d\n"
+                         % (n + len(wend), PROPERTIES, t, row, n, len(wend) // 2))
                 for i in range(n):
                     fx.write("%s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %d\n"
                              % ("W" if fixed[i] else "B", *pos[i], *vel[i], radius[i], mass[i],
                                 fixed[i]))
+                fx.write(ends)
                 count += 1
         os.replace(tmp, out)
     finally:
@@ -82,9 +99,10 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=DEFAULT_STEPS,
                     help="frames at most, evenly spread over the rows (0: all; default %d)"
                     % DEFAULT_STEPS)
+    ap.add_argument("--outdir", help="folder for FILE.xyz (default: beside FILE)")
     a = ap.parse_args(argv)
     try:
-        path, count = write(a.file, a.steps)
+        path, count = write(a.file, a.steps, outdir=a.outdir)
     except (OSError, KeyError) as e:
         print("cradle.xyz: %s: %s" % (a.file, e), file=sys.stderr)
         return 1

@@ -53,6 +53,14 @@ def runs(tmp_path_factory):
     return out
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Every test's figures closed after it (pyplot keeps them open)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
 _counts = {"passed": 0, "failed": 0}
 
 

@@ -12,9 +12,31 @@ def test_gif(runs, kind, tmp_path):
     from PIL import Image
     run = cradle.read(runs[kind][0])
     gif = tmp_path / ("%s.gif" % kind)
-    assert animate.animate(run, str(gif), frames=8, fps=10, dpi=50) == 8
+    n = animate.animate(run, str(gif), frames=8, fps=10, dpi=50)
+    assert n == len(animate.frame_times(run, 8)) and 8 - len(run.collisions) <= n
     im = Image.open(gif)
-    assert im.format == "GIF" and im.n_frames == 8
+    assert im.format == "GIF" and im.n_frames == n
+
+
+@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("frames", [4, 8, 60])
+def test_every_collision_has_frames(runs, kind, frames):
+    """Every collision of /collisions has a frame inside [t_start, t_end]
+    (however short), the frames span the run, and a body is red exactly
+    while a collision of its lasts (never at a frame outside every span)."""
+    run = cradle.read(runs[kind][0])
+    assert len(run.collisions) >= 1
+    t = animate.frame_times(run, frames)
+    assert (np.diff(t) > 0).all() and t[0] == run.time[0] and t[-1] == run.time[-1]
+    assert len(t) <= max(frames, len(run.collisions)) + 2 * len(run.collisions)
+    for c in run.collisions:
+        inside = t[(t >= c.t_start) & (t <= c.t_end)]
+        assert len(inside) >= (1 if frames // 2 < 2 * len(run.collisions) else 2)
+    for tk in t:
+        hot, which = animate._colliding(run, tk)
+        spans = [c for c in run.collisions if c.t_start <= tk <= c.t_end]
+        assert which == [c.index for c in spans]
+        assert hot == {int(b) for c in spans for b in c.bodies}
 
 
 def test_frame_positions(runs):

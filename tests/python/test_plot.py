@@ -27,6 +27,41 @@ def _lines(fig):
     return out
 
 
+def layout_boxes(fig):
+    """Draws the figure and returns (name, window box) of its texts and
+    legends: axis labels, titles, the suptitle, legends, tables."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    out = []
+    if fig._suptitle is not None and fig._suptitle.get_text():
+        out.append(("suptitle", fig._suptitle.get_window_extent(r)))
+    for k, ax in enumerate(fig.axes):
+        for name, t in (("xlabel", ax.xaxis.label), ("ylabel", ax.yaxis.label),
+                        ("title", ax.title)):
+            if t.get_text() and t.get_visible():
+                out.append(("%s %d" % (name, k), t.get_window_extent(r)))
+        if ax.get_legend() is not None:
+            out.append(("legend %d" % k, ax.get_legend().get_window_extent(r)))
+        for t in ax.tables:
+            out.append(("table %d" % k, t.get_window_extent(r)))
+    return out
+
+
+def check_layout(fig):
+    """No two labels, titles, legends or tables overlap, and no legend lies
+    on any axes' data area (legends are outside the axes)."""
+    boxes = layout_boxes(fig)
+    for i, (a, ba) in enumerate(boxes):
+        for b, bb in boxes[i + 1:]:
+            assert not ba.overlaps(bb), "%s overlaps %s" % (a, b)
+    r = fig.canvas.get_renderer()
+    areas = [ax.get_window_extent(r) for ax in fig.axes if ax.axison]
+    for name, box in boxes:
+        if name.startswith("legend"):
+            assert not any(box.overlaps(a) for a in areas), name
+    return boxes
+
+
 def _collision_spans(fig, run):
     """Each time axis shades every collision's span [t_start, t_end]."""
     shaded = 0
@@ -96,7 +131,28 @@ def test_forces_and_impulses(run):
                     assert (y[:-1] == ev["impulse"][sel]).all()
                     assert y[-1] == run.contacts["impulse"][k]
         _collision_spans(fig, run)
+        _contact_names(fig, run)
     _located_peaks(plot.figure(run, "forces"), run)
+
+
+def _contact_names(fig, run):
+    """Each contact's line is named by its ends from /contacts: a half-plane
+    wall by its index (body_b = -1 - W), a chain's fixed body as a wall."""
+    def end(b):
+        if b < 0:
+            return "wall %d" % (-1 - b)
+        return ("body %d" if run.moving[b] else "wall (body %d)") % b
+    named = 0
+    for ax in fig.axes:
+        for ln in ax.get_lines():
+            gid = ln.get_gid() or ""
+            if gid.split(":")[0] in ("force", "impulse", "event-force", "event-impulse"):
+                c = run.contacts[int(gid.split(":")[1])]
+                assert ln.get_label() == "%s–%s" % (end(c["body_a"]), end(c["body_b"]))
+                named += 1
+    assert named >= 1
+    if run.dim == 2:    # pool-bernoulli's wall contacts are named by the wall's index
+        assert any(ln.get_label().endswith("–wall 0") for ax in fig.axes for ln in ax.get_lines())
 
 
 def _located_peaks(fig, run):
@@ -135,6 +191,35 @@ def test_energy(run):
     assert (lines["balance"][1] == (S - S[0]) / abs(S[0])).all()
     # reference: the run's own balance is small (undamped, rtol 1e-10): 1e-6
     assert np.abs(lines["balance"][1]).max() < 1e-6
+
+
+def test_paths(run):
+    """Pools: one x–y line per moving body holding the file's positions, each
+    wall a segment on its line n·p = offset; chains: refused."""
+    if run.dim == 1:
+        with pytest.raises(ValueError, match="pools"):
+            plot.figure(run, "paths")
+        assert "paths" not in plot.kinds_of(run)
+        return
+    assert "paths" in plot.kinds_of(run)
+    fig = plot.figure(run, "paths")
+    lines = _lines(fig)
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x (m)", "y (m)")
+    for i in np.flatnonzero(run.moving):
+        x, y = lines["path:%d" % i]
+        assert (x == run.position[:, i, 0]).all() and (y == run.position[:, i, 1]).all()
+        assert lines["start:%d" % i][0][0] == x[0] and lines["end:%d" % i][1][0] == y[-1]
+    assert len([g for g in lines if g.startswith("path:")]) == run.moving.sum()
+    walls = [g for g in lines if g.startswith("wall:")]
+    assert len(walls) == len(run.wall_offset) >= 1
+    for g in walls:
+        w = int(g.split(":")[1])
+        pts = np.column_stack(lines[g])
+        n = run.wall_normal[w]
+        # both ends on the wall's line (1e-12 of the box, rounding of the clip)
+        assert np.allclose(pts @ n, run.wall_offset[w], rtol=0, atol=1e-12)
+    assert {t.get_text() for t in ax.texts} >= {"wall %d" % w for w in range(len(walls))}
 
 
 def _table_cells(fig):
@@ -178,15 +263,37 @@ def test_collision_table(run):
         assert x0 == c.t_start
 
 
+@pytest.mark.parametrize("kind", plot.KINDS + plot.POOL_KINDS)
+def test_layout(run, kind):
+    """Legends beside the axes (never over data), no label, title, legend or
+    table over another (the timeline's "time (s)" above the table's caption);
+    the table's panel no taller than its rows need (no half-empty page:
+    at most 0.3 in per row)."""
+    if kind not in plot.kinds_of(run):
+        return
+    fig = plot.figure(run, kind)
+    boxes = check_layout(fig)
+    if kind in ("episodes", "collisions"):
+        names = [n for n, _ in boxes]
+        assert "xlabel 0" in names and "title 1" in names and "table 1" in names
+        rows = min(plot.TABLE_ROWS, len(run.episodes if kind == "episodes" else run.collisions))
+        assert fig.axes[1].get_window_extent().height / fig.dpi <= 0.3 * (rows + 1)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
 def test_cli(runs, tmp_path):
     h5 = runs["pool"][0]
     p = subprocess.run([PLOTTER, h5, "--outdir", str(tmp_path)], capture_output=True, text=True,
                        timeout=120)
     assert p.returncode == 0, p.stderr
-    for kind in plot.KINDS:
+    for kind in plot.KINDS + plot.POOL_KINDS:
         png = tmp_path / ("pool-%s.png" % kind)
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", kind
         assert "wrote %s" % png in p.stdout
+    p = subprocess.run([PLOTTER, runs["chain"][0], "--kind", "paths"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 3 and "for pools" in p.stderr
     p = subprocess.run([PLOTTER, h5, "--kind", "energy,bogus"], capture_output=True, text=True)
     assert p.returncode == 2 and "unknown kind bogus" in p.stderr
     p = subprocess.run([PLOTTER, str(tmp_path / "none.h5")], capture_output=True, text=True)

@@ -96,6 +96,47 @@ def test_main(runs, tmp_path):
         assert len(g["row"]) == len(f["trajectory/time"])      # --steps 0: every row
 
 
+def test_outdir_and_walls(runs, tmp_path):
+    """--outdir: every file in DIR, none beside the run, the .xmf files
+    resolving in DIR alone; a pool's walls: FILE-walls.xmf, one segment per
+    wall whose ends lie on the wall's line n·p = offset (to 1e-12 m, the
+    clip's rounding) and on the box of the paths widened by two radii."""
+    src = tmp_path / "src"
+    out = tmp_path / "out"
+    src.mkdir()
+    out.mkdir()
+    h5 = src / "p.h5"
+    h5.write_bytes(open(runs["pool"][0], "rb").read())
+    assert xdmf.main([str(h5), "--steps", "5", "--outdir", str(out)]) == 0
+    assert sorted(os.listdir(src)) == ["p.h5"]
+    assert sorted(os.listdir(out)) == ["p-walls.xmf", "p.xdmf.h5", "p.xmf"]
+    h5.rename(tmp_path / "moved.h5")          # the sidecar needs no run file
+    with h5py.File(str(tmp_path / "moved.h5"), "r") as f, \
+            h5py.File(str(out / "p.xdmf.h5"), "r") as g:
+        normal, offset = f["model/wall_normal"][()], f["model/wall_offset"][()]
+        n, dim = int(f["model"].attrs["body_count"]), int(f["model"].attrs["dim"])
+        pos = f["trajectory/position"][()].reshape(-1, n, dim)
+        r = f["model/radius"][()].max()
+        pts, idx = g["wall_points"][()], g["wall_index"][()]
+        assert np.array_equal(g["radius"][()], f["model/radius"][()])
+    assert len(offset) >= 1 and list(idx) == [w for w in range(len(offset)) for _ in (0, 1)]
+    lo = pos.reshape(-1, dim).min(axis=0) - 2 * r
+    hi = pos.reshape(-1, dim).max(axis=0) + 2 * r
+    for p, w in zip(pts, idx):
+        assert abs(p[:2] @ normal[w] - offset[w]) <= 1e-12 and p[2] == 0
+        assert (p[:2] >= lo - 1e-12).all() and (p[:2] <= hi + 1e-12).all()
+    for xmf in ("p.xmf", "p-walls.xmf"):
+        for item in ET.parse(str(out / xmf)).getroot().iter("DataItem"):
+            if item.get("Format") == "HDF":
+                path, dset = _resolve(str(out / xmf), item.text)
+                with h5py.File(path, "r") as g:
+                    assert g[dset].shape == _dims(item)
+    chain = tmp_path / "c.h5"
+    chain.write_bytes(open(runs["chain"][0], "rb").read())
+    xdmf.write(str(chain), 5)          # chains: walls are fixed bodies, no walls file
+    assert not (tmp_path / "c-walls.xmf").exists()
+
+
 PV_CHECK = """
 import sys
 from paraview.simple import XDMFReader, UpdatePipeline

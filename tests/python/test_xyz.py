@@ -57,8 +57,15 @@ def test_frames_are_the_rows(runs, kind, tmp_path):
     assert len(frames) == count == min(25, len(t))
     rows = [int(info["Row"]) for info, _ in frames]
     assert rows[0] == 0 and rows[-1] == len(t) - 1 and rows == sorted(set(rows))
+    walls = xyz.walls(h5)
     for (info, p), r in zip(frames, rows):
         assert float(info["Time"]) == t[r]
+        assert int(info["Bodies"]) == n and int(info["Walls"]) * 2 == len(walls)
+        if kind == "pool":   # pool-bernoulli's wall: two ends, species X, fixed
+            assert len(walls) == 2
+        assert np.array_equal(p["pos"][n:], walls) and set(p["species"][n:, 0]) <= {"X"}
+        assert (p["fixed"][n:, 0] == 1).all() and not p["velo"][n:].any()
+        p = {k: v[:n] for k, v in p.items()}
         assert np.array_equal(p["pos"][:, :dim], pos[r]) and not p["pos"][:, dim:].any()
         assert np.array_equal(p["velo"][:, :dim], vel[r]) and not p["velo"][:, dim:].any()
         assert np.array_equal(p["radius"][:, 0], radius)
@@ -74,6 +81,14 @@ def test_cradle_plot_xyz(runs, tmp_path):
                         "--steps", "10"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "pool.xyz" in p.stdout and len(parse(str(tmp_path / "pool.xyz"))) == 10
+    # --outdir: XYZ and XDMF go into DIR, nothing new beside the run
+    out = tmp_path / "figs"
+    p = subprocess.run(["/usr/bin/python3", PLOTTER, str(h5), "--kind", "none", "--xyz",
+                        "--xdmf", "--steps", "10", "--outdir", str(out)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert sorted(os.listdir(out)) == ["pool-walls.xmf", "pool.xdmf.h5", "pool.xmf", "pool.xyz"]
+    assert sorted(os.listdir(tmp_path)) == ["figs", "pool.h5", "pool.xyz"]
 
 
 @pytest.mark.parametrize("kind", ["chain", "pool"])
@@ -94,5 +109,7 @@ def test_ase_reads_the_frames(runs, kind, tmp_path):
     for atoms in frames:
         r = int(atoms.info["Row"])
         assert atoms.info["Time"] == t[r]
-        assert np.array_equal(atoms.get_positions()[:, :dim], pos[r])
-        assert np.array_equal(atoms.arrays["radius"], radius)
+        assert np.array_equal(atoms.get_positions()[:n, :dim], pos[r])
+        assert np.array_equal(atoms.arrays["radius"][:n], radius)
+        assert np.array_equal(atoms.get_positions()[n:], xyz.walls(h5))
+        assert set(atoms.get_chemical_symbols()[n:]) <= {"X"}
