@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "refforce.h"
+
 #define REFCHAIN_MAX 128
 
 typedef struct {
@@ -35,20 +37,6 @@ typedef struct {
     int force_release; /* 1: f = max(0, …) */
 } refchain;
 
-/* d^p, with the Hertz powers through sqrt (pow is the cost of a long chain). */
-static inline double refchain_pow_(double d, double p)
-{
-    if (p == 1.5)
-        return d * sqrt(d);
-    if (p == 0.5)
-        return sqrt(d);
-    if (p == 1.0)
-        return d;
-    if (p == 0.0)
-        return 1.0;
-    return pow(d, p);
-}
-
 /* Accelerations a and contact forces f from gaps g and velocities v. */
 static inline void refchain_accel_(const refchain *c, const double *g, const double *v, double *a,
                                    double *f)
@@ -56,14 +44,8 @@ static inline void refchain_accel_(const refchain *c, const double *g, const dou
     for (size_t i = 0; i < c->n; i++)
         a[i] = 0.0;
     for (size_t k = 0; k + 1 < c->n; k++) {
-        double d = -g[k], fk = 0.0;
-        if (d > 0.0) {
-            fk = c->K[k] * refchain_pow_(d, c->e[k]);
-            if (c->C[k] != 0.0)
-                fk += c->C[k] * refchain_pow_(d, c->dm[k]) * (v[k] - v[k + 1]);
-            if (c->force_release && fk < 0.0)
-                fk = 0.0;
-        }
+        double fk = ref_force(c->K[k], c->e[k], c->C[k], c->dm[k], c->force_release, -g[k],
+                              v[k] - v[k + 1]);
         f[k] = fk;
         a[k] -= fk / c->m[k];
         a[k + 1] += fk / c->m[k + 1];
@@ -78,9 +60,7 @@ static inline unsigned long refchain_state_(const refchain *c, const double *g, 
     for (size_t k = 0; k + 1 < c->n; k++) {
         int st = g[k] < 0.0;
         if (st && c->force_release && c->C[k] != 0.0)
-            st += c->K[k] * refchain_pow_(-g[k], c->e[k]) +
-                      c->C[k] * refchain_pow_(-g[k], c->dm[k]) * (v[k] - v[k + 1]) <
-                  0.0;
+            st += ref_force_raw(c->K[k], c->e[k], c->C[k], c->dm[k], -g[k], v[k] - v[k + 1]) < 0.0;
         h = (h ^ (unsigned long)(st + 1)) * 1099511628211u;
     }
     return h;

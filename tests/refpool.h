@@ -16,6 +16,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "refforce.h"
+
 #define REFPOOL_MAX 16
 
 typedef struct {
@@ -25,19 +27,6 @@ typedef struct {
     double K, e, C, dm;                            /* one law for every pair */
     int force_release;
 } refpool;
-
-static inline double refpool_pow_(double d, double p)
-{
-    if (p == 1.5)
-        return d * sqrt(d);
-    if (p == 0.5)
-        return sqrt(d);
-    if (p == 1.0)
-        return d;
-    if (p == 0.0)
-        return 1.0;
-    return pow(d, p);
-}
 
 /* Pair (i, j)'s overlap δ and rate δ̇ at (x, v). */
 static inline void refpool_pair_(const refpool *c, size_t i, size_t j, const double *x,
@@ -62,11 +51,7 @@ static inline void refpool_accel_(const refpool *c, const double *x, const doubl
             refpool_pair_(c, i, j, x, v, &d, &rate, &nx, &ny);
             if (d <= 0.0)
                 continue;
-            double f = c->K * refpool_pow_(d, c->e);
-            if (c->C != 0.0)
-                f += c->C * refpool_pow_(d, c->dm) * rate;
-            if (c->force_release && f < 0.0)
-                f = 0.0;
+            double f = ref_force(c->K, c->e, c->C, c->dm, c->force_release, d, rate);
             a[2 * i] -= f * nx / c->m[i];
             a[2 * i + 1] -= f * ny / c->m[i];
             a[2 * j] += f * nx / c->m[j];
@@ -92,8 +77,8 @@ static inline int refpool_changed_(const refpool *c, const double *x0, const dou
             if ((d0 > 0.0) != (d1 > 0.0))
                 return 1;
             if (c->force_release && c->C != 0.0 && d0 > 0.0 && d1 > 0.0 &&
-                (c->K * refpool_pow_(d0, c->e) + c->C * refpool_pow_(d0, c->dm) * r0 < 0.0) !=
-                    (c->K * refpool_pow_(d1, c->e) + c->C * refpool_pow_(d1, c->dm) * r1 < 0.0))
+                (ref_force_raw(c->K, c->e, c->C, c->dm, d0, r0) < 0.0) !=
+                    (ref_force_raw(c->K, c->e, c->C, c->dm, d1, r1) < 0.0))
                 return 1;
         }
     return 0;
