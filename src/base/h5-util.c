@@ -1172,6 +1172,16 @@ static int check_compound(cr_h5_reader *r, const char *name, hid_t ft)
     return 0;
 }
 
+/* All @p n elements of an open dataset into @p buf as memory type @p mt
+ * (closed here; −1: the type could not be made). */
+static int read_whole(cr_h5_reader *r, const char *name, hid_t d, hid_t mt, size_t n, void *buf)
+{
+    int e = mt < 0 || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0);
+    if (mt >= 0)
+        H5Tclose(mt);
+    return e ? cr_h5_fail(r, name, "HDF5 cannot read it (damaged)") : 0;
+}
+
 void *cr_h5_read_rows(cr_h5_reader *r, const char *name, size_t size, const cr_h5_column *c,
                       size_t nc, size_t cap, size_t *n)
 {
@@ -1206,11 +1216,8 @@ void *cr_h5_read_rows(cr_h5_reader *r, const char *name, size_t size, const cr_h
         if (!rows)
             e = cr_h5_fail(r, name, "out of memory");
     }
-    hid_t mt = e == 0 ? cr_h5_compound_type(size, c, nc) : -1;
-    if (e == 0 && (mt < 0 || (dims[0] && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)))
-        e = cr_h5_fail(r, name, "HDF5 cannot read it (damaged)");
-    if (mt >= 0)
-        H5Tclose(mt);
+    if (e == 0)
+        e = read_whole(r, name, d, cr_h5_compound_type(size, c, nc), (size_t)dims[0], rows);
     H5Tclose(ft);
     H5Dclose(d);
     if (e) {
@@ -1249,15 +1256,12 @@ char *cr_h5_read_strings(cr_h5_reader *r, const char *name, int rank, const hsiz
     char *buf = e ? NULL : calloc(n ? n : 1, len);
     if (e == 0 && !buf)
         e = cr_h5_fail(r, name, "out of memory");
-    hid_t mt = e ? -1 : string_memtype(ft, len, H5T_STR_NULLTERM);
-    if (e == 0 && (mt < 0 || (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)))
-        e = cr_h5_fail(r, name, "HDF5 cannot read it (damaged)");
+    if (e == 0)
+        e = read_whole(r, name, d, string_memtype(ft, len, H5T_STR_NULLTERM), n, buf);
     /* a slot as long as the type holds no NUL when the text filled it (HDF5
      * copies equal types unconverted) */
     for (size_t k = 0; e == 0 && k < n; k++)
         buf[k * len + len - 1] = '\0';
-    if (mt >= 0)
-        H5Tclose(mt);
     H5Tclose(ft);
     H5Dclose(d);
     if (e) {
