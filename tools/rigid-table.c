@@ -27,6 +27,7 @@ struct rigid_table {
     double alpha[NB];
     double bound[2]; /* the largest bounds of α and κ over the impacts so far */
     char label[400];
+    size_t label_base; /* the label's length before the bounds met are added */
 };
 
 rigid_table *rigid_table_open(const char *path, const cr_model *model, char *msg, size_t len)
@@ -53,6 +54,7 @@ rigid_table *rigid_table_open(const char *path, const cr_model *model, char *msg
     }
     r->model = model;
     snprintf(r->label, sizeof r->label, "table %s: alpha, kappa looked up at each impact", path);
+    r->label_base = strlen(r->label);
     return r;
 }
 
@@ -63,7 +65,8 @@ const char *rigid_table_label(const rigid_table *r)
 
 const char *rigid_table_label_after(rigid_table *r)
 {
-    size_t used = strlen(r->label);
+    /* from the base each time: a second call does not add the bounds twice */
+    size_t used = r->label_base;
     snprintf(r->label + used, sizeof r->label - used,
              "; largest bounds met: alpha +- %.3g, kappa +- %.3g", r->bound[0], r->bound[1]);
     return r->label;

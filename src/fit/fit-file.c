@@ -82,6 +82,8 @@ static int write_rows(hid_t g, const char *name, const cr_fit_observation *o, si
     hid_t kind = observable_enum();
     if (!rows || kind < 0) {
         free(rows);
+        if (kind >= 0)
+            H5Tclose(kind);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {

@@ -217,10 +217,14 @@ static int e_cm(const cr_system *sys, const cr_monitor *mon, const cr_fit_observ
     const double *ub = cr_monitor_collision_velocities(mon, (size_t)k, 0, &nv);
     const double *ua = cr_monitor_collision_velocities(mon, (size_t)k, 1, &na);
     double *mass = malloc((n + 1) * sizeof(double));
-    if (!mass || !body || !ub || !ua) {
-        free(mass);
+    if (!mass) {
         cr_set_msg(why, whylen, "e_cm: out of memory");
         return CR_ERR_NOMEM;
+    }
+    if (!body || !ub || !ua || nv != nb || na != nb) { /* as the sweep's e_cm column checks */
+        free(mass);
+        cr_set_msg(why, whylen, "e_cm: the collision at t = %g s has no velocities", o->time);
+        return CR_ERR_MODEL;
     }
     cr_system_get_masses(sys, mass);
     double M = 0, pb[2] = {0, 0}, pa[2] = {0, 0};

@@ -58,11 +58,14 @@ static double overlap_accel(const cr_pool *p, const double *y, const cr_pool_con
     return acc;
 }
 
+/* The slot's last root function: the force rate (located peaks). */
+#define ROOT_FORCE_RATE 3
+
 /* [closing, compression rate, force release, force rate] of slot s at the
  * scaled state y. The force rate is the sign of ḟ (cr_contact_force_rate_function)
  * while a damped contact pushes, else a constant below 0 (as the chain's:
  * no crossing at a closing where the force only falls). */
-static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
+static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs, int with_rate)
 {
     if (p->slot_contact[s] < 0) {
         /* the signs an open contact has: no spurious crossing when a slot fills */
@@ -83,8 +86,11 @@ static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs)
         gs[2] = cr_root_nonzero(cr_contact_release_function(lw, delta, rate, p->L));
     else
         gs[2] = gs[0];
-    gs[3] = -1.0;
-    if (lw->C > 0.0 && d > CR_EVENT_MARGIN && cr_contact_raw_force(lw, delta, rate) > 0.0)
+    gs[ROOT_FORCE_RATE] = -1.0;
+    /* the force rate needs the overlap's acceleration (both discs' contacts):
+     * only when asked for (cr_pl_root_one on another function does not) */
+    if (with_rate && lw->C > 0.0 && d > CR_EVENT_MARGIN &&
+        cr_contact_raw_force(lw, delta, rate) > 0.0)
         gs[3] = cr_root_nonzero(
             cr_contact_force_rate_function(lw, delta, rate, overlap_accel(p, y, k)));
 }
@@ -105,7 +111,7 @@ void cr_pl_roots_afresh(cr_pool *p)
 {
     const double *y = N_VGetArrayPointer(p->y);
     for (size_t s = 0; s < p->nslots; s++)
-        slot_roots(p, y, s, p->glo + CR_PL_SR * s);
+        slot_roots(p, y, s, p->glo + CR_PL_SR * s, 1);
     for (size_t i = 0; i < p->n; i++)
         p->glo[CR_PL_SR * p->nslots + i] = disc_root(p, y, i);
     p->gevals++;
@@ -131,7 +137,7 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
                 if (still(y, (size_t)k->i) && (cr_pl_is_wall(k) || still(y, (size_t)k->j)))
                     memcpy(g + q, p->glo + q, CR_PL_SR * sizeof(double)); /* as below */
                 else
-                    slot_roots(p, y, q / CR_PL_SR, g + q);
+                    slot_roots(p, y, q / CR_PL_SR, g + q, 1);
                 c += CR_PL_SR;
             } else {
                 g[q] = disc_root(p, y, q - CR_PL_SR * p->nslots);
@@ -148,7 +154,7 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
         if (k && p->hot[k->i] && (cr_pl_is_wall(k) || p->hot[k->j]))
             memcpy(g + CR_PL_SR * s, p->glo + CR_PL_SR * s, CR_PL_SR * sizeof(double));
         else
-            slot_roots(p, y, s, g + CR_PL_SR * s);
+            slot_roots(p, y, s, g + CR_PL_SR * s, 1);
     }
     for (size_t i = 0; i < p->n; i++)
         g[CR_PL_SR * p->nslots + i] =
@@ -161,7 +167,7 @@ double cr_pl_root_one(const cr_pool *p, const double *y, size_t q)
     if (q >= CR_PL_SR * p->nslots)
         return disc_root(p, y, q - CR_PL_SR * p->nslots);
     double gs[CR_PL_SR];
-    slot_roots(p, y, q / CR_PL_SR, gs);
+    slot_roots(p, y, q / CR_PL_SR, gs, q % CR_PL_SR == ROOT_FORCE_RATE);
     return gs[q % CR_PL_SR];
 }
 

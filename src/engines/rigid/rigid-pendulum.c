@@ -204,12 +204,30 @@ static ell_cache *cache_of(cr_rigid *r)
     return e;
 }
 
+/* Every closed pair joins two balls on equal strings at one angle moving
+ * alike, read from the model and the velocities: checked before the closed
+ * forms are built, so a flight CVODES must fly costs no elliptic integrals
+ * (twins_together then compares the orbits themselves). */
+static int closed_pairs_level(const cr_rigid *r)
+{
+    for (size_t c = 0; c < r->nc; c++) {
+        if (!r->closed[c])
+            continue;
+        double S = (r->x0[c + 1] - r->pivot[c + 1]) - (r->x0[c] - r->pivot[c]) - r->g0[c];
+        if (r->fixed[c] || r->fixed[c + 1] || !(r->plength[c] > 0.0) ||
+            r->plength[c] != r->plength[c + 1] || r->pg[c] != r->pg[c + 1] ||
+            !(fabs(S) <= r->tol[c]) || !(fabs(r->v[c + 1] - r->v[c]) <= r->drv.v_rest))
+            return 0;
+    }
+    return 1;
+}
+
 /* The flight is exact: no uniform field, no closed pair, every ball's orbit a
  * libration with a modulus below ELL_K_MAX (closed forms built from the state
  * when the engine changed it). */
 static int exact_possible(cr_rigid *r, ell_cache *e)
 {
-    if (r->gravity != 0.0)
+    if (r->gravity != 0.0 || !closed_pairs_level(r))
         return 0;
     if (!e->valid)
         for (size_t i = 0; i < r->drv.nb; i++)
