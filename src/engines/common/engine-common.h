@@ -5,6 +5,7 @@
 #ifndef CRADLE_ENGINE_COMMON_H
 #define CRADLE_ENGINE_COMMON_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "base/base.h"
@@ -30,6 +31,19 @@
  * interval that asks for more is refused; past this many rows the interval is
  * widened tenfold). 1e7 rows of a 5-ball chain are ~1 GB uncompressed. */
 #define CR_MAX_OUTPUT_ROWS 10000000
+
+/* Air drag of a body whose drag per unit mass is kb (linear, 1/s) and kc
+ * (quadratic, 1/m), at velocity v: its acceleration −(kb + kc|v|) v, and the
+ * power m (kb + kc|v|) v² it takes (both engines; cr_model_drag). */
+static inline double cr_drag_accel(double kb, double kc, double v)
+{
+    return -(kb + kc * fabs(v)) * v;
+}
+
+static inline double cr_drag_power(double m, double kb, double kc, double v)
+{
+    return m * (kb + kc * fabs(v)) * v * v;
+}
 
 /* A listener's code as the engines return it: negative codes go up as they
  * are (a full disk is reported as such, not as an interruption), a positive

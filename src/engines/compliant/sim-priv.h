@@ -457,15 +457,13 @@ static inline double cr_sm_field_accel(const cr_sim *s, size_t i, double d)
 /* drag acceleration of body i at scaled velocity vs (m/s²) */
 static inline double cr_sm_drag_accel(const cr_sim *s, size_t i, double vs)
 {
-    double v = s->V * vs;
-    return -(s->drag_kb[i] + s->drag_kc[i] * fabs(v)) * v;
+    return cr_drag_accel(s->drag_kb[i], s->drag_kc[i], s->V * vs);
 }
 
 /* the power drag takes from body i at scaled velocity vs (W): m (kb v² + kc |v|³) */
 static inline double cr_sm_drag_power(const cr_sim *s, size_t i, double vs)
 {
-    double v = s->V * vs;
-    return s->fixed[i] ? 0.0 : s->mass[i] * (s->drag_kb[i] + s->drag_kc[i] * fabs(v)) * v * v;
+    return s->fixed[i] ? 0.0 : cr_drag_power(s->mass[i], s->drag_kb[i], s->drag_kc[i], s->V * vs);
 }
 
 /* First and one-past-last window contact of interval [lo, hi]: the contact on

@@ -46,7 +46,7 @@ double cr_rigid_field_accel(const cr_rigid *r, size_t i, double d, double v)
 {
     if (r->fixed[i])
         return 0.0;
-    double a = r->gravity - (r->drag_kb[i] + r->drag_kc[i] * fabs(v)) * v;
+    double a = r->gravity + cr_drag_accel(r->drag_kb[i], r->drag_kc[i], v);
     if (r->plength[i] > 0.0)
         a -= r->pg[i] * sin((r->x0[i] + d - r->pivot[i]) / r->plength[i]);
     return a;
@@ -315,7 +315,7 @@ static double drag_power(const cr_rigid *r, const double *y)
     double P = 0.0;
     for (size_t i = 0; r->drag && i < r->drv.nb; i++) {
         double v = r->drv.V * y[2 * i + 1];
-        P += r->fixed[i] ? 0.0 : r->mass[i] * (r->drag_kb[i] + r->drag_kc[i] * fabs(v)) * v * v;
+        P += r->fixed[i] ? 0.0 : cr_drag_power(r->mass[i], r->drag_kb[i], r->drag_kc[i], v);
     }
     return P;
 }
