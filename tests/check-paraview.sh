@@ -25,7 +25,12 @@ for model in newton-cradle-5 pool-bernoulli; do
         bad "$model: cradle-plot --xdmf failed"
     xvfb-run -a pvbatch "$SOURCE/tests/paraview-render.py" "$model.xmf" "$model-shown.png" \
         "$model-hidden.png" > "$model.pv" 2>&1
-    grep -v "Skipping unrecognized" "$model.pv" | tail -3
+    # all of ParaView's own output when it failed (its cause comes before the stack)
+    if grep -q "^points " "$model.pv"; then
+        grep -v "Skipping unrecognized" "$model.pv" | tail -3
+    else
+        grep -v "Skipping unrecognized" "$model.pv" | head -40
+    fi
     "$PY" - "$model" << 'PY'
 import re, sys
 import h5py

@@ -405,18 +405,27 @@ def stoppable(work, stop):
         finally:
             done.set()
 
-    threading.Thread(target=body, name="cradle-run", daemon=True).start()
-    interrupted = False
-    while not done.is_set():
-        try:
-            done.wait(0.05)
-        except KeyboardInterrupt:
-            if not interrupted:
-                stop()
-            interrupted = True
+    # Ctrl-C is taken by a handler of our own while the work runs, not as a
+    # KeyboardInterrupt: that one can be raised between any two bytecodes,
+    # outside a try around the wait (seen in CI: the interrupt escaped while the
+    # library was still writing the file)
+    hits = []
+
+    def on_interrupt(signum, frame):
+        if not hits:
+            stop()
+        hits.append(signum)
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        threading.Thread(target=body, name="cradle-run", daemon=True).start()
+        while not done.wait(0.05):
+            pass
+    finally:
+        signal.signal(signal.SIGINT, previous)
     if "error" in box:
         raise box["error"]
-    return box["value"], interrupted
+    return box["value"], bool(hits)
 
 
 def law_id(name):
