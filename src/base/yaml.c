@@ -233,17 +233,13 @@ static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int 
  * a line inside any scalar.
  */
 /* A block mapping's explicit key ("? key", after indentation and "- "
- * entries) on a line holding a tab: Debian's libfyaml 0.7.12 crashes (SIGSEGV
- * in fy_indent_vacuum_internal) on "? a:<TAB>:" (fuzz-modelfile), and every
- * crashing variant found has both. Narrow on purpose: a "? " line without a
- * tab (inside a block scalar, say) is left to the parser. */
+ * entries): no input of cradle needs one, and Debian's libfyaml 0.7.12 crashes
+ * (SIGSEGV in fy_indent_vacuum_internal) on "? a:<TAB>:" (fuzz-modelfile). */
 static int explicit_key(const char *p, const char *eol)
 {
-    const char *line = p;
     while (p < eol && (*p == ' ' || (*p == '-' && p + 1 < eol && p[1] == ' ')))
         p++;
-    return p < eol && *p == '?' && (p + 1 == eol || p[1] == ' ' || p[1] == '\t' || p[1] == '\r') &&
-           memchr(line, '\t', (size_t)(eol - line)) != NULL;
+    return p < eol && *p == '?' && (p + 1 == eol || p[1] == ' ' || p[1] == '\t' || p[1] == '\r');
 }
 
 static int check_lines(cr_yaml_ctx *ps, const char *text, size_t len)
@@ -272,9 +268,8 @@ static int check_lines(cr_yaml_ctx *ps, const char *text, size_t len)
                 return text_fail(ps, line, 0,
                                  "a second YAML document after '...': a file holds one document");
             if (explicit_key(p, eol))
-                return text_fail(
-                    ps, line, 0,
-                    "an explicit key ('? ') with a tab: write the key as 'key: value'");
+                return text_fail(ps, line, 0,
+                                 "an explicit key ('? '): write the key as 'key: value'");
             content = 1;
             last = line;
         } else if (is_comment(p, eol)) {
