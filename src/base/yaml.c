@@ -234,7 +234,9 @@ static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int 
  */
 /* A block mapping's explicit key ("? key", after indentation and "- "
  * entries): no input of cradle needs one, and Debian's libfyaml 0.7.12 crashes
- * (SIGSEGV in fy_indent_vacuum_internal) on "? a:<TAB>:" (fuzz-modelfile). */
+ * (SIGSEGV in fy_indent_vacuum_internal) on "? a:<TAB>:" (fuzz-modelfile) and
+ * on "? :" with the tabs on the next line: the whole form is refused (a guard
+ * narrowed to lines holding a tab let the second through). */
 static int explicit_key(const char *p, const char *eol)
 {
     while (p < eol && (*p == ' ' || (*p == '-' && p + 1 < eol && p[1] == ' ')))
