@@ -189,7 +189,8 @@ static void test_model_files(void)
         {"dashpot-pair.yaml", CR_METHOD_BDF},
         /* no link, but one damped (Hunt-Crossley) pair */
         {"decorated-chain.yaml", CR_METHOD_BDF},
-        {"fit-chain-3.yaml", CR_METHOD_BDF},  /* damped (C given) */
+        {"fit-chain-3.yaml", CR_METHOD_BDF}, /* damped (C given) */
+        {"fit-cradle-5-drag.yaml", CR_METHOD_BDF},
         {"glocker-rods.yaml", CR_METHOD_BDF}, /* links */
         {"hertz-pair.yaml", CR_METHOD_ERK},
         /* damped pairs (C = 0.05 or 50) */
@@ -212,6 +213,8 @@ static void test_model_files(void)
         {"pool-bernoulli.yaml", CR_METHOD_BDF},      /* pools: BDF under auto */
         {"pool-theta-tau.yaml", CR_METHOD_BDF},
         {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* 120 beads: past ERK's 100 */
+        {"superball-drop-hertz.yaml", CR_METHOD_BDF},
+        {"superball-drop.yaml", CR_METHOD_BDF},
         {"three-ball-chain-linear.yaml", CR_METHOD_ERK},
         {"three-ball-chain.yaml", CR_METHOD_ERK},
         {"viscoelastic-pair.yaml", CR_METHOD_BDF},

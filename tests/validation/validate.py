@@ -1064,7 +1064,10 @@ form, a paper's equation or table, or an independent computation written in
 figure of cradle's data beside the reference where there is one. Where no
 measured data are in the repository the case says **qualitative** and names the
 observation it reproduces. Papers are cited by the keys of
-[references.md](references.md).
+[references.md](references.md). Fits of model fields to measured numbers
+(`cradle fit`), a published measurement reproduced and a prediction made
+from it, and the repetition study of the fit's uncertainties are on
+[experiments.md](experiments.md).
 
 This page is generated: `sh tools/validate.sh` runs every case through
 `cradle run MODEL -o FILE` and rewrites it (and its figures, with matplotlib).
