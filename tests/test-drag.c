@@ -14,9 +14,16 @@
  *     dissipated = the growth of the dissipated-work quadrature);
  *   - model files: drag coefficients from viscosity (6πηr) and fluid density
  *     (½ρC_dπr², C_d default 0.47), masses from density (ρ (4/3)πr³, discs
- *     too), and the refusals (density beside mass, drag in dim 2, t_end auto).
+ *     too), and the refusals (density beside mass, drag in dim 2, t_end auto
+ *     with drag beside gravity);
+ *   - the automatic end under drag alone: a ball under linear drag moves at
+ *     most its reach u m/b, so a gap beyond it ends the run at once and one
+ *     within it closes at t* = −(m/b) ln(1 − g b/(m u)); a pair separating at
+ *     t = 0 meets again (a light ball with little drag catches a heavy one
+ *     with much) and the run ends after that collision, with the events of a
+ *     run to 20 s. The rigid engine refuses the automatic end.
  * The compliant cases run under the automatic method (ERK) and BDF, and the
- * rigid engine (CVODES flight). Run time: 0.08 s (three reruns in the suite:
+ * rigid engine (CVODES flight). Run time: 0.6 s in the debug build (three reruns in the suite:
  * erk, adams-fixed-point).
  */
 #include <string.h>
@@ -162,29 +169,101 @@ static int log_event(const cr_system *sys, size_t first, void *user)
     return CR_OK;
 }
 
-/* An automatic end (t_end ≤ 0) is refused under drag by every engine: two
- * balls that separate under different drag per mass can meet again. */
-static void auto_end_refused(int engine)
+/* The automatic end (t_end ≤ 0) under drag. The compliant engine ends when
+ * no pair can meet again; the rigid engine refuses it, naming drag. */
+static cr_model *light_behind_heavy(void)
 {
-    tu_case("%s automatic end under drag", engine_name[engine]);
+    /* separating at t = 0 (2 m/s ahead of 1 m/s), but the heavy ball 1's drag
+     * (b/m = 1/s) stops it within 2 m (its reach v m/b) while the light ball 0
+     * (b/m = 0.1/s, reach 10 m) catches it near t = 2 s and bounces back */
     cr_model *model = cr_model_create();
-    /* separating at t = 0 (2 m/s ahead of 1 m/s), but ball 1's drag stops it
-     * within 2 m (v m/b) and ball 0, without drag, catches it near t = 2 s */
-    cr_model_add_ball(model, 1.0, 0.01, 0.0, 1.0);
+    cr_model_add_ball(model, 0.2, 0.01, 0.0, 1.0);
     cr_model_add_ball(model, 1.0, 0.01, 0.03, 2.0);
+    cr_model_set_drag(model, 0, 0.02, 0.0);
     cr_model_set_drag(model, 1, 1.0, 0.0);
+    return model;
+}
+
+static void auto_end_meets_again(int engine)
+{
+    tu_case("%s automatic end under drag: the pair meets again", engine_name[engine]);
+    int f0 = tu_failed;
+    cr_model *model = light_behind_heavy();
     cr_system *sys = make(model, engine, 0.0);
     int rc = cr_system_run(sys, 0.0);
-    CHECK(rc == CR_ERR_INVALID && strstr(cr_system_last_error(sys), "drag"),
-          "refused, naming drag (rc %d: %s)", rc, cr_system_last_error(sys));
-    cr_system_destroy(sys);
-    sys = make(model, engine, 0.0);
-    CHECK(cr_system_run(sys, 3.0) == CR_OK && cr_system_event_count(sys) >= 1,
-          "given an end, the pair that separated meets again (%zu events)",
-          cr_system_event_count(sys));
+    if (engine == RIGID) {
+        CHECK(rc == CR_ERR_INVALID && strstr(cr_system_last_error(sys), "drag"),
+              "refused, naming drag (rc %d: %s)", rc, cr_system_last_error(sys));
+        tu_case(NULL);
+        cr_system_destroy(sys);
+        cr_model_destroy(model);
+        return;
+    }
+    CHECK(rc == CR_OK, "run: %s", cr_system_last_error(sys));
+    size_t n = cr_system_event_count(sys);
+    double t_auto = cr_system_get_time(sys), v[2];
+    const double t_last = n ? cr_system_events(sys)[n - 1].t : 0.0;
+    cr_system_get_velocities(sys, v);
+    CHECK(n >= 2 && strstr(cr_system_end_reason(sys), "drag"),
+          "the pair that separated at t = 0 met again (%zu events), ended by the drag rule (%s)", n,
+          cr_system_end_reason(sys));
+    CHECK(t_auto == t_last && v[0] < 0.0 && v[1] > 0.0,
+          "ends at the collision's last event (t = %.6g, last event %.6g), the light ball "
+          "bouncing back (v = %.3g, %.3g)",
+          t_auto, t_last, v[0], v[1]);
+    /* the same run to 20 s (ten relaxation times of ball 1 later) has no other event */
+    cr_system *ref = make(model, engine, 0.0);
+    CHECK(cr_system_run(ref, 20.0) == CR_OK, "run to 20 s: %s", cr_system_last_error(ref));
+    CHECK_SELF(cr_system_event_count(ref) == n,
+               "to 20 s: the same %zu events (got %zu): nothing happened after the auto end", n,
+               cr_system_event_count(ref));
     tu_case(NULL);
+    tu_summary(f0,
+               "%s engine, t_end auto under drag: a separating pair meets again at t = %.4g s, "
+               "the run ends there by the drag rule; a 20 s run has the same %zu events",
+               engine_name[engine], t_last, n);
+    cr_system_destroy(ref);
     cr_system_destroy(sys);
     cr_model_destroy(model);
+}
+
+/* Ball 0 at u = 1 m/s under linear drag b/m = 1/s moves at most its reach
+ * u m/b = 1 m; ball 1 rests a gap g ahead. g = 1.001 m: they never meet and
+ * the automatic end comes at t = 0; g = 0.999 m: they meet at the closed form
+ * t* = −(m/b) ln(1 − g b/(m u)) = ln 1000 = 6.908 s. */
+static void auto_end_reach(int engine)
+{
+    tu_case("%s automatic end under drag: reach", engine_name[engine]);
+    int f0 = tu_failed;
+    double t_close = 0.0;
+    for (int meets = 0; meets <= 1; meets++) {
+        double g = meets ? 0.999 : 1.001;
+        cr_model *model = cr_model_create();
+        cr_model_add_ball(model, 1.0, 0.01, 0.0, 1.0);
+        cr_model_add_ball(model, 1.0, 0.01, 0.02 + g, 0.0);
+        cr_model_set_drag(model, 0, 1.0, 0.0);
+        cr_system *sys = make(model, engine, 0.0);
+        CHECK(cr_system_run(sys, 0.0) == CR_OK, "run: %s", cr_system_last_error(sys));
+        size_t n = cr_system_event_count(sys);
+        if (!meets) {
+            CHECK(n == 0 && cr_system_get_time(sys) == 0.0 &&
+                      strstr(cr_system_end_reason(sys), "drag"),
+                  "gap 1.001 m beyond the reach 1 m: ends at t = 0 (t = %g, %zu events, %s)",
+                  cr_system_get_time(sys), n, cr_system_end_reason(sys));
+        } else {
+            CHECK(n >= 1, "gap 0.999 m: the balls meet (%zu events)", n);
+            t_close = n ? cr_system_events(sys)[0].t : 0.0;
+            /* the closing is located at the surfaces' touch */
+            CHECK_REL(t_close, log(1000.0), 1e-9, "t* = -(m/b) ln(1 - g b/(m u)) = ln 1000");
+        }
+        cr_system_destroy(sys);
+        cr_model_destroy(model);
+    }
+    tu_case(NULL);
+    tu_summary(f0,
+               "%s engine, t_end auto under linear drag: a gap beyond the reach u m/b ends the "
+               "run at t = 0, within it the balls meet at t = %.9g (closed form ln 1000)",
+               engine_name[engine], t_close);
 }
 
 /* A pool (dim 2) with drag set from code is refused by both pool engines
@@ -384,8 +463,8 @@ static void model_file(void)
         {"balls:\n  - {density: -1, radius: 0.01, x: 0}\n",
          "drag.yaml:2: balls[0].density: must be positive"},
         {"balls:\n  - {mass: 1, radius: 0.01, x: 0, v: 1}\n"
-         "fields:\n  drag: {linear: 0.1}\n",
-         "drag.yaml:4: integration.t_end: with gravity, pendulums or drag"},
+         "fields:\n  drag: {linear: 0.1}\n  gravity: -9.81\n",
+         "drag.yaml:4: integration.t_end: with gravity, pendulums, or drag beside links"},
         {"balls:\n  - {mass: 1, radius: 0.01, x: 0}\n"
          "fields:\n  drag: {linear: 0.1, viscosity: 1}\nintegration: {t_end: 1}\n",
          "drag.yaml:4: fields.drag: give either viscosity"},
@@ -420,7 +499,9 @@ int main(void)
         free_flight(engine, 1);
         pendulum_decrement(engine);
         collision_momentum(engine);
-        auto_end_refused(engine);
+        auto_end_meets_again(engine);
+        if (engine != RIGID)
+            auto_end_reach(engine);
     }
     episode_dissipation();
     pool_refused();

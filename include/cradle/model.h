@@ -308,8 +308,10 @@ CR_EXPORT int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, 
  * Air drag on body @p i: the force −@p b v − @p c |v| v (b in kg/s, c in kg/m,
  * both ≥ 0; 0 and 0: none). Stokes drag in a fluid of viscosity η is
  * b = 6πηr; Newton drag in a fluid of density ρ is c = ½ ρ C_d π r². Drag is a
- * field (cr_model_has_fields): runs need an end time and every body is
- * integrated. The pool engines (dim 2) refuse it (cr_model_validate).
+ * field (cr_model_has_fields): every body is integrated, and runs need an end
+ * time unless drag is the only field and no link joins two bodies (the chain
+ * engine then ends when no pair can meet again). The pool engines (dim 2)
+ * refuse it (cr_model_validate).
  */
 CR_EXPORT int cr_model_set_drag(cr_model *model, size_t i, double b, double c);
 /** @return 1 and the drag coefficients of body @p i (0 for a fixed body), or 0 without drag. */

@@ -1626,18 +1626,35 @@ static int targets_pending(const cr_model *model)
     return 0;
 }
 
+/* Air drag is the only field and no link joins two bodies: the chain engine
+ * ends such a run by itself (t_end: auto; docs/model-format.md, "Fields"). */
+static int drag_alone(const cr_model *model)
+{
+    double pivot, length, g;
+    if (!cr_model_has_drag(model) || cr_model_gravity(model) != 0.0)
+        return 0;
+    for (size_t i = 0; i < cr_model_body_count(model); i++)
+        if (cr_model_pendulum(model, i, &pivot, &length, &g))
+            return 0;
+    for (size_t c = 0; c < cr_model_contact_count(model); c++)
+        if (cr_model_link(model, c))
+            return 0;
+    return 1;
+}
+
 /* Everything after the body list: settings, the end-time rule, validation. */
 static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
 {
     if (parse_settings(ps, cr_yaml_child(root, "integration"), cr_yaml_child(root, "output"),
                        cr_yaml_child(root, "rigid"), model))
         return ps->rc;
-    if (cr_model_has_fields(model) && cr_model_settings(model)->t_end <= 0.0) {
+    if (cr_model_has_fields(model) && !drag_alone(model) &&
+        cr_model_settings(model)->t_end <= 0.0) {
         struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
         return cr_yaml_fail(ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "fields")),
                             "integration.t_end",
-                            "with gravity, pendulums or drag open separating contacts do not end a "
-                            "run (under drag separating pairs may meet again): give an end time");
+                            "with gravity, pendulums, or drag beside links, open separating "
+                            "contacts do not end a run: give an end time");
     }
     if (cr_model_has_fields(model) &&
         cr_model_settings(model)->active_region == CR_ACTIVE_REGION_ON)

@@ -13,8 +13,15 @@
 
 /* Nothing can happen any more in a free chain: every contact settled. Outside
  * the window only the awake, approaching pairs are not (counted). */
+/* Under drag (drag_state): a contact is loaded, some pair may still meet, or
+ * nothing can happen any more. */
+enum { CHAIN_BUSY, CHAIN_WAIT, CHAIN_REST };
+static int drag_state(const cr_sim *s);
+
 static int chain_at_rest(const cr_sim *s)
 {
+    if (s->has_fields)
+        return drag_state(s) == CHAIN_REST;
     if (s->n_approach > 0)
         return 0;
     for (size_t j = 0; j < s->nwc; j++)
@@ -29,12 +36,83 @@ static int emit(cr_sim *s)
     return s->out_fn ? cr_listener_code(s->out_fn(s, s->out_user)) : CR_OK;
 }
 
+/* Under air drag alone (run_start refuses an automatic end under any other
+ * field) a pair apart can still meet: a ball with less drag per mass catches
+ * up with one ahead. A free ball's speed u falls by du/dt = −(kb + kc u) u
+ * without turning, so from where it is it moves at most its reach
+ * ln(1 + kc u/kb)/kc (u/kb without kc; unbounded without kb). */
+static double drag_reach(const cr_sim *s, size_t i, double u)
+{
+    double kb = s->drag_kb[i], kc = s->drag_kc[i];
+    if (s->fixed[i] || u <= 0.0)
+        return 0.0;
+    if (kb <= 0.0)
+        return INFINITY;
+    return kc > 0.0 ? log1p(kc * u / kb) / kc : u / kb;
+}
+
+/* Pair c, not loaded, never touches again: together the two travel less than
+ * their gap towards each other, or the gap never shrinks: they move apart, or
+ * the one behind is not faster and has at least the drag per mass of the one
+ * ahead at every speed (then it stays the slower: the comparison principle
+ * for du/dt = −f(u)). Without drag on either this is the free chain's rule:
+ * not approaching. */
+static int pair_never_meets(const cr_sim *s, size_t c)
+{
+    double delta, rate;
+    cr_sm_pair_now(s, c, &delta, &rate);
+    double va = cr_sm_body_velocity(s, c), vb = cr_sm_body_velocity(s, c + 1);
+    if (drag_reach(s, c, fmax(va, 0.0)) + drag_reach(s, c + 1, fmax(-vb, 0.0)) < -delta)
+        return 1;
+    if (va > vb)
+        return 0;
+    if (va <= 0.0 && vb >= 0.0)
+        return 1;
+    size_t behind = va > 0.0 ? c : c + 1, ahead = va > 0.0 ? c + 1 : c;
+    return s->drag_kb[behind] >= s->drag_kb[ahead] && s->drag_kc[behind] >= s->drag_kc[ahead];
+}
+
+/* Under drag: a contact is loaded (busy), none is but some pair may still
+ * meet (wait: check again later, or its closing comes first), or nothing
+ * can happen any more (rest). */
+static int drag_state(const cr_sim *s)
+{
+    int wait = 0;
+    for (size_t c = 0; c < s->nc; c++) {
+        if (!s->contact_on[c])
+            continue;
+        if (!s->quiet[c] && cr_sim_contact_loaded(s, c))
+            return CHAIN_BUSY;
+        wait |= !pair_never_meets(s, c);
+    }
+    return wait ? CHAIN_WAIT : CHAIN_REST;
+}
+
+/* When a waiting chain is checked again: the pair's reach shrinks as the
+ * balls slow down; a tenth of the time run so far bounds the overshoot of
+ * the end to 10 % at a few dozen checks per decade of time. */
+static double drag_recheck(const cr_sim *s)
+{
+    return s->t + fmax(1e3 * s->T, 0.1 * s->t);
+}
+
 static double safety_cap(const cr_sim *s)
 {
     double gap = 0.0;
     for (size_t c = 0; c < s->nc; c++)
         gap = fmax(gap, -s->delta0[c]);
-    return 2.0 * gap / s->V + 1e6 * s->T + s->settle;
+    double cap = 2.0 * gap / s->V + 1e6 * s->T + s->settle;
+    /* under drag: 50 relaxation times m/b of the least damped ball (its speed
+     * down by e⁻⁵⁰), or with quadratic drag alone the time to cross twice the
+     * largest gap from the speed V (exponent capped at 50) */
+    for (size_t i = 0; i < s->nb && s->has_fields; i++) {
+        double kb = s->drag_kb[i], kc = s->drag_kc[i];
+        if (kb > 0.0)
+            cap = fmax(cap, 2.0 * gap / s->V + 50.0 / kb + 1e6 * s->T);
+        else if (kc > 0.0)
+            cap = fmax(cap, expm1(fmin(2.0 * kc * gap, 50.0)) / (kc * s->V) + 1e6 * s->T);
+    }
+    return cap;
 }
 
 /* When the run stops next and what it writes. */
@@ -107,6 +185,21 @@ static double next_stop(const cr_sim *s, const run_plan *p)
     return fmin(fmin(p->next, p->t_stop), p->pending);
 }
 
+/* The automatic end under drag: at rest it ends now; waiting, it checks again
+ * at drag_recheck unless an event comes first; busy, the events will say. */
+static int drag_end_check(cr_sim *s, run_plan *p, int *done)
+{
+    int state = drag_state(s);
+    if (state == CHAIN_REST) {
+        snprintf(s->end_reason, sizeof s->end_reason,
+                 "all contacts open and no pair can meet again under drag");
+        *done = 1;
+        return emit(s);
+    }
+    p->pending = state == CHAIN_WAIT ? drag_recheck(s) : INFINITY;
+    return CR_OK;
+}
+
 /* After the events of an instant: the listener, then the automatic end (at
  * rest, held for the settling time when links ring). */
 static int after_events(cr_sim *s, run_plan *p, size_t first, int *done)
@@ -118,6 +211,8 @@ static int after_events(cr_sim *s, run_plan *p, size_t first, int *done)
     skip_past(p, s->t); /* free flight skipped outputs: resume after now */
     if (!p->automatic)
         return CR_OK;
+    if (s->has_fields)
+        return drag_end_check(s, p, done);
     int rest = chain_at_rest(s);
     if (rest && s->settle == 0.0) {
         snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
@@ -187,7 +282,11 @@ static int after_outside(cr_sim *s, run_plan *p, int *done)
 /* A return at an output time, the end time or the settling deadline. */
 static int after_output(cr_sim *s, run_plan *p, int flag, double tout, int *done)
 {
-    if (s->t >= p->pending) {
+    /* s->t can fall an ulp short of the time it was asked for (skip_past) */
+    int due = s->t * (1.0 + 1e-12) >= p->pending;
+    if (due && s->has_fields)
+        return drag_end_check(s, p, done);
+    if (due) {
         if (chain_at_rest(s)) {
             snprintf(s->end_reason, sizeof s->end_reason,
                      "all contacts open and separating for the settling time");
@@ -220,15 +319,30 @@ static int after_output(cr_sim *s, run_plan *p, int flag, double tout, int *done
     return s->stop_requested ? CR_ERR_INTERRUPTED : CR_OK;
 }
 
+/* The only field is air drag and no link joins two balls: each ball's free
+ * flight is its own, and drag_state decides the end. */
+static int drag_alone(const cr_sim *s)
+{
+    if (s->gravity != 0.0)
+        return 0;
+    for (size_t i = 0; i < s->nb; i++)
+        if (s->plength[i] > 0.0)
+            return 0;
+    for (size_t c = 0; c < s->nc; c++)
+        if (s->has_link[c])
+            return 0;
+    return 1;
+}
+
 /* Checks the arguments, plans the run and sets the engine up at t = 0. */
 static int run_start(cr_sim *s, double t_end, run_plan *plan)
 {
     CR_CHECK(s && isfinite(t_end), s ? s->err : NULL, CR_ERR_INVALID);
     CR_CHECK(!s->ran, s->err, CR_ERR_INVALID);
-    if (t_end <= 0.0 && s->has_fields) {
+    if (t_end <= 0.0 && s->has_fields && !drag_alone(s)) {
         cr_set_msg(s->err, sizeof s->err,
-                   "an automatic end needs a free chain: with gravity, pendulums or drag give "
-                   "an end time");
+                   "an automatic end needs a free chain, or air drag alone without links: with "
+                   "gravity, pendulums or links give an end time");
         return CR_ERR_INVALID;
     }
     s->ran = 1;
@@ -283,7 +397,15 @@ int cr_sim_run(cr_sim *s, double t_end)
     s->t = 0.0;
     if ((rc = emit(s)) != CR_OK)
         return run_stopped(s, rc);
-    if (plan.automatic && chain_at_rest(s)) {
+    if (plan.automatic && s->has_fields) {
+        int state = drag_state(s);
+        if (state == CHAIN_REST) {
+            snprintf(s->end_reason, sizeof s->end_reason,
+                     "all contacts open and no pair can meet again under drag");
+            return CR_OK;
+        }
+        plan.pending = state == CHAIN_WAIT ? drag_recheck(s) : INFINITY;
+    } else if (plan.automatic && chain_at_rest(s)) {
         snprintf(s->end_reason, sizeof s->end_reason, "all contacts open and separating");
         return CR_OK;
     }
