@@ -8,10 +8,10 @@ Every ```console block is a session: a line starting with "$ " is a command
 to the next command are what it prints. A line "..." stands for any number
 of printed lines. Printed lines are compared word by word; a number matches
 within two units of the last digit the page prints or 1e-6 of its size,
-whichever is larger (a debug and an optimised build may differ there). The commands run with sh in a scratch folder holding
-the source tree's models/ and data/, with the cradle under test first on
-PATH; a command that exits non-zero fails the check (unless the page prints
-its exit status with `; echo $?`).
+whichever is larger (a debug and an optimised build may differ there). The
+commands of a block run with sh in one scratch folder holding the source
+tree's models/, data/ and bench/, with the cradle under test first on PATH;
+a command that exits non-zero fails the check.
 
 usage: check-doc-commands.py CRADLE_EXE DOC.md SOURCE_ROOT
 """
@@ -97,7 +97,7 @@ def main():
                + os.environ.get("PATH", ""), LC_ALL="C")
     for k, steps in enumerate(found, 1):
         with tempfile.TemporaryDirectory() as tmp:
-            for d in ("models", "data"):
+            for d in ("models", "data", "bench"):
                 os.symlink(os.path.join(root, d), os.path.join(tmp, d))
             for cmd, expected in steps:
                 run = subprocess.run(["sh", "-c", cmd], cwd=tmp, env=env,
