@@ -45,6 +45,38 @@ static inline double cr_drag_power(double m, double kb, double kc, double v)
     return m * (kb + kc * fabs(v)) * v * v;
 }
 
+/* Under drag a free ball's speed u falls by du/dt = −(kb + kc u) u without
+ * turning, so from where it is it moves at most its reach ln(1 + kc u/kb)/kc
+ * (u/kb without kc; unbounded without kb; 0 at rest). */
+static inline double cr_drag_reach(double kb, double kc, double u)
+{
+    if (u <= 0.0)
+        return 0.0;
+    if (kb <= 0.0)
+        return INFINITY;
+    return kc > 0.0 ? log1p(kc * u / kb) / kc : u / kb;
+}
+
+/* Two free neighbours on a line, a (left, velocity va, drag per mass kba,
+ * kca) and b (right) a surface gap apart (≤ 0: touching), never touch again:
+ * together they travel less than the gap towards each other, or the gap never
+ * shrinks: they move apart, or the one behind is not faster and has at least
+ * the drag per mass of the one ahead at every speed (then it stays the slower:
+ * the comparison principle for du/dt = −f(u)). Without drag on either, this is
+ * "not approaching". A wall is a body at rest without drag. Both engines'
+ * automatic end under drag (docs/design.md, "Air drag"). */
+static inline int cr_drag_pair_parts(double gap, double va, double kba, double kca, double vb,
+                                     double kbb, double kcb)
+{
+    if (cr_drag_reach(kba, kca, va) + cr_drag_reach(kbb, kcb, -vb) < gap)
+        return 1;
+    if (va > vb)
+        return 0;
+    if (va <= 0.0 && vb >= 0.0)
+        return 1;
+    return va > 0.0 ? kba >= kbb && kca >= kcb : kbb >= kba && kcb >= kca;
+}
+
 /* A listener's code as the engines return it: negative codes go up as they
  * are (a full disk is reported as such, not as an interruption), a positive
  * one is an interruption. */

@@ -38,38 +38,14 @@ static int emit(cr_sim *s)
 
 /* Under air drag alone (run_start refuses an automatic end under any other
  * field) a pair apart can still meet: a ball with less drag per mass catches
- * up with one ahead. A free ball's speed u falls by du/dt = −(kb + kc u) u
- * without turning, so from where it is it moves at most its reach
- * ln(1 + kc u/kb)/kc (u/kb without kc; unbounded without kb). */
-static double drag_reach(const cr_sim *s, size_t i, double u)
-{
-    double kb = s->drag_kb[i], kc = s->drag_kc[i];
-    if (s->fixed[i] || u <= 0.0)
-        return 0.0;
-    if (kb <= 0.0)
-        return INFINITY;
-    return kc > 0.0 ? log1p(kc * u / kb) / kc : u / kb;
-}
-
-/* Pair c, not loaded, never touches again: together the two travel less than
- * their gap towards each other, or the gap never shrinks: they move apart, or
- * the one behind is not faster and has at least the drag per mass of the one
- * ahead at every speed (then it stays the slower: the comparison principle
- * for du/dt = −f(u)). Without drag on either this is the free chain's rule:
- * not approaching. */
+ * up with one ahead. Pair c, not loaded, never touches again by
+ * cr_drag_pair_parts (a wall: at rest, no drag). */
 static int pair_never_meets(const cr_sim *s, size_t c)
 {
     double delta, rate;
     cr_sm_pair_now(s, c, &delta, &rate);
-    double va = cr_sm_body_velocity(s, c), vb = cr_sm_body_velocity(s, c + 1);
-    if (drag_reach(s, c, fmax(va, 0.0)) + drag_reach(s, c + 1, fmax(-vb, 0.0)) < -delta)
-        return 1;
-    if (va > vb)
-        return 0;
-    if (va <= 0.0 && vb >= 0.0)
-        return 1;
-    size_t behind = va > 0.0 ? c : c + 1, ahead = va > 0.0 ? c + 1 : c;
-    return s->drag_kb[behind] >= s->drag_kb[ahead] && s->drag_kc[behind] >= s->drag_kc[ahead];
+    return cr_drag_pair_parts(-delta, cr_sm_body_velocity(s, c), s->drag_kb[c], s->drag_kc[c],
+                              cr_sm_body_velocity(s, c + 1), s->drag_kb[c + 1], s->drag_kc[c + 1]);
 }
 
 /* Under drag: a contact is loaded (busy), none is but some pair may still

@@ -61,6 +61,11 @@ typedef struct {
     /* Automatic end: 1 when nothing approaches, so nothing can come any more
      * (NULL: the flight to infinity decides). */
     int (*nothing_approaches)(const void *e);
+    /* Automatic end under air drag alone (NULL: refused by auto_end_refusal):
+     * drag_cap is the run's safety cap, 0 when another field acts (refused);
+     * drag_parted is 1 when no pair can meet again (cr_drag_pair_parts). */
+    double (*drag_cap)(const void *e);
+    int (*drag_parted)(const void *e);
 } cr_rigid_geometry;
 
 typedef struct {

@@ -71,6 +71,7 @@ static int emit(cr_rigid_driver *d)
 typedef struct {
     int automatic, sparse;
     double t_stop, dt, next;
+    double recheck; /* under drag: when the automatic end is checked again */
     long impacts;
     int stuck;
 } plan;
@@ -79,6 +80,9 @@ static int plan_run(cr_rigid_driver *d, double t_end, plan *p)
 {
     p->automatic = t_end <= 0.0;
     p->t_stop = p->automatic ? INFINITY : t_end;
+    if (p->automatic && d->fields) /* drag alone (cr_rigid_driver_run) */
+        p->t_stop = d->geom->drag_cap(d);
+    p->recheck = INFINITY;
     if (d->out_every > 0) {
         cr_set_msg(d->err, sizeof d->err,
                    "output.every: a rigid run has no integrator steps to count; give "
@@ -118,8 +122,16 @@ static int at_instant(cr_rigid_driver *d, plan *p, int *done)
     p->impacts += (long)n;
     if (p->impacts >= MAX_IMPACTS)
         return end_run(d, "safety cap reached (10^7 impacts)", done);
-    if (p->automatic && g->nothing_approaches && g->nothing_approaches(d))
+    if (p->automatic && d->fields) {
+        /* under drag a pair apart can still meet: check again at
+         * t + max(10³ T, t/10) unless a closing comes first (the compliant
+         * chain's rule, docs/model-format.md "Integration") */
+        if (g->drag_parted(d))
+            return end_run(d, "all contacts open and no pair can meet again under drag", done);
+        p->recheck = d->t + fmax(1e3 * d->T, 0.1 * d->t);
+    } else if (p->automatic && g->nothing_approaches && g->nothing_approaches(d)) {
         return end_run(d, "all contacts open and separating", done);
+    }
     return n > 0 && p->sparse ? emit(d) : CR_OK;
 }
 
@@ -128,7 +140,7 @@ static int at_instant(cr_rigid_driver *d, plan *p, int *done)
  * that meets nothing ever ends the run. */
 static int flight(cr_rigid_driver *d, plan *p, int *done)
 {
-    double t0 = d->t, target = fmin(p->next, p->t_stop);
+    double t0 = d->t, target = fmin(fmin(p->next, p->t_stop), p->recheck);
     int hit = 0, rc = d->geom->fly(d, target, &hit);
     if (rc != CR_OK)
         return rc;
@@ -143,7 +155,11 @@ static int flight(cr_rigid_driver *d, plan *p, int *done)
     if (isinf(target))
         return end_run(d, "all contacts open and separating", done);
     if (target >= p->t_stop)
-        return end_run(d, "end time reached", done);
+        return end_run(
+            d, p->automatic ? "safety cap reached before the chain came apart" : "end time reached",
+            done);
+    if (target < p->next && target < p->t_stop)
+        return CR_OK; /* a recheck under drag, not a row: at_instant checks */
     while (p->next <= d->t * (1.0 + 1e-12))
         p->next += p->dt;
     return emit(d);
@@ -181,7 +197,7 @@ int cr_rigid_driver_run(void *e, double t_end)
 {
     cr_rigid_driver *d = e;
     CR_CHECK(!d->ran, d->err, CR_ERR_INVALID);
-    if (t_end <= 0.0 && d->fields) {
+    if (t_end <= 0.0 && d->fields && !(d->geom->drag_cap && d->geom->drag_cap(d) > 0.0)) {
         cr_set_msg(d->err, sizeof d->err, "%s", d->geom->auto_end_refusal);
         return CR_ERR_INVALID;
     }

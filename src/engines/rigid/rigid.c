@@ -26,6 +26,41 @@ static int nothing_approaches(const void *e)
     return 1;
 }
 
+/* The automatic end's safety cap under air drag alone (0 under gravity or
+ * pendulums: refused): the free chain's, or 50 relaxation times m/b of the
+ * least damped ball, or under quadratic drag alone the time to cross twice
+ * the largest gap from the speed V (the compliant chain's, sim-run.c). */
+static double drag_cap(const void *e)
+{
+    const cr_rigid *r = e;
+    if (r->gravity != 0.0 || r->pendulums)
+        return 0.0;
+    double gap = 0.0, V = r->drv.V, T = r->drv.T;
+    for (size_t c = 0; c < r->nc; c++)
+        gap = fmax(gap, r->g0[c]);
+    double cap = 2.0 * gap / V + 1e6 * T;
+    for (size_t i = 0; i < r->drv.nb; i++) {
+        double kb = r->drag_kb[i], kc = r->drag_kc[i];
+        if (kb > 0.0)
+            cap = fmax(cap, 2.0 * gap / V + 50.0 / kb + 1e6 * T);
+        else if (kc > 0.0)
+            cap = fmax(cap, expm1(fmin(2.0 * kc * gap, 50.0)) / (kc * V) + 1e6 * T);
+    }
+    return cap;
+}
+
+/* No pair can meet again under drag (cr_drag_pair_parts). */
+static int drag_parted(const void *e)
+{
+    const cr_rigid *r = e;
+    for (size_t c = 0; c < r->nc; c++)
+        if (r->on[c] &&
+            !cr_drag_pair_parts(cr_rigid_gap(r, c), r->v[c], r->drag_kb[c], r->drag_kc[c],
+                                r->v[c + 1], r->drag_kb[c + 1], r->drag_kc[c + 1]))
+            return 0;
+    return 1;
+}
+
 /* Before the first row: touching bodies at rest from the start are closed,
  * without events (as the chain engine). */
 static int rigid_start(void *e)
@@ -61,8 +96,8 @@ static void rigid_advance(void *e, double s)
 }
 
 static const cr_rigid_geometry chain_geometry = {
-    .auto_end_refusal =
-        "an automatic end needs a free chain: with gravity, pendulums or drag give an end time",
+    .auto_end_refusal = "an automatic end needs a free chain, or air drag alone: with gravity "
+                        "or pendulums give an end time",
     .start = rigid_start,
     .resolve = rigid_resolve,
     .settle = rigid_settle,
@@ -70,6 +105,8 @@ static const cr_rigid_geometry chain_geometry = {
     .next_closing = rigid_next_closing,
     .advance = rigid_advance,
     .nothing_approaches = nothing_approaches,
+    .drag_cap = drag_cap,
+    .drag_parted = drag_parted,
 };
 
 /* ---- create / destroy ---------------------------------------------------- */
