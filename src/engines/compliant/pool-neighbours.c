@@ -182,7 +182,8 @@ int cr_pl_grow_slots(cr_pool *p, size_t need)
     free(p->rootsfound);
     free(p->cand);
     free(p->guide);
-    p->rootsfound = malloc(p->nroot * sizeof(int));
+    p->rootsfound = calloc(p->nroot, sizeof(int)); /* 0 but for found (cr_pl_locate_roots) */
+    p->nfound = 0;
     p->cand = malloc(p->nroot * sizeof(size_t));
     p->guide = malloc(p->nroot);
     double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
@@ -355,6 +356,7 @@ int cr_pl_rebuild(cr_pool *p)
     if (rc != CR_OK)
         return rc;
     const double *y = N_VGetArrayPointer(p->y);
+    p->scan_all = p->roots_all = 1; /* the slots hold other contacts */
     for (size_t i = 0; i < n; i++) {
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];

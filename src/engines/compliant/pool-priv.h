@@ -222,7 +222,11 @@ struct cr_pool {
     SUNLinearSolver LS;
     SUNNonlinearSolver NLS; /* fixed-point iteration (no Jacobian), or NULL: Newton */
     int fixed_point;
+    /* ±1 where a root function crossed in the last search, 0 elsewhere: only
+     * the entries in found[0 … nfound) (increasing) are non-zero, and they are
+     * cleared at the next search (work per event independent of the pool) */
     int *rootsfound;
+    size_t *found, nfound, foundcap;
     /* the engine's own event location (see locate_roots): every root function
      * at the last point searched (glo) and at the end of the step (ghi), the
      * functions that changed sign, their values in the search, the state at
@@ -258,7 +262,16 @@ struct cr_pool {
     double tau_r, tau_stop, *yr, *yfull;
     N_Vector ya, yastep;
     size_t *live, nlive; /* root functions that can change: slots and discs that move */
+    size_t livecap;
     size_t *queue;       /* scratch of choose_active */
+    /* work per region proportional to the region: between builds only the
+     * active and flying discs (act, fly) move, so only their rows of the full
+     * arrays, their contacts and their root functions can change; every disc
+     * and slot is looked at only at the first build and after a neighbour
+     * rebuild (scan_all; roots_all for cr_pl_roots_afresh) */
+    int scan_all, roots_all;
+    size_t *stale, nstale; /* discs active or flying before this build */
+    size_t *sbuf, sbufcap; /* scratch: slots of the region's contacts (cr_pl_region_slots) */
     long region_builds, max_active, since_check;
     long region_shrinks; /* regions rebuilt smaller (cr_pl_region_oversized) */
     int need_region;     /* a contact with a disc outside the region closed */
@@ -413,10 +426,13 @@ int cr_pl_restart(cr_pool *p, double tau, const char *what);
 
 /* ---- pool-roots.c: root functions, event location, events */
 void cr_pl_roots_afresh(cr_pool *p);
+/* The region's live root functions at the state y into glo. */
+void cr_pl_roots_live(cr_pool *p, const double *y);
 void cr_pl_roots_step(cr_pool *p, const double *y, double *g);
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q);
 size_t cr_pl_sign_changes(cr_pool *p, size_t prev);
 double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys);
+/* NaN when out of memory (the list of crossings) */
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc);
 void cr_pl_state_at(cr_pool *p, double tau);
 int cr_pl_handle_roots(cr_pool *p, int *need_rebuild);
@@ -428,6 +444,11 @@ void cr_pl_region_free(cr_pool *p);
 int cr_pl_region_build(cr_pool *p);
 int cr_pl_region_oversized(cr_pool *p);
 void cr_pl_fill_full(const cr_pool *p, double tau, const double *ya, double *y);
+/* The slots of the contacts of the active discs (and the flying ones unless
+ * @p active_only; with it, only contacts between active discs or with a wall),
+ * in increasing order, into p->sbuf. @return how many, or (size_t)-1 when out
+ * of memory. */
+size_t cr_pl_region_slots(cr_pool *p, int active_only);
 const double *cr_pl_full_state(const cr_pool *p, double tau, N_Vector yv);
 
 #endif
