@@ -22,6 +22,7 @@
 #include "cradle/contact.h"
 #include "cradle/model.h"
 #include "cradle/system.h"
+#include "engines/common/nvector-small.h"
 #include "engines/common/root-search.h"
 
 typedef struct cr_pool cr_pool;

@@ -109,7 +109,7 @@ int cr_pl_layout_quadratures(cr_pool *p, const double *y)
     /* a region's warm contacts are fixed until its next build: no room to grow */
     size_t cap = p->region ? need + 1 : 2 * need + 64;
     if (cap != p->qcap || !p->yQ) {
-        N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
+        N_Vector q = cr_nvector_small((sunindextype)(3 * cap + 1), p->ctx);
         long *qc = realloc(p->qc, cap * sizeof(long));
         if (qc)
             p->qc = qc;

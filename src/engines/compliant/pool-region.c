@@ -318,8 +318,8 @@ static int compact_state(cr_pool *p, const double *y)
             N_VDestroy(p->ya);
         if (p->yastep)
             N_VDestroy(p->yastep);
-        p->ya = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
-        p->yastep = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
+        p->ya = cr_nvector_small((sunindextype)(4 * p->na), p->ctx);
+        p->yastep = cr_nvector_small((sunindextype)(4 * p->na), p->ctx);
         if (!p->ya || !p->yastep)
             return CR_ERR_NOMEM;
     }

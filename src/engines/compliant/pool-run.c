@@ -99,8 +99,8 @@ static int setup_state(cr_pool *p)
     size_t n = p->n;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
-    p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
-    p->ystep = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
+    p->y = cr_nvector_small((sunindextype)(4 * n), p->ctx);
+    p->ystep = cr_nvector_small((sunindextype)(4 * n), p->ctx);
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
