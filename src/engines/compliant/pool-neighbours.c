@@ -180,18 +180,39 @@ int cr_pl_grow_slots(cr_pool *p, size_t need)
     p->nslots = cap;
     p->nroot = CR_PL_SR * cap + p->n;
     free(p->rootsfound);
-    free(p->cand);
-    free(p->guide);
     p->rootsfound = calloc(p->nroot, sizeof(int)); /* 0 but for found (cr_pl_locate_roots) */
     p->nfound = 0;
-    p->cand = malloc(p->nroot * sizeof(size_t));
-    p->guide = malloc(p->nroot);
-    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
-    int ok = p->rootsfound && p->cand && p->guide;
+    double **g[] = {&p->glo, &p->ghi};
+    int ok = p->rootsfound != NULL;
     for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
         free(*g[k]);
         ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
     }
+    /* a region searches its live functions only (cr_pl_search_room at its build) */
+    return ok && (p->region || cr_pl_search_room(p, p->nroot) == CR_OK) ? CR_OK : CR_ERR_NOMEM;
+}
+
+int cr_pl_search_room(cr_pool *p, size_t need)
+{
+    if (need <= p->candcap)
+        return CR_OK;
+    size_t cap = p->region ? 2 * need + 64 : need;
+    size_t *cand = realloc(p->cand, cap * sizeof(size_t));
+    if (cand)
+        p->cand = cand;
+    unsigned char *guide = cand ? realloc(p->guide, cap) : NULL;
+    if (guide)
+        p->guide = guide;
+    int ok = guide != NULL;
+    double **g[] = {&p->clo, &p->chi, &p->cmid};
+    for (size_t k = 0; k < sizeof g / sizeof g[0] && ok; k++) {
+        double *a = realloc(*g[k], cap * sizeof(double));
+        if (a)
+            *g[k] = a;
+        ok = a != NULL;
+    }
+    if (ok)
+        p->candcap = cap;
     return ok ? CR_OK : CR_ERR_NOMEM;
 }
 

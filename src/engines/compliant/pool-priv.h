@@ -234,9 +234,9 @@ struct cr_pool {
      * the end of the step, and how many evaluations it made */
     N_Vector ystep;
     double *glo, *ghi, *clo, *chi, *cmid, tlo;
-    size_t *cand, nroot;
-    unsigned char *guide; /* per candidate: may steer the root search (guides) */
-    size_t nsearch;       /* candidates of the search under way */
+    size_t *cand, nroot, candcap; /* cand, guide, clo, chi, cmid: candcap long */
+    unsigned char *guide;         /* per candidate: may steer the root search (guides) */
+    size_t nsearch;               /* candidates of the search under way */
     long gevals;
     /* hidden crossings (cr_pl_hidden_end): the state at the end of a shortened
      * search (4n) and the state kept while it is found (8n: full, compact) */
@@ -264,7 +264,7 @@ struct cr_pool {
     N_Vector ya, yastep;
     size_t *live, nlive; /* root functions that can change: slots and discs that move */
     size_t livecap;
-    size_t *queue;       /* scratch of choose_active */
+    size_t *queue; /* scratch of choose_active */
     /* work per region proportional to the region: between builds only the
      * active and flying discs (act, fly) move, so only their rows of the full
      * arrays, their contacts and their root functions can change; every disc
@@ -400,6 +400,9 @@ static inline size_t cr_pl_cpos(const cr_pool *p, size_t i)
 /* ---- pool-neighbours.c: contact records, candidates, slots, rebuilds */
 void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k);
 int cr_pl_grow_slots(cr_pool *p, size_t need);
+/* Room for @p need candidates of a search (every root function without a
+ * region, the live ones in one). */
+int cr_pl_search_room(cr_pool *p, size_t need);
 int cr_pl_rebuild(cr_pool *p);
 int cr_pl_method(const cr_pool *p); /* the cr_method a run takes */
 

@@ -209,7 +209,7 @@ static int region_live(cr_pool *p)
         lv[nl + k] = CR_PL_SR * p->nslots + moving_disc(p, k);
     qsort(lv + nl, nd, sizeof(size_t), cmp_index); /* act and fly are each sorted */
     p->nlive = nl + nd;
-    return CR_OK;
+    return cr_pl_search_room(p, p->nlive);
 }
 
 /* A CVODES instance on the compact state at τ_r (the previous one's counters

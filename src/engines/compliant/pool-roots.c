@@ -526,8 +526,8 @@ double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t n
         p->rootsfound[p->found[f]] = 0;
     p->nfound = 0;
     cr_root_bracket b = {nc, p->clo, p->chi, p->cmid, p->guide};
-    double t = cr_root_search(&b, tlo, thi, cr_root_tolerance(thi, h), candidate_values, p,
-                              p->cand, p->rootsfound, 0);
+    double t = cr_root_search(&b, tlo, thi, cr_root_tolerance(thi, h), candidate_values, p, p->cand,
+                              p->rootsfound, 0);
     return note_found(p, nc) == CR_OK ? t : NAN;
 }
 
