@@ -172,7 +172,7 @@ typedef struct {
     double P, Px, Py;       /* impulses before its quadrature slot (scaled) */
     long slot;              /* −1 when not a candidate */
     long qslot;             /* its impulses' quadratures (−1: none; see warm_up) */
-    cr_contact_params law;  /* the pair's law, from the model when the contact appears */
+    size_t law;             /* its law, p->laws[law] (cr_model_pair_law when it appears) */
     /* frozen normal (integration.normals: frozen): n₀, overlap δ₀ and scaled
      * relative displacement b₀ at first touch; kept while a candidate */
     int frozen;
@@ -195,9 +195,8 @@ struct cr_pool {
 
     cr_pool_contact *c;
     size_t nc, ccap;
-    uint64_t *hkey; /* open-addressing map pair key → contact id + 1 */
-    size_t *hval;
-    size_t hcap;
+    cr_contact_params *laws; /* the contacts' laws, each once (a pool has few) */
+    size_t nlaws, lawcap;
 
     size_t nslots;    /* grown as the candidates need (grow_slots) */
     int quad_resized; /* the quadrature vector changed length: CVODE needs it again */
@@ -233,13 +232,15 @@ struct cr_pool {
      * functions that changed sign, their values in the search, the state at
      * the end of the step, and how many evaluations it made */
     N_Vector ystep;
+    double *yasave; /* the compact state kept with ysave (4 per active disc) */
+    size_t yasavecap;
     double *glo, *ghi, *clo, *chi, *cmid, tlo;
     size_t *cand, nroot, candcap; /* cand, guide, clo, chi, cmid: candcap long */
     unsigned char *guide;         /* per candidate: may steer the root search (guides) */
     size_t nsearch;               /* candidates of the search under way */
     long gevals;
     /* hidden crossings (cr_pl_hidden_end): the state at the end of a shortened
-     * search (4n) and the state kept while it is found (8n: full, compact) */
+     * search (4n) and the state kept while it is found (4n, and yasave) */
     double *ysub, *ysave;
     long hidden; /* steps whose search a hidden crossing shortened */
     /* contacts a step passed over (pool-run.c, passed_over): steps taken
@@ -269,8 +270,8 @@ struct cr_pool {
      * active and flying discs (act, fly) move, so only their rows of the full
      * arrays, their contacts and their root functions can change; every disc
      * and slot is looked at only at the first build and after a neighbour
-     * rebuild (scan_all; roots_all for cr_pl_roots_afresh) */
-    int scan_all, roots_all;
+     * rebuild (scan_all) */
+    int scan_all;
     size_t *stale, nstale; /* discs active or flying before this build */
     size_t *sbuf, sbufcap; /* scratch: slots of the region's contacts (cr_pl_region_slots) */
     long region_builds, max_active, since_check;
@@ -307,8 +308,7 @@ static inline int cr_pl_is_wall(const cr_pool_contact *k)
 /* The law of a contact (per pair: cr_model_pair_law when it first appeared). */
 static inline const cr_contact_params *cr_pl_law(const cr_pool *p, const cr_pool_contact *k)
 {
-    (void)p;
-    return &k->law;
+    return &p->laws[k->law];
 }
 
 /* A pair contact along its frozen normal n₀: δ = δ₀ − n₀·(b − b₀), linear in the
@@ -430,8 +430,6 @@ int cr_pl_restart(cr_pool *p, double tau, const char *what);
 
 /* ---- pool-roots.c: root functions, event location, events */
 void cr_pl_roots_afresh(cr_pool *p);
-/* The region's live root functions at the state y into glo. */
-void cr_pl_roots_live(cr_pool *p, const double *y);
 void cr_pl_roots_step(cr_pool *p, const double *y, double *g);
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q);
 size_t cr_pl_sign_changes(cr_pool *p, size_t prev);

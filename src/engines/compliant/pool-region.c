@@ -323,6 +323,13 @@ static int compact_state(cr_pool *p, const double *y)
         if (!p->ya || !p->yastep)
             return CR_ERR_NOMEM;
     }
+    if (p->na > p->yasavecap) { /* room to keep it in a hidden-crossing search */
+        double *s = realloc(p->yasave, 8 * p->na * sizeof(double));
+        if (!s)
+            return CR_ERR_NOMEM;
+        p->yasave = s;
+        p->yasavecap = 2 * p->na;
+    }
     double *ya = N_VGetArrayPointer(p->ya);
     for (size_t a = 0; a < p->na; a++)
         memcpy(ya + 4 * a, y + 4 * p->act[a], 4 * sizeof(double));
@@ -333,15 +340,12 @@ static int compact_state(cr_pool *p, const double *y)
  * A new region at p->t from the full state p->y and the quadratures p->yQ:
  * the active discs (choose_active), the flying and resting ones, the compact
  * state, the quadrature slots (the contacts between active discs) and a new
- * CVODES instance. Every full array gets the resting discs' states. The root
- * functions of the region that ends take their values at p->y first: they
- * may not be live in the new one (cr_pl_roots_afresh follows for the live).
+ * CVODES instance. Every full array gets the resting discs' states; the
+ * live root functions are evaluated after it (cr_pl_roots_afresh).
  */
 int cr_pl_region_build(cr_pool *p)
 {
     double *y = N_VGetArrayPointer(p->y);
-    if (!p->scan_all)
-        cr_pl_roots_live(p, y);
     if (classify_discs(p, y) != CR_OK)
         return CR_ERR_NOMEM;
     p->tau_r = p->t / p->T;
@@ -392,7 +396,7 @@ void cr_pl_region_free(cr_pool *p)
     free(p->live);
     free(p->queue);
     free(p->stale);
-    free(p->sbuf);
+    free(p->yasave);
 }
 
 /* Arrays of the region (setup): every disc outside, at rest where it starts so. */

@@ -107,7 +107,8 @@ static double disc_root(const cr_pool *p, const double *y, size_t i)
 /* Every root function (CR_PL_SR per slot, then one per disc) at the current
  * state p->y into glo: the start of the next search after setup, a restart
  * or a new region. */
-void cr_pl_roots_live(cr_pool *p, const double *y)
+/* The region's live root functions at the state y into glo. */
+static void roots_live(cr_pool *p, const double *y)
 {
     for (size_t c = 0; c < p->nlive;) {
         size_t q = p->live[c];
@@ -121,18 +122,17 @@ void cr_pl_roots_live(cr_pool *p, const double *y)
     }
 }
 
-/* In a region only the live functions: the others kept their values since
- * they were last evaluated (their discs rest; cr_pl_region_build evaluates the
- * ending region's), unless a rebuild gave the slots other contacts. */
+/* In a region only the live functions: nothing reads the others while it
+ * lasts (searches, sign scans and hidden crossings look at the live ones), and
+ * every build is followed by this evaluation at its state. */
 void cr_pl_roots_afresh(cr_pool *p)
 {
     const double *y = N_VGetArrayPointer(p->y);
     p->gevals++;
-    if (p->region && !p->roots_all) {
-        cr_pl_roots_live(p, y);
+    if (p->region) {
+        roots_live(p, y);
         return;
     }
-    p->roots_all = 0;
     for (size_t s = 0; s < p->nslots; s++)
         slot_roots(p, y, s, p->glo + CR_PL_SR * s, 1);
     for (size_t i = 0; i < p->n; i++)
@@ -349,14 +349,14 @@ static void save_low(cr_pool *p)
 {
     copy_moving(p, p->ysave, N_VGetArrayPointer(p->y));
     if (p->region)
-        memcpy(p->ysave + 4 * p->n, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
+        memcpy(p->yasave, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
 }
 
 static void restore_low(cr_pool *p)
 {
     copy_moving(p, N_VGetArrayPointer(p->y), p->ysave);
     if (p->region)
-        memcpy(N_VGetArrayPointer(p->ya), p->ysave + 4 * p->n, 4 * p->na * sizeof(double));
+        memcpy(N_VGetArrayPointer(p->ya), p->yasave, 4 * p->na * sizeof(double));
 }
 
 /* Function q turns from towards its crossing (at ylo, p->tlo) to away (at

@@ -106,7 +106,7 @@ static int setup_state(cr_pool *p)
     p->nbrcap = calloc(n, sizeof(size_t));
     p->hot = calloc(n, 1);
     p->ysub = malloc(4 * n * sizeof(double));
-    p->ysave = malloc(8 * n * sizeof(double));
+    p->ysave = malloc(4 * n * sizeof(double));
     p->region = cr_pl_use_region(p);
     if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot || !p->ysub ||
         !p->ysave || cr_pl_grow_slots(p, 16) != CR_OK)
