@@ -187,7 +187,7 @@ static void clear_marks(cr_pool *p, size_t nq)
 /* The root functions that can change while the region lasts, in increasing
  * order (locate_roots' guides need a slot's functions together): those of slots
  * with an active or flying disc, and the rebuild roots of those discs. The
- * others keep their values (their discs rest). */
+ * others cannot change (their discs rest) and are not read while it lasts. */
 static int region_live(cr_pool *p)
 {
     size_t ns = cr_pl_region_slots(p, 0), nd = p->na + p->nfly;
