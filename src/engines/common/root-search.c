@@ -71,7 +71,6 @@ double cr_root_search(cr_root_bracket *b, double tlo, double thi, double ttol,
     thi = cr_root_locate(b, tlo, thi, ttol, values, user);
     memset(rootsfound, 0, nrf * sizeof(int));
     for (size_t c = 0; c < b->n; c++)
-        if (cr_root_differ(b->lo[c], b->hi[c]))
-            rootsfound[index[c]] = b->lo[c] > 0.0 ? -1 : 1;
+        rootsfound[index[c]] = !cr_root_differ(b->lo[c], b->hi[c]) ? 0 : b->lo[c] > 0.0 ? -1 : 1;
     return thi;
 }

@@ -45,6 +45,8 @@ static inline double cr_root_tolerance(double t, double h)
 /* cr_root_locate over the step's candidates, and the outcome as CVODE gives
  * it: rootsfound[0 .. nrf) is 0 but for rootsfound[index[c]] = ±1 (the
  * direction) for each candidate c that changes sign over the final bracket.
+ * With nrf = 0 only the candidates' entries are written (0 or ±1): the caller
+ * keeps the others 0, so a search costs nothing in the number of functions.
  * @return the root's time (cr_root_locate). */
 double cr_root_search(cr_root_bracket *b, double tlo, double thi, double ttol,
                       cr_root_values_fn values, void *user, const size_t *index, int *rootsfound,

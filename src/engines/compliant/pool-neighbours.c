@@ -32,46 +32,6 @@ void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k)
     k->frozen = 1;
 }
 
-static uint64_t pair_key(const cr_pool *p, long i, long j)
-{
-    return j >= 0 ? (uint64_t)i * (uint64_t)p->n + (uint64_t)j
-                  : (uint64_t)p->n * p->n + (uint64_t)i * (p->nw + 1) + (uint64_t)(-1 - j);
-}
-
-static size_t hash(uint64_t k, size_t cap)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)(k & (cap - 1));
-}
-
-static int map_grow(cr_pool *p)
-{
-    size_t cap = p->hcap ? 2 * p->hcap : 1024;
-    uint64_t *keys = malloc(cap * sizeof(uint64_t));
-    size_t *vals = calloc(cap, sizeof(size_t));
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return CR_ERR_NOMEM;
-    }
-    for (size_t q = 0; q < p->hcap; q++)
-        if (p->hval[q]) {
-            size_t h = hash(p->hkey[q], cap);
-            while (vals[h])
-                h = (h + 1) & (cap - 1);
-            keys[h] = p->hkey[q];
-            vals[h] = p->hval[q];
-        }
-    free(p->hkey);
-    free(p->hval);
-    p->hkey = keys;
-    p->hval = vals;
-    p->hcap = cap;
-    return CR_OK;
-}
-
 /* Appends @p v to a per-disc list that grows by doubling. */
 static int push_index(size_t **list, size_t *len, size_t *cap, size_t v)
 {
@@ -100,21 +60,53 @@ static int note_body_contact(cr_pool *p, size_t i, size_t id)
     return push_index(&p->bc[i], &p->nbc[i], &p->bccap[i], id);
 }
 
+static int same_law(const cr_contact_params *a, const cr_contact_params *b)
+{
+    return a->K == b->K && a->n == b->n && a->C == b->C && a->m == b->m && a->release == b->release;
+}
+
+/* The law's place in p->laws, added when new. Pools have few laws (one per
+ * pair of materials and radii); the most recent are looked at first, and a
+ * law not among the last 64 is added again (a polydisperse pool with a law
+ * per pair keeps one per contact, as every contact did before). */
+static int intern_law(cr_pool *p, const cr_contact_params *law, size_t *at)
+{
+    for (size_t k = p->nlaws, seen = 0; k > 0 && seen < 64; k--, seen++)
+        if (same_law(&p->laws[k - 1], law)) {
+            *at = k - 1;
+            return CR_OK;
+        }
+    if (p->nlaws == p->lawcap) {
+        size_t cap = p->lawcap ? 2 * p->lawcap : 16;
+        cr_contact_params *l = realloc(p->laws, cap * sizeof *l);
+        if (!l)
+            return CR_ERR_NOMEM;
+        p->laws = l;
+        p->lawcap = cap;
+    }
+    p->laws[p->nlaws] = *law;
+    *at = p->nlaws++;
+    return CR_OK;
+}
+
 /* A new contact record: its law and its geometry at t = 0. An overlap within
  * ε_geom (CR_GEOM_TOL of the smaller radius) is touching, overlap exactly 0
  * (not refused); a gap is kept as it is, however small: shutting gaps up to
  * ε_geom = 5e-12 m between 5 mm discs moved the wave's arrival there and left
  * the bench/peers pool 4.8e-7 V from the exact solution at every rtol (δ* is
  * 1e-5 m there; issue 23, item 9; tests/test-pool-accuracy.c). */
-static int contact_init(const cr_pool *p, cr_pool_contact *k, long i, long j)
+static int contact_init(cr_pool *p, cr_pool_contact *k, long i, long j)
 {
     memset(k, 0, sizeof(*k));
     k->i = i;
     k->j = j;
     k->slot = -1;
     k->qslot = -1;
-    if (cr_model_pair_law(p->model, (size_t)i, j, &k->law) != CR_OK)
+    cr_contact_params law;
+    if (cr_model_pair_law(p->model, (size_t)i, j, &law) != CR_OK)
         return CR_ERR_MODEL;
+    if (intern_law(p, &law, &k->law) != CR_OK)
+        return CR_ERR_NOMEM;
     if (j >= 0) {
         k->a0x = p->x0[j] - p->x0[i];
         k->a0y = p->y0[j] - p->y0[i];
@@ -131,17 +123,15 @@ static int contact_init(const cr_pool *p, cr_pool_contact *k, long i, long j)
     return CR_OK;
 }
 
-/* The contact id of a pair, created on first sight. */
+/* The contact id of a pair (i < j, or j a wall), created on first sight. A
+ * disc's list of contacts (bc) finds it: a few entries, where a map of every
+ * pair cost ~160 bytes a disc and a cache miss a lookup. */
 static long contact_id(cr_pool *p, long i, long j)
 {
-    if (2 * (p->nc + 1) > p->hcap && map_grow(p) != CR_OK)
-        return -1;
-    uint64_t key = pair_key(p, i, j);
-    size_t h = hash(key, p->hcap);
-    while (p->hval[h]) {
-        if (p->hkey[h] == key)
-            return (long)p->hval[h] - 1;
-        h = (h + 1) & (p->hcap - 1);
+    for (size_t b = 0; p->bc && b < p->nbc[i]; b++) {
+        const cr_pool_contact *k = &p->c[p->bc[i][b]];
+        if (k->i == i && k->j == j)
+            return (long)p->bc[i][b];
     }
     if (p->nc == p->ccap) {
         size_t cap = p->ccap ? 2 * p->ccap : 256;
@@ -156,8 +146,6 @@ static long contact_id(cr_pool *p, long i, long j)
     if (note_body_contact(p, (size_t)i, p->nc) != CR_OK ||
         (j >= 0 && note_body_contact(p, (size_t)j, p->nc) != CR_OK))
         return -1;
-    p->hkey[h] = key;
-    p->hval[h] = p->nc + 1;
     return (long)p->nc++;
 }
 
@@ -180,17 +168,39 @@ int cr_pl_grow_slots(cr_pool *p, size_t need)
     p->nslots = cap;
     p->nroot = CR_PL_SR * cap + p->n;
     free(p->rootsfound);
-    free(p->cand);
-    free(p->guide);
-    p->rootsfound = malloc(p->nroot * sizeof(int));
-    p->cand = malloc(p->nroot * sizeof(size_t));
-    p->guide = malloc(p->nroot);
-    double **g[] = {&p->glo, &p->ghi, &p->clo, &p->chi, &p->cmid};
-    int ok = p->rootsfound && p->cand && p->guide;
+    p->rootsfound = calloc(p->nroot, sizeof(int)); /* 0 but for found (cr_pl_locate_roots) */
+    p->nfound = 0;
+    double **g[] = {&p->glo, &p->ghi};
+    int ok = p->rootsfound != NULL;
     for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
         free(*g[k]);
         ok &= (*g[k] = malloc(p->nroot * sizeof(double))) != NULL;
     }
+    /* a region searches its live functions only (cr_pl_search_room at its build) */
+    return ok && (p->region || cr_pl_search_room(p, p->nroot) == CR_OK) ? CR_OK : CR_ERR_NOMEM;
+}
+
+int cr_pl_search_room(cr_pool *p, size_t need)
+{
+    if (need <= p->candcap)
+        return CR_OK;
+    size_t cap = p->region ? 2 * need + 64 : need;
+    size_t *cand = realloc(p->cand, cap * sizeof(size_t));
+    if (cand)
+        p->cand = cand;
+    unsigned char *guide = cand ? realloc(p->guide, cap) : NULL;
+    if (guide)
+        p->guide = guide;
+    int ok = guide != NULL;
+    double **g[] = {&p->clo, &p->chi, &p->cmid};
+    for (size_t k = 0; k < sizeof g / sizeof g[0] && ok; k++) {
+        double *a = realloc(*g[k], cap * sizeof(double));
+        if (a)
+            *g[k] = a;
+        ok = a != NULL;
+    }
+    if (ok)
+        p->candcap = cap;
     return ok ? CR_OK : CR_ERR_NOMEM;
 }
 
@@ -355,6 +365,7 @@ int cr_pl_rebuild(cr_pool *p)
     if (rc != CR_OK)
         return rc;
     const double *y = N_VGetArrayPointer(p->y);
+    p->scan_all = 1; /* the slots hold other contacts */
     for (size_t i = 0; i < n; i++) {
         p->dref[2 * i] = y[4 * i];
         p->dref[2 * i + 1] = y[4 * i + 1];

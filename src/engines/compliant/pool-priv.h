@@ -22,6 +22,7 @@
 #include "cradle/contact.h"
 #include "cradle/model.h"
 #include "cradle/system.h"
+#include "engines/common/nvector-small.h"
 #include "engines/common/root-search.h"
 
 typedef struct cr_pool cr_pool;
@@ -171,7 +172,7 @@ typedef struct {
     double P, Px, Py;       /* impulses before its quadrature slot (scaled) */
     long slot;              /* −1 when not a candidate */
     long qslot;             /* its impulses' quadratures (−1: none; see warm_up) */
-    cr_contact_params law;  /* the pair's law, from the model when the contact appears */
+    size_t law;             /* its law, p->laws[law] (cr_model_pair_law when it appears) */
     /* frozen normal (integration.normals: frozen): n₀, overlap δ₀ and scaled
      * relative displacement b₀ at first touch; kept while a candidate */
     int frozen;
@@ -194,9 +195,8 @@ struct cr_pool {
 
     cr_pool_contact *c;
     size_t nc, ccap;
-    uint64_t *hkey; /* open-addressing map pair key → contact id + 1 */
-    size_t *hval;
-    size_t hcap;
+    cr_contact_params *laws; /* the contacts' laws, each once (a pool has few) */
+    size_t nlaws, lawcap;
 
     size_t nslots;    /* grown as the candidates need (grow_slots) */
     int quad_resized; /* the quadrature vector changed length: CVODE needs it again */
@@ -222,19 +222,25 @@ struct cr_pool {
     SUNLinearSolver LS;
     SUNNonlinearSolver NLS; /* fixed-point iteration (no Jacobian), or NULL: Newton */
     int fixed_point;
+    /* ±1 where a root function crossed in the last search, 0 elsewhere: only
+     * the entries in found[0 … nfound) (increasing) are non-zero, and they are
+     * cleared at the next search (work per event independent of the pool) */
     int *rootsfound;
+    size_t *found, nfound, foundcap;
     /* the engine's own event location (see locate_roots): every root function
      * at the last point searched (glo) and at the end of the step (ghi), the
      * functions that changed sign, their values in the search, the state at
      * the end of the step, and how many evaluations it made */
     N_Vector ystep;
+    double *yasave; /* the compact state kept with ysave (4 per active disc) */
+    size_t yasavecap;
     double *glo, *ghi, *clo, *chi, *cmid, tlo;
-    size_t *cand, nroot;
-    unsigned char *guide; /* per candidate: may steer the root search (guides) */
-    size_t nsearch;       /* candidates of the search under way */
+    size_t *cand, nroot, candcap; /* cand, guide, clo, chi, cmid: candcap long */
+    unsigned char *guide;         /* per candidate: may steer the root search (guides) */
+    size_t nsearch;               /* candidates of the search under way */
     long gevals;
     /* hidden crossings (cr_pl_hidden_end): the state at the end of a shortened
-     * search (4n) and the state kept while it is found (8n: full, compact) */
+     * search (4n) and the state kept while it is found (4n, and yasave) */
     double *ysub, *ysave;
     long hidden; /* steps whose search a hidden crossing shortened */
     /* contacts a step passed over (pool-run.c, passed_over): steps taken
@@ -258,7 +264,16 @@ struct cr_pool {
     double tau_r, tau_stop, *yr, *yfull;
     N_Vector ya, yastep;
     size_t *live, nlive; /* root functions that can change: slots and discs that move */
-    size_t *queue;       /* scratch of choose_active */
+    size_t livecap;
+    size_t *queue; /* scratch of choose_active */
+    /* work per region proportional to the region: between builds only the
+     * active and flying discs (act, fly) move, so only their rows of the full
+     * arrays, their contacts and their root functions can change; every disc
+     * and slot is looked at only at the first build and after a neighbour
+     * rebuild (scan_all) */
+    int scan_all;
+    size_t *stale, nstale; /* discs active or flying before this build */
+    size_t *sbuf, sbufcap; /* scratch: slots of the region's contacts (cr_pl_region_slots) */
     long region_builds, max_active, since_check;
     long region_shrinks; /* regions rebuilt smaller (cr_pl_region_oversized) */
     int need_region;     /* a contact with a disc outside the region closed */
@@ -293,8 +308,7 @@ static inline int cr_pl_is_wall(const cr_pool_contact *k)
 /* The law of a contact (per pair: cr_model_pair_law when it first appeared). */
 static inline const cr_contact_params *cr_pl_law(const cr_pool *p, const cr_pool_contact *k)
 {
-    (void)p;
-    return &k->law;
+    return &p->laws[k->law];
 }
 
 /* A pair contact along its frozen normal n₀: δ = δ₀ − n₀·(b − b₀), linear in the
@@ -386,6 +400,9 @@ static inline size_t cr_pl_cpos(const cr_pool *p, size_t i)
 /* ---- pool-neighbours.c: contact records, candidates, slots, rebuilds */
 void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k);
 int cr_pl_grow_slots(cr_pool *p, size_t need);
+/* Room for @p need candidates of a search (every root function without a
+ * region, the live ones in one). */
+int cr_pl_search_room(cr_pool *p, size_t need);
 int cr_pl_rebuild(cr_pool *p);
 int cr_pl_method(const cr_pool *p); /* the cr_method a run takes */
 
@@ -417,6 +434,7 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g);
 double cr_pl_root_one(const cr_pool *p, const double *y, size_t q);
 size_t cr_pl_sign_changes(cr_pool *p, size_t prev);
 double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys);
+/* NaN when out of memory (the list of crossings) */
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc);
 void cr_pl_state_at(cr_pool *p, double tau);
 int cr_pl_handle_roots(cr_pool *p, int *need_rebuild);
@@ -428,6 +446,11 @@ void cr_pl_region_free(cr_pool *p);
 int cr_pl_region_build(cr_pool *p);
 int cr_pl_region_oversized(cr_pool *p);
 void cr_pl_fill_full(const cr_pool *p, double tau, const double *ya, double *y);
+/* The slots of the contacts of the active discs (and the flying ones unless
+ * @p active_only; with it, only contacts between active discs or with a wall),
+ * in increasing order, into p->sbuf. @return how many, or (size_t)-1 when out
+ * of memory. */
+size_t cr_pl_region_slots(cr_pool *p, int active_only);
 const double *cr_pl_full_state(const cr_pool *p, double tau, N_Vector yv);
 
 #endif

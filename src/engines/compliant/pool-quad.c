@@ -72,6 +72,18 @@ int cr_pl_warm_up(cr_pool *p, const double *y)
     return 1;
 }
 
+/* A region's warm contacts are those between its active discs (or with a
+ * wall): found from the active discs' contacts, in slot order as a scan of
+ * every slot finds them. @return how many, or (size_t)-1 (out of memory). */
+static size_t region_warm(cr_pool *p)
+{
+    size_t ns = cr_pl_region_slots(p, 1), m = 0;
+    for (size_t k = 0; k < ns && ns != (size_t)-1; k++)
+        if (p->slot_contact[p->sbuf[k]] >= 0)
+            p->sbuf[m++] = p->sbuf[k];
+    return ns == (size_t)-1 ? ns : m;
+}
+
 /* A new quadrature layout (at a restart, before CVODE sees p->yQ): every
  * contact's impulses move to its record, the dissipated energy stays, and the
  * warm candidates take fresh slots, with as many again free (and 64). */
@@ -90,12 +102,14 @@ int cr_pl_layout_quadratures(cr_pool *p, const double *y)
     p->nq = 0;
     mark_hot(p, y);
     size_t need = 0;
-    for (size_t s = 0; s < p->nslots; s++)
+    if (p->region && (need = region_warm(p)) == (size_t)-1)
+        return CR_ERR_NOMEM;
+    for (size_t s = 0; s < p->nslots && !p->region; s++)
         need += p->slot_contact[s] >= 0 && cr_pl_warm(p, &p->c[p->slot_contact[s]]);
     /* a region's warm contacts are fixed until its next build: no room to grow */
     size_t cap = p->region ? need + 1 : 2 * need + 64;
     if (cap != p->qcap || !p->yQ) {
-        N_Vector q = N_VNew_Serial((sunindextype)(3 * cap + 1), p->ctx);
+        N_Vector q = cr_nvector_small((sunindextype)(3 * cap + 1), p->ctx);
         long *qc = realloc(p->qc, cap * sizeof(long));
         if (qc)
             p->qc = qc;
@@ -112,7 +126,12 @@ int cr_pl_layout_quadratures(cr_pool *p, const double *y)
     }
     N_VConst(0.0, p->yQ);
     N_VGetArrayPointer(p->yQ)[3 * cap] = diss;
-    cr_pl_warm_up(p, y); /* room for all of them */
+    if (!p->region) {
+        cr_pl_warm_up(p, y); /* room for all of them */
+        return CR_OK;
+    }
+    for (size_t k = 0; k < need; k++)
+        cr_pl_take_qslot(p, p->slot_contact[p->sbuf[k]]);
     return CR_OK;
 }
 

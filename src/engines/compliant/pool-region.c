@@ -61,72 +61,155 @@ static int engaged(const cr_pool *p, const double *y, const cr_pool_contact *k)
     return delta > 0.0 || rate > 0.0;
 }
 
-/* The discs to integrate at the state y, marked in @p mark: the discs of
- * engaged contacts, widened by p->pad layers of candidate neighbours. With
- * none engaged, the moving discs and their layers (CVODE's steps then check
- * the free flights for closings); with nothing moving, disc 0 (so that CVODE
- * can step to the end). @return how many. */
-static size_t choose_active(cr_pool *p, const double *y, char *mark)
+static int cmp_index(const void *a, const void *b)
 {
-    size_t n = p->n, nq = 0;
-    memset(mark, 0, n);
-    for (size_t s = 0; s < p->nslots; s++) {
-        long id = p->slot_contact[s];
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Room for @p need entries in p->sbuf. */
+static int sbuf_room(cr_pool *p, size_t need)
+{
+    if (need <= p->sbufcap)
+        return CR_OK;
+    size_t cap = 2 * need + 64, *b = realloc(p->sbuf, cap * sizeof(size_t));
+    if (!b)
+        return CR_ERR_NOMEM;
+    p->sbuf = b;
+    p->sbufcap = cap;
+    return CR_OK;
+}
+
+/* The discs that may move while the region lasts: act, then fly. */
+static size_t moving_disc(const cr_pool *p, size_t k)
+{
+    return k < p->na ? p->act[k] : p->fly[k - p->na];
+}
+
+size_t cr_pl_region_slots(cr_pool *p, int active_only)
+{
+    size_t nd = active_only ? p->na : p->na + p->nfly, need = 0, m = 0;
+    if (!p->bc)
+        return 0; /* no contact yet */
+    for (size_t k = 0; k < nd; k++)
+        need += p->nbc[moving_disc(p, k)];
+    if (sbuf_room(p, need) != CR_OK)
+        return (size_t)-1;
+    for (size_t k = 0; k < nd; k++) {
+        size_t i = moving_disc(p, k);
+        for (size_t b = 0; b < p->nbc[i]; b++) {
+            const cr_pool_contact *c = &p->c[p->bc[i][b]];
+            if (c->slot < 0)
+                continue;
+            size_t other = cr_pl_is_wall(c) ? i : (size_t)c->i == i ? (size_t)c->j : (size_t)c->i;
+            if (!active_only || p->pos[other] >= 0)
+                p->sbuf[m++] = (size_t)c->slot;
+        }
+    }
+    qsort(p->sbuf, m, sizeof(size_t), cmp_index);
+    size_t u = 0; /* a pair of two listed discs came twice */
+    for (size_t k = 0; k < m; k++)
+        if (!u || p->sbuf[u - 1] != p->sbuf[k])
+            p->sbuf[u++] = p->sbuf[k];
+    return u;
+}
+
+/* Marks disc i busy (p->hot) and queues it. */
+static void mark(cr_pool *p, size_t i, size_t *nq)
+{
+    if (!p->hot[i]) {
+        p->hot[i] = 1;
+        p->queue[(*nq)++] = i;
+    }
+}
+
+/* The busy discs of the engaged contacts: every slot's at the first build and
+ * after a rebuild, else those of the current region's moving discs (a contact
+ * between two discs that rested through the region kept its state, and it
+ * was not engaged at the region's build, or its discs would have been
+ * active). @return how many are queued, or (size_t)-1 when out of memory. */
+static size_t engaged_discs(cr_pool *p, const double *y)
+{
+    size_t nq = 0, ns = p->scan_all ? p->nslots : cr_pl_region_slots(p, 0);
+    if (ns == (size_t)-1)
+        return ns;
+    for (size_t k = 0; k < ns; k++) {
+        long id = p->slot_contact[p->scan_all ? k : p->sbuf[k]];
         if (id < 0 || !engaged(p, y, &p->c[id]))
             continue;
-        const cr_pool_contact *k = &p->c[id];
-        mark[k->i] = 1;
-        if (!cr_pl_is_wall(k))
-            mark[k->j] = 1;
+        const cr_pool_contact *c = &p->c[id];
+        mark(p, (size_t)c->i, &nq);
+        if (!cr_pl_is_wall(c))
+            mark(p, (size_t)c->j, &nq);
     }
-    for (size_t i = 0; i < n; i++)
-        if (mark[i])
-            p->queue[nq++] = i;
-    for (size_t i = 0; i < n && !nq; i++)
+    /* with none engaged, the moving discs (only active or flying ones move) */
+    size_t nd = p->scan_all ? p->n : p->na + p->nfly;
+    for (size_t k = 0; k < nd && !nq; k++) {
+        size_t i = p->scan_all ? k : moving_disc(p, k);
         if (y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0)
-            p->queue[nq++] = i, mark[i] = 1;
+            mark(p, i, &nq);
+    }
+    return nq;
+}
+
+/* The discs to integrate at the state y, marked in p->hot and listed in
+ * p->queue: the discs of engaged contacts, widened by p->pad layers of
+ * candidate neighbours. With none engaged, the moving discs and their layers
+ * (CVODE's steps then check the free flights for closings); with nothing
+ * moving, disc 0 (so that CVODE can step to the end). The caller clears the
+ * marks (clear_marks). @return how many, or (size_t)-1 when out of memory. */
+static size_t choose_active(cr_pool *p, const double *y)
+{
+    size_t nq = engaged_discs(p, y);
+    if (nq == (size_t)-1)
+        return nq;
     if (!nq)
-        p->queue[nq++] = 0, mark[0] = 1;
+        mark(p, 0, &nq);
     size_t from = 0;
     for (size_t layer = 0; layer < p->pad; layer++) {
         size_t to = nq;
         for (size_t q = from; q < to; q++) {
             size_t i = p->queue[q];
             for (size_t b = 0; b < p->nnbr[i]; b++)
-                if (!mark[p->nbr[i][b]]) {
-                    mark[p->nbr[i][b]] = 1;
-                    p->queue[nq++] = p->nbr[i][b];
-                }
+                mark(p, p->nbr[i][b], &nq);
         }
         from = to;
     }
     return nq;
 }
 
+static void clear_marks(cr_pool *p, size_t nq)
+{
+    for (size_t q = 0; q < nq; q++)
+        p->hot[p->queue[q]] = 0;
+}
+
 /* The root functions that can change while the region lasts, in increasing
  * order (locate_roots' guides need a slot's functions together): those of slots
  * with an active or flying disc, and the rebuild roots of those discs. The
- * others keep their values (their discs rest). */
+ * others cannot change (their discs rest) and are not read while it lasts. */
 static int region_live(cr_pool *p)
 {
-    size_t *lv = realloc(p->live, p->nroot * sizeof(size_t)), nl = 0;
-    if (!lv)
+    size_t ns = cr_pl_region_slots(p, 0), nd = p->na + p->nfly;
+    if (ns == (size_t)-1)
         return CR_ERR_NOMEM;
-    p->live = lv;
-    for (size_t s = 0; s < p->nslots; s++) {
-        long id = p->slot_contact[s];
-        if (id < 0)
-            continue;
-        const cr_pool_contact *k = &p->c[id];
-        if (p->dstate[k->i] != DISC_REST || (!cr_pl_is_wall(k) && p->dstate[k->j] != DISC_REST))
-            for (size_t r = 0; r < CR_PL_SR; r++)
-                lv[nl++] = CR_PL_SR * s + r;
+    size_t need = CR_PL_SR * ns + nd, nl = 0;
+    if (need > p->livecap) {
+        size_t cap = 2 * need + 64, *lv = realloc(p->live, cap * sizeof(size_t));
+        if (!lv)
+            return CR_ERR_NOMEM;
+        p->live = lv;
+        p->livecap = cap;
     }
-    for (size_t i = 0; i < p->n; i++)
-        if (p->dstate[i] != DISC_REST)
-            lv[nl++] = CR_PL_SR * p->nslots + i;
-    p->nlive = nl;
-    return CR_OK;
+    size_t *lv = p->live;
+    for (size_t k = 0; k < ns; k++)
+        for (size_t r = 0; r < CR_PL_SR; r++)
+            lv[nl++] = CR_PL_SR * p->sbuf[k] + r;
+    for (size_t k = 0; k < nd; k++)
+        lv[nl + k] = CR_PL_SR * p->nslots + moving_disc(p, k);
+    qsort(lv + nl, nd, sizeof(size_t), cmp_index); /* act and fly are each sorted */
+    p->nlive = nl + nd;
+    return cr_pl_search_room(p, p->nlive);
 }
 
 /* A CVODES instance on the compact state at τ_r (the previous one's counters
@@ -153,43 +236,99 @@ static int region_cvode(cr_pool *p)
  * state, the quadrature slots (the contacts between active discs) and a new
  * CVODES instance. Every full array gets the resting discs' states.
  */
-/* Each disc active (choose_active; its place in the compact state), flying
- * or resting at the state y. */
-static void classify_discs(cr_pool *p, const double *y)
+/* Disc i active at place a of the compact state, or flying or resting (a < 0)
+ * at the state y. */
+static void classify(cr_pool *p, const double *y, size_t i, long a)
 {
-    choose_active(p, y, p->dstate);
+    p->pos[i] = a;
+    if (a >= 0)
+        p->dstate[i] = DISC_ACTIVE;
+    else
+        p->dstate[i] = y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0 ? DISC_FLY : DISC_REST;
+}
+
+/* Every disc active (choose_active's marks), flying or resting: the first
+ * build and after a rebuild. */
+static void classify_all(cr_pool *p, const double *y)
+{
     p->na = p->nfly = 0;
     for (size_t i = 0; i < p->n; i++) {
-        if (p->dstate[i]) {
-            p->pos[i] = (long)p->na;
+        classify(p, y, i, p->hot[i] ? (long)p->na : -1);
+        if (p->hot[i])
             p->act[p->na++] = i;
-            p->dstate[i] = DISC_ACTIVE;
-        } else {
-            p->pos[i] = -1;
-            p->dstate[i] = y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0 ? DISC_FLY : DISC_REST;
-            if (p->dstate[i] == DISC_FLY)
-                p->fly[p->nfly++] = i;
-        }
+        else if (p->dstate[i] == DISC_FLY)
+            p->fly[p->nfly++] = i;
     }
 }
 
+/* Each disc active (choose_active; its place in the compact state, in disc
+ * order), flying or resting at the state y. Only the discs of the region
+ * that ends (listed in p->stale: their rows of the full arrays change) and
+ * the new active ones change state: every other disc rested through it. */
+static int classify_discs(cr_pool *p, const double *y)
+{
+    size_t nq = choose_active(p, y), nm = p->na + p->nfly;
+    if (nq == (size_t)-1)
+        return CR_ERR_NOMEM;
+    if (p->scan_all) {
+        classify_all(p, y);
+        clear_marks(p, nq);
+        return CR_OK;
+    }
+    size_t *st = p->stale;
+    for (size_t k = 0; k < nm; k++)
+        st[k] = moving_disc(p, k);
+    p->nstale = nm;
+    for (size_t k = 0; k < nm; k++)
+        classify(p, y, st[k], -1);
+    qsort(p->queue, nq, sizeof(size_t), cmp_index);
+    p->na = nq;
+    for (size_t a = 0; a < nq; a++) {
+        p->act[a] = p->queue[a];
+        classify(p, y, p->act[a], (long)a);
+    }
+    p->nfly = 0;
+    for (size_t k = 0; k < nm; k++)
+        if (p->dstate[st[k]] == DISC_FLY)
+            p->fly[p->nfly++] = st[k];
+    qsort(p->fly, p->nfly, sizeof(size_t), cmp_index);
+    clear_marks(p, nq);
+    return CR_OK;
+}
+
+/* Disc i's row of the state y into every full array that keeps resting discs'
+ * states (CVODES' full step, the region's, the root search's). */
+static void copy_row(cr_pool *p, const double *y, size_t i)
+{
+    double *rows[] = {p->yr, p->yfull, N_VGetArrayPointer(p->ystep), p->ysub, p->ysave};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+        memcpy(rows[k] + 4 * i, y + 4 * i, 4 * sizeof(double));
+}
+
 /* The compact state ya of the active discs (new vectors when their number
- * changed), and every full array at the state y. */
+ * changed), and every full array at the state y: whole at the first build and
+ * after a rebuild, else the rows of the discs that moved in the last region. */
 static int compact_state(cr_pool *p, const double *y)
 {
     size_t n = p->n;
-    memcpy(p->yr, y, 4 * n * sizeof(double));
-    memcpy(p->yfull, y, 4 * n * sizeof(double));
-    memcpy(N_VGetArrayPointer(p->ystep), y, 4 * n * sizeof(double));
+    for (size_t k = 0; k < (p->scan_all ? n : p->nstale); k++)
+        copy_row(p, y, p->scan_all ? k : p->stale[k]);
     if (!p->ya || (size_t)N_VGetLength(p->ya) != 4 * p->na) {
         if (p->ya)
             N_VDestroy(p->ya);
         if (p->yastep)
             N_VDestroy(p->yastep);
-        p->ya = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
-        p->yastep = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
+        p->ya = cr_nvector_small((sunindextype)(4 * p->na), p->ctx);
+        p->yastep = cr_nvector_small((sunindextype)(4 * p->na), p->ctx);
         if (!p->ya || !p->yastep)
             return CR_ERR_NOMEM;
+    }
+    if (p->na > p->yasavecap) { /* room to keep it in a hidden-crossing search */
+        double *s = realloc(p->yasave, 8 * p->na * sizeof(double));
+        if (!s)
+            return CR_ERR_NOMEM;
+        p->yasave = s;
+        p->yasavecap = 2 * p->na;
     }
     double *ya = N_VGetArrayPointer(p->ya);
     for (size_t a = 0; a < p->na; a++)
@@ -197,10 +336,18 @@ static int compact_state(cr_pool *p, const double *y)
     return CR_OK;
 }
 
+/*
+ * A new region at p->t from the full state p->y and the quadratures p->yQ:
+ * the active discs (choose_active), the flying and resting ones, the compact
+ * state, the quadrature slots (the contacts between active discs) and a new
+ * CVODES instance. Every full array gets the resting discs' states; the
+ * live root functions are evaluated after it (cr_pl_roots_afresh).
+ */
 int cr_pl_region_build(cr_pool *p)
 {
     double *y = N_VGetArrayPointer(p->y);
-    classify_discs(p, y);
+    if (classify_discs(p, y) != CR_OK)
+        return CR_ERR_NOMEM;
     p->tau_r = p->t / p->T;
     if (compact_state(p, y) != CR_OK)
         return CR_ERR_NOMEM;
@@ -215,6 +362,7 @@ int cr_pl_region_build(cr_pool *p)
         p->max_active = (long)p->na;
     p->need_region = 0;
     p->since_check = 0;
+    p->scan_all = 0;
     return rc;
 }
 
@@ -224,8 +372,11 @@ int cr_pl_region_oversized(cr_pool *p)
     if (!p->region || ++p->since_check < REGION_CHECK_STEPS)
         return 0;
     p->since_check = 0;
-    char *mark = (char *)p->hot; /* scratch */
-    return 2 * choose_active(p, N_VGetArrayPointer(p->y), mark) < p->na;
+    size_t nq = choose_active(p, N_VGetArrayPointer(p->y));
+    if (nq == (size_t)-1)
+        return 0; /* out of memory: keep the region */
+    clear_marks(p, nq);
+    return 2 * nq < p->na;
 }
 
 /* What cr_pl_region_alloc and the region builds took (nothing without a
@@ -244,6 +395,8 @@ void cr_pl_region_free(cr_pool *p)
     free(p->yfull);
     free(p->live);
     free(p->queue);
+    free(p->stale);
+    free(p->yasave);
 }
 
 /* Arrays of the region (setup): every disc outside, at rest where it starts so. */
@@ -257,7 +410,9 @@ int cr_pl_region_alloc(cr_pool *p)
     p->dstate = calloc(n, 1);
     p->yr = malloc(4 * n * sizeof(double));
     p->yfull = malloc(4 * n * sizeof(double));
-    if (!p->act || !p->fly || !p->queue || !p->pos || !p->dstate || !p->yr || !p->yfull)
+    p->stale = malloc(n * sizeof(size_t));
+    if (!p->act || !p->fly || !p->queue || !p->pos || !p->dstate || !p->yr || !p->yfull ||
+        !p->stale)
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
         p->pos[i] = -1;

@@ -107,14 +107,36 @@ static double disc_root(const cr_pool *p, const double *y, size_t i)
 /* Every root function (CR_PL_SR per slot, then one per disc) at the current
  * state p->y into glo: the start of the next search after setup, a restart
  * or a new region. */
+/* The region's live root functions at the state y into glo. */
+static void roots_live(cr_pool *p, const double *y)
+{
+    for (size_t c = 0; c < p->nlive;) {
+        size_t q = p->live[c];
+        if (q < CR_PL_SR * p->nslots) {
+            slot_roots(p, y, q / CR_PL_SR, p->glo + q, 1);
+            c += CR_PL_SR;
+        } else {
+            p->glo[q] = disc_root(p, y, q - CR_PL_SR * p->nslots);
+            c++;
+        }
+    }
+}
+
+/* In a region only the live functions: nothing reads the others while it
+ * lasts (searches, sign scans and hidden crossings look at the live ones), and
+ * every build is followed by this evaluation at its state. */
 void cr_pl_roots_afresh(cr_pool *p)
 {
     const double *y = N_VGetArrayPointer(p->y);
+    p->gevals++;
+    if (p->region) {
+        roots_live(p, y);
+        return;
+    }
     for (size_t s = 0; s < p->nslots; s++)
         slot_roots(p, y, s, p->glo + CR_PL_SR * s, 1);
     for (size_t i = 0; i < p->n; i++)
         p->glo[CR_PL_SR * p->nslots + i] = disc_root(p, y, i);
-    p->gevals++;
 }
 
 /* Disc i has never moved: its displacement and velocity are exactly 0. */
@@ -308,18 +330,33 @@ static int may_cross(const cr_pool *p, const double *ylo, const double *yhi, siz
 
 /* p->y (and the compact state of a region) kept in p->ysave before the
  * first interpolation: it is the state at the low end of the search. */
+/* The rows of @p from that can differ from @p to's: in a region those of the
+ * active and flying discs (the full arrays hold the resting discs' states
+ * since the region's build), else every disc's. */
+static void copy_moving(const cr_pool *p, double *to, const double *from)
+{
+    if (!p->region) {
+        memcpy(to, from, 4 * p->n * sizeof(double));
+        return;
+    }
+    for (size_t k = 0; k < p->na + p->nfly; k++) {
+        size_t i = k < p->na ? p->act[k] : p->fly[k - p->na];
+        memcpy(to + 4 * i, from + 4 * i, 4 * sizeof(double));
+    }
+}
+
 static void save_low(cr_pool *p)
 {
-    memcpy(p->ysave, N_VGetArrayPointer(p->y), 4 * p->n * sizeof(double));
+    copy_moving(p, p->ysave, N_VGetArrayPointer(p->y));
     if (p->region)
-        memcpy(p->ysave + 4 * p->n, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
+        memcpy(p->yasave, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
 }
 
 static void restore_low(cr_pool *p)
 {
-    memcpy(N_VGetArrayPointer(p->y), p->ysave, 4 * p->n * sizeof(double));
+    copy_moving(p, N_VGetArrayPointer(p->y), p->ysave);
     if (p->region)
-        memcpy(N_VGetArrayPointer(p->ya), p->ysave + 4 * p->n, 4 * p->na * sizeof(double));
+        memcpy(N_VGetArrayPointer(p->ya), p->yasave, 4 * p->na * sizeof(double));
 }
 
 /* Function q turns from towards its crossing (at ylo, p->tlo) to away (at
@@ -413,7 +450,7 @@ double cr_pl_hidden_end(cr_pool *p, double taun, const double *ys)
     }
     if (tend < taun) {
         interpolate(p, tend);
-        memcpy(p->ysub, N_VGetArrayPointer(p->y), 4 * p->n * sizeof(double));
+        copy_moving(p, p->ysub, N_VGetArrayPointer(p->y));
         cr_pl_roots_step(p, p->ysub, p->ghi);
         p->gevals++;
         p->hidden++;
@@ -460,13 +497,38 @@ static void candidate_values(void *user, double t, double *out)
     p->gevals++;
 }
 
+/* The candidates that crossed in the search just made, in p->found (their
+ * order, increasing). */
+static int note_found(cr_pool *p, size_t nc)
+{
+    p->nfound = 0;
+    for (size_t c = 0; c < nc; c++) {
+        if (!p->rootsfound[p->cand[c]])
+            continue;
+        if (p->nfound == p->foundcap) {
+            size_t cap = p->foundcap ? 2 * p->foundcap : 64;
+            size_t *f = realloc(p->found, cap * sizeof(size_t));
+            if (!f)
+                return CR_ERR_NOMEM;
+            p->found = f;
+            p->foundcap = cap;
+        }
+        p->found[p->nfound++] = p->cand[c];
+    }
+    return CR_OK;
+}
+
 double cr_pl_locate_roots(cr_pool *p, double tlo, double thi, double h, size_t nc)
 {
     guides(p, nc);
     p->nsearch = nc;
+    for (size_t f = 0; f < p->nfound; f++) /* the last search's: rootsfound is 0 again */
+        p->rootsfound[p->found[f]] = 0;
+    p->nfound = 0;
     cr_root_bracket b = {nc, p->clo, p->chi, p->cmid, p->guide};
-    return cr_root_search(&b, tlo, thi, cr_root_tolerance(thi, h), candidate_values, p, p->cand,
-                          p->rootsfound, p->nroot);
+    double t = cr_root_search(&b, tlo, thi, cr_root_tolerance(thi, h), candidate_values, p, p->cand,
+                              p->rootsfound, 0);
+    return note_found(p, nc) == CR_OK ? t : NAN;
 }
 
 static int push_event(cr_pool *p, long id, cr_event_kind kind)
@@ -487,46 +549,60 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
     return CR_OK;
 }
 
+/* The events of slot s, whose root functions crossed (p->rootsfound), at the
+ * state y; *restart: a force jumps. */
+static int slot_events(cr_pool *p, const double *y, size_t s, int *restart)
+{
+    long id = p->slot_contact[s];
+    if (id < 0)
+        return CR_OK;
+    int rc = CR_OK;
+    const int *r = p->rootsfound + CR_PL_SR * s;
+    double delta, rate;
+    cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
+    int above = delta > CR_EVENT_MARGIN * p->L;
+    if (r[0] > 0) {
+        cr_pl_freeze_normal(p, y, &p->c[id]);
+        p->c[id].tclose = p->t / p->T;
+    }
+    if ((r[0] < 0 || r[1] < 0) && p->hmax_contact == id) {
+        /* its step limit (pool-run.c, retake) ends at its opening or
+         * maximum compression */
+        CVodeSetMaxStep(p->cvode, 0.0);
+        p->hmax_contact = -1;
+    }
+    if (r[0] > 0 && p->region && !cr_pl_warm(p, &p->c[id]))
+        p->need_region = 1; /* it reaches outside the region: the region grows */
+    if (r[0]) {
+        rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
+        *restart |= cr_contact_force_jumps(cr_pl_law(p, &p->c[id]), r[0] > 0);
+    }
+    if (r[1] && rc == CR_OK && above)
+        rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
+    const cr_contact_params *lr = cr_pl_law(p, &p->c[id]);
+    if (r[2] && rc == CR_OK && above && !r[0] && lr->release == CR_RELEASE_FORCE && lr->C > 0.0)
+        rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
+    /* a force maximum while it pushes (not the jump at a closing or opening) */
+    if (r[3] < 0 && rc == CR_OK && above && !r[0] && cr_contact_force(lr, delta, rate) > 0.0)
+        rc = push_event(p, id, CR_EVENT_MAX_FORCE);
+    return rc;
+}
+
+/* The events of the functions that crossed (p->found, in increasing order: the
+ * slots in turn, as the events were always recorded), then a rebuild or a
+ * restart if they ask for one. Only those slots are looked at. */
 int cr_pl_handle_roots(cr_pool *p, int *need_rebuild)
 {
     const double *y = N_VGetArrayPointer(p->y);
     int rc = CR_OK, restart = 0;
-    for (size_t s = 0; s < p->nslots && rc == CR_OK; s++) {
-        long id = p->slot_contact[s];
-        if (id < 0)
-            continue;
-        const int *r = p->rootsfound + CR_PL_SR * s;
-        double delta, rate;
-        cr_pl_overlap(p, y, &p->c[id], &delta, &rate);
-        int above = delta > CR_EVENT_MARGIN * p->L;
-        if (r[0] > 0) {
-            cr_pl_freeze_normal(p, y, &p->c[id]);
-            p->c[id].tclose = p->t / p->T;
-        }
-        if ((r[0] < 0 || r[1] < 0) && p->hmax_contact == id) {
-            /* its step limit (pool-run.c, retake) ends at its opening or
-             * maximum compression */
-            CVodeSetMaxStep(p->cvode, 0.0);
-            p->hmax_contact = -1;
-        }
-        if (r[0] > 0 && p->region && !cr_pl_warm(p, &p->c[id]))
-            p->need_region = 1; /* it reaches outside the region: the region grows */
-        if (r[0]) {
-            rc = push_event(p, id, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN);
-            restart |= cr_contact_force_jumps(cr_pl_law(p, &p->c[id]), r[0] > 0);
-        }
-        if (r[1] && rc == CR_OK && above)
-            rc = push_event(p, id, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION);
-        const cr_contact_params *lr = cr_pl_law(p, &p->c[id]);
-        if (r[2] && rc == CR_OK && above && !r[0] && lr->release == CR_RELEASE_FORCE && lr->C > 0.0)
-            rc = push_event(p, id, r[2] < 0 ? CR_EVENT_FORCE_RELEASE : CR_EVENT_FORCE_REENGAGE);
-        /* a force maximum while it pushes (not the jump at a closing or opening) */
-        if (r[3] < 0 && rc == CR_OK && above && !r[0] && cr_contact_force(lr, delta, rate) > 0.0)
-            rc = push_event(p, id, CR_EVENT_MAX_FORCE);
-    }
-    for (size_t i = 0; i < p->n; i++)
-        if (p->rootsfound[CR_PL_SR * p->nslots + i])
+    size_t ns = CR_PL_SR * p->nslots, last = (size_t)-1;
+    for (size_t f = 0; f < p->nfound && rc == CR_OK; f++) {
+        size_t q = p->found[f];
+        if (q >= ns)
             *need_rebuild = 1;
+        else if (q / CR_PL_SR != last)
+            rc = slot_events(p, y, last = q / CR_PL_SR, &restart);
+    }
     if (rc == CR_OK && restart && !*need_rebuild && !p->need_region)
         rc = cr_pl_restart(p, p->t / p->T, "CVodeReInit");
     return rc;

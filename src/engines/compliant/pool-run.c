@@ -16,13 +16,18 @@
 
 /* Nothing can happen any more: no contact loaded, no disc moving towards a wall,
  * and no pair of discs on a collision course (closest approach below R). */
+/* A contact loaded: in a region only the warm ones (with quadratures) can be,
+ * since no other exerts a force (cr_pl_rhs) and one that closes is an event
+ * that grows the region; the pool's are looked at after every step and event. */
 static int any_loaded(const cr_pool *p)
 {
-    for (size_t s = 0; s < p->nslots; s++) {
+    size_t nk = p->region ? p->nq : p->nslots;
+    for (size_t s = 0; s < nk; s++) {
         double delta, rate, force;
         int on = 0;
-        if (p->slot_contact[s] >= 0)
-            cr_pool_contact_state(p, (size_t)p->slot_contact[s], &delta, &rate, &force, &on);
+        long id = p->region ? p->qc[s] : p->slot_contact[s];
+        if (id >= 0)
+            cr_pool_contact_state(p, (size_t)id, &delta, &rate, &force, &on);
         if (on)
             return 1;
     }
@@ -94,18 +99,18 @@ static int setup_state(cr_pool *p)
     size_t n = p->n;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
-    p->y = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
-    p->ystep = N_VNew_Serial((sunindextype)(4 * n), p->ctx);
+    p->y = cr_nvector_small((sunindextype)(4 * n), p->ctx);
+    p->ystep = cr_nvector_small((sunindextype)(4 * n), p->ctx);
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
     p->hot = calloc(n, 1);
     p->ysub = malloc(4 * n * sizeof(double));
-    p->ysave = malloc(8 * n * sizeof(double));
+    p->ysave = malloc(4 * n * sizeof(double));
+    p->region = cr_pl_use_region(p);
     if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot || !p->ysub ||
         !p->ysave || cr_pl_grow_slots(p, 16) != CR_OK)
         return CR_ERR_NOMEM;
-    p->region = cr_pl_use_region(p);
     if (p->region && cr_pl_region_alloc(p) != CR_OK)
         return CR_ERR_NOMEM;
     if (!p->region) { /* CVODES steps the full state */
@@ -424,6 +429,8 @@ static int next_event(cr_pool *p, run_ctx *rc_, double taun, double h, size_t nc
         p->chi[c] = p->ghi[p->cand[c]];
     }
     double tr = cr_pl_locate_roots(p, p->tlo, taun, h, nc); /* scaled */
+    if (isnan(tr))
+        return CR_ERR_NOMEM;
     int rc = opened_too_fast(p, rc_, tr, h, nc, cut);
     if (rc != CR_OK || *cut)
         return rc;

@@ -57,12 +57,13 @@ void cr_pool_destroy(cr_pool *p)
     cr_model_destroy(p->model);
     void *arrays[] = {
         p->m,      p->r,          p->x0,   p->y0,  p->vx0,     p->vy0,     p->accel,
-        p->wnx,    p->wny,        p->woff, p->c,   p->hkey,    p->hval,    p->slot_contact,
+        p->wnx,    p->wny,        p->woff, p->c,   p->found,   p->sbuf,    p->slot_contact,
         p->dref,   p->rootsfound, p->glo,  p->ghi, p->clo,     p->chi,     p->cmid,
         p->cand,   p->guide,      p->qc,   p->hot, p->pat_ptr, p->pat_idx, p->pblock,
         p->events, p->ysub,       p->ysave};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
+    free(p->laws);
     free_lists(p->n, p->nbr, p->nnbr, p->nbrcap);
     free_lists(p->n, p->bc, p->nbc, p->bccap);
     free(p);
