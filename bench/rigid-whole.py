@@ -14,7 +14,7 @@ a drift of a shared machine's speed cancels. Three settings:
               (--restitution E): the same results without the load-time solve
   no rows     --set output=none (episodes, events, collisions still written)
 
-Usage: rigid-whole.py [--cradle PATH] [--model PATH] [--law newton] [--rounds N]
+Usage (or `ninja -C build bench-rigid-whole`): rigid-whole.py [--cradle PATH] [--model PATH] [--law newton] [--rounds N]
                       [--work DIR]
 Runs under Debian's /usr/bin/python3 (h5py reads the solved C). Prints only;
 never fails on a number.
