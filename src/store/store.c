@@ -1672,8 +1672,8 @@ static int ep_units(const ep_ctx *x, hid_t d, const char *units)
     return a >= 0 && H5Aclose(a) < 0 ? -1 : e;
 }
 
-/* A dataset (rank 1 or 2) with the context's properties, written and left
- * open for its attributes; -1 when anything failed (nothing left open). */
+/* A dataset (rank 1 or 2), written and left open for its attributes; -1
+ * when anything failed (nothing left open). */
 static hid_t ep_dataset(hid_t loc, const char *name, hid_t type, const void *v, int rank,
                         size_t rows, size_t cols)
 {
@@ -1691,7 +1691,8 @@ static hid_t ep_dataset(hid_t loc, const char *name, hid_t type, const void *v, 
     return d;
 }
 
-/* cr_h5_write_array's dataset and units, with the context's properties. */
+/* cr_h5_write_array's dataset and units attribute, with the context's
+ * units type and space. */
 static int ep_array(const ep_ctx *x, hid_t loc, const char *name, hid_t type, const void *v,
                     int rank, size_t rows, size_t cols, const char *units)
 {
