@@ -56,6 +56,10 @@ typedef struct {
     double t0, d0, v0;          /* ELL_LINE */
     double k, m, w, u0, L, off; /* ELL_PENDULUM: θ = (off + d)/L */
     double amax;                /* the largest |field acceleration| on the orbit */
+    /* the last two evaluations (ell_at): a ball between two pairs is asked
+     * for the same time by both, and a flight starts where the last ended */
+    double memo_t[2], memo_d[2], memo_v[2];
+    int memo_next;
 } ell_body;
 
 enum { ELL_FIXED, ELL_LINE, ELL_PENDULUM };
@@ -68,6 +72,8 @@ typedef struct {
 /* A body's closed form from its state now; 0 when no closed form fits. */
 static int ell_from_state(const cr_rigid *r, size_t i, ell_body *e)
 {
+    e->memo_t[0] = e->memo_t[1] = NAN;
+    e->memo_next = 0;
     e->t0 = r->drv.t;
     if (r->fixed[i]) {
         e->kind = ELL_FIXED;
@@ -102,7 +108,7 @@ static int ell_from_state(const cr_rigid *r, size_t i, ell_body *e)
 }
 
 /* Displacement and velocity of a body at time t. */
-static void ell_at(const ell_body *e, double t, double *d, double *v)
+static void ell_at(ell_body *e, double t, double *d, double *v)
 {
     if (e->kind == ELL_FIXED) {
         *d = 0.0;
@@ -111,11 +117,22 @@ static void ell_at(const ell_body *e, double t, double *d, double *v)
         *d = e->d0 + e->v0 * (t - e->t0);
         *v = e->v0;
     } else {
+        for (int k = 0; k < 2; k++)
+            if (e->memo_t[k] == t) {
+                *d = e->memo_d[k];
+                *v = e->memo_v[k];
+                return;
+            }
         double sn = 0.0, cn = 1.0, dn = 1.0;
         if (e->k > 0.0)
             gsl_sf_elljac_e(e->u0 + e->w * (t - e->t0), e->m, &sn, &cn, &dn);
         *d = 2.0 * e->L * asin(e->k * sn) - e->off;
         *v = 2.0 * e->L * e->k * e->w * cn;
+        int k = e->memo_next;
+        e->memo_t[k] = t;
+        e->memo_d[k] = *d;
+        e->memo_v[k] = *v;
+        e->memo_next = 1 - k;
     }
 }
 
@@ -156,8 +173,7 @@ static double safe_step(double g, double gd, double A, double S, double w)
 
 /* The first time in (t0, t_target] where pair c closes, INFINITY when it
  * does not; NAN when the advancement gave up. */
-static double first_closing(const cr_rigid *r, size_t c, const ell_body *a, const ell_body *b,
-                            double t_target)
+static double first_closing(const cr_rigid *r, size_t c, ell_body *a, ell_body *b, double t_target)
 {
     double A = a->amax + b->amax, S = twin_offset(r, c, a, b);
     double w = a->kind == ELL_PENDULUM ? a->w : b->w;

@@ -56,6 +56,7 @@ struct cr_rigid {
     int pendulums;                /* any pendulum: CVODES flight */
     double *drag_kb, *drag_kc;    /* air drag over mass: a = −kb v − kc |v| v */
     int drag;                     /* any drag: CVODES flight (no closed form) */
+    int flight_cvodes;            /* CRADLE_RIGID_FLIGHT=cvodes: no closed forms */
     double t_end_model;
 
     /* the law: per pair restitution, energetic weights, Mosterman's η */
@@ -89,10 +90,15 @@ struct cr_rigid {
     /* state (time and dissipated work: in drv) */
     double *d, *v;
     int *closed;
-    int *released; /* opened at this instant: not closed again before time moves */
-    int *joined;   /* in the impact being resolved: touching for the monitor, gap or not */
+    int *released;   /* opened at this instant: not closed again before time moves */
+    int *joined;     /* in the impact being resolved: touching for the monitor, gap or not */
+    int *settle_set; /* cr_rigid_settle's trial closed set (scratch) */
     double *lambda;
     double *impulse;
+
+    /* the last field evaluation without drag (rigid-flight.c, field_forces):
+     * d, F, fa (N values each), then 1 when they are set */
+    double *fields;
 
     /* scratch, N values each */
     double *acc, *work, *work2, *work3, *fa;

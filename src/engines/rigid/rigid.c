@@ -131,6 +131,8 @@ static void rigid_destroy(void *e)
     free(r->closed);
     free(r->released);
     free(r->joined);
+    free(r->settle_set);
+    free(r->fields);
     free(r->contacts_of);
     free(r);
 }
@@ -154,8 +156,11 @@ static int alloc_arrays(cr_rigid *r)
     r->closed = calloc(nc, sizeof(int));
     r->released = calloc(nc, sizeof(int));
     r->joined = calloc(nc, sizeof(int));
+    r->settle_set = calloc(nc, sizeof(int));
+    r->fields = calloc(3 * nb + 1, sizeof(double));
     r->contacts_of = malloc(2 * nc * sizeof(size_t));
-    if (!r->fixed || !r->on || !r->closed || !r->released || !r->joined || !r->contacts_of)
+    if (!r->fixed || !r->on || !r->closed || !r->released || !r->joined || !r->settle_set ||
+        !r->fields || !r->contacts_of)
         return CR_ERR_NOMEM;
     return CR_OK;
 }
@@ -206,6 +211,8 @@ static void copy_model(cr_rigid *r, const cr_model *model)
 {
     r->gravity = cr_model_gravity(model);
     r->drv.fields = cr_model_has_fields(model);
+    /* read once: a getenv at every flight was 2 % of a pendulum run */
+    r->flight_cvodes = cr_switch_rigid_flight_cvodes();
     for (size_t i = 0; i < r->drv.nb; i++) {
         r->fixed[i] = cr_model_is_fixed(model, i);
         r->mass[i] = cr_model_mass(model, i);
