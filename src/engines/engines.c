@@ -16,6 +16,8 @@ cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
         return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
     case 2:
         return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
+    case 3:
+        return cr_system_create_with(&cr_pool3_engine, model, msg, msglen);
     default:
         cr_set_msg(msg, msglen, "no engine for a model of dimension %d", cr_model_dimension(model));
         return NULL;
@@ -50,6 +52,12 @@ cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr
         return NULL;
     }
     rigid_args a = {law, params};
+    if (cr_model_dimension(model) == 3) {
+        cr_set_msg(msg, msglen,
+                   "rigid runs of 3-D models are not available yet (the compliant pool engine "
+                   "runs them; drop --rigid)");
+        return NULL;
+    }
     if (cr_model_dimension(model) == 2)
         return cr_system_build(&cr_rigid_pool_engine, model, make_rigid_pool, &a, msg, msglen);
     return cr_system_build(&cr_rigid_engine, model, make_rigid, &a, msg, msglen);

@@ -22,16 +22,17 @@ enum { DISC_REST = 0, DISC_FLY = 1, DISC_ACTIVE = 2 };
  * (every full array gets them at the region's build). */
 void cr_pl_fill_full(const cr_pool *p, double tau, const double *ya, double *y)
 {
+    size_t sd = p->sd, dim = (size_t)p->dim;
     for (size_t a = 0; a < p->na; a++)
-        memcpy(y + 4 * p->act[a], ya + 4 * a, 4 * sizeof(double));
+        memcpy(y + sd * p->act[a], ya + sd * a, sd * sizeof(double));
     double dt = tau - p->tau_r;
     for (size_t k = 0; k < p->nfly; k++) {
         size_t i = p->fly[k];
-        const double *r = p->yr + 4 * i;
-        y[4 * i] = r[0] + r[2] * dt;
-        y[4 * i + 1] = r[1] + r[3] * dt;
-        y[4 * i + 2] = r[2];
-        y[4 * i + 3] = r[3];
+        const double *r = p->yr + sd * i;
+        for (size_t d = 0; d < dim; d++) {
+            y[sd * i + d] = r[d] + r[dim + d] * dt;
+            y[sd * i + dim + d] = r[dim + d];
+        }
     }
 }
 
@@ -83,7 +84,7 @@ static size_t choose_active(cr_pool *p, const double *y, char *mark)
         if (mark[i])
             p->queue[nq++] = i;
     for (size_t i = 0; i < n && !nq; i++)
-        if (y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0)
+        if (cr_pl_moving(p, y, i))
             p->queue[nq++] = i, mark[i] = 1;
     if (!nq)
         p->queue[nq++] = 0, mark[0] = 1;
@@ -166,7 +167,7 @@ static void classify_discs(cr_pool *p, const double *y)
             p->dstate[i] = DISC_ACTIVE;
         } else {
             p->pos[i] = -1;
-            p->dstate[i] = y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0 ? DISC_FLY : DISC_REST;
+            p->dstate[i] = cr_pl_moving(p, y, i) ? DISC_FLY : DISC_REST;
             if (p->dstate[i] == DISC_FLY)
                 p->fly[p->nfly++] = i;
         }
@@ -177,23 +178,23 @@ static void classify_discs(cr_pool *p, const double *y)
  * changed), and every full array at the state y. */
 static int compact_state(cr_pool *p, const double *y)
 {
-    size_t n = p->n;
-    memcpy(p->yr, y, 4 * n * sizeof(double));
-    memcpy(p->yfull, y, 4 * n * sizeof(double));
-    memcpy(N_VGetArrayPointer(p->ystep), y, 4 * n * sizeof(double));
-    if (!p->ya || (size_t)N_VGetLength(p->ya) != 4 * p->na) {
+    size_t n = p->n, sd = p->sd;
+    memcpy(p->yr, y, sd * n * sizeof(double));
+    memcpy(p->yfull, y, sd * n * sizeof(double));
+    memcpy(N_VGetArrayPointer(p->ystep), y, sd * n * sizeof(double));
+    if (!p->ya || (size_t)N_VGetLength(p->ya) != sd * p->na) {
         if (p->ya)
             N_VDestroy(p->ya);
         if (p->yastep)
             N_VDestroy(p->yastep);
-        p->ya = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
-        p->yastep = N_VNew_Serial((sunindextype)(4 * p->na), p->ctx);
+        p->ya = N_VNew_Serial((sunindextype)(sd * p->na), p->ctx);
+        p->yastep = N_VNew_Serial((sunindextype)(sd * p->na), p->ctx);
         if (!p->ya || !p->yastep)
             return CR_ERR_NOMEM;
     }
     double *ya = N_VGetArrayPointer(p->ya);
     for (size_t a = 0; a < p->na; a++)
-        memcpy(ya + 4 * a, y + 4 * p->act[a], 4 * sizeof(double));
+        memcpy(ya + sd * a, y + sd * p->act[a], sd * sizeof(double));
     return CR_OK;
 }
 
@@ -255,8 +256,8 @@ int cr_pl_region_alloc(cr_pool *p)
     p->queue = malloc(n * sizeof(size_t));
     p->pos = malloc(n * sizeof(long));
     p->dstate = calloc(n, 1);
-    p->yr = malloc(4 * n * sizeof(double));
-    p->yfull = malloc(4 * n * sizeof(double));
+    p->yr = malloc(p->sd * n * sizeof(double));
+    p->yfull = malloc(p->sd * n * sizeof(double));
     if (!p->act || !p->fly || !p->queue || !p->pos || !p->dstate || !p->yr || !p->yfull)
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++)
@@ -270,6 +271,5 @@ int cr_pl_region_alloc(cr_pool *p)
  * under gravity no disc flies exactly, so every disc is integrated. */
 int cr_pl_use_region(const cr_pool *p)
 {
-    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 &&
-           p->gy == 0.0;
+    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && !cr_pl_has_field(p);
 }
