@@ -1193,9 +1193,9 @@ static int check_inside(cr_yaml_ctx *ps, struct fy_node *w, const char *where,
             ov -= nrm[2] * x[2];
         if (ov > CR_GEOM_TOL * r)
             return cr_yaml_fail(ps, cr_yaml_line(w), where,
-                                "disc %zu lies outside the wall (by %g m; free space is "
+                                "%s %zu lies outside the wall (by %g m; free space is "
                                 "n.p >= offset)",
-                                i, ov);
+                                dim == 3 ? "sphere" : "disc", i, ov);
     }
     return CR_OK;
 }

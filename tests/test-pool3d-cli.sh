@@ -1,0 +1,116 @@
+#!/bin/sh
+# Spheres through the CLI (issue 24, item 3): `cradle run` of a 3-D model writes
+# the layout of every model with dim = 3 (docs/hdf5-layout.md); `cradle compare`
+# answers in both modes; bad 3-D model files (2-vectors, coincident
+# spheres, a wall with a zero normal) give one line naming file, line and
+# field, exit 3, and no output file.
+set -u
+CRADLE=$1
+MODELS=$2
+. "$(dirname "$0")/shell-lib.sh"
+TRIPLE=$MODELS/sphere-triple.yaml
+
+"$CRADLE" run -q -o triple.h5 "$TRIPLE" 2> err.txt; st=$?
+dim=$(h5dump -a /model/dim triple.h5 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+shape() { h5dump -H -d "$1" triple.h5 2>/dev/null | sed -n 's/.*SIMPLE { ( \([0-9, ]*\) ).*/\1/p'; }
+[ $st -eq 0 ] && [ "$dim" = 3 ] && [ "$(shape /final/velocity)" = "4, 3" ] \
+    && [ "$(shape /model/position0)" = "4, 3" ] && [ "$(shape /episode/0000/normal)" = "6, 3" ] \
+    && ok "run sphere-triple.yaml: dim 3, /final/velocity 4 x 3, /episode/0000/normal 6 x 3" \
+    || bad "run sphere-triple.yaml: status $st, dim '$dim', $(shape /final/velocity), $(cat err.txt)"
+
+"$CRADLE" compare "$TRIPLE" --csv > cmp.csv 2> err.txt; st=$?
+[ $st -eq 0 ] && grep -q ",calibrated," cmp.csv && grep -q ",predictive," cmp.csv \
+    && ok "compare sphere-triple.yaml: calibrated and predictive rows" \
+    || bad "compare sphere-triple.yaml: status $st, $(cat err.txt)"
+
+refused() { # label pattern args...: one line with pattern, exit 3, no out.h5
+    label=$1
+    pattern=$2
+    shift 2
+    rm -f out.h5
+    "$CRADLE" "$@" > out.txt 2> err.txt
+    st=$?
+    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$pattern" err.txt && [ ! -e out.h5 ] \
+        && ok "$label: exit 3, $(cat err.txt)" || bad "$label: status $st, $(cat err.txt)"
+}
+# --rigid and --rigid-limit on dim 3: tests/test-rigid3d-cli.sh
+
+# bad model files: the line and field of the fault
+cat > head.yaml <<'EOF'
+name: bad3
+dim: 3
+EOF
+bad_model() { # label file pattern
+    "$CRADLE" run "$2" -o out.h5 > out.txt 2> err.txt
+    st=$?
+    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$3" err.txt && [ ! -e out.h5 ] \
+        && ok "$1: exit 3, $(cat err.txt)" || bad "$1: status $st, $(cat err.txt)"
+}
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+  - {mass: 0.03, radius: 0.01, x: [0.05, 0.0]}
+EOF
+} > two-vector.yaml
+bad_model "dim 3 with a 2-vector position" two-vector.yaml \
+    "two-vector.yaml:5: bodies\[1\].x: needs three numbers \[x, y, z\] (dim 3)"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0]}
+EOF
+} > two-velocity.yaml
+bad_model "dim 3 with a 2-vector velocity" two-velocity.yaml "two-velocity.yaml:4: bodies\[0\].v: needs three"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0]}
+fields:
+  gravity: [0, -9.81]
+integration:
+  t_end: 0.1
+EOF
+} > two-gravity.yaml
+bad_model "dim 3 with a 2-vector gravity" two-gravity.yaml "two-gravity.yaml:6: fields.gravity: needs three"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.1, 0.2], v: [1.0, 0.0, 0.0]}
+  - {mass: 0.03, radius: 0.01, x: [0.05, 0.0, 0.0]}
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.1, 0.2]}
+EOF
+} > coincident.yaml
+bad_model "coincident spheres" coincident.yaml \
+    "coincident.yaml:6: bodies\[2\].x: has the same centre as sphere 0"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+  - {mass: 0.03, radius: 0.01, x: [0.015, 0.0, 0.0]}
+EOF
+} > overlap.yaml
+bad_model "interpenetrating spheres" overlap.yaml "overlap.yaml:5: bodies\[1\].x: interpenetrates sphere 0"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+walls:
+  - {normal: [0, 0, 0], offset: -1}
+EOF
+} > zero-normal.yaml
+bad_model "a wall with a zero normal" zero-normal.yaml \
+    "zero-normal.yaml:6: walls\[0\].normal: must be a non-zero vector \[nx, ny, nz\]"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+walls:
+  - {normal: [0, 0], offset: -1}
+EOF
+} > wall-two.yaml
+bad_model "a wall with a 2-vector normal" wall-two.yaml "wall-two.yaml:6: walls\[0\].normal: needs three"
+{ cat head.yaml; cat <<'EOF'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+walls:
+  - {normal: [0, 0, 1], offset: 0.0}
+EOF
+} > outside.yaml
+bad_model "a sphere outside a half-space wall" outside.yaml "outside.yaml:6: walls\[0\]: sphere 0 lies outside"
+printf 'dim: 4\nbodies:\n  - {mass: 1, radius: 1, x: [0, 0, 0, 0]}\n' > dim4.yaml
+bad_model "dim 4" dim4.yaml "dim4.yaml:1: dim: must be 1 (a chain), 2 (a planar pool) or 3 (spheres)"
+finish pool3d-cli
