@@ -213,20 +213,44 @@ static double momentum_residual(const cr_episode_data *d)
     return den > 0.0 ? sqrt(num / den) : NAN;
 }
 
-/* Copies level L's α (per record of ep, matched by bodies) and u⁺ into out. */
+/* Record of level episode d that is contact k of ep (matched by bodies), or −1. */
+static long level_record(const rl_source *s, const cr_episode_data *d, size_t k)
+{
+    const cr_episode_data *ep = s->ep;
+    for (size_t q = 0; q < d->info.contact_count; q++) {
+        const cr_contact_record *rq = &d->records[q];
+        if (ep->bodies[rq->body_a] == ep->records[k].body_a &&
+            original_b(s, rq->body_b) == ep->records[k].body_b)
+            return (long)q;
+    }
+    return -1;
+}
+
+/* Copies level L's α (per record of ep, matched by bodies) and u⁺ into out.
+ * α is relative to ep's reference contact. A level whose episode starts at
+ * another contact (contacts that close at one instant by symmetry, as the
+ * three of a sphere striking a symmetric triple, start in the order of
+ * roundoff) has its α renormalised to that contact's impulse; a level without
+ * an impulse there is refused. */
 static int take_level(const rl_source *s, const cr_episode_data *d, size_t L, cr_rigid_limit *out,
                       char *msg, size_t msglen)
 {
     const cr_episode_data *ep = s->ep;
+    long q0 = level_record(s, d, ep->info.reference_record);
+    double P0 = q0 >= 0 ? d->records[q0].impulse : 0.0;
+    int same_ref = q0 == (long)d->info.reference_record;
+    if (!same_ref && !(P0 > 0.0)) {
+        cr_set_msg(msg, msglen,
+                   "at K x %g the episode starts at another contact and the reference takes no "
+                   "impulse",
+                   out->factor[L]);
+        return CR_ERR_INVALID;
+    }
     for (size_t k = 0; k < ep->info.contact_count; k++) {
-        double a = NAN;
-        for (size_t q = 0; q < d->info.contact_count; q++) {
-            const cr_contact_record *rq = &d->records[q];
-            if (ep->bodies[rq->body_a] == ep->records[k].body_a &&
-                original_b(s, rq->body_b) == ep->records[k].body_b)
-                a = rq->alpha;
-        }
-        out->alpha[L * out->contacts + k] = a;
+        long q = level_record(s, d, k);
+        out->alpha[L * out->contacts + k] = q < 0      ? NAN
+                                            : same_ref ? d->records[q].alpha
+                                                       : d->records[q].impulse / P0;
     }
     size_t D = (size_t)s->dim;
     for (size_t i = 0; i < ep->info.body_count; i++) {
@@ -236,12 +260,6 @@ static int take_level(const rl_source *s, const cr_episode_data *d, size_t L, cr
         for (size_t q = 0; q < d->info.body_count; q++)
             if (d->bodies[q] == i)
                 memcpy(u, d->velocity_after + D * q, D * sizeof(double));
-    }
-    const cr_contact_record *ref = &d->records[d->info.reference_record];
-    const cr_contact_record *ref0 = &ep->records[ep->info.reference_record];
-    if (ep->bodies[ref->body_a] != ref0->body_a || original_b(s, ref->body_b) != ref0->body_b) {
-        cr_set_msg(msg, msglen, "at K x %g the episode starts at another contact", out->factor[L]);
-        return CR_ERR_INVALID;
     }
     out->duration[L] = d->info.t_end - d->info.t_start;
     out->residual[L] = momentum_residual(d);
