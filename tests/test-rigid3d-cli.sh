@@ -3,9 +3,10 @@
 # --rigid newton` on models/sphere-triple.yaml writes a dim-3 run whose final
 # velocities are the symmetric closed form; `cradle compare --rigid newton`
 # pairs the compliant and rigid impacts; `cradle compare --rigid-limit` on the
-# frozen-normal triple extrapolates to that closed form; a rigid run a 3-D
-# model cannot have (a stack of spheres, --rigid calibrated) is refused with
-# one line, exit 3, no file.
+# frozen-normal triple extrapolates to that closed form; `--rigid energetic
+# --alpha A,B` takes a pool's two weights; a rigid run a 3-D model cannot
+# have (a stack of spheres, --rigid calibrated) is refused with one line,
+# exit 3, no file.
 set -u
 CRADLE=$1
 MODELS=$2
@@ -44,6 +45,15 @@ err=$(closed_form rigid.h5 2>&1)
 "$PY" -c "import sys; sys.exit(0 if float('$err') <= 1e-14 else 1)" 2>/dev/null \
     && ok "run --rigid newton sphere-triple.yaml: u+ = the symmetric closed form ($err m/s)" ref \
     || bad "run --rigid newton sphere-triple.yaml: u+ off the closed form by $err m/s" ref
+
+# the energetic law with alpha 1 on the approaching contacts, 0 on the touching
+# ones and kappa 1 gives the same impulses (the energy quadratic's larger root)
+"$CRADLE" run -q "$TRIPLE" --rigid energetic --kappa 1 --alpha 1,0 -o energetic.h5 2> err.txt
+st=$?
+err=$(closed_form energetic.h5 2>&1)
+[ $st -eq 0 ] && "$PY" -c "import sys; sys.exit(0 if float('$err') <= 1e-14 else 1)" 2>/dev/null \
+    && ok "run --rigid energetic --kappa 1 --alpha 1,0 sphere-triple.yaml: u+ = the closed form ($err m/s)" ref \
+    || bad "run --rigid energetic sphere-triple.yaml: status $st, off by $err, $(cat err.txt)" ref
 
 "$CRADLE" compare "$TRIPLE" --rigid newton --csv > cmp.csv 2> err.txt; st=$?
 rows=$(grep -c '^newton,' cmp.csv)
@@ -89,5 +99,7 @@ refused "run --rigid newton on a stack of spheres" "spheres 0 and 1 rest on each
     run stack.yaml --rigid newton --restitution 0.5 -o out.h5
 refused "run --rigid calibrated on dim 3" "pools have no fixed pairs" \
     run "$TRIPLE" --rigid calibrated -o out.h5
+refused "compare --rigid calibrated on dim 3" "pools have no fixed pairs" \
+    compare "$TRIPLE" --rigid calibrated -o out.h5
 
 finish test-rigid3d-cli

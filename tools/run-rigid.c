@@ -327,7 +327,7 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         cr_law_params_init(&lp);
         lp.restitution = a->restitution; /* NaN: each pair's own */
         lp.kappa = a->kappa;
-        int pool = cr_model_dimension(model) == 2;
+        int pool = cr_model_dimension(model) >= 2; /* discs or spheres */
         size_t nc = pool ? 2 : cr_model_contact_count(model);
         if (a->alpha && (*st = alpha_weights(a, model_path, nc, pool, &alpha)) != 0)
             return NULL;
