@@ -117,6 +117,33 @@ walls:
 EOF
 } > outside.yaml
 bad_model "a sphere outside a half-space wall" outside.yaml "outside.yaml:6: walls\[0\]: sphere 0 lies outside"
+{ cat head.yaml; cat <<'EOS'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+  - {fixed: true, radius: 0.02, x: [0.05, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+EOS
+} > fixed-v.yaml
+bad_model "a fixed sphere with a velocity" fixed-v.yaml "fixed-v.yaml:5: bodies\[1\].fixed: a fixed body has a radius"
+{ cat head.yaml; cat <<'EOS'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+  - {fixed: yes, radius: 0.02, x: [0.05, 0.0, 0.0]}
+EOS
+} > fixed-yes.yaml
+bad_model "fixed: yes" fixed-yes.yaml "fixed-yes.yaml:5: bodies\[1\].fixed: must be true or false"
+# a fixed sphere: /model/fixed marks it, it stays at rest, --rigid is refused
+{ cat head.yaml; cat <<'EOS'
+bodies:
+  - {mass: 0.03, radius: 0.01, x: [0.0, 0.0, 0.0], v: [1.0, 0.0, 0.0]}
+  - {fixed: true, radius: 0.02, x: [0.05, 0.0, 0.0]}
+EOS
+} > fixed.yaml
+"$CRADLE" run -q -o fixed.h5 fixed.yaml 2> err.txt; st=$?
+fx=$(h5dump -d /model/fixed fixed.h5 2>/dev/null | sed -n 's/.*(0): \(.*\)/\1/p' | head -1)
+v1=$(h5dump -d /final/velocity -m %g fixed.h5 2>/dev/null | sed -n 's/.*(1,0): \(.*\)/\1/p' | tr -d ' ,')
+[ $st -eq 0 ] && [ "$fx" = "0, 1" ] && [ "$v1" = "0" ] \
+    && ok "run with a fixed sphere: /model/fixed 0, 1; it stays at rest" \
+    || bad "run with a fixed sphere: status $st, fixed '$fx', v '$v1', $(cat err.txt)"
 printf 'dim: 4\nbodies:\n  - {mass: 1, radius: 1, x: [0, 0, 0, 0]}\n' > dim4.yaml
 bad_model "dim 4" dim4.yaml "dim4.yaml:1: dim: must be 1 (a chain), 2 (a planar pool) or 3 (spheres)"
 finish pool3d-cli
