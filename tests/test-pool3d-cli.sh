@@ -1,10 +1,11 @@
 #!/bin/sh
 # Spheres through the CLI (issue 24, item 3): `cradle run` of a 3-D model writes
 # the layout of every model with dim = 3 (docs/hdf5-layout.md); `cradle compare`
-# answers in both modes; --rigid and --rigid-limit are refused on dim 3 with
-# one line, exit 3, no file; bad 3-D model files (2-vectors, coincident
-# spheres, a wall with a zero normal) give one line naming file, line and
-# field, exit 3, and no output file.
+# answers in both modes and its --rigid-limit extrapolates to the frozen-normal
+# run; --rigid is refused on dim 3 with one line, exit 3, no file; a fixed
+# sphere stays at rest; bad 3-D model files (2-vectors, coincident spheres, a
+# wall with a zero normal, a fixed sphere with a velocity) give one line naming
+# file, line and field, exit 3, and no output file.
 set -u
 CRADLE=$1
 MODELS=$2
@@ -38,8 +39,31 @@ refused "run --rigid newton on dim 3" "rigid runs of 3-D models" \
     run "$TRIPLE" --rigid newton -o out.h5
 refused "compare --rigid newton on dim 3" "rigid runs of 3-D models" \
     compare "$TRIPLE" --rigid newton -o out.h5
-refused "compare --rigid-limit on dim 3" "rigid-limit is not available for 3-D" \
-    compare "$TRIPLE" --rigid-limit -o out.h5
+
+# the rigid limit of an oblique strike on the touching triple: the extrapolated
+# alpha of contacts 0-1 and 0-2 against the frozen-normal run (the rigid
+# laws' geometry; docs/compare.md "The rigid limit")
+OBL="--set bodies[0].x=[0.0,0.0,0.0] --set bodies[0].v=[1.0,0.12,0.05]"
+# shellcheck disable=SC2086
+"$CRADLE" compare "$TRIPLE" -q --rigid-limit $OBL > rl.txt 2> err.txt; st=$?
+# shellcheck disable=SC2086
+"$CRADLE" run -q --json --set integration.normals=frozen $OBL -o frozen.h5 "$TRIPLE" > frozen.json
+"$PY" -c '
+import json, sys
+lines = open("rl.txt").read().splitlines()
+head = [l.split() for l in lines if "a(0-1)" in l][0]
+lim = [l.split() for l in lines if l.strip().startswith("K -> inf")][0]
+d = json.load(open("frozen.json"))
+a = {(c["body_a"], c["body_b"]): c["alpha"] for c in d["episodes"][0]["contacts"]}
+worst = 0.0
+for (i, j) in ((0, 1), (0, 2)):
+    # the alpha columns end both lines: count them from the right
+    x = float(lim[head.index("a(%d-%d)" % (i, j)) - len(head)])
+    print("     alpha(%d-%d): extrapolated %.10f, frozen run %.10f" % (i, j, x, a[(i, j)]))
+    worst = max(worst, abs(x - a[(i, j)]))
+sys.exit(not worst <= 1e-8)' && [ $st -eq 0 ] \
+    && ok "compare --rigid-limit on an oblique triple: alpha = the frozen-normal run to 1e-8" self \
+    || bad "compare --rigid-limit on the triple: status $st, $(cat err.txt)"
 
 # bad model files: the line and field of the fault
 cat > head.yaml <<'EOF'

@@ -400,12 +400,6 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
                     name);
         st = EXIT_INPUT;
     }
-    if (st == 0 && a->rigid && cr_model_dimension(model) == 3) {
-        tools_error("%s: --rigid-limit is not available for 3-D models yet (its rerun sub-pools "
-                    "are planar); cradle compare without it works",
-                    name);
-        st = EXIT_INPUT;
-    }
     st = st ? st : run_model(model, name, text, a->io.out, &r);
     size_t first = 0, last = 0;
     if (st == 0)
