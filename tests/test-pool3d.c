@@ -17,7 +17,10 @@
  *      an arbitrary rotation and translated, at rtol 1e-13: the final
  *      velocities rotated back to 1e-9 V and the same events;
  *  (f) invariants of a free cluster (a 3 × 3 × 3 block struck obliquely, no
- *      walls, no field): momentum to 1e-12 relative, energy to 10·rtol.
+ *      walls, no field): momentum to 1e-12 relative, energy to 10·rtol;
+ *  (h) a sphere striking a fixed sphere head-on: the Hertz contact time with
+ *      μ = the moving sphere's mass and the rebound −v (undamped), and with a
+ *      restitution target the rebound e·v.
  * Bad model files (g) are tests/test-pool3d-cli.sh's.
  */
 #include <gsl/gsl_errno.h>
@@ -558,6 +561,53 @@ static void free_cluster(void)
     cr_model_destroy(md);
 }
 
+/* ---- (h) a fixed sphere ----------------------------------------------------------- */
+
+static void fixed_sphere(double e)
+{
+    tu_case("fixed sphere, e = %g", e);
+    const double m1 = 0.0329, r1 = 0.01, r2 = 0.02, K = 1.0e10, v = 0.8, gap = 1e-5;
+    double u[3] = {-2.0, 1.0, 2.0}, x1[3] = {0.05, -0.02, 0.01}, x2[3], w1[3], zero[3] = {0};
+    unit3(u);
+    for (int d = 0; d < 3; d++) {
+        x2[d] = x1[d] + (r1 + r2 + gap) * u[d];
+        w1[d] = v * u[d];
+    }
+    cr_model *m = model3(K, 0.0, 1e-12, 1e-14);
+    cr_model_add_body(m, m1, r1, x1, w1);
+    cr_model_add_body(m, 1.0, r2, x2, zero);
+    cr_model_set_fixed(m, 1);
+    if (e < 1.0) {
+        char msg[256];
+        cr_model_set_default_target(m, e, v);
+        CHECK(cr_calibrate_model(m, msg, sizeof msg) == CR_OK, "calibrate: %s", msg);
+    }
+    cr_system *s = tu_system(m);
+    int rc = cr_system_run(s, 0.0);
+    CHECK(rc == CR_OK, "run: %s", cr_system_last_error(s));
+    CHECK(cr_system_body_is_fixed(s, 1) && !cr_system_body_is_fixed(s, 0), "body 1 is fixed");
+    double fv[6], worst = 0.0, moved = 0.0, x[6];
+    cr_system_get_velocities(s, fv);
+    cr_system_get_positions(s, x);
+    for (int d = 0; d < 3; d++) {
+        worst = fmax(worst, fabs(fv[d] + e * v * u[d]));
+        moved = fmax(moved, fmax(fabs(fv[3 + d]), fabs(x[3 + d] - x2[d])));
+    }
+    CHECK(moved == 0.0, "the fixed sphere stays where it is, at rest (%g)", moved);
+    printf("     fixed sphere, e = %g: rebound within %.2e V of -e v u\n", e, worst / v);
+    if (e == 1.0) {
+        double dmax = pow(5.0 * m1 * v * v / (4.0 * K), 0.4), t_close, t_open;
+        contact_times(s, 0, 1, &t_close, &t_open);
+        CHECK_REL(t_open - t_close, HERTZ_TC * dmax / v, 1e-9,
+                  "Hertz contact time with mu = m1 (an immovable body)");
+        CHECK_REF(worst <= 1e-9 * v, "rebound differs from -v u by %.3e m/s", worst);
+    } else { /* the damping solved for e by cr_calibrate_model from a two-body run */
+        CHECK_SELF(worst <= 1e-9 * v, "rebound differs from -e v u by %.3e m/s", worst);
+    }
+    cr_system_destroy(s);
+    cr_model_destroy(m);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -568,5 +618,7 @@ int main(void)
     embedding("pool-bernoulli.yaml");
     embedding("pool-theta-tau.yaml");
     free_cluster();
+    fixed_sphere(1.0);
+    fixed_sphere(0.8);
     return tu_finish("pool3d");
 }

@@ -5,8 +5,8 @@
 # pairs the compliant and rigid impacts; `cradle compare --rigid-limit` on the
 # frozen-normal triple extrapolates to that closed form; `--rigid energetic
 # --alpha A,B` takes a pool's two weights; a rigid run a 3-D model cannot
-# have (a stack of spheres, --rigid calibrated) is refused with one line,
-# exit 3, no file.
+# have (a stack of spheres, a fixed sphere, --rigid calibrated) is refused
+# with one line, exit 3, no file.
 set -u
 CRADLE=$1
 MODELS=$2
@@ -97,6 +97,16 @@ integration: {t_end: 1.0}
 EOF
 refused "run --rigid newton on a stack of spheres" "spheres 0 and 1 rest on each other" \
     run stack.yaml --rigid newton --restitution 0.5 -o out.h5
+cat > fixed.yaml <<'EOF'
+name: fixed
+dim: 3
+bodies:
+  - {mass: 0.1, radius: 0.01, x: [0, 0, 0], v: [1, 0, 0]}
+  - {fixed: true, radius: 0.01, x: [0.05, 0, 0]}
+contact: {K: 1.0e9}
+EOF
+refused "run --rigid newton with a fixed sphere" "body 1 is fixed: rigid pools have half-space walls" \
+    run fixed.yaml --rigid newton -o out.h5
 refused "run --rigid calibrated on dim 3" "pools have no fixed pairs" \
     run "$TRIPLE" --rigid calibrated -o out.h5
 refused "compare --rigid calibrated on dim 3" "pools have no fixed pairs" \

@@ -382,7 +382,8 @@ static int check_episode(const cr_model *model, const cr_episode_data *ep, rl_so
     }
     for (size_t i = 0; i < ep->info.body_count; i++)
         if (!isfinite(ep->mass[i]) || cr_model_is_fixed(model, ep->bodies[i])) {
-            cr_set_msg(msg, msglen, "a fixed body in the episode (pools have walls)");
+            cr_set_msg(msg, msglen,
+                       "a fixed body in the episode (the levels rerun moving bodies and walls)");
             return CR_ERR_INVALID;
         }
     return ep->info.contact_count ? CR_OK : CR_ERR_INVALID;
