@@ -15,6 +15,9 @@
  *   form;
  * - the energetic law on the triple (α = 1 on the striker contacts, 0 on the
  *   touching ones): the energy quadratic's larger root;
+ * - a sphere flying under tilted gravity meets one sliding on a floor: the
+ *   contact time (the quartic) against a grid-and-bisection root, u⁺ against
+ *   Newton's LCP on the pair and the floor contact;
  * - the frozen-normal rigid limit (cr_compare_rigid_limit) of the compliant
  *   triple, undamped and damped, against the energetic law's closed form for
  *   that symmetry (derived at rigid_limit_triple).
@@ -269,45 +272,28 @@ static int solve_small(int n, double A[6][6], double *b, double *x)
 }
 
 /*
- * Newton's law on the triple as the LCP of its 6 contacts (3 striker–target,
- * 3 target–target; 12 dofs): W's columns (−n on the first body, +n on the
- * second), G = Wᵀ M⁻¹ W, w = G z + (1 + e)γ⁻ ≥ 0, z ≥ 0, wᵀz = 0 — solved by
- * trying all 64 active sets (z = 0 off the set, w = 0 on it). @return u⁺ (12).
+ * Newton's law as an LCP on nc ≤ 6 contacts and nd ≤ 12 dofs: W's rows (one
+ * per contact), M⁻¹ per dof, G = W M⁻¹ Wᵀ, w = G z + (1 + e)γ⁻ ≥ 0, z ≥ 0,
+ * wᵀz = 0 — solved by trying all 2^nc active sets (z = 0 off the set, w = 0
+ * on it). @return 1 and u⁺ = u⁻ + M⁻¹ Wᵀ z, or 0 when no set qualifies.
  */
-static int triple_newton_lcp(const triple *t, double e, double *u)
+static int newton_lcp(int nc, int nd, double W[6][12], const double *minv, const double *u0,
+                      double e, double vscale, double *u)
 {
-    double W[6][12] = {{0}}, minv[4] = {1.0 / t->M, 1.0 / t->m, 1.0 / t->m, 1.0 / t->m};
-    int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-    double u0[12] = {0};
-    for (int d = 0; d < 3; d++)
-        u0[d] = t->V * t->a[d];
-    for (int q = 0; q < 6; q++) {
-        int i = pair[q][0], j = pair[q][1];
-        double n[3], len = 0.0;
-        for (int d = 0; d < 3; d++) {
-            n[d] = t->x[j][d] - t->x[i][d] + (i == 0 ? -t->gap * t->a[d] : 0.0);
-            len += n[d] * n[d];
-        }
-        for (int d = 0; d < 3; d++) {
-            W[q][3 * i + d] = -n[d] / sqrt(len);
-            W[q][3 * j + d] = n[d] / sqrt(len);
-        }
-    }
     double G[6][6], gm[6];
-    for (int p = 0; p < 6; p++) {
+    for (int p = 0; p < nc; p++) {
         gm[p] = 0.0;
-        for (int k = 0; k < 12; k++)
+        for (int k = 0; k < nd; k++)
             gm[p] += W[p][k] * u0[k];
-        for (int q = 0; q < 6; q++) {
+        for (int q = 0; q < nc; q++) {
             G[p][q] = 0.0;
-            for (int k = 0; k < 12; k++)
-                G[p][q] += W[p][k] * minv[k / 3] * W[q][k];
+            for (int k = 0; k < nd; k++)
+                G[p][q] += W[p][k] * minv[k] * W[q][k];
         }
     }
-    int found = 0;
-    for (int set = 0; set < 64 && !found; set++) {
+    for (int set = 0; set < (1 << nc); set++) {
         int idx[6], na = 0;
-        for (int q = 0; q < 6; q++)
+        for (int q = 0; q < nc; q++)
             if (set & (1 << q))
                 idx[na++] = q;
         double A[6][6], b[6], za[6], z[6] = {0};
@@ -323,22 +309,47 @@ static int triple_newton_lcp(const triple *t, double e, double *u)
             z[idx[p]] = za[p];
             ok &= za[p] >= 0.0;
         }
-        for (int p = 0; p < 6 && ok; p++) {
+        for (int p = 0; p < nc && ok; p++) {
             double w = (1.0 + e) * gm[p];
-            for (int q = 0; q < 6; q++)
+            for (int q = 0; q < nc; q++)
                 w += G[p][q] * z[q];
-            ok = (set & (1 << p)) || w >= -1e-14 * t->V;
+            ok = (set & (1 << p)) || w >= -1e-14 * vscale;
         }
         if (!ok)
             continue;
-        found = 1;
-        for (int k = 0; k < 12; k++) {
+        for (int k = 0; k < nd; k++) {
             u[k] = u0[k];
-            for (int q = 0; q < 6; q++)
-                u[k] += minv[k / 3] * W[q][k] * z[q];
+            for (int q = 0; q < nc; q++)
+                u[k] += minv[k] * W[q][k] * z[q];
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Newton's law on the triple: its 6 contacts (3 striker–target, 3
+ * target–target; −n on the first body, +n on the second), 12 dofs. */
+static int triple_newton_lcp(const triple *t, double e, double *u)
+{
+    double W[6][12] = {{0}}, minv[12], u0[12] = {0};
+    int pair[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    for (int k = 0; k < 12; k++)
+        minv[k] = k < 3 ? 1.0 / t->M : 1.0 / t->m;
+    for (int d = 0; d < 3; d++)
+        u0[d] = t->V * t->a[d];
+    for (int q = 0; q < 6; q++) {
+        int i = pair[q][0], j = pair[q][1];
+        double n[3], len = 0.0;
+        for (int d = 0; d < 3; d++) {
+            n[d] = t->x[j][d] - t->x[i][d] + (i == 0 ? -t->gap * t->a[d] : 0.0);
+            len += n[d] * n[d];
+        }
+        for (int d = 0; d < 3; d++) {
+            W[q][3 * i + d] = -n[d] / sqrt(len);
+            W[q][3 * j + d] = n[d] / sqrt(len);
         }
     }
-    return found;
+    return newton_lcp(6, 12, W, minv, u0, e, t->V, u);
 }
 
 /* u⁺ of the triple with the same impulse P on each striker contact and none
@@ -441,6 +452,121 @@ static void test_triple_energetic(double kappa)
     printf("     triple energetic kappa = %g: u+ off the closed form by %.2e m/s\n", kappa, d);
     CHECK_REF(d <= 1e-14 * t.V,
               "u+ = the energy quadratic's larger root (%.3e m/s, tolerance 1e-14 V)", d);
+    run_free(&run);
+    cr_model_destroy(model);
+}
+
+/* ---- a flying sphere meets one sliding on a floor: the quartic -------------------- */
+
+/*
+ * Sphere A rests on the floor z ≥ 0 and slides at (0.5, 0, 0) m/s under the
+ * tilted gravity g = (0.4, −0.2, −9.81) (its acceleration (0.4, −0.2, 0): the
+ * floor carries m g_z); sphere B flies from 5 cm behind, 3 cm aside and 5 cm
+ * above at (1, 0.3, 0) m/s under g. Their relative motion D(t) = D₀ + w t +
+ * ½ (0, 0, g_z) t² makes |D|² − (2r)² a quartic, which the engine brackets
+ * between its derivative's roots. Reference computed here independently: the
+ * first sign change of |D(t)| − 2r on a grid of 10⁵ points, refined by
+ * bisection; u⁺ from Newton's LCP (e = 0.9) on the sphere pair and A's floor
+ * contact (touching, resting: B pushes A into the floor), solved here.
+ */
+static const double QG[3] = {0.4, -0.2, -9.81}, QR = 0.01, QM = 0.05;
+
+static void quartic_state(double t, double *xa, double *xb, double *va, double *vb)
+{
+    const double a0[3] = {0.0, 0.0, QR}, b0[3] = {-0.05, -0.03, QR + 0.05};
+    const double ua[3] = {0.5, 0.0, 0.0}, ub[3] = {1.0, 0.3, 0.0};
+    for (int d = 0; d < 3; d++) {
+        double ga = d < 2 ? QG[d] : 0.0;
+        xa[d] = a0[d] + ua[d] * t + 0.5 * ga * t * t;
+        xb[d] = b0[d] + ub[d] * t + 0.5 * QG[d] * t * t;
+        va[d] = ua[d] + ga * t;
+        vb[d] = ub[d] + QG[d] * t;
+    }
+}
+
+static double quartic_gap(double t)
+{
+    double xa[3], xb[3], va[3], vb[3], D[3];
+    quartic_state(t, xa, xb, va, vb);
+    for (int d = 0; d < 3; d++)
+        D[d] = xb[d] - xa[d];
+    return sqrt(dot3(D, D)) - 2.0 * QR;
+}
+
+static void test_quartic(void)
+{
+    tu_case("quartic");
+    const double e = 0.9;
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 3);
+    double xa[3], xb[3], va[3], vb[3], floor_n[3] = {0, 0, 1};
+    quartic_state(0.0, xa, xb, va, vb);
+    cr_model_add_body(model, QM, QR, xa, va);
+    cr_model_add_body(model, QM, QR, xb, vb);
+    cr_model_add_plane(model, floor_n, 0.0, NULL);
+    cr_model_set_gravity_vector(model, QG);
+    /* the reference contact time: grid, then bisection to the last bit */
+    double lo = 0.0, hi = 0.2, step = hi / 1e5;
+    for (double t = step; t <= hi; t += step)
+        if (quartic_gap(t) < 0.0) {
+            lo = t - step;
+            hi = t;
+            break;
+        }
+    for (int it = 0; it < 200 && hi - lo > 0.0; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid <= lo || mid >= hi)
+            break;
+        *(quartic_gap(mid) < 0.0 ? &hi : &lo) = mid;
+    }
+    double tc = hi;
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = e;
+    rigid_run run = run_rigid_to(model, CR_LAW_NEWTON, &lp, tc * 1.0000001);
+    CHECK(run.rc == CR_OK, "quartic ran");
+    cr_episode_info in;
+    size_t nr = 0;
+    int have = run.mon && cr_monitor_episode_count(run.mon) == 1 &&
+               cr_monitor_get_episode(run.mon, 0, &in) == CR_OK;
+    CHECK(have, "one impact");
+    if (have) {
+        cr_monitor_contacts(run.mon, 0, &nr);
+        quartic_state(tc, xa, xb, va, vb);
+        double W[6][12] = {{0}}, minv[6], u0[6], u[6], n[3], len;
+        for (int d = 0; d < 3; d++) {
+            n[d] = xb[d] - xa[d];
+            minv[d] = minv[3 + d] = 1.0 / QM;
+            u0[d] = va[d];
+            u0[3 + d] = vb[d];
+        }
+        va[2] = u0[2] = 0.0; /* A rests on the floor */
+        len = sqrt(dot3(n, n));
+        for (int d = 0; d < 3; d++) {
+            W[0][d] = -n[d] / len; /* the pair: −n on A, +n on B */
+            W[0][3 + d] = n[d] / len;
+            W[1][d] = floor_n[d]; /* the floor: +n on A */
+        }
+        int solved = newton_lcp(2, 6, W, minv, u0, e, 1.0, u);
+        double got[6];
+        cr_system_get_velocities(run.sys, got);
+        /* the run stops 1e-7 tc after the impact: flight since then taken back */
+        double dt = cr_system_get_time(run.sys) - in.t_start;
+        for (int d = 0; d < 3; d++) {
+            got[d] -= (d < 2 ? QG[d] : 0.0) * dt;
+            got[3 + d] -= QG[d] * dt;
+        }
+        double du = max_diff(got, u, 6);
+        printf("     quartic: contact at %.15f s (reference %.15f s, off by %.2e s); u+ off "
+               "the LCP by %.2e m/s\n",
+               in.t_start, tc, fabs(in.t_start - tc), du);
+        CHECK(nr == 2, "the impact holds the pair and A's floor contact (%zu)", nr);
+        CHECK_REF(fabs(in.t_start - tc) <= 1e-12 * tc,
+                  "contact time = the grid-and-bisection root (%.3e s, tolerance 1e-12 tc)",
+                  fabs(in.t_start - tc));
+        CHECK_REF(solved && du <= 2e-12,
+                  "u+ = Newton's 2-contact LCP solved here (%.3e m/s, tolerance 2e-12)", du);
+    }
     run_free(&run);
     cr_model_destroy(model);
 }
@@ -601,6 +727,7 @@ int main(void)
     test_triple_newton(0.5);
     test_triple_energetic(1.0);
     test_triple_energetic(0.7);
+    test_quartic();
     test_rigid_limit_triple(0.0);
     test_rigid_limit_triple(3e4);
     test_refusals();
