@@ -18,6 +18,9 @@
  * - a sphere flying under tilted gravity meets one sliding on a floor: the
  *   contact time (the quartic) against a grid-and-bisection root, u⁺ against
  *   Newton's LCP on the pair and the floor contact;
+ * - a planar pool of three discs, walls and gravity embedded in a tilted
+ *   plane in space: the 3-D run taken back to the plane is the 2-D one
+ *   (self-consistency);
  * - the frozen-normal rigid limit (cr_compare_rigid_limit) of the compliant
  *   triple, undamped and damped, against the energetic law's closed form for
  *   that symmetry (derived at rigid_limit_triple).
@@ -571,6 +574,97 @@ static void test_quartic(void)
     cr_model_destroy(model);
 }
 
+/* ---- a planar pool embedded in space -------------------------------------------- */
+
+/*
+ * Three discs in a box of three walls under gravity (0.3, −9.81), Newton
+ * e = 0.8, against the same pool as spheres in the plane through a point c
+ * spanned by the orthonormal e1, e2 (every position c + x e1 + y e2, every
+ * vector x e1 + y e2, each wall n1 e1 + n2 e2 with its offset plus n·c): the
+ * 3-D run, taken back to the plane, must be the 2-D one (cradle against
+ * cradle: the same impacts in the same order; the two differ by roundoff
+ * only).
+ */
+static cr_model *embedded_pool(int dim, const double *c, const double *e1, const double *e2)
+{
+    const double x[3][2] = {{0.0, 0.05}, {0.05, 0.04}, {-0.05, 0.08}};
+    const double v[3][2] = {{1.0, 0.5}, {-0.8, 0.0}, {0.3, -0.6}};
+    const double wn[3][2] = {{0, 1}, {1, 0}, {-1, 0}}, wo[3] = {0.0, -0.15, -0.15};
+    const double g[2] = {0.3, -9.81}, r[3] = {0.01, 0.015, 0.012}, m[3] = {0.03, 0.05, 0.04};
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, dim);
+    double p3[3], v3[3], n3[3], g3[3];
+    for (int b = 0; b < 3; b++) {
+        for (int d = 0; d < 3; d++) {
+            p3[d] = dim == 2 ? (d < 2 ? x[b][d] : 0.0) : c[d] + x[b][0] * e1[d] + x[b][1] * e2[d];
+            v3[d] = dim == 2 ? (d < 2 ? v[b][d] : 0.0) : v[b][0] * e1[d] + v[b][1] * e2[d];
+        }
+        cr_model_add_body(model, m[b], r[b], p3, v3);
+    }
+    for (int w = 0; w < 3; w++) {
+        for (int d = 0; d < 3; d++)
+            n3[d] = dim == 2 ? (d < 2 ? wn[w][d] : 0.0) : wn[w][0] * e1[d] + wn[w][1] * e2[d];
+        cr_model_add_plane(model, n3, wo[w] + (dim == 3 ? dot3(n3, c) : 0.0), NULL);
+    }
+    for (int d = 0; d < 3; d++)
+        g3[d] = dim == 2 ? (d < 2 ? g[d] : 0.0) : g[0] * e1[d] + g[1] * e2[d];
+    cr_model_set_gravity_vector(model, g3);
+    return model;
+}
+
+static void test_embedded(void)
+{
+    tu_case("embedded pool");
+    double c[3] = {0.3, -0.2, 0.7}, e1[3] = {2.0, -1.0, 2.0}, helper[3] = {0.0, 1.0, 0.0}, e2[3];
+    unit3(e1);
+    cross3(e1, helper, e2);
+    unit3(e2);
+    cr_model *m2 = embedded_pool(2, c, e1, e2), *m3 = embedded_pool(3, c, e1, e2);
+    cr_law_params lp;
+    cr_law_params_init(&lp);
+    lp.restitution = 0.8;
+    const double t_end = 0.6;
+    rigid_run r2 = run_rigid_to(m2, CR_LAW_NEWTON, &lp, t_end);
+    rigid_run r3 = run_rigid_to(m3, CR_LAW_NEWTON, &lp, t_end);
+    CHECK(r2.rc == CR_OK && r3.rc == CR_OK, "the pool ran in 2-D and in 3-D");
+    size_t n2 = cr_monitor_episode_count(r2.mon), n3 = cr_monitor_episode_count(r3.mon);
+    double worst_t = 0.0, worst_u = 0.0, worst_out = 0.0;
+    for (size_t k = 0; k < n2 && k < n3; k++) {
+        cr_episode_info a, b;
+        cr_monitor_get_episode(r2.mon, k, &a);
+        cr_monitor_get_episode(r3.mon, k, &b);
+        worst_t = fmax(worst_t, fabs(a.t_start - b.t_start));
+    }
+    double u2[6], u3[9], x3[9];
+    cr_system_get_velocities(r2.sys, u2);
+    cr_system_get_velocities(r3.sys, u3);
+    cr_system_get_positions(r3.sys, x3);
+    for (int b = 0; b < 3; b++) {
+        worst_u = fmax(worst_u, fabs(dot3(u3 + 3 * b, e1) - u2[2 * b]));
+        worst_u = fmax(worst_u, fabs(dot3(u3 + 3 * b, e2) - u2[2 * b + 1]));
+        double off[3], nrm[3];
+        for (int d = 0; d < 3; d++)
+            off[d] = x3[3 * b + d] - c[d];
+        cross3(e1, e2, nrm);
+        worst_out = fmax(worst_out, fabs(dot3(off, nrm)));
+    }
+    printf("     embedded pool: %zu and %zu impacts; times differ by %.2e s, final velocities "
+           "by %.2e m/s, out of the plane by %.2e m\n",
+           n2, n3, worst_t, worst_u, worst_out);
+    CHECK(n2 == n3 && n2 > 10, "the same number of impacts (%zu, %zu)", n2, n3);
+    CHECK_SELF(
+        worst_t <= 1e-13 && worst_u <= 1e-12,
+        "3-D = 2-D taken back to the plane: times %.3e s, velocities %.3e m/s (1e-13, 1e-12)",
+        worst_t, worst_u);
+    CHECK_SELF(worst_out <= 1e-13,
+               "the spheres stay in the plane (%.3e m, 1e-13: roundoff at the 1 m offset)",
+               worst_out);
+    run_free(&r2);
+    run_free(&r3);
+    cr_model_destroy(m2);
+    cr_model_destroy(m3);
+}
+
 /* ---- the rigid limit of the compliant triple, frozen normals ----------------------- */
 
 /*
@@ -728,6 +822,7 @@ int main(void)
     test_triple_energetic(1.0);
     test_triple_energetic(0.7);
     test_quartic();
+    test_embedded();
     test_rigid_limit_triple(0.0);
     test_rigid_limit_triple(3e4);
     test_refusals();
