@@ -1,7 +1,8 @@
 #!/bin/sh
 # Rigid runs of spheres through the CLI (issue 24, item 3): `cradle run
 # --rigid newton` on models/sphere-triple.yaml writes a dim-3 run whose final
-# velocities are the symmetric closed form; `cradle compare --rigid newton`
+# velocities are the symmetric closed form and which `cradle compare RUN.h5`
+# reads back; `cradle compare --rigid newton`
 # pairs the compliant and rigid impacts; `cradle compare --rigid-limit` on the
 # frozen-normal triple extrapolates to that closed form; `--rigid energetic
 # --alpha A,B` takes a pool's two weights; a rigid run a 3-D model cannot
@@ -45,6 +46,13 @@ err=$(closed_form rigid.h5 2>&1)
 "$PY" -c "import sys; sys.exit(0 if float('$err') <= 1e-14 else 1)" 2>/dev/null \
     && ok "run --rigid newton sphere-triple.yaml: u+ = the symmetric closed form ($err m/s)" ref \
     || bad "run --rigid newton sphere-triple.yaml: u+ off the closed form by $err m/s" ref
+
+# the run file of a 3-D rigid run is read back by compare (the run-file reader
+# takes dim 3): its one episode, Newton predictive (e = 1) ok
+"$CRADLE" compare rigid.h5 --csv > file.csv 2> err.txt; st=$?
+[ $st -eq 0 ] && grep -q '^0,newton,predictive,ok' file.csv \
+    && ok "compare rigid.h5 (a 3-D rigid run file): newton predictive ok" \
+    || bad "compare rigid.h5: status $st, $(head -c 300 file.csv) $(cat err.txt)"
 
 # the energetic law with alpha 1 on the approaching contacts, 0 on the touching
 # ones and kappa 1 gives the same impulses (the energy quadratic's larger root)
