@@ -25,6 +25,26 @@ shape() { h5dump -H -d "$1" triple.h5 2>/dev/null | sed -n 's/.*SIMPLE { ( \([0-
     && ok "compare sphere-triple.yaml: calibrated and predictive rows" \
     || bad "compare sphere-triple.yaml: status $st, $(cat err.txt)"
 
+# a sweep over the triple: 3 velocity columns a sphere, and the free group
+# keeps its momentum (e_cm = -1)
+cat > sw3.yaml <<EOS
+name: sw3
+model: $TRIPLE
+axes:
+  - field: contact.restitution
+    values: [0.8, 0.9]
+EOS
+"$CRADLE" sweep sw3.yaml -q -o sw3.h5 --csv sw3.csv 2> err.txt; st=$?
+"$PY" -c '
+import csv, sys
+rows = list(csv.DictReader(open("sw3.csv")))
+assert len(rows) == 2 and "v_final[3].z" in rows[0], "columns"
+worst = max(abs(float(r["e_cm"]) + 1.0) for r in rows)
+print("     sweep: |e_cm + 1| <= %.1e" % worst)
+sys.exit(not worst <= 1e-12)' && [ $st -eq 0 ] \
+    && ok "sweep over the triple: v_final[3].z, e_cm = -1 to 1e-12 (momentum)" inv \
+    || bad "sweep over the triple: status $st, $(cat err.txt)"
+
 refused() { # label pattern args...: one line with pattern, exit 3, no out.h5
     label=$1
     pattern=$2
