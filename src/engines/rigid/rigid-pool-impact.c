@@ -9,10 +9,10 @@
  * a contact approaching faster than the rest speed is one impact (walls are
  * fixed: they transmit nothing between groups). Touching discs that do not
  * approach take part, as a cradle's touching balls do. M is diagonal (each
- * disc's mass D times, D = 2 or 3), a disc pair's column of W is −n on disc i and +n on
- * disc j (n the unit line of centres from i to j at this instant), a wall's
- * is +n (its normal) on the disc: γ = wᵀu is the normal relative velocity,
- * positive separating.
+ * disc's mass D times, D = 2 or 3), a disc pair's column of W is −n on disc
+ * i and +n on disc j (n the unit line of centres from i to j at this
+ * instant), a wall's is +n (its normal) on the disc: γ = wᵀu is the normal
+ * relative velocity, positive separating.
  */
 #include <math.h>
 #include <stdint.h>

@@ -3,12 +3,15 @@
  * or spheres and half-space walls (dim 3), run as rigid bodies, event-driven,
  * behind cr_system (docs/design.md, "Rigid engine", "Rigid pools"). Both
  * dimensions are one code: every vector has dim components (D below), and
- * 2-D runs do the same arithmetic, in the same order, as before 3-D. The run loop, the event list
- * and the common getters are the shared driver's (rigid-driver-priv.h); the pool's three jobs, one
- * file each: rigid-pool.c         the model copy, the law's parameters, the driver's callbacks, the
- * pool's getters and the ops table rigid-pool-flight.c  free flight (exact: straight lines,
- * parabolas), the next contact time, discs resting on walls rigid-pool-impact.c  impacts: the
- * impact configuration, the law, the accumulation rule, the events the monitor reads
+ * 2-D runs do the same arithmetic, in the same order, as before 3-D. The run
+ * loop, the event list and the common getters are the shared driver's
+ * (rigid-driver-priv.h); the pool's three jobs, one file each:
+ *   rigid-pool.c         the model copy, the law's parameters, the driver's
+ *                        callbacks, the pool's getters and the ops tables
+ *   rigid-pool-flight.c  free flight (exact: straight lines, parabolas), the
+ *                        next contact time, discs resting on walls
+ *   rigid-pool-impact.c  impacts: the impact configuration, the law, the
+ *                        accumulation rule, the events the monitor reads
  *
  * State: per disc its position p and velocity v (D values each); contacts are
  * numbered as they first come in touch (disc pairs i < j, or disc i and wall

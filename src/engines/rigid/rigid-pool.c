@@ -1,10 +1,12 @@
 /*
- * The rigid engine for pools: discs and half-plane walls (dim 2), spheres and
- * half-space walls (dim 3) run as rigid bodies, event-driven, under any law of the core
- * (docs/design.md, "Rigid pools"). This file: the model copy and what a rigid pool refuses, the
- * law's parameters per contact, the pool's callbacks for the shared driver (rigid-driver.c: the run
- * loop, the events, the common getters), the pool's getters and the ops table. Flight and resting
- * discs are in rigid-pool-flight.c, impacts in rigid-pool-impact.c.
+ * The rigid engine for pools: discs and half-plane walls (dim 2), spheres
+ * and half-space walls (dim 3) run as rigid bodies, event-driven, under any
+ * law of the core (docs/design.md, "Rigid pools"). This file: the model copy
+ * and what a rigid pool refuses, the law's parameters per contact, the
+ * pool's callbacks for the shared driver (rigid-driver.c: the run loop, the
+ * events, the common getters), the pool's getters and the ops tables. Flight
+ * and resting discs are in rigid-pool-flight.c, impacts in
+ * rigid-pool-impact.c.
  */
 #include <math.h>
 #include <stdlib.h>
