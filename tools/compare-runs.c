@@ -474,7 +474,7 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
     for (size_t i = 0; st == 0 && i < a->n; i++) {
         rigid_args probe_args = v[i].args;
         /* its parameters come later: the model's features now (a pool's refusal is its own) */
-        if (probe_args.calibrated && cr_model_dimension(model) != 2) {
+        if (probe_args.calibrated && cr_model_dimension(model) == 1) {
             rigid_args_init(&probe_args);
             probe_args.rigid = "max-dissipation";
             probe_args.law = CR_LAW_MAX_DISSIPATION;

@@ -285,7 +285,7 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
     *st = EXIT_INPUT;
     if (!a->rigid) {
         sys = cr_system_create(model, msg, sizeof msg);
-    } else if (a->calibrated && cr_model_dimension(model) == 2) {
+    } else if (a->calibrated && cr_model_dimension(model) >= 2) {
         tools_error("%s: --rigid calibrated: pools have no fixed pairs to carry each episode's "
                     "alpha; give --rigid energetic --kappa K --alpha A[,B]",
                     model_path);
@@ -327,7 +327,7 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
         cr_law_params_init(&lp);
         lp.restitution = a->restitution; /* NaN: each pair's own */
         lp.kappa = a->kappa;
-        int pool = cr_model_dimension(model) == 2;
+        int pool = cr_model_dimension(model) >= 2; /* discs or spheres */
         size_t nc = pool ? 2 : cr_model_contact_count(model);
         if (a->alpha && (*st = alpha_weights(a, model_path, nc, pool, &alpha)) != 0)
             return NULL;

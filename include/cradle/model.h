@@ -1,15 +1,16 @@
 /**
  * @file model.h
- * @brief A compliant multibody model in dim = 1 or 2 dimensions: bodies (mass,
- * radius, position and velocity vectors, fixed bodies), half-plane walls, what
+ * @brief A compliant multibody model in dim = 1, 2 or 3 dimensions: bodies (mass,
+ * radius, position and velocity vectors, fixed bodies), half-plane (half-space) walls, what
  * joins the bodies (unilateral contact laws per pair or from per-body
  * materials, bilateral links), external fields, restitution targets, and the
  * run settings a model file carries. Every engine is built from a cr_model
- * (cr_system_create): dim 1 is a chain, dim 2 a planar pool.
+ * (cr_system_create): dim 1 is a chain, dim 2 a planar pool, dim 3 spheres.
  *
  * dim 1 (chains): bodies are given in increasing position; pair c joins bodies
  * c and c + 1, and only neighbours interact.
- * dim 2 (pools): any two bodies may touch; walls are half-planes.
+ * dim 2 (pools) and 3 (spheres, the same pool engine): any two bodies may
+ * touch; walls are half-planes (half-spaces in dim 3).
  * A wall is a fixed body of zero radius (a floor, the wall a bead column hits):
  * it never moves and its mass does not enter any sum. The coordinate along the
  * line is the arc length for pendulum-suspended balls (contacts act along it:
@@ -180,7 +181,7 @@ CR_EXPORT int cr_settings_body_written(const cr_settings *s, size_t b);
 
 /** @return a new empty model of dimension 1, or NULL when out of memory. */
 CR_EXPORT cr_model *cr_model_create(void);
-/** Sets the dimension (1 or 2) of an empty model. */
+/** Sets the dimension (1, 2 or 3) of an empty model. */
 CR_EXPORT int cr_model_set_dimension(cr_model *model, int dim);
 CR_EXPORT int cr_model_dimension(const cr_model *model);
 
@@ -197,10 +198,10 @@ CR_EXPORT int cr_model_get_body(const cr_model *model, size_t i, double *x, doub
 CR_EXPORT int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const double *v);
 
 /**
- * Adds a half-plane wall (dim 2): the region n·p ≥ @p offset is free space for
- * the body surfaces (body i overlaps it by offset + rᵢ − n·pᵢ). @p normal (dim
- * values) need not be unit; @p law NULL: the pair law of the body's material
- * with a flat, or the default. @return the wall's index or an error code.
+ * Adds a half-plane wall (dim 2; a half-space in dim 3): the region n·p ≥ @p offset is free space
+ * for the body surfaces (body i overlaps it by offset + rᵢ − n·pᵢ). @p normal (dim values) need not
+ * be unit; @p law NULL: the pair law of the body's material with a flat, or the default. @return
+ * the wall's index or an error code.
  */
 CR_EXPORT int cr_model_add_plane(cr_model *model, const double *normal, double offset,
                                  const cr_contact_params *law);
@@ -274,6 +275,12 @@ CR_EXPORT size_t cr_model_body_count(const cr_model *model);
  * @return its index (≥ 0), or a negative error code.
  */
 CR_EXPORT int cr_model_add_wall(cr_model *model, double x);
+/**
+ * dim 2 and 3: body @p i is fixed, a disc or sphere of its radius that never
+ * moves (its velocity is set to 0; its mass is never used). Its contacts take
+ * the moving body's mass as their reduced mass.
+ */
+CR_EXPORT int cr_model_set_fixed(cr_model *model, size_t i);
 
 /** A linear bilateral link (spring-dashpot) between the bodies of a pair. */
 typedef struct {

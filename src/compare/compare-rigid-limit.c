@@ -41,15 +41,15 @@ void cr_rigid_limit_free(cr_rigid_limit *r)
 
 /* ---- the episode's configuration as a model of its own -------------------------- */
 
-/* Positions and velocities of every body at t_start: the model run to there
- * (at t = 0 the model's own). */
+/* Positions and velocities of every body at t_start (dim values each): the
+ * model run to there (at t = 0 the model's own). */
 static int state_at_start(const cr_model *model, double t_start, double *x, double *v, char *msg,
                           size_t msglen)
 {
-    size_t nb = cr_model_body_count(model);
+    size_t nb = cr_model_body_count(model), D = (size_t)cr_model_dimension(model);
     if (t_start <= 0.0) {
         for (size_t i = 0; i < nb; i++)
-            cr_model_get_body(model, i, x + 2 * i, v + 2 * i);
+            cr_model_get_body(model, i, x + D * i, v + D * i);
         return CR_OK;
     }
     cr_system *sys = cr_system_create(model, msg, msglen);
@@ -77,7 +77,8 @@ static cr_contact_params scaled_law(cr_contact_params law, double a)
 typedef struct {
     const cr_model *model;
     const cr_episode_data *ep;
-    const double *x, *v; /* every body's state at t_start, 2 per body */
+    const double *x, *v; /* every body's state at t_start, dim per body */
+    int dim;             /* 2 (pools) or 3 (sphere packings) */
     size_t walls[64], nwalls;
 } rl_source;
 
@@ -93,18 +94,19 @@ static int find_wall(const rl_source *s, size_t w)
 static int add_geometry(const rl_source *s, cr_model *sub)
 {
     const cr_episode_data *ep = s->ep;
-    int rc = cr_model_set_dimension(sub, 2);
+    size_t D = (size_t)s->dim;
+    int rc = cr_model_set_dimension(sub, s->dim);
     for (size_t i = 0; rc >= 0 && i < ep->info.body_count; i++) {
         size_t b = ep->bodies[i];
         rc = cr_model_add_body(sub, cr_model_mass(s->model, b), cr_model_radius(s->model, b),
-                               s->x + 2 * b, s->v + 2 * b);
+                               s->x + D * b, s->v + D * b);
     }
     for (size_t q = 0; rc >= 0 && q < s->nwalls; q++) {
-        double nrm[2], off;
+        double nrm[3], off;
         cr_model_get_plane(s->model, s->walls[q], nrm, &off);
         rc = cr_model_add_plane(sub, nrm, off, NULL);
     }
-    double g[2];
+    double g[3];
     cr_model_get_gravity_vector(s->model, g);
     return rc < 0 ? rc : cr_model_set_gravity_vector(sub, g);
 }
@@ -176,11 +178,11 @@ static long original_b(const rl_source *s, long b)
     return b >= 0 ? (long)s->ep->bodies[b] : CR_WALL_BODY(s->walls[CR_WALL_INDEX(b)]);
 }
 
-/* ‖Δ(Mu) − W P‖ / ‖W P‖ with W from the normals at joining (2-D, field-free). */
+/* ‖Δ(Mu) − W P‖ / ‖W P‖ with W from the normals at joining (field-free). */
 static double momentum_residual(const cr_episode_data *d)
 {
-    size_t nb = d->info.body_count;
-    double *r = calloc(2 * nb + 1, sizeof(double)), *wp = calloc(2 * nb + 1, sizeof(double));
+    size_t nb = d->info.body_count, D = (size_t)d->dim;
+    double *r = calloc(D * nb + 1, sizeof(double)), *wp = calloc(D * nb + 1, sizeof(double));
     double num = 0.0, den = 0.0;
     if (!r || !wp) {
         free(r);
@@ -188,21 +190,21 @@ static double momentum_residual(const cr_episode_data *d)
         return NAN;
     }
     for (size_t i = 0; i < nb; i++)
-        for (int c = 0; c < 2; c++)
-            r[2 * i + c] =
-                d->mass[i] * (d->velocity_after[2 * i + c] - d->velocity_before[2 * i + c]);
+        for (size_t c = 0; c < D; c++)
+            r[D * i + c] =
+                d->mass[i] * (d->velocity_after[D * i + c] - d->velocity_before[D * i + c]);
     for (size_t k = 0; k < d->info.contact_count; k++) {
         const cr_contact_record *rec = &d->records[k];
-        const double *n = d->normals + 2 * k;
+        const double *n = d->normals + D * k;
         for (size_t i = 0; i < nb; i++) {
             double s = d->bodies[i] == rec->body_a ? (rec->body_b < 0 ? 1.0 : -1.0)
                        : rec->body_b >= 0 && d->bodies[i] == (size_t)rec->body_b ? 1.0
                                                                                  : 0.0;
-            for (int c = 0; c < 2; c++)
-                wp[2 * i + c] += s * n[c] * rec->impulse;
+            for (size_t c = 0; c < D; c++)
+                wp[D * i + c] += s * n[c] * rec->impulse;
         }
     }
-    for (size_t q = 0; q < 2 * nb; q++) {
+    for (size_t q = 0; q < D * nb; q++) {
         num += (r[q] - wp[q]) * (r[q] - wp[q]);
         den += wp[q] * wp[q];
     }
@@ -211,33 +213,53 @@ static double momentum_residual(const cr_episode_data *d)
     return den > 0.0 ? sqrt(num / den) : NAN;
 }
 
-/* Copies level L's α (per record of ep, matched by bodies) and u⁺ into out. */
+/* Record of level episode d that is contact k of ep (matched by bodies), or −1. */
+static long level_record(const rl_source *s, const cr_episode_data *d, size_t k)
+{
+    const cr_episode_data *ep = s->ep;
+    for (size_t q = 0; q < d->info.contact_count; q++) {
+        const cr_contact_record *rq = &d->records[q];
+        if (ep->bodies[rq->body_a] == ep->records[k].body_a &&
+            original_b(s, rq->body_b) == ep->records[k].body_b)
+            return (long)q;
+    }
+    return -1;
+}
+
+/* Copies level L's α (per record of ep, matched by bodies) and u⁺ into out.
+ * α is relative to ep's reference contact. A level whose episode starts at
+ * another contact (contacts that close at one instant by symmetry, as the
+ * three of a sphere striking a symmetric triple, start in the order of
+ * roundoff) has its α renormalised to that contact's impulse; a level without
+ * an impulse there is refused. */
 static int take_level(const rl_source *s, const cr_episode_data *d, size_t L, cr_rigid_limit *out,
                       char *msg, size_t msglen)
 {
     const cr_episode_data *ep = s->ep;
-    for (size_t k = 0; k < ep->info.contact_count; k++) {
-        double a = NAN;
-        for (size_t q = 0; q < d->info.contact_count; q++) {
-            const cr_contact_record *rq = &d->records[q];
-            if (ep->bodies[rq->body_a] == ep->records[k].body_a &&
-                original_b(s, rq->body_b) == ep->records[k].body_b)
-                a = rq->alpha;
-        }
-        out->alpha[L * out->contacts + k] = a;
+    long q0 = level_record(s, d, ep->info.reference_record);
+    double P0 = q0 >= 0 ? d->records[q0].impulse : 0.0;
+    int same_ref = q0 == (long)d->info.reference_record;
+    if (!same_ref && !(P0 > 0.0)) {
+        cr_set_msg(msg, msglen,
+                   "at K x %g the episode starts at another contact and the reference takes no "
+                   "impulse",
+                   out->factor[L]);
+        return CR_ERR_INVALID;
     }
+    for (size_t k = 0; k < ep->info.contact_count; k++) {
+        long q = level_record(s, d, k);
+        out->alpha[L * out->contacts + k] = q < 0      ? NAN
+                                            : same_ref ? d->records[q].alpha
+                                                       : d->records[q].impulse / P0;
+    }
+    size_t D = (size_t)s->dim;
     for (size_t i = 0; i < ep->info.body_count; i++) {
-        double *u = out->velocity + L * out->dofs + 2 * i;
-        u[0] = u[1] = NAN;
+        double *u = out->velocity + L * out->dofs + D * i;
+        for (size_t c = 0; c < D; c++)
+            u[c] = NAN;
         for (size_t q = 0; q < d->info.body_count; q++)
             if (d->bodies[q] == i)
-                memcpy(u, d->velocity_after + 2 * q, 2 * sizeof(double));
-    }
-    const cr_contact_record *ref = &d->records[d->info.reference_record];
-    const cr_contact_record *ref0 = &ep->records[ep->info.reference_record];
-    if (ep->bodies[ref->body_a] != ref0->body_a || original_b(s, ref->body_b) != ref0->body_b) {
-        cr_set_msg(msg, msglen, "at K x %g the episode starts at another contact", out->factor[L]);
-        return CR_ERR_INVALID;
+                memcpy(u, d->velocity_after + D * q, D * sizeof(double));
     }
     out->duration[L] = d->info.t_end - d->info.t_start;
     out->residual[L] = momentum_residual(d);
@@ -360,7 +382,8 @@ static int check_episode(const cr_model *model, const cr_episode_data *ep, rl_so
     }
     for (size_t i = 0; i < ep->info.body_count; i++)
         if (!isfinite(ep->mass[i]) || cr_model_is_fixed(model, ep->bodies[i])) {
-            cr_set_msg(msg, msglen, "a fixed body in the episode (pools have walls)");
+            cr_set_msg(msg, msglen,
+                       "a fixed body in the episode (the levels rerun moving bodies and walls)");
             return CR_ERR_INVALID;
         }
     return ep->info.contact_count ? CR_OK : CR_ERR_INVALID;
@@ -384,9 +407,10 @@ int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
     if (!out)
         return CR_ERR_INVALID;
     memset(out, 0, sizeof(*out));
-    if (!model || !ep || cr_model_dimension(model) != 2 || ep->dim != 2) {
+    int dim = model ? cr_model_dimension(model) : 0;
+    if (!model || !ep || (dim != 2 && dim != 3) || ep->dim != dim) {
         cr_set_msg(msg, msglen,
-                   "the rigid limit is built for pools (dim 2): a chain's normals "
+                   "the rigid limit is built for pools (dim 2 or 3): a chain's normals "
                    "never turn");
         return CR_ERR_INVALID;
     }
@@ -396,20 +420,20 @@ int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
                    CR_RIGID_LIMIT_MAX_LEVELS, o.levels, o.ratio);
         return CR_ERR_INVALID;
     }
-    rl_source s = {model, ep, NULL, NULL, {0}, 0};
+    rl_source s = {model, ep, NULL, NULL, dim, {0}, 0};
     int rc = check_episode(model, ep, &s, &out->n, msg, msglen);
     if (rc != CR_OK)
         return rc;
-    size_t nb = cr_model_body_count(model);
-    double *xv = malloc(4 * nb * sizeof(double));
+    size_t nb = cr_model_body_count(model), D = (size_t)dim;
+    double *xv = malloc((2 * D * nb + 1) * sizeof(double));
     out->levels = o.levels;
     out->contacts = ep->info.contact_count;
-    out->dofs = 2 * ep->info.body_count;
+    out->dofs = D * ep->info.body_count;
     rc = xv ? allocate(out) : CR_ERR_NOMEM;
     if (rc == CR_OK)
-        rc = state_at_start(model, ep->info.t_start, xv, xv + 2 * nb, msg, msglen);
+        rc = state_at_start(model, ep->info.t_start, xv, xv + D * nb, msg, msglen);
     s.x = xv;
-    s.v = xv + 2 * nb;
+    s.v = xv + D * nb;
     for (size_t L = 0; rc == CR_OK && L < o.levels; L++) {
         out->factor[L] = pow(o.ratio, (double)L);
         out->h[L] = pow(out->factor[L], -1.0 / (out->n + 1.0));

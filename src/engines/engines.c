@@ -16,6 +16,8 @@ cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
         return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
     case 2:
         return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
+    case 3:
+        return cr_system_create_with(&cr_pool3_engine, model, msg, msglen);
     default:
         cr_set_msg(msg, msglen, "no engine for a model of dimension %d", cr_model_dimension(model));
         return NULL;
@@ -41,7 +43,8 @@ static void *make_rigid_pool(const cr_model *model, cr_system *sys, void *ctx, c
 }
 
 /* The rigid engines need their law at creation, which the ops table's create
- * cannot carry; the rest is the same door. Chains and pools: one engine each. */
+ * cannot carry; the rest is the same door. Chains: one engine; pools of discs
+ * and of spheres: one engine, two ops tables (dim 2, 3). */
 cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr_law_params *params,
                                   char *msg, size_t msglen)
 {
@@ -50,6 +53,8 @@ cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr
         return NULL;
     }
     rigid_args a = {law, params};
+    if (cr_model_dimension(model) == 3)
+        return cr_system_build(&cr_rigid_pool3_engine, model, make_rigid_pool, &a, msg, msglen);
     if (cr_model_dimension(model) == 2)
         return cr_system_build(&cr_rigid_pool_engine, model, make_rigid_pool, &a, msg, msglen);
     return cr_system_build(&cr_rigid_engine, model, make_rigid, &a, msg, msglen);

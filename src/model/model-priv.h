@@ -10,7 +10,7 @@
 /* The fields of a body entry that hold its mass, radius, position and
  * velocity components (NULL: computed, not given). */
 typedef struct {
-    const char *mass, *radius, *x[2], *v[2];
+    const char *mass, *radius, *x[3], *v[3];
     struct fy_node *vmap; /* the mapping of v's keys, when not the entry's (NULL) */
     const char *vwhere;   /* and its path */
 } cr_body_keys;

@@ -9,7 +9,8 @@
 
 typedef struct {
     double mass, radius, x, v;
-    double y, vy; /* dim 2: the second components */
+    double y, vy; /* dim 2 and 3: the second components */
+    double z, vz; /* dim 3: the third */
     int fixed;
     double E, nu; /* material, when has_material */
     int has_material;
@@ -29,9 +30,10 @@ typedef struct {
     double drag_b, drag_c;
 } ball;
 
-/* dim 2: a half-plane wall n·p ≥ offset with an optional law or material */
+/* dim 2 and 3: a half-plane (half-space) wall n·p ≥ offset with an optional law
+ * or material */
 typedef struct {
-    double nx, ny, offset;
+    double nx, ny, nz, offset;
     cr_contact_params law;
     int has_law;
     double E, nu;
@@ -65,7 +67,7 @@ struct cr_model {
     size_t nsolved;
     cr_contact_params def;
     cr_settings settings;
-    double gravity, gravity_y;
+    double gravity, gravity_y, gravity_z;
     double target_e, target_v; /* dim 2 default target; target_e = 0: none */
 };
 
@@ -173,6 +175,16 @@ int cr_model_add_ball(cr_model *model, double mass, double radius, double x, dou
     b->x = x;
     b->v = v;
     return (int)model->n++;
+}
+
+int cr_model_set_fixed(cr_model *model, size_t i)
+{
+    if (!model || i >= model->n || model->dim < 2)
+        return CR_ERR_INVALID;
+    ball *b = &model->balls[i];
+    b->fixed = 1;
+    b->v = b->vy = b->vz = 0.0;
+    return CR_OK;
 }
 
 int cr_model_add_wall(cr_model *model, double x)
@@ -308,7 +320,7 @@ int cr_model_pendulum(const cr_model *model, size_t i, double *pivot, double *le
 
 int cr_model_has_fields(const cr_model *model)
 {
-    if (model->gravity != 0.0 || model->gravity_y != 0.0)
+    if (model->gravity != 0.0 || model->gravity_y != 0.0 || model->gravity_z != 0.0)
         return 1;
     for (size_t i = 0; i < model->n; i++)
         if (model->balls[i].has_pendulum)
@@ -439,7 +451,7 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
                        b->mass);
             return CR_ERR_MODEL;
         }
-        if (b->fixed) {
+        if (b->fixed && model->dim == 1) {
             if (!isfinite(b->x)) {
                 cr_set_msg(msg, msglen, "wall %zu: position must be finite", i);
                 return CR_ERR_MODEL;
@@ -451,12 +463,14 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
                        b->radius);
             return CR_ERR_MODEL;
         }
-        if (!isfinite(b->x) || !isfinite(b->v) || !isfinite(b->y) || !isfinite(b->vy)) {
+        if (!isfinite(b->x) || !isfinite(b->v) || !isfinite(b->y) || !isfinite(b->vy) ||
+            !isfinite(b->z) || !isfinite(b->vz)) {
             cr_set_msg(msg, msglen, "%s %zu: position and velocity must be finite", what, i);
             return CR_ERR_MODEL;
         }
         if (out_of_range(b->mass) || out_of_range(b->radius) ||
-            fmax(fmax(fabs(b->x), fabs(b->y)), fmax(fabs(b->v), fabs(b->vy))) > CR_MAX_MAGNITUDE) {
+            fmax(fmax(fmax(fabs(b->x), fabs(b->y)), fmax(fabs(b->v), fabs(b->vy))),
+                 fmax(fabs(b->z), fabs(b->vz))) > CR_MAX_MAGNITUDE) {
             cr_set_msg(msg, msglen,
                        "%s %zu: mass, radius, position and speed must lie within %g .. %g in SI "
                        "units (got m = %g, r = %g)",
@@ -553,28 +567,24 @@ static int unsolved_class(const cr_contact_params *law, double mu, void *user)
     return law->C != 0.0 ? CR_OK : 1;
 }
 
-/* dim 2: discs inside every wall, valid laws (default, per pair, walls', from
- * materials), targets solved. Overlaps between discs are left to the pool
- * engine's first neighbour search (O(N log N)), which refuses them by name. */
+/* dim 2 and 3: discs (spheres) inside every wall, valid laws (default, per
+ * pair, walls', from materials), targets solved. Overlaps between discs are left to the pool
+ * engine's first neighbour search (O(N log N)), which refuses them by name.
+ * Fixed bodies (cr_model_set_fixed) are discs or spheres that never move. */
 static int validate_pool(const cr_model *model, char *msg, size_t msglen)
 {
-    for (size_t i = 0; i < model->n; i++)
-        if (model->balls[i].fixed) {
-            cr_set_msg(msg, msglen,
-                       "body %zu: a planar model has half-plane walls, not fixed "
-                       "bodies",
-                       i);
-            return CR_ERR_MODEL;
-        }
     for (size_t w = 0; w < model->nplanes; w++) {
         const plane *pl = &model->planes[w];
         for (size_t i = 0; i < model->n; i++) {
             const ball *b = &model->balls[i];
             double ov = pl->offset + b->radius - (pl->nx * b->x + pl->ny * b->y);
+            if (model->dim == 3)
+                ov -= pl->nz * b->z;
             if (ov > CR_GEOM_TOL * b->radius) {
-                cr_set_msg(msg, msglen,
-                           "body %zu lies outside wall %zu (normal (%g, %g), offset %g) by %g m", i,
-                           w, pl->nx, pl->ny, pl->offset, ov);
+                cr_set_msg(
+                    msg, msglen,
+                    "body %zu lies outside wall %zu (normal (%g, %g, %g), offset %g) by %g m", i, w,
+                    pl->nx, pl->ny, pl->nz, pl->offset, ov);
                 return CR_ERR_MODEL;
             }
         }
@@ -708,7 +718,7 @@ cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last, co
 
 int cr_model_set_dimension(cr_model *model, int dim)
 {
-    if (!model || (dim != 1 && dim != 2) || model->n > 0)
+    if (!model || dim < 1 || dim > 3 || model->n > 0)
         return CR_ERR_INVALID;
     model->dim = dim;
     return CR_OK;
@@ -729,9 +739,13 @@ int cr_model_add_body(cr_model *model, double mass, double radius, const double 
     if (!model || !x || !v)
         return CR_ERR_INVALID;
     int i = cr_model_add_ball(model, mass, radius, x[0], v[0]);
-    if (i >= 0 && model->dim == 2) {
+    if (i >= 0 && model->dim >= 2) {
         model->balls[i].y = x[1];
         model->balls[i].vy = v[1];
+    }
+    if (i >= 0 && model->dim == 3) {
+        model->balls[i].z = x[2];
+        model->balls[i].vz = v[2];
     }
     return i;
 }
@@ -743,13 +757,17 @@ int cr_model_get_body(const cr_model *model, size_t i, double *x, double *v)
     const ball *b = &model->balls[i];
     if (x) {
         x[0] = b->x;
-        if (model->dim == 2)
+        if (model->dim >= 2)
             x[1] = b->y;
+        if (model->dim == 3)
+            x[2] = b->z;
     }
     if (v) {
         v[0] = b->fixed ? 0.0 : b->v;
-        if (model->dim == 2)
+        if (model->dim >= 2)
             v[1] = b->fixed ? 0.0 : b->vy;
+        if (model->dim == 3)
+            v[2] = b->fixed ? 0.0 : b->vz;
     }
     return CR_OK;
 }
@@ -763,9 +781,13 @@ int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const do
         return CR_OK; /* a wall stays where the model put it */
     b->x = x[0];
     b->v = v[0];
-    if (model->dim == 2) {
+    if (model->dim >= 2) {
         b->y = x[1];
         b->vy = v[1];
+    }
+    if (model->dim == 3) {
+        b->z = x[2];
+        b->vz = v[2];
     }
     return CR_OK;
 }
@@ -773,9 +795,11 @@ int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const do
 int cr_model_add_plane(cr_model *model, const double *normal, double offset,
                        const cr_contact_params *law)
 {
-    if (!model || !normal || model->dim != 2)
+    if (!model || !normal || model->dim < 2)
         return CR_ERR_INVALID;
-    double len = hypot(normal[0], normal[1]);
+    double nz = model->dim == 3 ? normal[2] : 0.0;
+    double len =
+        model->dim == 3 ? hypot(hypot(normal[0], normal[1]), nz) : hypot(normal[0], normal[1]);
     if (!(len > 0.0) || !isfinite(len) || !isfinite(offset))
         return CR_ERR_INVALID;
     plane *p = realloc(model->planes, (model->nplanes + 1) * sizeof(*p));
@@ -787,6 +811,7 @@ int cr_model_add_plane(cr_model *model, const double *normal, double offset,
     /* a unit normal: the offset scales with it, so the half-plane is the same */
     w->nx = normal[0] / len;
     w->ny = normal[1] / len;
+    w->nz = nz / len;
     w->offset = offset / len;
     if (law) {
         w->law = *law;
@@ -807,6 +832,8 @@ int cr_model_get_plane(const cr_model *model, size_t w, double *normal, double *
     if (normal) {
         normal[0] = model->planes[w].nx;
         normal[1] = model->planes[w].ny;
+        if (model->dim == 3)
+            normal[2] = model->planes[w].nz;
     }
     if (offset)
         *offset = model->planes[w].offset;
@@ -825,18 +852,22 @@ int cr_model_set_plane_material(cr_model *model, size_t w, double E, double nu)
 
 int cr_model_set_gravity_vector(cr_model *model, const double *g)
 {
-    if (!model || !g || !isfinite(g[0]) || (model->dim == 2 && !isfinite(g[1])))
+    if (!model || !g || !isfinite(g[0]) || (model->dim >= 2 && !isfinite(g[1])) ||
+        (model->dim == 3 && !isfinite(g[2])))
         return CR_ERR_INVALID;
     model->gravity = g[0];
-    model->gravity_y = model->dim == 2 ? g[1] : 0.0;
+    model->gravity_y = model->dim >= 2 ? g[1] : 0.0;
+    model->gravity_z = model->dim == 3 ? g[2] : 0.0;
     return CR_OK;
 }
 
 void cr_model_get_gravity_vector(const cr_model *model, double *g)
 {
     g[0] = model->gravity;
-    if (model->dim == 2)
+    if (model->dim >= 2)
         g[1] = model->gravity_y;
+    if (model->dim == 3)
+        g[2] = model->gravity_z;
 }
 
 /* ---- materials and pair laws ---------------------------------------------- */
@@ -934,8 +965,8 @@ static int material_law(const cr_model *model, size_t i, long j, cr_contact_para
     if (!a->has_material)
         return 0;
     if (j >= 0) {
-        const ball *b = &model->balls[j];
-        if (!b->has_material || b->fixed)
+        const ball *b = &model->balls[j]; /* a fixed disc or sphere has its radius */
+        if (!b->has_material)
             return 0;
         E2 = b->E;
         nu2 = b->nu;
@@ -1111,7 +1142,9 @@ static int cmp_kind(const void *pa, const void *pb)
     return 0;
 }
 
-int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_t *nkinds)
+/* The kinds of the moving bodies (@p fixed 0) or of the fixed ones (1). */
+static int body_kinds_of(const cr_model *model, int fixed, size_t *rep, size_t *count,
+                         size_t *nkinds)
 {
     *nkinds = 0;
     kind_key *k = malloc((model->n ? model->n : 1) * sizeof(*k));
@@ -1120,7 +1153,7 @@ int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_
     size_t m = 0;
     for (size_t i = 0; i < model->n; i++) {
         const ball *b = &model->balls[i];
-        if (b->fixed)
+        if (b->fixed != fixed)
             continue;
         k[m++] = (kind_key){
             b->mass,         b->radius, b->has_material ? b->E : 0.0, b->has_material ? b->nu : 0.0,
@@ -1136,6 +1169,11 @@ int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_
     }
     free(k);
     return CR_OK;
+}
+
+int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_t *nkinds)
+{
+    return body_kinds_of(model, 0, rep, count, nkinds);
 }
 
 /* Explicit pairs, every pair of body kinds (one kind with itself when it has two
@@ -1183,13 +1221,24 @@ int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class
         }
         return CR_OK;
     }
-    size_t *rep = malloc(2 * (model->n ? model->n : 1) * sizeof(size_t)), nk;
+    size_t n = model->n ? model->n : 1, *rep = malloc(4 * n * sizeof(size_t)), nk, nf = 0;
     if (!rep)
         return CR_ERR_NOMEM;
-    int rc = cr_model_body_kinds(model, rep, rep + model->n, &nk);
+    int rc = cr_model_body_kinds(model, rep, rep + n, &nk);
+    if (rc == CR_OK) /* the fixed discs' or spheres' kinds: each meets every moving kind */
+        rc = body_kinds_of(model, 1, rep + 2 * n, rep + 3 * n, &nf);
+    int many = nk > max_kinds || nf > max_kinds;
     if (rc == CR_OK)
-        rc = pool_pair_classes(model, rep, rep + model->n, nk > max_kinds ? 0 : nk, fn, user);
-    if (rc == CR_OK && nk > max_kinds)
+        rc = pool_pair_classes(model, rep, rep + n, many ? 0 : nk, fn, user);
+    for (size_t a = 0; !many && a < nk && rc == CR_OK; a++)
+        for (size_t f = 0; f < nf && rc == CR_OK; f++) {
+            cr_contact_params p;
+            implicit_law(model, rep[a], (long)rep[2 * n + f], &p);
+            double mu = model->balls[rep[a]].mass; /* the fixed body does not move */
+            apply_solved(model, mu, &p);
+            rc = fn(&p, mu, user);
+        }
+    if (rc == CR_OK && many)
         rc = CR_ERR_MODEL;
     free(rep);
     return rc;

@@ -53,6 +53,15 @@ static inline int64_t cr_cell_key(int64_t cx, int64_t cy)
     return (int64_t)((uint64_t)cx * 4294967311ULL + (uint64_t)cy);
 }
 
+/* The key of a cell in dim 2 or 3 (@p c: dim indices). In 3-D two cells may
+ * share a key (the prime stride again, on the 2-D key): a shared key only
+ * makes a cell list look at more bodies, each checked by its distance. */
+static inline int64_t cr_cell_key_dim(const int64_t *c, int dim)
+{
+    int64_t k = cr_cell_key(c[0], c[1]);
+    return dim == 3 ? cr_cell_key(k, c[2]) : k;
+}
+
 /* The work uniform gravity @p g (dim components) and a pendulum suspension
  * (pivot, length, its gravity pg; length 0: none) do on a body of mass @p m
  * moving from @p x0 to @p x1 along the engine's coordinates: −ΔV, with

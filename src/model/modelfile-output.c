@@ -20,7 +20,7 @@ static void item_path(char *dst, size_t dlen, const char *list, size_t i)
     snprintf(dst, dlen, "%s[%zu]", list, i);
 }
 
-/* One field name into its CR_OUT_* bit; dim 2 refuses the per-contact series. */
+/* One field name into its CR_OUT_* bit; dim 2 and 3 refuse the per-contact series. */
 static int field_bit(cr_yaml_ctx *ps, struct fy_node *n, const char *where, int dim, unsigned *bit)
 {
     const char *w = cr_yaml_text(n);
@@ -29,7 +29,7 @@ static int field_bit(cr_yaml_ctx *ps, struct fy_node *n, const char *where, int 
     for (int k = 0; w && field_names[k]; k++)
         if (strcmp(w, field_names[k]) == 0) {
             *bit = 1u << k;
-            if (dim == 2 && (*bit & CR_OUT_PER_CONTACT))
+            if (dim >= 2 && (*bit & CR_OUT_PER_CONTACT))
                 return cr_yaml_fail(ps, cr_yaml_line(n), where,
                                     "'%s' is a per-contact series of chains only (a pool's "
                                     "contacts appear during the run: /events and /episodes "

@@ -52,7 +52,8 @@ int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *mode
                             theta);
     double x[3][2] = {{-d * cos(theta), -d * sin(theta)}, {0.0, 0.0}, {2.0 * radius, 0.0}};
     double v1[2] = {speed * cos(theta - tau), speed * sin(theta - tau)}, rest[2] = {0.0, 0.0};
-    const cr_body_keys bk = {"mass", "radius", {NULL, NULL}, {"speed", "speed"}, NULL, NULL};
+    const cr_body_keys bk = {"mass", "radius", {NULL, NULL, NULL}, {"speed", "speed", NULL},
+                             NULL,   NULL};
     double speed_only[2] = {speed, 0.0}; /* the speed given, not its components */
     if (cr_modelfile_body_in_range(ps, map, w, &bk, mass, radius, x[0], speed_only, 2))
         return ps->rc;

@@ -173,9 +173,10 @@ static int parse_law(cr_yaml_ctx *ps, struct fy_node *map, const char *where, la
     return check_law(ps, map, where, law);
 }
 
-/* A 2-vector field ([x, y]) at @p key of @p map; `required` or keeps *out. */
-static int parse_vec2(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const char *key,
-                      int required, double *out)
+/* A dim-vector field ([x, y] or [x, y, z]) at @p key of @p map; `required` or
+ * keeps *out. */
+static int parse_vec(cr_yaml_ctx *ps, struct fy_node *map, const char *where, const char *key,
+                     int required, int dim, double *out)
 {
     char field[256];
     field_of(field, sizeof field, where, key);
@@ -185,14 +186,15 @@ static int parse_vec2(cr_yaml_ctx *ps, struct fy_node *map, const char *where, c
             return cr_yaml_fail(ps, cr_yaml_line(map), field, "missing required field");
         return CR_OK;
     }
-    double v[2];
+    double v[3];
     size_t got = 0;
-    if (cr_yaml_numbers(ps, n, field, v, 2, &got))
+    if (cr_yaml_numbers(ps, n, field, v, (size_t)dim, &got))
         return ps->rc;
-    if (got != 2)
-        return cr_yaml_fail(ps, cr_yaml_line(n), field, "needs two numbers [x, y] (dim 2)");
-    out[0] = v[0];
-    out[1] = v[1];
+    if (got != (size_t)dim)
+        return cr_yaml_fail(ps, cr_yaml_line(n), field, "needs %s numbers %s (dim %d)",
+                            dim == 2 ? "two" : "three", dim == 2 ? "[x, y]" : "[x, y, z]", dim);
+    for (int d = 0; d < dim; d++)
+        out[d] = v[d];
     return CR_OK;
 }
 
@@ -200,7 +202,7 @@ static int parse_vec2(cr_yaml_ctx *ps, struct fy_node *map, const char *where, c
 
 /* External fields, read before the bodies: pendulum strikers are placed by angle. */
 typedef struct {
-    double gravity[2];
+    double gravity[3];
     int pendulum;
     double length, g;
     double *pivot; /* per body: the pivot (NAN: none / not yet known) */
@@ -256,7 +258,8 @@ static int parse_pendulum(cr_yaml_ctx *ps, struct fy_node *pm, int dim, field_sp
     if (dim != 1)
         return cr_yaml_fail(ps, cr_yaml_line(pm), w,
                             "pendulum suspension is 1-D (contacts along the arc coordinate): "
-                            "not available in dim 2");
+                            "not available in dim %d",
+                            dim);
     f->g = 9.81;
     if (cr_yaml_need_map(ps, pm, 0, w) || cr_yaml_check_keys(ps, pm, w, pkeys) ||
         cr_yaml_number(ps, pm, cr_yaml_line(pm), w, "length", 1, 0, &f->length) ||
@@ -278,7 +281,7 @@ static int parse_fields(cr_yaml_ctx *ps, struct fy_node *map, int dim, field_spe
     if (g && dim == 1 &&
         cr_yaml_number(ps, map, cr_yaml_line(map), "fields", "gravity", 0, 0, &f->gravity[0]))
         return ps->rc;
-    if (g && dim == 2 && parse_vec2(ps, map, "fields", "gravity", 0, f->gravity))
+    if (g && dim >= 2 && parse_vec(ps, map, "fields", "gravity", 0, dim, f->gravity))
         return ps->rc;
     struct fy_node *pm = cr_yaml_child(map, "pendulum"), *dm = cr_yaml_child(map, "drag");
     if (dm && parse_drag(ps, dm, dim, f))
@@ -933,25 +936,32 @@ static int parse_links(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
     return CR_OK;
 }
 
-/* ---- dim 2: discs, walls ---------------------------------------------------- */
+/* ---- dim 2 and 3: discs (spheres), walls ------------------------------------ */
 
-/* One disc: `bodies` entries carry vectors (x: [x, y], v: [vx, vy]); the older
- * `discs` layout names the components (x, y, vx, vy). */
+/* The length of a dim-vector (hypot in 2-D, as it always was). */
+static double vec_norm(const double *a, int dim)
+{
+    return dim == 3 ? hypot(hypot(a[0], a[1]), a[2]) : hypot(a[0], a[1]);
+}
+
+/* One disc: `bodies` entries carry vectors (x: [x, y], v: [vx, vy]; in dim 3
+ * three components each); the older `discs` layout names the components
+ * (x, y, vx, vy). */
 /* A disc placed from an earlier one: `next_to: J`, `direction: [dx, dy]` (from
  * J's centre; any length), `gap: G` (surface to surface, ≥ 0), instead of x. */
 static int disc_next_to(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
                         double radius, double *x)
 {
     char field[96];
-    double gap = 0.0, dir[2] = {0, 0}, J = 0.0, xj[2], vj[2];
-    int line = cr_yaml_line(b);
+    double gap = 0.0, dir[3] = {0, 0, 0}, J = 0.0, xj[3], vj[3];
+    int line = cr_yaml_line(b), dim = cr_model_dimension(model);
     if (cr_yaml_child(b, "x"))
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "x")),
                             field_of(field, sizeof field, where, "x"),
                             "give either x or next_to, direction and gap");
     if (cr_yaml_number(ps, b, line, where, "next_to", 1, 0, &J) ||
         cr_yaml_number(ps, b, line, where, "gap", 1, 0, &gap) ||
-        parse_vec2(ps, b, where, "direction", 1, dir))
+        parse_vec(ps, b, where, "direction", 1, dim, dir))
         return ps->rc;
     size_t n = cr_model_body_count(model);
     if (!(J >= 0.0 && J < (double)n && J == floor(J)))
@@ -962,7 +972,7 @@ static int disc_next_to(cr_yaml_ctx *ps, struct fy_node *b, const char *where, c
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "gap")),
                             field_of(field, sizeof field, where, "gap"), "must be >= 0 (got %g)",
                             gap);
-    double len = hypot(dir[0], dir[1]);
+    double len = vec_norm(dir, dim);
     if (!(len > 0.0) || !isfinite(len))
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(b, "direction")),
                             field_of(field, sizeof field, where, "direction"),
@@ -970,22 +980,48 @@ static int disc_next_to(cr_yaml_ctx *ps, struct fy_node *b, const char *where, c
     size_t j = (size_t)J;
     cr_model_get_body(model, j, xj, vj);
     double d = cr_model_radius(model, j) + gap + radius;
-    x[0] = xj[0] + d * dir[0] / len;
-    x[1] = xj[1] + d * dir[1] / len;
+    for (int k = 0; k < dim; k++)
+        x[k] = xj[k] + d * dir[k] / len;
+    return CR_OK;
+}
+
+/* `fixed: true`: a disc or sphere that never moves. It has a radius, a
+ * position and perhaps a material; a mass or a velocity would mean nothing.
+ * @p fixed: 1 when the entry says so. */
+static int disc_fixed(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int *fixed)
+{
+    struct fy_node *f = cr_yaml_child(b, "fixed");
+    const char *w = fy_node_get_scalar0(f);
+    char field[96];
+    *fixed = 0;
+    if (!f)
+        return CR_OK;
+    field_of(field, sizeof field, where, "fixed");
+    if (!w || (strcmp(w, "true") != 0 && strcmp(w, "false") != 0))
+        return cr_yaml_fail(ps, cr_yaml_line(f), field, "must be true or false");
+    *fixed = strcmp(w, "true") == 0;
+    if (*fixed &&
+        (cr_yaml_child(b, "mass") || cr_yaml_child(b, "density") || cr_yaml_child(b, "v")))
+        return cr_yaml_fail(ps, cr_yaml_line(f), field,
+                            "a fixed body has a radius, a position and perhaps a material (no "
+                            "mass, density or v: it never moves)");
     return CR_OK;
 }
 
 static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int legacy,
                       cr_model *model)
 {
-    static const char *const keys[] = {"mass",     "density", "radius",    "x",   "v",
-                                       "material", "next_to", "direction", "gap", NULL};
+    static const char *const keys[] = {"mass",    "density",   "radius", "x",     "v", "material",
+                                       "next_to", "direction", "gap",    "fixed", NULL};
     static const char *const lkeys[] = {"mass", "density", "radius",   "x", "y",
                                         "vx",   "vy",      "material", NULL};
-    double mass = 0, radius = 0, x[2] = {0, 0}, v[2] = {0, 0};
-    int line = cr_yaml_line(b);
-    if (cr_yaml_check_keys(ps, b, where, legacy ? lkeys : keys) ||
-        body_mass_radius(ps, b, where, &mass, &radius))
+    double mass = 1.0, radius = 0, x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    int line = cr_yaml_line(b), dim = cr_model_dimension(model), fixed = 0;
+    if (cr_yaml_check_keys(ps, b, where, legacy ? lkeys : keys) || disc_fixed(ps, b, where, &fixed))
+        return ps->rc;
+    if (fixed ? cr_yaml_number(ps, b, line, where, "radius", 1, 0, &radius) ||
+                    cr_yaml_positive(ps, b, where, "radius", radius)
+              : body_mass_radius(ps, b, where, &mass, &radius))
         return ps->rc;
     if (legacy ? (cr_yaml_number(ps, b, line, where, "x", 1, 0, &x[0]) ||
                   cr_yaml_number(ps, b, line, where, "y", 1, 0, &x[1]) ||
@@ -993,14 +1029,14 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
                   cr_yaml_number(ps, b, line, where, "vy", 0, 0, &v[1]))
                : ((cr_yaml_child(b, "next_to") || cr_yaml_child(b, "gap")
                        ? disc_next_to(ps, b, where, model, radius, x)
-                       : parse_vec2(ps, b, where, "x", 1, x)) ||
-                  parse_vec2(ps, b, where, "v", 0, v)))
+                       : parse_vec(ps, b, where, "x", 1, dim, x)) ||
+                  parse_vec(ps, b, where, "v", 0, dim, v)))
         return ps->rc;
     const char *xk = cr_yaml_child(b, "x") ? "x" : NULL; /* else placed by next_to */
     const cr_body_keys bk =
-        legacy ? (cr_body_keys){"mass", "radius", {"x", "y"}, {"vx", "vy"}, NULL, NULL}
-               : (cr_body_keys){"mass", "radius", {xk, xk}, {"v", "v"}, NULL, NULL};
-    if (cr_modelfile_body_in_range(ps, b, where, &bk, mass, radius, x, v, 2))
+        legacy ? (cr_body_keys){"mass", "radius", {"x", "y", NULL}, {"vx", "vy", NULL}, NULL, NULL}
+               : (cr_body_keys){"mass", "radius", {xk, xk, xk}, {"v", "v", "v"}, NULL, NULL};
+    if (cr_modelfile_body_in_range(ps, b, where, &bk, mass, radius, x, v, dim))
         return ps->rc;
     int i = cr_model_add_body(model, mass, radius, x, v);
     if (i < 0) {
@@ -1008,6 +1044,8 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
         cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, cr_strerror(i));
         return i;
     }
+    if (fixed)
+        cr_model_set_fixed(model, (size_t)i);
     return body_material(ps, b, where, model, (size_t)i);
 }
 
@@ -1039,9 +1077,50 @@ static int cmp_cell(const void *a, const void *b)
     return x->key != y->key ? (x->key < y->key ? -1 : 1) : (x->i < y->i ? -1 : x->i > y->i);
 }
 
-static int64_t cell_of(double x, double y, double h, int64_t dx, int64_t dy)
+/* The key of the cell of position p (dim values) shifted by off cells. */
+static int64_t cell_of(const double *p, int dim, double h, const int64_t *off)
 {
-    return cr_cell_key(cr_cell_index(x, h) + dx, cr_cell_index(y, h) + dy);
+    int64_t c[3] = {0};
+    for (int d = 0; d < dim; d++)
+        c[d] = cr_cell_index(p[d], h) + off[d];
+    return cr_cell_key_dim(c, dim);
+}
+
+/* The distance between the centres of bodies i and j (positions p, dim each). */
+static double centre_distance(const double *p, int dim, size_t i, size_t j)
+{
+    double a[3] = {0};
+    for (int d = 0; d < dim; d++)
+        a[d] = p[dim * j + (size_t)d] - p[dim * i + (size_t)d];
+    return vec_norm(a, dim);
+}
+
+/* Bodies of cell @p key with indices below j (the sorted list @p cells of n)
+ * that overlap body j beyond the touching tolerance: the first by index. */
+static void overlaps_in_cell(const cr_model *model, const double *p, int dim,
+                             const cell_entry *cells, size_t n, int64_t key, size_t j, size_t *bi,
+                             size_t *bj, double *depth, int *found)
+{
+    cell_entry probe = {key, 0};
+    const cell_entry *at = cells, *hi = cells + n;
+    while (at < hi) { /* first entry of the cell */
+        const cell_entry *mid = at + (hi - at) / 2;
+        if (cmp_cell(mid, &probe) < 0)
+            at = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; at < cells + n && at->key == key && at->i < j; at++) {
+        size_t i = at->i;
+        double ri = cr_model_radius(model, i), rj = cr_model_radius(model, j);
+        double gap = centre_distance(p, dim, i, j) - ri - rj;
+        if (gap < -CR_GEOM_TOL * fmin(ri, rj) && (!*found || i < *bi)) {
+            *bi = i;
+            *bj = j;
+            *depth = -gap;
+            *found = 1;
+        }
+    }
 }
 
 /* The first pair (by the later disc's index) whose discs interpenetrate beyond
@@ -1051,42 +1130,29 @@ static int first_overlap(const cr_model *model, cell_entry *cells, size_t *bi, s
                          double *depth)
 {
     size_t n = cr_model_body_count(model);
-    double rmax = 0.0, *p = malloc(2 * n * sizeof(double));
+    int dim = cr_model_dimension(model);
+    double rmax = 0.0, *p = malloc((size_t)dim * n * sizeof(double));
     if (!p)
         return 0;
     for (size_t i = 0; i < n; i++) {
-        cr_model_get_body(model, i, p + 2 * i, NULL);
+        cr_model_get_body(model, i, p + (size_t)dim * i, NULL);
         rmax = fmax(rmax, cr_model_radius(model, i));
     }
     double h = 2.0 * rmax;
+    const int64_t zero[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++)
-        cells[i] = (cell_entry){cell_of(p[2 * i], p[2 * i + 1], h, 0, 0), i};
+        cells[i] = (cell_entry){cell_of(p + (size_t)dim * i, dim, h, zero), i};
     qsort(cells, n, sizeof *cells, cmp_cell);
-    int found = 0;
+    int found = 0, nz = dim == 3 ? 1 : 0;
     for (size_t j = 0; j < n && !found; j++)
         for (int64_t dx = -1; dx <= 1; dx++)
-            for (int64_t dy = -1; dy <= 1; dy++) {
-                cell_entry probe = {cell_of(p[2 * j], p[2 * j + 1], h, dx, dy), 0};
-                cell_entry *at = cells, *hi = cells + n;
-                while (at < hi) { /* first entry of the cell */
-                    cell_entry *mid = at + (hi - at) / 2;
-                    if (cmp_cell(mid, &probe) < 0)
-                        at = mid + 1;
-                    else
-                        hi = mid;
+            for (int64_t dy = -1; dy <= 1; dy++)
+                for (int64_t dz = -nz; dz <= nz; dz++) {
+                    const int64_t off[3] = {dx, dy, dz};
+                    overlaps_in_cell(model, p, dim, cells, n,
+                                     cell_of(p + (size_t)dim * j, dim, h, off), j, bi, bj, depth,
+                                     &found);
                 }
-                for (; at < cells + n && at->key == probe.key && at->i < j; at++) {
-                    size_t i = at->i;
-                    double ri = cr_model_radius(model, i), rj = cr_model_radius(model, j);
-                    double gap = hypot(p[2 * j] - p[2 * i], p[2 * j + 1] - p[2 * i + 1]) - ri - rj;
-                    if (gap < -CR_GEOM_TOL * fmin(ri, rj) && (!found || i < *bi)) {
-                        *bi = i;
-                        *bj = j;
-                        *depth = -gap;
-                        found = 1;
-                    }
-                }
-            }
     free(p);
     return found;
 }
@@ -1112,9 +1178,14 @@ static int check_overlaps(cr_yaml_ctx *ps, struct fy_node *seq, const char *list
     snprintf(field, sizeof field, "%s[%zu].x", list, j);
     double tol = CR_GEOM_TOL * fmin(cr_model_radius(model, i), cr_model_radius(model, j));
     struct fy_node *b = fy_node_sequence_get_by_index(seq, (int)j);
+    double ri = cr_model_radius(model, i), rj = cr_model_radius(model, j);
+    if (depth >= ri + rj) /* the centres coincide: no normal to push them apart along */
+        return cr_yaml_fail(ps, cr_yaml_line(b), field,
+                            "has the same centre as %s %zu (coincident bodies)",
+                            cr_model_dimension(model) == 3 ? "sphere" : "disc", i);
     return cr_yaml_fail(ps, cr_yaml_line(b), field,
-                        "interpenetrates disc %zu at start by %g m (touching tolerance %g m)", i,
-                        depth, tol);
+                        "interpenetrates %s %zu at start by %g m (touching tolerance %g m)",
+                        cr_model_dimension(model) == 3 ? "sphere" : "disc", i, depth, tol);
 }
 
 /* A wall's own law: the keys it names replace the default law's. With a
@@ -1139,32 +1210,42 @@ static int wall_law(cr_yaml_ctx *ps, struct fy_node *wc, const char *where, cons
 static int check_inside(cr_yaml_ctx *ps, struct fy_node *w, const char *where,
                         const cr_model *model, size_t wi)
 {
-    double nrm[2], off;
+    double nrm[3], off;
+    int dim = cr_model_dimension(model);
     cr_model_get_plane(model, wi, nrm, &off);
     for (size_t i = 0; i < cr_model_body_count(model); i++) {
-        double x[2], r = cr_model_radius(model, i);
+        double x[3] = {0}, r = cr_model_radius(model, i);
         cr_model_get_body(model, i, x, NULL);
         double ov = off + r - (nrm[0] * x[0] + nrm[1] * x[1]);
+        if (dim == 3)
+            ov -= nrm[2] * x[2];
         if (ov > CR_GEOM_TOL * r)
             return cr_yaml_fail(ps, cr_yaml_line(w), where,
-                                "disc %zu lies outside the wall (by %g m; free space is "
+                                "%s %zu lies outside the wall (by %g m; free space is "
                                 "n.p >= offset)",
-                                i, ov);
+                                dim == 3 ? "sphere" : "disc", i, ov);
     }
     return CR_OK;
 }
 
-/* walls[k]: {normal: [nx, ny], offset, contact: {law}, material: {E, nu}} */
+/* walls[k]: {normal: [nx, ny] (dim 3: [nx, ny, nz]), offset, contact: {law},
+ * material: {E, nu}} */
 static int parse_wall(cr_yaml_ctx *ps, struct fy_node *w, const char *where, const law_spec *def,
                       cr_model *model)
 {
     static const char *const keys[] = {"normal", "offset", "contact", "material", NULL};
-    double nrm[2], off = 0.0, E = 0, nu = 0;
+    double nrm[3] = {0, 0, 0}, off = 0.0, E = 0, nu = 0;
     char field[96];
-    if (cr_yaml_check_keys(ps, w, where, keys) || parse_vec2(ps, w, where, "normal", 1, nrm) ||
+    int dim = cr_model_dimension(model);
+    if (cr_yaml_check_keys(ps, w, where, keys) || parse_vec(ps, w, where, "normal", 1, dim, nrm) ||
         cr_yaml_number(ps, w, cr_yaml_line(w), where, "offset", 1, 0, &off))
         return ps->rc;
-    if (!(hypot(nrm[0], nrm[1]) > 0.0))
+    if (dim == 3 && !(vec_norm(nrm, 3) > 0.0))
+        return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(w, "normal")),
+                            field_of(field, sizeof field, where, "normal"),
+                            "must be a non-zero vector [nx, ny, nz] (got [%g, %g, %g])", nrm[0],
+                            nrm[1], nrm[2]);
+    if (!(vec_norm(nrm, dim) > 0.0))
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(w, "normal")),
                             field_of(field, sizeof field, where, "normal"),
                             "must be a non-zero vector [nx, ny] (got [%g, %g])", nrm[0], nrm[1]);
@@ -1351,8 +1432,9 @@ static int pool_pairs(cr_yaml_ctx *ps, struct fy_node *pairs, cr_model *model)
         if (law.target_e > 0.0)
             return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(pm, "restitution")),
                                 field_of(field, sizeof field, where, "restitution"),
-                                "in dim 2 contact.restitution is the target of every pair "
-                                "without C; give this pair C");
+                                "in dim %d contact.restitution is the target of every pair "
+                                "without C; give this pair C",
+                                cr_model_dimension(model));
         if (law.has_material)
             law.p.K = cr_contact_hertz_stiffness(law.E, law.nu, cr_model_radius(model, a), law.E,
                                                  law.nu, cr_model_radius(model, b));
@@ -1389,7 +1471,7 @@ static int parse_method(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_sett
     for (int k = 0; cr_method_name(k); k++)
         if (v && strcmp(v, cr_method_name(k)) == 0) {
             s->method = (cr_method)k;
-            if (k == CR_METHOD_ERK && dim == 2) /* the pool engine is CVODES only */
+            if (k == CR_METHOD_ERK && dim >= 2) /* the pool engine is CVODES only */
                 return cr_yaml_fail(ps, cr_yaml_line(m), "integration.method",
                                     "'erk' integrates chains; a pool takes 'auto', 'bdf', "
                                     "'adams' or 'adams-fixed-point'");
@@ -1440,10 +1522,10 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
 {
     struct fy_node *sk = cr_yaml_child(integ, "skin"), *sv = cr_yaml_child(integ, "solver");
     struct fy_node *nn = cr_yaml_child(integ, "normals");
-    if (dim != 2 && nn)
+    if (dim == 1 && nn)
         return cr_yaml_fail(ps, cr_yaml_line(nn), "integration.normals",
                             "a pool setting (dim 2); a chain's normals never turn");
-    if (dim != 2 && (sk || sv))
+    if (dim == 1 && (sk || sv))
         return cr_yaml_fail(ps, cr_yaml_line(sk ? sk : sv),
                             sk ? "integration.skin" : "integration.solver",
                             "a pool setting (dim 2); chains have a banded solver");
@@ -1535,7 +1617,7 @@ static int parse_settings(cr_yaml_ctx *ps, struct fy_node *integ, struct fy_node
 /* ---- the whole file --------------------------------------------------------- */
 
 /* The body list of a file and the dimension it implies: `balls`, `chain`, `rods`
- * (dim 1), `discs` (dim 2), `bodies` (dim from `dim:`, default 1). */
+ * (dim 1), `discs` (dim 2), `bodies` (dim from `dim:` 1, 2 or 3, default 1). */
 typedef struct {
     struct fy_node *node;
     const char *key;
@@ -1551,11 +1633,9 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
     if (cr_yaml_number(ps, root, 1, "", "dim", 0, 0, &dim))
         return ps->rc;
     struct fy_node *dn = cr_yaml_child(root, "dim");
-    if (dn && dim != 1 && dim != 2)
+    if (dn && dim != 1 && dim != 2 && dim != 3)
         return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
-                            "must be 1 (a chain) or 2 (a planar "
-                            "pool) (got %g)",
-                            dim);
+                            "must be 1 (a chain), 2 (a planar pool) or 3 (spheres) (got %g)", dim);
     bl->node = NULL;
     for (int k = 0; k < 6; k++) {
         struct fy_node *n = cr_yaml_child(root, names[k]);
@@ -1595,6 +1675,7 @@ static int parse_dim1(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
     return chain_contact(ps, cr_yaml_child(root, "contact"), model);
 }
 
+/* dim 2 and 3: the pool engine's models */
 static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl, cr_model *model,
                       field_spec *fields)
 {

@@ -1,5 +1,7 @@
 /*
- * The pool engine behind cr_system: the ops table over the cr_pool_* calls.
+ * The pool engine behind cr_system: the ops table over the cr_pool_* calls,
+ * one table per dimension (the same functions; the table's dim is what
+ * cr_system_dimension reports).
  */
 #include "engines/compliant/pool-priv.h"
 
@@ -93,13 +95,17 @@ static size_t pe_wall_count(const void *e)
 
 static int pe_is_fixed(const void *e, size_t i)
 {
-    (void)e, (void)i;
-    return 0;
+    return POOL(e)->fixed[i];
 }
 
+/* As every engine reports them: a fixed body's mass is infinite. */
 static void pe_masses(const void *e, double *m)
 {
-    cr_pool_get_discs(POOL(e), m, NULL);
+    const cr_pool *p = POOL(e);
+    cr_pool_get_discs(p, m, NULL);
+    for (size_t i = 0; i < p->n; i++)
+        if (p->fixed[i])
+            m[i] = INFINITY;
 }
 
 static void pe_radii(const void *e, double *r)
@@ -112,10 +118,8 @@ static int pe_wall(const void *e, size_t w, double *normal, double *offset)
     const cr_pool *p = POOL(e);
     if (w >= p->nw)
         return CR_ERR_INVALID;
-    if (normal) {
-        normal[0] = p->wnx[w];
-        normal[1] = p->wny[w];
-    }
+    if (normal)
+        memcpy(normal, p->wn + (size_t)p->dim * w, (size_t)p->dim * sizeof(double));
     if (offset)
         *offset = p->woff[w];
     return CR_OK;
@@ -141,6 +145,28 @@ static size_t pe_contact_count(const void *e)
     return POOL(e)->nc;
 }
 
+/* Contact c's overlap, normal and rate at t = 0 (before the run has a state). */
+static void initial_geometry(const cr_pool *p, const cr_pool_contact *c, cr_contact_view *w)
+{
+    size_t dim = (size_t)p->dim, i = (size_t)c->i;
+    const double *vi = p->v0 + dim * i;
+    if (c->j >= 0) {
+        double d = cr_pl_norm(c->a0, p->dim), wv[3] = {0};
+        const double *vj = p->v0 + dim * (size_t)c->j;
+        w->overlap = c->c0 / (c->R + d);
+        for (size_t q = 0; q < dim; q++) {
+            w->normal[q] = c->a0[q] / d;
+            wv[q] = vj[q] - vi[q];
+        }
+        w->rate = -cr_pl_dot(w->normal, wv, p->dim);
+    } else {
+        const double *m = p->wn + dim * (size_t)(-1 - c->j);
+        w->overlap = c->c0;
+        memcpy(w->normal, m, dim * sizeof(double));
+        w->rate = -cr_pl_dot(m, vi, p->dim);
+    }
+}
+
 static int pe_contact(const void *e, size_t k, cr_contact_view *w)
 {
     const cr_pool *p = POOL(e);
@@ -151,24 +177,11 @@ static int pe_contact(const void *e, size_t k, cr_contact_view *w)
     w->unilateral = 1;
     w->impulse = cr_pool_contact_impulse(p, k, w->vector_impulse);
     double rmin = c->j >= 0 ? fmin(p->r[c->i], p->r[c->j]) : p->r[c->i];
-    if (!p->y) { /* before the run: the initial geometry */
-        w->overlap = c->j >= 0 ? c->c0 / (c->R + hypot(c->a0x, c->a0y)) : c->c0;
-        if (c->j >= 0) {
-            double d = hypot(c->a0x, c->a0y);
-            w->normal[0] = c->a0x / d;
-            w->normal[1] = c->a0y / d;
-            double wx = p->vx0[c->j] - p->vx0[c->i], wy = p->vy0[c->j] - p->vy0[c->i];
-            w->rate = -(w->normal[0] * wx + w->normal[1] * wy);
-        } else {
-            size_t wi = (size_t)(-1 - c->j);
-            w->normal[0] = p->wnx[wi];
-            w->normal[1] = p->wny[wi];
-            w->rate = -(p->wnx[wi] * p->vx0[c->i] + p->wny[wi] * p->vy0[c->i]);
-        }
-    } else {
+    if (!p->y) /* before the run: the initial geometry */
+        initial_geometry(p, c, w);
+    else {
         double dist;
-        cr_pl_geom(p, N_VGetArrayPointer(p->y), c, &w->overlap, &w->rate, &w->normal[0],
-                   &w->normal[1], &dist);
+        cr_pl_geom(p, N_VGetArrayPointer(p->y), c, &w->overlap, &w->rate, w->normal, &dist);
     }
     w->force = w->overlap > 0.0 ? cr_contact_force(cr_pl_law(p, c), w->overlap, w->rate) : 0.0;
     if (w->overlap > CR_EVENT_MARGIN * p->L && w->force > 0.0)
@@ -207,8 +220,7 @@ static double pe_kinetic(const void *e)
 static double pe_field_work(const void *e, size_t i, const double *x0, const double *x1)
 {
     const cr_pool *p = POOL(e);
-    const double g[2] = {p->gx, p->gy};
-    return cr_field_work(p->m[i], g, 2, 0.0, 0.0, 0.0, x0, x1);
+    return cr_field_work(p->fixed[i] ? INFINITY : p->m[i], p->g, p->dim, 0.0, 0.0, 0.0, x0, x1);
 }
 
 static double pe_potential(const void *e)
@@ -223,7 +235,7 @@ static double pe_dissipated(const void *e)
 
 static void pe_momentum(const void *e, double *p)
 {
-    cr_pool_momentum(POOL(e), &p[0], &p[1]);
+    cr_pool_momentum(POOL(e), p);
 }
 
 static double pe_settle(const void *e)
@@ -260,39 +272,20 @@ static int pe_check_jacobian(void *e, double *max_rel)
     return cr_pool_check_jacobian(((pool_engine *)e)->pool, max_rel);
 }
 
-const cr_engine_ops cr_pool_engine = {
-    .name = "pool",
-    .create = pe_create,
-    .destroy = pe_destroy,
-    .run = pe_run,
-    .request_stop = pe_stop,
-    .last_error = pe_last_error,
-    .end_reason = pe_end_reason,
-    .dim = 2,
-    .contacts_fixed = 0,
-    .locates_force_peaks = 1,
-    .body_count = pe_body_count,
-    .wall_count = pe_wall_count,
-    .is_fixed = pe_is_fixed,
-    .masses = pe_masses,
-    .radii = pe_radii,
-    .wall = pe_wall,
-    .time = pe_time,
-    .positions = pe_positions,
-    .velocities = pe_velocities,
-    .contact_count = pe_contact_count,
-    .contact = pe_contact,
-    .body_contacts = pe_body_contacts,
-    .event_count = pe_event_count,
-    .events = pe_events,
-    .kinetic_energy = pe_kinetic,
-    .potential_energy = pe_potential,
-    .field_work = pe_field_work,
-    .dissipated_work = pe_dissipated,
-    .momentum = pe_momentum,
-    .settle_time = pe_settle,
-    .stats = pe_stats,
-    .scales = pe_scales,
-    .check_jacobian = pe_check_jacobian,
+/* Everything but the name and the dimension: the same engine in 2-D and 3-D. */
+#define POOL_OPS                                                                                   \
+    .create = pe_create, .destroy = pe_destroy, .run = pe_run, .request_stop = pe_stop,            \
+    .last_error = pe_last_error, .end_reason = pe_end_reason, .contacts_fixed = 0,                 \
+    .locates_force_peaks = 1, .body_count = pe_body_count, .wall_count = pe_wall_count,            \
+    .is_fixed = pe_is_fixed, .masses = pe_masses, .radii = pe_radii, .wall = pe_wall,              \
+    .time = pe_time, .positions = pe_positions, .velocities = pe_velocities,                       \
+    .contact_count = pe_contact_count, .contact = pe_contact, .body_contacts = pe_body_contacts,   \
+    .event_count = pe_event_count, .events = pe_events, .kinetic_energy = pe_kinetic,              \
+    .potential_energy = pe_potential, .field_work = pe_field_work,                                 \
+    .dissipated_work = pe_dissipated, .momentum = pe_momentum, .settle_time = pe_settle,           \
+    .stats = pe_stats, .scales = pe_scales, .check_jacobian = pe_check_jacobian,                   \
     .method = pe_method,
-};
+
+const cr_engine_ops cr_pool_engine = {.name = "pool", .dim = 2, POOL_OPS};
+
+const cr_engine_ops cr_pool3_engine = {.name = "pool", .dim = 3, POOL_OPS};

@@ -25,10 +25,10 @@ void cr_pl_freeze_normal(const cr_pool *p, const double *y, cr_pool_contact *k)
     if (!p->frozen_normals || cr_pl_is_wall(k) || k->frozen)
         return;
     double rate, dist;
-    size_t i = (size_t)k->i, j = (size_t)k->j;
-    cr_pl_geom(p, y, k, &k->fdelta, &rate, &k->fnx, &k->fny, &dist);
-    k->fbx = y[4 * j] - y[4 * i];
-    k->fby = y[4 * j + 1] - y[4 * i + 1];
+    const double *di = cr_pl_disp(p, y, (size_t)k->i), *dj = cr_pl_disp(p, y, (size_t)k->j);
+    cr_pl_geom(p, y, k, &k->fdelta, &rate, k->fn, &dist);
+    for (int d = 0; d < p->dim; d++)
+        k->fb[d] = dj[d] - di[d];
     k->frozen = 1;
 }
 
@@ -107,17 +107,19 @@ static int contact_init(cr_pool *p, cr_pool_contact *k, long i, long j)
         return CR_ERR_MODEL;
     if (intern_law(p, &law, &k->law) != CR_OK)
         return CR_ERR_NOMEM;
+    size_t dim = (size_t)p->dim;
     if (j >= 0) {
-        k->a0x = p->x0[j] - p->x0[i];
-        k->a0y = p->y0[j] - p->y0[i];
+        for (size_t d = 0; d < dim; d++)
+            k->a0[d] = p->x0[dim * (size_t)j + d] - p->x0[dim * (size_t)i + d];
         k->R = p->r[i] + p->r[j];
-        double d0 = hypot(k->a0x, k->a0y);
+        double d0 = cr_pl_norm(k->a0, p->dim);
         k->c0 = (k->R - d0) * (k->R + d0);
         if (k->R - d0 > 0.0 && k->R - d0 <= CR_GEOM_TOL * fmin(p->r[i], p->r[j]))
             k->c0 = 0.0;
     } else {
         size_t w = (size_t)(-1 - j);
-        double ov = p->woff[w] + p->r[i] - (p->wnx[w] * p->x0[i] + p->wny[w] * p->y0[i]);
+        double ov =
+            p->woff[w] + p->r[i] - cr_pl_dot(p->wn + dim * w, p->x0 + dim * (size_t)i, p->dim);
         k->c0 = ov > 0.0 && ov <= CR_GEOM_TOL * p->r[i] ? 0.0 : ov;
     }
     return CR_OK;
@@ -150,7 +152,7 @@ static long contact_id(cr_pool *p, long i, long j)
 }
 
 /* Room for at least @p need slots (an eighth more, as the list may grow): the
- * quadratures (three per slot, then the dissipated energy) keep their values,
+ * quadratures (1 + dim per slot, then the dissipated energy) keep their values,
  * the root arrays (CR_PL_SR per slot, then one per disc) are refilled by the
  * caller. Slots cost every step (quadratures ride in CVODE's history), so there
  * are only as many as the candidates need. */
@@ -237,8 +239,10 @@ static int note_candidate(cr_pool *p, candidates *cd, long i, long j)
     const cr_pool_contact *k = &p->c[id];
     if (!p->ran && j >= 0 && k->c0 > 0.0) {
         cr_set_msg(p->err, sizeof p->err,
-                   "discs %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)", i,
-                   j, k->c0 / (k->R + hypot(k->a0x, k->a0y)), CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
+                   "%s %ld and %ld interpenetrate at start by %g m (touching tolerance %g m)",
+                   p->dim == 3 ? "spheres" : "discs", i, j,
+                   k->c0 / (k->R + cr_pl_norm(k->a0, p->dim)),
+                   CR_GEOM_TOL * fmin(p->r[i], p->r[j]));
         return CR_ERR_MODEL;
     }
     if (k->slot >= 0) {
@@ -256,52 +260,84 @@ static int note_candidate(cr_pool *p, candidates *cd, long i, long j)
     return CR_OK;
 }
 
-/* The candidates of disc i: discs j > i in the 3 × 3 cells around it closer
- * than rᵢ + rⱼ + skin, and walls within the skin. */
+/* Disc i's centre in the scaled state y (dim values into x). */
+static void centre(const cr_pool *p, const double *y, size_t i, double *x)
+{
+    const double *di = cr_pl_disp(p, y, i);
+    for (int d = 0; d < p->dim; d++)
+        x[d] = p->x0[(size_t)p->dim * i + (size_t)d] + p->L * di[d];
+}
+
+/* The cell key of a centre x shifted by off cells (cells of size h). */
+static int64_t cell_key(const cr_pool *p, const double *x, double h, const int64_t *off)
+{
+    int64_t c[3] = {0};
+    for (int d = 0; d < p->dim; d++)
+        c[d] = cr_cell_index(x[d], h) + off[d];
+    return cr_cell_key_dim(c, p->dim);
+}
+
+/* The candidates of disc i among the discs of the cell @p key: discs j > i
+ * closer than rᵢ + rⱼ + skin. */
+static int cell_candidates(cr_pool *p, const double *y, const cell_entry *cells, int64_t key,
+                           size_t i, const double *xi, candidates *cd)
+{
+    size_t n = p->n, lo = 0, hi = n; /* first entry with this key */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cells[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int rc = CR_OK;
+    for (size_t b = lo; b < n && cells[b].key == key && rc == CR_OK; b++) {
+        size_t j = cells[b].i;
+        double xj[3] = {0}, a[3] = {0};
+        centre(p, y, j, xj);
+        for (int d = 0; d < p->dim; d++)
+            a[d] = xj[d] - xi[d];
+        if (j > i && cr_pl_norm(a, p->dim) < p->r[i] + p->r[j] + p->skin)
+            rc = note_candidate(p, cd, (long)i, (long)j);
+    }
+    return rc;
+}
+
+/* The candidates of disc i: discs j > i in the 3 × 3 (× 3) cells around it
+ * closer than rᵢ + rⱼ + skin, and walls within the skin. */
 static int disc_candidates(cr_pool *p, const double *y, const cell_entry *cells, double h, size_t i,
                            candidates *cd)
 {
-    size_t n = p->n;
-    double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
-    int64_t cx = cr_cell_index(xi, h), cy = cr_cell_index(yi, h);
-    int rc = CR_OK;
+    double xi[3] = {0};
+    centre(p, y, i, xi);
+    int rc = CR_OK, nz = p->dim == 3 ? 1 : 0;
     for (int64_t dx = -1; dx <= 1; dx++)
-        for (int64_t dy = -1; dy <= 1 && rc == CR_OK; dy++) {
-            int64_t key = cr_cell_key(cx + dx, cy + dy);
-            size_t lo = 0, hi = n; /* first entry with this key */
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (cells[mid].key < key)
-                    lo = mid + 1;
-                else
-                    hi = mid;
+        for (int64_t dy = -1; dy <= 1; dy++)
+            for (int64_t dz = -nz; dz <= nz && rc == CR_OK; dz++) {
+                const int64_t off[3] = {dx, dy, dz};
+                rc = cell_candidates(p, y, cells, cell_key(p, xi, h, off), i, xi, cd);
             }
-            for (size_t b = lo; b < n && cells[b].key == key && rc == CR_OK; b++) {
-                size_t j = cells[b].i;
-                double xj = p->x0[j] + p->L * y[4 * j], yj = p->y0[j] + p->L * y[4 * j + 1];
-                if (j > i && hypot(xj - xi, yj - yi) < p->r[i] + p->r[j] + p->skin)
-                    rc = note_candidate(p, cd, (long)i, (long)j);
-            }
-        }
     for (size_t w = 0; w < p->nw && rc == CR_OK; w++)
-        if (p->woff[w] + p->r[i] - (p->wnx[w] * xi + p->wny[w] * yi) > -p->skin)
+        if (p->woff[w] + p->r[i] - cr_pl_dot(p->wn + (size_t)p->dim * w, xi, p->dim) > -p->skin)
             rc = note_candidate(p, cd, (long)i, CR_WALL_BODY(w));
     return rc;
 }
 
 /* Candidate contacts from a cell list (cells of size 2 r_max + skin: each disc
- * meets its candidates in the 3 × 3 cells around it). O(N log N). */
+ * meets its candidates in the 3 × 3 (× 3) cells around it). O(N log N). */
 static int find_candidates(cr_pool *p, candidates *cd)
 {
     size_t n = p->n;
     const double *y = N_VGetArrayPointer(p->y);
     double h = 2.0 * p->rmax + p->skin;
+    const int64_t zero[3] = {0, 0, 0};
     cell_entry *cells = malloc(n * sizeof(cell_entry));
     if (!cells)
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
-        double x = p->x0[i] + p->L * y[4 * i], yy = p->y0[i] + p->L * y[4 * i + 1];
-        cells[i].key = cr_cell_key(cr_cell_index(x, h), cr_cell_index(yy, h));
+        double x[3] = {0};
+        centre(p, y, i, x);
+        cells[i].key = cell_key(p, x, h, zero);
         cells[i].i = i;
         p->nnbr[i] = 0;
     }
@@ -366,10 +402,8 @@ int cr_pl_rebuild(cr_pool *p)
         return rc;
     const double *y = N_VGetArrayPointer(p->y);
     p->scan_all = 1; /* the slots hold other contacts */
-    for (size_t i = 0; i < n; i++) {
-        p->dref[2 * i] = y[4 * i];
-        p->dref[2 * i + 1] = y[4 * i + 1];
-    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(p->dref + (size_t)p->dim * i, cr_pl_disp(p, y, i), (size_t)p->dim * sizeof(double));
     if (p->region) {
         if (p->ran)
             p->rebuilds++;

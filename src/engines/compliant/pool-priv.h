@@ -1,8 +1,9 @@
 /**
  * @file pool-priv.h (private: the pool engine behind cr_system)
- * @brief Planar ball pools: discs in a plane, contacts between any pair found
- * by a cell-list neighbour search with a skin, fixed walls (half-planes),
- * integrated with CVODES and a sparse (KLU) Jacobian.
+ * @brief Ball pools: discs in a plane (dim 2) or spheres in space (dim 3, the
+ * same engine with a longer stride), contacts between any pair found by a
+ * cell-list neighbour search with a skin, fixed walls (half-planes,
+ * half-spaces), integrated with CVODES and a sparse (KLU) Jacobian.
  *
  * Same contact law and conventions as chains (contact.h, ARCHITECTURE.md):
  * overlap δ = rᵢ + rⱼ − |pⱼ − pᵢ|, normal n from i to j, force f n on j and
@@ -35,7 +36,7 @@ typedef struct {
 } cr_disc;
 
 /**
- * The pool of a dim-2 model (validated first): its discs, walls, gravity, pair
+ * The pool of a dim-2 or dim-3 model (validated first): its discs, walls, gravity, pair
  * laws (each contact takes cr_model_pair_law when it first appears) and
  * settings. Keeps its own copy of the model. Overlaps beyond CR_GEOM_TOL of the
  * smaller radius are found by the first neighbour search: cr_pool_run refuses
@@ -49,13 +50,14 @@ cr_pool *cr_pool_create(size_t n, const cr_disc *discs, const cr_contact_params 
 void cr_pool_destroy(cr_pool *p);
 
 /**
- * Adds a fixed wall: the half-plane n·p ≥ offset is free space for the disc
- * surfaces (disc i overlaps the wall by offset + rᵢ − n·pᵢ). @p nx, @p ny need not
- * be unit. Every disc must start inside every wall (CR_ERR_MODEL otherwise).
+ * Adds a fixed wall: the half-plane (half-space) n·p ≥ offset is free space for
+ * the disc surfaces (disc i overlaps the wall by offset + rᵢ − n·pᵢ). @p normal
+ * (dim values) need not be unit. Every disc must start inside every wall
+ * (CR_ERR_MODEL otherwise).
  */
-int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset);
+int cr_pool_add_wall(cr_pool *p, const double *normal, double offset);
 /** As cr_pool_add_wall, with the wall's own contact law (NULL: the discs' law). */
-int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
+int cr_pool_add_wall_law(cr_pool *p, const double *normal, double offset,
                          const cr_contact_params *law);
 int cr_pool_set_tolerances(cr_pool *p, double rtol, double atol);
 /** Linear solver of the Newton iterations (cr_linear_solver, model.h). */
@@ -81,13 +83,14 @@ const char *cr_pool_end_reason(const cr_pool *p);
 
 size_t cr_pool_disc_count(const cr_pool *p);
 double cr_pool_get_time(const cr_pool *p);
-/** Positions and velocities, 2N values each (x₀, y₀, x₁, …). */
+/** Positions and velocities, dim·N values each (x₀, y₀, [z₀,] x₁, …). */
 void cr_pool_get_positions(const cr_pool *p, double *xy);
 void cr_pool_get_velocities(const cr_pool *p, double *vxy);
 double cr_pool_kinetic_energy(const cr_pool *p);
 double cr_pool_potential_energy(const cr_pool *p);
 double cr_pool_dissipated_work(const cr_pool *p);
-void cr_pool_momentum(const cr_pool *p, double *px, double *py);
+/** Momentum, dim values. */
+void cr_pool_momentum(const cr_pool *p, double *mom);
 
 /**
  * Contacts that have ever been candidates, numbered in order of appearance:
@@ -95,7 +98,7 @@ void cr_pool_momentum(const cr_pool *p, double *px, double *py);
  */
 size_t cr_pool_contact_count(const cr_pool *p);
 void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j);
-/** ∫ f dt (N s) and ∫ f n dt (2 values) of contact k since t = 0. */
+/** ∫ f dt (N s) and ∫ f n dt (dim values) of contact k since t = 0. */
 double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vector);
 /** Events (their `contact` field indexes the contacts above). */
 size_t cr_pool_event_count(const cr_pool *p);
@@ -150,8 +153,11 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
  *   pool-query.c      the cr_pool_get_* queries
  *   pool-engine.c     the ops table behind cr_system
  *
- * State (scaled): per disc (dx, dy)/δ* displacement from the start and
- * (vx, vy)/V: y[4i … 4i + 3]. Internal functions are prefixed cr_pl_.
+ * State (scaled): per disc its displacement from the start /δ* and its
+ * velocity /V, dim components each: y[sd·i … sd·i + sd − 1] with the stride
+ * sd = 2 dim (dim 2: dx, dy, vx, vy). Every loop over components runs over
+ * dim; 2-D sums keep their order (and hypot), so planar pools are bit for bit
+ * what they were. Internal functions are prefixed cr_pl_.
  */
 
 #include <cvodes/cvodes.h>
@@ -165,29 +171,34 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel);
 #include "engines/common/engine-common.h"
 #include "model/contact-force.h"
 
-/* One contact that has ever been a candidate. */
+/* One contact that has ever been a candidate. Vectors have dim components. */
 typedef struct {
-    long i, j;              /* discs, or j = −1 − wall */
-    double a0x, a0y, R, c0; /* pair geometry at t = 0; walls: c0 = initial overlap */
-    double P, Px, Py;       /* impulses before its quadrature slot (scaled) */
-    long slot;              /* −1 when not a candidate */
-    long qslot;             /* its impulses' quadratures (−1: none; see warm_up) */
-    size_t law;             /* its law, p->laws[law] (cr_model_pair_law when it appears) */
+    long i, j;           /* discs, or j = −1 − wall */
+    double a0[3], R, c0; /* pair geometry at t = 0; walls: c0 = initial overlap */
+    double P, Pv[3];     /* impulses before its quadrature slot (scaled) */
+    long slot;           /* −1 when not a candidate */
+    long qslot;          /* its impulses' quadratures (−1: none; see warm_up) */
+    size_t law;          /* its law, p->laws[law] (cr_model_pair_law when it appears) */
     /* frozen normal (integration.normals: frozen): n₀, overlap δ₀ and scaled
      * relative displacement b₀ at first touch; kept while a candidate */
     int frozen;
-    double fnx, fny, fdelta, fbx, fby;
+    double fn[3], fdelta, fb[3];
     double tclose; /* scaled time of its last closing (0 before any) */
 } cr_pool_contact;
 
 struct cr_pool {
     size_t n, nw;
+    int dim;    /* 2 (discs) or 3 (spheres) */
+    size_t sd;  /* state values per disc: 2 dim */
+    size_t nqv; /* quadratures per slot: ∫ f dt and ∫ f n dt, 1 + dim */
     /* the engine's own copy: pair laws are looked up as contacts appear, and the
      * caller may destroy its model after cr_system_create */
     cr_model *model;
-    double *m, *r, *x0, *y0, *vx0, *vy0, *accel;
-    double *wnx, *wny, *woff;
-    double gx, gy; /* uniform gravity, m/s² */
+    double *m, *r, *accel; /* accel: T/(V m), 0 for a fixed disc */
+    char *fixed;           /* per disc: fixed (cr_model_set_fixed), it never moves */
+    double *x0, *v0;       /* start positions and velocities, dim per disc */
+    double *wn, *woff;     /* wall unit normals (dim per wall) and offsets */
+    double g[3];           /* uniform gravity, m/s² */
     double L, V, T, Pscale, Escale, rmax, skin_rel, skin;
     double rtol, atol, jac_floor;
     cr_method method;
@@ -200,7 +211,7 @@ struct cr_pool {
 
     size_t nslots;    /* grown as the candidates need (grow_slots) */
     int quad_resized; /* the quadrature vector changed length: CVODE needs it again */
-    /* quadrature slots (three impulses each, then the dissipated energy): only
+    /* quadrature slots (nqv impulses each, then the dissipated energy): only
      * contacts near moving discs have one (warm_up); free slots have carried
      * exactly 0 since the last restart, so a contact may take one at any time */
     long *qc; /* contact of each quadrature slot */
@@ -240,7 +251,7 @@ struct cr_pool {
     size_t nsearch;               /* candidates of the search under way */
     long gevals;
     /* hidden crossings (cr_pl_hidden_end): the state at the end of a shortened
-     * search (4n) and the state kept while it is found (4n, and yasave) */
+     * search (sd n) and the state kept while it is found (sd n, and yasave) */
     double *ysub, *ysave;
     long hidden; /* steps whose search a hidden crossing shortened */
     /* contacts a step passed over (pool-run.c, passed_over): steps taken
@@ -249,10 +260,10 @@ struct cr_pool {
     sunindextype *pat_ptr, *pat_idx; /* the Jacobian pattern, restored at every evaluation */
     size_t pat_nnz;
     cr_linear_solver solver;
-    double *pblock; /* GMRES: per disc, the inverse of the 4×4 block of I − γJ */
+    double *pblock; /* GMRES: per disc, the inverse of the sd×sd block of I − γJ */
 
     /* active region (docs/design.md, "Active region"): CVODES integrates the
-     * discs act[0 … na) only, in the compact state ya (4 values per disc, in
+     * discs act[0 … na) only, in the compact state ya (sd values per disc, in
      * disc order; pos[i] is disc i's place, −1 outside); every other disc
      * moves exactly, at rest or in free flight (fly) from its state at tau_r
      * (yr). y and ystep stay full states. Off (region 0): act is the
@@ -311,65 +322,124 @@ static inline const cr_contact_params *cr_pl_law(const cr_pool *p, const cr_pool
     return &p->laws[k->law];
 }
 
+/* Dim-generic vector helpers: a·b summed in component order, and |a| by
+ * hypot (in 3-D hypot of hypot), so that dim 2 gives what the planar code gave. */
+static inline double cr_pl_dot(const double *a, const double *b, int dim)
+{
+    double s = a[0] * b[0] + a[1] * b[1];
+    return dim == 3 ? s + a[2] * b[2] : s;
+}
+
+static inline double cr_pl_norm(const double *a, int dim)
+{
+    return dim == 3 ? hypot(hypot(a[0], a[1]), a[2]) : hypot(a[0], a[1]);
+}
+
+/* Disc i's displacement and velocity in the scaled state y (dim values each). */
+static inline const double *cr_pl_disp(const cr_pool *p, const double *y, size_t i)
+{
+    return y + p->sd * i;
+}
+
+static inline const double *cr_pl_vel(const cr_pool *p, const double *y, size_t i)
+{
+    return y + p->sd * i + (size_t)p->dim;
+}
+
+/* Disc i's displacement since the last neighbour search (scaled, dim values). */
+static inline void cr_pl_moved(const cr_pool *p, const double *y, size_t i, double *dv)
+{
+    const double *di = cr_pl_disp(p, y, i), *ref = p->dref + (size_t)p->dim * i;
+    for (int d = 0; d < p->dim; d++)
+        dv[d] = di[d] - ref[d];
+}
+
+/* Disc i moves in the scaled state y (a velocity component is not 0). */
+static inline int cr_pl_moving(const cr_pool *p, const double *y, size_t i)
+{
+    const double *v = cr_pl_vel(p, y, i);
+    return v[0] != 0.0 || v[1] != 0.0 || (p->dim == 3 && v[2] != 0.0);
+}
+
+/* Gravity is on (some component is not 0). */
+static inline int cr_pl_has_field(const cr_pool *p)
+{
+    return p->g[0] != 0.0 || p->g[1] != 0.0 || p->g[2] != 0.0;
+}
+
+/* The relative velocity w = V (vⱼ − vᵢ) of a pair in the scaled state y. */
+static inline void cr_pl_rel_vel(const cr_pool *p, const double *y, size_t i, size_t j, double *w)
+{
+    const double *vi = cr_pl_vel(p, y, i), *vj = cr_pl_vel(p, y, j);
+    for (int d = 0; d < p->dim; d++)
+        w[d] = p->V * (vj[d] - vi[d]);
+}
+
 /* A pair contact along its frozen normal n₀: δ = δ₀ − n₀·(b − b₀), linear in the
  * relative displacement b, and δ̇ = −n₀·w; the force stays along n₀. This is the
  * geometry of the rigid laws (W fixed at the impact configuration), and it makes
  * the pool scale-invariant: α does not depend on K. dist = ∞ drops the turning
  * terms (divided by the centre distance) from the Jacobian blocks. */
 static inline void cr_pl_frozen_geom(const cr_pool *p, const double *y, const cr_pool_contact *k,
-                                     double *delta, double *rate, double *nx, double *ny,
-                                     double *dist)
+                                     double *delta, double *rate, double *n, double *dist)
 {
     size_t i = (size_t)k->i, j = (size_t)k->j;
-    double bx = y[4 * j] - y[4 * i] - k->fbx, by = y[4 * j + 1] - y[4 * i + 1] - k->fby;
-    *delta = k->fdelta - p->L * (k->fnx * bx + k->fny * by);
-    double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
-    *nx = k->fnx;
-    *ny = k->fny;
+    const double *di = cr_pl_disp(p, y, i), *dj = cr_pl_disp(p, y, j);
+    double b[3] = {0}, w[3] = {0};
+    for (int d = 0; d < p->dim; d++)
+        b[d] = dj[d] - di[d] - k->fb[d];
+    *delta = k->fdelta - p->L * cr_pl_dot(k->fn, b, p->dim);
+    cr_pl_rel_vel(p, y, i, j, w);
+    for (int d = 0; d < p->dim; d++)
+        n[d] = k->fn[d];
     *dist = INFINITY;
-    *rate = -(k->fnx * wx + k->fny * wy);
+    *rate = -cr_pl_dot(k->fn, w, p->dim);
 }
 
-/* Overlap, rate δ̇, unit normal (from i towards j, or the wall normal) and
- * centre distance (walls: unused; a frozen normal: ∞) of contact k in the
- * scaled state y. */
+/* Overlap, rate δ̇, unit normal n (dim values: from i towards j, or the wall
+ * normal) and centre distance (walls: unused; a frozen normal: ∞) of contact
+ * k in the scaled state y. */
 static inline void cr_pl_geom(const cr_pool *p, const double *y, const cr_pool_contact *k,
-                              double *delta, double *rate, double *nx, double *ny, double *dist)
+                              double *delta, double *rate, double *n, double *dist)
 {
     size_t i = (size_t)k->i;
+    int dim = p->dim;
     if (k->frozen) {
-        cr_pl_frozen_geom(p, y, k, delta, rate, nx, ny, dist);
+        cr_pl_frozen_geom(p, y, k, delta, rate, n, dist);
         return;
     }
     if (cr_pl_is_wall(k)) {
-        size_t w = (size_t)(-1 - k->j);
-        double mx = p->wnx[w], my = p->wny[w];
-        *delta = k->c0 - p->L * (mx * y[4 * i] + my * y[4 * i + 1]);
-        *rate = -p->V * (mx * y[4 * i + 2] + my * y[4 * i + 3]);
-        *nx = mx;
-        *ny = my;
+        const double *m = p->wn + (size_t)dim * (size_t)(-1 - k->j);
+        *delta = k->c0 - p->L * cr_pl_dot(m, cr_pl_disp(p, y, i), dim);
+        *rate = -p->V * cr_pl_dot(m, cr_pl_vel(p, y, i), dim);
+        for (int d = 0; d < dim; d++)
+            n[d] = m[d];
         *dist = 1.0;
         return;
     }
     size_t j = (size_t)k->j;
-    double bx = p->L * (y[4 * j] - y[4 * i]), by = p->L * (y[4 * j + 1] - y[4 * i + 1]);
-    double ax = k->a0x + bx, ay = k->a0y + by;
-    double d = hypot(ax, ay);
-    double num = k->c0 - 2.0 * (k->a0x * bx + k->a0y * by) - (bx * bx + by * by);
-    *delta = num / (k->R + d);
-    *nx = ax / d;
-    *ny = ay / d;
-    *dist = d;
-    double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
-    *rate = -(*nx * wx + *ny * wy);
+    const double *di = cr_pl_disp(p, y, i), *dj = cr_pl_disp(p, y, j);
+    double b[3] = {0}, a[3] = {0}, w[3] = {0};
+    for (int d = 0; d < dim; d++) {
+        b[d] = p->L * (dj[d] - di[d]);
+        a[d] = k->a0[d] + b[d];
+    }
+    double dd = cr_pl_norm(a, dim);
+    double num = k->c0 - 2.0 * cr_pl_dot(k->a0, b, dim) - cr_pl_dot(b, b, dim);
+    *delta = num / (k->R + dd);
+    for (int d = 0; d < dim; d++)
+        n[d] = a[d] / dd;
+    *dist = dd;
+    cr_pl_rel_vel(p, y, i, j, w);
+    *rate = -cr_pl_dot(n, w, dim);
 }
 
 /* Overlap and rate of contact k alone (cr_pl_geom without the normal). */
 static inline void cr_pl_overlap(const cr_pool *p, const double *y, const cr_pool_contact *k,
                                  double *delta, double *rate)
 {
-    double nx, ny, dist;
-    cr_pl_geom(p, y, k, delta, rate, &nx, &ny, &dist);
+    double n[3] = {0}, dist;
+    cr_pl_geom(p, y, k, delta, rate, n, &dist);
 }
 
 /* Certainly open: a turning pair contact whose centres are farther apart than
@@ -379,9 +449,11 @@ static inline int cr_pl_surely_open(const cr_pool *p, const double *y, const cr_
 {
     if (k->frozen || cr_pl_is_wall(k))
         return 0;
-    size_t i = (size_t)k->i, j = (size_t)k->j;
-    double bx = p->L * (y[4 * j] - y[4 * i]), by = p->L * (y[4 * j + 1] - y[4 * i + 1]);
-    return k->c0 - 2.0 * (k->a0x * bx + k->a0y * by) - (bx * bx + by * by) <= 0.0;
+    const double *di = cr_pl_disp(p, y, (size_t)k->i), *dj = cr_pl_disp(p, y, (size_t)k->j);
+    double b[3] = {0};
+    for (int d = 0; d < p->dim; d++)
+        b[d] = p->L * (dj[d] - di[d]);
+    return k->c0 - 2.0 * cr_pl_dot(k->a0, b, p->dim) - cr_pl_dot(b, b, p->dim) <= 0.0;
 }
 
 /* Disc i's place in the compact state (the identity without a region). */
@@ -407,7 +479,7 @@ int cr_pl_rebuild(cr_pool *p);
 int cr_pl_method(const cr_pool *p); /* the cr_method a run takes */
 
 /* ---- pool-quad.c: quadrature slots of the warm contacts */
-double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *px, double *py);
+double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *pv);
 int cr_pl_take_qslot(cr_pool *p, long id);
 int cr_pl_warm(const cr_pool *p, const cr_pool_contact *k);
 int cr_pl_warm_up(cr_pool *p, const double *y);

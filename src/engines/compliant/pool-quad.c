@@ -1,6 +1,6 @@
 /*
  * Quadrature slots: only candidates near moving discs (warm) integrate their
- * impulses ∫ f dt, ∫ f n dt, each in a slot of three quadratures, followed by
+ * impulses ∫ f dt, ∫ f n dt, each in a slot of 1 + dim quadratures, followed by
  * the dissipated work. Slots cost every step (quadratures ride in CVODE's
  * history), so there are only as many as the warm contacts need.
  */
@@ -11,11 +11,11 @@
 
 /* The impulses of contact k (scaled): those before its quadrature slot plus
  * the slot's. */
-double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *px, double *py)
+double cr_pl_impulse(const cr_pool *p, const cr_pool_contact *k, double *pv)
 {
-    const double *q = k->qslot >= 0 ? N_VGetArrayPointer(p->yQ) + 3 * k->qslot : NULL;
-    *px = k->Px + (q ? q[1] : 0.0);
-    *py = k->Py + (q ? q[2] : 0.0);
+    const double *q = k->qslot >= 0 ? N_VGetArrayPointer(p->yQ) + p->nqv * (size_t)k->qslot : NULL;
+    for (int d = 0; d < p->dim; d++)
+        pv[d] = k->Pv[d] + (q ? q[1 + d] : 0.0);
     return k->P + (q ? q[0] : 0.0);
 }
 
@@ -35,9 +35,9 @@ static void mark_hot(cr_pool *p, const double *y)
 {
     if (p->region)
         return; /* warm: the contacts between active discs */
-    int field = p->gx != 0.0 || p->gy != 0.0;
+    int field = cr_pl_has_field(p);
     for (size_t i = 0; i < p->n; i++)
-        p->hot[i] = field || y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0;
+        p->hot[i] = field || cr_pl_moving(p, y, i);
     for (size_t i = 0; i < p->n; i++)
         if (p->hot[i] == 1)
             for (size_t k = 0; k < p->nnbr[i]; k++)
@@ -90,12 +90,13 @@ static size_t region_warm(cr_pool *p)
 int cr_pl_layout_quadratures(cr_pool *p, const double *y)
 {
     const double *oq = p->yQ ? N_VGetArrayPointer(p->yQ) : NULL;
-    double diss = oq ? oq[3 * p->qcap] : 0.0;
+    size_t nqv = p->nqv;
+    double diss = oq ? oq[nqv * p->qcap] : 0.0;
     for (size_t s = 0; s < p->nq; s++) {
         cr_pool_contact *k = &p->c[p->qc[s]];
-        k->P += oq[3 * s];
-        k->Px += oq[3 * s + 1];
-        k->Py += oq[3 * s + 2];
+        k->P += oq[nqv * s];
+        for (int d = 0; d < p->dim; d++)
+            k->Pv[d] += oq[nqv * s + 1 + (size_t)d];
         k->qslot = -1;
         p->qc[s] = -1;
     }
@@ -109,7 +110,7 @@ int cr_pl_layout_quadratures(cr_pool *p, const double *y)
     /* a region's warm contacts are fixed until its next build: no room to grow */
     size_t cap = p->region ? need + 1 : 2 * need + 64;
     if (cap != p->qcap || !p->yQ) {
-        N_Vector q = cr_nvector_small((sunindextype)(3 * cap + 1), p->ctx);
+        N_Vector q = cr_nvector_small((sunindextype)(nqv * cap + 1), p->ctx);
         long *qc = realloc(p->qc, cap * sizeof(long));
         if (qc)
             p->qc = qc;
@@ -125,7 +126,7 @@ int cr_pl_layout_quadratures(cr_pool *p, const double *y)
         p->quad_resized = 1;
     }
     N_VConst(0.0, p->yQ);
-    N_VGetArrayPointer(p->yQ)[3 * cap] = diss;
+    N_VGetArrayPointer(p->yQ)[nqv * cap] = diss;
     if (!p->region) {
         cr_pl_warm_up(p, y); /* room for all of them */
         return CR_OK;

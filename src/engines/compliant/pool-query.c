@@ -26,32 +26,33 @@ double cr_pool_get_time(const cr_pool *p)
     return p->t;
 }
 
-void cr_pool_get_positions(const cr_pool *p, double *xy)
+void cr_pool_get_positions(const cr_pool *p, double *x)
 {
     const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
-    for (size_t i = 0; i < p->n; i++) {
-        xy[2 * i] = p->x0[i] + (y ? p->L * y[4 * i] : 0.0);
-        xy[2 * i + 1] = p->y0[i] + (y ? p->L * y[4 * i + 1] : 0.0);
-    }
+    size_t dim = (size_t)p->dim;
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t d = 0; d < dim; d++)
+            x[dim * i + d] = p->x0[dim * i + d] + (y ? p->L * y[p->sd * i + d] : 0.0);
 }
 
 void cr_pool_get_velocities(const cr_pool *p, double *v)
 {
     const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
-    for (size_t i = 0; i < p->n; i++) {
-        v[2 * i] = y ? p->V * y[4 * i + 2] : p->vx0[i];
-        v[2 * i + 1] = y ? p->V * y[4 * i + 3] : p->vy0[i];
-    }
+    size_t dim = (size_t)p->dim;
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t d = 0; d < dim; d++)
+            v[dim * i + d] = y ? p->V * y[p->sd * i + dim + d] : p->v0[dim * i + d];
 }
 
 double cr_pool_kinetic_energy(const cr_pool *p)
 {
-    double T = 0.0, *v = malloc(2 * p->n * sizeof(double));
+    size_t dim = (size_t)p->dim;
+    double T = 0.0, *v = malloc(dim * p->n * sizeof(double));
     if (!v)
         return NAN;
     cr_pool_get_velocities(p, v);
     for (size_t i = 0; i < p->n; i++)
-        T += 0.5 * p->m[i] * (v[2 * i] * v[2 * i] + v[2 * i + 1] * v[2 * i + 1]);
+        T += 0.5 * p->m[i] * cr_pl_dot(v + dim * i, v + dim * i, p->dim);
     free(v);
     return T;
 }
@@ -61,9 +62,15 @@ double cr_pool_potential_energy(const cr_pool *p)
     const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
     double U = 0.0;
     /* the field's potential −m g·p, zero at the origin as for chains */
-    for (size_t i = 0; i < p->n && (p->gx != 0.0 || p->gy != 0.0); i++)
-        U -= p->m[i] * (p->gx * (p->x0[i] + (y ? p->L * y[4 * i] : 0.0)) +
-                        p->gy * (p->y0[i] + (y ? p->L * y[4 * i + 1] : 0.0)));
+    size_t dim = (size_t)p->dim;
+    for (size_t i = 0; i < p->n && cr_pl_has_field(p); i++) {
+        if (p->fixed[i])
+            continue; /* it never moves: a constant, left out as walls are */
+        double x[3] = {0};
+        for (size_t d = 0; d < dim; d++)
+            x[d] = p->x0[dim * i + d] + (y ? p->L * y[p->sd * i + d] : 0.0);
+        U -= p->m[i] * cr_pl_dot(p->g, x, p->dim);
+    }
     for (size_t s = 0; y && s < p->nslots; s++) {
         if (p->slot_contact[s] < 0)
             continue;
@@ -77,20 +84,21 @@ double cr_pool_potential_energy(const cr_pool *p)
 
 double cr_pool_dissipated_work(const cr_pool *p)
 {
-    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[3 * p->qcap] : 0.0;
+    return p->yQ ? p->Escale * N_VGetArrayPointer(p->yQ)[p->nqv * p->qcap] : 0.0;
 }
 
-void cr_pool_momentum(const cr_pool *p, double *px, double *py)
+void cr_pool_momentum(const cr_pool *p, double *mom)
 {
-    double *v = malloc(2 * p->n * sizeof(double));
-    *px = *py = 0.0;
+    size_t dim = (size_t)p->dim;
+    double *v = malloc(dim * p->n * sizeof(double));
+    for (size_t d = 0; d < dim; d++)
+        mom[d] = 0.0;
     if (!v)
         return;
     cr_pool_get_velocities(p, v);
-    for (size_t i = 0; i < p->n; i++) {
-        *px += p->m[i] * v[2 * i];
-        *py += p->m[i] * v[2 * i + 1];
-    }
+    for (size_t i = 0; i < p->n; i++)
+        for (size_t d = 0; d < dim; d++)
+            mom[d] += p->m[i] * v[dim * i + d];
     free(v);
 }
 
@@ -107,11 +115,9 @@ void cr_pool_contact_bodies(const cr_pool *p, size_t k, long *i, long *j)
 
 double cr_pool_contact_impulse(const cr_pool *p, size_t k, double *vec)
 {
-    double px, py, P = p->yQ ? cr_pl_impulse(p, &p->c[k], &px, &py) : 0.0;
-    if (vec) {
-        vec[0] = p->yQ ? p->Pscale * px : 0.0;
-        vec[1] = p->yQ ? p->Pscale * py : 0.0;
-    }
+    double pv[3] = {0, 0, 0}, P = p->yQ ? cr_pl_impulse(p, &p->c[k], pv) : 0.0;
+    for (int d = 0; vec && d < p->dim; d++)
+        vec[d] = p->yQ ? p->Pscale * pv[d] : 0.0;
     return p->Pscale * P;
 }
 
@@ -170,25 +176,22 @@ void cr_pool_get_discs(const cr_pool *p, double *mass, double *radius)
 void cr_pool_contact_normal(const cr_pool *p, size_t k, double *nrm)
 {
     const cr_pool_contact *c = &p->c[k];
+    size_t dim = (size_t)p->dim;
     if (c->j < 0) {
-        size_t w = (size_t)(-1 - c->j);
-        nrm[0] = p->wnx[w];
-        nrm[1] = p->wny[w];
+        memcpy(nrm, p->wn + dim * (size_t)(-1 - c->j), dim * sizeof(double));
         return;
     }
     if (c->frozen) {
-        nrm[0] = c->fnx;
-        nrm[1] = c->fny;
+        memcpy(nrm, c->fn, dim * sizeof(double));
         return;
     }
-    double xy[4];
     const double *y = p->y ? N_VGetArrayPointer(p->y) : NULL;
     size_t i = (size_t)c->i, j = (size_t)c->j;
-    xy[0] = p->x0[i] + (y ? p->L * y[4 * i] : 0.0);
-    xy[1] = p->y0[i] + (y ? p->L * y[4 * i + 1] : 0.0);
-    xy[2] = p->x0[j] + (y ? p->L * y[4 * j] : 0.0);
-    xy[3] = p->y0[j] + (y ? p->L * y[4 * j + 1] : 0.0);
-    double d = hypot(xy[2] - xy[0], xy[3] - xy[1]);
-    nrm[0] = (xy[2] - xy[0]) / d;
-    nrm[1] = (xy[3] - xy[1]) / d;
+    double a[3] = {0};
+    for (size_t d = 0; d < dim; d++)
+        a[d] = p->x0[dim * j + d] + (y ? p->L * y[p->sd * j + d] : 0.0) -
+               (p->x0[dim * i + d] + (y ? p->L * y[p->sd * i + d] : 0.0));
+    double len = cr_pl_norm(a, p->dim);
+    for (size_t d = 0; d < dim; d++)
+        nrm[d] = a[d] / len;
 }

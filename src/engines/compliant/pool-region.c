@@ -22,16 +22,17 @@ enum { DISC_REST = 0, DISC_FLY = 1, DISC_ACTIVE = 2 };
  * (every full array gets them at the region's build). */
 void cr_pl_fill_full(const cr_pool *p, double tau, const double *ya, double *y)
 {
+    size_t sd = p->sd, dim = (size_t)p->dim;
     for (size_t a = 0; a < p->na; a++)
-        memcpy(y + 4 * p->act[a], ya + 4 * a, 4 * sizeof(double));
+        memcpy(y + sd * p->act[a], ya + sd * a, sd * sizeof(double));
     double dt = tau - p->tau_r;
     for (size_t k = 0; k < p->nfly; k++) {
         size_t i = p->fly[k];
-        const double *r = p->yr + 4 * i;
-        y[4 * i] = r[0] + r[2] * dt;
-        y[4 * i + 1] = r[1] + r[3] * dt;
-        y[4 * i + 2] = r[2];
-        y[4 * i + 3] = r[3];
+        const double *r = p->yr + sd * i;
+        for (size_t d = 0; d < dim; d++) {
+            y[sd * i + d] = r[d] + r[dim + d] * dt;
+            y[sd * i + dim + d] = r[dim + d];
+        }
     }
 }
 
@@ -146,7 +147,7 @@ static size_t engaged_discs(cr_pool *p, const double *y)
     size_t nd = p->scan_all ? p->n : p->na + p->nfly;
     for (size_t k = 0; k < nd && !nq; k++) {
         size_t i = p->scan_all ? k : moving_disc(p, k);
-        if (y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0)
+        if (cr_pl_moving(p, y, i))
             mark(p, i, &nq);
     }
     return nq;
@@ -244,7 +245,7 @@ static void classify(cr_pool *p, const double *y, size_t i, long a)
     if (a >= 0)
         p->dstate[i] = DISC_ACTIVE;
     else
-        p->dstate[i] = y[4 * i + 2] != 0.0 || y[4 * i + 3] != 0.0 ? DISC_FLY : DISC_REST;
+        p->dstate[i] = cr_pl_moving(p, y, i) ? DISC_FLY : DISC_REST;
 }
 
 /* Every disc active (choose_active's marks), flying or resting: the first
@@ -302,7 +303,7 @@ static void copy_row(cr_pool *p, const double *y, size_t i)
 {
     double *rows[] = {p->yr, p->yfull, N_VGetArrayPointer(p->ystep), p->ysub, p->ysave};
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
-        memcpy(rows[k] + 4 * i, y + 4 * i, 4 * sizeof(double));
+        memcpy(rows[k] + p->sd * i, y + p->sd * i, p->sd * sizeof(double));
 }
 
 /* The compact state ya of the active discs (new vectors when their number
@@ -310,21 +311,21 @@ static void copy_row(cr_pool *p, const double *y, size_t i)
  * after a rebuild, else the rows of the discs that moved in the last region. */
 static int compact_state(cr_pool *p, const double *y)
 {
-    size_t n = p->n;
+    size_t n = p->n, sd = p->sd;
     for (size_t k = 0; k < (p->scan_all ? n : p->nstale); k++)
         copy_row(p, y, p->scan_all ? k : p->stale[k]);
-    if (!p->ya || (size_t)N_VGetLength(p->ya) != 4 * p->na) {
+    if (!p->ya || (size_t)N_VGetLength(p->ya) != sd * p->na) {
         if (p->ya)
             N_VDestroy(p->ya);
         if (p->yastep)
             N_VDestroy(p->yastep);
-        p->ya = cr_nvector_small((sunindextype)(4 * p->na), p->ctx);
-        p->yastep = cr_nvector_small((sunindextype)(4 * p->na), p->ctx);
+        p->ya = cr_nvector_small((sunindextype)(sd * p->na), p->ctx);
+        p->yastep = cr_nvector_small((sunindextype)(sd * p->na), p->ctx);
         if (!p->ya || !p->yastep)
             return CR_ERR_NOMEM;
     }
     if (p->na > p->yasavecap) { /* room to keep it in a hidden-crossing search */
-        double *s = realloc(p->yasave, 8 * p->na * sizeof(double));
+        double *s = realloc(p->yasave, 2 * p->sd * p->na * sizeof(double));
         if (!s)
             return CR_ERR_NOMEM;
         p->yasave = s;
@@ -332,7 +333,7 @@ static int compact_state(cr_pool *p, const double *y)
     }
     double *ya = N_VGetArrayPointer(p->ya);
     for (size_t a = 0; a < p->na; a++)
-        memcpy(ya + 4 * a, y + 4 * p->act[a], 4 * sizeof(double));
+        memcpy(ya + sd * a, y + sd * p->act[a], sd * sizeof(double));
     return CR_OK;
 }
 
@@ -408,8 +409,8 @@ int cr_pl_region_alloc(cr_pool *p)
     p->queue = malloc(n * sizeof(size_t));
     p->pos = malloc(n * sizeof(long));
     p->dstate = calloc(n, 1);
-    p->yr = malloc(4 * n * sizeof(double));
-    p->yfull = malloc(4 * n * sizeof(double));
+    p->yr = malloc(p->sd * n * sizeof(double));
+    p->yfull = malloc(p->sd * n * sizeof(double));
     p->stale = malloc(n * sizeof(size_t));
     if (!p->act || !p->fly || !p->queue || !p->pos || !p->dstate || !p->yr || !p->yfull ||
         !p->stale)
@@ -425,6 +426,5 @@ int cr_pl_region_alloc(cr_pool *p)
  * under gravity no disc flies exactly, so every disc is integrated. */
 int cr_pl_use_region(const cr_pool *p)
 {
-    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && p->gx == 0.0 &&
-           p->gy == 0.0;
+    return cr_switch_active_region(p->model) != CR_ACTIVE_REGION_OFF && !cr_pl_has_field(p);
 }

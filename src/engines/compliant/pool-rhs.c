@@ -14,23 +14,25 @@ static int contact_rhs(const cr_pool *p, const double *y, const cr_pool_contact 
 {
     if (cr_pl_surely_open(p, y, k))
         return 0;
-    double delta, rate, nx, ny, dist;
-    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double delta, rate, n[3] = {0}, dist;
+    cr_pl_geom(p, y, k, &delta, &rate, n, &dist);
     double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
     if (!isfinite(f))
         return -1;
     if (f == 0.0)
         return 0;
-    size_t i = (size_t)k->i, ci = cr_pl_cpos(p, i);
+    size_t i = (size_t)k->i, dim = (size_t)p->dim;
+    double *ai = yd + p->sd * cr_pl_cpos(p, i) + dim; /* disc i's velocity rows */
     if (cr_pl_is_wall(k)) {
-        yd[4 * ci + 2] += p->accel[i] * f * nx;
-        yd[4 * ci + 3] += p->accel[i] * f * ny;
+        for (size_t d = 0; d < dim; d++)
+            ai[d] += p->accel[i] * f * n[d];
     } else {
-        size_t j = (size_t)k->j, cj = cr_pl_cpos(p, j);
-        yd[4 * cj + 2] += p->accel[j] * f * nx;
-        yd[4 * cj + 3] += p->accel[j] * f * ny;
-        yd[4 * ci + 2] -= p->accel[i] * f * nx;
-        yd[4 * ci + 3] -= p->accel[i] * f * ny;
+        size_t j = (size_t)k->j;
+        double *aj = yd + p->sd * cr_pl_cpos(p, j) + dim;
+        for (size_t d = 0; d < dim; d++) {
+            aj[d] += p->accel[j] * f * n[d];
+            ai[d] -= p->accel[i] * f * n[d];
+        }
     }
     return 0;
 }
@@ -44,12 +46,16 @@ int cr_pl_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
     const double *yc = N_VGetArrayPointer(yv), *y = cr_pl_full_state(p, t, yv);
     double *yd = N_VGetArrayPointer(ydv);
     /* gravity is constant: it enters the RHS, never the Jacobian */
-    double gx = p->gx * p->T / p->V, gy = p->gy * p->T / p->V;
+    size_t dim = (size_t)p->dim, sd = p->sd;
+    double g[3] = {0};
+    for (size_t d = 0; d < dim; d++)
+        g[d] = p->g[d] * p->T / p->V;
     for (size_t a = 0; a < p->na; a++) {
-        yd[4 * a] = yc[4 * a + 2];
-        yd[4 * a + 1] = yc[4 * a + 3];
-        yd[4 * a + 2] = gx;
-        yd[4 * a + 3] = gy;
+        int still = p->fixed[p->region ? p->act[a] : a]; /* a fixed disc feels nothing */
+        for (size_t d = 0; d < dim; d++) {
+            yd[sd * a + d] = yc[sd * a + dim + d];
+            yd[sd * a + dim + d] = still ? 0.0 : g[d];
+        }
     }
     if (p->region) {
         for (size_t q = 0; q < p->nq; q++)
@@ -69,20 +75,21 @@ int cr_pl_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qd, void *user)
     const double *y = cr_pl_full_state(p, t, yv);
     double *q = N_VGetArrayPointer(qd);
     double diss = 0.0, sc = p->T / p->Pscale;
-    memset(q, 0, 3 * p->qcap * sizeof(double));
+    size_t nqv = p->nqv;
+    memset(q, 0, nqv * p->qcap * sizeof(double));
     for (size_t s = 0; s < p->nq; s++) {
-        double delta, rate, nx, ny, dist;
+        double delta, rate, n[3] = {0}, dist;
         const cr_pool_contact *k = &p->c[p->qc[s]];
         if (cr_pl_surely_open(p, y, k))
             continue;
-        cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        cr_pl_geom(p, y, k, &delta, &rate, n, &dist);
         double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
-        q[3 * s] = f * sc;
-        q[3 * s + 1] = f * nx * sc;
-        q[3 * s + 2] = f * ny * sc;
+        q[nqv * s] = f * sc;
+        for (int d = 0; d < p->dim; d++)
+            q[nqv * s + 1 + (size_t)d] = f * n[d] * sc;
         diss += cr_contact_dissipation_inline(cr_pl_law(p, k), f, delta, rate);
     }
-    q[3 * p->qcap] = diss * p->T / p->Escale;
+    q[nqv * p->qcap] = diss * p->T / p->Escale;
     return 0;
 }
 
@@ -119,7 +126,7 @@ static double fd_worst(cr_pool *p, N_Vector base, N_Vector v[3], const double *d
 int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
 {
     CR_CHECK(p && max_rel && p->ran && p->A, p ? p->err : NULL, CR_ERR_INVALID);
-    size_t ny = 4 * p->na;
+    size_t ny = p->sd * p->na;
     SUNMatrix J = SUNMatClone(p->A);
     N_Vector base = N_VClone(p->ya), v[3] = {N_VClone(p->ya), N_VClone(p->ya), N_VClone(p->ya)};
     double *dense = calloc(ny * ny, sizeof(double));
@@ -127,8 +134,9 @@ int cr_pool_check_jacobian(cr_pool *p, double *max_rel)
     if (rc == CR_OK) {
         /* the integrated discs' part of the current state (in a region, compact) */
         for (size_t a = 0; a < p->na; a++)
-            memcpy(N_VGetArrayPointer(base) + 4 * a,
-                   N_VGetArrayPointer(p->y) + 4 * (p->region ? p->act[a] : a), 4 * sizeof(double));
+            memcpy(N_VGetArrayPointer(base) + p->sd * a,
+                   N_VGetArrayPointer(p->y) + p->sd * (p->region ? p->act[a] : a),
+                   p->sd * sizeof(double));
         jac_dense(p, base, J, dense, ny);
         double scale = 0.0;
         for (size_t k = 0; k < ny * ny; k++)

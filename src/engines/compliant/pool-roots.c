@@ -16,22 +16,22 @@ static int exerts(const cr_pool *p, const cr_pool_contact *k)
     return p->region ? k->qslot >= 0 : k->slot >= 0;
 }
 
-/* Disc i's acceleration (SI) at the scaled state y, as cr_pl_rhs gives it:
- * gravity and the forces of its contacts. */
-static void disc_accel(const cr_pool *p, const double *y, size_t i, double *ax, double *ay)
+/* Disc i's acceleration (SI, dim values) at the scaled state y, as cr_pl_rhs
+ * gives it: gravity and the forces of its contacts. */
+static void disc_accel(const cr_pool *p, const double *y, size_t i, double *acc)
 {
-    *ax = p->gx;
-    *ay = p->gy;
-    for (size_t q = 0; p->bc && q < p->nbc[i]; q++) {
+    for (int d = 0; d < p->dim; d++)
+        acc[d] = p->fixed[i] ? 0.0 : p->g[d];
+    for (size_t q = 0; p->bc && !p->fixed[i] && q < p->nbc[i]; q++) {
         const cr_pool_contact *k = &p->c[p->bc[i][q]];
         if (!exerts(p, k) || cr_pl_surely_open(p, y, k))
             continue;
-        double delta, rate, nx, ny, dist;
-        cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+        double delta, rate, n[3] = {0}, dist;
+        cr_pl_geom(p, y, k, &delta, &rate, n, &dist);
         double f = cr_contact_force_inline(cr_pl_law(p, k), delta, rate);
         double sign = cr_pl_is_wall(k) || (size_t)k->j == i ? 1.0 : -1.0; /* +f n on j */
-        *ax += sign * f * nx / p->m[i];
-        *ay += sign * f * ny / p->m[i];
+        for (int d = 0; d < p->dim; d++)
+            acc[d] += sign * f * n[d] / p->m[i];
     }
 }
 
@@ -41,19 +41,21 @@ static void disc_accel(const cr_pool *p, const double *y, size_t i, double *ax, 
  * velocity); a frozen normal and a wall have none. */
 static double overlap_accel(const cr_pool *p, const double *y, const cr_pool_contact *k)
 {
-    double delta, rate, nx, ny, dist, aix, aiy;
-    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double delta, rate, n[3] = {0}, dist, ai[3] = {0}, aj[3] = {0}, da[3] = {0};
+    cr_pl_geom(p, y, k, &delta, &rate, n, &dist);
     size_t i = (size_t)k->i;
-    disc_accel(p, y, i, &aix, &aiy);
+    disc_accel(p, y, i, ai);
     if (cr_pl_is_wall(k))
-        return -(nx * aix + ny * aiy);
+        return -cr_pl_dot(n, ai, p->dim);
     size_t j = (size_t)k->j;
-    double ajx, ajy;
-    disc_accel(p, y, j, &ajx, &ajy);
-    double acc = -(nx * (ajx - aix) + ny * (ajy - aiy));
+    disc_accel(p, y, j, aj);
+    for (int d = 0; d < p->dim; d++)
+        da[d] = aj[d] - ai[d];
+    double acc = -cr_pl_dot(n, da, p->dim);
     if (!k->frozen) {
-        double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
-        acc -= (wx * wx + wy * wy - rate * rate) / dist;
+        double w[3] = {0};
+        cr_pl_rel_vel(p, y, i, j, w);
+        acc -= (cr_pl_dot(w, w, p->dim) - rate * rate) / dist;
     }
     return acc;
 }
@@ -99,9 +101,9 @@ static void slot_roots(const cr_pool *p, const double *y, size_t s, double *gs, 
  * moved half the skin since the last neighbour search. */
 static double disc_root(const cr_pool *p, const double *y, size_t i)
 {
-    double h = 0.5 * p->skin / p->L;
-    double dx = y[4 * i] - p->dref[2 * i], dy = y[4 * i + 1] - p->dref[2 * i + 1];
-    return cr_root_nonzero(h * h - (dx * dx + dy * dy));
+    double h = 0.5 * p->skin / p->L, dv[3] = {0};
+    cr_pl_moved(p, y, i, dv);
+    return cr_root_nonzero(h * h - cr_pl_dot(dv, dv, p->dim));
 }
 
 /* Every root function (CR_PL_SR per slot, then one per disc) at the current
@@ -140,9 +142,12 @@ void cr_pl_roots_afresh(cr_pool *p)
 }
 
 /* Disc i has never moved: its displacement and velocity are exactly 0. */
-static inline int still(const double *y, size_t i)
+static inline int still(const cr_pool *p, const double *y, size_t i)
 {
-    return y[4 * i] == 0.0 && y[4 * i + 1] == 0.0 && y[4 * i + 2] == 0.0 && y[4 * i + 3] == 0.0;
+    for (size_t q = 0; q < p->sd; q++)
+        if (y[p->sd * i + q] != 0.0)
+            return 0;
+    return 1;
 }
 
 /* The root functions at the end of a step (state y) into g, knowing their
@@ -156,7 +161,7 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
             size_t q = p->live[c];
             if (q < CR_PL_SR * p->nslots) {
                 const cr_pool_contact *k = &p->c[p->slot_contact[q / CR_PL_SR]];
-                if (still(y, (size_t)k->i) && (cr_pl_is_wall(k) || still(y, (size_t)k->j)))
+                if (still(p, y, (size_t)k->i) && (cr_pl_is_wall(k) || still(p, y, (size_t)k->j)))
                     memcpy(g + q, p->glo + q, CR_PL_SR * sizeof(double)); /* as below */
                 else
                     slot_roots(p, y, q / CR_PL_SR, g + q, 1);
@@ -169,7 +174,7 @@ void cr_pl_roots_step(cr_pool *p, const double *y, double *g)
         return;
     }
     for (size_t i = 0; i < p->n; i++)
-        p->hot[i] = still(y, i);
+        p->hot[i] = still(p, y, i);
     for (size_t s = 0; s < p->nslots; s++) {
         long id = p->slot_contact[s];
         const cr_pool_contact *k = id >= 0 ? &p->c[id] : NULL;
@@ -271,18 +276,23 @@ size_t cr_pl_sign_changes(cr_pool *p, size_t prev)
 static inline double pair_towards(const cr_pool *p, const cr_pool_contact *k, const double *y)
 {
     size_t i = (size_t)k->i, j = (size_t)k->j;
-    double ax = k->a0x + p->L * (y[4 * j] - y[4 * i]),
-           ay = k->a0y + p->L * (y[4 * j + 1] - y[4 * i + 1]);
-    return -(ax * (y[4 * j + 2] - y[4 * i + 2]) +
-             ay * (y[4 * j + 3] - y[4 * i + 3])); /* m, scaled */
+    const double *di = cr_pl_disp(p, y, i), *dj = cr_pl_disp(p, y, j);
+    const double *vi = cr_pl_vel(p, y, i), *vj = cr_pl_vel(p, y, j);
+    double a[3] = {0}, w[3] = {0};
+    for (int d = 0; d < p->dim; d++) {
+        a[d] = k->a0[d] + p->L * (dj[d] - di[d]);
+        w[d] = vj[d] - vi[d];
+    }
+    return -cr_pl_dot(a, w, p->dim); /* m, scaled */
 }
 
 static double towards(const cr_pool *p, const double *y, size_t q)
 {
     if (q >= CR_PL_SR * p->nslots) {
         size_t i = q - CR_PL_SR * p->nslots;
-        return (y[4 * i] - p->dref[2 * i]) * y[4 * i + 2] +
-               (y[4 * i + 1] - p->dref[2 * i + 1]) * y[4 * i + 3];
+        double dv[3] = {0};
+        cr_pl_moved(p, y, i, dv);
+        return cr_pl_dot(dv, cr_pl_vel(p, y, i), p->dim);
     }
     const cr_pool_contact *k = &p->c[p->slot_contact[q / CR_PL_SR]];
     double delta, rate;
@@ -295,10 +305,14 @@ static double towards(const cr_pool *p, const double *y, size_t q)
 
 /* Disc i's departure from straight flight over a step of scaled length dt
  * from ylo to yhi (scaled): |d_hi − d_lo − v_lo dt|. */
-static double departure(const double *ylo, const double *yhi, size_t i, double dt)
+static double departure(const cr_pool *p, const double *ylo, const double *yhi, size_t i, double dt)
 {
-    return hypot(yhi[4 * i] - ylo[4 * i] - ylo[4 * i + 2] * dt,
-                 yhi[4 * i + 1] - ylo[4 * i + 1] - ylo[4 * i + 3] * dt);
+    const double *dlo = cr_pl_disp(p, ylo, i), *dhi = cr_pl_disp(p, yhi, i);
+    const double *vlo = cr_pl_vel(p, ylo, i);
+    double e[3] = {0};
+    for (int d = 0; d < p->dim; d++)
+        e[d] = dhi[d] - dlo[d] - vlo[d] * dt;
+    return cr_pl_norm(e, p->dim);
 }
 
 /* Whether function q may cross at the fraction s of the step (its chord
@@ -306,26 +320,31 @@ static double departure(const double *ylo, const double *yhi, size_t i, double d
 static int may_cross(const cr_pool *p, const double *ylo, const double *yhi, size_t q, double s,
                      double dt)
 {
+    int dim = p->dim;
     if (q >= CR_PL_SR * p->nslots) { /* rebuild root: |Δ| reaches half the skin */
         size_t i = q - CR_PL_SR * p->nslots;
-        double dx = (1 - s) * ylo[4 * i] + s * yhi[4 * i] - p->dref[2 * i];
-        double dy = (1 - s) * ylo[4 * i + 1] + s * yhi[4 * i + 1] - p->dref[2 * i + 1];
-        return hypot(dx, dy) + departure(ylo, yhi, i, dt) >= 0.5 * p->skin / p->L;
+        const double *dlo = cr_pl_disp(p, ylo, i), *dhi = cr_pl_disp(p, yhi, i);
+        double dv[3] = {0};
+        for (int d = 0; d < dim; d++)
+            dv[d] = (1 - s) * dlo[d] + s * dhi[d] - p->dref[(size_t)dim * i + (size_t)d];
+        return cr_pl_norm(dv, dim) + departure(p, ylo, yhi, i, dt) >= 0.5 * p->skin / p->L;
     }
     const cr_pool_contact *k = &p->c[p->slot_contact[q / CR_PL_SR]];
     size_t i = (size_t)k->i;
-    double dev = departure(ylo, yhi, i, dt);
+    double dev = departure(p, ylo, yhi, i, dt);
     if (cr_pl_is_wall(k) || k->frozen) { /* δ linear in the displacements */
         if (!cr_pl_is_wall(k))
-            dev += departure(ylo, yhi, (size_t)k->j, dt);
+            dev += departure(p, ylo, yhi, (size_t)k->j, dt);
         return (1 - s) * p->glo[q] + s * p->ghi[q] + dev >= 0.0;
     }
     size_t j = (size_t)k->j;
-    dev += departure(ylo, yhi, j, dt);
-    double ax = k->a0x / p->L + (1 - s) * (ylo[4 * j] - ylo[4 * i]) + s * (yhi[4 * j] - yhi[4 * i]);
-    double ay = k->a0y / p->L + (1 - s) * (ylo[4 * j + 1] - ylo[4 * i + 1]) +
-                s * (yhi[4 * j + 1] - yhi[4 * i + 1]);
-    return hypot(ax, ay) - dev <= k->R / p->L;
+    dev += departure(p, ylo, yhi, j, dt);
+    const double *ilo = cr_pl_disp(p, ylo, i), *jlo = cr_pl_disp(p, ylo, j);
+    const double *ihi = cr_pl_disp(p, yhi, i), *jhi = cr_pl_disp(p, yhi, j);
+    double a[3] = {0};
+    for (int d = 0; d < dim; d++)
+        a[d] = k->a0[d] / p->L + (1 - s) * (jlo[d] - ilo[d]) + s * (jhi[d] - ihi[d]);
+    return cr_pl_norm(a, dim) - dev <= k->R / p->L;
 }
 
 /* p->y (and the compact state of a region) kept in p->ysave before the
@@ -336,12 +355,12 @@ static int may_cross(const cr_pool *p, const double *ylo, const double *yhi, siz
 static void copy_moving(const cr_pool *p, double *to, const double *from)
 {
     if (!p->region) {
-        memcpy(to, from, 4 * p->n * sizeof(double));
+        memcpy(to, from, p->sd * p->n * sizeof(double));
         return;
     }
     for (size_t k = 0; k < p->na + p->nfly; k++) {
         size_t i = k < p->na ? p->act[k] : p->fly[k - p->na];
-        memcpy(to + 4 * i, from + 4 * i, 4 * sizeof(double));
+        memcpy(to + p->sd * i, from + p->sd * i, p->sd * sizeof(double));
     }
 }
 
@@ -349,14 +368,14 @@ static void save_low(cr_pool *p)
 {
     copy_moving(p, p->ysave, N_VGetArrayPointer(p->y));
     if (p->region)
-        memcpy(p->yasave, N_VGetArrayPointer(p->ya), 4 * p->na * sizeof(double));
+        memcpy(p->yasave, N_VGetArrayPointer(p->ya), p->sd * p->na * sizeof(double));
 }
 
 static void restore_low(cr_pool *p)
 {
     copy_moving(p, N_VGetArrayPointer(p->y), p->ysave);
     if (p->region)
-        memcpy(N_VGetArrayPointer(p->ya), p->yasave, 4 * p->na * sizeof(double));
+        memcpy(N_VGetArrayPointer(p->ya), p->yasave, p->sd * p->na * sizeof(double));
 }
 
 /* Function q turns from towards its crossing (at ylo, p->tlo) to away (at
@@ -422,8 +441,8 @@ static double fastest(const cr_pool *p, const double *ylo, const double *yhi)
     size_t n = p->region ? p->na + p->nfly : p->n;
     for (size_t k = 0; k < n; k++) {
         size_t i = !p->region ? k : (k < p->na ? p->act[k] : p->fly[k - p->na]);
-        v2 = fmax(v2, fmax(yhi[4 * i + 2] * yhi[4 * i + 2] + yhi[4 * i + 3] * yhi[4 * i + 3],
-                           ylo[4 * i + 2] * ylo[4 * i + 2] + ylo[4 * i + 3] * ylo[4 * i + 3]));
+        const double *vh = cr_pl_vel(p, yhi, i), *vl = cr_pl_vel(p, ylo, i);
+        v2 = fmax(v2, fmax(cr_pl_dot(vh, vh, p->dim), cr_pl_dot(vl, vl, p->dim)));
     }
     return v2;
 }
@@ -543,8 +562,8 @@ static int push_event(cr_pool *p, long id, cr_event_kind kind)
     e->kind = kind;
     cr_pl_overlap(p, y, k, &e->overlap, &e->rate);
     e->force = cr_contact_force(cr_pl_law(p, k), e->overlap, e->rate);
-    double px, py;
-    e->impulse = p->Pscale * cr_pl_impulse(p, k, &px, &py);
+    double pv[3] = {0};
+    e->impulse = p->Pscale * cr_pl_impulse(p, k, pv);
     p->stats.events++;
     return CR_OK;
 }

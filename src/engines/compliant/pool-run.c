@@ -34,28 +34,43 @@ static int any_loaded(const cr_pool *p)
     return 0;
 }
 
+/* Disc i moves towards a wall, or it and a later disc are on a collision
+ * course (closest approach below R). */
+static int may_meet(const cr_pool *p, const double *y, size_t i)
+{
+    size_t dim = (size_t)p->dim;
+    double vi[3] = {0}, xi[3] = {0};
+    for (size_t d = 0; d < dim; d++) {
+        vi[d] = p->V * cr_pl_vel(p, y, i)[d];
+        xi[d] = p->x0[dim * i + d] + p->L * cr_pl_disp(p, y, i)[d];
+    }
+    for (size_t w = 0; w < p->nw; w++)
+        if (cr_pl_dot(p->wn + dim * w, vi, p->dim) < 0.0)
+            return 1;
+    for (size_t j = i + 1; j < p->n; j++) {
+        double a[3] = {0}, w[3] = {0};
+        for (size_t d = 0; d < dim; d++) {
+            a[d] = p->x0[dim * j + d] + p->L * cr_pl_disp(p, y, j)[d] - xi[d];
+            w[d] = p->V * cr_pl_vel(p, y, j)[d] - vi[d];
+        }
+        double aw = cr_pl_dot(a, w, p->dim), ww = cr_pl_dot(w, w, p->dim);
+        if (aw >= 0.0 || ww == 0.0)
+            continue; /* not approaching */
+        double R = p->r[i] + p->r[j];
+        if (cr_pl_dot(a, a, p->dim) - aw * aw / ww < R * R)
+            return 1;
+    }
+    return 0;
+}
+
 static int pool_at_rest(const cr_pool *p)
 {
     const double *y = N_VGetArrayPointer(p->y);
     if (any_loaded(p))
         return 0;
-    for (size_t i = 0; i < p->n; i++) {
-        double vxi = p->V * y[4 * i + 2], vyi = p->V * y[4 * i + 3];
-        for (size_t w = 0; w < p->nw; w++)
-            if (p->wnx[w] * vxi + p->wny[w] * vyi < 0.0)
-                return 0;
-        double xi = p->x0[i] + p->L * y[4 * i], yi = p->y0[i] + p->L * y[4 * i + 1];
-        for (size_t j = i + 1; j < p->n; j++) {
-            double ax = p->x0[j] + p->L * y[4 * j] - xi, ay = p->y0[j] + p->L * y[4 * j + 1] - yi;
-            double wx = p->V * y[4 * j + 2] - vxi, wy = p->V * y[4 * j + 3] - vyi;
-            double aw = ax * wx + ay * wy, ww = wx * wx + wy * wy;
-            if (aw >= 0.0 || ww == 0.0)
-                continue; /* not approaching */
-            double R = p->r[i] + p->r[j];
-            if (ax * ax + ay * ay - aw * aw / ww < R * R)
-                return 0;
-        }
-    }
+    for (size_t i = 0; i < p->n; i++)
+        if (may_meet(p, y, i))
+            return 0;
     return 1;
 }
 
@@ -96,17 +111,17 @@ static int lightly_damped(const cr_pool *p)
  * t = 0 (displacements 0, velocities scaled). */
 static int setup_state(cr_pool *p)
 {
-    size_t n = p->n;
+    size_t n = p->n, sd = p->sd, dim = (size_t)p->dim;
     if (SUNContext_Create(NULL, &p->ctx) != 0)
         return CR_ERR_NOMEM;
-    p->y = cr_nvector_small((sunindextype)(4 * n), p->ctx);
-    p->ystep = cr_nvector_small((sunindextype)(4 * n), p->ctx);
+    p->y = cr_nvector_small((sunindextype)(sd * n), p->ctx);
+    p->ystep = cr_nvector_small((sunindextype)(sd * n), p->ctx);
     p->nbr = calloc(n, sizeof(size_t *));
     p->nnbr = calloc(n, sizeof(size_t));
     p->nbrcap = calloc(n, sizeof(size_t));
     p->hot = calloc(n, 1);
-    p->ysub = malloc(4 * n * sizeof(double));
-    p->ysave = malloc(4 * n * sizeof(double));
+    p->ysub = malloc(sd * n * sizeof(double));
+    p->ysave = malloc(sd * n * sizeof(double));
     p->region = cr_pl_use_region(p);
     if (!p->y || !p->ystep || !p->nbr || !p->nnbr || !p->nbrcap || !p->hot || !p->ysub ||
         !p->ysave || cr_pl_grow_slots(p, 16) != CR_OK)
@@ -119,11 +134,11 @@ static int setup_state(cr_pool *p)
         p->na = n;
     }
     double *y = N_VGetArrayPointer(p->y);
-    for (size_t i = 0; i < n; i++) {
-        y[4 * i] = y[4 * i + 1] = 0.0;
-        y[4 * i + 2] = p->vx0[i] / p->V;
-        y[4 * i + 3] = p->vy0[i] / p->V;
-    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t d = 0; d < dim; d++) {
+            y[sd * i + d] = 0.0;
+            y[sd * i + dim + d] = p->v0[dim * i + d] / p->V;
+        }
     return CR_OK;
 }
 
@@ -186,7 +201,7 @@ static int check_automatic_end(cr_pool *p)
                    AUTO_END_MAX_DISCS);
         return CR_ERR_INVALID;
     }
-    if (p->gx != 0.0 || p->gy != 0.0) {
+    if (cr_pl_has_field(p)) {
         cr_set_msg(p->err, sizeof p->err,
                    "an automatic end needs a free pool: with gravity give an end time");
         return CR_ERR_INVALID;
@@ -379,7 +394,9 @@ static double closing_scale(const cr_pool *p, const cr_pool_contact *k, double r
 {
     const cr_contact_params *law = cr_pl_law(p, k);
     double mu = p->m[k->i];
-    if (!cr_pl_is_wall(k))
+    if (p->fixed[k->i]) /* then j moves: a fixed pair never closes */
+        mu = p->m[k->j];
+    else if (!cr_pl_is_wall(k) && !p->fixed[k->j])
         mu = mu * p->m[k->j] / (mu + p->m[k->j]);
     double dmax = pow((law->n + 1.0) * mu * rate * rate / (2.0 * law->K), 1.0 / (law->n + 1.0));
     return 0.25 * dmax / rate / p->T;
@@ -514,8 +531,12 @@ static run_ctx run_plan(const cr_pool *p, double t_end)
 {
     run_ctx ctx = {.t_stop = t_end, .k = 1, .automatic = t_end <= 0.0};
     double extent = 0.0;
-    for (size_t i = 0; i < p->n; i++)
-        extent = fmax(extent, hypot(p->x0[i] - p->x0[0], p->y0[i] - p->y0[0]));
+    for (size_t i = 0; i < p->n; i++) {
+        double a[3] = {0};
+        for (int d = 0; d < p->dim; d++)
+            a[d] = p->x0[(size_t)p->dim * i + (size_t)d] - p->x0[d];
+        extent = fmax(extent, cr_pl_norm(a, p->dim));
+    }
     if (ctx.automatic)
         ctx.t_stop = 4.0 * extent / p->V + 1e6 * p->T;
     ctx.sm =

@@ -1,7 +1,7 @@
 /*
  * The pool's linear solvers for CVODES' Newton iterations: KLU on the sparse
  * Jacobian of the warm contacts (its pattern laid down once per list), or
- * matrix-free GMRES preconditioned by each disc's 4×4 diagonal block; or
+ * matrix-free GMRES preconditioned by each disc's sd×sd diagonal block; or
  * fixed-point iteration, which needs none. A new candidate list restarts the
  * integrator on the new pattern.
  */
@@ -17,7 +17,7 @@
 /*
  * ∂F/∂b (Gb) and ∂F/∂w (Gw) of contact k, with F the force on j (pairs: F = f n,
  * b and w the relative displacement and velocity of j with respect to i) or on
- * the disc (walls: F = f m, b and w its own). 2×2 row-major.
+ * the disc (walls: F = f m, b and w its own). dim×dim row-major.
  *   pairs: Gb = −f_δ n nᵀ − f_δ̇ n wᵀ(I − nnᵀ)/|a| + f (I − nnᵀ)/|a|, Gw = −f_δ̇ n nᵀ
  *   walls: Gb = −f_δ m mᵀ, Gw = −f_δ̇ m mᵀ
  * @return 0 when the contact exerts nothing (both zero).
@@ -25,66 +25,76 @@
 static int contact_blocks(const cr_pool *p, const double *y, const cr_pool_contact *k, double *Gb,
                           double *Gw)
 {
-    double delta, rate, nx, ny, dist, fd, fv;
-    cr_pl_geom(p, y, k, &delta, &rate, &nx, &ny, &dist);
+    double delta, rate, nv[3] = {0}, dist, fd, fv;
+    cr_pl_geom(p, y, k, &delta, &rate, nv, &dist);
     double f = cr_contact_force(cr_pl_law(p, k), delta, rate);
     cr_contact_partials(cr_pl_law(p, k), delta, rate, p->jac_floor * p->L, &fd, &fv);
     if (f == 0.0 && fd == 0.0 && fv == 0.0)
         return 0;
-    double nn[4] = {nx * nx, nx * ny, ny * nx, ny * ny};
+    int dim = p->dim, dd = dim * dim;
+    double nn[9] = {0};
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++)
+            nn[dim * a + b] = nv[a] * nv[b];
     if (cr_pl_is_wall(k)) {
-        for (int q = 0; q < 4; q++) {
+        for (int q = 0; q < dd; q++) {
             Gb[q] = -fd * nn[q];
             Gw[q] = -fv * nn[q];
         }
         return 1;
     }
-    size_t i = (size_t)k->i, j = (size_t)k->j;
-    double wx = p->V * (y[4 * j + 2] - y[4 * i + 2]), wy = p->V * (y[4 * j + 3] - y[4 * i + 3]);
-    double P[4] = {1 - nn[0], -nn[1], -nn[2], 1 - nn[3]};
-    double wP[2] = {wx * P[0] + wy * P[2], wx * P[1] + wy * P[3]};
-    double nv[2] = {nx, ny};
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++) {
-            Gb[2 * a + b] =
-                -fd * nn[2 * a + b] - fv * nv[a] * wP[b] / dist + f * P[2 * a + b] / dist;
-            Gw[2 * a + b] = -fv * nn[2 * a + b];
+    double w[3] = {0}, P[9] = {0}, wP[3] = {0};
+    cr_pl_rel_vel(p, y, (size_t)k->i, (size_t)k->j, w);
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++)
+            P[dim * a + b] = a == b ? 1 - nn[dim * a + b] : -nn[dim * a + b];
+    for (int b = 0; b < dim; b++) { /* wᵀ P, summed in component order */
+        wP[b] = w[0] * P[b];
+        for (int a = 1; a < dim; a++)
+            wP[b] += w[a] * P[dim * a + b];
+    }
+    for (int a = 0; a < dim; a++)
+        for (int b = 0; b < dim; b++) {
+            Gb[dim * a + b] =
+                -fd * nn[dim * a + b] - fv * nv[a] * wP[b] / dist + f * P[dim * a + b] / dist;
+            Gw[dim * a + b] = -fv * nn[dim * a + b];
         }
     return 1;
 }
 
-/* Inverse of a 4×4 matrix by Gauss–Jordan with partial pivoting; 0 if singular. */
-static int invert4(const double *A, double *inv)
+/* Inverse of an s×s matrix (s ≤ 6) by Gauss–Jordan with partial pivoting; 0 if
+ * singular. */
+static int invert_block(const double *A, double *inv, int s)
 {
-    double M[4][8];
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 8; c++)
-            M[r][c] = c < 4 ? A[4 * r + c] : (c - 4 == r);
-    for (int c = 0; c < 4; c++) {
+    double M[6][12];
+    for (int r = 0; r < s; r++)
+        for (int c = 0; c < 2 * s; c++)
+            M[r][c] = c < s ? A[s * r + c] : (c - s == r);
+    for (int c = 0; c < s; c++) {
         int piv = c;
-        for (int r = c + 1; r < 4; r++)
+        for (int r = c + 1; r < s; r++)
             if (fabs(M[r][c]) > fabs(M[piv][c]))
                 piv = r;
         if (M[piv][c] == 0.0)
             return 0;
-        for (int q = 0; q < 8; q++) {
+        for (int q = 0; q < 2 * s; q++) {
             double t = M[c][q];
             M[c][q] = M[piv][q];
             M[piv][q] = t;
         }
         double d = M[c][c];
-        for (int q = 0; q < 8; q++)
+        for (int q = 0; q < 2 * s; q++)
             M[c][q] /= d;
-        for (int r = 0; r < 4; r++)
+        for (int r = 0; r < s; r++)
             if (r != c) {
                 double f = M[r][c];
-                for (int q = 0; q < 8; q++)
+                for (int q = 0; q < 2 * s; q++)
                     M[r][q] -= f * M[c][q];
             }
     }
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
-            inv[4 * r + c] = M[r][c + 4];
+    for (int r = 0; r < s; r++)
+        for (int c = 0; c < s; c++)
+            inv[s * r + c] = M[r][c + s];
     return 1;
 }
 
@@ -97,16 +107,17 @@ static void pblock_add(const cr_pool *p, const cr_pool_contact *k, const double 
         size_t d = ends[e];
         if (d == (size_t)-1)
             continue;
-        double *b = p->pblock + 16 * cr_pl_cpos(p, d);
-        for (int a = 0; a < 2; a++)
-            for (int c = 0; c < 2; c++) {
-                b[(2 + a) * 4 + c] += p->accel[d] * p->L * Gb[2 * a + c];
-                b[(2 + a) * 4 + 2 + c] += p->accel[d] * p->V * Gw[2 * a + c];
+        size_t sd = p->sd, dim = (size_t)p->dim;
+        double *b = p->pblock + sd * sd * cr_pl_cpos(p, d);
+        for (size_t a = 0; a < dim; a++)
+            for (size_t c = 0; c < dim; c++) {
+                b[(dim + a) * sd + c] += p->accel[d] * p->L * Gb[dim * a + c];
+                b[(dim + a) * sd + dim + c] += p->accel[d] * p->V * Gw[dim * a + c];
             }
     }
 }
 
-/* GMRES preconditioner: per integrated disc, the 4×4 diagonal block of I − γJ
+/* GMRES preconditioner: per integrated disc, the sd×sd diagonal block of I − γJ
  * (its own displacement and velocity coupling through every contact it has),
  * inverted. */
 static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, sunbooleantype *jcur,
@@ -116,12 +127,13 @@ static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, s
     cr_pool *p = user;
     const double *y = cr_pl_full_state(p, t, yv);
     double *B = p->pblock;
+    size_t sd = p->sd, dim = (size_t)p->dim, bs = sd * sd;
     /* start from J's own part: ḋ = v */
     for (size_t a = 0; a < p->na; a++) {
-        double *b = B + 16 * a;
-        memset(b, 0, 16 * sizeof(double));
-        b[0 * 4 + 2] = 1.0;
-        b[1 * 4 + 3] = 1.0;
+        double *b = B + bs * a;
+        memset(b, 0, bs * sizeof(double));
+        for (size_t d = 0; d < dim; d++)
+            b[d * sd + dim + d] = 1.0;
     }
     /* in a region the contacts between active discs (cr_pl_rhs) */
     size_t nk = p->region ? p->nq : p->nslots;
@@ -129,15 +141,15 @@ static int psetup(sunrealtype t, N_Vector yv, N_Vector fy, sunbooleantype jok, s
         long id = p->region ? p->qc[s] : p->slot_contact[s];
         if (id < 0)
             continue;
-        double Gb[4], Gw[4];
+        double Gb[9] = {0}, Gw[9] = {0};
         if (contact_blocks(p, y, &p->c[id], Gb, Gw))
             pblock_add(p, &p->c[id], Gb, Gw);
     }
     for (size_t a = 0; a < p->na; a++) {
-        double *b = B + 16 * a, M[16];
-        for (int q = 0; q < 16; q++)
-            M[q] = (q % 5 == 0 ? 1.0 : 0.0) - gamma * b[q];
-        if (!invert4(M, b))
+        double *b = B + bs * a, M[36];
+        for (size_t q = 0; q < bs; q++)
+            M[q] = (q % (sd + 1) == 0 ? 1.0 : 0.0) - gamma * b[q];
+        if (!invert_block(M, b, (int)sd))
             return 1; /* recoverable: CVODE retries with a smaller step */
     }
     *jcur = SUNTRUE;
@@ -153,11 +165,15 @@ static int psolve(sunrealtype t, N_Vector yv, N_Vector fy, N_Vector rv, N_Vector
         return -1; /* abandon the step (stoppable_rhs) */
     const double *r = N_VGetArrayPointer(rv);
     double *z = N_VGetArrayPointer(zv);
+    size_t sd = p->sd;
     for (size_t i = 0; i < p->na; i++) {
-        const double *b = p->pblock + 16 * i, *ri = r + 4 * i;
-        for (int a = 0; a < 4; a++)
-            z[4 * i + (size_t)a] = b[4 * a] * ri[0] + b[4 * a + 1] * ri[1] + b[4 * a + 2] * ri[2] +
-                                   b[4 * a + 3] * ri[3];
+        const double *b = p->pblock + sd * sd * i, *ri = r + sd * i;
+        for (size_t a = 0; a < sd; a++) {
+            double s = b[sd * a] * ri[0]; /* summed in order, as the 4×4 product was */
+            for (size_t c = 1; c < sd; c++)
+                s += b[sd * a + c] * ri[c];
+            z[sd * i + a] = s;
+        }
     }
     return 0;
 }
@@ -186,16 +202,17 @@ static void add(SUNMatrix J, size_t row, size_t col, double v)
         SM_DATA_S(J)[k] += v;
 }
 
-/* adds s·G (2×2, row-major) to rows of body `rb` (velocity rows) and columns
- * `cb` + off (off 0: displacement columns, 2: velocity columns) */
+/* adds s·G (dim×dim, row-major) to rows of body `rb` (velocity rows) and columns
+ * `cb` + off (off 0: displacement columns, dim: velocity columns) */
 static void add_block(const cr_pool *p, SUNMatrix J, size_t rb, size_t cb, size_t off, double s,
                       const double *G)
 {
+    size_t sd = p->sd, dim = (size_t)p->dim;
     rb = cr_pl_cpos(p, rb);
     cb = cr_pl_cpos(p, cb);
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++)
-            add(J, 4 * rb + 2 + (size_t)a, 4 * cb + off + (size_t)b, s * G[2 * a + b]);
+    for (size_t a = 0; a < dim; a++)
+        for (size_t b = 0; b < dim; b++)
+            add(J, sd * rb + dim + a, sd * cb + off + b, s * G[dim * a + b]);
 }
 
 static int cmp_size(const void *a, const void *b)
@@ -245,43 +262,43 @@ static int warm_neighbours(const cr_pool *p, size_t **start, size_t **list)
     return CR_OK;
 }
 
-/* The four columns of the integrated disc at place a (disc i, whose warm
+/* The sd columns of the integrated disc at place a (disc i, whose warm
  * neighbours are nb[st[i] … st[i + 1])) from row index @p at: its own rows
- * 4a … 4a + 3 merged in order with the neighbours' velocity rows 4b + 2,
- * 4b + 3. @return the next free row index. */
+ * sd a … sd a + sd − 1 merged in order with the neighbours' velocity rows
+ * sd b + dim … sd b + sd − 1. @return the next free row index. */
 static sunindextype pattern_columns(const cr_pool *p, size_t a, size_t i, const size_t *st,
                                     const size_t *nb, sunindextype at)
 {
     sunindextype *pp = p->pat_ptr, *pi = p->pat_idx;
-    for (int col = 0; col < 4; col++) {
-        pp[4 * a + (size_t)col] = at;
+    size_t sd = p->sd, dim = (size_t)p->dim;
+    for (size_t col = 0; col < sd; col++) {
+        pp[sd * a + col] = at;
         int own = 0;
         for (size_t k = st[i]; k <= st[i + 1]; k++) {
             size_t b = k < st[i + 1] ? cr_pl_cpos(p, nb[k]) : (size_t)-1;
             if (!own && (b == (size_t)-1 || b > a)) {
-                for (int rr = 0; rr < 4; rr++)
-                    pi[at++] = (sunindextype)(4 * a + (size_t)rr);
+                for (size_t rr = 0; rr < sd; rr++)
+                    pi[at++] = (sunindextype)(sd * a + rr);
                 own = 1;
             }
-            if (b != (size_t)-1) {
-                pi[at++] = (sunindextype)(4 * b + 2);
-                pi[at++] = (sunindextype)(4 * b + 3);
-            }
+            if (b != (size_t)-1)
+                for (size_t d = 0; d < dim; d++)
+                    pi[at++] = (sunindextype)(sd * b + dim + d);
         }
     }
     return at;
 }
 
 /* The CSC pattern into p->pat_ptr, p->pat_idx: the column block of disc i
- * holds its own 4 rows and the velocity rows of its warm neighbours, in
+ * holds its own sd rows and the velocity rows of its warm neighbours, in
  * increasing row order. */
 static int lay_pattern(cr_pool *p)
 {
     size_t n = p->n, na = p->na, *st, *nb;
     if (warm_neighbours(p, &st, &nb) != CR_OK)
         return CR_ERR_NOMEM;
-    size_t nnz = 16 * na + 8 * st[n];
-    sunindextype *pp = realloc(p->pat_ptr, (4 * na + 1) * sizeof(sunindextype));
+    size_t sd = p->sd, nnz = sd * sd * na + sd * (size_t)p->dim * st[n];
+    sunindextype *pp = realloc(p->pat_ptr, (sd * na + 1) * sizeof(sunindextype));
     if (pp)
         p->pat_ptr = pp;
     sunindextype *pi = pp ? realloc(p->pat_idx, nnz * sizeof(sunindextype)) : NULL;
@@ -296,7 +313,7 @@ static int lay_pattern(cr_pool *p)
      * order: the neighbours' rows stay sorted */
     for (size_t a = 0; a < na; a++)
         at = pattern_columns(p, a, p->region ? p->act[a] : a, st, nb, at);
-    pp[4 * na] = at;
+    pp[sd * na] = at;
     p->pat_nnz = (size_t)at;
     p->pattern_stale = 0;
     free(st);
@@ -320,7 +337,7 @@ static int jac_pattern(cr_pool *p, SUNMatrix J)
                                          SUNKLU_REINIT_PARTIAL) != SUNLS_SUCCESS)
             return -1;
     }
-    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (4 * p->na + 1) * sizeof(sunindextype));
+    memcpy(SM_INDEXPTRS_S(J), p->pat_ptr, (p->sd * p->na + 1) * sizeof(sunindextype));
     memcpy(SM_INDEXVALS_S(J), p->pat_idx, p->pat_nnz * sizeof(sunindextype));
     memset(SM_DATA_S(J), 0, p->pat_nnz * sizeof(double));
     return 0;
@@ -331,22 +348,22 @@ static int jac_pattern(cr_pool *p, SUNMatrix J)
 static void jac_contact(const cr_pool *p, SUNMatrix J, const cr_pool_contact *k, const double *Gb,
                         const double *Gw)
 {
-    size_t i = (size_t)k->i;
+    size_t i = (size_t)k->i, v = (size_t)p->dim; /* v: the velocity columns */
     if (cr_pl_is_wall(k)) {
         add_block(p, J, i, i, 0, p->accel[i] * p->L, Gb);
-        add_block(p, J, i, i, 2, p->accel[i] * p->V, Gw);
+        add_block(p, J, i, i, v, p->accel[i] * p->V, Gw);
         return;
     }
     size_t j = (size_t)k->j;
     double aj = p->accel[j], ai = p->accel[i];
     add_block(p, J, j, j, 0, aj * p->L, Gb);
     add_block(p, J, j, i, 0, -aj * p->L, Gb);
-    add_block(p, J, j, j, 2, aj * p->V, Gw);
-    add_block(p, J, j, i, 2, -aj * p->V, Gw);
+    add_block(p, J, j, j, v, aj * p->V, Gw);
+    add_block(p, J, j, i, v, -aj * p->V, Gw);
     add_block(p, J, i, j, 0, -ai * p->L, Gb);
     add_block(p, J, i, i, 0, ai * p->L, Gb);
-    add_block(p, J, i, j, 2, -ai * p->V, Gw);
-    add_block(p, J, i, i, 2, ai * p->V, Gw);
+    add_block(p, J, i, j, v, -ai * p->V, Gw);
+    add_block(p, J, i, i, v, ai * p->V, Gw);
 }
 
 int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, N_Vector t1,
@@ -357,13 +374,13 @@ int cr_pl_jac(sunrealtype t, N_Vector yv, N_Vector fy, SUNMatrix J, void *user, 
     const double *y = cr_pl_full_state(p, t, yv);
     if (jac_pattern(p, J))
         return -1;
-    for (size_t a = 0; a < p->na; a++) {
-        add(J, 4 * a, 4 * a + 2, 1.0);
-        add(J, 4 * a + 1, 4 * a + 3, 1.0);
-    }
+    size_t sd = p->sd, dim = (size_t)p->dim;
+    for (size_t a = 0; a < p->na; a++)
+        for (size_t d = 0; d < dim; d++)
+            add(J, sd * a + d, sd * a + dim + d, 1.0);
     for (size_t q = 0; q < p->nq; q++) { /* the warm contacts: the others exert nothing */
         const cr_pool_contact *k = &p->c[p->qc[q]];
-        double Gb[4], Gw[4];
+        double Gb[9] = {0}, Gw[9] = {0};
         if (contact_blocks(p, y, k, Gb, Gw))
             jac_contact(p, J, k, Gb, Gw);
     }
@@ -382,7 +399,7 @@ static SUNMatrix klu_pattern(cr_pool *p)
 {
     if (lay_pattern(p) != CR_OK)
         return NULL;
-    sunindextype ny = (sunindextype)(4 * p->na);
+    sunindextype ny = (sunindextype)(p->sd * p->na);
     SUNMatrix A = SUNSparseMatrix(ny, ny, (sunindextype)p->pat_nnz, CSC_MAT, p->ctx);
     if (!A)
         return NULL;
@@ -461,7 +478,7 @@ int cr_pl_attach_solver(cr_pool *p)
     }
     if (!use_gmres(p))
         return attach_klu(p);
-    if (!p->pblock && !(p->pblock = malloc(16 * p->n * sizeof(double))))
+    if (!p->pblock && !(p->pblock = malloc(p->sd * p->sd * p->n * sizeof(double))))
         return CV_MEM_FAIL;
     p->LS = SUNLinSol_SPGMR(p->ya, SUN_PREC_LEFT, 30, p->ctx);
     int flag = p->LS ? CVodeSetLinearSolver(p->cvode, p->LS, NULL) : CV_MEM_FAIL;

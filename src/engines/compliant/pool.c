@@ -1,10 +1,11 @@
 /*
- * Planar pools: CVODES over discs, Newton with a sparse (KLU) or matrix-free
- * (GMRES) Jacobian, or Adams with fixed-point iteration (no Jacobian). This
- * file: the engine's creation from a model, its scales and the setters; the
- * other jobs live in src/pool-*.c (the list is in pool-priv.h).
+ * Pools of discs (dim 2) or spheres (dim 3): CVODES over the bodies, Newton with a sparse (KLU) or
+ * matrix-free (GMRES) Jacobian, or Adams with fixed-point iteration (no Jacobian). This file: the
+ * engine's creation from a model, its scales and the setters; the other jobs live in src/pool-*.c
+ * (the list is in pool-priv.h).
  *
- * State (scaled): per disc (dx, dy)/δ* displacement from the start and (vx, vy)/V.
+ * State (scaled): per disc its displacement from the start /δ* and velocity /V,
+ * dim components each (pool-priv.h).
  * The overlap of a pair is computed without cancellation from the initial
  * relative position a₀ and the relative displacement b:
  *   δ = R − |a₀ + b| = (R² − |a₀|² − 2a₀·b − |b|²) / (R + |a₀ + b|),
@@ -55,12 +56,11 @@ void cr_pool_destroy(cr_pool *p)
         return;
     free_integrator(p);
     cr_model_destroy(p->model);
-    void *arrays[] = {
-        p->m,      p->r,          p->x0,   p->y0,  p->vx0,     p->vy0,     p->accel,
-        p->wnx,    p->wny,        p->woff, p->c,   p->found,   p->sbuf,    p->slot_contact,
-        p->dref,   p->rootsfound, p->glo,  p->ghi, p->clo,     p->chi,     p->cmid,
-        p->cand,   p->guide,      p->qc,   p->hot, p->pat_ptr, p->pat_idx, p->pblock,
-        p->events, p->ysub,       p->ysave};
+    void *arrays[] = {p->m,          p->r,      p->x0,    p->v0,    p->accel,        p->wn,
+                      p->woff,       p->c,      p->found, p->sbuf,  p->slot_contact, p->dref,
+                      p->rootsfound, p->glo,    p->ghi,   p->clo,   p->chi,          p->cmid,
+                      p->cand,       p->guide,  p->qc,    p->hot,   p->pat_ptr,      p->pat_idx,
+                      p->pblock,     p->events, p->ysub,  p->ysave, p->fixed};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free(p->laws);
@@ -87,6 +87,8 @@ static double bound_scale(const cr_pool *p, double L)
     const cr_model *md = p->model;
     double m1 = INFINITY, m2 = INFINITY, amin = INFINITY, V2 = p->V * p->V, E, nu;
     for (size_t i = 0; i < p->n; i++) {
+        if (p->fixed[i])
+            continue; /* its mass is not used */
         m2 = fmin(m2, fmax(m1, p->m[i]));
         m1 = fmin(m1, p->m[i]);
         if (cr_model_material(md, i, &E, &nu))
@@ -114,15 +116,23 @@ static double bound_scale(const cr_pool *p, double L)
  * law sets it), time δ* /V. */
 static void choose_scales(cr_pool *p)
 {
-    double vmax = 0.0, vxm = 0, vym = 0, mmin = INFINITY;
+    int dim = p->dim;
+    double vmax = 0.0, vm[3] = {0, 0, 0}, mmin = INFINITY;
     for (size_t i = 0; i < p->n; i++) {
-        vxm += p->vx0[i] / (double)p->n;
-        vym += p->vy0[i] / (double)p->n;
-        mmin = fmin(mmin, p->m[i]);
+        for (int d = 0; d < dim; d++)
+            vm[d] += p->v0[(size_t)dim * i + (size_t)d] / (double)p->n;
+        if (!p->fixed[i])
+            mmin = fmin(mmin, p->m[i]);
     }
-    for (size_t i = 0; i < p->n; i++)
-        vmax = fmax(vmax, hypot(p->vx0[i] - vxm, p->vy0[i] - vym));
-    p->V = 2.0 * fmax(vmax, hypot(vxm, vym));
+    if (!isfinite(mmin)) /* every body fixed: nothing moves; any scale will do */
+        mmin = p->m[0];
+    for (size_t i = 0; i < p->n; i++) {
+        double dv[3] = {0};
+        for (int d = 0; d < dim; d++)
+            dv[d] = p->v0[(size_t)dim * i + (size_t)d] - vm[d];
+        vmax = fmax(vmax, cr_pl_norm(dv, dim));
+    }
+    p->V = 2.0 * fmax(vmax, cr_pl_norm(vm, dim));
     if (!(p->V > 0.0))
         p->V = 1.0;
     double L = INFINITY, *args[2] = {&L, &p->V};
@@ -138,48 +148,39 @@ static void choose_scales(cr_pool *p)
     p->Pscale = mmin * p->V;
     p->Escale = mmin * p->V * p->V;
     for (size_t i = 0; i < p->n; i++)
-        p->accel[i] = p->T / (p->V * p->m[i]);
+        p->accel[i] = p->fixed[i] ? 0.0 : p->T / (p->V * p->m[i]);
 }
 
 /* Per-disc arrays and walls from the engine's own model. */
 static int load_model(cr_pool *p)
 {
     const cr_model *md = p->model;
-    size_t n = p->n = cr_model_body_count(md);
-    double **arr[] = {&p->m, &p->r, &p->x0, &p->y0, &p->vx0, &p->vy0, &p->accel};
+    size_t n = p->n = cr_model_body_count(md), dim = (size_t)p->dim;
+    double **arr[] = {&p->m, &p->r, &p->accel};
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++)
         if (!(*arr[k] = malloc(n * sizeof(double))))
             return CR_ERR_NOMEM;
-    if (!(p->dref = calloc(2 * n, sizeof(double))))
+    p->x0 = malloc(dim * n * sizeof(double));
+    p->v0 = malloc(dim * n * sizeof(double));
+    p->fixed = calloc(n ? n : 1, 1);
+    if (!p->x0 || !p->v0 || !p->fixed || !(p->dref = calloc(dim * n, sizeof(double))))
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
-        double x[2], v[2];
-        cr_model_get_body(md, i, x, v);
+        p->fixed[i] = (char)(cr_model_is_fixed(md, i) != 0);
+        cr_model_get_body(md, i, p->x0 + dim * i, p->v0 + dim * i);
         p->m[i] = cr_model_mass(md, i);
         p->r[i] = cr_model_radius(md, i);
-        p->x0[i] = x[0];
-        p->y0[i] = x[1];
-        p->vx0[i] = v[0];
-        p->vy0[i] = v[1];
         p->rmax = fmax(p->rmax, p->r[i]);
     }
     size_t nw = cr_model_plane_count(md);
-    p->wnx = malloc((nw + 1) * sizeof(double));
-    p->wny = malloc((nw + 1) * sizeof(double));
+    p->wn = malloc(dim * (nw + 1) * sizeof(double));
     p->woff = malloc((nw + 1) * sizeof(double));
-    if (!p->wnx || !p->wny || !p->woff)
+    if (!p->wn || !p->woff)
         return CR_ERR_NOMEM;
-    for (size_t w = 0; w < nw; w++) {
-        double nrm[2];
-        cr_model_get_plane(md, w, nrm, &p->woff[w]);
-        p->wnx[w] = nrm[0];
-        p->wny[w] = nrm[1];
-    }
+    for (size_t w = 0; w < nw; w++)
+        cr_model_get_plane(md, w, p->wn + dim * w, &p->woff[w]);
     p->nw = nw;
-    double g[2];
-    cr_model_get_gravity_vector(md, g);
-    p->gx = g[0];
-    p->gy = g[1];
+    cr_model_get_gravity_vector(md, p->g);
     return CR_OK;
 }
 
@@ -203,8 +204,9 @@ static void load_settings(cr_pool *p)
 
 cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msglen)
 {
-    if (!model || cr_model_dimension(model) != 2) {
-        cr_set_msg(msg, msglen, "a pool is built from a model of dimension 2");
+    int dim = model ? cr_model_dimension(model) : 0;
+    if (dim != 2 && dim != 3) {
+        cr_set_msg(msg, msglen, "a pool is built from a model of dimension 2 or 3");
         return NULL;
     }
     if (cr_model_validate(model, msg, msglen) != CR_OK)
@@ -216,6 +218,11 @@ cr_pool *cr_pool_create_from_model(const cr_model *model, char *msg, size_t msgl
         return NULL;
     }
     cr_pool *p = calloc(1, sizeof(*p));
+    if (p) {
+        p->dim = dim;
+        p->sd = 2 * (size_t)dim;
+        p->nqv = 1 + (size_t)dim;
+    }
     if (!p || !(p->model = cr_model_copy(model)) || load_model(p) != CR_OK) {
         cr_set_msg(msg, msglen, "out of memory");
         cr_pool_destroy(p);
@@ -248,48 +255,44 @@ cr_pool *cr_pool_create(size_t n, const cr_disc *d, const cr_contact_params *law
     return p;
 }
 
-int cr_pool_add_wall(cr_pool *p, double nx, double ny, double offset)
+int cr_pool_add_wall(cr_pool *p, const double *normal, double offset)
 {
-    return cr_pool_add_wall_law(p, nx, ny, offset, NULL);
+    return cr_pool_add_wall_law(p, normal, offset, NULL);
 }
 
-int cr_pool_add_wall_law(cr_pool *p, double nx, double ny, double offset,
+int cr_pool_add_wall_law(cr_pool *p, const double *normal, double offset,
                          const cr_contact_params *law)
 {
-    CR_CHECK(p && (!law || cr_contact_params_check(law) == CR_OK), p ? p->err : NULL,
+    CR_CHECK(p && normal && (!law || cr_contact_params_check(law) == CR_OK), p ? p->err : NULL,
              CR_ERR_INVALID);
-    CR_CHECK(p && !p->ran && isfinite(nx) && isfinite(ny) && isfinite(offset) &&
-                 hypot(nx, ny) > 0.0,
-             p ? p->err : NULL, CR_ERR_INVALID);
-    double len = hypot(nx, ny);
-    nx /= len;
-    ny /= len;
+    int dim = p->dim;
+    double len = cr_pl_norm(normal, dim), nrm[3] = {0};
+    CR_CHECK(!p->ran && isfinite(len) && isfinite(offset) && len > 0.0, p->err, CR_ERR_INVALID);
+    for (int d = 0; d < dim; d++)
+        nrm[d] = normal[d] / len;
     offset /= len;
     for (size_t i = 0; i < p->n; i++) {
-        double ov = offset + p->r[i] - (nx * p->x0[i] + ny * p->y0[i]);
+        double ov = offset + p->r[i] - cr_pl_dot(nrm, p->x0 + (size_t)dim * i, dim);
         if (ov > CR_GEOM_TOL * p->r[i]) {
             cr_set_msg(p->err, sizeof p->err,
-                       "disc %zu lies outside the wall n = (%g, %g), offset %g (overlap %g m)", i,
-                       nx, ny, offset, ov);
+                       "disc %zu lies outside the wall with unit normal (%g, %g%s), offset %g "
+                       "(overlap %g m)",
+                       i, nrm[0], nrm[1], dim == 3 ? ", ..." : "", offset, ov);
             return CR_ERR_MODEL;
         }
     }
-    double nrm[2] = {nx, ny};
     int w = cr_model_add_plane(p->model, nrm, offset, law);
     if (w < 0)
         return w;
-    double *a[3] = {p->wnx, p->wny, p->woff};
-    for (int k = 0; k < 3; k++) {
-        double *q = realloc(a[k], (p->nw + 1) * sizeof(double));
-        if (!q)
-            return CR_ERR_NOMEM;
-        a[k] = q;
-    }
-    p->wnx = a[0];
-    p->wny = a[1];
-    p->woff = a[2];
-    p->wnx[p->nw] = nx;
-    p->wny[p->nw] = ny;
+    double *wn = realloc(p->wn, (size_t)dim * (p->nw + 1) * sizeof(double));
+    if (wn)
+        p->wn = wn;
+    double *wo = wn ? realloc(p->woff, (p->nw + 1) * sizeof(double)) : NULL;
+    if (!wo)
+        return CR_ERR_NOMEM;
+    p->woff = wo;
+    for (int d = 0; d < dim; d++)
+        p->wn[(size_t)dim * p->nw + (size_t)d] = nrm[d];
     p->woff[p->nw] = offset;
     p->nw++;
     choose_scales(p); /* a stiffer wall sets a smaller characteristic overlap */

@@ -7,8 +7,9 @@
 #include "cradle/engine.h"
 #include "cradle/laws.h"
 
-extern const cr_engine_ops cr_rigid_engine;      /* rigid.c: chains */
-extern const cr_engine_ops cr_rigid_pool_engine; /* rigid-pool.c: pools */
+extern const cr_engine_ops cr_rigid_engine;       /* rigid.c: chains */
+extern const cr_engine_ops cr_rigid_pool_engine;  /* rigid-pool.c: pools (dim 2) */
+extern const cr_engine_ops cr_rigid_pool3_engine; /* rigid-pool.c: the same in dim 3 */
 
 /* Build the engine for @p model with @p law and its parameters @p p; NULL with
  * the reason in @p msg. */

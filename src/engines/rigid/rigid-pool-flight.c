@@ -1,5 +1,7 @@
 /*
- * The rigid pool between impacts: free flight and discs resting on walls.
+ * The rigid pool between impacts: free flight and discs (spheres) resting on
+ * walls, in dim D = 2 or 3 (vectors of D components; a wall is a half-plane
+ * or a half-space n·p ≥ o).
  *
  * Free flight is exact: under no field every disc moves on a straight line,
  * under uniform gravity on a parabola, and a disc resting on a wall slides
@@ -25,21 +27,26 @@
 
 void cr_rp_geometry(const cr_rigid_pool *r, size_t i, long j, double *gap, double *n, double *gamma)
 {
-    const double *pi = &r->p[2 * i], *vi = &r->v[2 * i];
+    int D = r->dim;
+    const double *pi = &r->p[(size_t)D * i], *vi = &r->v[(size_t)D * i];
     if (j < 0) {
         size_t w = CR_WALL_INDEX(j);
-        n[0] = r->wn[2 * w];
-        n[1] = r->wn[2 * w + 1];
-        *gap = n[0] * pi[0] + n[1] * pi[1] - r->radius[i] - r->wo[w];
-        *gamma = n[0] * vi[0] + n[1] * vi[1];
+        memcpy(n, &r->wn[(size_t)D * w], (size_t)D * sizeof(double));
+        *gap = cr_rp_dot(n, pi, D) - r->radius[i] - r->wo[w];
+        *gamma = cr_rp_dot(n, vi, D);
         return;
     }
-    const double *pj = &r->p[2 * j], *vj = &r->v[2 * j];
-    double dx = pj[0] - pi[0], dy = pj[1] - pi[1], dist = hypot(dx, dy);
-    n[0] = dist > 0.0 ? dx / dist : 1.0;
-    n[1] = dist > 0.0 ? dy / dist : 0.0;
+    const double *pj = &r->p[(size_t)D * (size_t)j], *vj = &r->v[(size_t)D * (size_t)j];
+    double dp[3] = {0.0, 0.0, 0.0}, dv[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < D; d++) {
+        dp[d] = pj[d] - pi[d];
+        dv[d] = vj[d] - vi[d];
+    }
+    double dist = cr_rp_norm(dp, D);
+    for (int d = 0; d < D; d++)
+        n[d] = dist > 0.0 ? dp[d] / dist : (d == 0 ? 1.0 : 0.0);
     *gap = dist - r->radius[i] - r->radius[j];
-    *gamma = n[0] * (vj[0] - vi[0]) + n[1] * (vj[1] - vi[1]);
+    *gamma = cr_rp_dot(n, dv, D);
 }
 
 double cr_rp_tolerance(const cr_rigid_pool *r, size_t i, long j)
@@ -170,28 +177,30 @@ static double first_closing(const double *c, int deg, double S)
 /* Closing time of discs i, j within S (f = |D(s)|² − R², D = d + w s + ½ A s²). */
 static double pair_closing(const cr_rigid_pool *r, size_t i, size_t j, double S)
 {
-    double d[2], w[2], A[2], R = r->radius[i] + r->radius[j];
-    for (int k = 0; k < 2; k++) {
-        d[k] = r->p[2 * j + k] - r->p[2 * i + k];
-        w[k] = r->v[2 * j + k] - r->v[2 * i + k];
-        A[k] = 0.5 * (r->acc[2 * j + k] - r->acc[2 * i + k]);
+    int D = r->dim;
+    double d[3] = {0.0, 0.0, 0.0}, w[3] = {0.0, 0.0, 0.0}, A[3] = {0.0, 0.0, 0.0};
+    double R = r->radius[i] + r->radius[j];
+    for (int k = 0; k < D; k++) {
+        d[k] = r->p[(size_t)D * j + (size_t)k] - r->p[(size_t)D * i + (size_t)k];
+        w[k] = r->v[(size_t)D * j + (size_t)k] - r->v[(size_t)D * i + (size_t)k];
+        A[k] = 0.5 * (r->acc[(size_t)D * j + (size_t)k] - r->acc[(size_t)D * i + (size_t)k]);
     }
-    double dw = d[0] * w[0] + d[1] * w[1];
-    if (A[0] == 0.0 && A[1] == 0.0 && dw >= 0.0)
+    double dw = cr_rp_dot(d, w, D);
+    if (A[0] == 0.0 && A[1] == 0.0 && A[2] == 0.0 && dw >= 0.0)
         return INFINITY; /* linear relative motion, not approaching: never closes */
-    double c[5] = {d[0] * d[0] + d[1] * d[1] - R * R, 2.0 * dw,
-                   w[0] * w[0] + w[1] * w[1] + 2.0 * (d[0] * A[0] + d[1] * A[1]),
-                   2.0 * (w[0] * A[0] + w[1] * A[1]), A[0] * A[0] + A[1] * A[1]};
+    double c[5] = {cr_rp_dot(d, d, D) - R * R, 2.0 * dw,
+                   cr_rp_dot(w, w, D) + 2.0 * cr_rp_dot(d, A, D), 2.0 * cr_rp_dot(w, A, D),
+                   cr_rp_dot(A, A, D)};
     return first_closing(c, 4, S);
 }
 
 /* Closing time of disc i with wall w within S. */
 static double wall_closing(const cr_rigid_pool *r, size_t i, size_t w, double S)
 {
-    const double *n = &r->wn[2 * w];
-    double c[3] = {n[0] * r->p[2 * i] + n[1] * r->p[2 * i + 1] - r->radius[i] - r->wo[w],
-                   n[0] * r->v[2 * i] + n[1] * r->v[2 * i + 1],
-                   0.5 * (n[0] * r->acc[2 * i] + n[1] * r->acc[2 * i + 1])};
+    size_t D = (size_t)r->dim;
+    const double *n = &r->wn[D * w];
+    double c[3] = {cr_rp_dot(n, &r->p[D * i], r->dim) - r->radius[i] - r->wo[w],
+                   cr_rp_dot(n, &r->v[D * i], r->dim), 0.5 * cr_rp_dot(n, &r->acc[D * i], r->dim)};
     return first_closing(c, 2, S);
 }
 
@@ -199,7 +208,8 @@ static double wall_closing(const cr_rigid_pool *r, size_t i, size_t w, double S)
  * λ s. */
 void cr_rp_advance(cr_rigid_pool *r, double s)
 {
-    for (size_t k = 0; k < 2 * r->drv.nb; k++) {
+    size_t D = (size_t)r->dim;
+    for (size_t k = 0; k < D * r->drv.nb; k++) {
         r->p[k] += s * (r->v[k] + 0.5 * s * r->acc[k]);
         r->v[k] += s * r->acc[k];
     }
@@ -208,14 +218,15 @@ void cr_rp_advance(cr_rigid_pool *r, double s)
         if (!c->closed)
             continue;
         size_t w = CR_WALL_INDEX(c->j);
+        const double *n = &r->wn[D * w];
         c->P += c->lambda * s;
-        c->Pv[0] += c->lambda * s * r->wn[2 * w];
-        c->Pv[1] += c->lambda * s * r->wn[2 * w + 1];
+        for (size_t d = 0; d < D; d++)
+            c->Pv[d] += c->lambda * s * n[d];
         /* on the wall exactly: no drift of the gap over a long slide */
-        double *p = &r->p[2 * c->i], *n = &r->wn[2 * w];
-        double gap = n[0] * p[0] + n[1] * p[1] - r->radius[c->i] - r->wo[w];
-        p[0] -= gap * n[0];
-        p[1] -= gap * n[1];
+        double *p = &r->p[D * c->i];
+        double gap = cr_rp_dot(n, p, r->dim) - r->radius[c->i] - r->wo[w];
+        for (size_t d = 0; d < D; d++)
+            p[d] -= gap * n[d];
     }
 }
 
@@ -250,35 +261,36 @@ double cr_rp_next_closing(cr_rigid_pool *r, double S)
 static void land(cr_rigid_pool *r, size_t k)
 {
     cr_rp_contact *c = &r->c[k];
-    double gap, n[2], gamma;
+    int D = r->dim;
+    double gap, n[3], gamma;
     cr_rp_geometry(r, c->i, c->j, &gap, n, &gamma);
     double ia = 1.0 / r->mass[c->i], ib = c->j >= 0 ? 1.0 / r->mass[c->j] : 0.0;
     double P = -gamma / (ia + ib), T0 = 0.0, T1 = 0.0;
-    double *va = &r->v[2 * c->i], *vb = c->j >= 0 ? &r->v[2 * c->j] : NULL;
-    T0 = 0.5 * (va[0] * va[0] + va[1] * va[1]) / ia;
-    T0 += vb ? 0.5 * (vb[0] * vb[0] + vb[1] * vb[1]) / ib : 0.0;
+    double *va = &r->v[(size_t)D * c->i], *vb = c->j >= 0 ? &r->v[(size_t)D * (size_t)c->j] : NULL;
+    T0 = 0.5 * cr_rp_dot(va, va, D) / ia;
+    T0 += vb ? 0.5 * cr_rp_dot(vb, vb, D) / ib : 0.0;
     /* the wall's column is +n on the disc, a pair's −n on disc i */
     double sa = c->j >= 0 ? -1.0 : 1.0;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < D; d++) {
         va[d] += sa * P * ia * n[d];
         if (vb)
             vb[d] += P * ib * n[d];
     }
-    T1 = 0.5 * (va[0] * va[0] + va[1] * va[1]) / ia;
-    T1 += vb ? 0.5 * (vb[0] * vb[0] + vb[1] * vb[1]) / ib : 0.0;
+    T1 = 0.5 * cr_rp_dot(va, va, D) / ia;
+    T1 += vb ? 0.5 * cr_rp_dot(vb, vb, D) / ib : 0.0;
     c->P += P;
-    c->Pv[0] += P * n[0];
-    c->Pv[1] += P * n[1];
+    for (int d = 0; d < D; d++)
+        c->Pv[d] += P * n[d];
     r->drv.dissipated += T0 - T1;
 }
 
-/* Walls of disc i in touch (at most 8 looked at: a disc touches at most two
- * non-parallel lines in a corner, more only with repeated walls). */
+/* Walls of disc i in touch (at most 8 looked at: a disc touches at most D
+ * independent walls in a corner, more only with repeated walls). */
 static size_t walls_in_touch(cr_rigid_pool *r, size_t i, long *ids, size_t cap, int *rc)
 {
     size_t n = 0;
     for (size_t w = 0; w < r->nw && n < cap; w++) {
-        double gap, nn[2], gamma;
+        double gap, nn[3], gamma;
         cr_rp_geometry(r, i, CR_WALL_BODY(w), &gap, nn, &gamma);
         if (gap > cr_rp_tolerance(r, i, CR_WALL_BODY(w)))
             continue;
@@ -292,66 +304,124 @@ static size_t walls_in_touch(cr_rigid_pool *r, size_t i, long *ids, size_t cap, 
     return n;
 }
 
-/* Forces of the active set {x} or {x, y} of disc i's walls (y < 0: one wall)
- * that bring the normal accelerations to 0; @return 0 when a force is negative
- * or the walls are parallel. */
-static int active_forces(const cr_rigid_pool *r, size_t i, const double *nx, const double *ny,
-                         double *lam)
+/* Forces of three walls (a corner of half-spaces) that bring the normal
+ * accelerations to 0: G λ = b with G the Gram matrix of the unit normals, by
+ * Cramer's rule; @return 0 when the normals are dependent (one of a smaller
+ * set does). */
+static int corner_forces(const double *const nrm[3], const double *b, double *lam)
 {
-    double m = r->mass[i], bx = -m * (nx[0] * r->g[0] + nx[1] * r->g[1]);
+    double G[3][3];
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < 3; c++)
+            G[a][c] = cr_rp_dot(nrm[a], nrm[c], 3);
+    double det = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
+                 G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
+                 G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
+    if (det < 1e-12)
+        return 0;
+    for (int col = 0; col < 3; col++) {
+        double H[3][3];
+        memcpy(H, G, sizeof H);
+        for (int a = 0; a < 3; a++)
+            H[a][col] = b[a];
+        lam[col] = (H[0][0] * (H[1][1] * H[2][2] - H[1][2] * H[2][1]) -
+                    H[0][1] * (H[1][0] * H[2][2] - H[1][2] * H[2][0]) +
+                    H[0][2] * (H[1][0] * H[2][1] - H[1][1] * H[2][0])) /
+                   det;
+    }
+    return 1;
+}
+
+/* Forces of the active set {x}, {x, y} or (3-D) {x, y, z} of disc i's walls
+ * (NULL: fewer walls) that bring the normal accelerations to 0; @return 0
+ * when a force is negative or the walls are dependent. */
+static int active_forces(const cr_rigid_pool *r, size_t i, const double *nx, const double *ny,
+                         const double *nz, double *lam)
+{
+    int D = r->dim;
+    double m = r->mass[i], bx = -m * cr_rp_dot(nx, r->g, D);
     lam[0] = bx;
-    lam[1] = 0.0;
-    if (ny) {
-        double cxy = nx[0] * ny[0] + nx[1] * ny[1], det = 1.0 - cxy * cxy;
-        double by = -m * (ny[0] * r->g[0] + ny[1] * r->g[1]);
+    lam[1] = lam[2] = 0.0;
+    if (nz) {
+        const double *nrm[3] = {nx, ny, nz};
+        double b[3] = {bx, -m * cr_rp_dot(ny, r->g, D), -m * cr_rp_dot(nz, r->g, D)};
+        if (!corner_forces(nrm, b, lam))
+            return 0;
+    } else if (ny) {
+        double cxy = cr_rp_dot(nx, ny, D), det = 1.0 - cxy * cxy;
+        double by = -m * cr_rp_dot(ny, r->g, D);
         if (det < 1e-12)
             return 0; /* parallel walls: one of them does */
         lam[0] = (bx - cxy * by) / det;
         lam[1] = (by - cxy * bx) / det;
     }
-    return lam[0] >= 0.0 && lam[1] >= 0.0;
+    return lam[0] >= 0.0 && lam[1] >= 0.0 && lam[2] >= 0.0;
 }
 
 static const double *wall_normal(const cr_rigid_pool *r, long k)
 {
-    return &r->wn[2 * CR_WALL_INDEX(r->c[k].j)];
+    return &r->wn[(size_t)r->dim * CR_WALL_INDEX(r->c[k].j)];
+}
+
+/* Active set (x, y, z) of resting walls, as indices into ids with −1 for
+ * none, in increasing order: the sets the LCP tries (z only in 3-D). */
+static int active_set_valid(const cr_rigid_pool *r, const int *rest, long x, long y, long z)
+{
+    if ((x < 0 && y >= 0) || (y < 0 && z >= 0) || (z >= 0 && r->dim < 3))
+        return 0;
+    return (x < 0 || rest[x]) && (y < 0 || (y > x && rest[y])) && (z < 0 || (z > y && rest[z]));
+}
+
+/* The acceleration of disc i under the active set's forces lam; @return 1
+ * when it moves the disc into none of its resting walls. */
+static int active_accel(const cr_rigid_pool *r, size_t i, const double *const nrm[3],
+                        const double *lam, const long *ids, const int *rest, size_t n, double *acc)
+{
+    int D = r->dim;
+    double m = r->mass[i];
+    for (int d = 0; d < D; d++) {
+        double f = (nrm[0] ? lam[0] * nrm[0][d] : 0.0) + (nrm[1] ? lam[1] * nrm[1][d] : 0.0);
+        if (nrm[2])
+            f += lam[2] * nrm[2][d];
+        acc[d] = r->g[d] + f / m;
+    }
+    for (size_t q = 0; q < n; q++)
+        if (rest[q] && !(cr_rp_dot(wall_normal(r, ids[q]), acc, D) >= -r->a_tol))
+            return 0;
+    return 1;
 }
 
 /* The LCP at acceleration level of disc i on its walls ids in touch (γ
- * already 0 on those marked rest): the first active set, of no wall, one or
- * two resting walls, whose forces are ≥ 0 and whose acceleration moves the
- * disc into none of the resting walls. At most two walls act in the plane;
- * for n ≤ 2 independent normals one set always qualifies. */
+ * already 0 on those marked rest): the first active set, of no wall, one, two
+ * or (3-D) three resting walls, whose forces are ≥ 0 and whose acceleration
+ * moves the disc into none of the resting walls. At most D walls act; for
+ * n ≤ D independent normals one set always qualifies (G is positive
+ * definite: the LCP has a solution, found by enumeration). */
 static void rest_on_walls(cr_rigid_pool *r, size_t i, const long *ids, const int *rest, size_t n)
 {
-    double m = r->mass[i], *a = &r->acc[2 * i];
+    double *a = &r->acc[(size_t)r->dim * i];
     for (long x = -1; x < (long)n; x++)
-        for (long y = -1; y < (long)n; y++) {
-            if ((x >= 0 && !rest[x]) || (y >= 0 && (y <= x || !rest[y])) || (x < 0 && y >= 0))
-                continue;
-            double lam[2] = {0.0, 0.0}, acc[2] = {r->g[0], r->g[1]};
-            const double *nx = x >= 0 ? wall_normal(r, ids[x]) : NULL;
-            const double *ny = y >= 0 ? wall_normal(r, ids[y]) : NULL;
-            if (nx && !active_forces(r, i, nx, ny, lam))
-                continue;
-            for (int d = 0; d < 2; d++)
-                acc[d] += ((nx ? lam[0] * nx[d] : 0.0) + (ny ? lam[1] * ny[d] : 0.0)) / m;
-            int ok = 1;
-            for (size_t q = 0; q < n && ok; q++) {
-                const double *nq = wall_normal(r, ids[q]);
-                ok = !rest[q] || nq[0] * acc[0] + nq[1] * acc[1] >= -r->a_tol;
+        for (long y = -1; y < (long)n; y++)
+            for (long z = -1; z < (long)n; z++) {
+                if (!active_set_valid(r, rest, x, y, z))
+                    continue;
+                double lam[3] = {0.0, 0.0, 0.0}, acc[3];
+                const double *nrm[3] = {x >= 0 ? wall_normal(r, ids[x]) : NULL,
+                                        y >= 0 ? wall_normal(r, ids[y]) : NULL,
+                                        z >= 0 ? wall_normal(r, ids[z]) : NULL};
+                if (nrm[0] && !active_forces(r, i, nrm[0], nrm[1], nrm[2], lam))
+                    continue;
+                if (!active_accel(r, i, nrm, lam, ids, rest, n, acc))
+                    continue;
+                memcpy(a, acc, (size_t)r->dim * sizeof(double));
+                for (size_t q = 0; q < n; q++) {
+                    cr_rp_contact *c = &r->c[ids[q]];
+                    long sq = (long)q;
+                    c->lambda = sq == x ? lam[0] : sq == y ? lam[1] : sq == z ? lam[2] : 0.0;
+                    c->closed = c->lambda > 0.0;
+                }
+                return;
             }
-            if (!ok)
-                continue;
-            a[0] = acc[0];
-            a[1] = acc[1];
-            for (size_t q = 0; q < n; q++) {
-                cr_rp_contact *c = &r->c[ids[q]];
-                c->lambda = (long)q == x ? lam[0] : ((long)q == y ? lam[1] : 0.0);
-                c->closed = c->lambda > 0.0;
-            }
-            return;
-        }
 }
 
 /* A contact in touch at rest relative to its bodies: landing speeds (slower
@@ -368,18 +438,21 @@ static int discs_at_rest(cr_rigid_pool *r, int check_only)
 {
     for (size_t i = 0; i < r->drv.nb; i++)
         for (size_t j = i + 1; j < r->drv.nb; j++) {
-            double gap, n[2], gamma;
+            double gap, n[3], gamma, da[3] = {0.0, 0.0, 0.0};
             cr_rp_geometry(r, i, (long)j, &gap, n, &gamma);
             if (gap > cr_rp_tolerance(r, i, (long)j))
                 continue;
-            double pressed = n[0] * (r->acc[2 * j] - r->acc[2 * i]) +
-                             n[1] * (r->acc[2 * j + 1] - r->acc[2 * i + 1]);
+            for (int d = 0; d < r->dim; d++)
+                da[d] =
+                    r->acc[(size_t)r->dim * j + (size_t)d] - r->acc[(size_t)r->dim * i + (size_t)d];
+            double pressed = cr_rp_dot(n, da, r->dim);
             if (check_only && pressed < -r->a_tol && gamma <= r->drv.v_rest) {
+                const char *w = cr_rp_body_word(r);
                 cr_set_msg(r->drv.err, sizeof r->drv.err,
-                           "t = %.9g s: discs %zu and %zu rest on each other, pressed together "
-                           "by gravity (%.3g m/s^2): a rigid pool represents discs resting on "
+                           "t = %.9g s: %ss %zu and %zu rest on each other, pressed together "
+                           "by gravity (%.3g m/s^2): a rigid pool represents %ss resting on "
                            "walls only, not stacks (run the model compliant)",
-                           r->drv.t, i, j, -pressed);
+                           r->drv.t, w, i, j, -pressed, w);
                 return CR_ERR_SOLVER;
             }
             if (check_only || !at_rest(r, gamma, pressed))
@@ -400,15 +473,14 @@ int cr_rp_settle(cr_rigid_pool *r)
         int rest[8];
         size_t n = walls_in_touch(r, i, ids, 8, &rc);
         for (size_t q = 0; q < n; q++) {
-            double gap, nn[2], gamma;
+            double gap, nn[3], gamma;
             cr_rp_geometry(r, i, r->c[ids[q]].j, &gap, nn, &gamma);
-            double pressed = nn[0] * r->g[0] + nn[1] * r->g[1];
+            double pressed = cr_rp_dot(nn, r->g, r->dim);
             rest[q] = at_rest(r, gamma, pressed);
             if (rest[q])
                 land(r, (size_t)ids[q]);
         }
-        r->acc[2 * i] = r->g[0];
-        r->acc[2 * i + 1] = r->g[1];
+        memcpy(&r->acc[(size_t)r->dim * i], r->g, (size_t)r->dim * sizeof(double));
         for (size_t q = 0; q < r->nbc[i]; q++)
             r->c[r->bc[i][q]].closed = 0;
         if (n)

@@ -9,10 +9,10 @@
  * a contact approaching faster than the rest speed is one impact (walls are
  * fixed: they transmit nothing between groups). Touching discs that do not
  * approach take part, as a cradle's touching balls do. M is diagonal (each
- * disc's mass twice), a disc pair's column of W is −n on disc i and +n on
- * disc j (n the unit line of centres from i to j at this instant), a wall's
- * is +n (its normal) on the disc: γ = wᵀu is the normal relative velocity,
- * positive separating.
+ * disc's mass D times, D = 2 or 3), a disc pair's column of W is −n on disc
+ * i and +n on disc j (n the unit line of centres from i to j at this
+ * instant), a wall's is +n (its normal) on the disc: γ = wᵀu is the normal
+ * relative velocity, positive separating.
  */
 #include <math.h>
 #include <stdint.h>
@@ -27,10 +27,11 @@ typedef struct {
     size_t nd, m, ref;
     size_t *disc;   /* nd discs */
     size_t *k;      /* m contacts */
-    double *nrm;    /* 2 m: normals at this instant */
-    double *u0;     /* 2 nd: u⁻ */
+    size_t D;       /* the pool's dimension */
+    double *nrm;    /* D m: normals at this instant */
+    double *u0;     /* D nd: u⁻ */
     double *P, *Pc; /* m: impulses of the law, compression impulses */
-    double *buf;    /* 5 m + 4 nd scratch: law parameters (4 m), plastic P (m), u (2 × 2 nd) */
+    double *buf;    /* 5 m + 2 D nd scratch: law parameters (4 m), plastic P (m), u (2 × D nd) */
     cr_impact *imp;
 } config;
 
@@ -46,30 +47,33 @@ static void config_free(config *c)
     cr_impact_destroy(c->imp);
 }
 
-/* Dof of disc i in the configuration (its index q among c->disc, × 2). */
+/* Dof of disc i in the configuration (its index q among c->disc, × D). */
 static size_t dof_of(const config *c, const size_t *slot, size_t i)
 {
-    (void)c;
-    return 2 * slot[i];
+    return c->D * slot[i];
 }
 
-/* γ of contact q from the velocities u (2 nd values). */
+/* γ of contact q from the velocities u (D nd values). */
 static double gamma_of(const cr_rigid_pool *r, const config *c, const size_t *slot, size_t q,
                        const double *u)
 {
     const cr_rp_contact *k = &r->c[c->k[q]];
-    const double *n = &c->nrm[2 * q], *ua = &u[dof_of(c, slot, k->i)];
+    int D = (int)c->D;
+    const double *n = &c->nrm[c->D * q], *ua = &u[dof_of(c, slot, k->i)];
     if (k->j < 0)
-        return n[0] * ua[0] + n[1] * ua[1];
+        return cr_rp_dot(n, ua, D);
     const double *ub = &u[dof_of(c, slot, (size_t)k->j)];
-    return n[0] * (ub[0] - ua[0]) + n[1] * (ub[1] - ua[1]);
+    double du[3] = {0.0, 0.0, 0.0};
+    for (int d = 0; d < D; d++)
+        du[d] = ub[d] - ua[d];
+    return cr_rp_dot(n, du, D);
 }
 
 /* M, W and u⁻ in the law core's terms. */
 static int config_build(const cr_rigid_pool *r, config *c, const size_t *slot)
 {
-    size_t n = 2 * c->nd, m = c->m;
-    c->nrm = malloc(2 * m * sizeof(double));
+    size_t D = c->D, n = D * c->nd, m = c->m;
+    c->nrm = malloc(D * m * sizeof(double));
     c->u0 = malloc(n * sizeof(double));
     c->P = calloc(m, sizeof(double));
     c->Pc = calloc(m, sizeof(double));
@@ -78,25 +82,25 @@ static int config_build(const cr_rigid_pool *r, config *c, const size_t *slot)
         return CR_ERR_NOMEM;
     double *col = c->buf;
     for (size_t q = 0; q < c->nd; q++)
-        for (int d = 0; d < 2; d++) {
-            col[2 * q + (size_t)d] = r->mass[c->disc[q]];
-            c->u0[2 * q + (size_t)d] = r->v[2 * c->disc[q] + (size_t)d];
+        for (size_t d = 0; d < D; d++) {
+            col[D * q + d] = r->mass[c->disc[q]];
+            c->u0[D * q + d] = r->v[D * c->disc[q] + d];
         }
     cr_impact_set_mass_diagonal(c->imp, col);
     cr_impact_set_velocity(c->imp, c->u0);
     for (size_t q = 0; q < m; q++) {
         const cr_rp_contact *k = &r->c[c->k[q]];
-        double gap, gamma, *nq = &c->nrm[2 * q];
+        double gap, gamma, *nq = &c->nrm[D * q];
         cr_rp_geometry(r, k->i, k->j, &gap, nq, &gamma);
         memset(col, 0, n * sizeof(double));
         size_t a = dof_of(c, slot, k->i);
         double sa = k->j < 0 ? 1.0 : -1.0;
-        col[a] = sa * nq[0];
-        col[a + 1] = sa * nq[1];
+        for (size_t d = 0; d < D; d++)
+            col[a + d] = sa * nq[d];
         if (k->j >= 0) {
             size_t b = dof_of(c, slot, (size_t)k->j);
-            col[b] = nq[0];
-            col[b + 1] = nq[1];
+            for (size_t d = 0; d < D; d++)
+                col[b + d] = nq[d];
         }
         cr_impact_set_gradient(c->imp, q, col);
     }
@@ -146,9 +150,10 @@ static int law_failed(cr_rigid_pool *r, const config *c, const char *status, con
 {
     const cr_rp_contact *k = &r->c[c->k[c->ref]];
     cr_set_msg(r->drv.err, sizeof r->drv.err,
-               "t = %.9g s: law %s on the impact of %zu contacts (reference: disc %zu with %s "
+               "t = %.9g s: law %s on the impact of %zu contacts (reference: %s %zu with %s "
                "%ld): %s: %s",
-               r->drv.t, cr_law_name(r->law), c->m, k->i, k->j >= 0 ? "disc" : "wall",
+               r->drv.t, cr_law_name(r->law), c->m, cr_rp_body_word(r), k->i,
+               k->j >= 0 ? cr_rp_body_word(r) : "wall",
                k->j >= 0 ? k->j : (long)CR_WALL_INDEX(k->j), status, why);
     return CR_ERR_SOLVER;
 }
@@ -167,7 +172,7 @@ static int core_law(cr_rigid_pool *r, config *c, cr_law_id law, const cr_law_par
     if (rc == CR_OK && st != CR_LAW_OK && st != CR_LAW_MULTIPLE)
         rc = law_failed(r, c, cr_law_status_name(st), cr_law_result_message(res));
     if (rc == CR_OK) {
-        memcpy(u, cr_law_result_velocity(res, 0), 2 * c->nd * sizeof(double));
+        memcpy(u, cr_law_result_velocity(res, 0), c->D * c->nd * sizeof(double));
         memcpy(P, cr_law_result_impulse(res, 0), c->m * sizeof(double));
     }
     cr_law_result_destroy(res);
@@ -214,10 +219,10 @@ static void stage_apply(void *ctx, size_t q, double lam)
 {
     const stages *s = ctx;
     const cr_rp_contact *k = &s->r->c[s->c->k[q]];
-    const double *n = &s->c->nrm[2 * q];
+    const double *n = &s->c->nrm[s->c->D * q];
     double ia, ib, sa = k->j < 0 ? 1.0 : -1.0;
     inverse_masses(s->r, k, &ia, &ib);
-    for (int d = 0; d < 2; d++) {
+    for (size_t d = 0; d < s->c->D; d++) {
         s->u[dof_of(s->c, s->slot, k->i) + (size_t)d] += sa * lam * ia * n[d];
         if (k->j >= 0)
             s->u[dof_of(s->c, s->slot, (size_t)k->j) + (size_t)d] += lam * ib * n[d];
@@ -229,7 +234,7 @@ static int sequential_pairwise(cr_rigid_pool *r, config *c, const size_t *slot, 
     stages ctx = {r, c, slot, u};
     cr_rigid_stages s = {c->m,       &ctx, stage_gamma, stage_inverse_mass, stage_restitution,
                          stage_apply};
-    memcpy(u, c->u0, 2 * c->nd * sizeof(double));
+    memcpy(u, c->u0, c->D * c->nd * sizeof(double));
     if (cr_rigid_sequential(&s, r->drv.v_rest, c->P) == CR_OK)
         return CR_OK;
     return law_failed(r, c, "not terminated", "the pairwise sequence did not end");
@@ -261,7 +266,7 @@ static int events_before(cr_rigid_pool *r, const config *c, const size_t *slot)
     /* approaching contacts close, and so do the gaps the impact closes for its law */
     for (size_t q = 0; q < c->m && rc == CR_OK; q++) {
         const cr_rp_contact *k = &r->c[c->k[q]];
-        double gap, nn[2], gamma;
+        double gap, nn[3], gamma;
         cr_rp_geometry(r, k->i, k->j, &gap, nn, &gamma);
         if (q != c->ref && (gamma_of(r, c, slot, q, c->u0) < -r->drv.v_rest ||
                             gap > cr_rp_tolerance(r, k->i, k->j)))
@@ -279,7 +284,7 @@ static int events_after(cr_rigid_pool *r, const config *c)
     int rc = CR_OK;
     for (size_t q = 0; q < c->m && rc == CR_OK; q++) {
         cr_rp_contact *k = &r->c[c->k[q]];
-        double gap, n[2], gamma, total = k->P;
+        double gap, n[3], gamma, total = k->P;
         cr_rp_geometry(r, k->i, k->j, &gap, n, &gamma);
         if (c->P[q] > 0.0) {
             k->P = total - c->P[q] + c->Pc[q];
@@ -298,8 +303,8 @@ static double kinetic(const cr_rigid_pool *r, const config *c)
 {
     double T = 0.0;
     for (size_t q = 0; q < c->nd; q++) {
-        const double *v = &r->v[2 * c->disc[q]];
-        T += 0.5 * r->mass[c->disc[q]] * (v[0] * v[0] + v[1] * v[1]);
+        const double *v = &r->v[c->D * c->disc[q]];
+        T += 0.5 * r->mass[c->disc[q]] * cr_rp_dot(v, v, r->dim);
     }
     return T;
 }
@@ -315,7 +320,7 @@ static int impact(cr_rigid_pool *r, config *c, const size_t *slot)
     law_params(r, c, slot, &lp);
     for (size_t q = 0; q < c->m; q++)
         r->c[c->k[q]].joined = 1;
-    double *u = c->buf + 5 * c->m + 2 * c->nd, T0 = kinetic(r, c);
+    double *u = c->buf + 5 * c->m + c->D * c->nd, T0 = kinetic(r, c);
     rc = events_before(r, c, slot);
     if (rc == CR_OK)
         rc = r->law == CR_LAW_SEQUENTIAL ? sequential_pairwise(r, c, slot, u)
@@ -328,12 +333,12 @@ static int impact(cr_rigid_pool *r, config *c, const size_t *slot)
     }
     compression_split(r, c);
     for (size_t q = 0; q < c->nd; q++)
-        memcpy(&r->v[2 * c->disc[q]], &u[2 * q], 2 * sizeof(double));
+        memcpy(&r->v[c->D * c->disc[q]], &u[c->D * q], c->D * sizeof(double));
     for (size_t q = 0; q < c->m; q++) {
         cr_rp_contact *k = &r->c[c->k[q]];
         k->P += c->P[q];
-        k->Pv[0] += c->P[q] * c->nrm[2 * q];
-        k->Pv[1] += c->P[q] * c->nrm[2 * q + 1];
+        for (size_t d = 0; d < c->D; d++)
+            k->Pv[d] += c->P[q] * c->nrm[c->D * q + d];
         k->closed = 0; /* resting contacts are decided again after the impacts */
     }
     r->drv.dissipated += T0 - kinetic(r, c);
@@ -394,7 +399,7 @@ static int grow_groups(cr_rigid_pool *r, size_t *parent, size_t **list, size_t *
             V[i] = 0.0;
         for (size_t a = 0; a < *n; a++) {
             const cr_rp_contact *k = &r->c[(*list)[a]];
-            double gap, nn[2], gamma;
+            double gap, nn[3], gamma;
             cr_rp_geometry(r, k->i, k->j, &gap, nn, &gamma);
             size_t root = uf_find(parent, k->i);
             V[root] = fmax(V[root], -gamma);
@@ -405,7 +410,7 @@ static int grow_groups(cr_rigid_pool *r, size_t *parent, size_t **list, size_t *
                     continue;
                 if (j >= 0 && uf_find(parent, i) == uf_find(parent, (size_t)j))
                     continue;
-                double gap, nn[2], gamma, tol = cr_rp_tolerance(r, i, j);
+                double gap, nn[3], gamma, tol = cr_rp_tolerance(r, i, j);
                 cr_rp_geometry(r, i, j, &gap, nn, &gamma);
                 double Vg =
                     fmax(V[uf_find(parent, i)], j >= 0 ? V[uf_find(parent, (size_t)j)] : 0.0);
@@ -439,7 +444,7 @@ static int contacts_in_touch(cr_rigid_pool *r, size_t *parent, size_t **list, si
         for (long j = -(long)r->nw; j < (long)r->drv.nb; j++) {
             if (j >= 0 && (size_t)j <= i)
                 continue;
-            double gap, nn[2], gamma;
+            double gap, nn[3], gamma;
             cr_rp_geometry(r, i, j, &gap, nn, &gamma);
             if (gap > cr_rp_tolerance(r, i, j))
                 continue;
@@ -461,11 +466,12 @@ static int gather(cr_rigid_pool *r, size_t root, size_t *parent, const size_t *l
 {
     int approaching = 0;
     memset(c, 0, sizeof(*c));
+    c->D = (size_t)r->dim;
     for (size_t a = 0; a < n; a++) {
         const cr_rp_contact *k = &r->c[list[a]];
         if (uf_find(parent, k->i) != root)
             continue;
-        double gap, nn[2], gamma;
+        double gap, nn[3], gamma;
         cr_rp_geometry(r, k->i, k->j, &gap, nn, &gamma);
         approaching |= gamma < -r->drv.v_rest;
         c->m++;

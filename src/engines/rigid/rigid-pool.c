@@ -1,11 +1,12 @@
 /*
- * The rigid engine for planar pools: discs and half-plane walls run as rigid
- * bodies, event-driven, under any law of the core (docs/design.md, "Rigid
- * pools"). This file: the model copy and what a rigid pool refuses, the law's
- * parameters per contact, the pool's callbacks for the shared driver
- * (rigid-driver.c: the run loop, the events, the common getters), the pool's
- * getters and the ops table. Flight and resting discs are in
- * rigid-pool-flight.c, impacts in rigid-pool-impact.c.
+ * The rigid engine for pools: discs and half-plane walls (dim 2), spheres
+ * and half-space walls (dim 3) run as rigid bodies, event-driven, under any
+ * law of the core (docs/design.md, "Rigid pools"). This file: the model copy
+ * and what a rigid pool refuses, the law's parameters per contact, the
+ * pool's callbacks for the shared driver (rigid-driver.c: the run loop, the
+ * events, the common getters), the pool's getters and the ops tables. Flight
+ * and resting discs are in rigid-pool-flight.c, impacts in
+ * rigid-pool-impact.c.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -72,13 +73,13 @@ static void rp_destroy(void *e)
 
 static int alloc_arrays(cr_rigid_pool *r)
 {
-    size_t nb = r->drv.nb ? r->drv.nb : 1, nw = r->nw ? r->nw : 1;
+    size_t nb = r->drv.nb ? r->drv.nb : 1, nw = r->nw ? r->nw : 1, D = (size_t)r->dim;
     r->mass = calloc(nb, sizeof(double));
     r->radius = calloc(nb, sizeof(double));
-    r->p = calloc(2 * nb, sizeof(double));
-    r->v = calloc(2 * nb, sizeof(double));
-    r->acc = calloc(2 * nb, sizeof(double));
-    r->wn = calloc(2 * nw, sizeof(double));
+    r->p = calloc(D * nb, sizeof(double));
+    r->v = calloc(D * nb, sizeof(double));
+    r->acc = calloc(D * nb, sizeof(double));
+    r->wn = calloc(D * nw, sizeof(double));
     r->wo = calloc(nw, sizeof(double));
     r->bc = calloc(nb, sizeof(size_t *));
     r->nbc = calloc(nb, sizeof(size_t));
@@ -91,17 +92,17 @@ static int alloc_arrays(cr_rigid_pool *r)
 
 static void copy_model(cr_rigid_pool *r, const cr_model *model)
 {
+    size_t D = (size_t)r->dim;
     cr_model_get_gravity_vector(model, r->g);
-    r->drv.fields = r->g[0] != 0.0 || r->g[1] != 0.0;
+    r->drv.fields = r->g[0] != 0.0 || r->g[1] != 0.0 || (D == 3 && r->g[2] != 0.0);
     for (size_t i = 0; i < r->drv.nb; i++) {
         r->mass[i] = cr_model_mass(model, i);
         r->radius[i] = cr_model_radius(model, i);
-        cr_model_get_body(model, i, &r->p[2 * i], &r->v[2 * i]);
-        r->acc[2 * i] = r->g[0];
-        r->acc[2 * i + 1] = r->g[1];
+        cr_model_get_body(model, i, &r->p[D * i], &r->v[D * i]);
+        memcpy(&r->acc[D * i], r->g, D * sizeof(double));
     }
     for (size_t w = 0; w < r->nw; w++)
-        cr_model_get_plane(model, w, &r->wn[2 * w], &r->wo[w]);
+        cr_model_get_plane(model, w, &r->wn[D * w], &r->wo[w]);
     r->drv.out_interval = cr_model_settings(model)->output_interval;
     r->drv.out_every = cr_model_settings(model)->output_every;
     r->drv.out_none = cr_model_settings(model)->output_omit == CR_OUT_ALL;
@@ -114,14 +115,19 @@ static void copy_model(cr_rigid_pool *r, const cr_model *model)
 static void choose_scales(cr_rigid_pool *r)
 {
     double rmin = INFINITY, vmax = 0.0;
-    r->amax = hypot(r->g[0], r->g[1]);
+    size_t D = (size_t)r->dim;
+    r->amax = cr_rp_norm(r->g, r->dim);
     for (size_t i = 0; i < r->drv.nb; i++) {
         rmin = fmin(rmin, r->radius[i]);
         r->mmax = fmax(r->mmax, r->mass[i]);
-        double s = hypot(r->v[2 * i], r->v[2 * i + 1]);
+        double s = cr_rp_norm(&r->v[D * i], r->dim);
         vmax = fmax(vmax, r->nw ? s : 0.0);
-        for (size_t j = i + 1; j < r->drv.nb; j++)
-            vmax = fmax(vmax, hypot(r->v[2 * j] - r->v[2 * i], r->v[2 * j + 1] - r->v[2 * i + 1]));
+        for (size_t j = i + 1; j < r->drv.nb; j++) {
+            double w[3] = {0.0, 0.0, 0.0};
+            for (size_t d = 0; d < D; d++)
+                w[d] = r->v[D * j + d] - r->v[D * i + d];
+            vmax = fmax(vmax, cr_rp_norm(w, r->dim));
+        }
     }
     if (!isfinite(rmin))
         rmin = 1.0;
@@ -130,13 +136,13 @@ static void choose_scales(cr_rigid_pool *r)
     r->a_tol = CR_RIGID_ACCEL_FRACTION * r->amax;
 }
 
-/* "discs 0-1" or "disc 0 and wall 1", for messages. */
-static void pair_name(size_t i, long j, char *buf, size_t len)
+/* "discs 0-1" or "disc 0 and wall 1" (spheres in 3-D), for messages. */
+static void pair_name(const cr_rigid_pool *r, size_t i, long j, char *buf, size_t len)
 {
     if (j >= 0)
-        snprintf(buf, len, "discs %zu-%ld", i, j);
+        snprintf(buf, len, "%ss %zu-%ld", cr_rp_body_word(r), i, j);
     else
-        snprintf(buf, len, "disc %zu and wall %zu", i, CR_WALL_INDEX(j));
+        snprintf(buf, len, "%s %zu and wall %zu", cr_rp_body_word(r), i, CR_WALL_INDEX(j));
 }
 
 /* Restitution and LZB's K, n of the pair (i, j) from the law given or the
@@ -149,7 +155,7 @@ static int pair_params(const cr_rigid_pool *r, size_t i, long j, cr_rp_contact *
     cr_contact_params cp;
     double e, v;
     char name[64];
-    pair_name(i, j, name, sizeof name);
+    pair_name(r, i, j, name, sizeof name);
     int has_law = cr_model_pair_law(r->model, i, j, &cp) == CR_OK;
     k->eps = r->restitution;
     k->K = has_law ? cp.K : 0.0;
@@ -227,6 +233,13 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
 {
     if (cr_model_validate(model, msg, msglen) != CR_OK)
         return NULL;
+    for (size_t i = 0; i < cr_model_body_count(model); i++)
+        if (cr_model_is_fixed(model, i)) { /* the compliant pool engine runs them */
+            int d3 = cr_model_dimension(model) == 3;
+            cr_set_msg(msg, msglen, "body %zu is fixed: rigid pools have %s walls, not fixed %s", i,
+                       d3 ? "half-space" : "half-plane", d3 ? "spheres" : "discs");
+            return NULL;
+        }
     cr_rigid_pool *r = calloc(1, sizeof(*r));
     if (!r || !(r->model = cr_model_copy(model))) {
         free(r);
@@ -234,6 +247,7 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
         return NULL;
     }
     cr_rigid_driver_init(&r->drv, sys, &pool_geometry);
+    r->dim = cr_model_dimension(model);
     r->drv.nb = cr_model_ball_count(model);
     r->nw = cr_model_plane_count(model);
     if (alloc_arrays(r) != CR_OK) {
@@ -241,7 +255,7 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
         rp_destroy(r);
         return NULL;
     }
-    cr_rigid_driver_set_bodies(&r->drv, 2, r->mass, r->radius, NULL, r->v);
+    cr_rigid_driver_set_bodies(&r->drv, r->dim, r->mass, r->radius, NULL, r->v);
     copy_model(r, model);
     choose_scales(r);
     if (set_law(r, law, p, msg, msglen) != CR_OK) {
@@ -357,7 +371,7 @@ int cr_rp_push_event(cr_rigid_pool *r, size_t k, cr_event_kind kind)
     cr_event *e = cr_rigid_driver_event(&r->drv);
     if (!e)
         return CR_ERR_NOMEM;
-    double gap, n[2], gamma;
+    double gap, n[3], gamma;
     cr_rp_geometry(r, r->c[k].i, r->c[k].j, &gap, n, &gamma);
     *e = (cr_event){r->drv.t, k, kind, -gap, -gamma, 0.0, r->c[k].P};
     return CR_OK;
@@ -377,10 +391,8 @@ static int rp_wall(const void *e, size_t w, double *n, double *o)
     const cr_rigid_pool *r = e;
     if (w >= r->nw)
         return CR_ERR_INVALID;
-    if (n) {
-        n[0] = r->wn[2 * w];
-        n[1] = r->wn[2 * w + 1];
-    }
+    if (n)
+        memcpy(n, &r->wn[(size_t)r->dim * w], (size_t)r->dim * sizeof(double));
     if (o)
         *o = r->wo[w];
     return CR_OK;
@@ -388,7 +400,7 @@ static int rp_wall(const void *e, size_t w, double *n, double *o)
 
 static void rp_positions(const void *e, double *x)
 {
-    memcpy(x, RP(e)->p, 2 * RP(e)->drv.nb * sizeof(double));
+    memcpy(x, RP(e)->p, (size_t)RP(e)->dim * RP(e)->drv.nb * sizeof(double));
 }
 
 static size_t rp_nc(const void *e)
@@ -404,7 +416,7 @@ static int rp_contact(const void *e, size_t k, cr_contact_view *w)
     if (k >= r->nc)
         return CR_ERR_INVALID;
     const cr_rp_contact *c = &r->c[k];
-    double gap, n[2], gamma;
+    double gap, n[3] = {0.0, 0.0, 0.0}, gamma;
     cr_rp_geometry(r, c->i, c->j, &gap, n, &gamma);
     memset(w, 0, sizeof(*w));
     w->body_a = c->i;
@@ -421,10 +433,10 @@ static int rp_contact(const void *e, size_t k, cr_contact_view *w)
         w->state = CR_CONTACT_OPEN;
     w->settled = gamma >= -r->drv.v_rest;
     w->impulse = c->P;
-    w->normal[0] = n[0];
-    w->normal[1] = n[1];
-    w->vector_impulse[0] = c->Pv[0];
-    w->vector_impulse[1] = c->Pv[1];
+    for (int d = 0; d < r->dim; d++) {
+        w->normal[d] = n[d];
+        w->vector_impulse[d] = c->Pv[d];
+    }
     return CR_OK;
 }
 
@@ -438,8 +450,10 @@ static double rp_kinetic(const void *e)
 {
     const cr_rigid_pool *r = e;
     double T = 0.0;
-    for (size_t i = 0; i < r->drv.nb; i++)
-        T += 0.5 * r->mass[i] * (r->v[2 * i] * r->v[2 * i] + r->v[2 * i + 1] * r->v[2 * i + 1]);
+    for (size_t i = 0; i < r->drv.nb; i++) {
+        const double *v = &r->v[(size_t)r->dim * i];
+        T += 0.5 * r->mass[i] * cr_rp_dot(v, v, r->dim);
+    }
     return T;
 }
 
@@ -450,43 +464,35 @@ static double rp_potential(const void *e)
     const cr_rigid_pool *r = e;
     double U = 0.0;
     for (size_t i = 0; i < r->drv.nb; i++)
-        U -= r->mass[i] * (r->g[0] * r->p[2 * i] + r->g[1] * r->p[2 * i + 1]);
+        U -= r->mass[i] * cr_rp_dot(r->g, &r->p[(size_t)r->dim * i], r->dim);
     return U;
 }
 
 static double rp_field_work(const void *e, size_t i, const double *x0, const double *x1)
 {
     const cr_rigid_pool *r = e;
-    return cr_field_work(r->mass[i], r->g, 2, 0.0, 0.0, 0.0, x0, x1);
+    return cr_field_work(r->mass[i], r->g, r->dim, 0.0, 0.0, 0.0, x0, x1);
 }
 
 static void rp_momentum(const void *e, double *p)
 {
     const cr_rigid_pool *r = e;
-    p[0] = p[1] = 0.0;
-    for (size_t i = 0; i < r->drv.nb; i++) {
-        p[0] += r->mass[i] * r->v[2 * i];
-        p[1] += r->mass[i] * r->v[2 * i + 1];
-    }
+    size_t D = (size_t)r->dim;
+    for (size_t d = 0; d < D; d++)
+        p[d] = 0.0;
+    for (size_t i = 0; i < r->drv.nb; i++)
+        for (size_t d = 0; d < D; d++)
+            p[d] += r->mass[i] * r->v[D * i + d];
 }
 
-const cr_engine_ops cr_rigid_pool_engine = {
-    .name = "rigid",
-    CR_RIGID_DRIVER_OPS,
-    .destroy = rp_destroy,
-    .dim = 2,
-    .contacts_fixed = 0,
-    .wall_count = rp_nw,
-    .wall = rp_wall,
-    .positions = rp_positions,
-    .contact_count = rp_nc,
-    .contact = rp_contact,
-    .body_contacts = rp_body_contacts,
-    .kinetic_energy = rp_kinetic,
-    .potential_energy = rp_potential,
-    .field_work = rp_field_work,
-    .momentum = rp_momentum,
-    .stats = cr_rigid_driver_stats,
-    .rigid_describe = cr_rigid_pool_describe,
-    .rigid_set_provider = cr_rigid_pool_set_provider,
-};
+#define RIGID_POOL_OPS                                                                             \
+    .name = "rigid", CR_RIGID_DRIVER_OPS, .destroy = rp_destroy, .contacts_fixed = 0,              \
+    .wall_count = rp_nw, .wall = rp_wall, .positions = rp_positions, .contact_count = rp_nc,       \
+    .contact = rp_contact, .body_contacts = rp_body_contacts, .kinetic_energy = rp_kinetic,        \
+    .potential_energy = rp_potential, .field_work = rp_field_work, .momentum = rp_momentum,        \
+    .stats = cr_rigid_driver_stats, .rigid_describe = cr_rigid_pool_describe,                      \
+    .rigid_set_provider = cr_rigid_pool_set_provider
+
+/* One engine, two tables: the ops table's dim is a constant of the table. */
+const cr_engine_ops cr_rigid_pool_engine = {.dim = 2, RIGID_POOL_OPS};
+const cr_engine_ops cr_rigid_pool3_engine = {.dim = 3, RIGID_POOL_OPS};
