@@ -1,0 +1,367 @@
+/* cradle pack MODEL -o PACKED.yaml [--lammps PACKED.data]: a packing by a
+ * stated procedure (docs/model-format.md, "Packings"): the model's spheres
+ * (a lattice, jittered or randomly inserted, in a box of walls) deposited
+ * under its gravity by the compliant engine until the kinetic energy falls
+ * below a threshold, then relaxed to a touching network (pack-relax.c), and
+ * written as a model file with explicit bodies and a LAMMPS data file. */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cradle/cradle.h"
+#include "model-input.h"
+#include "pack-relax.h"
+#include "tools-common.h"
+
+void usage_pack(FILE *out)
+{
+    fputs("usage: cradle pack MODEL -o PACKED.yaml [--lammps PACKED.data] [--ke F]\n"
+          "                   [--t-max T] [--check DT] [--set PATH=VALUE ...] [-q]\n"
+          "\n"
+          "Makes a packing by a stated procedure: the spheres of MODEL (dim 3, with\n"
+          "gravity and walls; a `lattice` generator, jittered or random, in a `box`)\n"
+          "fall under gravity, integrated by the compliant engine with the model's\n"
+          "damped contact law, until the kinetic energy is below F times\n"
+          "sum(m |g| r) (checked every DT); the settled contact network is then\n"
+          "relaxed so that every contact touches within the geometric tolerance\n"
+          "1e-9 min(r_i, r_j) and nothing overlaps beyond it. Writes PACKED.yaml, a\n"
+          "model file with explicit bodies at rest (MODEL's other fields kept), and\n"
+          "with --lammps a LAMMPS data file (read_data, atom_style sphere).\n"
+          "\n"
+          "  -o, --output FILE    the packed model file (required)\n"
+          "  --lammps FILE        also a LAMMPS data file: id type diameter density x y z\n"
+          "  --ke F               settled when kinetic energy < F sum(m |g| r) (1e-6)\n"
+          "  --t-max T            give up at T s of deposition (default integration.t_end)\n"
+          "  --check DT           check the energy every DT s (default sqrt(r/|g|)/4)\n"
+          "  -s, --set PATH=VALUE change a field of MODEL first\n"
+          "  -q, --quiet          print nothing but errors\n"
+          "\n"
+          "Exit status: 0 written; 3 bad input (a model that is not dim 3, has no\n"
+          "gravity, or whose spheres do not fit: one line naming file, line and\n"
+          "field; no file written); 4 the deposition did not settle by T or the\n"
+          "relaxation left overlaps (no file written).\n",
+          out);
+}
+
+typedef struct {
+    const char *input, *out, *lammps;
+    double ke, t_max, check;
+    int quiet;
+    model_sets sets;
+} pack_args;
+
+static int pack_parse(int argc, char **argv, pack_args *a)
+{
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"lammps", required_argument, NULL, 'L'},
+                                         {"ke", required_argument, NULL, 'k'},
+                                         {"t-max", required_argument, NULL, 't'},
+                                         {"check", required_argument, NULL, 'c'},
+                                         {"set", required_argument, NULL, 's'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    char *end;
+    *a = (pack_args){.ke = 1e-6, .t_max = NAN, .check = NAN};
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:s:qh", opts, NULL)) != -1) {
+        double *num = c == 'k' ? &a->ke : c == 't' ? &a->t_max : c == 'c' ? &a->check : NULL;
+        if (num) {
+            *num = strtod(optarg, &end);
+            if (end == optarg || *end || !(*num > 0.0) || !isfinite(*num)) {
+                tools_error("pack: %s needs a positive number (got '%s')", argv[optind - 1],
+                            optarg);
+                return EXIT_USAGE;
+            }
+        } else if (c == 'o')
+            a->out = optarg;
+        else if (c == 'L')
+            a->lammps = optarg;
+        else if (c == 'q')
+            a->quiet = 1;
+        else if (c == 's') {
+            int rc = model_sets_add(&a->sets, optarg);
+            if (rc)
+                return rc;
+        } else if (c == 'h') {
+            usage_pack(stdout);
+            return -1;
+        } else
+            return tools_bad_option("pack", argv);
+    }
+    if (optind != argc - 1 || !a->out) {
+        tools_error("pack: give one MODEL and -o PACKED.yaml (try 'cradle help pack')");
+        return EXIT_USAGE;
+    }
+    a->input = argv[optind];
+    return 0;
+}
+
+/* The deposition's stop rule: kinetic energy below the threshold at an
+ * output time (every --check seconds). */
+typedef struct {
+    double threshold, ke;
+    int settled;
+} settle_watch;
+
+static int watch_energy(const cr_system *sys, void *user)
+{
+    settle_watch *w = user;
+    w->ke = cr_system_kinetic_energy(sys);
+    if (cr_system_get_time(sys) > 0.0 && w->ke < w->threshold) {
+        w->settled = 1;
+        return CR_ERR_INTERRUPTED;
+    }
+    return CR_OK;
+}
+
+/* Refuses what the procedure cannot pack: not dim 3, no gravity. */
+static int pack_check_model(const pack_args *a, const cr_model *m, double *g)
+{
+    cr_model_get_gravity_vector(m, g);
+    if (cr_model_dimension(m) != 3) {
+        tools_error("%s: dim: packing takes a dim-3 model (got dim %d)", model_input_name(a->input),
+                    cr_model_dimension(m));
+        return EXIT_INPUT;
+    }
+    if (!(hypot(hypot(g[0], g[1]), g[2]) > 0.0)) {
+        tools_error("%s: fields.gravity: deposition needs gravity (none given)",
+                    model_input_name(a->input));
+        return EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* Runs the deposition; x gets the settled positions. */
+static int deposit(const pack_args *a, cr_model *m, const double *g, double *x, double *t_end,
+                   settle_watch *w)
+{
+    size_t n = cr_model_body_count(m);
+    double gn = hypot(hypot(g[0], g[1]), g[2]), eref = 0.0, rsum = 0.0, msg_t;
+    for (size_t i = 0; i < n; i++) {
+        eref += cr_model_mass(m, i) * gn * cr_model_radius(m, i);
+        rsum += cr_model_radius(m, i);
+    }
+    cr_settings s = *cr_model_settings(m);
+    s.t_end = isnan(a->t_max) ? s.t_end : a->t_max;
+    s.output_interval = isnan(a->check) ? 0.25 * sqrt(rsum / (double)n / gn) : a->check;
+    s.output_every = 0;
+    msg_t = s.t_end;
+    cr_model_set_settings(m, &s);
+    *w = (settle_watch){.threshold = a->ke * eref, .ke = NAN};
+    char msg[512];
+    cr_system *sys = cr_system_create(m, msg, sizeof msg);
+    if (!sys) {
+        tools_model_error(model_input_name(a->input), msg);
+        return EXIT_INPUT;
+    }
+    cr_system_add_output_listener(sys, watch_energy, w);
+    int rc = cr_system_run(sys, s.t_end);
+    int st = 0;
+    if (!w->settled && rc == CR_OK) {
+        tools_error("pack: the deposition did not settle by t = %g s (kinetic energy %g J, "
+                    "threshold %g J): give a longer --t-max or more damping",
+                    msg_t, w->ke, w->threshold);
+        st = EXIT_RUN;
+    } else if (!w->settled) {
+        tools_error("pack: the deposition failed: %s", cr_system_last_error(sys));
+        st = EXIT_RUN;
+    }
+    cr_system_get_positions(sys, x);
+    *t_end = cr_system_get_time(sys);
+    cr_system_destroy(sys);
+    return st;
+}
+
+/* The relaxation on the model's walls and gravity. */
+static int relax(const cr_model *m, const double *g, double *x, pack_stats *st)
+{
+    size_t n = cr_model_body_count(m), nw = cr_model_plane_count(m);
+    double *r = malloc((n + 1) * sizeof *r), *wn = malloc((3 * nw + 1) * sizeof *wn);
+    double *wo = malloc((nw + 1) * sizeof *wo);
+    int rc = -1;
+    if (r && wn && wo) {
+        for (size_t i = 0; i < n; i++)
+            r[i] = cr_model_radius(m, i);
+        for (size_t w = 0; w < nw; w++)
+            cr_model_get_plane(m, w, wn + 3 * w, wo + w);
+        pack_problem P = {n, nw, r, wn, wo, g};
+        rc = pack_relax(&P, x, st);
+    }
+    free(r);
+    free(wn);
+    free(wo);
+    if (rc < 0)
+        tools_error("pack: out of memory");
+    else if (rc > 0)
+        tools_error("pack: the relaxation left an overlap of %g times the geometric tolerance "
+                    "after %ld passes",
+                    st->max_overlap, st->passes);
+    return rc ? EXIT_RUN : 0;
+}
+
+/* LAMMPS read_data text, atom_style sphere (id type diameter density x y z);
+ * the box is the spheres' extent widened by one largest radius each side. */
+static char *lammps_text(const cr_model *m, const double *x, const char *source)
+{
+    size_t n = cr_model_body_count(m), size = 0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double rmax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double r = cr_model_radius(m, i);
+        rmax = fmax(rmax, r);
+        for (int d = 0; d < 3; d++) {
+            lo[d] = fmin(lo[d], x[3 * i + (size_t)d] - r);
+            hi[d] = fmax(hi[d], x[3 * i + (size_t)d] + r);
+        }
+    }
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, &size);
+    if (!f)
+        return NULL;
+    fprintf(f,
+            "LAMMPS data file written by cradle pack from %s (SI units)\n\n%zu atoms\n"
+            "1 atom types\n\n",
+            source, n);
+    for (int d = 0; d < 3; d++)
+        fprintf(f, "%.17g %.17g %clo %chi\n", lo[d] - rmax, hi[d] + rmax, 'x' + d, 'x' + d);
+    fputs("\nAtoms # sphere\n\n", f);
+    for (size_t i = 0; i < n; i++) {
+        double r = cr_model_radius(m, i);
+        double rho = cr_model_mass(m, i) / (4.0 / 3.0 * 3.14159265358979323846 * r * r * r);
+        fprintf(f, "%zu 1 %.17g %.17g %.17g %.17g %.17g\n", i + 1, 2.0 * r, rho, x[3 * i],
+                x[3 * i + 1], x[3 * i + 2]);
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Writes @p text to a temporary beside @p path and renames it over: a
+ * failed write leaves what was at @p path. */
+static int write_whole(const char *path, const char *text)
+{
+    size_t len = strlen(path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, len, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int bad = !f || fputs(text, f) == EOF;
+    if (f)
+        bad |= fclose(f) != 0;
+    if (!bad)
+        bad = rename(tmp, path) != 0;
+    if (bad)
+        unlink(tmp);
+    free(tmp);
+    return bad ? -1 : 0;
+}
+
+/* The packed model file's text: the procedure and its numbers in comments,
+ * then the model with explicit bodies; checked to read back. */
+static char *packed_text(const pack_args *a, const cr_model *m, const char *text, const double *x,
+                         double t_settle, const settle_watch *w, const pack_stats *st)
+{
+    char header[1024], msg[512], *out = NULL;
+    size_t n = cr_model_body_count(m);
+    snprintf(header, sizeof header,
+             "# written by cradle pack from %s: deposited under gravity by the compliant engine\n"
+             "# until the kinetic energy %.3g J < %.3g sum(m |g| r) (at t = %.6g s), then relaxed\n"
+             "# to a touching network (%s): %zu sphere pairs and %zu wall contacts touch within\n"
+             "# 1e-9 min(r_i, r_j) (largest |gap| %.2g of it), %zu network contacts opened,\n"
+             "# mean coordination %.3f; bodies at rest (docs/model-format.md, \"Packings\")\n",
+             model_input_name(a->input), w->ke, a->ke, t_settle,
+             st->bilateral ? "every settled contact kept" : "unilateral fallback", st->pairs,
+             st->wall_contacts, st->max_gap, st->opened,
+             n ? 2.0 * (double)st->pairs / (double)n : 0.0);
+    if (cr_modelfile_explicit_bodies(text, strlen(text), model_input_name(a->input), m, x, NULL,
+                                     header, &out, msg, sizeof msg) != CR_OK) {
+        tools_error("pack: %s", msg);
+        return NULL;
+    }
+    cr_model *back = NULL;
+    if (cr_modelfile_parse(out, strlen(out), a->out, &back, msg, sizeof msg) != CR_OK) {
+        tools_error("pack: the packed model does not read back: %s", msg);
+        free(out);
+        return NULL;
+    }
+    cr_model_destroy(back);
+    return out;
+}
+
+static int pack_write(const pack_args *a, const char *yaml, const char *lmp)
+{
+    if (write_whole(a->out, yaml) != 0) {
+        tools_error("pack: %s: cannot write it", a->out);
+        return EXIT_RUN;
+    }
+    if (lmp && write_whole(a->lammps, lmp) != 0) {
+        tools_error("pack: %s: cannot write it", a->lammps);
+        return EXIT_RUN;
+    }
+    return 0;
+}
+
+static int pack_outputs_ok(const pack_args *a)
+{
+    char msg[512];
+    if (tools_check_output(a->out, a->input, msg, sizeof msg) != 0 ||
+        (a->lammps && tools_check_output(a->lammps, a->input, msg, sizeof msg) != 0)) {
+        tools_error("pack: %s", msg);
+        return EXIT_INPUT;
+    }
+    if (a->lammps && strcmp(a->lammps, a->out) == 0) {
+        tools_error("pack: --lammps and -o name the same file");
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+    pack_args a;
+    int st = pack_parse(argc, argv, &a);
+    if (st)
+        return st < 0 ? 0 : st;
+    if ((st = pack_outputs_ok(&a)))
+        return st;
+    char *text = NULL, *yaml = NULL, *lmp = NULL;
+    cr_model *m = model_input_load(a.input, &a.sets, 1, &text);
+    if (!m)
+        return EXIT_INPUT;
+    double g[3], t_settle = 0.0;
+    size_t n = cr_model_body_count(m);
+    double *x = malloc((3 * n + 1) * sizeof *x);
+    settle_watch w;
+    pack_stats ps;
+    if (!x)
+        st = EXIT_RUN;
+    if (!st)
+        st = pack_check_model(&a, m, g);
+    if (!st)
+        st = deposit(&a, m, g, x, &t_settle, &w);
+    if (!st)
+        st = relax(m, g, x, &ps);
+    if (!st && (!(yaml = packed_text(&a, m, text, x, t_settle, &w, &ps)) ||
+                (a.lammps && !(lmp = lammps_text(m, x, model_input_name(a.input))))))
+        st = EXIT_RUN;
+    if (!st)
+        st = pack_write(&a, yaml, lmp);
+    if (!st && !a.quiet)
+        printf("packed %zu spheres: settled at t = %.6g s (kinetic energy %.3g J), %zu pairs and "
+               "%zu wall contacts touching, %zu opened, %ld relaxation passes -> %s%s%s\n",
+               n, t_settle, w.ke, ps.pairs, ps.wall_contacts, ps.opened, ps.passes, a.out,
+               a.lammps ? ", " : "", a.lammps ? a.lammps : "");
+    free(x);
+    free(text);
+    free(yaml);
+    free(lmp);
+    cr_model_destroy(m);
+    return st;
+}
