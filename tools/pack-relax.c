@@ -8,15 +8,16 @@
  *
  *   1. candidates: every pair and sphere-wall pair within a skin of 0.05 r_max
  *      of touching; the network: candidates with gap <= eps;
- *   2. Gauss-Seidel projection (bilateral): constraints in order of the upper
- *      body's height against gravity; each sets its gap to zero by moving
- *      only its upper body (the wall's sphere) along the normal, so that a
- *      pass from the floor up rebuilds the stack; a candidate that comes to
- *      overlap joins the network; passes until every network gap is within
- *      eps/10 (at most PACK_BILATERAL_PASSES);
- *   3. if that does not converge (a hyperstatic network whose overlaps no
- *      touching arrangement undoes), the same passes unilateral: only
- *      overlaps are removed, and contacts that open are counted as opened.
+ *   2. Gauss-Seidel projection (bilateral): constraints in order of height
+ *      against gravity (from the floor up); each sets its gap to zero by
+ *      moving its two spheres half the gap each along the normal (a wall's
+ *      sphere the whole gap); a candidate that comes to overlap joins the
+ *      network; passes until every network gap is within eps/10 (at most
+ *      PACK_BILATERAL_PASSES);
+ *   3. if that does not converge (a network whose overlaps no touching
+ *      arrangement undoes: spheres wedged between walls), the same passes
+ *      unilateral from there: only overlaps are removed, until none exceeds
+ *      eps/10; network contacts left open beyond eps are counted as opened.
  *
  * Public API only (the CLI's own step, not the library's physics).
  */
@@ -27,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PACK_BILATERAL_PASSES 20000
+#define PACK_BILATERAL_PASSES 2000
 #define PACK_UNILATERAL_PASSES 20000
 
 typedef struct {
@@ -181,8 +182,13 @@ static double pass(const pack_problem *P, double *x, constraint *cs, size_t n, i
         if (!fix)
             continue;
         worst = fmax(worst, (bilateral ? fabs(g) : -g) / c->eps);
-        for (int d = 0; d < 3; d++)
-            x[3 * c->up + (size_t)d] -= g * nrm[d];
+        /* a wall's sphere moves the whole gap, a pair's spheres half each */
+        double share = c->low < 0 ? 1.0 : 0.5;
+        for (int d = 0; d < 3; d++) {
+            x[3 * c->up + (size_t)d] -= share * g * nrm[d];
+            if (c->low >= 0)
+                x[3 * (size_t)c->low + (size_t)d] += share * g * nrm[d];
+        }
     }
     return worst;
 }

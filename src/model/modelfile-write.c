@@ -71,7 +71,7 @@ static int put_walls(FILE *f, struct fy_node *root, const cr_model *model)
         double n[3] = {0, 0, 0}, off = 0, E, nu;
         cr_model_get_plane(model, w, n, &off);
         fprintf(f, "  - {normal: [%.17g, %.17g, %.17g], offset: %.17g", n[0], n[1], n[2], off);
-        if (cr_model_plane_material(model, w, &E, &nu) == CR_OK)
+        if (cr_model_plane_material(model, w, &E, &nu))
             fprintf(f, ", material: {E: %.17g, nu: %.17g}", E, nu);
         fputs("}\n", f);
     }
@@ -103,7 +103,7 @@ static void put_bodies(FILE *f, const cr_model *model, const double *x, const do
         for (int d = 0; moving && d < dim; d++)
             fprintf(f, d ? ", %.17g" : ", v: [%.17g", u[d]);
         fputs(moving ? "]" : "", f);
-        if (cr_model_material(model, i, &E, &nu) == CR_OK)
+        if (cr_model_material(model, i, &E, &nu))
             fprintf(f, ", material: {E: %.17g, nu: %.17g}", E, nu);
         fputs("}\n", f);
     }
