@@ -1,0 +1,110 @@
+#!/bin/sh
+# `cradle pack` end to end (docs/model-format.md, "Packings"): a jittered
+# cubic block deposited in a box of walls under gravity and relaxed; the packed
+# model file reads back; LAMMPS (`lmp`, when installed; else a parser in
+# Python) reads the data file with the same atom count and positions; the
+# touching network counted here from the data file's positions (|gap| <=
+# 1e-9 min r) is the one pack reports, and no pair or wall overlaps beyond
+# the tolerance; refusals are one line, exit 3 and no file.
+set -u
+CRADLE=$1
+. "$(dirname "$0")/shell-lib.sh"
+
+cat > dep.yaml <<'YAML'
+name: deposit
+lattice:
+  kind: cubic
+  count: [2, 2, 2]
+  radius: 0.01
+  density: 1000
+  gap: 0.002
+  jitter: {distribution: uniform, size: 0.0005, seed: 3}
+  box: {size: [0.05, 0.05, 0.2]}
+fields: {gravity: [0, 0, -9.81]}
+contact: {material: {E: 1.0e7, nu: 0.3}, restitution: 0.2}
+integration: {t_end: 3, rtol: 1.0e-6}
+YAML
+
+"$CRADLE" pack dep.yaml -o packed.yaml --lammps packed.data > pack.txt 2>&1 \
+    && grep -q "^packed 8 spheres" pack.txt && [ -s packed.yaml ] && [ -s packed.data ] \
+    && ok "pack: 8 spheres settled and relaxed, both files written" \
+    || bad "pack: $(cat pack.txt)"
+"$CRADLE" run packed.yaml -o back.h5 --set integration.t_end=1e-4 > back.txt 2>&1 \
+    && grep -q "8 discs, 5 walls" back.txt \
+    && ok "the packed model file runs: 8 spheres, the 5 box walls" || bad "run packed: $(cat back.txt)"
+
+# positions as LAMMPS read them (or as a parser of the Atoms section reads them)
+if command -v lmp >/dev/null 2>&1; then
+    printf 'units si\natom_style sphere\nboundary f f f\nread_data packed.data\nwrite_dump all custom dump.txt id x y z diameter modify sort id format float %%.17g\n' > in.lmp
+    lmp -in in.lmp -log none -screen none > lmp.txt 2>&1 && reader=lammps || reader=failed
+else
+    reader=python
+fi
+"$PY" - "$reader" > net.txt 2>&1 <<'PY'
+import sys, math, yaml
+reader = sys.argv[1]
+if reader == "failed":
+    sys.exit("LAMMPS did not read packed.data")
+if reader == "lammps":
+    lines = open("dump.txt").read().split("ITEM: ATOMS")[1].splitlines()[1:]
+    atoms = [[float(v) for v in l.split()] for l in lines if l.strip()]
+    atoms = [(a[1], a[2], a[3], a[4] / 2) for a in atoms]
+else:
+    text = open("packed.data").read().split("Atoms # sphere")[1].strip().splitlines()
+    atoms = [[float(v) for v in l.split()] for l in text]
+    atoms = [(a[4], a[5], a[6], a[2] / 2) for a in atoms]
+model = yaml.safe_load(open("packed.yaml"))
+bodies = model["bodies"]
+assert len(atoms) == len(bodies), (len(atoms), len(bodies))
+for a, b in zip(atoms, bodies):
+    assert all(abs(a[k] - b["x"][k]) <= 1e-15 for k in range(3)) and a[3] == b["radius"], (a, b)
+# the network: pairs and walls with |gap| <= 1e-9 min r; overlaps beyond it
+pairs = walls = worst = 0
+for i in range(len(atoms)):
+    for j in range(i + 1, len(atoms)):
+        xi, xj = atoms[i], atoms[j]
+        g = math.dist(xi[:3], xj[:3]) - xi[3] - xj[3]
+        eps = 1e-9 * min(xi[3], xj[3])
+        pairs += abs(g) <= eps
+        worst = max(worst, -g / eps)
+    for w in model["walls"]:
+        n, off = w["normal"], w["offset"]
+        g = sum(n[k] * atoms[i][k] for k in range(3)) - off - atoms[i][3]
+        walls += abs(g) <= 1e-9 * atoms[i][3]
+        worst = max(worst, -g / (1e-9 * atoms[i][3]))
+print(reader, len(atoms), pairs, walls, worst)
+PY
+read -r rd natoms npairs nwalls worst < net.txt
+grep -q "^packed 8 spheres.* $npairs pairs and $nwalls wall contacts touching" pack.txt \
+    && [ "$natoms" = 8 ] \
+    && ok "$rd reads 8 atoms at the packed positions; $npairs pairs + $nwalls wall contacts touch within 1e-9 r as pack reports" ref \
+    || bad "network from the data file ($(cat net.txt)) vs pack ($(cat pack.txt))"
+"$PY" -c "import sys; sys.exit(not float('$worst') <= 1.0)" \
+    && ok "no pair or wall overlaps beyond the geometric tolerance (worst $worst eps)" ref \
+    || bad "overlap of $worst eps"
+
+# refusals: one line, exit 3, no file
+refuse() {
+    label=$1
+    want=$2
+    shift 2
+    rm -f out.yaml out.data
+    "$CRADLE" pack "$@" -o out.yaml --lammps out.data > err.txt 2>&1
+    st=$?
+    [ "$st" -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -qF -e "$want" err.txt \
+        && [ ! -e out.yaml ] && [ ! -e out.data ] \
+        && ok "refused, $label: exit 3, one line, no file" \
+        || bad "$label: status $st: $(cat err.txt)"
+}
+sed 's/size: \[0.05, 0.05, 0.2\]/size: [0.03, 0.05, 0.2]/' dep.yaml > tight.yaml
+refuse "a block that cannot fit its box" "tight.yaml:9: lattice.box.size: the block does not fit" \
+    tight.yaml
+refuse "a block that cannot fit its box (--set)" \
+    "--set lattice.box.size=[0.03,0.05,0.2]: lattice.box.size: the block does not fit" \
+    dep.yaml --set lattice.box.size=[0.03,0.05,0.2]
+sed -e 's/kind: cubic/kind: random/' -e 's/count: \[2, 2, 2\]/count: 100/' -e '/gap:/d' dep.yaml > full.yaml
+refuse "random insertion that cannot fit" "full.yaml:4: lattice.count: the spheres do not fit" \
+    full.yaml
+printf 'lattice: {kind: cubic, count: [2, 2, 2], radius: 0.01, mass: 0.01}\ncontact: {K: 1.0e6}\n' > nog.yaml
+refuse "no gravity" "fields.gravity: deposition needs gravity" nog.yaml
+finish test-pack
