@@ -277,7 +277,7 @@ static char *packed_text(const pack_args *a, const cr_model *m, const char *text
              "# 1e-9 min(r_i, r_j) (largest |gap| %.2g of it), %zu network contacts opened,\n"
              "# mean coordination %.3f; bodies at rest (docs/model-format.md, \"Packings\")\n",
              model_input_name(a->input), w->ke, a->ke, t_settle,
-             st->bilateral ? "every settled contact kept" : "unilateral fallback", st->pairs,
+             st->bilateral ? "every settled contact kept" : "by geometric settling", st->pairs,
              st->wall_contacts, st->max_gap, st->opened,
              n ? 2.0 * (double)st->pairs / (double)n : 0.0);
     if (cr_modelfile_explicit_bodies(text, strlen(text), model_input_name(a->input), m, x, NULL,

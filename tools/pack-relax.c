@@ -15,9 +15,12 @@
  *      network; passes until every network gap is within eps/10 (at most
  *      PACK_BILATERAL_PASSES);
  *   3. if that does not converge (a network whose overlaps no touching
- *      arrangement undoes: spheres wedged between walls), the same passes
- *      unilateral from there: only overlaps are removed, until none exceeds
- *      eps/10; network contacts left open beyond eps are counted as opened.
+ *      arrangement undoes: spheres wedged between walls, a hyperstatic
+ *      crystal), geometric settling from the settled positions (settle()):
+ *      rigid spheres stepped down along gravity by halving steps, overlaps
+ *      projected out after each (unilateral passes: only overlapping pairs
+ *      move), until the step is below eps/10; network contacts left open
+ *      beyond eps are counted as opened.
  *
  * Public API only (the CLI's own step, not the library's physics).
  */
@@ -212,11 +215,57 @@ static void count_network(const pack_problem *P, const double *x, const constrai
     }
 }
 
+/* Unilateral passes until no overlap exceeds eps/10. @return 1 at the cap. */
+static int unoverlap(const pack_problem *P, double *x, constraint *cs, size_t n, pack_stats *st)
+{
+    for (long k = 1; k <= PACK_UNILATERAL_PASSES; k++, st->passes++)
+        if (pass(P, x, cs, n, 0) <= 0.1)
+            return 0;
+    return 1;
+}
+
+/* Step 3: geometric settling of rigid spheres. Every sphere steps s along
+ * gravity, the overlaps are projected out (unilateral passes), s halves, until
+ * s < eps_min/10: the spheres come to rest on their supports, each supporting
+ * contact within eps, having moved at most 2 s0 down in all (s0: the largest
+ * overlap of the settled packing, at most 1 % of the largest radius). */
+static void settle(const pack_problem *P, double *x, constraint *cs, size_t n, double s0,
+                   double eps_min, pack_stats *st)
+{
+    const double *g = P->gravity;
+    double gn = hypot(hypot(g[0], g[1]), g[2]), u[3] = {g[0] / gn, g[1] / gn, g[2] / gn};
+    unoverlap(P, x, cs, n, st);
+    for (double s = s0; s >= 0.1 * eps_min; s *= 0.5, st->rounds++) {
+        for (size_t i = 0; i < P->n; i++)
+            for (int d = 0; d < 3; d++)
+                x[3 * i + (size_t)d] += s * u[d];
+        unoverlap(P, x, cs, n, st);
+    }
+}
+
+/* Step 2; @return 1 when every network gap is within eps/10. Gives up when
+ * 200 passes do not shrink the worst gap by 1 %. */
+static int bilateral(const pack_problem *P, double *x, constraint *cs, size_t n, pack_stats *st)
+{
+    double before = INFINITY;
+    for (st->passes = 1; st->passes <= PACK_BILATERAL_PASSES; st->passes++) {
+        double worst = pass(P, x, cs, n, 1);
+        if (worst <= 0.1)
+            return 1;
+        if (st->passes % 200 == 0) {
+            if (worst > 0.99 * before)
+                return 0;
+            before = worst;
+        }
+    }
+    return 0;
+}
+
 int pack_relax(const pack_problem *P, double *x, pack_stats *st)
 {
     constraint *cs = NULL;
     size_t n = 0;
-    double rmax = 0.0;
+    double rmax = 0.0, eps_min = INFINITY, s0 = 0.0;
     for (size_t i = 0; i < P->n; i++)
         rmax = fmax(rmax, P->r[i]);
     memset(st, 0, sizeof *st);
@@ -225,20 +274,24 @@ int pack_relax(const pack_problem *P, double *x, pack_stats *st)
         return -1;
     }
     qsort(cs, n, sizeof *cs, cmp_height);
+    double *x0 = malloc((3 * P->n + 1) * sizeof *x0);
+    if (!x0) {
+        free(cs);
+        return -1;
+    }
+    memcpy(x0, x, 3 * P->n * sizeof *x);
     for (size_t k = 0; k < n; k++) {
-        double nrm[3];
-        cs[k].net = gap_of(P, x, &cs[k], nrm) <= cs[k].eps;
+        double nrm[3], g = gap_of(P, x, &cs[k], nrm);
+        cs[k].net = g <= cs[k].eps;
+        s0 = fmax(s0, -g);
+        eps_min = fmin(eps_min, cs[k].eps);
     }
-    st->bilateral = 1;
-    for (st->passes = 1; st->passes <= PACK_BILATERAL_PASSES; st->passes++)
-        if (pass(P, x, cs, n, 1) <= 0.1)
-            break;
-    if (st->passes > PACK_BILATERAL_PASSES) {
-        st->bilateral = 0;
-        for (long k = 1; k <= PACK_UNILATERAL_PASSES; k++, st->passes++)
-            if (pass(P, x, cs, n, 0) <= 0.1)
-                break;
+    st->bilateral = bilateral(P, x, cs, n, st);
+    if (!st->bilateral) { /* from the settled positions again */
+        memcpy(x, x0, 3 * P->n * sizeof *x);
+        settle(P, x, cs, n, fmin(s0, 0.01 * rmax), eps_min, st);
     }
+    free(x0);
     count_network(P, x, cs, n, st);
     free(cs);
     return st->max_overlap <= 1.0 ? 0 : 1;

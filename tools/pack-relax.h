@@ -17,10 +17,10 @@ typedef struct {
 typedef struct {
     size_t pairs, wall_contacts; /* touching (|gap| <= eps) at the end */
     size_t opened;               /* network contacts left open (unilateral fallback) */
-    long passes;
-    int bilateral;      /* 1: every network contact held (step 2 converged) */
-    double max_gap;     /* largest |gap|/eps over the touching contacts */
-    double max_overlap; /* largest overlap/eps over every candidate pair */
+    long passes, rounds;         /* projection passes; settling rounds (step 3) */
+    int bilateral;               /* 1: every network contact held (step 2 converged) */
+    double max_gap;              /* largest |gap|/eps over the touching contacts */
+    double max_overlap;          /* largest overlap/eps over every candidate pair */
 } pack_stats;
 
 /* Moves the spheres (positions x, 3 per sphere) as pack-relax.c says.
