@@ -422,10 +422,10 @@ static int lattice_read(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
     if (!isnan(attempts) && s->kind != LAT_RANDOM)
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "attempts"), "lattice.attempts",
                             "only random insertion makes attempts");
-    if (!isnan(attempts) && !(attempts >= 1.0 && attempts <= 1e12))
+    if (!isnan(attempts) && !(attempts >= 1.0 && attempts <= 1e9))
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "attempts"), "lattice.attempts",
-                            "must lie in 1 .. 1e12 (got %g)", attempts);
-    s->attempts = isnan(attempts) ? 1000 * s->n[0] : (long)attempts;
+                            "must lie in 1 .. 1e9 (got %g)", attempts);
+    s->attempts = isnan(attempts) ? 100 * s->n[0] + 100000 : (long)attempts;
     return CR_OK;
 }
 
@@ -630,7 +630,7 @@ static int grid_init(insert_grid *G, const lattice_spec *s)
 /*
  * Random sequential insertion: centres drawn uniformly in the box shrunk by
  * r (GSL's mt19937 with jitter.seed, or seed 1), each kept when it clears
- * every sphere kept before; `attempts` draws in all (default 1000 N). This
+ * every sphere kept before; `attempts` draws in all (default 100 N + 10^5). This
  * procedure jams near a volume fraction of 0.38: more spheres than that are
  * refused here rather than placed overlapping.
  */
