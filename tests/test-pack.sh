@@ -107,4 +107,17 @@ refuse "random insertion that cannot fit" "full.yaml:4: lattice.count: the spher
     full.yaml
 printf 'lattice: {kind: cubic, count: [2, 2, 2], radius: 0.01, mass: 0.01}\ncontact: {K: 1.0e6}\n' > nog.yaml
 refuse "no gravity" "fields.gravity: deposition needs gravity" nog.yaml
+
+# usage: help, a missing -o, one file named twice, a folder that does not exist
+"$CRADLE" help pack > help.txt 2>&1 && grep -q "^usage: cradle pack MODEL -o PACKED.yaml" help.txt \
+    && ok "cradle help pack prints its usage" || bad "help pack: $(cat help.txt)"
+"$CRADLE" pack dep.yaml > err.txt 2>&1
+[ $? -eq 2 ] && grep -q "give one MODEL and -o PACKED.yaml" err.txt \
+    && ok "pack without -o: exit 2" || bad "pack without -o: $(cat err.txt)"
+"$CRADLE" pack dep.yaml -o same.yaml --lammps same.yaml > err.txt 2>&1
+[ $? -eq 2 ] && [ ! -e same.yaml ] && ok "-o and --lammps naming one file: exit 2, no file" \
+    || bad "same file: $(cat err.txt)"
+"$CRADLE" pack dep.yaml -o nowhere/p.yaml > err.txt 2>&1
+[ $? -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && ok "an output in a missing folder: exit 3 before any work" \
+    || bad "missing folder: $(cat err.txt)"
 finish test-pack
