@@ -30,7 +30,7 @@ YAML
     && ok "pack: 8 spheres settled and relaxed, both files written" \
     || bad "pack: $(cat pack.txt)"
 "$CRADLE" run packed.yaml -o back.h5 --set integration.t_end=1e-4 > back.txt 2>&1 \
-    && grep -q "8 discs, 5 walls" back.txt \
+    && grep -q "8 spheres, 5 walls" back.txt \
     && ok "the packed model file runs: 8 spheres, the 5 box walls" || bad "run packed: $(cat back.txt)"
 
 # positions as LAMMPS read them (or as a parser of the Atoms section reads them)

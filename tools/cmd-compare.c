@@ -395,7 +395,7 @@ static int compare_model_file(const compare_args *a, cr_compare *cmp)
     cr_model *model = model_input_load(a->input, &a->io.sets, 1, &text);
     tools_run r = {0};
     int st = model ? 0 : EXIT_INPUT;
-    if (st == 0 && a->rigid && cr_model_dimension(model) != 2) { /* before any file is written */
+    if (st == 0 && a->rigid && cr_model_dimension(model) == 1) { /* before any file is written */
         tools_error("%s: --rigid-limit is built for pools (dim 2): a chain's normals never turn",
                     name);
         st = EXIT_INPUT;

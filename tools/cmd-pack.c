@@ -142,7 +142,8 @@ static int deposit(const pack_args *a, cr_model *m, const double *g, double *x, 
     size_t n = cr_model_body_count(m);
     double gn = hypot(hypot(g[0], g[1]), g[2]), eref = 0.0, rsum = 0.0, msg_t;
     for (size_t i = 0; i < n; i++) {
-        eref += cr_model_mass(m, i) * gn * cr_model_radius(m, i);
+        if (!cr_model_is_fixed(m, i)) /* a fixed sphere has infinite mass */
+            eref += cr_model_mass(m, i) * gn * cr_model_radius(m, i);
         rsum += cr_model_radius(m, i);
     }
     cr_settings s = *cr_model_settings(m);
@@ -182,15 +183,19 @@ static int relax(const cr_model *m, const double *g, double *x, pack_stats *st)
     size_t n = cr_model_body_count(m), nw = cr_model_plane_count(m);
     double *r = malloc((n + 1) * sizeof *r), *wn = malloc((3 * nw + 1) * sizeof *wn);
     double *wo = malloc((nw + 1) * sizeof *wo);
+    unsigned char *fixed = malloc(n + 1);
     int rc = -1;
-    if (r && wn && wo) {
-        for (size_t i = 0; i < n; i++)
+    if (r && wn && wo && fixed) {
+        for (size_t i = 0; i < n; i++) {
             r[i] = cr_model_radius(m, i);
+            fixed[i] = (unsigned char)(cr_model_is_fixed(m, i) != 0);
+        }
         for (size_t w = 0; w < nw; w++)
             cr_model_get_plane(m, w, wn + 3 * w, wo + w);
-        pack_problem P = {n, nw, r, wn, wo, g};
+        pack_problem P = {n, nw, r, wn, wo, g, fixed};
         rc = pack_relax(&P, x, st);
     }
+    free(fixed);
     free(r);
     free(wn);
     free(wo);
@@ -223,17 +228,19 @@ static char *lammps_text(const cr_model *m, const double *x, const char *source)
     if (!f)
         return NULL;
     fprintf(f,
-            "LAMMPS data file written by cradle pack from %s (SI units)\n\n%zu atoms\n"
-            "1 atom types\n\n",
+            "LAMMPS data file written by cradle pack from %s (SI units; type 2: fixed)\n\n"
+            "%zu atoms\n2 atom types\n\n",
             source, n);
     for (int d = 0; d < 3; d++)
         fprintf(f, "%.17g %.17g %clo %chi\n", lo[d] - rmax, hi[d] + rmax, 'x' + d, 'x' + d);
     fputs("\nAtoms # sphere\n\n", f);
     for (size_t i = 0; i < n; i++) {
         double r = cr_model_radius(m, i);
-        double rho = cr_model_mass(m, i) / (4.0 / 3.0 * 3.14159265358979323846 * r * r * r);
-        fprintf(f, "%zu 1 %.17g %.17g %.17g %.17g %.17g\n", i + 1, 2.0 * r, rho, x[3 * i],
-                x[3 * i + 1], x[3 * i + 2]);
+        int fixed = cr_model_is_fixed(m, i) != 0;
+        double rho =
+            fixed ? 1.0 : cr_model_mass(m, i) / (4.0 / 3.0 * 3.14159265358979323846 * r * r * r);
+        fprintf(f, "%zu %d %.17g %.17g %.17g %.17g %.17g\n", i + 1, fixed ? 2 : 1, 2.0 * r, rho,
+                x[3 * i], x[3 * i + 1], x[3 * i + 2]);
     }
     if (fclose(f) != 0) {
         free(buf);

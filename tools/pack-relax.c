@@ -171,6 +171,11 @@ static int candidates(const pack_problem *P, const double *x, double skin, const
     return rc;
 }
 
+static int is_fixed(const pack_problem *P, long i)
+{
+    return i >= 0 && P->fixed && P->fixed[i];
+}
+
 /* One pass over the constraints; @return the largest |gap|/eps over the
  * network before its correction (bilateral) or the largest overlap/eps. */
 static double pass(const pack_problem *P, double *x, constraint *cs, size_t n, int bilateral)
@@ -185,12 +190,14 @@ static double pass(const pack_problem *P, double *x, constraint *cs, size_t n, i
         if (!fix)
             continue;
         worst = fmax(worst, (bilateral ? fabs(g) : -g) / c->eps);
-        /* a wall's sphere moves the whole gap, a pair's spheres half each */
-        double share = c->low < 0 ? 1.0 : 0.5;
+        /* a wall's sphere moves the whole gap, a pair's spheres half each (a
+         * fixed sphere's partner the whole gap) */
+        int fu = is_fixed(P, (long)c->up), fl = c->low < 0 || is_fixed(P, c->low);
+        double su = fu ? 0.0 : fl ? 1.0 : 0.5, sl = fl ? 0.0 : fu ? 1.0 : 0.5;
         for (int d = 0; d < 3; d++) {
-            x[3 * c->up + (size_t)d] -= share * g * nrm[d];
+            x[3 * c->up + (size_t)d] -= su * g * nrm[d];
             if (c->low >= 0)
-                x[3 * (size_t)c->low + (size_t)d] += share * g * nrm[d];
+                x[3 * (size_t)c->low + (size_t)d] += sl * g * nrm[d];
         }
     }
     return worst;
@@ -237,7 +244,7 @@ static void settle(const pack_problem *P, double *x, constraint *cs, size_t n, d
     unoverlap(P, x, cs, n, st);
     for (double s = s0; s >= 0.1 * eps_min; s *= 0.5, st->rounds++) {
         for (size_t i = 0; i < P->n; i++)
-            for (int d = 0; d < 3; d++)
+            for (int d = 0; d < 3 && !is_fixed(P, (long)i); d++)
                 x[3 * i + (size_t)d] += s * u[d];
         unoverlap(P, x, cs, n, st);
     }

@@ -12,6 +12,7 @@
 typedef struct {
     size_t n, nwalls;
     const double *r, *wall_normal, *wall_offset, *gravity;
+    const unsigned char *fixed; /* 1: a fixed sphere, never moved (NULL: none) */
 } pack_problem;
 
 typedef struct {

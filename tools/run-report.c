@@ -41,8 +41,9 @@ static void print_law_line(const run_info *info, const cr_system *sys)
     if (dim == 1)
         printf("  %zu bodies, %zu pairs", nb, nc);
     else
-        printf("  %zu discs, %zu wall%s (planar)", nb, cr_system_wall_count(sys),
-               cr_system_wall_count(sys) == 1 ? "" : "s");
+        printf("  %zu %s, %zu wall%s (%s)", nb, dim == 3 ? "spheres" : "discs",
+               cr_system_wall_count(sys), cr_system_wall_count(sys) == 1 ? "" : "s",
+               dim == 3 ? "3-D" : "planar");
     if (nb >= 2 && cr_model_pair_law(info->model, 0, 1, &p) == CR_OK)
         printf("; contact 0: K = %.4g, n = %g, C = %.6g, release %s\n", p.K, p.n, p.C,
                cr_release_name(p.release));
@@ -50,7 +51,7 @@ static void print_law_line(const run_info *info, const cr_system *sys)
         printf("\n");
     double e, v;
     if ((dim == 1 && nb >= 2 && cr_model_contact_target(info->model, 0, &e, &v)) ||
-        (dim == 2 && cr_model_default_target(info->model, &e, &v)))
+        (dim >= 2 && cr_model_default_target(info->model, &e, &v)))
         printf("  (C solved for restitution %g at %g m/s)\n", e, v);
 }
 

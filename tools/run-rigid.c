@@ -285,6 +285,11 @@ cr_system *rigid_or_compliant_system(rigid_args *a, const char *model_path, cons
     *st = EXIT_INPUT;
     if (!a->rigid) {
         sys = cr_system_create(model, msg, sizeof msg);
+    } else if (cr_model_dimension(model) == 3) { /* before any compliant run or file */
+        tools_error("%s: --rigid %s: rigid runs of 3-D models (spheres) are not available yet; "
+                    "the compliant run of the model works without --rigid",
+                    model_path, a->rigid);
+        return NULL;
     } else if (a->calibrated && cr_model_dimension(model) == 2) {
         tools_error("%s: --rigid calibrated: pools have no fixed pairs to carry each episode's "
                     "alpha; give --rigid energetic --kappa K --alpha A[,B]",

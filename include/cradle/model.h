@@ -275,6 +275,12 @@ CR_EXPORT size_t cr_model_body_count(const cr_model *model);
  * @return its index (≥ 0), or a negative error code.
  */
 CR_EXPORT int cr_model_add_wall(cr_model *model, double x);
+/**
+ * dim 2 and 3: body @p i is fixed, a disc or sphere of its radius that never
+ * moves (its velocity is set to 0; its mass is never used). Its contacts take
+ * the moving body's mass as their reduced mass.
+ */
+CR_EXPORT int cr_model_set_fixed(cr_model *model, size_t i);
 
 /** A linear bilateral link (spring-dashpot) between the bodies of a pair. */
 typedef struct {

@@ -63,7 +63,7 @@ typedef struct {
 } cr_rigid_limit;
 
 /**
- * Reruns episode @p ep of a run of @p model (dim 2, calibrated: each pair's
+ * Reruns episode @p ep of a run of @p model (dim 2 or 3, calibrated: each pair's
  * solved damping is used) at stiffness levels Kₖ = aᵏ K, scaling every pair
  * law's C by (aᵏ)^((m+1)/(n+1)) so that each pair's restitution stays the
  * same: the bodies of the episode at their state at its start (the model is

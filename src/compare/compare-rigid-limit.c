@@ -46,10 +46,10 @@ void cr_rigid_limit_free(cr_rigid_limit *r)
 static int state_at_start(const cr_model *model, double t_start, double *x, double *v, char *msg,
                           size_t msglen)
 {
-    size_t nb = cr_model_body_count(model);
+    size_t nb = cr_model_body_count(model), dim = (size_t)cr_model_dimension(model);
     if (t_start <= 0.0) {
         for (size_t i = 0; i < nb; i++)
-            cr_model_get_body(model, i, x + 2 * i, v + 2 * i);
+            cr_model_get_body(model, i, x + dim * i, v + dim * i);
         return CR_OK;
     }
     cr_system *sys = cr_system_create(model, msg, msglen);
@@ -77,7 +77,8 @@ static cr_contact_params scaled_law(cr_contact_params law, double a)
 typedef struct {
     const cr_model *model;
     const cr_episode_data *ep;
-    const double *x, *v; /* every body's state at t_start, 2 per body */
+    const double *x, *v; /* every body's state at t_start, dim per body */
+    size_t dim;          /* 2 (discs) or 3 (spheres) */
     size_t walls[64], nwalls;
 } rl_source;
 
@@ -93,18 +94,18 @@ static int find_wall(const rl_source *s, size_t w)
 static int add_geometry(const rl_source *s, cr_model *sub)
 {
     const cr_episode_data *ep = s->ep;
-    int rc = cr_model_set_dimension(sub, 2);
+    int rc = cr_model_set_dimension(sub, (int)s->dim);
     for (size_t i = 0; rc >= 0 && i < ep->info.body_count; i++) {
         size_t b = ep->bodies[i];
         rc = cr_model_add_body(sub, cr_model_mass(s->model, b), cr_model_radius(s->model, b),
-                               s->x + 2 * b, s->v + 2 * b);
+                               s->x + s->dim * b, s->v + s->dim * b);
     }
     for (size_t q = 0; rc >= 0 && q < s->nwalls; q++) {
-        double nrm[2], off;
+        double nrm[3], off;
         cr_model_get_plane(s->model, s->walls[q], nrm, &off);
         rc = cr_model_add_plane(sub, nrm, off, NULL);
     }
-    double g[2];
+    double g[3];
     cr_model_get_gravity_vector(s->model, g);
     return rc < 0 ? rc : cr_model_set_gravity_vector(sub, g);
 }
@@ -176,11 +177,11 @@ static long original_b(const rl_source *s, long b)
     return b >= 0 ? (long)s->ep->bodies[b] : CR_WALL_BODY(s->walls[CR_WALL_INDEX(b)]);
 }
 
-/* ‖Δ(Mu) − W P‖ / ‖W P‖ with W from the normals at joining (2-D, field-free). */
+/* ‖Δ(Mu) − W P‖ / ‖W P‖ with W from the normals at joining (field-free). */
 static double momentum_residual(const cr_episode_data *d)
 {
-    size_t nb = d->info.body_count;
-    double *r = calloc(2 * nb + 1, sizeof(double)), *wp = calloc(2 * nb + 1, sizeof(double));
+    size_t nb = d->info.body_count, dim = (size_t)d->dim;
+    double *r = calloc(dim * nb + 1, sizeof(double)), *wp = calloc(dim * nb + 1, sizeof(double));
     double num = 0.0, den = 0.0;
     if (!r || !wp) {
         free(r);
@@ -188,21 +189,21 @@ static double momentum_residual(const cr_episode_data *d)
         return NAN;
     }
     for (size_t i = 0; i < nb; i++)
-        for (int c = 0; c < 2; c++)
-            r[2 * i + c] =
-                d->mass[i] * (d->velocity_after[2 * i + c] - d->velocity_before[2 * i + c]);
+        for (size_t c = 0; c < dim; c++)
+            r[dim * i + c] =
+                d->mass[i] * (d->velocity_after[dim * i + c] - d->velocity_before[dim * i + c]);
     for (size_t k = 0; k < d->info.contact_count; k++) {
         const cr_contact_record *rec = &d->records[k];
-        const double *n = d->normals + 2 * k;
+        const double *n = d->normals + dim * k;
         for (size_t i = 0; i < nb; i++) {
             double s = d->bodies[i] == rec->body_a ? (rec->body_b < 0 ? 1.0 : -1.0)
                        : rec->body_b >= 0 && d->bodies[i] == (size_t)rec->body_b ? 1.0
                                                                                  : 0.0;
-            for (int c = 0; c < 2; c++)
-                wp[2 * i + c] += s * n[c] * rec->impulse;
+            for (size_t c = 0; c < dim; c++)
+                wp[dim * i + c] += s * n[c] * rec->impulse;
         }
     }
-    for (size_t q = 0; q < 2 * nb; q++) {
+    for (size_t q = 0; q < dim * nb; q++) {
         num += (r[q] - wp[q]) * (r[q] - wp[q]);
         den += wp[q] * wp[q];
     }
@@ -226,12 +227,14 @@ static int take_level(const rl_source *s, const cr_episode_data *d, size_t L, cr
         }
         out->alpha[L * out->contacts + k] = a;
     }
+    size_t dim = s->dim;
     for (size_t i = 0; i < ep->info.body_count; i++) {
-        double *u = out->velocity + L * out->dofs + 2 * i;
-        u[0] = u[1] = NAN;
+        double *u = out->velocity + L * out->dofs + dim * i;
+        for (size_t c = 0; c < dim; c++)
+            u[c] = NAN;
         for (size_t q = 0; q < d->info.body_count; q++)
             if (d->bodies[q] == i)
-                memcpy(u, d->velocity_after + 2 * q, 2 * sizeof(double));
+                memcpy(u, d->velocity_after + dim * q, dim * sizeof(double));
     }
     const cr_contact_record *ref = &d->records[d->info.reference_record];
     const cr_contact_record *ref0 = &ep->records[ep->info.reference_record];
@@ -360,7 +363,8 @@ static int check_episode(const cr_model *model, const cr_episode_data *ep, rl_so
     }
     for (size_t i = 0; i < ep->info.body_count; i++)
         if (!isfinite(ep->mass[i]) || cr_model_is_fixed(model, ep->bodies[i])) {
-            cr_set_msg(msg, msglen, "a fixed body in the episode (pools have walls)");
+            cr_set_msg(msg, msglen,
+                       "a fixed body in the episode (the levels rerun moving bodies and walls)");
             return CR_ERR_INVALID;
         }
     return ep->info.contact_count ? CR_OK : CR_ERR_INVALID;
@@ -384,9 +388,10 @@ int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
     if (!out)
         return CR_ERR_INVALID;
     memset(out, 0, sizeof(*out));
-    if (!model || !ep || cr_model_dimension(model) != 2 || ep->dim != 2) {
+    int dim = model ? cr_model_dimension(model) : 0;
+    if (!model || !ep || dim < 2 || ep->dim != dim) {
         cr_set_msg(msg, msglen,
-                   "the rigid limit is built for pools (dim 2): a chain's normals "
+                   "the rigid limit is built for pools (dim 2 or 3): a chain's normals "
                    "never turn");
         return CR_ERR_INVALID;
     }
@@ -396,20 +401,20 @@ int cr_compare_rigid_limit(const cr_model *model, const cr_episode_data *ep,
                    CR_RIGID_LIMIT_MAX_LEVELS, o.levels, o.ratio);
         return CR_ERR_INVALID;
     }
-    rl_source s = {model, ep, NULL, NULL, {0}, 0};
+    rl_source s = {model, ep, NULL, NULL, (size_t)dim, {0}, 0};
     int rc = check_episode(model, ep, &s, &out->n, msg, msglen);
     if (rc != CR_OK)
         return rc;
-    size_t nb = cr_model_body_count(model);
-    double *xv = malloc(4 * nb * sizeof(double));
+    size_t nb = cr_model_body_count(model), sd = (size_t)dim;
+    double *xv = malloc(2 * sd * nb * sizeof(double));
     out->levels = o.levels;
     out->contacts = ep->info.contact_count;
-    out->dofs = 2 * ep->info.body_count;
+    out->dofs = sd * ep->info.body_count;
     rc = xv ? allocate(out) : CR_ERR_NOMEM;
     if (rc == CR_OK)
-        rc = state_at_start(model, ep->info.t_start, xv, xv + 2 * nb, msg, msglen);
+        rc = state_at_start(model, ep->info.t_start, xv, xv + sd * nb, msg, msglen);
     s.x = xv;
-    s.v = xv + 2 * nb;
+    s.v = xv + sd * nb;
     for (size_t L = 0; rc == CR_OK && L < o.levels; L++) {
         out->factor[L] = pow(o.ratio, (double)L);
         out->h[L] = pow(out->factor[L], -1.0 / (out->n + 1.0));

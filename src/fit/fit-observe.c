@@ -227,24 +227,24 @@ static int e_cm(const cr_system *sys, const cr_monitor *mon, const cr_fit_observ
         return CR_ERR_MODEL;
     }
     cr_system_get_masses(sys, mass);
-    double M = 0, pb[2] = {0, 0}, pa[2] = {0, 0};
+    double M = 0, pb[3] = {0, 0, 0}, pa[3] = {0, 0, 0};
     for (size_t i = 0; i < nb; i++) {
         if (!isfinite(mass[body[i]]))
             continue;
         M += mass[body[i]];
-        for (int d = 0; d < dim && d < 2; d++) {
+        for (int d = 0; d < dim && d < 3; d++) {
             pb[d] += mass[body[i]] * ub[i * (size_t)dim + (size_t)d];
             pa[d] += mass[body[i]] * ua[i * (size_t)dim + (size_t)d];
         }
     }
     free(mass);
-    double len2 = pb[0] * pb[0] + pb[1] * pb[1];
+    double len2 = pb[0] * pb[0] + pb[1] * pb[1] + pb[2] * pb[2];
     if (!(M > 0) || !(len2 > 0)) {
         cr_set_msg(why, whylen, "e_cm: the collision at t = %g s has no centre-of-mass motion",
                    o->time);
         return CR_ERR_MODEL;
     }
-    *value = -(pa[0] * pb[0] + pa[1] * pb[1]) / len2;
+    *value = -(pa[0] * pb[0] + pa[1] * pb[1] + pa[2] * pb[2]) / len2;
     return CR_OK;
 }
 

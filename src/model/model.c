@@ -177,6 +177,16 @@ int cr_model_add_ball(cr_model *model, double mass, double radius, double x, dou
     return (int)model->n++;
 }
 
+int cr_model_set_fixed(cr_model *model, size_t i)
+{
+    if (!model || i >= model->n || model->dim < 2)
+        return CR_ERR_INVALID;
+    ball *b = &model->balls[i];
+    b->fixed = 1;
+    b->v = b->vy = b->vz = 0.0;
+    return CR_OK;
+}
+
 int cr_model_add_wall(cr_model *model, double x)
 {
     /* dim 2 has half-plane walls (cr_model_add_plane), not fixed bodies */
@@ -441,7 +451,7 @@ static int validate_bodies(const cr_model *model, char *msg, size_t msglen)
                        b->mass);
             return CR_ERR_MODEL;
         }
-        if (b->fixed) {
+        if (b->fixed && model->dim == 1) {
             if (!isfinite(b->x)) {
                 cr_set_msg(msg, msglen, "wall %zu: position must be finite", i);
                 return CR_ERR_MODEL;
@@ -559,17 +569,10 @@ static int unsolved_class(const cr_contact_params *law, double mu, void *user)
 
 /* dim 2 and 3: discs (spheres) inside every wall, valid laws (default, per
  * pair, walls', from materials), targets solved. Overlaps between discs are left to the pool
- * engine's first neighbour search (O(N log N)), which refuses them by name. */
+ * engine's first neighbour search (O(N log N)), which refuses them by name.
+ * Fixed bodies (cr_model_set_fixed) are discs or spheres that never move. */
 static int validate_pool(const cr_model *model, char *msg, size_t msglen)
 {
-    for (size_t i = 0; i < model->n; i++)
-        if (model->balls[i].fixed) {
-            cr_set_msg(msg, msglen,
-                       "body %zu: a model of dimension %d has half-%s walls, not fixed "
-                       "bodies",
-                       i, model->dim, model->dim == 2 ? "plane" : "space");
-            return CR_ERR_MODEL;
-        }
     for (size_t w = 0; w < model->nplanes; w++) {
         const plane *pl = &model->planes[w];
         for (size_t i = 0; i < model->n; i++) {
@@ -962,8 +965,8 @@ static int material_law(const cr_model *model, size_t i, long j, cr_contact_para
     if (!a->has_material)
         return 0;
     if (j >= 0) {
-        const ball *b = &model->balls[j];
-        if (!b->has_material || b->fixed)
+        const ball *b = &model->balls[j]; /* a fixed disc or sphere has its radius */
+        if (!b->has_material)
             return 0;
         E2 = b->E;
         nu2 = b->nu;
@@ -1139,7 +1142,9 @@ static int cmp_kind(const void *pa, const void *pb)
     return 0;
 }
 
-int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_t *nkinds)
+/* The kinds of the moving bodies (@p fixed 0) or of the fixed ones (1). */
+static int body_kinds_of(const cr_model *model, int fixed, size_t *rep, size_t *count,
+                         size_t *nkinds)
 {
     *nkinds = 0;
     kind_key *k = malloc((model->n ? model->n : 1) * sizeof(*k));
@@ -1148,7 +1153,7 @@ int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_
     size_t m = 0;
     for (size_t i = 0; i < model->n; i++) {
         const ball *b = &model->balls[i];
-        if (b->fixed)
+        if (b->fixed != fixed)
             continue;
         k[m++] = (kind_key){
             b->mass,         b->radius, b->has_material ? b->E : 0.0, b->has_material ? b->nu : 0.0,
@@ -1164,6 +1169,11 @@ int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_
     }
     free(k);
     return CR_OK;
+}
+
+int cr_model_body_kinds(const cr_model *model, size_t *rep, size_t *count, size_t *nkinds)
+{
+    return body_kinds_of(model, 0, rep, count, nkinds);
 }
 
 /* Explicit pairs, every pair of body kinds (one kind with itself when it has two
@@ -1211,13 +1221,24 @@ int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class
         }
         return CR_OK;
     }
-    size_t *rep = malloc(2 * (model->n ? model->n : 1) * sizeof(size_t)), nk;
+    size_t n = model->n ? model->n : 1, *rep = malloc(4 * n * sizeof(size_t)), nk, nf = 0;
     if (!rep)
         return CR_ERR_NOMEM;
-    int rc = cr_model_body_kinds(model, rep, rep + model->n, &nk);
+    int rc = cr_model_body_kinds(model, rep, rep + n, &nk);
+    if (rc == CR_OK) /* the fixed discs' or spheres' kinds: each meets every moving kind */
+        rc = body_kinds_of(model, 1, rep + 2 * n, rep + 3 * n, &nf);
+    int many = nk > max_kinds || nf > max_kinds;
     if (rc == CR_OK)
-        rc = pool_pair_classes(model, rep, rep + model->n, nk > max_kinds ? 0 : nk, fn, user);
-    if (rc == CR_OK && nk > max_kinds)
+        rc = pool_pair_classes(model, rep, rep + n, many ? 0 : nk, fn, user);
+    for (size_t a = 0; !many && a < nk && rc == CR_OK; a++)
+        for (size_t f = 0; f < nf && rc == CR_OK; f++) {
+            cr_contact_params p;
+            implicit_law(model, rep[a], (long)rep[2 * n + f], &p);
+            double mu = model->balls[rep[a]].mass; /* the fixed body does not move */
+            apply_solved(model, mu, &p);
+            rc = fn(&p, mu, user);
+        }
+    if (rc == CR_OK && many)
         rc = CR_ERR_MODEL;
     free(rep);
     return rc;

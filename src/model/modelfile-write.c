@@ -92,13 +92,16 @@ static void put_bodies(FILE *f, const cr_model *model, const double *x, const do
         cr_model_get_body(model, i, xi, vi);
         const double *p = x ? x + (size_t)dim * i : xi,
                      *u = x ? (v ? v + (size_t)dim * i : NULL) : vi;
-        fprintf(f, "  - {mass: %.17g, radius: %.17g, x: [", cr_model_mass(model, i),
-                cr_model_radius(model, i));
+        if (cr_model_is_fixed(model, i)) /* a fixed body has no mass */
+            fprintf(f, "  - {fixed: true, radius: %.17g, x: [", cr_model_radius(model, i));
+        else
+            fprintf(f, "  - {mass: %.17g, radius: %.17g, x: [", cr_model_mass(model, i),
+                    cr_model_radius(model, i));
         for (int d = 0; d < dim; d++)
             fprintf(f, d ? ", %.17g" : "%.17g", p[d]);
         fputc(']', f);
         int moving = 0;
-        for (int d = 0; u && d < dim; d++)
+        for (int d = 0; u && !cr_model_is_fixed(model, i) && d < dim; d++)
             moving |= u[d] != 0.0;
         for (int d = 0; moving && d < dim; d++)
             fprintf(f, d ? ", %.17g" : ", v: [%.17g", u[d]);

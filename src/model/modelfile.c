@@ -991,17 +991,43 @@ static int disc_next_to(cr_yaml_ctx *ps, struct fy_node *b, const char *where, c
     return CR_OK;
 }
 
+/* `fixed: true`: a disc or sphere that never moves. It has a radius, a
+ * position and perhaps a material; a mass or a velocity would mean nothing.
+ * @p fixed: 1 when the entry says so. */
+static int disc_fixed(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int *fixed)
+{
+    struct fy_node *f = cr_yaml_child(b, "fixed");
+    const char *w = fy_node_get_scalar0(f);
+    char field[96];
+    *fixed = 0;
+    if (!f)
+        return CR_OK;
+    field_of(field, sizeof field, where, "fixed");
+    if (!w || (strcmp(w, "true") != 0 && strcmp(w, "false") != 0))
+        return cr_yaml_fail(ps, cr_yaml_line(f), field, "must be true or false");
+    *fixed = strcmp(w, "true") == 0;
+    if (*fixed &&
+        (cr_yaml_child(b, "mass") || cr_yaml_child(b, "density") || cr_yaml_child(b, "v")))
+        return cr_yaml_fail(ps, cr_yaml_line(f), field,
+                            "a fixed body has a radius, a position and perhaps a material (no "
+                            "mass, density or v: it never moves)");
+    return CR_OK;
+}
+
 static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int legacy,
                       cr_model *model)
 {
-    static const char *const keys[] = {"mass",     "density", "radius",    "x",   "v",
-                                       "material", "next_to", "direction", "gap", NULL};
+    static const char *const keys[] = {"mass",    "density",   "radius", "x",     "v", "material",
+                                       "next_to", "direction", "gap",    "fixed", NULL};
     static const char *const lkeys[] = {"mass", "density", "radius",   "x", "y",
                                         "vx",   "vy",      "material", NULL};
-    double mass = 0, radius = 0, x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
-    int line = cr_yaml_line(b), dim = cr_model_dimension(model);
-    if (cr_yaml_check_keys(ps, b, where, legacy ? lkeys : keys) ||
-        body_mass_radius(ps, b, where, &mass, &radius))
+    double mass = 1.0, radius = 0, x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    int line = cr_yaml_line(b), dim = cr_model_dimension(model), fixed = 0;
+    if (cr_yaml_check_keys(ps, b, where, legacy ? lkeys : keys) || disc_fixed(ps, b, where, &fixed))
+        return ps->rc;
+    if (fixed ? cr_yaml_number(ps, b, line, where, "radius", 1, 0, &radius) ||
+                    cr_yaml_positive(ps, b, where, "radius", radius)
+              : body_mass_radius(ps, b, where, &mass, &radius))
         return ps->rc;
     if (legacy ? (cr_yaml_number(ps, b, line, where, "x", 1, 0, &x[0]) ||
                   cr_yaml_number(ps, b, line, where, "y", 1, 0, &x[1]) ||
@@ -1024,6 +1050,8 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
         cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, cr_strerror(i));
         return i;
     }
+    if (fixed)
+        cr_model_set_fixed(model, (size_t)i);
     return body_material(ps, b, where, model, (size_t)i);
 }
 
@@ -1209,9 +1237,9 @@ static int check_inside(cr_yaml_ctx *ps, struct fy_node *w, const char *where,
             ov -= nrm[2] * x[2];
         if (ov > CR_GEOM_TOL * r)
             return cr_yaml_fail(ps, cr_yaml_line(w), where,
-                                "disc %zu lies outside the wall (by %g m; free space is "
+                                "%s %zu lies outside the wall (by %g m; free space is "
                                 "n.p >= offset)",
-                                i, ov);
+                                dim == 3 ? "sphere" : "disc", i, ov);
     }
     return CR_OK;
 }

@@ -74,8 +74,8 @@ static void final_columns(const cr_sweep *s, const cr_system *sys, double *row)
 
 /* The first collision's centre-of-mass velocity over its moving bodies, before
  * (each body's u⁻ at its first episode) and after (u⁺ at its last), and
- * e_cm = −v_cm⁺/v_cm⁻ (a column of beads hitting a wall). Planar: components
- * along v_cm⁻, so e_cm = −v_cm⁺·v_cm⁻/|v_cm⁻|². */
+ * e_cm = −v_cm⁺/v_cm⁻ (a column of beads hitting a wall). Pools (dim 2 and 3):
+ * components along v_cm⁻, so e_cm = −v_cm⁺·v_cm⁻/|v_cm⁻|². */
 static void cm_columns(const cr_sweep *s, const cr_system *sys, const cr_monitor *mon, double *row)
 {
     size_t nb = 0, nv = 0, na = 0, n = cr_system_body_count(sys);
@@ -91,7 +91,7 @@ static void cm_columns(const cr_sweep *s, const cr_system *sys, const cr_monitor
         return;
     }
     cr_system_get_masses(sys, mass);
-    double M = 0, pb[2] = {0, 0}, pa[2] = {0, 0};
+    double M = 0, pb[3] = {0, 0, 0}, pa[3] = {0, 0, 0};
     for (size_t i = 0; i < nb; i++) {
         double m = mass[body[i]];
         if (!isfinite(m))
@@ -106,10 +106,13 @@ static void cm_columns(const cr_sweep *s, const cr_system *sys, const cr_monitor
     if (M <= 0)
         return;
     double before = pb[0] / M, after = pa[0] / M;
-    if (dim == 2) {
-        double len = hypot(pb[0], pb[1]);
+    if (dim >= 2) { /* 2-D: the sums and hypot as they were */
+        double len = dim == 3 ? hypot(hypot(pb[0], pb[1]), pb[2]) : hypot(pb[0], pb[1]);
+        double dot = pa[0] * pb[0] + pa[1] * pb[1];
+        if (dim == 3)
+            dot += pa[2] * pb[2];
         before = len / M;
-        after = len > 0 ? (pa[0] * pb[0] + pa[1] * pb[1]) / (len * M) : NAN;
+        after = len > 0 ? dot / (len * M) : NAN;
     }
     size_t f = sw_col_fixed(s);
     row[f + SW_V_CM_BEFORE] = before;

@@ -416,7 +416,7 @@ static size_t contact_columns(cr_sweep *s, size_t *parsed, char *first_error, si
                 dim = cr_model_dimension(m);
             if (m && cr_model_body_count(m) > bodies)
                 bodies = cr_model_body_count(m);
-            if (m && cr_model_dimension(m) == 2)
+            if (m && cr_model_dimension(m) >= 2)
                 most = most > SW_POOL_CONTACTS ? most : SW_POOL_CONTACTS;
             else if (m && cr_model_contact_count(m) > most)
                 most = cr_model_contact_count(m);
@@ -468,7 +468,10 @@ static int make_columns(cr_sweep *s)
     for (size_t b = 0; b < s->bodies; b++)
         for (int k = 0; k < s->dim; k++)
             rc |= s->dim == 1 ? add_column(s, "v_final[%zu]", b)
-                              : add_column(s, "v_final[%zu].%s", b, k ? "y" : "x");
+                              : add_column(s, "v_final[%zu].%s", b,
+                                           k == 0   ? "x"
+                                           : k == 1 ? "y"
+                                                    : "z");
     for (int mean = 0; mean < 2; mean++)
         for (int law = 0; law < CR_LAW_COUNT; law++)
             for (int mode = 0; mode < CR_COMPARE_MODE_COUNT; mode++)

@@ -95,13 +95,17 @@ static size_t pe_wall_count(const void *e)
 
 static int pe_is_fixed(const void *e, size_t i)
 {
-    (void)e, (void)i;
-    return 0;
+    return POOL(e)->fixed[i];
 }
 
+/* As every engine reports them: a fixed body's mass is infinite. */
 static void pe_masses(const void *e, double *m)
 {
-    cr_pool_get_discs(POOL(e), m, NULL);
+    const cr_pool *p = POOL(e);
+    cr_pool_get_discs(p, m, NULL);
+    for (size_t i = 0; i < p->n; i++)
+        if (p->fixed[i])
+            m[i] = INFINITY;
 }
 
 static void pe_radii(const void *e, double *r)
@@ -216,7 +220,7 @@ static double pe_kinetic(const void *e)
 static double pe_field_work(const void *e, size_t i, const double *x0, const double *x1)
 {
     const cr_pool *p = POOL(e);
-    return cr_field_work(p->m[i], p->g, p->dim, 0.0, 0.0, 0.0, x0, x1);
+    return cr_field_work(p->fixed[i] ? INFINITY : p->m[i], p->g, p->dim, 0.0, 0.0, 0.0, x0, x1);
 }
 
 static double pe_potential(const void *e)

@@ -193,10 +193,11 @@ struct cr_pool {
     /* the engine's own copy: pair laws are looked up as contacts appear, and the
      * caller may destroy its model after cr_system_create */
     cr_model *model;
-    double *m, *r, *accel;
-    double *x0, *v0;   /* start positions and velocities, dim per disc */
-    double *wn, *woff; /* wall unit normals (dim per wall) and offsets */
-    double g[3];       /* uniform gravity, m/s² */
+    double *m, *r, *accel; /* accel: T/(V m), 0 for a fixed disc */
+    char *fixed;           /* per disc: fixed (cr_model_set_fixed), it never moves */
+    double *x0, *v0;       /* start positions and velocities, dim per disc */
+    double *wn, *woff;     /* wall unit normals (dim per wall) and offsets */
+    double g[3];           /* uniform gravity, m/s² */
     double L, V, T, Pscale, Escale, rmax, skin_rel, skin;
     double rtol, atol, jac_floor;
     cr_method method;

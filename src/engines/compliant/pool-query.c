@@ -64,6 +64,8 @@ double cr_pool_potential_energy(const cr_pool *p)
     /* the field's potential −m g·p, zero at the origin as for chains */
     size_t dim = (size_t)p->dim;
     for (size_t i = 0; i < p->n && cr_pl_has_field(p); i++) {
+        if (p->fixed[i])
+            continue; /* it never moves: a constant, left out as walls are */
         double x[3] = {0};
         for (size_t d = 0; d < dim; d++)
             x[d] = p->x0[dim * i + d] + (y ? p->L * y[p->sd * i + d] : 0.0);

@@ -50,11 +50,13 @@ int cr_pl_rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
     double g[3] = {0};
     for (size_t d = 0; d < dim; d++)
         g[d] = p->g[d] * p->T / p->V;
-    for (size_t a = 0; a < p->na; a++)
+    for (size_t a = 0; a < p->na; a++) {
+        int still = p->fixed[p->region ? p->act[a] : a]; /* a fixed disc feels nothing */
         for (size_t d = 0; d < dim; d++) {
             yd[sd * a + d] = yc[sd * a + dim + d];
-            yd[sd * a + dim + d] = g[d];
+            yd[sd * a + dim + d] = still ? 0.0 : g[d];
         }
+    }
     if (p->region) {
         for (size_t q = 0; q < p->nq; q++)
             if (contact_rhs(p, y, &p->c[p->qc[q]], yd))

@@ -21,8 +21,8 @@ static int exerts(const cr_pool *p, const cr_pool_contact *k)
 static void disc_accel(const cr_pool *p, const double *y, size_t i, double *acc)
 {
     for (int d = 0; d < p->dim; d++)
-        acc[d] = p->g[d];
-    for (size_t q = 0; p->bc && q < p->nbc[i]; q++) {
+        acc[d] = p->fixed[i] ? 0.0 : p->g[d];
+    for (size_t q = 0; p->bc && !p->fixed[i] && q < p->nbc[i]; q++) {
         const cr_pool_contact *k = &p->c[p->bc[i][q]];
         if (!exerts(p, k) || cr_pl_surely_open(p, y, k))
             continue;

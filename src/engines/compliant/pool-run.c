@@ -389,7 +389,9 @@ static double closing_scale(const cr_pool *p, const cr_pool_contact *k, double r
 {
     const cr_contact_params *law = cr_pl_law(p, k);
     double mu = p->m[k->i];
-    if (!cr_pl_is_wall(k))
+    if (p->fixed[k->i]) /* then j moves: a fixed pair never closes */
+        mu = p->m[k->j];
+    else if (!cr_pl_is_wall(k) && !p->fixed[k->j])
         mu = mu * p->m[k->j] / (mu + p->m[k->j]);
     double dmax = pow((law->n + 1.0) * mu * rate * rate / (2.0 * law->K), 1.0 / (law->n + 1.0));
     return 0.25 * dmax / rate / p->T;

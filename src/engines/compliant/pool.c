@@ -56,11 +56,11 @@ void cr_pool_destroy(cr_pool *p)
         return;
     free_integrator(p);
     cr_model_destroy(p->model);
-    void *arrays[] = {p->m,          p->r,      p->x0,   p->v0,   p->accel,        p->wn,
-                      p->woff,       p->c,      p->hkey, p->hval, p->slot_contact, p->dref,
-                      p->rootsfound, p->glo,    p->ghi,  p->clo,  p->chi,          p->cmid,
-                      p->cand,       p->guide,  p->qc,   p->hot,  p->pat_ptr,      p->pat_idx,
-                      p->pblock,     p->events, p->ysub, p->ysave};
+    void *arrays[] = {p->m,          p->r,      p->x0,   p->v0,    p->accel,        p->wn,
+                      p->woff,       p->c,      p->hkey, p->hval,  p->slot_contact, p->dref,
+                      p->rootsfound, p->glo,    p->ghi,  p->clo,   p->chi,          p->cmid,
+                      p->cand,       p->guide,  p->qc,   p->hot,   p->pat_ptr,      p->pat_idx,
+                      p->pblock,     p->events, p->ysub, p->ysave, p->fixed};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         free(arrays[k]);
     free_lists(p->n, p->nbr, p->nnbr, p->nbrcap);
@@ -86,6 +86,8 @@ static double bound_scale(const cr_pool *p, double L)
     const cr_model *md = p->model;
     double m1 = INFINITY, m2 = INFINITY, amin = INFINITY, V2 = p->V * p->V, E, nu;
     for (size_t i = 0; i < p->n; i++) {
+        if (p->fixed[i])
+            continue; /* its mass is not used */
         m2 = fmin(m2, fmax(m1, p->m[i]));
         m1 = fmin(m1, p->m[i]);
         if (cr_model_material(md, i, &E, &nu))
@@ -118,8 +120,11 @@ static void choose_scales(cr_pool *p)
     for (size_t i = 0; i < p->n; i++) {
         for (int d = 0; d < dim; d++)
             vm[d] += p->v0[(size_t)dim * i + (size_t)d] / (double)p->n;
-        mmin = fmin(mmin, p->m[i]);
+        if (!p->fixed[i])
+            mmin = fmin(mmin, p->m[i]);
     }
+    if (!isfinite(mmin)) /* every body fixed: nothing moves; any scale will do */
+        mmin = p->m[0];
     for (size_t i = 0; i < p->n; i++) {
         double dv[3] = {0};
         for (int d = 0; d < dim; d++)
@@ -142,7 +147,7 @@ static void choose_scales(cr_pool *p)
     p->Pscale = mmin * p->V;
     p->Escale = mmin * p->V * p->V;
     for (size_t i = 0; i < p->n; i++)
-        p->accel[i] = p->T / (p->V * p->m[i]);
+        p->accel[i] = p->fixed[i] ? 0.0 : p->T / (p->V * p->m[i]);
 }
 
 /* Per-disc arrays and walls from the engine's own model. */
@@ -156,9 +161,11 @@ static int load_model(cr_pool *p)
             return CR_ERR_NOMEM;
     p->x0 = malloc(dim * n * sizeof(double));
     p->v0 = malloc(dim * n * sizeof(double));
-    if (!p->x0 || !p->v0 || !(p->dref = calloc(dim * n, sizeof(double))))
+    p->fixed = calloc(n ? n : 1, 1);
+    if (!p->x0 || !p->v0 || !p->fixed || !(p->dref = calloc(dim * n, sizeof(double))))
         return CR_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
+        p->fixed[i] = (char)(cr_model_is_fixed(md, i) != 0);
         cr_model_get_body(md, i, p->x0 + dim * i, p->v0 + dim * i);
         p->m[i] = cr_model_mass(md, i);
         p->r[i] = cr_model_radius(md, i);

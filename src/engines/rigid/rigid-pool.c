@@ -227,6 +227,12 @@ void *cr_rigid_pool_create(const cr_model *model, cr_system *sys, cr_law_id law,
 {
     if (cr_model_validate(model, msg, msglen) != CR_OK)
         return NULL;
+    for (size_t i = 0; i < cr_model_body_count(model); i++)
+        if (cr_model_is_fixed(model, i)) { /* the compliant pool engine runs them */
+            cr_set_msg(msg, msglen,
+                       "body %zu is fixed: rigid pools have half-plane walls, not fixed discs", i);
+            return NULL;
+        }
     cr_rigid_pool *r = calloc(1, sizeof(*r));
     if (!r || !(r->model = cr_model_copy(model))) {
         free(r);
