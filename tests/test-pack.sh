@@ -108,6 +108,27 @@ refuse "random insertion that cannot fit" "full.yaml:4: lattice.count: the spher
 printf 'lattice: {kind: cubic, count: [2, 2, 2], radius: 0.01, mass: 0.01}\ncontact: {K: 1.0e6}\n' > nog.yaml
 refuse "no gravity" "fields.gravity: deposition needs gravity" nog.yaml
 
+# --striker: a sphere aimed at the open top, GAP above the packing's extent
+sed -e 's/count: \[2, 2, 2\]/count: [2, 1, 2]/' -e 's/size: \[0.05, 0.05, 0.2\]/size: [0.05, 0.03, 0.2]/' dep.yaml > small.yaml
+"$CRADLE" pack small.yaml -o struck.yaml --striker z+,1.5,1e-4 > st.txt 2>&1 \
+    && grep -q "a striker added" st.txt \
+    && "$PY" -c '
+import sys, yaml
+b = yaml.safe_load(open("struck.yaml"))["bodies"]
+s, rest = b[-1], b[:-1]
+top = max(p["x"][2] + p["radius"] for p in rest)
+ok = len(b) == 5 and abs(s["x"][2] - s["radius"] - top - 1e-4) < 1e-12 and s["v"] == [0, 0, -1.5]
+ok = ok and all("v" not in p for p in rest)
+sys.exit(not ok)' \
+    && ok "--striker z+: the last body, 1e-4 m above the packing, moving down at 1.5 m/s, the rest at rest" \
+    || bad "--striker: $(cat st.txt)"
+rm -f struck.yaml
+"$CRADLE" pack small.yaml -o struck.yaml --striker x-,1,0 > err.txt 2>&1
+[ $? -eq 3 ] && [ ! -e struck.yaml ] && grep -q "outside wall 0" err.txt \
+    && ok "--striker x- into the box's wall: exit 3, no file" || bad "--striker x-: $(cat err.txt)"
+"$CRADLE" pack small.yaml -o struck.yaml --striker w-,1,0 > err.txt 2>&1
+[ $? -eq 2 ] && ok "--striker with an unknown face: exit 2" || bad "--striker w-: $(cat err.txt)"
+
 # usage: help, a missing -o, one file named twice, a folder that does not exist
 "$CRADLE" help pack > help.txt 2>&1 && grep -q "^usage: cradle pack MODEL -o PACKED.yaml" help.txt \
     && ok "cradle help pack prints its usage" || bad "help pack: $(cat help.txt)"

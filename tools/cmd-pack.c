@@ -18,7 +18,8 @@
 void usage_pack(FILE *out)
 {
     fputs("usage: cradle pack MODEL -o PACKED.yaml [--lammps PACKED.data] [--ke F]\n"
-          "                   [--t-max T] [--check DT] [--set PATH=VALUE ...] [-q]\n"
+          "                   [--t-max T] [--check DT] [--striker FACE,SPEED,GAP]\n"
+          "                   [--set PATH=VALUE ...] [-q]\n"
           "\n"
           "Makes a packing by a stated procedure: the spheres of MODEL (dim 3, with\n"
           "gravity and walls; a `lattice` generator, jittered or random, in a `box`)\n"
@@ -35,6 +36,10 @@ void usage_pack(FILE *out)
           "  --ke F               settled when kinetic energy < F sum(m |g| r) (1e-6)\n"
           "  --t-max T            give up at T s of deposition (default integration.t_end)\n"
           "  --check DT           check the energy every DT s (default sqrt(r/|g|)/4)\n"
+          "  --striker FACE,SPEED,GAP  add a sphere (the first one's size) aimed at the\n"
+          "                       packing's FACE (x-, x+, y-, y+, z-, z+: the side it\n"
+          "                       comes from) through its centre, GAP from its extent,\n"
+          "                       moving in at SPEED; the last body of PACKED.yaml\n"
           "  -s, --set PATH=VALUE change a field of MODEL first\n"
           "  -q, --quiet          print nothing but errors\n"
           "\n"
@@ -49,20 +54,38 @@ typedef struct {
     const char *input, *out, *lammps;
     double ke, t_max, check;
     int quiet;
+    int striker, s_axis, s_sign; /* --striker FACE,SPEED,GAP */
+    double s_speed, s_gap;
     model_sets sets;
 } pack_args;
 
+/* --striker FACE,SPEED,GAP: FACE x-, x+, y-, y+, z- or z+ (the side it comes
+ * from), SPEED > 0, GAP >= 0. */
+static int parse_striker(const char *arg, pack_args *a)
+{
+    char face[3] = "", tail;
+    if (sscanf(arg, "%2[xyz+-],%lf,%lf%c", face, &a->s_speed, &a->s_gap, &tail) != 3 ||
+        strlen(face) != 2 || face[0] < 'x' || face[0] > 'z' || (face[1] != '-' && face[1] != '+') ||
+        !(a->s_speed > 0.0) || !isfinite(a->s_speed) || !(a->s_gap >= 0.0) || !isfinite(a->s_gap)) {
+        tools_error("pack: --striker FACE,SPEED,GAP: FACE x-, x+, y-, y+, z- or z+, SPEED > 0, "
+                    "GAP >= 0 (got '%s')",
+                    arg);
+        return EXIT_USAGE;
+    }
+    a->striker = 1;
+    a->s_axis = face[0] - 'x';
+    a->s_sign = face[1] == '-' ? -1 : 1;
+    return 0;
+}
+
 static int pack_parse(int argc, char **argv, pack_args *a)
 {
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"lammps", required_argument, NULL, 'L'},
-                                         {"ke", required_argument, NULL, 'k'},
-                                         {"t-max", required_argument, NULL, 't'},
-                                         {"check", required_argument, NULL, 'c'},
-                                         {"set", required_argument, NULL, 's'},
-                                         {"quiet", no_argument, NULL, 'q'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"lammps", required_argument, NULL, 'L'},
+        {"ke", required_argument, NULL, 'k'},     {"t-max", required_argument, NULL, 't'},
+        {"check", required_argument, NULL, 'c'},  {"striker", required_argument, NULL, 'S'},
+        {"set", required_argument, NULL, 's'},    {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int c;
     char *end;
     *a = (pack_args){.ke = 1e-6, .t_max = NAN, .check = NAN};
@@ -82,7 +105,11 @@ static int pack_parse(int argc, char **argv, pack_args *a)
             a->lammps = optarg;
         else if (c == 'q')
             a->quiet = 1;
-        else if (c == 's') {
+        else if (c == 'S') {
+            int rc = parse_striker(optarg, a);
+            if (rc)
+                return rc;
+        } else if (c == 's') {
             int rc = model_sets_add(&a->sets, optarg);
             if (rc)
                 return rc;
@@ -271,23 +298,25 @@ static int write_whole(const char *path, const char *text)
 }
 
 /* The packed model file's text: the procedure and its numbers in comments,
- * then the model with explicit bodies; checked to read back. */
+ * then the model with explicit bodies; checked to read back. @p n: the
+ * packing's spheres (the striker, when added, follows them). */
 static char *packed_text(const pack_args *a, const cr_model *m, const char *text, const double *x,
-                         double t_settle, const settle_watch *w, const pack_stats *st)
+                         const double *v, size_t n, double t_settle, const settle_watch *w,
+                         const pack_stats *st)
 {
-    char header[1024], msg[512], *out = NULL;
-    size_t n = cr_model_body_count(m);
+    char header[1200], msg[512], *out = NULL;
     snprintf(header, sizeof header,
              "# written by cradle pack from %s: deposited under gravity by the compliant engine\n"
              "# until the kinetic energy %.3g J < %.3g sum(m |g| r) (at t = %.6g s), then relaxed\n"
              "# to a touching network (%s): %zu sphere pairs and %zu wall contacts touch within\n"
              "# 1e-9 min(r_i, r_j) (largest |gap| %.2g of it), %zu network contacts opened,\n"
-             "# mean coordination %.3f; bodies at rest (docs/model-format.md, \"Packings\")\n",
+             "# mean coordination %.3f; bodies at rest%s (docs/model-format.md, \"Packings\")\n",
              model_input_name(a->input), w->ke, a->ke, t_settle,
              st->bilateral ? "every settled contact kept" : "by geometric settling", st->pairs,
              st->wall_contacts, st->max_gap, st->opened,
-             n ? 2.0 * (double)st->pairs / (double)n : 0.0);
-    if (cr_modelfile_explicit_bodies(text, strlen(text), model_input_name(a->input), m, x, NULL,
+             n ? 2.0 * (double)st->pairs / (double)n : 0.0,
+             a->striker ? " but the striker (the last body, --striker)" : "");
+    if (cr_modelfile_explicit_bodies(text, strlen(text), model_input_name(a->input), m, x, v,
                                      header, &out, msg, sizeof msg) != CR_OK) {
         tools_error("pack: %s", msg);
         return NULL;
@@ -300,6 +329,76 @@ static char *packed_text(const pack_args *a, const cr_model *m, const char *text
     }
     cr_model_destroy(back);
     return out;
+}
+
+/* Where --striker puts its sphere: as the lattice generator's striker, on
+ * the face's normal through the centre of the packing's extent, its surface
+ * GAP from the face's tangent plane, moving in at SPEED; the size and
+ * material of the first moving sphere. @return 0, or EXIT_INPUT when it
+ * would overlap a sphere or lie outside a wall. */
+static int striker_at(const pack_args *a, const cr_model *m, const double *x, size_t n, double *xs,
+                      double *vs, double *rs, size_t *like)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    *like = 0;
+    while (*like + 1 < n && cr_model_is_fixed(m, *like))
+        (*like)++;
+    *rs = cr_model_radius(m, *like);
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) {
+            lo[d] = fmin(lo[d], x[3 * i + (size_t)d] - cr_model_radius(m, i));
+            hi[d] = fmax(hi[d], x[3 * i + (size_t)d] + cr_model_radius(m, i));
+        }
+    int k = a->s_axis;
+    for (int d = 0; d < 3; d++) {
+        xs[d] = 0.5 * (lo[d] + hi[d]);
+        vs[d] = 0.0;
+    }
+    xs[k] = a->s_sign < 0 ? lo[k] - a->s_gap - *rs : hi[k] + a->s_gap + *rs;
+    vs[k] = -a->s_sign * a->s_speed;
+    for (size_t i = 0; i < n; i++) {
+        const double *p = x + 3 * i;
+        if (hypot(hypot(p[0] - xs[0], p[1] - xs[1]), p[2] - xs[2]) < cr_model_radius(m, i) + *rs) {
+            tools_error("pack: --striker: the striker would overlap sphere %zu", i);
+            return EXIT_INPUT;
+        }
+    }
+    for (size_t w = 0; w < cr_model_plane_count(m); w++) {
+        double nrm[3], off;
+        cr_model_get_plane(m, w, nrm, &off);
+        if (nrm[0] * xs[0] + nrm[1] * xs[1] + nrm[2] * xs[2] - off < *rs) {
+            tools_error("pack: --striker: the striker would lie outside wall %zu", w);
+            return EXIT_INPUT;
+        }
+    }
+    return 0;
+}
+
+/* Appends the striker to the model and to x, v (grown to n + 1 bodies). */
+static int add_striker(const pack_args *a, cr_model *m, double **x, double **v, size_t n)
+{
+    double xs[3], vs[3], rs, E, nu;
+    size_t like;
+    int st = striker_at(a, m, *x, n, xs, vs, &rs, &like);
+    if (st)
+        return st;
+    double *nx = realloc(*x, 3 * (n + 1) * sizeof *nx);
+    if (nx)
+        *x = nx;
+    double *nv = nx ? calloc(3 * (n + 1), sizeof *nv) : NULL;
+    int i = nv ? cr_model_add_body(m, cr_model_mass(m, like), rs, xs, vs) : -1;
+    if (i < 0) {
+        free(nv);
+        tools_error("pack: out of memory");
+        return EXIT_RUN;
+    }
+    if (cr_model_material(m, like, &E, &nu))
+        cr_model_set_material(m, (size_t)i, E, nu);
+    memcpy(*x + 3 * n, xs, sizeof xs);
+    memcpy(nv + 3 * n, vs, sizeof vs);
+    free(*v);
+    *v = nv;
+    return 0;
 }
 
 static int pack_write(const pack_args *a, const char *yaml, const char *lmp)
@@ -344,7 +443,7 @@ int cmd_pack(int argc, char **argv)
         return EXIT_INPUT;
     double g[3], t_settle = 0.0;
     size_t n = cr_model_body_count(m);
-    double *x = malloc((3 * n + 1) * sizeof *x);
+    double *x = malloc((3 * n + 1) * sizeof *x), *v = NULL;
     settle_watch w;
     pack_stats ps;
     if (!x)
@@ -355,17 +454,21 @@ int cmd_pack(int argc, char **argv)
         st = deposit(&a, m, g, x, &t_settle, &w);
     if (!st)
         st = relax(m, g, x, &ps);
-    if (!st && (!(yaml = packed_text(&a, m, text, x, t_settle, &w, &ps)) ||
+    if (!st && a.striker)
+        st = add_striker(&a, m, &x, &v, n);
+    if (!st && (!(yaml = packed_text(&a, m, text, x, v, n, t_settle, &w, &ps)) ||
                 (a.lammps && !(lmp = lammps_text(m, x, model_input_name(a.input))))))
         st = EXIT_RUN;
     if (!st)
         st = pack_write(&a, yaml, lmp);
     if (!st && !a.quiet)
         printf("packed %zu spheres: settled at t = %.6g s (kinetic energy %.3g J), %zu pairs and "
-               "%zu wall contacts touching, %zu opened, %ld relaxation passes -> %s%s%s\n",
-               n, t_settle, w.ke, ps.pairs, ps.wall_contacts, ps.opened, ps.passes, a.out,
-               a.lammps ? ", " : "", a.lammps ? a.lammps : "");
+               "%zu wall contacts touching, %zu opened, %ld relaxation passes%s -> %s%s%s\n",
+               n, t_settle, w.ke, ps.pairs, ps.wall_contacts, ps.opened, ps.passes,
+               a.striker ? "; a striker added" : "", a.out, a.lammps ? ", " : "",
+               a.lammps ? a.lammps : "");
     free(x);
+    free(v);
     free(text);
     free(yaml);
     free(lmp);
