@@ -301,5 +301,18 @@ int pack_relax(const pack_problem *P, double *x, pack_stats *st)
     free(x0);
     count_network(P, x, cs, n, st);
     free(cs);
+    /* the overlaps again over a fresh neighbour search: nothing the moves
+     * brought together unseen */
+    cs = NULL;
+    n = 0;
+    if (candidates(P, x, 0.05 * rmax, &cs, &n)) {
+        free(cs);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double nrm[3];
+        st->max_overlap = fmax(st->max_overlap, -gap_of(P, x, &cs[k], nrm) / cs[k].eps);
+    }
+    free(cs);
     return st->max_overlap <= 1.0 ? 0 : 1;
 }

@@ -255,6 +255,8 @@ static int lattice_counts(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
     }
     if (s->kind == LAT_TETRA)
         total = v[0] * (v[0] + 1.0) * (v[0] + 2.0) / 6.0;
+    if (s->kind == LAT_FCC) /* the sites with i + j + k even: at most half, rounded up */
+        total = ceil(0.5 * total);
     if (total > CR_MAX_BODIES)
         return cr_yaml_fail(ps, cr_yaml_line(c), "lattice.count",
                             "gives %.0f spheres, more than a model holds (%d)", total,
