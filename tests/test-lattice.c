@@ -93,6 +93,42 @@ static void sphere_triple(void)
     }
 }
 
+/* The generated triple run by the engine, axis [1, 2, 3] (not a coordinate
+ * axis, so the symmetry is the generator's, not the frame's): by the
+ * three-fold symmetry about the axis the targets leave with equal speeds and
+ * equal velocity components along the axis (1e-11 relative; rtol 1e-11), and momentum is
+ * conserved (1e-12). */
+static void triple_run(void)
+{
+    tu_case("sphere_triple run");
+    cr_model *m = parse("sphere_triple: {radius: 0.01, density: 7800, speed: 1, gap: 1.0e-5,"
+                        " axis: [1, 2, 3]}\ncontact: {material: {E: 2.0e11, nu: 0.3}}\n"
+                        "integration: {rtol: 1.0e-11, atol: 1.0e-12}\n");
+    if (!m)
+        return;
+    cr_system *sys = tu_system(m);
+    CHECK(cr_system_run(sys, 0.0) == CR_OK, "the triple runs to its end");
+    double v[12], p[3] = {0, 0, 0}, ax[3] = {1 / sqrt(14.0), 2 / sqrt(14.0), 3 / sqrt(14.0)};
+    double speed[3], along[3];
+    cr_system_get_velocities(sys, v);
+    for (int j = 0; j < 3; j++) {
+        const double *u = v + 3 * (j + 1);
+        speed[j] = hypot(hypot(u[0], u[1]), u[2]);
+        along[j] = u[0] * ax[0] + u[1] * ax[1] + u[2] * ax[2];
+    }
+    for (int b = 0; b < 4; b++)
+        for (int k = 0; k < 3; k++)
+            p[k] += cr_model_mass(m, (size_t)b) * v[3 * b + k];
+    CHECK_REL(speed[1], speed[0], 1e-11, "targets 1 and 2 leave at equal speeds (symmetry)");
+    CHECK_REL(speed[2], speed[0], 1e-11, "targets 1 and 3 leave at equal speeds (symmetry)");
+    CHECK_REL(along[1], along[0], 1e-11, "equal velocity along the axis (symmetry)");
+    CHECK_REL(along[2], along[0], 1e-11, "equal velocity along the axis, 1 and 3 (symmetry)");
+    double p0 = cr_model_mass(m, 0) * 1.0;
+    CHECK_REL_INV(p[0] * ax[0] + p[1] * ax[1] + p[2] * ax[2], p0, 1e-12, "momentum along the axis");
+    cr_system_destroy(sys);
+    cr_model_destroy(m);
+}
+
 /* Interior coordination and the first two neighbour shells of a block:
  * cubic 6 at d and next sqrt(2) d; fcc 12 at d and next sqrt(2) d. */
 static void block(const char *kind, int coordination, double second)
@@ -350,6 +386,7 @@ static void refusals(void)
 int main(void)
 {
     sphere_triple();
+    triple_run();
     block("cubic", 6, sqrt(2.0));
     block("fcc", 12, sqrt(2.0));
     tetrahedral();
