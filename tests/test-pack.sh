@@ -33,32 +33,37 @@ YAML
     && grep -q "8 spheres, 5 walls" back.txt \
     && ok "the packed model file runs: 8 spheres, the 5 box walls" || bad "run packed: $(cat back.txt)"
 
-# positions as LAMMPS read them (or as a parser of the Atoms section reads them)
-if command -v lmp >/dev/null 2>&1; then
-    printf 'units si\natom_style sphere\nboundary f f f\nread_data packed.data\nwrite_dump all custom dump.txt id x y z diameter modify sort id format float %%.17g\n' > in.lmp
-    lmp -in in.lmp -log none -screen none > lmp.txt 2>&1 && reader=lammps || reader=failed
-else
-    reader=python
-fi
-"$PY" - "$reader" > net.txt 2>&1 <<'PY'
+# The packed files against each other and against pack's report: positions as
+# LAMMPS read them (or as a parser of the Atoms section reads them) equal to
+# the model file's; the touching network counted from them (|gap| <= 1e-9
+# min r) the one pack reports; no pair or wall overlapping beyond 1e-9 r.
+check_network() { # NAME N: NAME.yaml, NAME.data, NAME.txt (pack's output)
+    name=$1
+    want=$2
+    if command -v lmp >/dev/null 2>&1; then
+        printf 'units si\natom_style sphere\nboundary f f f\nread_data %s.data\nwrite_dump all custom dump.txt id x y z diameter modify sort id format float %%.17g\n' "$name" > in.lmp
+        lmp -in in.lmp -log none -screen none > lmp.txt 2>&1 && reader=lammps || reader=failed
+    else
+        reader=python
+    fi
+    "$PY" - "$reader" "$name" > net.txt 2>&1 <<'PY'
 import sys, math, yaml
-reader = sys.argv[1]
+reader, name = sys.argv[1], sys.argv[2]
 if reader == "failed":
-    sys.exit("LAMMPS did not read packed.data")
+    sys.exit("LAMMPS did not read the data file")
 if reader == "lammps":
     lines = open("dump.txt").read().split("ITEM: ATOMS")[1].splitlines()[1:]
     atoms = [[float(v) for v in l.split()] for l in lines if l.strip()]
     atoms = [(a[1], a[2], a[3], a[4] / 2) for a in atoms]
 else:
-    text = open("packed.data").read().split("Atoms # sphere")[1].strip().splitlines()
+    text = open(name + ".data").read().split("Atoms # sphere")[1].strip().splitlines()
     atoms = [[float(v) for v in l.split()] for l in text]
     atoms = [(a[4], a[5], a[6], a[2] / 2) for a in atoms]
-model = yaml.safe_load(open("packed.yaml"))
+model = yaml.safe_load(open(name + ".yaml"))
 bodies = model["bodies"]
 assert len(atoms) == len(bodies), (len(atoms), len(bodies))
 for a, b in zip(atoms, bodies):
     assert all(abs(a[k] - b["x"][k]) <= 1e-15 for k in range(3)) and a[3] == b["radius"], (a, b)
-# the network: pairs and walls with |gap| <= 1e-9 min r; overlaps beyond it
 pairs = walls = worst = 0
 for i in range(len(atoms)):
     for j in range(i + 1, len(atoms)):
@@ -74,14 +79,28 @@ for i in range(len(atoms)):
         worst = max(worst, -g / (1e-9 * atoms[i][3]))
 print(reader, len(atoms), pairs, walls, worst)
 PY
-read -r rd natoms npairs nwalls worst < net.txt
-grep -q "^packed 8 spheres.* $npairs pairs and $nwalls wall contacts touching" pack.txt \
-    && [ "$natoms" = 8 ] \
-    && ok "$rd reads 8 atoms at the packed positions; $npairs pairs + $nwalls wall contacts touch within 1e-9 r as pack reports" ref \
-    || bad "network from the data file ($(cat net.txt)) vs pack ($(cat pack.txt))"
-"$PY" -c "import sys; sys.exit(not float('$worst') <= 1.0)" \
-    && ok "no pair or wall overlaps beyond the geometric tolerance (worst $worst eps)" ref \
-    || bad "overlap of $worst eps"
+    read -r rd natoms npairs nwalls worst < net.txt
+    grep -q "^packed $want spheres.* $npairs pairs and $nwalls wall contacts touching" "$name.txt" \
+        && [ "$natoms" = "$want" ] \
+        && ok "$name: $rd reads $want atoms at the packed positions; $npairs pairs + $nwalls wall contacts touch within 1e-9 r as pack reports" ref \
+        || bad "$name: network from the data file ($(cat net.txt)) vs pack ($(cat "$name.txt"))"
+    "$PY" -c "import sys; sys.exit(not float('$worst') <= 1.0)" \
+        && ok "$name: no pair or wall overlaps beyond the geometric tolerance" ref \
+        || bad "$name: overlap of $worst eps"
+}
+mv pack.txt packed.txt
+check_network packed 8
+grep -q "every settled contact kept" packed.yaml && grep -q " 0 opened" packed.txt \
+    && ok "8 spheres: the bilateral projection kept every settled contact" \
+    || bad "8 spheres: $(head -5 packed.yaml)"
+
+# 12 spheres wedged between the walls: the bilateral projection stalls, the
+# geometric settling takes over (opened contacts are reported)
+sed -e 's/count: \[2, 2, 2\]/count: [3, 2, 2]/' -e 's/size: \[0.05, 0.05, 0.2\]/size: [0.066, 0.05, 0.2]/' dep.yaml > wedged.yaml
+"$CRADLE" pack wedged.yaml -o wedged.yaml.out --lammps wedged.data > wedged.txt 2>&1 \
+    && mv wedged.yaml.out wedged.yaml && grep -q "by geometric settling" wedged.yaml \
+    && ok "12 wedged spheres: relaxed by geometric settling" || bad "wedged: $(cat wedged.txt)"
+check_network wedged 12
 
 # refusals: one line, exit 3, no file
 refuse() {
