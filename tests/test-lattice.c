@@ -242,6 +242,47 @@ static void jitter(void)
     cr_model_destroy(m2);
 }
 
+/* Random sequential insertion of 200 spheres (r = 0.01) in a 0.2 m cube
+ * (volume fraction 0.105): all placed, none overlapping, all inside the box;
+ * the mean centre within 5 standard errors of the box centre (uniform draws
+ * on [r, L - r]: sd 0.18/sqrt(12) per coordinate, / sqrt(200) for the mean);
+ * the seed decides the draws. */
+static void random_insertion(void)
+{
+    tu_case("lattice random");
+    const char *t = "lattice: {kind: random, count: 200, radius: 0.01, mass: 0.01,"
+                    " box: {size: [0.2, 0.2, 0.2], lid: true}, seed: %d}\ncontact: {K: 1.0e6}\n";
+    char t1[256], t2[256];
+    snprintf(t1, sizeof t1, t, 11);
+    snprintf(t2, sizeof t2, t, 12);
+    cr_model *m = parse(t1), *m2 = parse(t2);
+    CHECK(m && m2 && cr_model_body_count(m) == 200 && cr_model_plane_count(m) == 6,
+          "random: 200 spheres in a box with a lid (6 walls)");
+    if (m && m2) {
+        double mean[3] = {0, 0, 0}, x[3], y[3];
+        int inside = 1, differs = 0;
+        for (size_t i = 0; i < 200; i++) {
+            cr_model_get_body(m, i, x, NULL);
+            cr_model_get_body(m2, i, y, NULL);
+            for (int k = 0; k < 3; k++) {
+                inside &= x[k] >= 0.01 && x[k] <= 0.19;
+                mean[k] += x[k] / 200.0;
+                differs |= x[k] != y[k];
+            }
+        }
+        double se = 0.18 / sqrt(12.0) / sqrt(200.0);
+        CHECK_REF(min_distance(m) >= 0.02 && inside, "no overlap (min distance %g >= 2r), inside",
+                  min_distance(m));
+        CHECK_REF(fabs(mean[0] - 0.1) < 5 * se && fabs(mean[1] - 0.1) < 5 * se &&
+                      fabs(mean[2] - 0.1) < 5 * se,
+                  "mean centre (%g, %g, %g) within 5 standard errors of the box's", mean[0],
+                  mean[1], mean[2]);
+        CHECK(differs, "another seed, other draws");
+    }
+    cr_model_destroy(m);
+    cr_model_destroy(m2);
+}
+
 /* A box: 5 walls (no lid), the block centred on the floor, the striker on the
  * x- face's normal through the centre, gap from the face's tangent plane. */
 static void box_and_striker(void)
@@ -392,6 +433,7 @@ int main(void)
     tetrahedral();
     jitter();
     box_and_striker();
+    random_insertion();
     explicit_round_trip();
     explicit_fixed();
     refusals();

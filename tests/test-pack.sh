@@ -121,7 +121,7 @@ refuse "a block that cannot fit its box" "tight.yaml:9: lattice.box.size: the bl
 refuse "a block that cannot fit its box (--set)" \
     "--set lattice.box.size=[0.03,0.05,0.2]: lattice.box.size: the block does not fit" \
     dep.yaml --set lattice.box.size=[0.03,0.05,0.2]
-sed -e 's/kind: cubic/kind: random/' -e 's/count: \[2, 2, 2\]/count: 100/' -e '/gap:/d' dep.yaml > full.yaml
+sed -e 's/kind: cubic/kind: random/' -e 's/count: \[2, 2, 2\]/count: 100/' -e '/gap:/d' -e '/jitter:/d' dep.yaml > full.yaml
 refuse "random insertion that cannot fit" "full.yaml:4: lattice.count: the spheres do not fit" \
     full.yaml
 printf 'lattice: {kind: cubic, count: [2, 2, 2], radius: 0.01, mass: 0.01}\ncontact: {K: 1.0e6}\n' > nog.yaml

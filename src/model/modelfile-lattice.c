@@ -268,13 +268,14 @@ static int lattice_counts(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
  * surface), default 0 gap: touching spheres. */
 static int lattice_spacing(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
 {
-    double gap = 0.0, line = cr_yaml_line(map);
+    double gap = 0.0;
+    int line = cr_yaml_line(map);
     s->spacing = NAN;
     if (cr_yaml_child(map, "spacing") && cr_yaml_child(map, "gap"))
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "gap"), "lattice.gap",
                             "give either spacing (centre to centre) or gap (surface to surface)");
-    if (cr_yaml_number(ps, map, (int)line, "lattice", "spacing", 0, 0, &s->spacing) ||
-        cr_yaml_number(ps, map, (int)line, "lattice", "gap", 0, 0, &gap))
+    if (cr_yaml_number(ps, map, line, "lattice", "spacing", 0, 0, &s->spacing) ||
+        cr_yaml_number(ps, map, line, "lattice", "gap", 0, 0, &gap))
         return ps->rc;
     if (s->kind == LAT_RANDOM && (cr_yaml_child(map, "spacing") || cr_yaml_child(map, "gap")))
         return cr_yaml_fail(ps,
@@ -406,9 +407,9 @@ static int lattice_striker(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s
 
 static int lattice_read(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
 {
-    static const char *const keys[] = {"kind",     "count",    "radius", "mass",     "density",
-                                       "material", "spacing",  "gap",    "jitter",   "box",
-                                       "striker",  "velocity", "origin", "attempts", NULL};
+    static const char *const keys[] = {
+        "kind",   "count", "radius",  "mass",     "density", "material", "spacing", "gap",
+        "jitter", "box",   "striker", "velocity", "origin",  "attempts", "seed",    NULL};
     const char *w = "lattice";
     int line = cr_yaml_line(map), given = 0;
     double attempts = NAN;
@@ -421,6 +422,20 @@ static int lattice_read(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
         read_vec3(ps, map, w, "origin", s->origin, &given) ||
         cr_yaml_number(ps, map, line, w, "attempts", 0, 0, &attempts))
         return ps->rc;
+    if (s->kind == LAT_RANDOM && cr_yaml_child(map, "jitter"))
+        return cr_yaml_fail(ps, cr_yaml_key_line(map, "jitter"), "lattice.jitter",
+                            "random insertion has no sites to jitter (its draws take seed)");
+    if (cr_yaml_child(map, "seed") && s->kind != LAT_RANDOM)
+        return cr_yaml_fail(ps, cr_yaml_key_line(map, "seed"), "lattice.seed",
+                            "only random insertion draws with seed (a jitter has its own)");
+    double seed = 1.0;
+    if (cr_yaml_number(ps, map, line, w, "seed", 0, 0, &seed))
+        return ps->rc;
+    if (!(seed >= 0.0 && seed <= 4294967295.0 && seed == floor(seed)))
+        return cr_yaml_fail(ps, cr_yaml_key_line(map, "seed"), "lattice.seed",
+                            "a whole number from 0 to 4294967295 (got %g)", seed);
+    if (s->kind == LAT_RANDOM)
+        s->seed = (unsigned long)seed;
     if (!isnan(attempts) && s->kind != LAT_RANDOM)
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "attempts"), "lattice.attempts",
                             "only random insertion makes attempts");
@@ -631,7 +646,7 @@ static int grid_init(insert_grid *G, const lattice_spec *s)
 
 /*
  * Random sequential insertion: centres drawn uniformly in the box shrunk by
- * r (GSL's mt19937 with jitter.seed, or seed 1), each kept when it clears
+ * r (GSL's mt19937 with lattice.seed, default 1), each kept when it clears
  * every sphere kept before; `attempts` draws in all (default 100 N + 10^5). This
  * procedure jams near a volume fraction of 0.38: more spheres than that are
  * refused here rather than placed overlapping.
@@ -653,7 +668,7 @@ static double *random_positions(cr_yaml_ctx *ps, struct fy_node *map, const latt
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     long placed = 0, tries = 0;
     if (p && rng && grid_init(&G, s) == 0) {
-        gsl_rng_set(rng, s->jitter ? s->seed : 1);
+        gsl_rng_set(rng, s->seed);
         for (; placed < s->n[0] && tries < s->attempts; tries++) {
             double *x = p + 3 * placed;
             for (int d = 0; d < 3; d++)
