@@ -22,6 +22,9 @@
  *  (h) a sphere striking a fixed sphere head-on: the Hertz contact time with
  *      μ = the moving sphere's mass and the rebound −v (undamped), and with a
  *      restitution target the rebound e·v;
+ *  (j) a sphere grazing another in 3-D with frozen normals (the hidden
+ *      crossings of pool-roots.c): B leaves with (u·n₀) n₀, n₀ the normal at
+ *      first touch of the straight path, region on and off;
  *  (i) the 3 × 3 Jacobian blocks (pairs with turning and frozen normals, a
  *      wall) against central differences of the right-hand side mid-impact,
  *      and the free cluster under every linear solver, the region off and
@@ -737,6 +740,59 @@ static void solvers(void)
     CHECK_SELF(worst <= 2e-8, "frozen normals, gmres and region off: %.3e m/s", worst);
 }
 
+/* ---- (j) a graze ----------------------------------------------------------------- */
+
+/* Sphere A (speed 1 m/s along u) passes sphere B at rest with its centre
+ * 2R − D off B's line: with frozen normals (integration.normals: frozen) the
+ * contact is a 1-D elastic impact of equal masses along n₀, the line of
+ * centres where the straight path first touches, so v_B = (u·n₀) n₀. */
+static void graze(double D, int region)
+{
+    tu_case("graze D = %g, region %s", D, region ? "on" : "off");
+    const double m = 0.0329, R = 0.01,
+                 K = cr_contact_hertz_stiffness(2.1e11, 0.3, R, 2.1e11, 0.3, R);
+    double u[3] = {0.3, -0.5, 0.81}, e[3] = {1.0, 1.0, 0.0}, xb[3] = {0.02, -0.01, 0.03};
+    unit3(u);
+    double ue = dot3(u, e);
+    for (int d = 0; d < 3; d++)
+        e[d] -= ue * u[d];
+    unit3(e);
+    double xa[3], zero[3] = {0, 0, 0}, s0 = 0.013;
+    for (int d = 0; d < 3; d++)
+        xa[d] = xb[d] - s0 * u[d] + (2 * R - D) * e[d];
+    cr_model *md = model3(K, 0.0, 1e-10, 1e-12);
+    cr_model_add_body(md, m, R, xa, u);
+    cr_model_add_body(md, m, R, xb, zero);
+    cr_settings set = *cr_model_settings(md);
+    set.frozen_normals = 1;
+    set.active_region = region ? CR_ACTIVE_REGION_ON : CR_ACTIVE_REGION_OFF;
+    cr_model_set_settings(md, &set);
+    cr_system *s = tu_system(md);
+    CHECK(cr_system_run(s, 0.0) == CR_OK, "run: %s", cr_system_last_error(s));
+    /* first touch of the straight path: |r₀ − u t| = 2R, r₀ = x_B − x_A */
+    double r0[3], n0[3], v[6];
+    for (int d = 0; d < 3; d++)
+        r0[d] = xb[d] - xa[d];
+    double ru = dot3(r0, u), t = ru - sqrt(ru * ru - (dot3(r0, r0) - 4 * R * R));
+    for (int d = 0; d < 3; d++)
+        n0[d] = r0[d] - u[d] * t;
+    unit3(n0);
+    double un = dot3(u, n0), worst = 0.0;
+    cr_system_get_velocities(s, v);
+    for (int d = 0; d < 3; d++)
+        worst = fmax(worst, fabs(v[3 + d] - un * n0[d]));
+    CHECK_REF(worst <= 1e-7 * un, "v_B off (u.n0) n0 by %.3g of itself (u.n0 = %.4g)", worst / un,
+              un);
+    size_t closings = 0;
+    for (size_t k = 0; k < cr_system_event_count(s); k++)
+        closings += cr_system_events(s)[k].kind == CR_EVENT_CLOSE;
+    CHECK(closings == 1, "one closing (%zu)", closings);
+    printf("     graze D = %g, region %s: v_B within %.2e of (u.n0) n0 = %.4g m/s\n", D,
+           region ? "on" : "off", worst / un, un);
+    cr_system_destroy(s);
+    cr_model_destroy(md);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -749,6 +805,10 @@ int main(void)
     free_cluster();
     fixed_sphere(1.0);
     fixed_sphere(0.8);
+    for (int region = 0; region < 2; region++) {
+        graze(2e-6, region);
+        graze(5e-6, region);
+    }
     jacobian(0);
     jacobian(1);
     solvers();
