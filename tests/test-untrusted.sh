@@ -85,7 +85,7 @@ ep-bodies-unsorted /episode/0000/bodies: body 0 at 1: not increasing
 ep-reference-record /episodes row 0: reference_record 99: the episode has 4 records
 ep-T-minus-zero /episodes row 0: T_minus = 0
 contacts-law-negative /contacts row 0: K = -1, .*not a contact law
-model-dim /model: attribute 'dim' is 7 \(1 or 2\)
+model-dim /model: attribute 'dim' is 7 \(1, 2 or 3\)
 format-version a run file of format version 99, newer than this cradle reads \(2 to 3\)
 format-version-old a run file of format version 1; this cradle reads versions 2 to 3
 format-version-string attribute 'format_version': not an integer

@@ -282,8 +282,8 @@ static int read_head(cr_run_file *f)
     H5Gclose(m);
     if (e) /* an attribute missing rather than damaged */
         return r->failed ? -1 : cr_h5_fail(r, "model", "dim or body_count missing");
-    if (dim < 1 || dim > 2)
-        return cr_h5_fail(r, "model", "attribute 'dim' is %lld (1 or 2)", (long long)dim);
+    if (dim < 1 || dim > 3)
+        return cr_h5_fail(r, "model", "attribute 'dim' is %lld (1, 2 or 3)", (long long)dim);
     if (nb < 1 || nb > CR_MAX_BODIES)
         return cr_h5_fail(r, "model", "attribute 'body_count' is %lld (1 to %d)", (long long)nb,
                           CR_MAX_BODIES);
