@@ -148,6 +148,26 @@ rm -f struck.yaml
 "$CRADLE" pack small.yaml -o struck.yaml --striker w-,1,0 > err.txt 2>&1
 [ $? -eq 2 ] && ok "--striker with an unknown face: exit 2" || bad "--striker w-: $(cat err.txt)"
 
+# --no-deposit: a generated block with its striker written explicit; the
+# explicit file runs to the same final velocities (bit for bit), and LAMMPS
+# reads the striker's velocity from the Velocities section
+printf 'name: block\nlattice: {kind: fcc, count: [3, 3, 3], radius: 0.01, density: 7800,\n  striker: {face: x-, speed: 1.0, gap: 1.0e-4}}\ncontact: {material: {E: 2.0e11, nu: 0.3}}\n' > block.yaml
+"$CRADLE" pack block.yaml --no-deposit -o blockx.yaml --lammps blockx.data > nd.txt 2>&1 \
+    && grep -q "^wrote 15 bodies as given" nd.txt \
+    && "$CRADLE" run block.yaml -o b1.h5 > b1.txt 2>&1 && "$CRADLE" run blockx.yaml -o b2.h5 > b2.txt 2>&1 \
+    && [ -n "$(grep 'final velocities' b1.txt)" ] \
+    && [ "$(grep 'final velocities' b1.txt)" = "$(grep 'final velocities' b2.txt)" ] \
+    && h5diff b1.h5 b2.h5 /final/velocity /final/velocity > /dev/null \
+    && ok "--no-deposit: the explicit block runs to the generated block's final velocities (bit for bit)" self \
+    || bad "--no-deposit: $(cat nd.txt b1.txt b2.txt | head -20)"
+if command -v lmp >/dev/null 2>&1; then
+    printf 'units si\natom_style sphere\nboundary f f f\nread_data blockx.data\nwrite_dump all custom vdump.txt id vx vy vz modify sort id format float %%.17g\n' > inv.lmp
+    lmp -in inv.lmp -log none -screen none > lmpv.txt 2>&1 \
+        && [ "$(sed -n '10p' vdump.txt)" = "1 1 0 0" ] && [ "$(sed -n '11p' vdump.txt)" = "2 0 0 0" ] \
+        && ok "LAMMPS reads the striker's velocity (1, 0, 0) m/s and the block at rest" \
+        || bad "LAMMPS velocities: $(head -12 vdump.txt) $(tail -3 lmpv.txt)"
+fi
+
 # usage: help, a missing -o, one file named twice, a folder that does not exist
 "$CRADLE" help pack > help.txt 2>&1 && grep -q "^usage: cradle pack MODEL -o PACKED.yaml" help.txt \
     && ok "cradle help pack prints its usage" || bad "help pack: $(cat help.txt)"

@@ -19,6 +19,7 @@ void usage_pack(FILE *out)
 {
     fputs("usage: cradle pack MODEL -o PACKED.yaml [--lammps PACKED.data] [--ke F]\n"
           "                   [--t-max T] [--check DT] [--striker FACE,SPEED,GAP]\n"
+          "                   [--no-deposit]\n"
           "                   [--set PATH=VALUE ...] [-q]\n"
           "\n"
           "Makes a packing by a stated procedure: the spheres of MODEL (dim 3, with\n"
@@ -36,6 +37,10 @@ void usage_pack(FILE *out)
           "  --ke F               settled when kinetic energy < F sum(m |g| r) (1e-6)\n"
           "  --t-max T            give up at T s of deposition (default integration.t_end)\n"
           "  --check DT           check the energy every DT s (default sqrt(r/|g|)/4)\n"
+          "  --no-deposit         no deposition and no relaxation: MODEL's bodies as\n"
+          "                       given (a generated block, say), written explicit with\n"
+          "                       their velocities (LAMMPS: a Velocities section too);\n"
+          "                       gravity not needed\n"
           "  --striker FACE,SPEED,GAP  add a sphere (the first one's size) aimed at the\n"
           "                       packing's FACE (x-, x+, y-, y+, z-, z+: the side it\n"
           "                       comes from) through its centre, GAP from its extent,\n"
@@ -54,6 +59,7 @@ typedef struct {
     const char *input, *out, *lammps;
     double ke, t_max, check;
     int quiet;
+    int as_given;                /* --no-deposit: MODEL's bodies as they are */
     int striker, s_axis, s_sign; /* --striker FACE,SPEED,GAP */
     double s_speed, s_gap;
     model_sets sets;
@@ -80,12 +86,17 @@ static int parse_striker(const char *arg, pack_args *a)
 
 static int pack_parse(int argc, char **argv, pack_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"lammps", required_argument, NULL, 'L'},
-        {"ke", required_argument, NULL, 'k'},     {"t-max", required_argument, NULL, 't'},
-        {"check", required_argument, NULL, 'c'},  {"striker", required_argument, NULL, 'S'},
-        {"set", required_argument, NULL, 's'},    {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"lammps", required_argument, NULL, 'L'},
+                                         {"ke", required_argument, NULL, 'k'},
+                                         {"t-max", required_argument, NULL, 't'},
+                                         {"check", required_argument, NULL, 'c'},
+                                         {"striker", required_argument, NULL, 'S'},
+                                         {"set", required_argument, NULL, 's'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"no-deposit", no_argument, NULL, 'N'},
+                                         {NULL, 0, NULL, 0}};
     int c;
     char *end;
     *a = (pack_args){.ke = 1e-6, .t_max = NAN, .check = NAN};
@@ -105,6 +116,8 @@ static int pack_parse(int argc, char **argv, pack_args *a)
             a->lammps = optarg;
         else if (c == 'q')
             a->quiet = 1;
+        else if (c == 'N')
+            a->as_given = 1;
         else if (c == 'S') {
             int rc = parse_striker(optarg, a);
             if (rc)
@@ -154,7 +167,7 @@ static int pack_check_model(const pack_args *a, const cr_model *m, double *g)
                     cr_model_dimension(m));
         return EXIT_INPUT;
     }
-    if (!(hypot(hypot(g[0], g[1]), g[2]) > 0.0)) {
+    if (!a->as_given && !(hypot(hypot(g[0], g[1]), g[2]) > 0.0)) {
         tools_error("%s: fields.gravity: deposition needs gravity (none given)",
                     model_input_name(a->input));
         return EXIT_INPUT;
@@ -237,7 +250,7 @@ static int relax(const cr_model *m, const double *g, double *x, pack_stats *st)
 
 /* LAMMPS read_data text, atom_style sphere (id type diameter density x y z);
  * the box is the spheres' extent widened by one largest radius each side. */
-static char *lammps_text(const cr_model *m, const double *x, const char *source)
+static char *lammps_text(const cr_model *m, const double *x, const double *v, const char *source)
 {
     size_t n = cr_model_body_count(m), size = 0;
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -268,6 +281,15 @@ static char *lammps_text(const cr_model *m, const double *x, const char *source)
             fixed ? 1.0 : cr_model_mass(m, i) / (4.0 / 3.0 * 3.14159265358979323846 * r * r * r);
         fprintf(f, "%zu %d %.17g %.17g %.17g %.17g %.17g\n", i + 1, fixed ? 2 : 1, 2.0 * r, rho,
                 x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+    }
+    int moving = 0;
+    for (size_t i = 0; v && i < 3 * n; i++)
+        moving |= v[i] != 0.0;
+    if (moving) { /* atom_style sphere: id vx vy vz wx wy wz */
+        fputs("\nVelocities\n\n", f);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%zu %.17g %.17g %.17g 0 0 0\n", i + 1, v[3 * i], v[3 * i + 1],
+                    v[3 * i + 2]);
     }
     if (fclose(f) != 0) {
         free(buf);
@@ -301,21 +323,9 @@ static int write_whole(const char *path, const char *text)
  * then the model with explicit bodies; checked to read back. @p n: the
  * packing's spheres (the striker, when added, follows them). */
 static char *packed_text(const pack_args *a, const cr_model *m, const char *text, const double *x,
-                         const double *v, size_t n, double t_settle, const settle_watch *w,
-                         const pack_stats *st)
+                         const double *v, const char *header)
 {
-    char header[1200], msg[512], *out = NULL;
-    snprintf(header, sizeof header,
-             "# written by cradle pack from %s: deposited under gravity by the compliant engine\n"
-             "# until the kinetic energy %.3g J < %.3g sum(m |g| r) (at t = %.6g s), then relaxed\n"
-             "# to a touching network (%s): %zu sphere pairs and %zu wall contacts touch within\n"
-             "# 1e-9 min(r_i, r_j) (largest |gap| %.2g of it), %zu network contacts opened,\n"
-             "# mean coordination %.3f; bodies at rest%s (docs/model-format.md, \"Packings\")\n",
-             model_input_name(a->input), w->ke, a->ke, t_settle,
-             st->bilateral ? "every settled contact kept" : "by geometric settling", st->pairs,
-             st->wall_contacts, st->max_gap, st->opened,
-             n ? 2.0 * (double)st->pairs / (double)n : 0.0,
-             a->striker ? " but the striker (the last body, --striker)" : "");
+    char msg[512], *out = NULL;
     if (cr_modelfile_explicit_bodies(text, strlen(text), model_input_name(a->input), m, x, v,
                                      header, &out, msg, sizeof msg) != CR_OK) {
         tools_error("pack: %s", msg);
@@ -329,6 +339,23 @@ static char *packed_text(const pack_args *a, const cr_model *m, const char *text
     }
     cr_model_destroy(back);
     return out;
+}
+
+/* The header of a deposited packing: the procedure and its numbers. */
+static void deposited_header(char *header, size_t len, const pack_args *a, size_t n,
+                             double t_settle, const settle_watch *w, const pack_stats *st)
+{
+    snprintf(header, len,
+             "# written by cradle pack from %s: deposited under gravity by the compliant engine\n"
+             "# until the kinetic energy %.3g J < %.3g sum(m |g| r) (at t = %.6g s), then relaxed\n"
+             "# to a touching network (%s): %zu sphere pairs and %zu wall contacts touch within\n"
+             "# 1e-9 min(r_i, r_j) (largest |gap| %.2g of it), %zu network contacts opened,\n"
+             "# mean coordination %.3f; bodies at rest%s (docs/model-format.md, \"Packings\")\n",
+             model_input_name(a->input), w->ke, a->ke, t_settle,
+             st->bilateral ? "every settled contact kept" : "by geometric settling", st->pairs,
+             st->wall_contacts, st->max_gap, st->opened,
+             n ? 2.0 * (double)st->pairs / (double)n : 0.0,
+             a->striker ? " but the striker (the last body, --striker)" : "");
 }
 
 /* Where --striker puts its sphere: as the lattice generator's striker, on
@@ -386,6 +413,8 @@ static int add_striker(const pack_args *a, cr_model *m, double **x, double **v, 
     if (nx)
         *x = nx;
     double *nv = nx ? calloc(3 * (n + 1), sizeof *nv) : NULL;
+    if (nv && *v)
+        memcpy(nv, *v, 3 * n * sizeof *nv);
     int i = nv ? cr_model_add_body(m, cr_model_mass(m, like), rs, xs, vs) : -1;
     if (i < 0) {
         free(nv);
@@ -450,18 +479,36 @@ int cmd_pack(int argc, char **argv)
         st = EXIT_RUN;
     if (!st)
         st = pack_check_model(&a, m, g);
-    if (!st)
+    if (!st && a.as_given) {
+        if (!(v = malloc((3 * n + 1) * sizeof *v)))
+            st = EXIT_RUN;
+        for (size_t i = 0; !st && i < n; i++)
+            cr_model_get_body(m, i, x + 3 * i, v + 3 * i);
+    }
+    if (!st && !a.as_given)
         st = deposit(&a, m, g, x, &t_settle, &w);
-    if (!st)
+    if (!st && !a.as_given)
         st = relax(m, g, x, &ps);
     if (!st && a.striker)
         st = add_striker(&a, m, &x, &v, n);
-    if (!st && (!(yaml = packed_text(&a, m, text, x, v, n, t_settle, &w, &ps)) ||
-                (a.lammps && !(lmp = lammps_text(m, x, model_input_name(a.input))))))
+    char header[1200] = "";
+    if (a.as_given)
+        snprintf(header, sizeof header,
+                 "# written by cradle pack --no-deposit from %s: its bodies as given, explicit%s\n"
+                 "# (docs/model-format.md, \"Packings\")\n",
+                 model_input_name(a.input), a.striker ? ", and a striker (the last body)" : "");
+    else if (!st)
+        deposited_header(header, sizeof header, &a, n, t_settle, &w, &ps);
+    if (!st && (!(yaml = packed_text(&a, m, text, x, v, header)) ||
+                (a.lammps && !(lmp = lammps_text(m, x, v, model_input_name(a.input))))))
         st = EXIT_RUN;
     if (!st)
         st = pack_write(&a, yaml, lmp);
-    if (!st && !a.quiet)
+    if (!st && !a.quiet && a.as_given)
+        printf("wrote %zu bodies as given%s -> %s%s%s\n", cr_model_body_count(m),
+               a.striker ? " (a striker added)" : "", a.out, a.lammps ? ", " : "",
+               a.lammps ? a.lammps : "");
+    else if (!st && !a.quiet)
         printf("packed %zu spheres: settled at t = %.6g s (kinetic energy %.3g J), %zu pairs and "
                "%zu wall contacts touching, %zu opened, %ld relaxation passes%s -> %s%s%s\n",
                n, t_settle, w.ke, ps.pairs, ps.wall_contacts, ps.opened, ps.passes,
