@@ -161,6 +161,7 @@ int main(void)
                                          "../../models/pendulum-cradle.yaml",
                                          "../../models/pendulum-cradle-air.yaml",
                                          "../../models/pool-bernoulli.yaml",
+                                         "../../models/sphere-triple.yaml",
                                          "two-balls.yaml",
                                          "chain-pairs.yaml"};
     static const char *const cases[] = {

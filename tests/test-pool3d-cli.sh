@@ -20,6 +20,20 @@ shape() { h5dump -H -d "$1" triple.h5 2>/dev/null | sed -n 's/.*SIMPLE { ( \([0-
     && ok "run sphere-triple.yaml: dim 3, /final/velocity 4 x 3, /episode/0000/normal 6 x 3" \
     || bad "run sphere-triple.yaml: status $st, dim '$dim', $(shape /final/velocity), $(cat err.txt)"
 
+# the run file read back: compare RUN.h5, and a run continued from it
+"$CRADLE" compare triple.h5 --csv > cmpf.csv 2> err.txt; st=$?
+[ $st -eq 0 ] && grep -q ",calibrated," cmpf.csv && ok "compare RUN.h5 of a 3-D run" \
+    || bad "compare triple.h5: status $st, $(cat err.txt)"
+"$CRADLE" run -q "$TRIPLE" --set integration.t_end=3e-5 -o half.h5 \
+    && "$CRADLE" run -q --continue half.h5 --set integration.t_end=1e-4 -o rest.h5 2> err.txt \
+    && "$PY" -c '
+import h5py, numpy as np, sys
+a = h5py.File("triple.h5")["final/velocity"][()]
+b = h5py.File("rest.h5")["final/velocity"][()]
+print("     continued run: final velocities within %.1e m/s of the whole run" % abs(a - b).max())
+sys.exit(not (b.shape == (4, 3) and abs(a - b).max() <= 1e-8))' \
+    && ok "run --continue from a 3-D run file: the whole run's final velocities to 1e-8 m/s" self \
+    || bad "run --continue: $(cat err.txt)"
 "$CRADLE" compare "$TRIPLE" --csv > cmp.csv 2> err.txt; st=$?
 [ $st -eq 0 ] && grep -q ",calibrated," cmp.csv && grep -q ",predictive," cmp.csv \
     && ok "compare sphere-triple.yaml: calibrated and predictive rows" \

@@ -32,6 +32,9 @@ static void usage_main(FILE *out)
           "  fit MODEL DATA.csv --vary PATH[=LO:HI]\n"
           "                          fit model-file fields to measurements, with\n"
           "                          standard errors; --predict another model (docs/fit.md)\n"
+          "  pack MODEL -o PACKED.yaml [--lammps PACKED.data]\n"
+          "                          a 3-D packing: deposition under gravity, then\n"
+          "                          relaxation to a touching network (docs/model-format.md)\n"
           "  help [COMMAND]          show help\n"
           "\n"
           "options:\n"
@@ -106,9 +109,11 @@ static int dispatch(int argc, char **argv)
             usage_table(stdout);
         else if (argc > 2 && strcmp(argv[2], "fit") == 0)
             usage_fit(stdout);
+        else if (argc > 2 && strcmp(argv[2], "pack") == 0)
+            usage_pack(stdout);
         else if (argc > 2) {
             /* a topic we have no page for is a usage error, not the general page */
-            tools_error("help: no topic '%s' (topics: run, law, compare, sweep, table, fit)",
+            tools_error("help: no topic '%s' (topics: run, law, compare, sweep, table, fit, pack)",
                         argv[2]);
             return EXIT_USAGE;
         } else
@@ -128,6 +133,8 @@ static int dispatch(int argc, char **argv)
         return cmd_table(argc - 1, argv + 1);
     if (strcmp(cmd, "fit") == 0)
         return cmd_fit(argc - 1, argv + 1);
+    if (strcmp(cmd, "pack") == 0)
+        return cmd_pack(argc - 1, argv + 1);
     tools_error("unknown command '%s' (try 'cradle help')", cmd);
     return EXIT_USAGE;
 }

@@ -165,6 +165,8 @@ int cmd_compare(int argc, char **argv);
 void usage_compare(FILE *out);
 int cmd_fit(int argc, char **argv);
 void usage_fit(FILE *out);
+int cmd_pack(int argc, char **argv);
+void usage_pack(FILE *out);
 /* cradle law NAME --input RUN.h5 --episode K (cmd-compare.c) */
 int cmd_law_episode(int argc, char **argv);
 

@@ -64,4 +64,21 @@ CR_EXPORT int cr_modelfile_parse_set(const char *text, size_t len, const char *f
                                      const cr_modelfile_sets *sets, cr_model **out,
                                      char **effective, char *msg, size_t msglen);
 
+/**
+ * The model text @p text (as parsed into @p model) rewritten with explicit
+ * bodies: its body list (`bodies`, `lattice`, `sphere_triple`, ...) becomes a
+ * `bodies:` list of @p model's bodies (mass, radius, material) at positions
+ * @p x and velocities @p v (dim values per body; @p x NULL: the model's own
+ * state; @p v NULL with @p x: at rest), the walls a generator made join the
+ * file's `walls:` list, and every other top-level field is kept (one-line flow
+ * form, comments dropped). Numbers are written to 17 digits, so the text
+ * reads back to the same bodies. @p header (may be NULL) goes first. dim 2
+ * and 3. @return CR_OK and a new string in @p out (free() it), or an error
+ * code with the reason in @p msg.
+ */
+CR_EXPORT int cr_modelfile_explicit_bodies(const char *text, size_t len, const char *filename,
+                                           const cr_model *model, const double *x, const double *v,
+                                           const char *header, char **out, char *msg,
+                                           size_t msglen);
+
 #endif

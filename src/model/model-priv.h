@@ -31,6 +31,18 @@ int cr_modelfile_mass(cr_yaml_ctx *ps, struct fy_node *map, const char *where, d
                       double *mass);
 int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model);
 
+/* The dim-3 generators (modelfile-lattice.c): `sphere_triple` (a striker on
+ * the axis of three touching spheres) and `lattice` (cubic, fcc, tetrahedral
+ * blocks or random insertion; jitter, box walls, striker). */
+int cr_modelfile_sphere_triple(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model);
+int cr_modelfile_lattice(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model);
+/* A material mapping {E, nu} at @p where (modelfile.c). */
+int cr_modelfile_material(cr_yaml_ctx *ps, struct fy_node *mat, int line, const char *where,
+                          double *E, double *nu);
+/* The first pair of bodies (by the later index) that interpenetrate beyond the
+ * touching tolerance: 1 with the pair and depth, 0 when none, -1 out of memory. */
+int cr_modelfile_first_overlap(const cr_model *model, size_t *bi, size_t *bj, double *depth);
+
 /* The `output` section (modelfile-output.c) into @p s, checked against the
  * model's bodies and dimension (errors recorded in ps, with the field's line). */
 int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, cr_model *model, cr_settings *s);

@@ -486,6 +486,12 @@ static int body_mass_radius(cr_yaml_ctx *ps, struct fy_node *b, const char *wher
 }
 
 /* An optional per-body material {E, nu}. */
+int cr_modelfile_material(cr_yaml_ctx *ps, struct fy_node *mat, int line, const char *where,
+                          double *E, double *nu)
+{
+    return parse_material(ps, mat, line, where, E, nu);
+}
+
 static int body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
                          size_t i)
 {
@@ -1157,6 +1163,16 @@ static int first_overlap(const cr_model *model, cell_entry *cells, size_t *bi, s
     return found;
 }
 
+int cr_modelfile_first_overlap(const cr_model *model, size_t *bi, size_t *bj, double *depth)
+{
+    cell_entry *cells = malloc((cr_model_body_count(model) + 1) * sizeof *cells);
+    if (!cells)
+        return -1;
+    int bad = first_overlap(model, cells, bi, bj, depth);
+    free(cells);
+    return bad;
+}
+
 /* Overlaps at start, named by the later disc's line (the engine's neighbour
  * search would refuse them too, without a line). */
 static int check_overlaps(cr_yaml_ctx *ps, struct fy_node *seq, const char *list,
@@ -1626,8 +1642,9 @@ typedef struct {
 
 static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
 {
-    static const char *const names[] = {"balls", "chain", "rods", "discs", "bodies", "three_disc"};
-    static const int dims[] = {1, 1, 1, 2, 0, 2};
+    static const char *const names[] = {"balls",  "chain",      "rods",    "discs",
+                                        "bodies", "three_disc", "lattice", "sphere_triple"};
+    static const int dims[] = {1, 1, 1, 2, 0, 2, 3, 3};
     int given = 0;
     double dim = 0;
     if (cr_yaml_number(ps, root, 1, "", "dim", 0, 0, &dim))
@@ -1637,14 +1654,14 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
         return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
                             "must be 1 (a chain), 2 (a planar pool) or 3 (spheres) (got %g)", dim);
     bl->node = NULL;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 8; k++) {
         struct fy_node *n = cr_yaml_child(root, names[k]);
         if (!n)
             continue;
         if (given++)
             return cr_yaml_fail(ps, cr_yaml_line(n), names[k],
                                 "give one of 'bodies', 'balls', 'chain', 'rods', 'discs', "
-                                "'three_disc'");
+                                "'three_disc', 'lattice', 'sphere_triple'");
         *bl = (body_list){n, names[k], dims[k] ? dims[k] : (dn ? (int)dim : 1)};
         if (dn && dims[k] && dims[k] != (int)dim)
             return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
@@ -1681,13 +1698,19 @@ static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
 {
     law_spec def;
     struct fy_node *contact = cr_yaml_child(root, "contact");
-    int generated = strcmp(bl->key, "three_disc") == 0;
-    if ((generated ? cr_modelfile_three_disc(ps, bl->node, model)
-                   : parse_discs(ps, bl->node, bl->key, model) ||
-                         check_overlaps(ps, bl->node, bl->key, model)) ||
-        parse_links(ps, cr_yaml_child(root, "links"), model) || apply_fields(ps, fields, model) ||
-        pool_contact(ps, contact, model, &def) ||
-        parse_walls(ps, cr_yaml_child(root, "walls"), &def, model))
+    int rc = strcmp(bl->key, "three_disc") == 0 ? cr_modelfile_three_disc(ps, bl->node, model)
+             : strcmp(bl->key, "lattice") == 0  ? cr_modelfile_lattice(ps, bl->node, model)
+             : strcmp(bl->key, "sphere_triple") == 0
+                 ? cr_modelfile_sphere_triple(ps, bl->node, model)
+                 : parse_discs(ps, bl->node, bl->key, model) ||
+                       check_overlaps(ps, bl->node, bl->key, model);
+    if (rc || parse_links(ps, cr_yaml_child(root, "links"), model) ||
+        apply_fields(ps, fields, model) || pool_contact(ps, contact, model, &def))
+        return ps->rc;
+    /* a generator's box walls take contact.material as a listed wall does */
+    for (size_t w = 0; def.has_material && w < cr_model_plane_count(model); w++)
+        cr_model_set_plane_material(model, w, def.E, def.nu);
+    if (parse_walls(ps, cr_yaml_child(root, "walls"), &def, model))
         return ps->rc;
     struct fy_node *pairs = cr_yaml_child(contact, "pairs");
     if (pairs && !fy_node_is_sequence(pairs))
@@ -1755,9 +1778,9 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
 static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, field_spec *fields)
 {
     static const char *const top_keys[] = {
-        "name",        "description", "dim",        "bodies", "balls",  "chain",
-        "rods",        "discs",       "walls",      "links",  "fields", "contact",
-        "integration", "output",      "three_disc", "rigid",  NULL};
+        "name",       "description", "dim",     "bodies",        "balls",   "chain",       "rods",
+        "discs",      "walls",       "links",   "fields",        "contact", "integration", "output",
+        "three_disc", "rigid",       "lattice", "sphere_triple", NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))
         return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",

@@ -17,6 +17,7 @@ M=$ROOT/models
 "$CRADLE" run -q "$M/three-ball-chain.yaml" -o "$OUT/runfile/chain3.h5"
 "$CRADLE" run -q "$M/hertz-pair.yaml" -o "$OUT/runfile/pair.h5"
 "$CRADLE" run -q "$M/pool-theta-tau.yaml" -o "$OUT/runfile/pool.h5"
+"$CRADLE" run -q "$M/sphere-triple.yaml" -o "$OUT/runfile/spheres.h5"
 "$CRADLE" run -q "$M/three-ball-chain.yaml" --rigid newton -o "$OUT/runfile/rigid.h5"
 "$CRADLE" run -q "$M/newton-cradle-5.yaml" --compare -o "$OUT/runfile/compared.h5" > /dev/null
 # format 3's chosen output: some fields and bodies, and no trajectory at all
