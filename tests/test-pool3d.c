@@ -11,6 +11,11 @@
  *      velocities against rk8pd on the symmetric reduction (three degrees of
  *      freedom: the striker's x, each struck sphere's axial and radial
  *      coordinates), integrated here;
+ *  (b') the triple touching at the strike with frozen normals (the rigid
+ *      limit, scale-invariant): the energetic law's closed form for that
+ *      symmetry, α = 1 on the three striker contacts and κ = 1, gives the
+ *      striker −v/3 and each struck sphere (P/m) nᵢ with P/m = 2vc/(3c² + 1),
+ *      c = √(2/3) the normals' axial component, to 1e-9 V;
  *  (c) an oblique, damped (Hunt–Crossley) frictionless impact against GSL's
  *      rk8pd on the relative coordinate, integrated here;
  *  (d) an undamped sphere bouncing on a tilted floor under gravity: the period
@@ -196,6 +201,44 @@ static void triple_reference(const cr_model *m, const cr_system *s)
     printf("     triple: final velocities within %.2e V of rk8pd on the reduction "
            "(striker %.9f m/s)\n",
            worst / v[0], y[3]);
+}
+
+static void triple_rigid_limit(void)
+{
+    tu_case("symmetric triple, frozen normals");
+    cr_model *m = tu_load_model("sphere-triple.yaml");
+    CHECK(m != NULL, "models/sphere-triple.yaml loads");
+    if (!m)
+        return;
+    double x0[3] = {0.0, 0.0, 0.0}, v0[3] = {1.0, 0.0, 0.0}, x[12], fv[12];
+    cr_model_set_body_state(m, 0, x0, v0); /* touching all three at t = 0 */
+    cr_settings set = *cr_model_settings(m);
+    set.rtol = 1e-12;
+    set.atol = 1e-14;
+    set.frozen_normals = 1;
+    cr_model_set_settings(m, &set);
+    cr_system *s = tu_system(m);
+    CHECK(cr_system_run(s, 0.0) == CR_OK, "run: %s", cr_system_last_error(s));
+    cr_system_get_velocities(s, fv);
+    for (size_t i = 0; i < 4; i++)
+        cr_model_get_body(m, i, x + 3 * i, NULL);
+    /* the energetic law with α = (1, 1, 1), κ = 1: momentum along the axis and
+     * energy give P/m = 2vc/(3c² + 1), the striker v − 3cP/m = −v/3 */
+    double c = sqrt(2.0 / 3.0), Pm = 2.0 * c / (3.0 * c * c + 1.0);
+    double worst = fmax(fabs(fv[0] + 1.0 / 3.0), fmax(fabs(fv[1]), fabs(fv[2])));
+    for (size_t i = 1; i < 4; i++) {
+        double n[3] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]}; /* from the striker at 0 */
+        unit3(n);
+        for (int d = 0; d < 3; d++)
+            worst = fmax(worst, fabs(fv[3 * i + (size_t)d] - Pm * n[d]));
+    }
+    CHECK_REF(worst <= 1e-9, "final velocities off the energetic law's closed form by %.3e V",
+              worst);
+    printf("     triple, frozen normals: within %.2e V of the energetic law (striker -1/3, P/m = "
+           "%.10f)\n",
+           worst, Pm);
+    cr_system_destroy(s);
+    cr_model_destroy(m);
 }
 
 static void symmetric_triple(void)
@@ -869,6 +912,7 @@ int main(void)
     gsl_set_error_handler_off();
     head_on();
     symmetric_triple();
+    triple_rigid_limit();
     oblique();
     bounce();
     embedding("pool-bernoulli.yaml");

@@ -407,7 +407,7 @@ def _read(path):
         if "model" not in f or not isinstance(f["model"], h5py.Group):
             raise _Bad("/model: missing")
         m = f["model"]
-        dim = _int_attr(m, "/model", "dim", 1, 2)
+        dim = _int_attr(m, "/model", "dim", 1, 3)
         n = _int_attr(m, "/model", "body_count", 1, 10 ** 6)
         contacts = _dataset(f, "contacts", (-1,), "table", optional=True)
         nc = len(contacts) if contacts is not None else -1

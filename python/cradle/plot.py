@@ -31,7 +31,7 @@ from . import xdmf  # noqa: E402
 KINDS = ("trajectory", "forces", "impulses", "energy", "episodes", "collisions")
 TABLE_ROWS = 25
 LEGEND_MAX = 8
-COMPONENTS = "xy"
+COMPONENTS = "xyz"
 
 
 def _title(run, what):

@@ -41,13 +41,14 @@ def cradle_run(model_path, out, *extra):
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory):
-    """{"chain": (h5 path, json, model path), "pool": (...)}, written once."""
+    """{"chain": (h5 path, json, model path), "pool": (...), "spheres": (...)}, written once."""
     d = tmp_path_factory.mktemp("runs")
     model = d / "pendulum-small.yaml"
     model.write_text(PENDULUM)
     out = {}
     for kind, path in (("chain", str(model)),
-                       ("pool", os.path.join(SOURCE, "models", "pool-bernoulli.yaml"))):
+                       ("pool", os.path.join(SOURCE, "models", "pool-bernoulli.yaml")),
+                       ("spheres", os.path.join(SOURCE, "models", "sphere-triple.yaml"))):
         h5 = str(d / ("%s.h5" % kind))
         out[kind] = (h5, cradle_run(path, h5), path)
     return out

@@ -13,7 +13,7 @@ def _flat(a):
     return [None if not np.isfinite(x) else float(x) for x in np.ravel(a)]
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres"])
 def test_episodes_equal_json(runs, kind):
     h5, js, _ = runs[kind]
     r = cradle.read(h5)
@@ -29,7 +29,7 @@ def test_episodes_equal_json(runs, kind):
     assert _flat(r.final_velocity) == js["final_velocities"]
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres"])
 def test_collisions_equal_json(runs, kind):
     h5, js, _ = runs[kind]
     r = cradle.read(h5)
@@ -62,7 +62,7 @@ def test_pendulum_collisions(runs):
     assert (owner >= 0).all() and len(owner) == len(r.episodes)
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres"])
 def test_collision_offsets(runs, kind):
     """The ragged layout: the runs of /collision tile its datasets in order."""
     with h5py.File(runs[kind][0], "r") as f:
@@ -76,7 +76,7 @@ def test_collision_offsets(runs, kind):
         assert dict(zip(c.dtype.names, f["collisions"].attrs["units"]))["t_start"] == "s"
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres"])
 def test_arrays(runs, kind):
     """Shapes and values against h5py directly (the reader reshapes only)."""
     h5 = runs[kind][0]
@@ -121,7 +121,7 @@ def _as_format_2(src, dst):
         f.attrs["format_version"] = 2
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres"])
 def test_reads_format_2_and_3(runs, tmp_path, kind):
     h5 = runs[kind][0]
     with h5py.File(h5, "r") as f:
@@ -242,7 +242,7 @@ def _rewrite_records(f, drop=(), change=None):
         f[name] = new
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres"])
 def test_peaks_of_older_files(runs, kind, tmp_path):
     """Issue 22: a file written before the located peaks (no /contact_peaks,
     records without peak_force_time and duration) reads; it has no peaks."""

@@ -936,6 +936,80 @@ def case_pool(R):
     return sec
 
 
+def case_spheres(R):
+    # the triple touching at the strike, frozen normals (the rigid limit: a
+    # frozen-normal pool is scale-invariant), tight tolerances
+    sets = ["--set", "bodies[0].x=[0.0, 0.0, 0.0]", "--set", "integration.normals=frozen",
+            "--set", "integration.rtol=1e-12", "--set", "integration.atol=1e-14"]
+    f = R.run("sphere-triple.yaml", args=sets)
+    x0, v = f["model/position0"][:], f["final/velocity"][:]
+    c = math.sqrt(2.0 / 3.0)
+    pm = 2 * c / (3 * c * c + 1)          # P/m of each striker contact, v = 1 m/s
+    ref = np.zeros((4, 3))
+    ref[0, 0] = 1 - 3 * c * pm            # = -1/3
+    for i in range(1, 4):
+        n = x0[i] / np.linalg.norm(x0[i])  # from the striker at the origin
+        ref[i] = pm * n
+    rows = [check_row("spheres.energetic", "touching, frozen normals: u⁺ (striker x; sphere 1 x, y, z)",
+                      np.r_[ref[0, 0], ref[1]], np.r_[v[0, 0], v[1]], 1e-9, fmt="%.10f")]
+    # the model as it is (10 µm gap, turning normals): equal striker impulses
+    b = R.run("sphere-triple.yaml")
+    rec = b["episode/0000/contacts"][:]
+    p = [rec["impulse"][(rec["body_a"] == 0) & (rec["body_b"] == k)][0] for k in (1, 2, 3)]
+    rows.append(check_row("spheres.symmetry", "gap 10 µm, turning normals: impulses of contacts 0–2, 0–3 "
+                          "over 0–1", [1.0, 1.0], [p[1] / p[0], p[2] / p[0]], 1e-10, fmt="%.12f",
+                          cls="invariant"))
+    sec = Section(
+        "spheres", "Spheres: the symmetric triple (dim 3)",
+        "Model `models/sphere-triple.yaml`: a steel sphere moving along x strikes three mutually "
+        "touching spheres placed symmetrically about its line of motion (the four centres at impact "
+        "form a regular tetrahedron); undamped Hertz from the material.\n\n"
+        "References: with frozen normals (`integration.normals: frozen`, the rigid laws' geometry) "
+        "and the striker touching all three at the start, the contacts keep their symmetry and "
+        "the struck spheres separate at once, so the episode is the energetic law's with α = 1 on "
+        "the three striker contacts and κ = 1: momentum along the axis and energy give each "
+        "contact's impulse P/m = 2vc/(3c² + 1), c = √(2/3) the normals' axial component, the "
+        "striker −v/3 and each struck sphere (P/m) nᵢ (closed form; tolerance 1e-9 m/s). The "
+        "model as it is (a 10 µm gap, turning normals): the three striker contacts carry equal "
+        "impulses by symmetry (tolerance 1e-10). tests/test-pool3d.c checks more 3-D references "
+        "(Hertz contact time along an arbitrary direction, an oblique impact and the triple "
+        "against integrations of their own, a bounce under gravity, the 2-D pools embedded in "
+        "3-D).\n\n"
+        "Figure: the touching triple with frozen normals, seen along the line of motion (y–z) and "
+        "from the side (x–y): the spheres at the start and their velocities after the episode "
+        "(solid: cradle; dashed: the closed form).",
+        CHECK_HEADER, rows)
+
+    def plot(path):
+        import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Circle
+        fig, axes = plt.subplots(1, 2, figsize=(9, 4))
+        scale = 0.02                        # m of arrow per m/s
+        rad = f["model/radius"][:]
+        for ax, (a, b), names in zip(axes, ((1, 2), (0, 1)), (("y", "z"), ("x", "y"))):
+            for i in range(4):
+                p = x0[i, [a, b]]
+                ax.add_patch(Circle(p, rad[i], fill=False, color="k", lw=0.8))
+                ax.text(p[0], p[1], str(i), ha="center", va="center", fontsize=8)
+                for u, kw in ((v[i, [a, b]], dict(color="C0", lw=2)),
+                              (ref[i, [a, b]], dict(color="C3", lw=1, ls="--"))):
+                    if np.hypot(*u) > 1e-3:
+                        ax.annotate("", xy=p + scale * u, xytext=p, arrowprops=dict(arrowstyle="->", **kw))
+            ax.set_aspect("equal")
+            ax.set_xlim(x0[:, a].min() - 0.025, x0[:, a].max() + 0.025)
+            ax.set_ylim(x0[:, b].min() - 0.025, x0[:, b].max() + 0.025)
+            ax.set_xlabel("%s (m)" % names[0])
+            ax.set_ylabel("%s (m)" % names[1])
+            ax.set_title("%s–%s (arrows: 1 m/s = %g m)" % (names[0], names[1], scale), fontsize=9)
+            ax.legend([Line2D([], [], color="C0", lw=2), Line2D([], [], color="C3", ls="--")],
+                      ["after, cradle", "after, closed form"], fontsize=7, loc="lower right")
+        save(fig, path)
+
+    sec.plot = plot
+    return sec
+
+
 # Job 1 (issue 21, item 7): a rigid model calibrated on one compliant run
 # predicts other runs, beside every fixed law. Each variant is a `cradle
 # compare --rigid` of the predicted run, collisions paired by time and bodies.
@@ -1042,7 +1116,7 @@ def case_prediction(R):
 
 
 CASES = [case_hertz, case_dashpot, case_schwager, case_linear, case_hertz3, case_soliton, case_rods,
-         case_cradles, case_prediction, case_ball_floor, case_column, case_pool]
+         case_cradles, case_prediction, case_ball_floor, case_column, case_pool, case_spheres]
 
 
 # ---- the page ----------------------------------------------------------------------
@@ -1072,7 +1146,7 @@ from it, and the repetition study of the fit's uncertainties are on
 This page is generated: `sh tools/validate.sh` runs every case through
 `cradle run MODEL -o FILE` and rewrites it (and its figures, with matplotlib).
 The test command runs the same cases (`tests/validation/validate.py --check`,
-meson test `validation`: 73 runs, 15–45 s in the optimised build depending on
+meson test `validation`: 75 runs, 15–45 s in the optimised build depending on
 the disk, about a minute under the sanitizers) and checks every case against its tolerance and
 every number on this page against today's within that tolerance, so the page
 cannot fall behind the code. Rows are keyed (first column) for that comparison.

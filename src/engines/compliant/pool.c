@@ -275,9 +275,9 @@ int cr_pool_add_wall_law(cr_pool *p, const double *normal, double offset,
         double ov = offset + p->r[i] - cr_pl_dot(nrm, p->x0 + (size_t)dim * i, dim);
         if (ov > CR_GEOM_TOL * p->r[i]) {
             cr_set_msg(p->err, sizeof p->err,
-                       "disc %zu lies outside the wall with unit normal (%g, %g%s), offset %g "
+                       "disc %zu lies outside the wall with unit normal (%g, %g, %g), offset %g "
                        "(overlap %g m)",
-                       i, nrm[0], nrm[1], dim == 3 ? ", ..." : "", offset, ov);
+                       i, nrm[0], nrm[1], dim == 3 ? nrm[2] : 0.0, offset, ov);
             return CR_ERR_MODEL;
         }
     }
