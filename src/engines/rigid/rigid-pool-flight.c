@@ -405,7 +405,7 @@ static void rest_on_walls(cr_rigid_pool *r, size_t i, const long *ids, const int
             for (long z = -1; z < (long)n; z++) {
                 if (!active_set_valid(r, rest, x, y, z))
                     continue;
-                double lam[3] = {0.0, 0.0, 0.0}, acc[3];
+                double lam[3] = {0.0, 0.0, 0.0}, acc[3] = {0.0, 0.0, 0.0};
                 const double *nrm[3] = {x >= 0 ? wall_normal(r, ids[x]) : NULL,
                                         y >= 0 ? wall_normal(r, ids[y]) : NULL,
                                         z >= 0 ? wall_normal(r, ids[z]) : NULL};
