@@ -125,6 +125,10 @@ enum {
 /** The largest `output.max_rows`. */
 #define CR_MAX_OUTPUT_ROWS_CAP 10000000L
 
+/** The range of `integration.accuracy` (relative to the velocity scale V). */
+#define CR_ACCURACY_MIN 1e-10
+#define CR_ACCURACY_MAX 1e-2
+
 /** Run settings carried by a model file (a plain input struct). */
 typedef struct {
     double t_end;           /**< end time in s; ≤ 0: automatic (see cr_sim_run) */
@@ -159,6 +163,11 @@ typedef struct {
      * inclusive; `output.bodies`); 0 ranges: every body */
     size_t output_nranges;
     size_t output_ranges[CR_OUTPUT_MAX_RANGES][2];
+    /** > 0: a global accuracy (`integration.accuracy`), a target on the final
+     * velocities relative to the velocity scale V, which the chain engine turns
+     * into its local tolerances (rtol and atol) by the rule of docs/design.md,
+     * "Global accuracy"; 0 (default): rtol and atol as given, per step */
+    double accuracy;
 } cr_settings;
 
 typedef struct cr_model cr_model;

@@ -622,6 +622,17 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
         cr_set_msg(msg, msglen, "integration settings: need 0 < rtol < 1, atol > 0, finite times");
         return CR_ERR_MODEL;
     }
+    if (s->accuracy != 0.0 && !(s->accuracy >= CR_ACCURACY_MIN && s->accuracy <= CR_ACCURACY_MAX)) {
+        cr_set_msg(msg, msglen, "integration.accuracy: must lie in [%g, %g] or be 0 (got %g)",
+                   CR_ACCURACY_MIN, CR_ACCURACY_MAX, s->accuracy);
+        return CR_ERR_MODEL;
+    }
+    if (s->accuracy > 0.0 && model->dim != 1) {
+        cr_set_msg(msg, msglen,
+                   "integration.accuracy: chains (dim 1) only for now; a pool "
+                   "takes rtol and atol");
+        return CR_ERR_MODEL;
+    }
     if (!(s->rigid_touching >= 0.0 && s->rigid_touching <= 1e6)) {
         cr_set_msg(msg, msglen, "rigid.touching: must lie in [0, 1e6] (got %g)", s->rigid_touching);
         return CR_ERR_MODEL;

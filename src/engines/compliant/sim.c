@@ -309,6 +309,55 @@ static void read_switches(cr_sim *s, const cr_model *model)
     s->pad = cr_switch_region_pad(REGION_PAD);
 }
 
+/* integration.accuracy → the local tolerances (docs/design.md, "Global
+ * accuracy"). Error model, measured on traversals of 10³ to 10⁵ beads with
+ * ERK and the energy projection (docs/performance.md, "Traversal accuracy"):
+ * the final velocities' error is ACCURACY_PER_CROSSING · n · rtol · V, n the
+ * contacts the pulse crosses (0.0093 at 10³, 0.0102 at 10⁴, 0.0103 at 10⁵
+ * beads, rtol 1e-10 to 1e-7), counted as the chain's bodies. ACCURACY_SAFETY
+ * leaves room for the scatter; above ACCURACY_RTOL_MAX the wake's
+ * rtol-scaled thresholds (cr_sm_set_wake_levels, REGION_SPEED) broke the
+ * model (1000 beads at rtol 1e-6: 5.7e-3 V instead of 9e-6). */
+#define ACCURACY_PER_CROSSING 0.0103
+#define ACCURACY_SAFETY 2.0
+#define ACCURACY_RTOL_MAX 1e-7
+#define ACCURACY_ATOL_PER_RTOL 1e-2
+
+double cr_sim_accuracy_rtol(double accuracy, size_t bodies)
+{
+    double crossings = fmax(1.0, ACCURACY_PER_CROSSING * (double)bodies);
+    return fmin(ACCURACY_RTOL_MAX, accuracy / (ACCURACY_SAFETY * crossings));
+}
+
+/* A chain that keeps its energy: no damper, no link, no field. */
+static int conservative(const cr_sim *s)
+{
+    if (s->has_fields)
+        return 0;
+    for (size_t c = 0; c < s->nc; c++)
+        if (s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0))
+            return 0;
+    return 1;
+}
+
+/* Under integration.accuracy: the rule's tolerances, and the energy
+ * projection where the chain keeps its energy (sim-energy.c). */
+static int apply_accuracy(cr_sim *s, char *msg, size_t msglen)
+{
+    if (!(s->accuracy > 0.0))
+        return CR_OK;
+    s->rtol = cr_sim_accuracy_rtol(s->accuracy, s->nb);
+    s->atol = ACCURACY_ATOL_PER_RTOL * s->rtol;
+    s->conserve = conservative(s);
+    if (s->rtol >= CR_SM_RTOL_FLOOR)
+        return CR_OK;
+    cr_set_msg(msg, msglen,
+               "integration.accuracy %g over %zu bodies needs rtol %.2g, below what double "
+               "precision resolves (%.1e)",
+               s->accuracy, s->nb, s->rtol, CR_SM_RTOL_FLOOR);
+    return CR_ERR_MODEL;
+}
+
 /* Each pair's reduced mass (a wall is immovable) and the links' settling
  * time (cr_sim_settle_time). */
 static void pair_constants(cr_sim *s)
@@ -350,11 +399,16 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     const cr_settings *set = cr_model_settings(model);
     s->rtol = set->rtol;
     s->atol = set->atol;
+    s->accuracy = set->accuracy;
     s->method = set->method;
     s->out_interval = set->output_interval;
     s->out_every = set->output_every;
     s->out_max_rows = set->output_max_rows;
     s->out_none = set->output_omit == CR_OUT_ALL;
+    if (apply_accuracy(s, msg, msglen) != CR_OK) {
+        cr_sim_destroy(s);
+        return NULL;
+    }
     s->free_dt = cr_free_flight_interval(model, s->V);
     if (s->out_every > 0) /* k-th steps are counted by the engine's own search */
         s->own_roots = 1;
