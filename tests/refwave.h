@@ -44,8 +44,10 @@ typedef struct {
     double t_j0;     /* the time of bead REFWAVE_J0's velocity peak, in T */
     double fit_res;  /* the largest residual of the peak times' fit, in T */
     double tau_diff; /* τ from the fit's first half minus its second half */
-    /* velocities (in V) of beads 0 … REFWAVE_N − 1 at t_j0 */
-    double v[REFWAVE_N];
+    /* velocities (in V) of beads 0 … REFWAVE_N − 1 and overlaps (in δ*) of
+     * contacts 0 … REFWAVE_N − 2 at t_j0 */
+    double v[REFWAVE_N], d[REFWAVE_N - 1];
+    double amax; /* the largest |dv/dt| of a bead then, in V/T */
 } refwave;
 
 static int refwave_rhs_(double t, const double *y, double *dy, void *p)
@@ -123,7 +125,7 @@ static inline double refwave_peak_(size_t k, double ta, const double *ya, double
  * the velocities at bead REFWAVE_J0's peak. 0 on success. */
 static inline int refwave_build(refwave *w)
 {
-    double y[REFWAVE_DIM], ypk[REFWAVE_DIM], tpk[REFWAVE_N];
+    double y[REFWAVE_DIM], ypk[REFWAVE_DIM], tpk[REFWAVE_N], yj0[REFWAVE_DIM];
     memset(y, 0, sizeof y);
     y[REFWAVE_N - 1] = 1.0; /* the striker */
     double t = 0.0, dt = 0.05;
@@ -138,10 +140,12 @@ static inline int refwave_build(refwave *w)
         /* every bead whose peak falls in (ta, t): one at a time, in order */
         while (k <= REFWAVE_FIT_HI && ya[k - 1] - ya[k] > 0.0 && y[k - 1] - y[k] <= 0.0) {
             tpk[k] = refwave_peak_(k, ta, ya, t, ypk);
-            if (k == REFWAVE_J0)
+            if (k == REFWAVE_J0) {
+                memcpy(yj0, ypk, sizeof yj0);
+                memcpy(w->d, ypk, sizeof w->d);
                 memcpy(w->v, ypk + REFWAVE_N - 1, sizeof w->v);
-            if (k == REFWAVE_J0)
                 w->t_j0 = tpk[k];
+            }
             k++;
         }
     }
@@ -159,6 +163,11 @@ static inline int refwave_build(refwave *w)
         if (f == 0)
             a = (st - tau[0] * sk) / n + tpk[lo[0]];
     }
+    double dv[REFWAVE_DIM];
+    refwave_rhs_(0.0, yj0, dv, NULL);
+    w->amax = 0.0;
+    for (size_t i = 0; i < REFWAVE_N; i++)
+        w->amax = fmax(w->amax, fabs(dv[REFWAVE_N - 1 + i]));
     w->tau = tau[0];
     w->tau_diff = tau[1] - tau[2];
     w->fit_res = 0.0;
