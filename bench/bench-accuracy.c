@@ -112,6 +112,8 @@ static int traverse(const refwave *w, size_t n, const bench_opts *o)
         err_behind = fmax(err_behind, fabs(v[i] / V0 - ref));
     }
     err = fmax(err, err_behind);
+    if (getenv("BENCH_ACCURACY_STATS"))
+        fprintf(stderr, "rhs %ld windows %ld max_window %ld restarts %ld\n", st.rhs_evals, st.windows, st.max_window, st.restarts);
     printf("| %zu | %s | %.3g | %.3g s | %ld | %ld | %.2e | %.2e |\n", n,
            o->accuracy > 0 ? "accuracy" : "rtol", o->accuracy > 0 ? o->accuracy : o->rtol,
            cpu[reps / 2], st.steps, st.events, err, peak_err);

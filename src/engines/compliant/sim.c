@@ -311,17 +311,23 @@ static void read_switches(cr_sim *s, const cr_model *model)
 
 /* integration.accuracy → the local tolerances (docs/design.md, "Global
  * accuracy"). Error model, measured on traversals of 10³ to 10⁵ beads with
- * ERK and the energy projection (docs/performance.md, "Traversal accuracy"):
- * the final velocities' error is ACCURACY_PER_CROSSING · n · rtol · V, n the
- * contacts the pulse crosses (0.0093 at 10³, 0.0102 at 10⁴, 0.0103 at 10⁵
- * beads, rtol 1e-10 to 1e-7), counted as the chain's bodies. ACCURACY_SAFETY
- * leaves room for the scatter; above ACCURACY_RTOL_MAX the wake's
- * rtol-scaled thresholds (cr_sm_set_wake_levels, REGION_SPEED) broke the
- * model (1000 beads at rtol 1e-6: 5.7e-3 V instead of 9e-6). */
-#define ACCURACY_PER_CROSSING 0.0103
+ * ERK, the energy projection and ACCURACY_REGION_PAD (docs/performance.md,
+ * "Traversal accuracy"): the final velocities' error is
+ * ACCURACY_PER_CROSSING · n · rtol · V, n the contacts the pulse crosses,
+ * counted as the chain's bodies (measured 0.0028 to 0.0035 over 10³ to 10⁵
+ * beads and rtol 1e-7 to 5e-10; with the default padding of 8, 0.0093 to
+ * 0.0103). ACCURACY_SAFETY leaves room for the scatter; above
+ * ACCURACY_RTOL_MAX the wake's rtol-scaled thresholds
+ * (cr_sm_set_wake_levels, REGION_SPEED) broke the model (1000 beads at rtol
+ * 1e-6: 5.7e-3 V instead of 9e-6). */
+#define ACCURACY_PER_CROSSING 0.0035
 #define ACCURACY_SAFETY 2.0
 #define ACCURACY_RTOL_MAX 1e-7
 #define ACCURACY_ATOL_PER_RTOL 1e-2
+/* The window's padding under ERK with the projection: ERK restarts without
+ * a history to rebuild, so a narrower window is cheaper (10⁴ beads at
+ * accuracy 1e-6: 0.66 s against 0.85 s with 8) and was no less accurate. */
+#define ACCURACY_REGION_PAD 4
 
 double cr_sim_accuracy_rtol(double accuracy, size_t bodies)
 {
@@ -349,6 +355,8 @@ static int apply_accuracy(cr_sim *s, char *msg, size_t msglen)
     s->rtol = cr_sim_accuracy_rtol(s->accuracy, s->nb);
     s->atol = ACCURACY_ATOL_PER_RTOL * s->rtol;
     s->conserve = conservative(s);
+    if (s->conserve && cr_sim_method(s) == CR_METHOD_ERK)
+        s->pad = cr_switch_region_pad(ACCURACY_REGION_PAD);
     if (s->rtol >= CR_SM_RTOL_FLOOR)
         return CR_OK;
     cr_set_msg(msg, msglen,
