@@ -46,11 +46,7 @@ void cr_sim_destroy(cr_sim *sim);
 
 /** Relative tolerance, and absolute tolerance on the scaled state (δ/δ*, v/V). */
 int cr_sim_set_tolerances(cr_sim *sim, double rtol, double atol);
-/** The relative tolerance integration.accuracy @p accuracy asks for on a chain
- * of @p bodies bodies (docs/design.md, "Global accuracy"). */
-double cr_sim_accuracy_rtol(double accuracy, size_t bodies);
-/** The finest rtol double precision resolves: 100 ε. */
-#define CR_SM_RTOL_FLOOR (100.0 * 2.220446049250313e-16)
+
 int cr_sim_set_method(cr_sim *sim, cr_method method);
 /** The method the run integrates with: the one set, or the automatic choice
  * (CR_METHOD_AUTO: docs/performance.md, "Integration methods"). */

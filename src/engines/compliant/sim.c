@@ -309,31 +309,10 @@ static void read_switches(cr_sim *s, const cr_model *model)
     s->pad = cr_switch_region_pad(REGION_PAD);
 }
 
-/* integration.accuracy → the local tolerances (docs/design.md, "Global
- * accuracy"). Error model, measured on traversals of 10³ to 10⁵ beads with
- * ERK, the energy projection and ACCURACY_REGION_PAD (docs/performance.md,
- * "Traversal accuracy"): the final velocities' error is
- * ACCURACY_PER_CROSSING · n · rtol · V, n the contacts the pulse crosses,
- * counted as the chain's bodies (measured 0.0028 to 0.0035 over 10³ to 10⁵
- * beads and rtol 1e-7 to 5e-10; with the default padding of 8, 0.0093 to
- * 0.0103). ACCURACY_SAFETY leaves room for the scatter; above
- * ACCURACY_RTOL_MAX the wake's rtol-scaled thresholds
- * (cr_sm_set_wake_levels, REGION_SPEED) broke the model (1000 beads at rtol
- * 1e-6: 5.7e-3 V instead of 9e-6). */
-#define ACCURACY_PER_CROSSING 0.0035
-#define ACCURACY_SAFETY 2.0
-#define ACCURACY_RTOL_MAX 1e-7
-#define ACCURACY_ATOL_PER_RTOL 1e-2
 /* The window's padding under ERK with the projection: ERK restarts without
  * a history to rebuild, so a narrower window is cheaper (10⁴ beads at
  * accuracy 1e-6: 0.66 s against 0.85 s with 8) and was no less accurate. */
 #define ACCURACY_REGION_PAD 4
-
-double cr_sim_accuracy_rtol(double accuracy, size_t bodies)
-{
-    double crossings = fmax(1.0, ACCURACY_PER_CROSSING * (double)bodies);
-    return fmin(ACCURACY_RTOL_MAX, accuracy / (ACCURACY_SAFETY * crossings));
-}
 
 /* A chain that keeps its energy: no damper, no link, no field. */
 static int conservative(const cr_sim *s)
@@ -346,24 +325,16 @@ static int conservative(const cr_sim *s)
     return 1;
 }
 
-/* Under integration.accuracy: the rule's tolerances, and the energy
- * projection where the chain keeps its energy (sim-energy.c). */
-static int apply_accuracy(cr_sim *s, char *msg, size_t msglen)
+/* Under integration.accuracy: the rule's tolerances (cr_model_tolerances),
+ * and the energy projection where the chain keeps its energy (sim-energy.c). */
+static void apply_accuracy(cr_sim *s, const cr_model *model)
 {
     if (!(s->accuracy > 0.0))
-        return CR_OK;
-    s->rtol = cr_sim_accuracy_rtol(s->accuracy, s->nb);
-    s->atol = ACCURACY_ATOL_PER_RTOL * s->rtol;
+        return;
+    cr_model_tolerances(model, &s->rtol, &s->atol);
     s->conserve = conservative(s);
     if (s->conserve && cr_sim_method(s) == CR_METHOD_ERK)
         s->pad = cr_switch_region_pad(ACCURACY_REGION_PAD);
-    if (s->rtol >= CR_SM_RTOL_FLOOR)
-        return CR_OK;
-    cr_set_msg(msg, msglen,
-               "integration.accuracy %g over %zu bodies needs rtol %.2g, below what double "
-               "precision resolves (%.1e)",
-               s->accuracy, s->nb, s->rtol, CR_SM_RTOL_FLOOR);
-    return CR_ERR_MODEL;
 }
 
 /* Each pair's reduced mass (a wall is immovable) and the links' settling
@@ -413,10 +384,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->out_every = set->output_every;
     s->out_max_rows = set->output_max_rows;
     s->out_none = set->output_omit == CR_OUT_ALL;
-    if (apply_accuracy(s, msg, msglen) != CR_OK) {
-        cr_sim_destroy(s);
-        return NULL;
-    }
+    apply_accuracy(s, model);
     s->free_dt = cr_free_flight_interval(model, s->V);
     if (s->out_every > 0) /* k-th steps are counted by the engine's own search */
         s->own_roots = 1;
