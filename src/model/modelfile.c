@@ -1483,10 +1483,12 @@ static int parse_accuracy(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_se
                        &s->accuracy))
         return ps->rc;
     int l = cr_yaml_line(an);
+    if (s->accuracy == 0.0) /* none: rtol and atol as given (cradle fit's runs) */
+        return CR_OK;
     if (!(s->accuracy >= CR_ACCURACY_MIN && s->accuracy <= CR_ACCURACY_MAX))
         return cr_yaml_fail(ps, l, "integration.accuracy",
-                            "must lie in [%g, %g] (a target on the final velocities, relative "
-                            "to the velocity scale V; got %g)",
+                            "must lie in [%g, %g], or be 0 for none (a target on the final "
+                            "velocities, relative to the velocity scale V; got %g)",
                             CR_ACCURACY_MIN, CR_ACCURACY_MAX, s->accuracy);
     struct fy_node *both = cr_yaml_child(integ, "rtol");
     if (both || (both = cr_yaml_child(integ, "atol")))
