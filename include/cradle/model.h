@@ -351,8 +351,9 @@ CR_EXPORT const cr_settings *cr_model_settings(const cr_model *model);
 
 /** The local tolerances a compliant run of @p model uses: its settings' rtol
  * and atol, or under `integration.accuracy` the rule of docs/design.md,
- * "Global accuracy": rtol = min(1e-7, accuracy / (2 max(1, 0.0035 N))), atol =
- * rtol/100, N the model's bodies. */
+ * "Global accuracy": rtol = min(1e-7, accuracy / (2 max(1, 0.0035 N))), ten
+ * times finer with dampers, links or fields, atol = rtol/100, N the model's
+ * bodies. */
 CR_EXPORT void cr_model_tolerances(const cr_model *model, double *rtol, double *atol);
 CR_EXPORT size_t cr_model_ball_count(const cr_model *model);
 /** dim 1: number of pairs (contacts), ball_count − 1 (0 for an empty model); dim 2: 0. */
