@@ -417,7 +417,9 @@ int cr_sm_update_region(cr_sim *s, int restart, int bump, size_t nextra)
             int rc = rebuild(s, nbind);
             if (rc != CR_OK)
                 return rc;
-            s->e_true = cr_sm_window_energy(s) + defect;
+            /* an empty window keeps no energy: what is left of a refused
+             * correction goes with the bodies into free flight */
+            s->e_true = s->y ? cr_sm_window_energy(s) + defect : 0.0;
         }
     }
     s->stats.restarts += restart;
