@@ -132,9 +132,8 @@ cr_method cr_sim_method(const cr_sim *s)
 {
     if (s->method != CR_METHOD_AUTO)
         return s->method;
-    for (size_t c = 0; c < s->nc; c++)
-        if (s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0))
-            return CR_METHOD_BDF;
+    if (s->stiff_pairs)
+        return CR_METHOD_BDF;
     if (s->auto_explicit != CR_METHOD_AUTO)
         return s->auto_explicit;
     if (s->conserve) /* integration.accuracy: ERK with the energy projection */

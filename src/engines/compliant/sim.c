@@ -317,12 +317,7 @@ static void read_switches(cr_sim *s, const cr_model *model)
 /* A chain that keeps its energy: no damper, no link, no field. */
 static int conservative(const cr_sim *s)
 {
-    if (s->has_fields)
-        return 0;
-    for (size_t c = 0; c < s->nc; c++)
-        if (s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0))
-            return 0;
-    return 1;
+    return !s->has_fields && !s->stiff_pairs;
 }
 
 /* Under integration.accuracy: the rule's tolerances (cr_model_tolerances),
@@ -337,10 +332,13 @@ static void apply_accuracy(cr_sim *s, const cr_model *model)
         s->pad = cr_switch_region_pad(ACCURACY_REGION_PAD);
 }
 
-/* Each pair's reduced mass (a wall is immovable) and the links' settling
- * time (cr_sim_settle_time). */
+/* Whether a pair is stiff (a link, a damper: cr_sim_method), each pair's
+ * reduced mass (a wall is immovable) and the links' settling time
+ * (cr_sim_settle_time). */
 static void pair_constants(cr_sim *s)
 {
+    for (size_t c = 0; c < s->nc; c++)
+        s->stiff_pairs |= s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0);
     for (size_t c = 0; c < s->nc; c++) {
         double ma = s->mass[c], mb = s->mass[c + 1];
         s->mu[c] = s->fixed[c] ? mb : (s->fixed[c + 1] ? ma : ma * mb / (ma + mb));
