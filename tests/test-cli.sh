@@ -162,6 +162,13 @@ sed 's/^integration:.*/output: {interval: 1.0e-300}\nintegration: {t_end: 1.0e-3
 # the message still names the file's line (issue 23 item 8), for a chain, a
 # pool and a rigid run, and the --set that gave it
 check_bad interval.yaml "interval.yaml:17: output.interval: 1e-300 s" "millionth"
+# integration.accuracy (issue 24): out of range, given with rtol, on a pool
+sed 's/^  rtol: 1.0e-10$/  accuracy: 1.0e-12/; /^  atol:/d' "$MODELS/newton-cradle-5.yaml" > acc-range.yaml
+check_bad acc-range.yaml "acc-range.yaml:26: integration.accuracy" "must lie in [1e-10, 0.01]"
+sed 's/^  atol: 1.0e-12$/  accuracy: 1.0e-6/' "$MODELS/newton-cradle-5.yaml" > acc-both.yaml
+check_bad acc-both.yaml "acc-both.yaml:27: integration.accuracy" "not both (rtol on line 26)"
+sed 's/^  rtol: 1.0e-10$/  accuracy: 1.0e-6/; /^  atol:/d' "$MODELS/pool-bernoulli.yaml" > acc-pool.yaml
+check_bad acc-pool.yaml "acc-pool.yaml:23: integration.accuracy" "chains (dim 1) only"
 check_bad_set() { # label expected-substring model --set...
     label=$1 want=$2
     shift 2
@@ -171,6 +178,8 @@ check_bad_set() { # label expected-substring model --set...
         grep -qF -- "$want" stderr.txt && ok "$label refused (status 3): $(cat stderr.txt)" ||
         bad "$label: status $status: $(cat stderr.txt)"
 }
+check_bad_set "--set integration.accuracy=1" "cradle: --set integration.accuracy=1: integration.accuracy: must lie in" \
+    "$MODELS/newton-cradle-5.yaml" --set integration.accuracy=1
 check_bad_set "--set output.interval (chain)" "cradle: --set output.interval=1e-15: output.interval: 1e-15 s is below" \
     "$MODELS/newton-cradle-5.yaml" --set output.interval=1e-15
 check_bad_set "--set output.interval (pool)" "cradle: --set output.interval=1e-15: output.interval: 1e-15 s is below" \

@@ -254,6 +254,8 @@ static double *estimate(const cr_model *model, const char *path, const cr_compar
     cr_settings s = *cr_model_settings(fine);
     s.rtol *= ESTIMATE_FACTOR;
     s.atol *= ESTIMATE_FACTOR;
+    if (s.accuracy > 0.0) /* integration.accuracy: its rule's rtol scales with it */
+        s.accuracy = fmax(CR_ACCURACY_MIN, ESTIMATE_FACTOR * s.accuracy);
     *rtol = s.rtol;
     cr_model_set_settings(fine, &s);
     tools_run r = {0};

@@ -241,7 +241,7 @@ static void release(run_state *r)
 static int set_keeps_physics(const char *item)
 {
     static const char *const numerics[] = {"integration.t_end", "integration.rtol",
-                                           "integration.atol"};
+                                           "integration.atol", "integration.accuracy"};
     size_t n = strcspn(item, "=");
     for (size_t k = 0; k < sizeof numerics / sizeof numerics[0]; k++)
         if (n == strlen(numerics[k]) && strncmp(item, numerics[k], n) == 0)
@@ -262,7 +262,7 @@ static int continued_model(run_args *a, run_state *r, const cr_restart_state *rs
     for (size_t k = 0; k < a->io.sets.count; k++)
         if (!set_keeps_physics(a->io.sets.items[k])) {
             tools_error("--continue %s: --set %.*s would change the physics of the run; only "
-                        "integration.t_end, .rtol, .atol and output.* may change",
+                        "integration.t_end, .rtol, .atol, .accuracy and output.* may change",
                         a->cont, (int)strcspn(a->io.sets.items[k], "="), a->io.sets.items[k]);
             return EXIT_INPUT;
         }

@@ -107,6 +107,11 @@ void report_summary(const run_info *info, const cr_system *sys)
     if (st.rebuilds)
         printf(", %ld neighbour rebuilds", st.rebuilds);
     printf(", %.3f s wall\n", info->wall);
+    double acc = cr_model_settings(info->model)->accuracy, rtol, atol;
+    if (acc > 0.0 && strcmp(cr_system_engine_name(sys), "chain") == 0) {
+        cr_model_tolerances(info->model, &rtol, &atol);
+        printf("  integration.accuracy %g: rtol %.3g, atol %.3g\n", acc, rtol, atol);
+    }
     double *v = malloc(nb * (size_t)dim * sizeof(double));
     if (v) {
         cr_system_get_velocities(sys, v);

@@ -126,6 +126,10 @@ enum {
 /** The largest `output.max_rows`. */
 #define CR_MAX_OUTPUT_ROWS_CAP 10000000L
 
+/** The range of `integration.accuracy` (relative to the velocity scale V). */
+#define CR_ACCURACY_MIN 1e-10
+#define CR_ACCURACY_MAX 1e-2
+
 /** Run settings carried by a model file (a plain input struct). */
 typedef struct {
     double t_end;           /**< end time in s; ≤ 0: automatic (see cr_sim_run) */
@@ -160,6 +164,11 @@ typedef struct {
      * inclusive; `output.bodies`); 0 ranges: every body */
     size_t output_nranges;
     size_t output_ranges[CR_OUTPUT_MAX_RANGES][2];
+    /** > 0: a global accuracy (`integration.accuracy`), a target on the final
+     * velocities relative to the velocity scale V, which the chain engine turns
+     * into its local tolerances (rtol and atol) by the rule of docs/design.md,
+     * "Global accuracy"; 0 (default): rtol and atol as given, per step */
+    double accuracy;
 } cr_settings;
 
 typedef struct cr_model cr_model;
@@ -348,6 +357,13 @@ CR_EXPORT void cr_model_set_settings(cr_model *model, const cr_settings *s);
 
 CR_EXPORT const char *cr_model_name(const cr_model *model);
 CR_EXPORT const cr_settings *cr_model_settings(const cr_model *model);
+
+/** The local tolerances a compliant run of @p model uses: its settings' rtol
+ * and atol, or under `integration.accuracy` the rule of docs/design.md,
+ * "Global accuracy": rtol = min(1e-7, accuracy / (2 max(1, 0.0035 N))), ten
+ * times finer with dampers, links or fields, atol = rtol/100, N the model's
+ * bodies. */
+CR_EXPORT void cr_model_tolerances(const cr_model *model, double *rtol, double *atol);
 CR_EXPORT size_t cr_model_ball_count(const cr_model *model);
 /** dim 1: number of pairs (contacts), ball_count − 1 (0 for an empty model); dim 2: 0. */
 CR_EXPORT size_t cr_model_contact_count(const cr_model *model);

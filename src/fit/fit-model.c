@@ -87,7 +87,7 @@ int fit_field_value(const char *text, size_t len, const char *path, double *valu
 static cr_model *model_at(const cr_fit *fit, const char *text, size_t len, const char *name,
                           const double *p, char *why, size_t whylen)
 {
-    size_t ni = fit->np + 2;
+    size_t ni = fit->np + 3; /* the fit's tolerances replace integration.accuracy */
     char **items = calloc(ni, sizeof(char *));
     int rc = items ? CR_OK : CR_ERR_NOMEM;
     for (size_t j = 0; rc == CR_OK && j < fit->np; j++) {
@@ -97,9 +97,11 @@ static cr_model *model_at(const cr_fit *fit, const char *text, size_t len, const
         else
             snprintf(items[j], l, "%s=%.17g", fit->par[j].path, p[j]);
     }
-    if (rc == CR_OK && (items[fit->np] = malloc(64)) && (items[fit->np + 1] = malloc(64))) {
-        snprintf(items[fit->np], 64, "integration.rtol=%.3g", fit->rtol);
-        snprintf(items[fit->np + 1], 64, "integration.atol=%.3g", fit->atol);
+    if (rc == CR_OK && (items[fit->np] = malloc(64)) && (items[fit->np + 1] = malloc(64)) &&
+        (items[fit->np + 2] = malloc(64))) {
+        snprintf(items[fit->np], 64, "integration.accuracy=0");
+        snprintf(items[fit->np + 1], 64, "integration.rtol=%.3g", fit->rtol);
+        snprintf(items[fit->np + 2], 64, "integration.atol=%.3g", fit->atol);
     } else
         rc = CR_ERR_NOMEM;
     cr_model *model = NULL;

@@ -204,7 +204,8 @@ static double model_rtol(cr_fit *fit)
     char msg[CR_ERRMSG_LEN];
     if (cr_modelfile_parse(fit->text, fit->len, fit->name, &m, msg, sizeof msg) != CR_OK)
         return CR_DEFAULT_RTOL;
-    double r = cr_model_settings(m)->rtol;
+    double r, a; /* under integration.accuracy: the rule's */
+    cr_model_tolerances(m, &r, &a);
     cr_model_destroy(m);
     return r > 0 ? r : CR_DEFAULT_RTOL;
 }

@@ -1,5 +1,6 @@
 #include "cradle/model.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -624,6 +625,83 @@ static int validate_pool(const cr_model *model, char *msg, size_t msglen)
     return CR_OK;
 }
 
+/* integration.accuracy → the local tolerances (docs/design.md, "Global
+ * accuracy"). Error model, measured on chain traversals of 10³ to 10⁵ beads
+ * with the chain engine's ERK, energy projection and padding of 4
+ * (docs/performance.md, "Traversal accuracy"): the final velocities' error is
+ * ACCURACY_PER_CROSSING · n · rtol · V, n the contacts the pulse crosses,
+ * counted as the model's bodies (measured 0.0028 to 0.0035 over 10³ to 10⁵
+ * beads and rtol 1e-7 to 5e-10). ACCURACY_SAFETY leaves room for the
+ * scatter; above ACCURACY_RTOL_MAX the chain's rtol-scaled wake thresholds
+ * broke the model (1000 beads at rtol 1e-6: 5.7e-3 V instead of 9e-6). */
+#define ACCURACY_PER_CROSSING 0.0035
+#define ACCURACY_SAFETY 2.0
+#define ACCURACY_RTOL_MAX 1e-7
+#define ACCURACY_ATOL_PER_RTOL 1e-2
+/* The finest rtol double precision resolves: 100 ε. */
+#define RTOL_FLOOR (100.0 * DBL_EPSILON)
+/* Chains the engine cannot project (dampers, links, fields: BDF, or Adams
+ * under a field) get rtol ten times finer: on the model files at a fixed
+ * rtol their error was up to 30 times ERK's with the projection
+ * (decorated-chain, BDF: 3.1e-6, 4.5e-7, 7.3e-8 V at rtol 1e-7, 1e-8, 1e-9;
+ * damped-cradle 7.8e-8 at 1e-7, pendulum-cradle to 2 s 2.4e-7). */
+#define ACCURACY_UNPROJECTED 10.0
+
+/* Whether a chain keeps its energy (the engine then projects onto it): no
+ * damper (nor a restitution target to solve one for), link or field. */
+static int keeps_energy(const cr_model *model)
+{
+    if (cr_model_has_fields(model))
+        return 0;
+    for (size_t c = 0; c + 1 < model->n; c++)
+        if (cr_model_link(model, c) || cr_model_contact(model, c)->C > 0.0 ||
+            (model->balls[c].has_target && model->balls[c].target_e < 1.0))
+            return 0;
+    return 1;
+}
+
+void cr_model_tolerances(const cr_model *model, double *rtol, double *atol)
+{
+    const cr_settings *s = &model->settings;
+    if (!(s->accuracy > 0.0)) {
+        *rtol = s->rtol;
+        *atol = s->atol;
+        return;
+    }
+    double crossings = fmax(1.0, ACCURACY_PER_CROSSING * (double)model->n);
+    double unprojected = keeps_energy(model) ? 1.0 : ACCURACY_UNPROJECTED;
+    *rtol = fmin(ACCURACY_RTOL_MAX, s->accuracy / (ACCURACY_SAFETY * crossings)) / unprojected;
+    *atol = ACCURACY_ATOL_PER_RTOL * *rtol;
+}
+
+static int validate_accuracy(const cr_model *model, char *msg, size_t msglen)
+{
+    const cr_settings *s = &model->settings;
+    if (s->accuracy == 0.0)
+        return CR_OK;
+    if (!(s->accuracy >= CR_ACCURACY_MIN && s->accuracy <= CR_ACCURACY_MAX)) {
+        cr_set_msg(msg, msglen, "integration.accuracy: must lie in [%g, %g] or be 0 (got %g)",
+                   CR_ACCURACY_MIN, CR_ACCURACY_MAX, s->accuracy);
+        return CR_ERR_MODEL;
+    }
+    if (model->dim != 1) {
+        cr_set_msg(msg, msglen,
+                   "integration.accuracy: chains (dim 1) only for now; a pool "
+                   "takes rtol and atol");
+        return CR_ERR_MODEL;
+    }
+    double rtol, atol;
+    cr_model_tolerances(model, &rtol, &atol);
+    if (rtol < RTOL_FLOOR) {
+        cr_set_msg(msg, msglen,
+                   "integration.accuracy %g over %zu bodies needs rtol %.2g, below what double "
+                   "precision resolves (%.1e)",
+                   s->accuracy, model->n, rtol, RTOL_FLOOR);
+        return CR_ERR_MODEL;
+    }
+    return CR_OK;
+}
+
 static int validate_settings(const cr_model *model, char *msg, size_t msglen)
 {
     const cr_settings *s = &model->settings;
@@ -632,6 +710,8 @@ static int validate_settings(const cr_model *model, char *msg, size_t msglen)
         cr_set_msg(msg, msglen, "integration settings: need 0 < rtol < 1, atol > 0, finite times");
         return CR_ERR_MODEL;
     }
+    if (validate_accuracy(model, msg, msglen) != CR_OK)
+        return CR_ERR_MODEL;
     if (!(s->rigid_touching >= 0.0 && s->rigid_touching <= 1e6)) {
         cr_set_msg(msg, msglen, "rigid.touching: must lie in [0, 1e6] (got %g)", s->rigid_touching);
         return CR_ERR_MODEL;

@@ -1568,11 +1568,44 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
     return CR_OK;
 }
 
+/* accuracy: a global target on the final velocities (relative to V), which the
+ * chain engine turns into rtol and atol (docs/design.md, "Global accuracy"):
+ * given with either of those, the file would say two things; pools refuse it
+ * for now. */
+static int parse_accuracy(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+{
+    struct fy_node *an = cr_yaml_child(integ, "accuracy");
+    if (!an)
+        return CR_OK;
+    if (cr_yaml_number(ps, integ, cr_yaml_line(integ), "integration", "accuracy", 0, 0,
+                       &s->accuracy))
+        return ps->rc;
+    int l = cr_yaml_line(an);
+    if (s->accuracy == 0.0) /* none: rtol and atol as given (cradle fit's runs) */
+        return CR_OK;
+    if (!(s->accuracy >= CR_ACCURACY_MIN && s->accuracy <= CR_ACCURACY_MAX))
+        return cr_yaml_fail(ps, l, "integration.accuracy",
+                            "must lie in [%g, %g], or be 0 for none (a target on the final "
+                            "velocities, relative to the velocity scale V; got %g)",
+                            CR_ACCURACY_MIN, CR_ACCURACY_MAX, s->accuracy);
+    struct fy_node *both = cr_yaml_child(integ, "rtol");
+    if (both || (both = cr_yaml_child(integ, "atol")))
+        return cr_yaml_fail(ps, l, "integration.accuracy",
+                            "give either accuracy (a global target: the engine sets rtol and "
+                            "atol) or rtol/atol (local, per-step tolerances), not both (%s on "
+                            "line %d)",
+                            cr_yaml_child(integ, "rtol") ? "rtol" : "atol", cr_yaml_line(both));
+    if (dim != 1)
+        return cr_yaml_fail(ps, l, "integration.accuracy",
+                            "chains (dim 1) only for now; give a pool rtol and atol");
+    return CR_OK;
+}
+
 static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
-    static const char *const ikeys[] = {"t_end",          "rtol", "atol",   "method",
-                                        "jacobian_floor", "skin", "solver", "normals",
-                                        "active_region",  NULL};
+    static const char *const ikeys[] = {"t_end",          "rtol",     "atol",   "method",
+                                        "jacobian_floor", "skin",     "solver", "normals",
+                                        "active_region",  "accuracy", NULL};
     const char *w = "integration";
     if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
         return ps->rc;
@@ -1595,8 +1628,8 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(integ, "jacobian_floor")),
                             "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
                             s->jacobian_floor);
-    return parse_method(ps, integ, dim, s) || parse_pool_settings(ps, integ, dim, s) ||
-                   parse_active_region(ps, integ, s)
+    return parse_accuracy(ps, integ, dim, s) || parse_method(ps, integ, dim, s) ||
+                   parse_pool_settings(ps, integ, dim, s) || parse_active_region(ps, integ, s)
                ? ps->rc
                : CR_OK;
 }

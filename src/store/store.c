@@ -840,8 +840,11 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     e |= cr_h5_attr_int64(g, "body_count", (int64_t)st->nb);
     e |= cr_h5_attr_int64(g, "wall_count", (int64_t)cr_system_wall_count(st->sys));
     e |= cr_h5_attr_double(g, "t_end_requested", set->t_end);
-    e |= cr_h5_attr_double(g, "rtol", set->rtol);
-    e |= cr_h5_attr_double(g, "atol", set->atol);
+    double rtol, atol; /* under integration.accuracy: the rule's */
+    cr_model_tolerances(model, &rtol, &atol);
+    e |= cr_h5_attr_double(g, "rtol", rtol);
+    e |= cr_h5_attr_double(g, "atol", atol);
+    e |= cr_h5_attr_double(g, "accuracy", set->accuracy);
     e |= cr_h5_attr_double(g, "output_interval", set->output_interval);
     e |= cr_h5_attr_int64(g, "output_every", set->output_every);
     e |= write_bodies(st, g, model);

@@ -132,11 +132,12 @@ cr_method cr_sim_method(const cr_sim *s)
 {
     if (s->method != CR_METHOD_AUTO)
         return s->method;
-    for (size_t c = 0; c < s->nc; c++)
-        if (s->has_link[c] || (s->contact_on[c] && s->law[c].C > 0.0))
-            return CR_METHOD_BDF;
+    if (s->stiff_pairs)
+        return CR_METHOD_BDF;
     if (s->auto_explicit != CR_METHOD_AUTO)
         return s->auto_explicit;
+    if (s->conserve) /* integration.accuracy: ERK with the energy projection */
+        return CR_METHOD_ERK;
     return s->nb <= ERK_MAX_BODIES ? CR_METHOD_ERK : CR_METHOD_ADAMS_FIXED_POINT;
 }
 
@@ -365,6 +366,7 @@ int cr_sm_setup(cr_sim *s)
         n = intervals_of(s, nbind);
     }
     int rc = window_build(s, n);
+    s->e_true = cr_sm_window_energy(s);
     for (size_t c = 0; c < s->nc && rc == CR_OK; c++) {
         if (s->yovl[c] != CR_SM_NONE)
             s->cwin[c] = 1;
@@ -409,9 +411,14 @@ int cr_sm_update_region(cr_sim *s, int restart, int bump, size_t nextra)
             need = s->nwb > bodies + 2 * s->pad;
         }
         if (need) {
+            cr_sm_project_energy(s);
+            double defect = s->e_true - cr_sm_window_energy(s);
             int rc = rebuild(s, nbind);
             if (rc != CR_OK)
                 return rc;
+            /* an empty window keeps no energy: what is left of a refused
+             * correction goes with the bodies into free flight */
+            s->e_true = s->y ? cr_sm_window_energy(s) + defect : 0.0;
         }
     }
     s->stats.restarts += restart;
@@ -419,6 +426,7 @@ int cr_sm_update_region(cr_sim *s, int restart, int bump, size_t nextra)
         return CR_OK; /* a new window starts a new history */
     s->bumps += !restart;
     /* Restart the multistep history across the jump; the quadratures carry on. */
+    cr_sm_project_energy(s);
     int flag = cr_sm_stepper_restart(s);
     if (flag == CV_SUCCESS && s->own_roots)
         cr_sm_roots_afresh(s);
