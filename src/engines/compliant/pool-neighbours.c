@@ -369,6 +369,20 @@ static int find_candidates(cr_pool *p, candidates *cd)
     const double *y = N_VGetArrayPointer(p->y);
     double h = 2.0 * p->rmax + p->skin;
     const int64_t zero[3] = {0, 0, 0};
+    if (p->nc == 0) {
+        /* The first search creates every record at once: room for a packing's
+         * count (~3 a disc in 2-D, ~6 a sphere in 3-D) up front, where doubling
+         * from 256 copied the records ten times over (13 % of a 10⁵-disc
+         * setup). Pages not written stay unmapped. */
+        size_t want = (p->dim == 3 ? 8 : 4) * n + 256;
+        if (p->ccap < want) {
+            cr_pool_contact *c = realloc(p->c, want * sizeof(cr_pool_contact));
+            if (!c)
+                return CR_ERR_NOMEM;
+            p->c = c;
+            p->ccap = want;
+        }
+    }
     cell_entry *cells = malloc(n * sizeof(cell_entry));
     if (!cells)
         return CR_ERR_NOMEM;
