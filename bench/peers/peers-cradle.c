@@ -13,12 +13,14 @@
  *
  * CASE: five (the default model, newton-cradle-5), three (Acary & Taha's
  * three-ball chain), chain:N (the default model's balls, N of them), pool:N
- * (N steel discs in a triangular packing and one striker, as bench-pool).
+ * (N steel discs in a triangular packing and one striker, as bench-pool), block:N
+ * (N steel spheres in a jittered fcc block struck on its x− face; 3-D).
  * --t-end 0 (the default) runs to the automatic end. --arrival C prints the
  * time of contact C's first maximum compression (where a pulse is); --events
  * prints every located event of the first run; --info the Hertz closed forms.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +102,51 @@ static cr_model *pool(int n)
     return model;
 }
 
+/* A 3-D packed block struck on one face (issue 24, item 4): n steel spheres
+ * (5 mm, as the pool's discs) on a face-centred cubic lattice whose nearest
+ * neighbours are 2R + 1 µm apart: the points h·(i, j, k) with i + j + k even,
+ * h = (2R + 1 µm)/√2, i and j in [0, L), L = ⌈(2n)^(1/3)⌉, filled x fastest,
+ * then y, then z (a partial top layer when the block is not full); every
+ * coordinate displaced by an independent draw uniform on [−0.25, 0.25] µm,
+ * a hash of the site's place relative to the struck sphere (splitmix64): the
+ * same block on every machine, and around the striker the same spheres at
+ * every n, so that until the pulse meets the smaller block's sides, every N
+ * runs the same collisions (events and steps show when it has). Nearest-neighbour
+ * gaps are then 1 µm ± at most 2√3·0.25 µm (no two spheres closer than
+ * 0.13 µm). One striker at 1 m/s along +x, aimed at the sphere in the middle
+ * of the x− face (a (100) face: the pulse fans out to 4 spheres a layer),
+ * 10 µm from that sphere's site. */
+static cr_model *block(int n)
+{
+    const double R = 0.005, M = 0.0041, J = 0.25e-6, h = (2 * R + 1e-6) / sqrt(2.0);
+    cr_model *model = cr_model_create();
+    cr_model_set_dimension(model, 3);
+    int side = (int)ceil(cbrt(2.0 * n) - 1e-9), k = 0;
+    int mid = side / 2;
+    double v0[3] = {0.0, 0.0, 0.0};
+    for (int iz = 0; k < n; iz++)
+        for (int iy = 0; iy < side && k < n; iy++)
+            for (int ix = (iy + iz) % 2; ix < side && k < n; ix += 2, k++) {
+                double x[3] = {h * ix, h * iy, h * iz};
+                for (int c = 0; c < 3; c++) {
+                    uint64_t z = ((uint64_t)ix << 42) ^ ((uint64_t)(iy - mid + 4096) << 28) ^
+                                 ((uint64_t)(iz - mid + 4096) << 14) ^ (uint64_t)c;
+                    z += 0x9e3779b97f4a7c15ull; /* splitmix64 */
+                    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+                    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+                    z ^= z >> 31;
+                    x[c] += J * (2.0 * (double)(z >> 11) / 9007199254740992.0 - 1.0);
+                }
+                cr_model_add_body(model, M, R, x, v0);
+            }
+    double xs[3] = {-2 * R - 1e-5, h * mid, h * mid}, vs[3] = {1.0, 0.0, 0.0};
+    cr_model_add_body(model, M, R, xs, vs);
+    cr_contact_params law;
+    hertz_gap(&law, cr_contact_hertz_stiffness(E_STEEL, NU_STEEL, R, E_STEEL, NU_STEEL, R));
+    cr_model_set_default_contact(model, &law);
+    return model;
+}
+
 /* LAMMPS `read_data` input, atom_style sphere: id type diameter density x y z,
  * then velocities. Masses are set again in the input (`set atom I mass`),
  * so the density here only has to be positive. */
@@ -110,9 +157,10 @@ static int write_lammps(const cr_model *m, const char *path)
         return -1;
     size_t n = cr_model_body_count(m);
     int dim = cr_model_dimension(m);
-    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, rmax = 0.0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    double rmax = 0.0;
     for (size_t i = 0; i < n; i++) {
-        double x[2] = {0, 0}, v[2] = {0, 0};
+        double x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
         cr_model_get_body(m, i, x, v);
         for (int d = 0; d < dim; d++) {
             lo[d] = fmin(lo[d], x[d]);
@@ -120,25 +168,25 @@ static int write_lammps(const cr_model *m, const char *path)
         }
         rmax = fmax(rmax, cr_model_radius(m, i));
     }
-    if (dim == 1)
-        lo[1] = hi[1] = 0.0;
+    for (int d = dim; d < 3; d++)
+        lo[d] = hi[d] = 0.0;
     /* room for the ejected end balls: the run is short, they travel < 10 r */
     double pad = 20 * rmax;
     fprintf(f, "cradle bench/peers\n\n%zu atoms\n1 atom types\n\n", n);
     fprintf(f, "%.17g %.17g xlo xhi\n%.17g %.17g ylo yhi\n%.17g %.17g zlo zhi\n\n", lo[0] - pad,
-            hi[0] + pad, lo[1] - pad, hi[1] + pad, -pad, pad);
+            hi[0] + pad, lo[1] - pad, hi[1] + pad, lo[2] - pad, hi[2] + pad);
     fprintf(f, "Atoms # sphere\n\n");
     for (size_t i = 0; i < n; i++) {
-        double x[2] = {0, 0}, v[2] = {0, 0}, r = cr_model_radius(m, i);
+        double x[3] = {0, 0, 0}, v[3] = {0, 0, 0}, r = cr_model_radius(m, i);
         cr_model_get_body(m, i, x, v);
         double rho = cr_model_mass(m, i) / (4.0 / 3.0 * 3.14159265358979323846 * r * r * r);
-        fprintf(f, "%zu 1 %.17g %.17g %.17g %.17g 0\n", i + 1, 2 * r, rho, x[0], x[1]);
+        fprintf(f, "%zu 1 %.17g %.17g %.17g %.17g %.17g\n", i + 1, 2 * r, rho, x[0], x[1], x[2]);
     }
     fprintf(f, "\nVelocities\n\n");
     for (size_t i = 0; i < n; i++) {
-        double x[2] = {0, 0}, v[2] = {0, 0};
+        double x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
         cr_model_get_body(m, i, x, v);
-        fprintf(f, "%zu %.17g %.17g 0 0 0 0\n", i + 1, v[0], v[1]);
+        fprintf(f, "%zu %.17g %.17g %.17g 0 0 0\n", i + 1, v[0], v[1], v[2]);
     }
     return fclose(f);
 }
@@ -159,6 +207,8 @@ static cr_model *build(const char *which)
         return chain(atoi(which + 6));
     if (!strncmp(which, "pool:", 5))
         return pool(atoi(which + 5));
+    if (!strncmp(which, "block:", 6))
+        return block(atoi(which + 6));
     return NULL;
 }
 
@@ -248,9 +298,9 @@ int main(int argc, char **argv)
         size_t nb = cr_model_body_count(m);
         double V = 0.0;
         for (size_t i = 0; i < nb; i++) {
-            double x[2] = {0, 0}, v[2] = {0, 0};
+            double x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
             cr_model_get_body(m, i, x, v);
-            V = fmax(V, hypot(v[0], v[1]));
+            V = fmax(V, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
         }
         double mass = cr_model_mass(m, 0), mu = 0.5 * mass;
         double dmax = pow(5.0 * mu * V * V / (4.0 * law->K), 0.4);
