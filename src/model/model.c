@@ -69,6 +69,8 @@ struct cr_model {
     cr_settings settings;
     double gravity, gravity_y, gravity_z;
     double target_e, target_v; /* dim 2 default target; target_e = 0: none */
+    cr_clump *clumps;          /* rigid bodies (model-clumps.c) */
+    size_t nclumps;
 };
 
 cr_settings cr_settings_default(void)
@@ -153,6 +155,7 @@ void cr_model_destroy(cr_model *model)
     free(model->planes);
     free(model->pairs);
     free(model->solved);
+    free(model->clumps);
     free(model);
 }
 
@@ -1115,6 +1118,7 @@ cr_model *cr_model_copy(const cr_model *model)
     c->planes = dup_array(model->planes, model->nplanes, sizeof(plane), &fail);
     c->pairs = dup_array(model->pairs, model->npairs, sizeof(pair_law), &fail);
     c->solved = dup_array(model->solved, model->nsolved, sizeof(solved_damping), &fail);
+    c->clumps = dup_array(model->clumps, model->nclumps, sizeof(cr_clump), &fail);
     if (fail) {
         cr_model_destroy(c);
         return NULL;
@@ -1242,4 +1246,29 @@ int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class
         rc = CR_ERR_MODEL;
     free(rep);
     return rc;
+}
+
+/* ---- clumps (planar rigid bodies; docs/model-format.md, "Rigid bodies") */
+
+int cr_model_add_clump(cr_model *model, const cr_clump *c)
+{
+    if (!model || !c || model->dim != 2 || c->count == 0 || c->first + c->count > model->n ||
+        !(c->mass > 0.0) || !(c->J > 0.0) || !isfinite(c->mass) || !isfinite(c->J))
+        return CR_ERR_INVALID;
+    cr_clump *a = realloc(model->clumps, (model->nclumps + 1) * sizeof(*a));
+    if (!a)
+        return CR_ERR_NOMEM;
+    model->clumps = a;
+    a[model->nclumps] = *c;
+    return (int)model->nclumps++;
+}
+
+size_t cr_model_clump_count(const cr_model *model)
+{
+    return model ? model->nclumps : 0;
+}
+
+const cr_clump *cr_model_get_clump(const cr_model *model, size_t k)
+{
+    return model && k < model->nclumps ? &model->clumps[k] : NULL;
 }

@@ -485,9 +485,9 @@ static int body_mass_radius(cr_yaml_ctx *ps, struct fy_node *b, const char *wher
     return CR_OK;
 }
 
-/* An optional per-body material {E, nu}. */
-static int body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
-                         size_t i)
+/* An optional per-body material {E, nu} (model-priv.h). */
+int cr_modelfile_body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where,
+                               cr_model *model, size_t i)
 {
     struct fy_node *mat = cr_yaml_child(b, "material");
     if (!mat)
@@ -589,7 +589,8 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
             return ps->rc;
         size_t k = cr_model_ball_count(model) - 1;
         /* a pendulum ball hangs above its given position unless a pivot is named */
-        if (body_material(ps, b, where, model, k) || note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
+        if (cr_modelfile_body_material(ps, b, where, model, k) ||
+            note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
             return ps->rc;
     }
     return CR_OK;
@@ -1046,7 +1047,7 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
     }
     if (fixed)
         cr_model_set_fixed(model, (size_t)i);
-    return body_material(ps, b, where, model, (size_t)i);
+    return cr_modelfile_body_material(ps, b, where, model, (size_t)i);
 }
 
 static int parse_discs(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model)
@@ -1626,8 +1627,9 @@ typedef struct {
 
 static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
 {
-    static const char *const names[] = {"balls", "chain", "rods", "discs", "bodies", "three_disc"};
-    static const int dims[] = {1, 1, 1, 2, 0, 2};
+    static const char *const names[] = {"balls",  "chain",      "rods",  "discs",
+                                        "bodies", "three_disc", "clumps"};
+    static const int dims[] = {1, 1, 1, 2, 0, 2, 2};
     int given = 0;
     double dim = 0;
     if (cr_yaml_number(ps, root, 1, "", "dim", 0, 0, &dim))
@@ -1637,14 +1639,14 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
         return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
                             "must be 1 (a chain), 2 (a planar pool) or 3 (spheres) (got %g)", dim);
     bl->node = NULL;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         struct fy_node *n = cr_yaml_child(root, names[k]);
         if (!n)
             continue;
         if (given++)
             return cr_yaml_fail(ps, cr_yaml_line(n), names[k],
                                 "give one of 'bodies', 'balls', 'chain', 'rods', 'discs', "
-                                "'three_disc'");
+                                "'three_disc', 'clumps'");
         *bl = (body_list){n, names[k], dims[k] ? dims[k] : (dn ? (int)dim : 1)};
         if (dn && dims[k] && dims[k] != (int)dim)
             return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
@@ -1681,10 +1683,11 @@ static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
 {
     law_spec def;
     struct fy_node *contact = cr_yaml_child(root, "contact");
-    int generated = strcmp(bl->key, "three_disc") == 0;
+    int generated = strcmp(bl->key, "three_disc") == 0, clumps = strcmp(bl->key, "clumps") == 0;
     if ((generated ? cr_modelfile_three_disc(ps, bl->node, model)
+         : clumps  ? cr_modelfile_clumps(ps, bl->node, model)
                    : parse_discs(ps, bl->node, bl->key, model) ||
-                         check_overlaps(ps, bl->node, bl->key, model)) ||
+                        check_overlaps(ps, bl->node, bl->key, model)) ||
         parse_links(ps, cr_yaml_child(root, "links"), model) || apply_fields(ps, fields, model) ||
         pool_contact(ps, contact, model, &def) ||
         parse_walls(ps, cr_yaml_child(root, "walls"), &def, model))
@@ -1757,7 +1760,7 @@ static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, fi
     static const char *const top_keys[] = {
         "name",        "description", "dim",        "bodies", "balls",  "chain",
         "rods",        "discs",       "walls",      "links",  "fields", "contact",
-        "integration", "output",      "three_disc", "rigid",  NULL};
+        "integration", "output",      "three_disc", "rigid",  "clumps", NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))
         return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",
