@@ -14,8 +14,9 @@
  *             + height²)/12 (a uniform plate); density: four spheres
  *   discs     `features: [{x: [bx, by], radius}]` in the body frame, the centre
  *             of mass at its origin; needs mass and inertia
- * `inertia` overrides the shape's J. Each feature is a model body at its lab
- * position x + R(θ) s with velocity v + ω × R(θ) s.
+ * `inertia` overrides the shape's J. An entry {fixed: true, x, features}
+ * adds fixed discs (supports) at x + bx instead, outside every clump. Each feature is a model body
+ * at its lab position x + R(θ) s with velocity v + ω × R(θ) s.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -165,6 +166,13 @@ static int clump_shape(cr_yaml_ctx *ps, struct fy_node *map, const char *w, clum
         return cr_yaml_fail(ps, sh ? cr_yaml_line(sh) : line,
                             (snprintf(f, sizeof f, "%s.shape", w), f),
                             "missing required field (bar, dumbbell, rectangle, discs)");
+    static const char *const shapes[] = {"bar", "dumbbell", "rectangle", "discs", NULL};
+    int known = 0;
+    for (int k = 0; shapes[k]; k++)
+        known |= strcmp(c->shape, shapes[k]) == 0;
+    if (!known)
+        return cr_yaml_fail(ps, cr_yaml_line(sh), (snprintf(f, sizeof f, "%s.shape", w), f),
+                            "unknown shape '%s' (bar, dumbbell, rectangle, discs)", c->shape);
     int discs = strcmp(c->shape, "discs") == 0,
         needs_length = !discs && strcmp(c->shape, "rectangle");
     double rho = 0.0;
@@ -294,6 +302,37 @@ static int add_clump(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_mod
     return CR_OK;
 }
 
+/* `{fixed: true, features: [{x, radius}], x: [..]}`: fixed discs (supports,
+ * posts) at x + bx, each a fixed model body outside every clump. */
+static int add_fixed(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_model *model,
+                     clump_spec *c)
+{
+    static const char *const keys[] = {"fixed", "x", "features", "material", NULL};
+    double x0[2] = {0, 0};
+    const char *ft = cr_yaml_text(cr_yaml_child(map, "fixed"));
+    char f[96];
+    if (!ft || strcmp(ft, "true") != 0)
+        return cr_yaml_fail(ps, cr_yaml_key_line(map, "fixed"),
+                            (snprintf(f, sizeof f, "%s.fixed", w), f), "must be true");
+    if (cr_yaml_check_keys(ps, map, w, keys) || vec2(ps, map, w, "x", 0, x0) ||
+        explicit_features(ps, map, w, c))
+        return ps->rc;
+    size_t first = cr_model_body_count(model);
+    for (size_t k = 0; k < c->nf; k++) {
+        double x[3] = {x0[0] + c->s[k][0], x0[1] + c->s[k][1], 0}, v[3] = {0, 0, 0};
+        int i = cr_model_add_body(model, 1.0, c->fr[k], x, v);
+        if (i < 0) {
+            ps->rc = i;
+            cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, w, cr_strerror(i));
+            return i;
+        }
+        cr_model_set_fixed(model, (size_t)i);
+        if (cr_modelfile_body_material(ps, map, w, model, (size_t)i))
+            return ps->rc;
+    }
+    return check_clear(ps, map, w, model, first);
+}
+
 int cr_modelfile_clumps(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
 {
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
@@ -311,7 +350,9 @@ int cr_modelfile_clumps(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
         char where[64];
         snprintf(where, sizeof where, "clumps[%d]", i++);
         memset(c, 0, sizeof(*c));
-        rc = add_clump(ps, b, where, model, c);
+        rc = cr_yaml_need_map(ps, b, cr_yaml_line(seq), where)
+                 ? ps->rc
+                 : (cr_yaml_child(b, "fixed") ? add_fixed : add_clump)(ps, b, where, model, c);
     }
     free(c);
     return rc;
