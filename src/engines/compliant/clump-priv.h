@@ -61,7 +61,8 @@ void cr_clumps_feature(const cr_clumps *c, size_t f, double *x, double *v);
 size_t cr_clumps_feature_body(const cr_clumps *c, size_t f);
 /** Internal scales: δ* (m), V (m/s), and the time δ* / V (s). */
 void cr_clumps_scales(const cr_clumps *c, double *L, double *V, double *T);
-/** Called at t = 0, every @p interval (s) and the end; after every root return
+/** Called at t = 0, every @p interval (s; ≤ 0: δ* / (4V), at least a
+ * thousandth of the run) and the end; after every root return
  * with the index of its first event. Non-zero stops the run with that code. */
 typedef int (*cr_clumps_out_fn)(void *user);
 typedef int (*cr_clumps_ev_fn)(void *user, size_t first);

@@ -540,7 +540,8 @@ int cr_clumps_run(cr_clumps *c, double t_end)
     if (!c || !(t_end > c->t))
         return CR_ERR_INVALID;
     double tau_end = t_end / c->T, tau = c->t / c->T;
-    double dt = c->out_interval > 0.0 ? c->out_interval / c->T : tau_end - tau;
+    /* as the pool: a quarter of δ* / V, but at least a thousandth of the run */
+    double dt = c->out_interval > 0.0 ? c->out_interval / c->T : fmax(0.25, (tau_end - tau) / 1000);
     double next = fmin(tau + dt, tau_end);
     int rc = c->out && c->t == 0.0 ? c->out(c->user) : CR_OK;
     CVodeSetStopTime(c->cv, tau_end);
