@@ -782,6 +782,9 @@ int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const do
     ball *b = &model->balls[i];
     if (b->fixed)
         return CR_OK; /* a wall stays where the model put it */
+    for (size_t k = 0; k < model->nclumps; k++)
+        if (i >= model->clumps[k].first && i < model->clumps[k].first + model->clumps[k].count)
+            return CR_ERR_INVALID; /* a feature moves with its body (θ is not given) */
     b->x = x[0];
     b->v = v[0];
     if (model->dim >= 2) {

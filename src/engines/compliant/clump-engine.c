@@ -73,13 +73,16 @@ static int ce_run(void *e, double t_end)
         return CR_ERR_INVALID;
     }
     int rc = cr_clumps_run(ce->c, t_end);
-    snprintf(ce->end, sizeof ce->end, "%s", rc == CR_OK ? "end time reached" : "stopped");
+    snprintf(ce->end, sizeof ce->end, "%s",
+             rc == CR_OK                ? "end time reached"
+             : rc == CR_ERR_INTERRUPTED ? "stopped on request"
+                                        : "failed");
     return rc;
 }
 
 static void ce_stop(void *e)
 {
-    (void)e;
+    cr_clumps_request_stop(((clump_engine *)e)->c);
 }
 
 static const char *ce_last_error(const void *e)

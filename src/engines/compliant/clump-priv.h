@@ -31,6 +31,8 @@ void cr_clumps_destroy(cr_clumps *c);
 int cr_clumps_set_tolerances(cr_clumps *c, double rtol, double atol);
 /** Integrates to @p t_end > 0 (s). */
 int cr_clumps_run(cr_clumps *c, double t_end);
+/** Async-signal-safe: the run stops before its next step (CR_ERR_INTERRUPTED). */
+void cr_clumps_request_stop(cr_clumps *c);
 const char *cr_clumps_last_error(const cr_clumps *c);
 
 size_t cr_clumps_body_count(const cr_clumps *c);

@@ -6,6 +6,7 @@
 
 #include <cvodes/cvodes.h>
 #include <math.h>
+#include <signal.h>
 #include <nvector/nvector_serial.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ struct cr_clumps {
     cr_clumps_out_fn out;
     cr_clumps_ev_fn evfn;
     void *user;
+    volatile sig_atomic_t stop; /* cr_clumps_request_stop */
     char err[CR_ERRMSG_LEN];
 };
 
@@ -546,6 +548,12 @@ int cr_clumps_run(cr_clumps *c, double t_end)
     int rc = c->out && c->t == 0.0 ? c->out(c->user) : CR_OK;
     CVodeSetStopTime(c->cv, tau_end);
     while (rc == CR_OK && tau < tau_end) {
+        if (c->stop) {
+            c->stop = 0;
+            if (c->out)
+                c->out(c->user); /* the state where it stopped */
+            return CR_ERR_INTERRUPTED;
+        }
         rc = step_to(c, next, &tau);
         if (rc == CR_OK && tau >= next) {
             if (c->out)
@@ -554,6 +562,11 @@ int cr_clumps_run(cr_clumps *c, double t_end)
         }
     }
     return rc;
+}
+
+void cr_clumps_request_stop(cr_clumps *c)
+{
+    c->stop = 1;
 }
 
 const char *cr_clumps_last_error(const cr_clumps *c)
