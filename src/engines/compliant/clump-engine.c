@@ -242,10 +242,7 @@ static double ce_settle(const void *e)
 
 static cr_run_stats ce_stats(const void *e)
 {
-    (void)e;
-    cr_run_stats st;
-    memset(&st, 0, sizeof st);
-    return st;
+    return cr_clumps_get_stats(CE(e)->c);
 }
 
 static void ce_scales(const void *e, double *length, double *speed, double *time)

@@ -22,6 +22,7 @@
 
 #include "cradle/event.h"
 #include "cradle/model.h"
+#include "cradle/system.h"
 
 typedef struct cr_clumps cr_clumps;
 
@@ -34,6 +35,8 @@ int cr_clumps_run(cr_clumps *c, double t_end);
 /** Async-signal-safe: the run stops before its next step (CR_ERR_INTERRUPTED). */
 void cr_clumps_request_stop(cr_clumps *c);
 const char *cr_clumps_last_error(const cr_clumps *c);
+/** CVODES counters of the whole run, restarts, events and outputs. */
+cr_run_stats cr_clumps_get_stats(const cr_clumps *c);
 
 size_t cr_clumps_body_count(const cr_clumps *c);
 double cr_clumps_get_time(const cr_clumps *c);

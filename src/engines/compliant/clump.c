@@ -15,6 +15,7 @@
 
 #include "base/base.h"
 #include "engines/common/engine-common.h"
+#include "engines/common/integrator.h"
 #include "model/contact-force.h"
 #include "model/model.h"
 
@@ -56,6 +57,8 @@ struct cr_clumps {
     cr_clumps_ev_fn evfn;
     void *user;
     volatile sig_atomic_t stop; /* cr_clumps_request_stop */
+    cr_run_stats banked;        /* CVODES counters of the segments before the last restart */
+    long restarts, outputs;
     char err[CR_ERRMSG_LEN];
 };
 
@@ -374,6 +377,20 @@ static int fail(cr_clumps *c, const char *what, int flag)
     return CR_ERR_SOLVER;
 }
 
+/* The impulses are the results: their error is controlled too, with atol
+ * relative to the lightest body's momentum m V (and its energy m V²). */
+static int quad_tolerances(cr_clumps *c)
+{
+    double m = INFINITY;
+    for (size_t b = 0; b < c->nb; b++)
+        if (!c->still[b])
+            m = fmin(m, c->m[b]);
+    if (!isfinite(m))
+        m = 1.0;
+    int flag = CVodeQuadSStolerances(c->cv, c->rtol, c->atol * m * c->V * c->V);
+    return flag == CV_SUCCESS ? CVodeSetQuadErrCon(c->cv, SUNTRUE) : flag;
+}
+
 static int new_cvode(cr_clumps *c)
 {
     size_t ny = SB * c->nb, nq = QC * c->nc + 1;
@@ -401,6 +418,7 @@ static int new_cvode(cr_clumps *c)
         (flag = CVodeSetMaxNumSteps(c->cv, 1000000)) != CV_SUCCESS ||
         (flag = CVodeSetLinearSolver(c->cv, c->LS, c->A)) != CV_SUCCESS ||
         (flag = CVodeQuadInit(c->cv, quad_rhs, c->yQ)) != CV_SUCCESS ||
+        (flag = quad_tolerances(c)) != CV_SUCCESS ||
         (flag = CVodeRootInit(c->cv, (int)(GC * c->nc), root_fns)) != CV_SUCCESS)
         return fail(c, "CVODES setup", c->LS ? flag : -1);
     return CR_OK;
@@ -449,6 +467,8 @@ int cr_clumps_set_tolerances(cr_clumps *c, double rtol, double atol)
     c->rtol = rtol;
     c->atol = atol;
     int flag = CVodeSStolerances(c->cv, rtol, atol);
+    if (flag == CV_SUCCESS)
+        flag = quad_tolerances(c);
     return flag == CV_SUCCESS ? CR_OK : fail(c, "CVodeSStolerances", flag);
 }
 
@@ -504,10 +524,20 @@ static int handle_roots(cr_clumps *c, double tau)
  * starts afresh at every event (small models: the restart is cheap). */
 static int restart(cr_clumps *c, double tau)
 {
-    int flag = CVodeReInit(c->cv, tau, c->y);
-    if (flag == CV_SUCCESS)
-        flag = CVodeQuadReInit(c->cv, c->yQ);
+    int flag = cr_cvode_restart(c->cv, tau, c->y, c->yQ, &c->banked);
+    c->restarts++;
     return flag == CV_SUCCESS ? CR_OK : fail(c, "CVodeReInit", flag);
+}
+
+cr_run_stats cr_clumps_get_stats(const cr_clumps *c)
+{
+    cr_run_stats st;
+    memset(&st, 0, sizeof st);
+    cr_cvode_counters(c->cv, &c->banked, &st);
+    st.restarts = c->restarts;
+    st.events = (long)c->nev;
+    st.outputs = c->outputs;
+    return st;
 }
 
 void cr_clumps_set_callbacks(cr_clumps *c, double interval, cr_clumps_out_fn out,
@@ -534,7 +564,8 @@ static int step_to(cr_clumps *c, double tau_out, double *tau)
     int rc = handle_roots(c, *tau);
     if (rc == CR_OK && c->evfn && c->nev > first)
         rc = c->evfn(c->user, first);
-    return rc == CR_OK ? restart(c, *tau) : rc;
+    /* a root without an event (δ̇ of an open pair) leaves the force smooth */
+    return rc == CR_OK && c->nev > first ? restart(c, *tau) : rc;
 }
 
 int cr_clumps_run(cr_clumps *c, double t_end)
@@ -556,6 +587,7 @@ int cr_clumps_run(cr_clumps *c, double t_end)
         }
         rc = step_to(c, next, &tau);
         if (rc == CR_OK && tau >= next) {
+            c->outputs++;
             if (c->out)
                 rc = c->out(c->user);
             next = fmin(next + dt, tau_end);
