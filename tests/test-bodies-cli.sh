@@ -70,14 +70,6 @@ walls:
   - {normal: [0, 1], offset: 0}
 integration: {t_end: 0.1}
 '
-check_bad target "target.yaml:6: contact: restitution targets of rigid bodies" 'dim: 2
-clumps:
-  - {shape: dumbbell, radius: 0.01, length: 0.1, mass: 1, x: [0, 0.02]}
-walls:
-  - {normal: [0, 1], offset: 0}
-contact: {K: 1.0e8, restitution: 0.8}
-integration: {t_end: 0.01}
-'
 
 "$CRADLE" run -q --continue dw.h5 -o cont.h5 2> err.txt; st=$?
 [ $st -eq 3 ] && [ ! -e cont.h5 ] && [ "$(wc -l < err.txt)" -eq 1 ] \

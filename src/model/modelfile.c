@@ -1677,8 +1677,6 @@ static int parse_dim1(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
     return chain_contact(ps, cr_yaml_child(root, "contact"), model);
 }
 
-static int targets_pending(const cr_model *model);
-
 /* dim 2 and 3: the pool engine's models */
 static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl, cr_model *model,
                       field_spec *fields)
@@ -1697,13 +1695,7 @@ static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
     struct fy_node *pairs = cr_yaml_child(contact, "pairs");
     if (pairs && !fy_node_is_sequence(pairs))
         return cr_yaml_fail(ps, cr_yaml_line(pairs), "contact.pairs", "must be a list");
-    if (pairs && pool_pairs(ps, pairs, model))
-        return ps->rc;
-    if (clumps && targets_pending(model))
-        return cr_yaml_fail(ps, cr_yaml_line(contact), "contact",
-                            "restitution targets of rigid bodies (clumps) are not supported yet "
-                            "(their effective mass depends on the lever arm): give C");
-    return CR_OK;
+    return pairs ? pool_pairs(ps, pairs, model) : CR_OK;
 }
 
 /* Restitution targets leave C to cr_calibrate_model: validation waits for it. */

@@ -14,6 +14,7 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include "base/base.h"
+#include "base/sundials.h"
 #include "engines/common/engine-common.h"
 #include "engines/common/integrator.h"
 #include "model/contact-force.h"
@@ -184,12 +185,15 @@ static int root_fns(sunrealtype t, N_Vector yv, sunrealtype *g, void *user)
         const contact *k = &c->c[q];
         double delta, rate, n[2], ri[2], rj[2];
         contact_geom(c, y, k, &delta, &rate, n, ri, rj);
-        g[GC * q] = delta / c->L - CR_EVENT_MARGIN;
-        g[GC * q + 1] = rate / c->V;
-        g[GC * q + 2] =
+        double d = delta / c->L;
+        g[GC * q] = cr_root_nonzero(d - CR_EVENT_MARGIN);
+        /* δ̇ matters while the pair overlaps (a body at rest would make it
+         * identically 0, which CVODES cannot search) */
+        g[GC * q + 1] = cr_root_nonzero(d > CR_EVENT_MARGIN ? rate / c->V : 1.0);
+        g[GC * q + 2] = cr_root_nonzero(
             k->law.C != 0.0 && k->law.release == CR_RELEASE_FORCE && delta > 0.0
                 ? cr_contact_raw_force(&k->law, delta, rate) / (k->law.K * pow(c->L, k->law.n))
-                : 1.0;
+                : 1.0);
     }
     return 0;
 }
@@ -415,6 +419,7 @@ static int new_cvode(cr_clumps *c)
     if (!c->LS || (flag = CVodeInit(c->cv, rhs, 0.0, c->y)) != CV_SUCCESS ||
         (flag = CVodeSStolerances(c->cv, c->rtol, c->atol)) != CV_SUCCESS ||
         (flag = CVodeSetUserData(c->cv, c)) != CV_SUCCESS ||
+        (flag = CVodeSetErrHandlerFn(c->cv, cr_sundials_error_handler, c->err)) != CV_SUCCESS ||
         (flag = CVodeSetMaxNumSteps(c->cv, 1000000)) != CV_SUCCESS ||
         (flag = CVodeSetLinearSolver(c->cv, c->LS, c->A)) != CV_SUCCESS ||
         (flag = CVodeQuadInit(c->cv, quad_rhs, c->yQ)) != CV_SUCCESS ||
