@@ -257,6 +257,48 @@ static void free_collision(void)
     cr_system_destroy(s);
 }
 
+/* What each shape generator gives (docs/model-format.md, "Rigid bodies"):
+ * mass, J and feature count against the formulas written here. */
+static void shapes(void)
+{
+    static const struct {
+        const char *entry;
+        double mass, J;
+        size_t count;
+    } cases[] = {
+        {"{shape: bar, count: 5, radius: 0.01, length: 2, mass: 12", 12.0, 12.0 * 4.0 / 12.0, 5},
+        {"{shape: bar, count: 3, radius: 0.1, length: 2, density: 1000",
+         3 * 1000 * 4.0 / 3.0 * M_PI * 1e-3,
+         1000 * 4.0 / 3.0 * M_PI * 1e-3 * (2 * 1.0 + 3 * 0.4 * 0.01), 3},
+        {"{shape: dumbbell, radius: 0.01, radius2: 0.02, length: 0.1, mass: 2", 2.0,
+         2.0 * 0.01 / 4.0 + 2.0 / 5.0 * (1e-4 + 4e-4), 2},
+        {"{shape: dumbbell, radius: 0.01, length: 0.1, mass: 2, rod_mass: 0.6", 2.6,
+         2.0 * 0.01 / 4.0 + 2.0 / 5.0 * 2e-4 + 0.6 * 0.01 / 12.0, 2},
+        {"{shape: rectangle, radius: 0.01, width: 0.3, height: 0.1, mass: 3", 3.0,
+         3.0 * (0.09 + 0.01) / 12.0, 4},
+        {"{shape: rectangle, radius: 0.01, width: 0.3, height: 0.1, inertia: 0.5, mass: 3", 3.0,
+         0.5, 4},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        tu_case("shape %zu", k);
+        char text[512], msg[512];
+        snprintf(text, sizeof text,
+                 "dim: 2\nclumps:\n  - %s, x: [0, 0]}\nintegration: {t_end: 1}\n", cases[k].entry);
+        cr_system *s = load(text, msg, sizeof msg);
+        CHECK(s != NULL, "%s loads: %s", cases[k].entry, s ? "" : msg);
+        if (!s)
+            continue;
+        cr_rotating_body b;
+        CHECK(cr_system_rotating_body_count(s) == 1 && cr_system_rotating_body(s, 0, &b) == CR_OK,
+              "one rigid body");
+        CHECK(fabs(b.mass / cases[k].mass - 1) < 1e-14 && fabs(b.J / cases[k].J - 1) < 1e-14 &&
+                  b.count == cases[k].count && cr_system_body_count(s) == cases[k].count,
+              "%s: mass %.17g (formula %.17g), J %.17g (formula %.17g), %zu features",
+              cases[k].entry, b.mass, cases[k].mass, b.J, cases[k].J, b.count);
+        cr_system_destroy(s);
+    }
+}
+
 /* (c) bad inputs */
 static void bad_input(void)
 {
@@ -298,6 +340,7 @@ static void bad_input(void)
 int main(void)
 {
     bad_input();
+    shapes();
     bar_on_supports();
     dumbbell_target();
     free_collision();
