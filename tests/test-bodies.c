@@ -261,6 +261,19 @@ static void free_collision(void)
  * mass, J and feature count against the formulas written here. */
 static void shapes(void)
 {
+    tu_case("shape disc");
+    char dm[512];
+    cr_system *d = load("dim: 2\nclumps:\n  - {shape: disc, radius: 0.01, density: 7800, x: [0, "
+                        "0]}\n  - {shape: bar, count: 2, radius: 0.01, length: 1, mass: 1, x: [0, "
+                        "1]}\n",
+                        dm, sizeof dm);
+    double mass[3] = {0, 0, 0};
+    if (d)
+        cr_system_get_masses(d, mass);
+    CHECK(d && cr_system_rotating_body_count(d) == 1 && cr_system_body_count(d) == 3 &&
+              fabs(mass[0] / (7800 * 4.0 / 3.0 * M_PI * 1e-6) - 1) < 1e-14,
+          "a disc is no rigid body, its mass from density as for balls: %s", d ? "" : dm);
+    cr_system_destroy(d);
     static const struct {
         const char *entry;
         double mass, J;

@@ -15,8 +15,9 @@
  *   discs     `features: [{x: [bx, by], radius}]` in the body frame, the centre
  *             of mass at its origin; needs mass and inertia
  * `inertia` overrides the shape's J. An entry {fixed: true, x, features}
- * adds fixed discs (supports) at x + bx instead, outside every clump. Each feature is a model body
- * at its lab position x + R(θ) s with velocity v + ω × R(θ) s.
+ * adds fixed discs (supports) at x + bx instead, outside every clump, and
+ * {shape: disc, radius, mass | density, x, v} a plain disc (no rotation). Each feature is a model
+ * body at its lab position x + R(θ) s with velocity v + ω × R(θ) s.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -151,7 +152,7 @@ static int shape_features(cr_yaml_ctx *ps, struct fy_node *map, const char *w, c
     } else
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "shape"),
                             (snprintf(f, sizeof f, "%s.shape", w), f),
-                            "unknown shape '%s' (bar, dumbbell, rectangle, discs)", c->shape);
+                            "unknown shape '%s' (bar, dumbbell, rectangle, discs, disc)", c->shape);
     return CR_OK;
 }
 
@@ -172,7 +173,7 @@ static int clump_shape(cr_yaml_ctx *ps, struct fy_node *map, const char *w, clum
         known |= strcmp(c->shape, shapes[k]) == 0;
     if (!known)
         return cr_yaml_fail(ps, cr_yaml_line(sh), (snprintf(f, sizeof f, "%s.shape", w), f),
-                            "unknown shape '%s' (bar, dumbbell, rectangle, discs)", c->shape);
+                            "unknown shape '%s' (bar, dumbbell, rectangle, discs, disc)", c->shape);
     int discs = strcmp(c->shape, "discs") == 0,
         needs_length = !discs && strcmp(c->shape, "rectangle");
     double rho = 0.0;
@@ -333,6 +334,39 @@ static int add_fixed(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_mod
     return check_clear(ps, map, w, model, first);
 }
 
+/* `{shape: disc, radius, mass | density, x, v}`: a plain disc (a clump of
+ * one at its centre: no rotational state, a model body outside every clump). */
+static int add_disc(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_model *model,
+                    clump_spec *c)
+{
+    static const char *const keys[] = {"shape", "radius", "mass",     "density",
+                                       "x",     "v",      "material", NULL};
+    double mass = 0.0, r = 0.0, x[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    int line = cr_yaml_line(map);
+    (void)c;
+    if (cr_yaml_check_keys(ps, map, w, keys) ||
+        cr_yaml_number(ps, map, line, w, "radius", 1, 0, &r) ||
+        cr_yaml_positive(ps, map, w, "radius", r) || cr_modelfile_mass(ps, map, w, r, &mass) ||
+        vec2(ps, map, w, "x", 1, x) || vec2(ps, map, w, "v", 0, v))
+        return ps->rc;
+    size_t first = cr_model_body_count(model);
+    int i = cr_model_add_body(model, mass, r, x, v);
+    if (i < 0) {
+        ps->rc = i;
+        cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, w, cr_strerror(i));
+        return i;
+    }
+    if (cr_modelfile_body_material(ps, map, w, model, (size_t)i))
+        return ps->rc;
+    return check_clear(ps, map, w, model, first);
+}
+
+static int is_disc(struct fy_node *map)
+{
+    const char *t = cr_yaml_text(cr_yaml_child(map, "shape"));
+    return t && strcmp(t, "disc") == 0;
+}
+
 int cr_modelfile_clumps(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
 {
     if (!fy_node_is_sequence(seq) || fy_node_sequence_item_count(seq) == 0)
@@ -352,7 +386,9 @@ int cr_modelfile_clumps(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model)
         memset(c, 0, sizeof(*c));
         rc = cr_yaml_need_map(ps, b, cr_yaml_line(seq), where)
                  ? ps->rc
-                 : (cr_yaml_child(b, "fixed") ? add_fixed : add_clump)(ps, b, where, model, c);
+                 : (cr_yaml_child(b, "fixed") ? add_fixed
+                    : is_disc(b)              ? add_disc
+                                              : add_clump)(ps, b, where, model, c);
     }
     free(c);
     return rc;
