@@ -43,6 +43,11 @@ EOS
     && ok "--rigid on dumbbell-wall.yaml: refused in one line, exit 3, no file" \
     || bad "--rigid on dumbbell-wall.yaml: status $st, $(cat err.txt)"
 
+"$CRADLE" compare "$DW" > cmp.txt 2> err.txt; st=$?
+[ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "rigid bodies that rotate" err.txt \
+    && ok "compare dumbbell-wall.yaml: refused in one line, exit 3 (no point-mass verdicts)" \
+    || bad "compare dumbbell-wall.yaml: status $st, $(cat err.txt)"
+
 check_bad() { # name, expected text, file body
     printf '%s' "$3" > "$1.yaml"
     "$CRADLE" run -q -o "$1.h5" "$1.yaml" 2> err.txt; st=$?
