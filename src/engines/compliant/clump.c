@@ -21,6 +21,7 @@
 #include "model/model.h"
 
 #define SB 6 /* state values per body: u₀ u₁ φ U₀ U₁ Ω */
+#define CR_CLUMPS_MAX_FEATURES 1024
 #define QC 3 /* quadratures per contact: ∫ f dt, ∫ f n dt */
 #define GC 3 /* root functions per contact: δ − margin, δ̇, raw force */
 
@@ -433,6 +434,14 @@ cr_clumps *cr_clumps_create(const cr_model *model, char *msg, size_t msglen)
 {
     if (!model || cr_model_dimension(model) != 2) {
         cr_set_msg(msg, msglen, "rigid bodies (clumps) are planar: dim 2");
+        return NULL;
+    }
+    /* every feature pair is a candidate and the Jacobian is dense: small models */
+    if (cr_model_body_count(model) > CR_CLUMPS_MAX_FEATURES) {
+        cr_set_msg(msg, msglen,
+                   "%zu discs: a model with rigid bodies holds at most %d (the clump engine "
+                   "takes every pair as a candidate)",
+                   cr_model_body_count(model), CR_CLUMPS_MAX_FEATURES);
         return NULL;
     }
     cr_clumps *c = calloc(1, sizeof(*c));
