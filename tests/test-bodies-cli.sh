@@ -80,4 +80,8 @@ integration: {t_end: 0.1}
 [ $st -eq 3 ] && [ ! -e cont.h5 ] && [ "$(wc -l < err.txt)" -eq 1 ] \
     && ok "--continue of dumbbell-wall.yaml's run: refused in one line, exit 3, no file" \
     || bad "--continue of dumbbell-wall.yaml's run: status $st, $(cat err.txt)"
+check_bad noend "noend.yaml:3: integration.t_end" 'dim: 2
+clumps:
+  - {shape: bar, count: 3, radius: 0.01, length: 1, mass: 1, x: [0, 0.5], v: [0, -1]}
+'
 finish bodies-cli

@@ -64,7 +64,7 @@ static int dumbbell_run(double K, double m, double J, double v, double *tc, doub
              "walls:\n"
              "  - {normal: [1, 0], offset: 0}\n"
              "contact: {K: %.17g, n: 1.5}\n"
-             "integration: {rtol: 1.0e-12, atol: 1.0e-14}\n",
+             "integration: {t_end: 1, rtol: 1.0e-12, atol: 1.0e-14}\n",
              m, J, -v, K);
     cr_system *s = load(text, msg, sizeof msg);
     CHECK(s != NULL, "dumbbell model loads: %s", s ? "" : msg);
@@ -134,7 +134,7 @@ static void dumbbell_target(void)
              "walls:\n"
              "  - {normal: [1, 0], offset: 0}\n"
              "contact: {K: 1.0e9, n: 1.5, restitution: %.17g, reference_speed: %.17g}\n"
-             "integration: {rtol: 1.0e-12, atol: 1.0e-14}\n",
+             "integration: {t_end: 1, rtol: 1.0e-12, atol: 1.0e-14}\n",
              m, J, -v, e, v);
     cr_model *md = NULL;
     int rc = cr_modelfile_parse(text, strlen(text), "test.yaml", &md, msg, sizeof msg);
@@ -167,7 +167,7 @@ static void bar_on_supports(void)
              "  - {fixed: true, features: [{x: [-0.5, 0], radius: 0.02},\n"
              "                             {x: [0.5, 0], radius: 0.02}]}\n"
              "contact: {K: %.17g, n: 1, C: %.17g, m: 0, release: gap}\n"
-             "integration: {rtol: 1.0e-13, atol: 1.0e-15}\n",
+             "integration: {t_end: 1, rtol: 1.0e-13, atol: 1.0e-15}\n",
              m, -v, Kl, C);
     cr_system *s = load(text, msg, sizeof msg);
     CHECK(s != NULL, "bar model loads: %s", s ? "" : msg);
@@ -229,7 +229,7 @@ static void free_collision(void)
                        "0.05,\n"
                        "     x: [0.15, 0.03], theta: 1.2, v: [-0.5, 0], omega: -2}\n"
                        "contact: {K: 1.0e8, n: 1.5}\n"
-                       "integration: {rtol: 1.0e-11, atol: 1.0e-13}\n";
+                       "integration: {t_end: 1, rtol: 1.0e-11, atol: 1.0e-13}\n";
     char msg[512];
     cr_system *s = load(text, msg, sizeof msg);
     CHECK(s != NULL, "free collision loads: %s", s ? "" : msg);
@@ -265,7 +265,7 @@ static void shapes(void)
     char dm[512];
     cr_system *d = load("dim: 2\nclumps:\n  - {shape: disc, radius: 0.01, density: 7800, x: [0, "
                         "0]}\n  - {shape: bar, count: 2, radius: 0.01, length: 1, mass: 1, x: [0, "
-                        "1]}\n",
+                        "1]}\nintegration: {t_end: 1}\n",
                         dm, sizeof dm);
     double mass[3] = {0, 0, 0};
     if (d)

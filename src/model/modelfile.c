@@ -1740,6 +1740,13 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
                             "with gravity, pendulums, or drag beside links, open separating "
                             "contacts do not end a run: give an end time");
     }
+    if (cr_model_clump_count(model) && cr_model_settings(model)->t_end <= 0.0) {
+        struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
+        return cr_yaml_fail(ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "clumps")),
+                            "integration.t_end",
+                            "a model with rigid bodies (clumps) has no automatic end yet: give "
+                            "an end time");
+    }
     if (cr_model_has_fields(model) &&
         cr_model_settings(model)->active_region == CR_ACTIVE_REGION_ON)
         return cr_yaml_fail(

@@ -68,10 +68,6 @@ static void *ce_create(const cr_model *model, cr_system *sys, char *msg, size_t 
 static int ce_run(void *e, double t_end)
 {
     clump_engine *ce = e;
-    if (!(t_end > 0.0)) {
-        cr_set_msg(ce->end, sizeof ce->end, "no end time");
-        return CR_ERR_INVALID;
-    }
     int rc = cr_clumps_run(ce->c, t_end);
     snprintf(ce->end, sizeof ce->end, "%s",
              rc == CR_OK                ? "end time reached"

@@ -584,8 +584,15 @@ static int step_to(cr_clumps *c, double tau_out, double *tau)
 
 int cr_clumps_run(cr_clumps *c, double t_end)
 {
-    if (!c || !(t_end > c->t))
+    if (!c)
         return CR_ERR_INVALID;
+    if (!(t_end > c->t)) {
+        cr_set_msg(c->err, sizeof c->err,
+                   "integration.t_end: a run of rigid bodies needs an end time after %g s (no "
+                   "automatic end yet)",
+                   c->t);
+        return CR_ERR_MODEL;
+    }
     double tau_end = t_end / c->T, tau = c->t / c->T;
     /* as the pool: a quarter of δ* / V, but at least a thousandth of the run */
     double dt = c->out_interval > 0.0 ? c->out_interval / c->T : fmax(0.25, (tau_end - tau) / 1000);
