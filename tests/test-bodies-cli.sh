@@ -23,12 +23,14 @@ with h5py.File("dw.h5", "r") as f:
     om = f["/final/angular_velocity"][0]
     rows = f["/trajectory/orientation"].shape
     ok = rows[1] == 1 and rows[0] == f["/trajectory/time"].shape[0] and rows[0] > 10
+    ok = ok and abs(f["/model/body_inertia"][0] / J - 1) < 1e-14 \
+        and list(f["/model/body_features"][0]) == [0, 2]
     ref = 2 * meff * v * (L / 2) / J
     print("ok" if ok and abs(abs(om) / ref - 1) < 1e-4 else "bad", om, ref, rows)
 EOS
 )
 [ $st -eq 0 ] && [ "${res%% *}" = ok ] \
-    && ok "run dumbbell-wall.yaml: /final/angular_velocity = 2 m_eff v r/J to 1e-4, /trajectory/orientation" ref \
+    && ok "run dumbbell-wall.yaml: /final/angular_velocity = 2 m_eff v r/J to 1e-4, /trajectory/orientation, /model/body_inertia" ref \
     || bad "run dumbbell-wall.yaml: status $st, $res, $(cat err.txt)"
 
 "$CRADLE" run -q -o pool.h5 "$MODELS/pool-theta-tau.yaml" 2> err.txt; st=$?

@@ -818,6 +818,35 @@ static int write_bodies(cr_store *st, hid_t g, const cr_model *model)
     return e;
 }
 
+/* Rigid bodies (models with clumps only): mass, moment of inertia, their
+ * features (first, count) and the start state of the centre of mass. */
+static int write_rigid_bodies(cr_store *st, hid_t g)
+{
+    size_t nr = cr_system_rotating_body_count(st->sys);
+    if (nr == 0)
+        return 0;
+    double *d = malloc(8 * nr * sizeof(double));
+    int64_t *f = malloc(2 * nr * sizeof(int64_t));
+    int e = d && f ? 0 : -1;
+    for (size_t k = 0; e == 0 && k < nr; k++) {
+        cr_rotating_body b;
+        e = cr_system_rotating_body(st->sys, k, &b) == CR_OK ? 0 : -1;
+        d[k] = b.mass;
+        d[nr + k] = b.J;
+        f[2 * k] = (int64_t)b.first;
+        f[2 * k + 1] = (int64_t)b.count;
+    }
+    if (e == 0) {
+        e |= cr_h5_write_doubles(g, "body_mass", d, nr, 0, "kg (rigid bodies)");
+        e |= cr_h5_write_doubles(g, "body_inertia", d + nr, nr, 0,
+                                 "kg m^2 (about the centre of mass)");
+        e |= cr_h5_write_array(g, "body_features", H5T_NATIVE_INT64, f, 2, nr, 2,
+                               "1 (first body, count: the discs of each rigid body)");
+    }
+    free(d), free(f);
+    return e;
+}
+
 /* Half-plane walls (W × dim normals, offsets); empty datasets when none. */
 static int write_walls(cr_store *st, hid_t g)
 {
@@ -861,6 +890,7 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     e |= cr_h5_attr_int64(g, "output_every", set->output_every);
     e |= write_bodies(st, g, model);
     e |= write_walls(st, g);
+    e |= write_rigid_bodies(st, g);
     e |= cr_h5_write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
     e |= cr_h5_write_text(g, "text", text,
                           "UTF-8 model file text"); /* a dataset: attributes are capped at 64 KiB */
