@@ -33,6 +33,22 @@ EOS
     && ok "run dumbbell-wall.yaml: /final/angular_velocity = 2 m_eff v r/J to 1e-4, /trajectory/orientation, /model/body_inertia" ref \
     || bad "run dumbbell-wall.yaml: status $st, $res, $(cat err.txt)"
 
+# Pandrea's bar: its two discs are one body, so one episode of two contacts,
+# T- = m v^2/2 + J omega^2/2 = 608 J (m = 12, J = 4, v = -10, omega = 2)
+"$CRADLE" run -q -o pb.h5 "$MODELS/pandrea-bar.yaml" 2> err.txt; st=$?
+res=$("$PY" - <<'EOS' 2>&1
+import h5py
+with h5py.File("pb.h5", "r") as f:
+    e, c = f["/episodes"][:], f["/collisions"][:]
+    ok = len(e) == 1 and e[0]["contact_count"] == 2 and e[0]["body_count"] == 2
+    ok = ok and abs(e[0]["T_minus"] / 608 - 1) < 1e-12 and abs(c[0]["T_minus"] / 608 - 1) < 1e-12
+    print("ok" if ok else "bad", len(e), e[0]["T_minus"], c[0]["T_minus"])
+EOS
+)
+[ $st -eq 0 ] && [ "${res%% *}" = ok ] \
+    && ok "run pandrea-bar.yaml: one episode of both contacts, T- = m v^2/2 + J w^2/2 = 608 J" ref \
+    || bad "run pandrea-bar.yaml: status $st, $res, $(cat err.txt)"
+
 "$CRADLE" run -q -o pool.h5 "$MODELS/pool-theta-tau.yaml" 2> err.txt; st=$?
 [ $st -eq 0 ] && ! h5ls pool.h5/final/orientation >/dev/null 2>&1 \
     && ! h5ls pool.h5/trajectory/orientation >/dev/null 2>&1 \

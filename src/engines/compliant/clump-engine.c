@@ -183,10 +183,7 @@ static int ce_contact(const void *e, size_t k, cr_contact_view *w)
 
 static const size_t *ce_body_contacts(const void *e, size_t i, size_t *n)
 {
-    (void)e;
-    (void)i;
-    *n = 0;
-    return NULL;
+    return cr_clumps_feature_contacts(CE(e)->c, i, n);
 }
 
 static size_t ce_event_count(const void *e)

@@ -59,6 +59,8 @@ double cr_clumps_contact_impulse(const cr_clumps *c, size_t k, double *vec);
 /** Overlap δ (m), rate δ̇ (m/s), normal (2) and force (N) of contact k now. */
 void cr_clumps_contact_now(const cr_clumps *c, size_t k, double *delta, double *rate, double *n,
                            double *force);
+/** The contacts of feature @p f (increasing), @p n of them. */
+const size_t *cr_clumps_feature_contacts(const cr_clumps *c, size_t f, size_t *n);
 /** Feature @p f's centre (2) and velocity v + ω × r (2) now. */
 void cr_clumps_feature(const cr_clumps *c, size_t f, double *x, double *v);
 /** The clump of each feature is a body; bodies ≥ the model's clump count are

@@ -43,6 +43,7 @@ struct cr_clumps {
     char *still;                               /* fixed: never moves */
     feature *f;
     contact *c;
+    size_t *fc, *fcstart; /* contacts of each feature: fc[fcstart[i] … fcstart[i + 1]) */
     double *wn, *woff;
     double g[2], L, V, T, rtol, atol;
     SUNContext ctx;
@@ -354,6 +355,41 @@ static int load_contacts(cr_clumps *c, const cr_model *md, char *msg, size_t msg
     return CR_OK;
 }
 
+/* Each feature's contacts (cr_system_body_contacts: the monitor's groups). */
+static int index_contacts(cr_clumps *c)
+{
+    c->fcstart = calloc(c->nf + 1, sizeof(size_t));
+    c->fc = malloc((2 * c->nc + 1) * sizeof(size_t));
+    if (!c->fcstart || !c->fc)
+        return CR_ERR_NOMEM;
+    for (size_t q = 0; q < c->nc; q++) {
+        c->fcstart[c->c[q].i + 1]++;
+        if (c->c[q].j >= 0)
+            c->fcstart[c->c[q].j + 1]++;
+    }
+    for (size_t i = 0; i < c->nf; i++)
+        c->fcstart[i + 1] += c->fcstart[i];
+    size_t *fill = calloc(c->nf + 1, sizeof(size_t));
+    if (!fill)
+        return CR_ERR_NOMEM;
+    for (size_t q = 0; q < c->nc; q++) {
+        size_t i = (size_t)c->c[q].i;
+        c->fc[c->fcstart[i] + fill[i]++] = q;
+        if (c->c[q].j >= 0) {
+            size_t j = (size_t)c->c[q].j;
+            c->fc[c->fcstart[j] + fill[j]++] = q;
+        }
+    }
+    free(fill);
+    return CR_OK;
+}
+
+const size_t *cr_clumps_feature_contacts(const cr_clumps *c, size_t f, size_t *n)
+{
+    *n = c->fcstart[f + 1] - c->fcstart[f];
+    return *n ? c->fc + c->fcstart[f] : NULL;
+}
+
 /* V bounds every feature's speed; δ* is the smallest characteristic overlap
  * (μ V²/K)^(1/(n+1)) over the contacts, μ the lighter moving body's mass. */
 static void choose_scales(cr_clumps *c)
@@ -459,6 +495,8 @@ cr_clumps *cr_clumps_create(const cr_model *model, char *msg, size_t msglen)
     int rc = load_bodies(c, model);
     if (rc == CR_OK)
         rc = load_contacts(c, model, msg, msglen);
+    if (rc == CR_OK)
+        rc = index_contacts(c);
     if (rc == CR_OK) {
         choose_scales(c);
         rc = SUNContext_Create(NULL, &c->ctx) != 0 ? CR_ERR_NOMEM : new_cvode(c);
@@ -522,7 +560,9 @@ static int handle_roots(cr_clumps *c, double tau)
         int rc = CR_OK;
         if (r[0])
             rc = record(c, q, r[0] > 0 ? CR_EVENT_CLOSE : CR_EVENT_OPEN, delta, rate, f);
-        if (rc == CR_OK && r[1] && delta > 0.0)
+        /* δ̇'s root function switches to 1 where δ crosses the margin: not a
+         * turn of the compression */
+        if (rc == CR_OK && r[1] && !r[0] && delta > 0.0)
             rc = record(c, q, r[1] < 0 ? CR_EVENT_MAX_COMPRESSION : CR_EVENT_MIN_COMPRESSION, delta,
                         rate, f);
         if (rc == CR_OK && r[2] && delta > 0.0)
