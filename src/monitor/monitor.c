@@ -172,6 +172,7 @@ static void free_episode(episode *e)
     free(e->ev);
     free(e->bodies);
     free(e->mass);
+    free(e->Tb);
     free(e->ub);
     free(e->ua);
     free(e->xb);

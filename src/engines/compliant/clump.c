@@ -218,8 +218,8 @@ void cr_clumps_destroy(cr_clumps *c)
         N_VDestroy(c->yQ);
     if (c->ctx)
         SUNContext_Free(&c->ctx);
-    void *arr[] = {c->m,     c->J, c->rho, c->x0, c->th0,  c->v0,    c->om0,
-                   c->still, c->f, c->c,   c->wn, c->woff, c->roots, c->ev};
+    void *arr[] = {c->m, c->J, c->rho, c->x0,   c->th0,   c->v0, c->om0, c->still,
+                   c->f, c->c, c->wn,  c->woff, c->roots, c->ev, c->fc,  c->fcstart};
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; k++)
         free(arr[k]);
     free(c);
