@@ -195,6 +195,13 @@ static int run_model(const cr_model *model, const char *path, const char *text, 
         tools_error("%s: %s", path, msg);
         return EXIT_INPUT;
     }
+    if (cr_system_rotating_body_count(r->sys) > 0) {
+        tools_error("%s: %s", path,
+                    "the laws are compared on impact configurations of point masses; with rigid "
+                    "bodies that rotate (clumps) they need inertia and lever arms (issue 25, item "
+                    "2): not supported yet");
+        return EXIT_INPUT;
+    }
     int st = tools_open_outputs(r, out, model, path, text);
     if (st != 0)
         return st;

@@ -284,8 +284,13 @@ static int continued_model(run_args *a, run_state *r, const cr_restart_state *rs
         return EXIT_INPUT;
     }
     for (size_t i = 0; i < rs->body_count; i++)
-        cr_model_set_body_state(r->model, i, rs->position + i * (size_t)rs->dim,
-                                rs->velocity + i * (size_t)rs->dim);
+        if (cr_model_set_body_state(r->model, i, rs->position + i * (size_t)rs->dim,
+                                    rs->velocity + i * (size_t)rs->dim) != CR_OK) {
+            tools_error("%s: --continue of a model with rigid bodies (clumps) is not supported "
+                        "yet: /restart holds no orientation",
+                        a->cont);
+            return EXIT_INPUT;
+        }
     double t_end = cr_model_settings(r->model)->t_end;
     if (t_end > 0.0 && t_end <= rs->time) {
         tools_error("%s: integration.t_end = %.17g s is not after the restart time %.17g s; give "

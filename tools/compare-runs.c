@@ -470,6 +470,13 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
         tools_error("%s: %s", name, msg);
         st = EXIT_INPUT;
     }
+    if (st == 0 && cr_system_rotating_body_count(c.t.sys) > 0) {
+        tools_error("%s: %s", name,
+                    "the laws are compared on impact configurations of point masses; with rigid "
+                    "bodies that rotate (clumps) they need inertia and lever arms (issue 25, item "
+                    "2): not supported yet");
+        st = EXIT_INPUT;
+    }
     /* the variants' systems before the compliant run: a refusal writes nothing */
     for (size_t i = 0; st == 0 && i < a->n; i++) {
         rigid_args probe_args = v[i].args;

@@ -57,6 +57,10 @@ typedef struct cr_engine_ops {
     int (*method)(const void *e);
     /* optional (NULL: the engine has no fields, the work is 0): cr_system_field_work */
     double (*field_work)(const void *e, size_t i, const double *x0, const double *x1);
+    /* optional (NULL: no body rotates): cr_system_rotating_body_count and
+     * cr_system_rotating_body (planar rigid bodies, the clump engine) */
+    size_t (*rotating_count)(const void *e);
+    int (*rotating_body)(const void *e, size_t k, cr_rotating_body *out);
 
     /* Optional, rigid engines only (cradle/rigid.h); NULL where an engine has
      * no such control, and the cr_system_rigid_* call then answers as for a

@@ -203,7 +203,8 @@ CR_EXPORT int cr_model_add_body(cr_model *model, double mass, double radius, con
 /** Position and velocity of body @p i at start, dim components each. */
 CR_EXPORT int cr_model_get_body(const cr_model *model, size_t i, double *x, double *v);
 /** Replaces body @p i's start position and velocity (a continued run's
- * restart state); a fixed body keeps its own. */
+ * restart state); a fixed body keeps its own; a feature of a rigid body
+ * (model-format.md "Rigid bodies") is refused, CR_ERR_INVALID. */
 CR_EXPORT int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const double *v);
 
 /**

@@ -210,6 +210,19 @@ CR_EXPORT void cr_system_get_scales(const cr_system *sys, double *length, double
  */
 CR_EXPORT int cr_system_check_jacobian(cr_system *sys, double *max_rel);
 
+/** A planar rigid body (a clump of discs, model-format.md "Rigid bodies"). */
+typedef struct {
+    double mass, J;      /**< kg, kg m² about the centre of mass */
+    double x[2], v[2];   /**< centre of mass (m) and its velocity (m/s) */
+    double theta, omega; /**< angle (rad) and angular velocity (rad/s) */
+    size_t first, count; /**< its features: bodies first … first + count − 1 */
+} cr_rotating_body;
+
+/** Rigid bodies with rotation (0 for models of balls, discs and spheres). */
+CR_EXPORT size_t cr_system_rotating_body_count(const cr_system *sys);
+/** State of rigid body @p k at the current time. @return CR_ERR_INVALID when out of range. */
+CR_EXPORT int cr_system_rotating_body(const cr_system *sys, size_t k, cr_rotating_body *out);
+
 /**
  * The integration method the engine runs with, as a cr_method: the model's
  * setting, or with CR_METHOD_AUTO the choice made from the model (chains:

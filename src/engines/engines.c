@@ -3,6 +3,7 @@
 #include "base/base.h"
 #include "engines/compliant/compliant.h"
 #include "engines/rigid/rigid-engines.h"
+#include "model/model.h"
 #include "system/system.h"
 
 cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
@@ -15,7 +16,8 @@ cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
     case 1:
         return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
     case 2:
-        return cr_system_create_with(&cr_pool_engine, model, msg, msglen);
+        return cr_system_create_with(
+            cr_model_clump_count(model) ? &cr_clump_engine : &cr_pool_engine, model, msg, msglen);
     case 3:
         return cr_system_create_with(&cr_pool3_engine, model, msg, msglen);
     default:
@@ -50,6 +52,12 @@ cr_system *cr_system_create_rigid(const cr_model *model, cr_law_id law, const cr
 {
     if (!model) {
         cr_set_msg(msg, msglen, "cr_system_create_rigid: no model");
+        return NULL;
+    }
+    if (cr_model_clump_count(model)) {
+        cr_set_msg(msg, msglen,
+                   "rigid runs of bodies with rotation (clumps) are not supported yet: run the "
+                   "compliant model");
         return NULL;
     }
     rigid_args a = {law, params};

@@ -30,6 +30,12 @@ int cr_modelfile_body_in_range(cr_yaml_ctx *ps, struct fy_node *map, const char 
 int cr_modelfile_mass(cr_yaml_ctx *ps, struct fy_node *map, const char *where, double radius,
                       double *mass);
 int cr_modelfile_three_disc(cr_yaml_ctx *ps, struct fy_node *map, cr_model *model);
+/* An optional `material: {E, nu}` of entry @p b for model body @p i. */
+int cr_modelfile_body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where,
+                               cr_model *model, size_t i);
+/* The `clumps` list (modelfile-bodies.c): planar rigid bodies, each a clump of
+ * discs from a shape generator, added as features and a cr_clump. */
+int cr_modelfile_clumps(cr_yaml_ctx *ps, struct fy_node *seq, cr_model *model);
 
 /* The dim-3 generators (modelfile-lattice.c): `sphere_triple` (a striker on
  * the axis of three touching spheres) and `lattice` (cubic, fcc, tetrahedral

@@ -70,6 +70,8 @@ struct cr_model {
     cr_settings settings;
     double gravity, gravity_y, gravity_z;
     double target_e, target_v; /* dim 2 default target; target_e = 0: none */
+    cr_clump *clumps;          /* rigid bodies (model-clumps.c) */
+    size_t nclumps;
 };
 
 cr_settings cr_settings_default(void)
@@ -154,6 +156,7 @@ void cr_model_destroy(cr_model *model)
     free(model->planes);
     free(model->pairs);
     free(model->solved);
+    free(model->clumps);
     free(model);
 }
 
@@ -859,6 +862,9 @@ int cr_model_set_body_state(cr_model *model, size_t i, const double *x, const do
     ball *b = &model->balls[i];
     if (b->fixed)
         return CR_OK; /* a wall stays where the model put it */
+    for (size_t k = 0; k < model->nclumps; k++)
+        if (i >= model->clumps[k].first && i < model->clumps[k].first + model->clumps[k].count)
+            return CR_ERR_INVALID; /* a feature moves with its body (θ is not given) */
     b->x = x[0];
     b->v = v[0];
     if (model->dim >= 2) {
@@ -1068,9 +1074,50 @@ static int material_law(const cr_model *model, size_t i, long j, cr_contact_para
     return 1;
 }
 
+/* 1/m_eff of body i pushed along the unit normal n at its centre: a feature
+ * of a clump gives 1/M + (r × n)²/J with r from the clump's centre of mass
+ * (the initial configuration); a fixed body 0; another body 1/m. */
+static double inverse_mass_along(const cr_model *model, size_t i, const double *n)
+{
+    const ball *b = &model->balls[i];
+    if (b->fixed)
+        return 0.0;
+    for (size_t k = 0; k < model->nclumps; k++) {
+        const cr_clump *c = &model->clumps[k];
+        if (i < c->first || i >= c->first + c->count)
+            continue;
+        double rxn = (b->x - c->x[0]) * n[1] - (b->y - c->x[1]) * n[0];
+        return 1.0 / c->mass + rxn * rxn / c->J;
+    }
+    return 1.0 / b->mass;
+}
+
+/* With clumps (model-format.md "Rigid bodies"): the pair's effective mass
+ * 1/(wᵀM⁻¹w) along its normal at the initial configuration (the line of
+ * centres, or the wall's normal). */
+static double clump_pair_mass(const cr_model *model, size_t i, long j)
+{
+    double n[2];
+    if (j < 0) {
+        const plane *w = &model->planes[CR_WALL_INDEX(j)];
+        n[0] = w->nx;
+        n[1] = w->ny;
+    } else {
+        const ball *a = &model->balls[i], *b = &model->balls[j];
+        double d = hypot(b->x - a->x, b->y - a->y);
+        n[0] = (b->x - a->x) / d;
+        n[1] = (b->y - a->y) / d;
+    }
+    double inv =
+        inverse_mass_along(model, i, n) + (j < 0 ? 0.0 : inverse_mass_along(model, (size_t)j, n));
+    return 1.0 / inv;
+}
+
 /* Reduced mass of a pair: a fixed body or a wall is immovable. */
 static double pair_reduced_mass(const cr_model *model, size_t i, long j)
 {
+    if (model->nclumps)
+        return clump_pair_mass(model, i, j);
     double ma = model->balls[i].mass;
     if (j < 0 || model->balls[j].fixed)
         return ma;
@@ -1195,6 +1242,7 @@ cr_model *cr_model_copy(const cr_model *model)
     c->planes = dup_array(model->planes, model->nplanes, sizeof(plane), &fail);
     c->pairs = dup_array(model->pairs, model->npairs, sizeof(pair_law), &fail);
     c->solved = dup_array(model->solved, model->nsolved, sizeof(solved_damping), &fail);
+    c->clumps = dup_array(model->clumps, model->nclumps, sizeof(cr_clump), &fail);
     if (fail) {
         cr_model_destroy(c);
         return NULL;
@@ -1289,8 +1337,42 @@ static int pool_pair_classes(const cr_model *model, const size_t *rep, const siz
     return rc;
 }
 
+/* The same body of a clump (features never touch each other). */
+static int same_clump(const cr_model *model, size_t i, size_t j)
+{
+    for (size_t k = 0; k < model->nclumps; k++) {
+        const cr_clump *c = &model->clumps[k];
+        if (i >= c->first && i < c->first + c->count)
+            return j >= c->first && j < c->first + c->count;
+    }
+    return 0;
+}
+
+/* With clumps every pair has its own effective mass: every feature pair of two
+ * bodies and every feature with every wall (models of clumps are small). */
+static int clump_pair_classes(const cr_model *model, cr_pair_class_fn fn, void *user)
+{
+    int rc = CR_OK;
+    cr_contact_params p;
+    for (size_t i = 0; i < model->n && rc == CR_OK; i++) {
+        for (size_t j = i + 1; j < model->n && rc == CR_OK; j++) {
+            if (same_clump(model, i, j) || (model->balls[i].fixed && model->balls[j].fixed))
+                continue;
+            cr_model_pair_law(model, i, (long)j, &p);
+            rc = fn(&p, pair_reduced_mass(model, i, (long)j), user);
+        }
+        for (size_t w = 0; w < model->nplanes && rc == CR_OK && !model->balls[i].fixed; w++) {
+            cr_model_pair_law(model, i, CR_WALL_BODY(w), &p);
+            rc = fn(&p, pair_reduced_mass(model, i, CR_WALL_BODY(w)), user);
+        }
+    }
+    return rc;
+}
+
 int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class_fn fn, void *user)
 {
+    if (model->nclumps)
+        return clump_pair_classes(model, fn, user);
     if (model->dim == 1) {
         for (size_t c = 0; c + 1 < model->n; c++) {
             if (model->balls[c].contact_off)
@@ -1322,4 +1404,29 @@ int cr_model_pair_classes(const cr_model *model, size_t max_kinds, cr_pair_class
         rc = CR_ERR_MODEL;
     free(rep);
     return rc;
+}
+
+/* ---- clumps (planar rigid bodies; docs/model-format.md, "Rigid bodies") */
+
+int cr_model_add_clump(cr_model *model, const cr_clump *c)
+{
+    if (!model || !c || model->dim != 2 || c->count == 0 || c->first + c->count > model->n ||
+        !(c->mass > 0.0) || !(c->J > 0.0) || !isfinite(c->mass) || !isfinite(c->J))
+        return CR_ERR_INVALID;
+    cr_clump *a = realloc(model->clumps, (model->nclumps + 1) * sizeof(*a));
+    if (!a)
+        return CR_ERR_NOMEM;
+    model->clumps = a;
+    a[model->nclumps] = *c;
+    return (int)model->nclumps++;
+}
+
+size_t cr_model_clump_count(const cr_model *model)
+{
+    return model ? model->nclumps : 0;
+}
+
+const cr_clump *cr_model_get_clump(const cr_model *model, size_t k)
+{
+    return model && k < model->nclumps ? &model->clumps[k] : NULL;
 }

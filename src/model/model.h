@@ -83,4 +83,22 @@ static inline double cr_field_work(double m, const double *g, int dim, double pi
     return W;
 }
 
+/* Planar rigid bodies (issue 25, dim 2): a clump groups the model bodies
+ * first … first + count − 1 (its features: discs fixed in its frame, each a
+ * model body at its lab position at t = 0) under one mass, centre of mass x,
+ * moment of inertia J about it, angle θ and angular velocity ω. Features of
+ * one clump never touch each other. A model without clumps is what it was. */
+typedef struct {
+    double mass, J;      /* kg, kg m² */
+    double x[2], v[2];   /* centre of mass, m; its velocity, m/s */
+    double theta, omega; /* rad, rad/s */
+    size_t first, count; /* its features */
+} cr_clump;
+
+/* Adds a clump over features already added (CR_ERR_INVALID: bad range, mass or
+ * J not positive, dim not 2). @return its index or an error code. */
+int cr_model_add_clump(cr_model *model, const cr_clump *c);
+size_t cr_model_clump_count(const cr_model *model);
+const cr_clump *cr_model_get_clump(const cr_model *model, size_t k);
+
 #endif

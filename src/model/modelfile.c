@@ -492,8 +492,9 @@ int cr_modelfile_material(cr_yaml_ctx *ps, struct fy_node *mat, int line, const 
     return parse_material(ps, mat, line, where, E, nu);
 }
 
-static int body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where, cr_model *model,
-                         size_t i)
+/* An optional per-body material {E, nu} (model-priv.h). */
+int cr_modelfile_body_material(cr_yaml_ctx *ps, struct fy_node *b, const char *where,
+                               cr_model *model, size_t i)
 {
     struct fy_node *mat = cr_yaml_child(b, "material");
     if (!mat)
@@ -595,7 +596,8 @@ static int parse_balls(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, c
             return ps->rc;
         size_t k = cr_model_ball_count(model) - 1;
         /* a pendulum ball hangs above its given position unless a pivot is named */
-        if (body_material(ps, b, where, model, k) || note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
+        if (cr_modelfile_body_material(ps, b, where, model, k) ||
+            note_pivot(ps, f, k, isnan(pivot) ? x : pivot))
             return ps->rc;
     }
     return CR_OK;
@@ -1052,7 +1054,7 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
     }
     if (fixed)
         cr_model_set_fixed(model, (size_t)i);
-    return body_material(ps, b, where, model, (size_t)i);
+    return cr_modelfile_body_material(ps, b, where, model, (size_t)i);
 }
 
 static int parse_discs(cr_yaml_ctx *ps, struct fy_node *seq, const char *list, cr_model *model)
@@ -1675,9 +1677,9 @@ typedef struct {
 
 static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
 {
-    static const char *const names[] = {"balls",  "chain",      "rods",    "discs",
-                                        "bodies", "three_disc", "lattice", "sphere_triple"};
-    static const int dims[] = {1, 1, 1, 2, 0, 2, 3, 3};
+    static const char *const names[] = {"balls",      "chain",   "rods",          "discs", "bodies",
+                                        "three_disc", "lattice", "sphere_triple", "clumps"};
+    static const int dims[] = {1, 1, 1, 2, 0, 2, 3, 3, 2};
     int given = 0;
     double dim = 0;
     if (cr_yaml_number(ps, root, 1, "", "dim", 0, 0, &dim))
@@ -1687,14 +1689,14 @@ static int find_bodies(cr_yaml_ctx *ps, struct fy_node *root, body_list *bl)
         return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
                             "must be 1 (a chain), 2 (a planar pool) or 3 (spheres) (got %g)", dim);
     bl->node = NULL;
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 9; k++) {
         struct fy_node *n = cr_yaml_child(root, names[k]);
         if (!n)
             continue;
         if (given++)
             return cr_yaml_fail(ps, cr_yaml_line(n), names[k],
                                 "give one of 'bodies', 'balls', 'chain', 'rods', 'discs', "
-                                "'three_disc', 'lattice', 'sphere_triple'");
+                                "'three_disc', 'lattice', 'sphere_triple', 'clumps'");
         *bl = (body_list){n, names[k], dims[k] ? dims[k] : (dn ? (int)dim : 1)};
         if (dn && dims[k] && dims[k] != (int)dim)
             return cr_yaml_fail(ps, cr_yaml_line(dn), "dim",
@@ -1735,8 +1737,9 @@ static int parse_dim2(cr_yaml_ctx *ps, struct fy_node *root, const body_list *bl
              : strcmp(bl->key, "lattice") == 0  ? cr_modelfile_lattice(ps, bl->node, model)
              : strcmp(bl->key, "sphere_triple") == 0
                  ? cr_modelfile_sphere_triple(ps, bl->node, model)
-                 : parse_discs(ps, bl->node, bl->key, model) ||
-                       check_overlaps(ps, bl->node, bl->key, model);
+             : strcmp(bl->key, "clumps") == 0 ? cr_modelfile_clumps(ps, bl->node, model)
+                                              : parse_discs(ps, bl->node, bl->key, model) ||
+                                                    check_overlaps(ps, bl->node, bl->key, model);
     if (rc || parse_links(ps, cr_yaml_child(root, "links"), model) ||
         apply_fields(ps, fields, model) || pool_contact(ps, contact, model, &def))
         return ps->rc;
@@ -1793,6 +1796,13 @@ static int finish_model(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model)
                             "with gravity, pendulums, or drag beside links, open separating "
                             "contacts do not end a run: give an end time");
     }
+    if (cr_model_clump_count(model) && cr_model_settings(model)->t_end <= 0.0) {
+        struct fy_node *te = cr_yaml_child(cr_yaml_child(root, "integration"), "t_end");
+        return cr_yaml_fail(ps, te ? cr_yaml_line(te) : cr_yaml_line(cr_yaml_child(root, "clumps")),
+                            "integration.t_end",
+                            "a model with rigid bodies (clumps) has no automatic end yet: give "
+                            "an end time");
+    }
     if (cr_model_has_fields(model) &&
         cr_model_settings(model)->active_region == CR_ACTIVE_REGION_ON)
         return cr_yaml_fail(
@@ -1813,7 +1823,7 @@ static int parse_root(cr_yaml_ctx *ps, struct fy_node *root, cr_model *model, fi
     static const char *const top_keys[] = {
         "name",       "description", "dim",     "bodies",        "balls",   "chain",       "rods",
         "discs",      "walls",       "links",   "fields",        "contact", "integration", "output",
-        "three_disc", "rigid",       "lattice", "sphere_triple", NULL};
+        "three_disc", "rigid",       "lattice", "sphere_triple", "clumps",  NULL};
     body_list bl = {0};
     if (!root || !fy_node_is_mapping(root))
         return cr_yaml_fail(ps, cr_yaml_line(root), "(top level)",

@@ -157,7 +157,7 @@ static int sizes_sorted(const size_t *v, size_t n)
  * the free flights between a body's episodes. */
 static int gather_bodies(const cr_monitor *mon, collision *c, int dim, scratch *s, size_t nbody)
 {
-    size_t d = (size_t)dim, nb = 0, cap = 0;
+    size_t d = (size_t)dim, nb = 0, cap = 0, nt;
     double flight = 0.0;
     for (size_t q = 0; q < c->info.episode_count; q++) {
         size_t k = c->episodes[q], n;
@@ -180,6 +180,11 @@ static int gather_bodies(const cr_monitor *mon, collision *c, int dim, scratch *
                 s->first[b] = k;
                 s->firstj[b] = i;
                 c->bodies[nb++] = b;
+            } else if (isfinite(mass[i]) && cr_monitor_body_energies(mon, k, &nt)) {
+                /* rigid bodies: their energies, rotation included */
+                const double *tk = cr_monitor_body_energies(mon, k, &nt);
+                const double *tp = cr_monitor_body_energies(mon, s->lastk[b], &nt);
+                flight += tk[2 * i] - tp[2 * s->lastj[b] + 1];
             } else if (isfinite(mass[i])) {
                 /* free flight since the body's previous episode: only fields act */
                 size_t p = s->lastk[b], m, j = s->lastj[b];
@@ -213,6 +218,9 @@ static int gather_bodies(const cr_monitor *mon, collision *c, int dim, scratch *
                 dst[q * d + e] = u[j * d + e];
                 T += isfinite(mass[j]) ? 0.5 * mass[j] * u[j * d + e] * u[j * d + e] : 0.0;
             }
+            const double *Tb = cr_monitor_body_energies(mon, k, &nt);
+            if (Tb && j < nt) /* rigid bodies: rotation included, each body once */
+                T = Tb[2 * j + (size_t)after];
             *(after ? &T1 : &T0) += T;
         }
         s->slot[b] = (size_t)-1;

@@ -48,6 +48,12 @@ typedef struct {
     double t0;           /* joining time */
     double u0[3], x0[3]; /* velocity (u⁻) and position at joining */
     double u1[3], x1[3]; /* at the end (snapshot) */
+    /* a disc of a rigid body (cr_system_rotating_body): rigid >= 0 is its
+     * body; the first of them in an episode carries the body's kinetic
+     * energy, ½ m v² + ½ J ω² at joining (T0) and at the end (T1) */
+    long rigid;
+    int carries;
+    double T0, T1;
 } gbody;
 
 typedef struct episode {
@@ -65,6 +71,7 @@ typedef struct episode {
     /* results */
     size_t *bodies;
     double *mass, *ub, *ua, *xb, *xa, *vec, *nrm;
+    double *Tb; /* models with rigid bodies: each body's kinetic energy before, after (2 nb) */
     cr_contact_record *rec;
 } episode;
 
@@ -74,6 +81,7 @@ struct cr_monitor {
     size_t nbody;
     double settle, v_start;
     double *mass;     /* INFINITY for fixed bodies */
+    long *rigid;      /* rigid body of each disc, -1: none (NULL: no rigid body) */
     double *v, *x;    /* the system's velocities and positions, read lazily */
     int fresh;        /* v and x hold the current state */
     episode **owner;  /* active episode of each (moving) body */
@@ -164,6 +172,7 @@ static void free_episode(episode *e)
     free(e->ev);
     free(e->bodies);
     free(e->mass);
+    free(e->Tb);
     free(e->ub);
     free(e->ua);
     free(e->xb);
@@ -177,6 +186,37 @@ static void free_episode(episode *e)
 /* ---- group building ---------------------------------------------------------- */
 
 /* Adds body i to e (a fixed body once, unowned). */
+/* ½ m v² + ½ J ω² of rigid body k now. */
+static double rigid_energy(const cr_monitor *m, long k)
+{
+    cr_rotating_body b;
+    if (cr_system_rotating_body(m->sys, (size_t)k, &b) != CR_OK)
+        return 0.0;
+    return 0.5 * b.mass * (b.v[0] * b.v[0] + b.v[1] * b.v[1]) + 0.5 * b.J * b.omega * b.omega;
+}
+
+static int add_body(cr_monitor *m, episode *e, size_t i);
+
+/* A disc of a rigid body brings its siblings: one body, one group. */
+static int add_rigid(cr_monitor *m, episode *e, gbody *g)
+{
+    cr_rotating_body b;
+    g->rigid = m->rigid[g->body];
+    g->carries = 1;
+    for (size_t q = 0; q + 1 < e->nb; q++)
+        if (e->b[q].rigid == g->rigid)
+            g->carries = 0;
+    if (!g->carries)
+        return CR_OK;
+    g->T0 = rigid_energy(m, g->rigid);
+    if (cr_system_rotating_body(m->sys, (size_t)g->rigid, &b) != CR_OK)
+        return CR_ERR_INVALID;
+    for (size_t j = b.first; j < b.first + b.count; j++)
+        if (add_body(m, e, j) != CR_OK)
+            return CR_ERR_NOMEM;
+    return CR_OK;
+}
+
 static int add_body(cr_monitor *m, episode *e, size_t i)
 {
     int fixed = isinf(m->mass[i]);
@@ -199,11 +239,14 @@ static int add_body(cr_monitor *m, episode *e, size_t i)
         g->u0[d] = m->v[(size_t)m->dim * i + (size_t)d];
         g->x0[d] = m->x[(size_t)m->dim * i + (size_t)d];
     }
+    g->rigid = -1;
     if (!fixed) {
         m->owner[i] = e;
         m->bidx[i] = e->nb;
     }
     e->nb++;
+    if (!fixed && m->rigid && m->rigid[i] >= 0)
+        return add_rigid(m, e, &e->b[e->nb - 1]);
     return CR_OK;
 }
 
@@ -521,6 +564,8 @@ static void snapshot(cr_monitor *m, episode *e)
             g->u1[d] = m->v[(size_t)m->dim * g->body + (size_t)d];
             g->x1[d] = m->x[(size_t)m->dim * g->body + (size_t)d];
         }
+        if (g->rigid >= 0 && g->carries)
+            g->T1 = rigid_energy(m, g->rigid);
     }
     for (size_t q = 0; q < e->nmem; q++) {
         cr_contact_view w;
@@ -742,6 +787,14 @@ static int build_records(cr_monitor *m, episode *e)
     return CR_OK;
 }
 
+static double dot_u(const double *u, int dim)
+{
+    double s = 0.0;
+    for (int d = 0; d < dim; d++)
+        s += u[d] * u[d];
+    return s;
+}
+
 /* Bodies (sorted), masses, u⁻ and u⁺; T⁻ and T⁺ of the moving ones. */
 static int build_bodies(cr_monitor *m, episode *e)
 {
@@ -754,7 +807,8 @@ static int build_bodies(cr_monitor *m, episode *e)
     e->ua = calloc((nb ? nb : 1) * dim, sizeof(double));
     e->xb = calloc((nb ? nb : 1) * dim, sizeof(double));
     e->xa = calloc((nb ? nb : 1) * dim, sizeof(double));
-    if (!e->bodies || !e->mass || !e->ub || !e->ua || !e->xb || !e->xa)
+    e->Tb = m->rigid ? malloc((nb ? nb : 1) * 2 * sizeof(double)) : NULL;
+    if (!e->bodies || !e->mass || !e->ub || !e->ua || !e->xb || !e->xa || (m->rigid && !e->Tb))
         return CR_ERR_NOMEM;
     double T0 = 0.0, T1 = 0.0;
     for (size_t q = 0; q < nb; q++) {
@@ -768,9 +822,21 @@ static int build_bodies(cr_monitor *m, episode *e)
         for (size_t d = 0; d < dim && !g->fixed; d++) {
             e->ub[q * dim + d] = g->u0[d];
             e->ua[q * dim + d] = g->u1[d];
+            if (g->rigid >= 0)
+                continue; /* its body's energy, once */
             T0 += 0.5 * e->mass[q] * g->u0[d] * g->u0[d];
             T1 += 0.5 * e->mass[q] * g->u1[d] * g->u1[d];
         }
+        if (g->rigid >= 0 && g->carries) {
+            T0 += g->T0;
+            T1 += g->T1;
+        }
+        if (e->Tb) /* the rigid body's energy on its carrier, ½ m u² for a disc */
+            for (int a = 0; a < 2; a++)
+                e->Tb[2 * q + (size_t)a] =
+                    g->fixed        ? 0.0
+                    : g->rigid >= 0 ? (g->carries ? (a ? g->T1 : g->T0) : 0.0)
+                                    : 0.5 * e->mass[q] * dot_u(a ? g->u1 : g->u0, m->dim);
     }
     e->info.body_count = nb;
     e->info.T_minus = T0;
@@ -928,6 +994,7 @@ void cr_monitor_destroy(cr_monitor *m)
     free(m->ep);
     free(m->act);
     free(m->mass);
+    free(m->rigid);
     free(m->v);
     free(m->x);
     free(m->owner);
@@ -936,6 +1003,27 @@ void cr_monitor_destroy(cr_monitor *m)
     free(m->mem_idx);
     cr_collisions_free(m->coll);
     free(m);
+}
+
+/* Which rigid body each disc belongs to (models with clumps only). */
+static int rigid_map(cr_monitor *m)
+{
+    size_t nr = cr_system_rotating_body_count(m->sys);
+    if (nr == 0)
+        return CR_OK;
+    m->rigid = malloc((m->nbody ? m->nbody : 1) * sizeof(long));
+    if (!m->rigid)
+        return CR_ERR_NOMEM;
+    for (size_t i = 0; i < m->nbody; i++)
+        m->rigid[i] = -1;
+    for (size_t k = 0; k < nr; k++) {
+        cr_rotating_body b;
+        if (cr_system_rotating_body(m->sys, k, &b) != CR_OK || b.first + b.count > m->nbody)
+            return CR_ERR_INVALID;
+        for (size_t j = b.first; j < b.first + b.count; j++)
+            m->rigid[j] = (long)k;
+    }
+    return CR_OK;
 }
 
 cr_monitor *cr_monitor_create(cr_system *sys)
@@ -961,6 +1049,10 @@ cr_monitor *cr_monitor_create(cr_system *sys)
         return NULL;
     }
     cr_system_get_masses(sys, m->mass);
+    if (rigid_map(m) != CR_OK) {
+        cr_monitor_destroy(m);
+        return NULL;
+    }
     m->settle = cr_system_settle_time(sys);
     double V = 0.0;
     cr_system_get_scales(sys, NULL, &V, NULL);
@@ -1061,6 +1153,13 @@ const double *cr_monitor_velocities(const cr_monitor *m, size_t k, int after, si
     const episode *e = done_episode(m, k);
     set_n(n, e ? e->info.body_count : 0);
     return e ? (after ? e->ua : e->ub) : NULL;
+}
+
+const double *cr_monitor_body_energies(const cr_monitor *m, size_t k, size_t *n)
+{
+    const episode *e = done_episode(m, k);
+    set_n(n, e && e->Tb ? e->info.body_count : 0);
+    return e ? e->Tb : NULL;
 }
 
 const double *cr_monitor_positions(const cr_monitor *m, size_t k, int after, size_t *n)

@@ -51,7 +51,22 @@
 #define CREATE_MARGIN (256u << 10)
 
 /* Trajectory series: one extendible dataset each, fed one row at a time. */
-enum { S_TIME, S_POS, S_VEL, S_KIN, S_POT, S_DISS, S_OVL, S_FORCE, S_IMPULSE, S_COUNT };
+/* S_THETA, S_OMEGA: rigid bodies' orientation and angular velocity, only in
+ * models with rotating bodies (cr_system_rotating_body_count > 0) */
+enum {
+    S_TIME,
+    S_POS,
+    S_VEL,
+    S_KIN,
+    S_POT,
+    S_DISS,
+    S_OVL,
+    S_FORCE,
+    S_IMPULSE,
+    S_THETA,
+    S_OMEGA,
+    S_COUNT
+};
 
 /* Chunks (docs/hdf5-layout.md, "Chunks and compression"): about 128 KiB of a 2-D series,
  * rows × columns as square as the row allows (a time slice and a body's
@@ -803,6 +818,35 @@ static int write_bodies(cr_store *st, hid_t g, const cr_model *model)
     return e;
 }
 
+/* Rigid bodies (models with clumps only): mass, moment of inertia, their
+ * features (first, count) and the start state of the centre of mass. */
+static int write_rigid_bodies(cr_store *st, hid_t g)
+{
+    size_t nr = cr_system_rotating_body_count(st->sys);
+    if (nr == 0)
+        return 0;
+    double *d = malloc(8 * nr * sizeof(double));
+    int64_t *f = malloc(2 * nr * sizeof(int64_t));
+    int e = d && f ? 0 : -1;
+    for (size_t k = 0; e == 0 && k < nr; k++) {
+        cr_rotating_body b;
+        e = cr_system_rotating_body(st->sys, k, &b) == CR_OK ? 0 : -1;
+        d[k] = b.mass;
+        d[nr + k] = b.J;
+        f[2 * k] = (int64_t)b.first;
+        f[2 * k + 1] = (int64_t)b.count;
+    }
+    if (e == 0) {
+        e |= cr_h5_write_doubles(g, "body_mass", d, nr, 0, "kg (rigid bodies)");
+        e |= cr_h5_write_doubles(g, "body_inertia", d + nr, nr, 0,
+                                 "kg m^2 (about the centre of mass)");
+        e |= cr_h5_write_array(g, "body_features", H5T_NATIVE_INT64, f, 2, nr, 2,
+                               "1 (first body, count: the discs of each rigid body)");
+    }
+    free(d), free(f);
+    return e;
+}
+
 /* Half-plane walls (W × dim normals, offsets); empty datasets when none. */
 static int write_walls(cr_store *st, hid_t g)
 {
@@ -849,6 +893,7 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
     e |= cr_h5_attr_int64(g, "output_every", set->output_every);
     e |= write_bodies(st, g, model);
     e |= write_walls(st, g);
+    e |= write_rigid_bodies(st, g);
     e |= cr_h5_write_doubles(g, "gravity", grav, (size_t)st->dim, 0, "m/s^2");
     e |= cr_h5_write_text(g, "text", text,
                           "UTF-8 model file text"); /* a dataset: attributes are capped at 64 KiB */
@@ -954,12 +999,21 @@ static int open_trajectory(cr_store *st)
     size_t nbd = st->nbsel * (size_t)st->dim, nc = st->ncsel;
     static const char *const name[S_COUNT] = {
         "time",    "position", "velocity", "kinetic_energy", "potential_energy", "dissipated_work",
-        "overlap", "force",    "impulse"};
-    static const char *const units[S_COUNT] = {
-        "s", "m (columns: x0, [y0,] x1, ...)",    "m/s", "J", "J", "J", "m",
-        "N", "N s (integral of f dt since t = 0)"};
-    size_t cols[S_COUNT] = {0, nbd, nbd, 0, 0, 0, nc, nc, nc};
-    size_t row_doubles = 4 + 2 * nbd + 3 * nc;
+        "overlap", "force",    "impulse",  "orientation",    "angular_velocity"};
+    static const char *const units[S_COUNT] = {"s",
+                                               "m (columns: x0, [y0,] x1, ...)",
+                                               "m/s",
+                                               "J",
+                                               "J",
+                                               "J",
+                                               "m",
+                                               "N",
+                                               "N s (integral of f dt since t = 0)",
+                                               "rad (column k: rigid body k's angle)",
+                                               "rad/s (column k: rigid body k)"};
+    size_t nr = cr_system_rotating_body_count(st->sys);
+    size_t cols[S_COUNT] = {0, nbd, nbd, 0, 0, 0, nc, nc, nc, nr, nr};
+    size_t row_doubles = 4 + 2 * nbd + 3 * nc + 2 * nr;
     st->capacity = BUFFER_BYTES / (row_doubles * sizeof(double));
     st->capacity = st->capacity < 1 ? 1 : st->capacity;
     st->capacity = st->capacity > CR_STORE_FLUSH_ROWS ? CR_STORE_FLUSH_ROWS : st->capacity;
@@ -980,9 +1034,12 @@ static int open_trajectory(cr_store *st)
                                             CR_OUT_ENERGIES,
                                             CR_OUT_OVERLAP,
                                             CR_OUT_FORCE,
-                                            CR_OUT_IMPULSE};
+                                            CR_OUT_IMPULSE,
+                                            CR_OUT_POSITION,
+                                            CR_OUT_VELOCITY};
     for (int k = 0; e == 0 && k < S_COUNT; k++) {
-        if ((k >= S_OVL && nc == 0) || (st->omit & field[k]))
+        if ((k >= S_OVL && k <= S_IMPULSE && nc == 0) || (k >= S_THETA && nr == 0) ||
+            (st->omit & field[k]))
             continue;
         series *s = &st->s[k];
         e = series_open(st, s, st->traj, name[k], H5T_NATIVE_DOUBLE, cols[k], st->capacity) < 0
@@ -1268,6 +1325,27 @@ static void buffer_bodies(cr_store *st, series *s, void (*get)(const cr_system *
     row_end(st, s, x);
 }
 
+/* The rigid bodies' angles and angular velocities (models with rotation). */
+static void buffer_rotation(cr_store *st)
+{
+    series *sa = &st->s[S_THETA], *sw = &st->s[S_OMEGA];
+    size_t nr = cr_system_rotating_body_count(st->sys);
+    double *a = sa->dset > 0 ? row_begin(st, sa, st->row) : NULL;
+    double *w = sw->dset > 0 ? row_begin(st, sw, st->row + nr) : NULL;
+    for (size_t k = 0; (a || w) && k < nr; k++) {
+        cr_rotating_body b;
+        cr_system_rotating_body(st->sys, k, &b);
+        if (a)
+            a[k] = b.theta;
+        if (w)
+            w[k] = b.omega;
+    }
+    if (a)
+        row_end(st, sa, a);
+    if (w)
+        row_end(st, sw, w);
+}
+
 int cr_store_append_frame(cr_store *st)
 {
     CR_CHECK(st, NULL, CR_ERR_INVALID);
@@ -1285,6 +1363,7 @@ int cr_store_append_frame(cr_store *st)
     *row_begin(st, &s[S_TIME], NULL) = st->t_last;
     buffer_bodies(st, &s[S_POS], cr_system_get_positions);
     buffer_bodies(st, &s[S_VEL], cr_system_get_velocities);
+    buffer_rotation(st);
     if (s[S_KIN].dset > 0) {
         *row_begin(st, &s[S_KIN], NULL) = cr_system_kinetic_energy(st->sys);
         *row_begin(st, &s[S_POT], NULL) = cr_system_potential_energy(st->sys);
@@ -1303,6 +1382,33 @@ int cr_store_append_frame(cr_store *st)
 
 /* ---- the end of the run ---------------------------------------------------- */
 
+/* /final of a model with rigid bodies: per body its centre of mass, velocity,
+ * angle and angular velocity (nothing for other models). */
+static int write_final_rotation(cr_store *st, hid_t g)
+{
+    size_t nr = cr_system_rotating_body_count(st->sys);
+    if (nr == 0)
+        return 0;
+    double *buf = malloc(6 * nr * sizeof(double));
+    if (!buf)
+        return -1;
+    double *x = buf, *v = buf + 2 * nr, *th = buf + 4 * nr, *om = buf + 5 * nr;
+    for (size_t k = 0; k < nr; k++) {
+        cr_rotating_body b;
+        cr_system_rotating_body(st->sys, k, &b);
+        memcpy(x + 2 * k, b.x, 2 * sizeof(double));
+        memcpy(v + 2 * k, b.v, 2 * sizeof(double));
+        th[k] = b.theta;
+        om[k] = b.omega;
+    }
+    int e = cr_h5_write_doubles(g, "body_position", x, nr, 2, "m (rigid bodies' centres of mass)");
+    e |= cr_h5_write_doubles(g, "body_velocity", v, nr, 2, "m/s");
+    e |= cr_h5_write_doubles(g, "orientation", th, nr, 0, "rad");
+    e |= cr_h5_write_doubles(g, "angular_velocity", om, nr, 0, "rad/s");
+    free(buf);
+    return e;
+}
+
 static int write_final(cr_store *st)
 {
     size_t nbd = st->nb * (size_t)st->dim;
@@ -1316,6 +1422,7 @@ static int write_final(cr_store *st)
         e |= cr_h5_write_doubles(g, "position", v, st->nb, (size_t)st->dim, "m");
         cr_system_get_velocities(st->sys, v);
         e |= cr_h5_write_doubles(g, "velocity", v, st->nb, (size_t)st->dim, "m/s");
+        e |= write_final_rotation(st, g);
         if (H5Gclose(g) < 0)
             e = -1;
     }

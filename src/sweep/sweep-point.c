@@ -164,6 +164,13 @@ static int run_point(const cr_sweep *s, cr_model *model, double *row, char *err,
         fail(err, errlen, "", msg);
         return CR_OK;
     }
+    if (cr_system_rotating_body_count(sys) > 0) {
+        cr_system_destroy(sys);
+        fail(err, errlen, "",
+             "alpha, kappa and the laws' errors of rigid bodies that rotate (clumps) need the "
+             "monitor's inertia and lever arms (issue 25, item 2): not supported yet");
+        return CR_OK;
+    }
     cr_monitor *mon = cr_monitor_create(sys);
     if (!mon) {
         cr_system_destroy(sys);

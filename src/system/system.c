@@ -425,3 +425,15 @@ int cr_system_check_jacobian(cr_system *sys, double *max_rel)
     }
     return sys->ops->check_jacobian(sys->engine, max_rel);
 }
+
+size_t cr_system_rotating_body_count(const cr_system *sys)
+{
+    return sys && sys->ops->rotating_count ? sys->ops->rotating_count(sys->engine) : 0;
+}
+
+int cr_system_rotating_body(const cr_system *sys, size_t k, cr_rotating_body *out)
+{
+    if (!sys || !out || k >= cr_system_rotating_body_count(sys))
+        return CR_ERR_INVALID;
+    return sys->ops->rotating_body(sys->engine, k, out);
+}
