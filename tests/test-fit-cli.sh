@@ -12,7 +12,7 @@ M=$MODELS/fit-chain-3.yaml
 "$C" help fit > help.txt 2>&1 && grep -q "^usage: cradle fit MODEL DATA.csv" help.txt \
     && ok "help fit" || bad "help fit: $(head -2 help.txt)"
 "$C" help nosuch > err.txt 2>&1
-[ $? -eq 2 ] && [ "$(cat err.txt)" = "cradle: help: no topic 'nosuch' (topics: run, law, compare, sweep, table, fit)" ] \
+[ $? -eq 2 ] && [ "$(cat err.txt)" = "cradle: help: no topic 'nosuch' (topics: run, law, compare, sweep, table, fit, pack)" ] \
     && ok "help: an unknown topic lists fit" || bad "help nosuch: $(cat err.txt)"
 
 cat > rows.csv <<'CSV'

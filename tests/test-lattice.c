@@ -416,6 +416,10 @@ static void refusals(void)
     REFUSE("lattice:\n  kind: random\n  count: 200\n  radius: 0.01\n  mass: 1\n"
            "  box: {size: [0.1, 0.1, 0.1]}\n",
            "gen.yaml:3:", "lattice.count");
+    /* the work bound: 1000 draws per sphere + 10^6 */
+    REFUSE("lattice:\n  kind: random\n  count: 2\n  radius: 0.01\n  mass: 1\n"
+           "  box: {size: [0.1, 0.1, 0.1]}\n  attempts: 2e6\n",
+           "gen.yaml:7:", "lattice.attempts");
     REFUSE("lattice: {kind: hexagonal, count: 3, radius: 0.01, mass: 1}\n",
            "gen.yaml:1:", "lattice.kind");
     REFUSE("sphere_triple: {radius: 0.01, mass: 1, target_gap: 0.02}\n",

@@ -213,6 +213,10 @@ static void test_model_files(void)
         {"pool-bernoulli.yaml", CR_METHOD_BDF},      /* pools: BDF under auto */
         {"pool-theta-tau.yaml", CR_METHOD_BDF},
         {"solitary-wave.yaml", CR_METHOD_ADAMS_FIXED_POINT}, /* 120 beads: past ERK's 100 */
+        {"sphere-lattice.yaml", CR_METHOD_BDF},              /* 3-D: the pool engine's auto */
+        {"sphere-triple.yaml", CR_METHOD_BDF},
+        {"dumbbell-wall.yaml", CR_METHOD_BDF}, /* rigid bodies: the clump engine runs BDF */
+        {"pandrea-bar.yaml", CR_METHOD_BDF},
         {"superball-drop-hertz.yaml", CR_METHOD_BDF},
         {"superball-drop.yaml", CR_METHOD_BDF},
         {"three-ball-chain-linear.yaml", CR_METHOD_ERK},

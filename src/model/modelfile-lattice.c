@@ -439,9 +439,13 @@ static int lattice_read(cr_yaml_ctx *ps, struct fy_node *map, lattice_spec *s)
     if (!isnan(attempts) && s->kind != LAT_RANDOM)
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "attempts"), "lattice.attempts",
                             "only random insertion makes attempts");
-    if (!isnan(attempts) && !(attempts >= 1.0 && attempts <= 1e9))
+    /* a bound on the work: 1000 draws per sphere beyond the first 10^6 (each
+     * draw costs a few cells' tests; beyond it the procedure has jammed) */
+    double most = fmin(1e9, 1000.0 * (double)s->n[0] + 1e6);
+    if (!isnan(attempts) && !(attempts >= 1.0 && attempts <= most))
         return cr_yaml_fail(ps, cr_yaml_key_line(map, "attempts"), "lattice.attempts",
-                            "must lie in 1 .. 1e9 (got %g)", attempts);
+                            "must lie in 1 .. %g (1000 per sphere + 10^6, at most 1e9; got %g)",
+                            most, attempts);
     s->attempts = isnan(attempts) ? 100 * s->n[0] + 100000 : (long)attempts;
     return CR_OK;
 }
@@ -663,6 +667,14 @@ static double *random_positions(cr_yaml_ctx *ps, struct fy_node *map, const latt
                          r, d, s->L[d]);
             return NULL;
         }
+    double phi = (double)s->n[0] * 4.0 / 3.0 * CR_MF_PI * r * r * r / (s->L[0] * s->L[1] * s->L[2]);
+    if (!(phi <= 0.38)) { /* refused before drawing: the draws could never place them */
+        cr_yaml_fail(ps, cr_yaml_key_line(map, "count"), "lattice.count",
+                     "the spheres do not fit: volume fraction %.3g above 0.38, near which random "
+                     "insertion jams",
+                     phi);
+        return NULL;
+    }
     insert_grid G = {{0, 0, 0}, 0, NULL, NULL};
     double *p = malloc(3 * *n * sizeof *p);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);

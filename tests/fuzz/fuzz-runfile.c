@@ -68,7 +68,7 @@ static void check_restart(const char *path)
         fuzz_one_line(msg, path);
         return;
     }
-    if (!rs.model_text || !rs.status || !rs.kind || rs.dim < 1 || rs.dim > 2 ||
+    if (!rs.model_text || !rs.status || !rs.kind || rs.dim < 1 || rs.dim > 3 ||
         rs.body_count == 0 || !(rs.time >= 0.0) || !isfinite(rs.time))
         abort();
     for (size_t i = 0; i < rs.body_count * (size_t)rs.dim; i++)

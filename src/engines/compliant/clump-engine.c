@@ -261,6 +261,14 @@ static int ce_rotating_body(const void *e, size_t k, cr_rotating_body *out)
     return CR_OK;
 }
 
+/* The clump engine integrates with CVODES' BDF always (clump.c): its stiff
+ * contacts and small size leave no choice worth making. */
+static int ce_method(const void *e)
+{
+    (void)e;
+    return CR_METHOD_BDF;
+}
+
 const cr_engine_ops cr_clump_engine = {.name = "clump",
                                        .dim = 2,
                                        .create = ce_create,
@@ -291,6 +299,7 @@ const cr_engine_ops cr_clump_engine = {.name = "clump",
                                        .momentum = ce_momentum,
                                        .settle_time = ce_settle,
                                        .stats = ce_stats,
+                                       .method = ce_method,
                                        .scales = ce_scales,
                                        .rotating_count = ce_rotating_count,
                                        .rotating_body = ce_rotating_body};

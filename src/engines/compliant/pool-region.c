@@ -107,7 +107,8 @@ size_t cr_pl_region_slots(cr_pool *p, int active_only)
                 p->sbuf[m++] = (size_t)c->slot;
         }
     }
-    qsort(p->sbuf, m, sizeof(size_t), cmp_index);
+    if (m > 1) /* qsort of none: sbuf may still be NULL */
+        qsort(p->sbuf, m, sizeof(size_t), cmp_index);
     size_t u = 0; /* a pair of two listed discs came twice */
     for (size_t k = 0; k < m; k++)
         if (!u || p->sbuf[u - 1] != p->sbuf[k])
