@@ -83,4 +83,10 @@ static inline double cr_field_work(double m, const double *g, int dim, double pi
     return W;
 }
 
+/* cr_model_embed's second half: every vector of a dim-2 or dim-3 model moved
+ * in place by p → R p + t (R row-major 3×3, a rotation; dim 2 keeps only
+ * rotations about z), velocities, wall normals and gravity by R, wall offsets
+ * by n'·t; the model becomes dim @p dim (≥ its own). */
+int cr_model_move_rigidly(cr_model *model, int dim, const double R[9], const double t[3]);
+
 #endif

@@ -1502,6 +1502,26 @@ static int parse_active_region(cr_yaml_ctx *ps, struct fy_node *integ, cr_settin
     return CR_OK;
 }
 
+/* integration.engine: auto (default), chain (dim 1 only) or graph. */
+static int parse_engine(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+{
+    struct fy_node *e = cr_yaml_child(integ, "engine");
+    if (!e)
+        return CR_OK;
+    const char *v = fy_node_get_scalar0(e);
+    if (v && strcmp(v, "auto") == 0)
+        s->engine = CR_ENGINE_AUTO;
+    else if (v && strcmp(v, "chain") == 0 && dim == 1)
+        s->engine = CR_ENGINE_CHAIN;
+    else if (v && strcmp(v, "graph") == 0)
+        s->engine = CR_ENGINE_GRAPH;
+    else
+        return cr_yaml_fail(ps, cr_yaml_line(e), "integration.engine",
+                            "auto, graph or (dim 1) chain (got '%s'%s)", v ? v : "?",
+                            v && strcmp(v, "chain") == 0 ? " in a pool" : "");
+    return CR_OK;
+}
+
 /* Pool-only: `normals: frozen` (each pair's normal fixed at first touch) or
  * `turning` (the default: the line of centres). */
 static int parse_normals(cr_yaml_ctx *ps, struct fy_node *nn, cr_settings *s)
@@ -1554,9 +1574,9 @@ static int parse_pool_settings(cr_yaml_ctx *ps, struct fy_node *integ, int dim, 
 
 static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
 {
-    static const char *const ikeys[] = {"t_end",          "rtol", "atol",   "method",
-                                        "jacobian_floor", "skin", "solver", "normals",
-                                        "active_region",  NULL};
+    static const char *const ikeys[] = {"t_end",          "rtol",   "atol",   "method",
+                                        "jacobian_floor", "skin",   "solver", "normals",
+                                        "active_region",  "engine", NULL};
     const char *w = "integration";
     if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
         return ps->rc;
@@ -1580,7 +1600,7 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
                             "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
                             s->jacobian_floor);
     return parse_method(ps, integ, dim, s) || parse_pool_settings(ps, integ, dim, s) ||
-                   parse_active_region(ps, integ, s)
+                   parse_active_region(ps, integ, s) || parse_engine(ps, integ, dim, s)
                ? ps->rc
                : CR_OK;
 }
