@@ -324,6 +324,18 @@ static void engine_setting(void)
     cr_model_destroy(m);
     cr_model_destroy(g);
 
+    cr_model *pend = tu_load_model("pendulum-cradle.yaml");
+    if (pend) {
+        cr_settings ps = *cr_model_settings(pend);
+        ps.engine = CR_ENGINE_GRAPH;
+        cr_model_set_settings(pend, &ps);
+        char why[512] = "";
+        cr_system *no = cr_system_create(pend, why, sizeof why);
+        CHECK(!no && strstr(why, "integration.engine: graph") && strstr(why, "pendulum"),
+              "a pendulum cradle on the graph is refused (got '%s')", why);
+        cr_system_destroy(no);
+        cr_model_destroy(pend);
+    }
     static const char pool[] = "dim: 2\nbodies:\n  - {mass: 1, radius: 0.1, x: [0, 0], v: [1, 0]}\n"
                                "integration: {engine: chain}\n";
     char msg[512] = "";

@@ -10,9 +10,13 @@
 static cr_system *create_graph_chain(const cr_model *model, char *msg, size_t msglen)
 {
     static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, origin[3] = {0, 0, 0};
-    cr_model *flat = cr_model_embed(model, 2, identity, origin, msg, msglen);
-    if (!flat)
+    char why[CR_ERRMSG_LEN] = "";
+    cr_model *flat = cr_model_embed(model, 2, identity, origin, why, sizeof why);
+    if (!flat) {
+        cr_set_msg(msg, msglen, "integration.engine: graph: cannot run on the contact graph: %s",
+                   why);
         return NULL;
+    }
     cr_system *sys = cr_system_create_with(&cr_pool_engine, flat, msg, msglen);
     cr_model_destroy(flat);
     return sys;
