@@ -102,10 +102,9 @@ static int touching_start(const cr_model *m, size_t a, long b)
     cr_model_get_body(m, (size_t)b, xb, NULL);
     for (int k = 0; k < 3; k++)
         d2 += (xb[k] - xa[k]) * (xb[k] - xa[k]);
-    double R = cr_model_radius(m, a) + cr_model_radius(m, (size_t)b);
-    double rmin = fmax(fmin(cr_model_radius(m, a), cr_model_radius(m, (size_t)b)),
-                       fmax(cr_model_radius(m, a), cr_model_radius(m, (size_t)b)) *
-                           (cr_model_radius(m, a) == 0.0 || cr_model_radius(m, (size_t)b) == 0.0));
+    double ra = cr_model_radius(m, a), rb = cr_model_radius(m, (size_t)b), R = ra + rb;
+    /* a chain's wall has no radius: the ball's sets the tolerance */
+    double rmin = ra == 0.0 ? rb : (rb == 0.0 ? ra : fmin(ra, rb));
     return fabs(sqrt(d2) - R) <= CR_GEOM_TOL * rmin;
 }
 
