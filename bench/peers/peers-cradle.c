@@ -9,7 +9,7 @@
  *   peers-cradle CASE [--method auto|bdf|adams|adams-fixed-point]
  *                [--solver auto|klu|gmres|fixed-point] [--rtol R] [--atol A] [--t-end T]
  *                [--reps K] [--vel FILE] [--lammps FILE] [--info]
- *                [--arrival C] [--events]
+ *                [--arrival C] [--events] [--engine auto|chain|graph]
  *
  * CASE: five (the default model, newton-cradle-5), three (Acary & Taha's
  * three-ball chain), chain:N (the default model's balls, N of them), pool:N
@@ -18,6 +18,9 @@
  * --t-end 0 (the default) runs to the automatic end. --arrival C prints the
  * time of contact C's first maximum compression (where a pulse is); --events
  * prints every located event of the first run; --info the Hertz closed forms.
+ * --engine graph runs a chain on the contact-graph engine (its embedding in the
+ * plane; --vel then writes x and y of each body), the measurement of
+ * docs/performance.md, "Chain path against the contact graph".
  */
 #include <math.h>
 #include <stdint.h>
@@ -247,6 +250,7 @@ int main(int argc, char **argv)
     static const char *const mnames[] = {"bdf", "adams", "adams-fixed-point", "auto", "erk"};
     cr_method method = CR_METHOD_BDF;
     cr_linear_solver solver = CR_SOLVER_AUTO;
+    cr_engine_path engine = CR_ENGINE_AUTO;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--info") || !strcmp(a, "--events")) {
@@ -275,6 +279,10 @@ int main(int argc, char **argv)
             vel = v;
         else if (!strcmp(a, "--lammps"))
             lmp = v;
+        else if (!strcmp(a, "--engine"))
+            engine = !strcmp(v, "graph")   ? CR_ENGINE_GRAPH
+                     : !strcmp(v, "chain") ? CR_ENGINE_CHAIN
+                                           : CR_ENGINE_AUTO;
         else if (!strcmp(a, "--arrival"))
             arrival = atol(v);
         else {
@@ -316,6 +324,7 @@ int main(int argc, char **argv)
     set.atol = atol_in > 0 ? atol_in : 1e-2 * rtol;
     set.method = method;
     set.solver = solver;
+    set.engine = engine;
     cr_model_set_settings(m, &set);
 
     double *cpu = calloc((size_t)(reps > 0 ? reps : 1), sizeof(double));
@@ -324,6 +333,8 @@ int main(int argc, char **argv)
     long front = -1; /* the farthest contact with an event: where the pulse got to */
     int rc = CR_OK;
     size_t nb = cr_model_body_count(m), dim = (size_t)cr_model_dimension(m);
+    if (engine == CR_ENGINE_GRAPH && dim == 1)
+        dim = 2; /* the chain's embedding in the plane */
     double *v = calloc(nb * dim, sizeof(double));
     for (int k = 0; k < (reps > 0 ? reps : 1); k++) {
         char msg[256];

@@ -130,6 +130,20 @@ enum {
 #define CR_ACCURACY_MIN 1e-10
 #define CR_ACCURACY_MAX 1e-2
 
+/**
+ * Which compliant engine runs a chain (`integration.engine`, docs/design.md,
+ * "One engine"): the contact-graph (pool) engine runs every model; the chain
+ * path is its specialised 1-D case, kept because it measures faster
+ * (docs/performance.md, "Chain path against the contact graph").
+ */
+typedef enum {
+    CR_ENGINE_AUTO = 0, /**< the chain path for dim 1, the contact graph otherwise */
+    CR_ENGINE_CHAIN,    /**< the chain path (dim 1 only) */
+    /** the contact-graph engine; a chain runs as its embedding in dim 2
+     * (cr_model_embed with R = I, t = 0: walls become half-planes) */
+    CR_ENGINE_GRAPH
+} cr_engine_path;
+
 /** Run settings carried by a model file (a plain input struct). */
 typedef struct {
     double t_end;           /**< end time in s; ≤ 0: automatic (see cr_sim_run) */
@@ -147,6 +161,7 @@ typedef struct {
      * frozen`); 0 (default): the normal turns with the line of centres */
     int frozen_normals;
     cr_active_region active_region; /**< active region or every body (default auto) */
+    cr_engine_path engine;          /**< chain path or contact graph (default auto) */
     /** rigid runs (`rigid.touching`, θ ≥ 0, default 1): a rigid impact takes in
      * every contact of its bodies whose gap is at most θ·δ*_c, the overlap pair
      * c would reach at the impact's approach speed (docs/design.md, "Impact
@@ -391,6 +406,29 @@ CR_EXPORT double cr_model_initial_overlap(const cr_model *model, size_t c);
  */
 CR_EXPORT cr_model *cr_model_subchain(const cr_model *model, size_t first, size_t last,
                                       const double *x, const double *v);
+
+/**
+ * The same model in dim @p dim, moved rigidly by p → R p + t (@p R a row-major
+ * 3×3 rotation, det +1; @p t 3 values; dim 2 takes only rotations about z):
+ * the contact-graph engine's view of a chain, and a pool seen in 3-D
+ * (docs/design.md, "One engine").
+ *
+ * A chain (dim 1 → 2 or 3): each ball becomes a sphere on the line through t
+ * along R's first column (x → R (x, 0, 0) + t), velocities likewise; a wall
+ * (a fixed body of radius 0) becomes a half-space whose boundary passes
+ * through the wall's point, facing the chain, which gives every ball the
+ * overlap r + 0 − |x_wall − x| the chain uses and the same reduced mass (the
+ * ball's); each pair's law (solved damping included) becomes the pair's law;
+ * gravity g along the line becomes R (g, 0, 0). Walls leave the body list:
+ * body k of the result is the k-th non-wall body. Refused (NULL, reason in
+ * @p msg): pendulum suspensions (an arc coordinate), links, switched-off
+ * contacts, drag, unsolved restitution targets (cr_calibrate_model first).
+ * A pool (dim 2 → 2 or 3, or dim 3 → 3): every body, wall and field moved.
+ * Settings are kept (method erk, chains only, becomes auto).
+ * @return a new model, or NULL.
+ */
+CR_EXPORT cr_model *cr_model_embed(const cr_model *model, int dim, const double R[9],
+                                   const double t[3], char *msg, size_t msglen);
 
 /**
  * Checks the physics before anything is integrated: finite numbers, positive

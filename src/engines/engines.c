@@ -6,6 +6,23 @@
 #include "model/model.h"
 #include "system/system.h"
 
+/* `integration.engine: graph` on a chain: the contact-graph engine runs the
+ * chain's embedding in the plane (docs/design.md, "One engine"). */
+static cr_system *create_graph_chain(const cr_model *model, char *msg, size_t msglen)
+{
+    static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, origin[3] = {0, 0, 0};
+    char why[CR_ERRMSG_LEN] = "";
+    cr_model *flat = cr_model_embed(model, 2, identity, origin, why, sizeof why);
+    if (!flat) {
+        cr_set_msg(msg, msglen, "integration.engine: graph: cannot run on the contact graph: %s",
+                   why);
+        return NULL;
+    }
+    cr_system *sys = cr_system_create_with(&cr_pool_engine, flat, msg, msglen);
+    cr_model_destroy(flat);
+    return sys;
+}
+
 cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
 {
     if (!model) {
@@ -14,6 +31,8 @@ cr_system *cr_system_create(const cr_model *model, char *msg, size_t msglen)
     }
     switch (cr_model_dimension(model)) {
     case 1:
+        if (cr_model_settings(model)->engine == CR_ENGINE_GRAPH)
+            return create_graph_chain(model, msg, msglen);
         return cr_system_create_with(&cr_chain_engine, model, msg, msglen);
     case 2:
         return cr_system_create_with(

@@ -1430,3 +1430,47 @@ const cr_clump *cr_model_get_clump(const cr_model *model, size_t k)
 {
     return model && k < model->nclumps ? &model->clumps[k] : NULL;
 }
+
+/* ---- rigid motions (cr_model_embed) --------------------------------------- */
+
+/* y = R x on 3-vectors, R row-major. */
+static void rotate3(const double R[9], const double x[3], double y[3])
+{
+    for (int i = 0; i < 3; i++)
+        y[i] = R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
+}
+
+int cr_model_move_rigidly(cr_model *model, int dim, const double R[9], const double t[3])
+{
+    if (!model || model->dim < 2 || dim < model->dim || dim > 3 || model->nclumps)
+        return CR_ERR_INVALID;
+    model->dim = dim;
+    for (size_t i = 0; i < model->n; i++) {
+        ball *b = &model->balls[i];
+        double x[3] = {b->x, b->y, b->z}, v[3] = {b->v, b->vy, b->vz}, y[3], w[3];
+        rotate3(R, x, y);
+        rotate3(R, v, w);
+        b->x = y[0] + t[0];
+        b->y = y[1] + t[1];
+        b->z = dim == 3 ? y[2] + t[2] : 0.0;
+        b->v = w[0];
+        b->vy = w[1];
+        b->vz = dim == 3 ? w[2] : 0.0;
+    }
+    for (size_t k = 0; k < model->nplanes; k++) {
+        /* n·p ≥ offset becomes n'·p' ≥ offset + n'·t with n' = R n, p' = R p + t */
+        plane *p = &model->planes[k];
+        double n[3] = {p->nx, p->ny, p->nz}, m[3];
+        rotate3(R, n, m);
+        p->nx = m[0];
+        p->ny = m[1];
+        p->nz = dim == 3 ? m[2] : 0.0;
+        p->offset += m[0] * t[0] + m[1] * t[1] + (dim == 3 ? m[2] * t[2] : 0.0);
+    }
+    double g[3] = {model->gravity, model->gravity_y, model->gravity_z}, h[3];
+    rotate3(R, g, h);
+    model->gravity = h[0];
+    model->gravity_y = h[1];
+    model->gravity_z = dim == 3 ? h[2] : 0.0;
+    return CR_OK;
+}

@@ -101,4 +101,10 @@ int cr_model_add_clump(cr_model *model, const cr_clump *c);
 size_t cr_model_clump_count(const cr_model *model);
 const cr_clump *cr_model_get_clump(const cr_model *model, size_t k);
 
+/* cr_model_embed's second half: every vector of a dim-2 or dim-3 model moved
+ * in place by p → R p + t (R row-major 3×3, a rotation; dim 2 keeps only
+ * rotations about z), velocities, wall normals and gravity by R, wall offsets
+ * by n'·t; the model becomes dim @p dim (≥ its own). */
+int cr_model_move_rigidly(cr_model *model, int dim, const double R[9], const double t[3]);
+
 #endif

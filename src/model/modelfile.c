@@ -1520,6 +1520,26 @@ static int parse_active_region(cr_yaml_ctx *ps, struct fy_node *integ, cr_settin
     return CR_OK;
 }
 
+/* integration.engine: auto (default), chain (dim 1 only) or graph. */
+static int parse_engine(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr_settings *s)
+{
+    struct fy_node *e = cr_yaml_child(integ, "engine");
+    if (!e)
+        return CR_OK;
+    const char *v = fy_node_get_scalar0(e);
+    if (v && strcmp(v, "auto") == 0)
+        s->engine = CR_ENGINE_AUTO;
+    else if (v && strcmp(v, "chain") == 0 && dim == 1)
+        s->engine = CR_ENGINE_CHAIN;
+    else if (v && strcmp(v, "graph") == 0)
+        s->engine = CR_ENGINE_GRAPH;
+    else
+        return cr_yaml_fail(ps, cr_yaml_line(e), "integration.engine",
+                            "auto, graph or (dim 1) chain (got '%s'%s)", v ? v : "?",
+                            v && strcmp(v, "chain") == 0 ? " in a pool" : "");
+    return CR_OK;
+}
+
 /* Pool-only: `normals: frozen` (each pair's normal fixed at first touch) or
  * `turning` (the default: the line of centres). */
 static int parse_normals(cr_yaml_ctx *ps, struct fy_node *nn, cr_settings *s)
@@ -1607,7 +1627,7 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
 {
     static const char *const ikeys[] = {"t_end",          "rtol",     "atol",   "method",
                                         "jacobian_floor", "skin",     "solver", "normals",
-                                        "active_region",  "accuracy", NULL};
+                                        "active_region",  "accuracy", "engine", NULL};
     const char *w = "integration";
     if (cr_yaml_need_map(ps, integ, 0, w) || cr_yaml_check_keys(ps, integ, w, ikeys))
         return ps->rc;
@@ -1631,7 +1651,8 @@ static int parse_integration(cr_yaml_ctx *ps, struct fy_node *integ, int dim, cr
                             "integration.jacobian_floor", "must lie in (0, 1) (got %g)",
                             s->jacobian_floor);
     return parse_accuracy(ps, integ, dim, s) || parse_method(ps, integ, dim, s) ||
-                   parse_pool_settings(ps, integ, dim, s) || parse_active_region(ps, integ, s)
+                   parse_pool_settings(ps, integ, dim, s) || parse_active_region(ps, integ, s) ||
+                   parse_engine(ps, integ, dim, s)
                ? ps->rc
                : CR_OK;
 }
