@@ -7,8 +7,11 @@
   energy      kinetic, potential, dissipated and their sum, with the relative balance
   episodes    impact episodes: a timeline and the table
   collisions  collisions (episodes of one impact together): a timeline and the table
-  paths       (pools only) the x–y path of every moving body (for dim 3 its
-              projection on x–y), start and end marked, the walls as lines
+  paths       (pools only) the x–y path of every moving body, start and end
+              marked, the walls as lines; for spheres (dim 3) the x–y, x–z
+              and y–z projections (spheres at the end as circles of their
+              radius, walls as their traces) and an x–y–z view (walls as
+              translucent polygons clipped to the box of the paths)
   runs        (a file of `cradle compare MODEL --rigid LAW -o FILE` only) each rigid
               variant against the compliant run per collision: phase, u+ error,
               energy kept (product of the collisions' kappa)
@@ -260,12 +263,118 @@ def collisions(run):
                                "collision")
 
 
+PLANES = ((0, 1), (0, 2), (1, 2))     # the projections of a 3-D paths figure
+
+
+def wall_trace(normal, offset, plane, lo, hi):
+    """A half-space wall n·p = offset seen in the projection on @plane (two
+    component indices) of the 3-D box [lo, hi]: its section by the plane
+    through the box's middle along the third component, clipped to the box
+    ((2, 2) ends), and True when the wall is edge-on (its normal has no third
+    component: the section is then the wall's exact projection, the same at
+    every depth); None when the wall is parallel to the projection plane or
+    its section misses the box."""
+    a, b = plane
+    c = 3 - a - b
+    n = np.asarray(normal, float)
+    if n[a] == 0 and n[b] == 0:
+        return None
+    mid = 0.5 * (lo[c] + hi[c])
+    seg = xdmf.wall_segment(n[[a, b]], offset - n[c] * mid, lo[[a, b]], hi[[a, b]])
+    return None if seg is None else (seg, n[c] == 0)
+
+
+def _projection(ax, run, plane, lo, hi, colours):
+    """One projection panel of a 3-D paths figure: paths, start and end
+    marks, every sphere at its final position as a circle of its radius,
+    the walls' traces (gids carry the plane's name: "path:xz:3")."""
+    a, b = plane
+    name = COMPONENTS[a] + COMPONENTS[b]
+    for i in np.flatnonzero(run.moving):
+        x, y = run.position[:, i, a], run.position[:, i, b]
+        ln, = ax.plot(x, y, lw=0.9, label="body %d" % i, color=colours.get(i),
+                      gid="path:%s:%d" % (name, i))
+        colours[i] = ln.get_color()
+        ax.plot(x[:1], y[:1], "o", mfc="none", color=colours[i], gid="start:%s:%d" % (name, i))
+        ax.plot(x[-1:], y[-1:], "s", color=colours[i], ms=4, gid="end:%s:%d" % (name, i))
+    final = run.final_position if run.final_position is not None else run.position[-1]
+    for i in range(run.body_count):
+        ax.add_patch(plt.Circle((final[i, a], final[i, b]), run.radius[i], fill=False, lw=0.8,
+                                color=colours.get(i, "0.4"), gid="sphere:%s:%d" % (name, i)))
+    for w, (n, off) in enumerate(zip(run.wall_normal, run.wall_offset)):
+        trace = wall_trace(n, off, plane, lo, hi)
+        if trace is not None:
+            seg, edge_on = trace
+            ax.plot(seg[:, 0], seg[:, 1], "k-" if edge_on else "k--", lw=2 if edge_on else 1.2,
+                    gid="wall:%s:%d" % (name, w))
+            ax.annotate("wall %d" % w, seg.mean(axis=0), fontsize="small", ha="center",
+                        va="bottom")
+    ax.set_xlim(lo[a], hi[a])
+    ax.set_ylim(lo[b], hi[b])
+    ax.set_aspect("equal")
+    ax.set_xlabel("%s (m)" % COMPONENTS[a])
+    ax.set_ylabel("%s (m)" % COMPONENTS[b])
+    ax.set_title("%s–%s projection" % (COMPONENTS[a], COMPONENTS[b]), fontsize="medium")
+    ax.grid(alpha=0.3)
+
+
+def _view3d(ax, run, lo, hi, colours):
+    """The x–y–z view: paths, start and end marks, each wall's polygon in
+    the box (translucent, gid "wall-patch:xyz:W", outlined: "wall:xyz:W")."""
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+    for i in np.flatnonzero(run.moving):
+        p = run.position[:, i, :]
+        ax.plot(p[:, 0], p[:, 1], p[:, 2], lw=0.9, color=colours.get(i), gid="path:xyz:%d" % i)
+        ax.plot(p[:1, 0], p[:1, 1], p[:1, 2], "o", mfc="none", color=colours.get(i),
+                gid="start:xyz:%d" % i)
+        ax.plot(p[-1:, 0], p[-1:, 1], p[-1:, 2], "s", ms=4, color=colours.get(i),
+                gid="end:xyz:%d" % i)
+    for w, (n, off) in enumerate(zip(run.wall_normal, run.wall_offset)):
+        poly = xdmf.wall_polygon(n, off, lo, hi)
+        if poly is None:
+            continue
+        ax.add_collection3d(Poly3DCollection([poly], alpha=0.15, facecolor="0.3",
+                                             edgecolor="none", gid="wall-patch:xyz:%d" % w))
+        ring = np.vstack([poly, poly[:1]])
+        ax.plot(ring[:, 0], ring[:, 1], ring[:, 2], "k-", lw=0.8, gid="wall:xyz:%d" % w)
+        c = poly.mean(axis=0)
+        ax.text(c[0], c[1], c[2], "wall %d" % w, fontsize="small", ha="center")
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_zlim(lo[2], hi[2])
+    ax.set_box_aspect(hi - lo)      # equal scales: a sphere's path keeps its shape
+    for axis, k in ((ax.set_xlabel, 0), (ax.set_ylabel, 1), (ax.set_zlabel, 2)):
+        axis("%s (m)" % COMPONENTS[k])
+    ax.set_title("x–y–z view", fontsize="medium")
+
+
+def _paths3d(run):
+    """Spheres (dim 3): the x–y, x–z and y–z projections and an x–y–z view,
+    all over the box of the paths widened by two radii."""
+    fig = plt.figure(figsize=(12, 10), layout="constrained")
+    panels = [fig.add_subplot(2, 2, k + 1) for k in range(3)]
+    lo, hi = xdmf.path_box(run.position, run.radius, 3)
+    colours = {}
+    for ax, plane in zip(panels, PLANES):
+        _projection(ax, run, plane, lo, hi, colours)
+    _view3d(fig.add_subplot(2, 2, 4, projection="3d"), run, lo, hi, colours)
+    moving = np.flatnonzero(run.moving)
+    if 0 < len(moving) <= LEGEND_MAX:
+        panels[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    fig.suptitle(_title(run, "paths (projections and x–y–z view); o start, ■ end, "
+                        "circles: spheres at the end"))
+    return fig
+
+
 def paths(run):
-    """x–y paths of a pool's moving bodies (dim 3: projected on x–y), with
-    the walls (gid "wall:W") in the box of the paths."""
+    """x–y paths of a pool's moving bodies, with the walls (gid "wall:W") in
+    the box of the paths; for spheres (dim 3) three projections and an
+    x–y–z view (_paths3d)."""
     if run.dim < 2:
         raise ValueError("%s: the paths figure is for pools (dim 2); a chain moves on a line "
                          "(see trajectory)" % run.path)
+    if run.dim == 3:
+        return _paths3d(run)
     fig, ax = plt.subplots(figsize=(7, 6), layout="constrained")
     moving = np.flatnonzero(run.moving)
     for i in moving:
@@ -288,8 +397,7 @@ def paths(run):
     ax.grid(alpha=0.3)
     if 0 < len(moving) <= LEGEND_MAX:
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
-    what = "paths in the x–y plane" + (" (projection)" if run.dim > 2 else "")
-    fig.suptitle(_title(run, what + "; o start, ■ end"))
+    fig.suptitle(_title(run, "paths in the x–y plane; o start, ■ end"))
     return fig
 
 

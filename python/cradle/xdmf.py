@@ -8,7 +8,11 @@ for a pool with half-plane walls FILE-walls.xmf: one line segment per wall
 (its line n·p = offset clipped to the box of the bodies' paths, widened by
 two radii), point data "wall" = the wall's index, in a file of its own so
 that the bodies' file stays one particle set (open both in ParaView; a
-chain's walls are fixed bodies, already particles). The XDMF file is a temporal
+chain's walls are fixed bodies, already particles). For spheres (dim 3) a
+half-space wall is its plane n·p = offset clipped to the 3-D box of the
+paths widened by two radii: a polygon of 3 to 6 vertices (a rectangle, four,
+for a wall normal to an axis), written as a fan of triangles (every XDMF
+reader takes triangles; a box's planes need not cut it in quads). The XDMF file is a temporal
 collection of polyvertex grids, one per stored row (at most N rows, evenly
 spread; default 1000, 0 for all). The run file itself is never modified:
 what ParaView needs in a form the run file does not have (3-component
@@ -22,8 +26,11 @@ positions, velocities and forces per body) goes into FILE.xdmf.h5:
   /time                  (S,)       s
   /row                   (S,)       the rows of /trajectory they are
   /mass, /radius         (N,)       /model/mass (kg; a fixed body's ∞ as 0), /model/radius
-  /wall_points           (2W, 3)    pools: the walls' segment ends (m)
-  /wall_index            (2W,)      the wall of each point
+  /wall_points           (P, 3)     dim 2: the walls' segment ends, 2 per wall;
+                                    dim 3: the vertices of each wall's polygon (m)
+  /wall_index            (P,)       the wall of each point
+  /wall_triangles        (T, 3)     dim 3: triangles over /wall_points (rows),
+                                    a fan from each polygon's first vertex
 
 The sidecar holds everything the .xmf files name, so they work wherever
 they are written.
@@ -103,15 +110,53 @@ def wall_segment(normal, offset, lo, hi):
     return None if len(ts) < 2 else np.array([p0 + min(ts) * d, p0 + max(ts) * d])
 
 
-def path_box(pos, radius):
-    """The x–y box of positions (..., N, >= 2) widened by two largest radii."""
-    xy = pos[..., :2].reshape(-1, 2)
+def path_box(pos, radius, dims=2):
+    """The box of positions (..., N, >= dims) in their first @dims components
+    (x–y by default) widened by two largest radii."""
+    xy = pos[..., :dims].reshape(-1, dims)
     r = float(np.max(radius)) if len(radius) else 0.0
     return xy.min(axis=0) - 2 * r, xy.max(axis=0) + 2 * r
 
 
+def _box_corners(lo, hi):
+    """(8, 3) corners of the box [lo, hi]; corner c takes hi in the
+    components whose bit is set in c."""
+    return np.array([[(lo, hi)[(c >> k) & 1][k] for k in range(3)] for c in range(8)], float)
+
+
+def wall_polygon(normal, offset, lo, hi):
+    """The plane n·p = offset clipped to the 3-D box [lo, hi]: its vertices
+    (k, 3), 3 <= k <= 6, in order around the polygon, or None when the plane
+    misses the box or only grazes an edge or a corner of it."""
+    n = np.asarray(normal, float)
+    corners = _box_corners(lo, hi)
+    tol = 1e-12 * float(np.max(hi - lo)) * float(np.linalg.norm(n))
+    s = corners @ n - offset
+    pts = [corners[c] for c in range(8) if abs(s[c]) <= tol]
+    for a in range(8):
+        for k in range(3):
+            b = a | (1 << k)
+            if b != a and min(s[a], s[b]) < -tol and max(s[a], s[b]) > tol:
+                pts.append(corners[a] + s[a] / (s[a] - s[b]) * (corners[b] - corners[a]))
+    if len(pts) < 3:
+        return None
+    pts = np.array(pts)
+    c = pts.mean(axis=0)
+    u = np.cross(n, np.eye(3)[np.argmin(np.abs(n))])     # two directions in the plane
+    v = np.cross(n, u)
+    ang = np.arctan2((pts - c) @ v, (pts - c) @ u)
+    return pts[np.argsort(ang)]
+
+
 def wall_points(f, pos):
-    """(2W, 3) segment ends and (2W,) wall indices of a pool's walls."""
+    """The walls' points (P, 3) and the wall of each (P,): a pool's segment
+    ends (2 per wall; dim 2), or the vertices of each half-space's polygon
+    in the box (dim 3; wall_polygons)."""
+    if pos.shape[-1] == 3:
+        polys = wall_polygons(f, pos)
+        pts = [p for _, poly in polys for p in poly]
+        idx = [w for w, poly in polys for _ in poly]
+        return np.array(pts).reshape(-1, 3), np.array(idx, np.int64)
     m = f["model"]
     if "wall_normal" not in m or len(m["wall_offset"]) == 0:
         return np.zeros((0, 3)), np.zeros(0, np.int64)
@@ -125,12 +170,46 @@ def wall_points(f, pos):
     return np.array(pts).reshape(-1, 3), np.array(idx, np.int64)
 
 
-def _write_walls(path, side_name, count, name):
+def wall_polygons(f, pos):
+    """[(wall index, vertices (k, 3))] of a dim-3 model's half-space walls,
+    each plane clipped to the box of the paths (pos: (..., N, 3)) widened by
+    two radii; a wall whose plane misses that box is left out."""
+    m = f["model"]
+    if "wall_normal" not in m or len(m["wall_offset"]) == 0:
+        return []
+    lo, hi = path_box(pos, m["radius"][()], 3)
+    out = []
+    for w, (nrm, off) in enumerate(zip(m["wall_normal"][()], m["wall_offset"][()])):
+        poly = wall_polygon(nrm, off, lo, hi)
+        if poly is not None:
+            out.append((w, poly))
+    return out
+
+
+def fan_triangles(idx):
+    """(T, 3) triangles over the wall points (P,) that fan out from each
+    wall's first vertex: a convex polygon of k points gives k - 2."""
+    tri, start = [], 0
+    while start < len(idx):
+        k = int(np.argmax(np.append(idx[start:] != idx[start], True)))   # the wall's points
+        tri += [[start, start + j, start + j + 1] for j in range(1, k - 1)]
+        start += k
+    return np.array(tri, np.int64).reshape(-1, 3)
+
+
+def _write_walls(path, side_name, count, name, triangles=0):
+    """The walls file: a dim-2 pool's segments (polylines of 2 points), or
+    with @triangles > 0 a dim-3 model's polygons as triangle fans."""
+    if triangles:
+        topology = ('<Topology TopologyType="Triangle" NumberOfElements="%d" NodesPerElement="3">'
+                    '%s</Topology>' % (triangles, _hdf(side_name + ":/wall_triangles",
+                                                       (triangles, 3), "Int")))
+    else:
+        topology = ('<Topology TopologyType="Polyline" NumberOfElements="%d" NodesPerElement="2"/>'
+                    % (count // 2))
     out = ['<?xml version="1.0" ?>',
            '<Xdmf Version="3.0" xmlns:xi="http://www.w3.org/2001/XInclude">', "<Domain>",
-           '<Grid Name=%s GridType="Uniform">' % quoteattr(name + " walls"),
-           '<Topology TopologyType="Polyline" NumberOfElements="%d" NodesPerElement="2"/>'
-           % (count // 2),
+           '<Grid Name=%s GridType="Uniform">' % quoteattr(name + " walls"), topology,
            '<Geometry GeometryType="XYZ">%s</Geometry>' % _hdf(side_name + ":/wall_points",
                                                               (count, 3)),
            '<Attribute Name="wall" AttributeType="Scalar" Center="Node">%s</Attribute>'
@@ -174,6 +253,10 @@ def write(h5path, steps=DEFAULT_STEPS, outdir=None):
                                 ("wall_index", widx, "1 (wall)")):
             d = g.create_dataset(key, data=val)
             d.attrs["units"] = units
+        if dim == 3:
+            tris = fan_triangles(widx)
+            g.create_dataset("wall_triangles", data=tris).attrs["units"] = \
+                "1 (rows of /wall_points)"
     full = (S, n, 3)
     out = ['<?xml version="1.0" ?>',
            '<Xdmf Version="3.0" xmlns:xi="http://www.w3.org/2001/XInclude">', "<Domain>",
@@ -196,7 +279,8 @@ def write(h5path, steps=DEFAULT_STEPS, outdir=None):
     with open(xmf, "w", encoding="utf-8") as fx:
         fx.write("\n".join(out))
     if len(wpts):
-        _write_walls(base + "-walls.xmf", side_name, len(wpts), name)
+        _write_walls(base + "-walls.xmf", side_name, len(wpts), name,
+                     len(tris) if dim == 3 else 0)
     return xmf
 
 

@@ -30,6 +30,26 @@ integration: {t_end: 1.2}
 output: {interval: 2.0e-3}
 """
 
+# Spheres (dim 3) under gravity between three half-space walls: a floor, an
+# x wall and an oblique wall x + y + z <= 0.2 that sphere 0 strikes; sphere 2
+# is fixed. Every coordinate varies along the paths, and each wall is edge-on
+# in some projection and oblique in another (the paths figure's traces).
+SPHERES_WALLS = """name: spheres-walls
+dim: 3
+bodies:
+  - {density: 7800, radius: 0.01, x: [0.0, 0.0, 0.03], v: [0.4, 0.25, 0.3]}
+  - {density: 7800, radius: 0.01, x: [0.04, 0.05, 0.05], v: [-0.1, 0.2, -0.2]}
+  - {radius: 0.01, x: [0.08, 0.0, 0.02], fixed: true}
+walls:
+  - {normal: [0, 0, 1], offset: 0.0}
+  - {normal: [-1, 0, 0], offset: -0.12}
+  - {normal: [-1, -1, -1], offset: -0.2}
+contact: {material: {E: 2.1e11, nu: 0.3}}
+fields: {gravity: [0, 0, -9.81]}
+integration: {t_end: 0.4}
+output: {interval: 2.0e-3}
+"""
+
 
 def cradle_run(model_path, out, *extra):
     """`cradle run MODEL -o OUT --json`: the parsed JSON report."""
@@ -41,14 +61,18 @@ def cradle_run(model_path, out, *extra):
 
 @pytest.fixture(scope="session")
 def runs(tmp_path_factory):
-    """{"chain": (h5 path, json, model path), "pool": (...), "spheres": (...)}, written once."""
+    """{"chain": (h5 path, json, model path), "pool": (...), "spheres": (...),
+    "spheres-walls": (...)}, written once."""
     d = tmp_path_factory.mktemp("runs")
     model = d / "pendulum-small.yaml"
     model.write_text(PENDULUM)
+    walled = d / "spheres-walls.yaml"
+    walled.write_text(SPHERES_WALLS)
     out = {}
     for kind, path in (("chain", str(model)),
                        ("pool", os.path.join(SOURCE, "models", "pool-bernoulli.yaml")),
-                       ("spheres", os.path.join(SOURCE, "models", "sphere-triple.yaml"))):
+                       ("spheres", os.path.join(SOURCE, "models", "sphere-triple.yaml")),
+                       ("spheres-walls", str(walled))):
         h5 = str(d / ("%s.h5" % kind))
         out[kind] = (h5, cradle_run(path, h5), path)
     return out

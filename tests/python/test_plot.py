@@ -195,11 +195,15 @@ def test_energy(run):
 
 def test_paths(run):
     """Pools: one x–y line per moving body holding the file's positions, each
-    wall a segment on its line n·p = offset; chains: refused."""
+    wall a segment on its line n·p = offset; chains: refused; spheres:
+    test_paths_3d."""
     if run.dim == 1:
         with pytest.raises(ValueError, match="pools"):
             plot.figure(run, "paths")
         assert "paths" not in plot.kinds_of(run)
+        return
+    if run.dim == 3:
+        check_paths_3d(run)
         return
     assert "paths" in plot.kinds_of(run)
     fig = plot.figure(run, "paths")
@@ -220,6 +224,117 @@ def test_paths(run):
         # both ends on the wall's line (1e-12 of the box, rounding of the clip)
         assert np.allclose(pts @ n, run.wall_offset[w], rtol=0, atol=1e-12)
     assert {t.get_text() for t in ax.texts} >= {"wall %d" % w for w in range(len(walls))}
+
+
+def _box(run):
+    """The box of every stored position widened by two largest radii, from
+    the file's arrays (the figures' limits)."""
+    p = run.position.reshape(-1, 3)
+    r = run.radius.max()
+    return p.min(axis=0) - 2 * r, p.max(axis=0) + 2 * r
+
+
+def _corners(lo, hi, k):
+    """The 2**k corners of a k-dimensional box."""
+    return np.array(np.meshgrid(*[(lo[j], hi[j]) for j in range(k)], indexing="ij")).reshape(k, -1).T
+
+
+def _crosses(values):
+    """A plane (or line) cuts a box when its function changes sign over the corners."""
+    return values.min() < 0 < values.max()
+
+
+def check_paths_3d(run):
+    """Spheres: three projection panels (x–y, x–z, y–z) and an x–y–z view.
+    Each panel's lines are the file's two components of every moving body
+    (so no panel is a constant or a repeated one: the test models' paths
+    vary in every component), each sphere is a circle of its radius at its
+    final position, and every wall whose trace crosses the panel's box is a
+    line on that trace (the wall's section at the box's middle depth; solid
+    when edge-on, dashed when oblique). In the 3-D view the paths are the
+    file's positions and every wall whose plane cuts the box is a
+    translucent polygon outlined by a closed ring on its plane, with as many
+    vertices as box edges the plane cuts."""
+    fig = plot.figure(run, "paths")
+    check_layout(fig)
+    lines = _lines(fig)
+    lo, hi = _box(run)
+    moving = np.flatnonzero(run.moving)
+    final = run.final_position
+    assert len(fig.axes) == 4 and fig.axes[3].name == "3d"
+    assert [a.name for a in fig.axes[:3]] == ["rectilinear"] * 3
+    planes = ((0, 1), (0, 2), (1, 2))
+    for ax, (a, b) in zip(fig.axes[:3], planes):
+        name = "xyz"[a] + "xyz"[b]
+        c = 3 - a - b
+        assert (ax.get_xlabel(), ax.get_ylabel()) == ("%s (m)" % "xyz"[a], "%s (m)" % "xyz"[b])
+        assert ax.get_xlim() == (lo[a], hi[a]) and ax.get_ylim() == (lo[b], hi[b])
+        for i in moving:
+            x, y = lines["path:%s:%d" % (name, i)]
+            assert (x == run.position[:, i, a]).all() and (y == run.position[:, i, b]).all()
+            assert lines["end:%s:%d" % (name, i)][0][0] == x[-1]
+        shown = np.concatenate([np.column_stack(lines["path:%s:%d" % (name, i)]) for i in moving])
+        assert (np.ptp(shown, axis=0) > 0).all(), "constant panel %s" % name
+        assert len([g for g in lines if g.startswith("path:%s:" % name)]) == len(moving)
+        circles = {p.get_gid(): p for p in ax.patches if (p.get_gid() or "").startswith("sphere")}
+        assert len(circles) == run.body_count
+        for i in range(run.body_count):
+            circ = circles["sphere:%s:%d" % (name, i)]
+            assert circ.center == (final[i, a], final[i, b]) and circ.radius == run.radius[i]
+        mid = 0.5 * (lo[c] + hi[c])
+        want = set()
+        for w, (n, off) in enumerate(zip(run.wall_normal, run.wall_offset)):
+            # the trace n_a x + n_b y = off - n_c mid against the panel's corners
+            if (n[a], n[b]) != (0, 0) and \
+                    _crosses(_corners(lo[[a, b]], hi[[a, b]], 2) @ n[[a, b]] + n[c] * mid - off):
+                want.add(w)
+        drawn = {int(g.split(":")[2]) for g in lines if g.startswith("wall:%s:" % name)}
+        assert drawn == want, (name, drawn, want)
+        styles = {ln.get_gid(): ln.get_linestyle() for ln in ax.get_lines()}
+        scale = float(np.max(hi - lo))
+        for w in want:
+            n, off = run.wall_normal[w], run.wall_offset[w]
+            pts = np.column_stack(lines["wall:%s:%d" % (name, w)])
+            assert np.allclose(pts @ n[[a, b]] + n[c] * mid, off, rtol=0, atol=1e-12 * scale)
+            assert (pts >= lo[[a, b]] - 1e-12 * scale).all() and \
+                (pts <= hi[[a, b]] + 1e-12 * scale).all()
+            assert styles["wall:%s:%d" % (name, w)] == ("-" if n[c] == 0 else "--")
+    ax3 = fig.axes[3]
+    assert (ax3.get_xlabel(), ax3.get_ylabel(), ax3.get_zlabel()) == ("x (m)", "y (m)", "z (m)")
+    assert ax3.get_xlim() == (lo[0], hi[0]) and ax3.get_zlim() == (lo[2], hi[2])
+    view = {ln.get_gid(): np.array(ln.get_data_3d(), float).T for ln in ax3.get_lines()}
+    for i in moving:
+        assert (view["path:xyz:%d" % i] == run.position[:, i, :]).all()
+    patches = {c.get_gid() for c in ax3.collections}
+    corners = _corners(lo, hi, 3)
+    scale = float(np.max(hi - lo))
+    want = set()
+    for w, (n, off) in enumerate(zip(run.wall_normal, run.wall_offset)):
+        s = corners @ n - off
+        if not _crosses(s):
+            continue
+        want.add(w)
+        ring = view["wall:xyz:%d" % w]
+        assert (ring[0] == ring[-1]).all()
+        assert np.allclose(ring @ n, off, rtol=0, atol=1e-12 * scale * np.linalg.norm(n))
+        assert (ring >= lo - 1e-12 * scale).all() and (ring <= hi + 1e-12 * scale).all()
+        # one vertex per box edge (corners differing in one bit) with a sign change
+        cut = sum(1 for p in range(8) for k in range(3) if not p & (1 << k)
+                  and s[p] * s[p | (1 << k)] < 0)
+        assert len(ring) - 1 == cut >= 3
+        assert "wall-patch:xyz:%d" % w in patches
+    assert {int(g.split(":")[2]) for g in view if g.startswith("wall:xyz:")} == want
+    assert len(want) == len(run.wall_offset)       # the test models: every wall in the box
+    return fig
+
+
+def test_paths_3d(runs):
+    """Spheres between walls (the triple, without walls, is test_paths')."""
+    fig = check_paths_3d(cradle.read(runs["spheres-walls"][0]))
+    # edge-on and oblique traces: some of each
+    styles = [ln.get_linestyle() for ax in fig.axes[:3] for ln in ax.get_lines()
+              if (ln.get_gid() or "").startswith("wall:")]
+    assert "-" in styles and "--" in styles
 
 
 def _table_cells(fig):

@@ -40,7 +40,7 @@ def parse(path):
     return frames
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres-walls"])
 def test_frames_are_the_rows(runs, kind, tmp_path):
     h5 = runs[kind][0]
     out = str(tmp_path / "run.xyz")
@@ -54,15 +54,29 @@ def test_frames_are_the_rows(runs, kind, tmp_path):
         vel = f["trajectory/velocity"][()].reshape(len(t), n, dim)
         mass, radius = f["model/mass"][()], f["model/radius"][()]
         fixed = f["model/fixed"][()].astype(bool)
+        if dim == 3:
+            normal, offset = f["model/wall_normal"][()], f["model/wall_offset"][()]
     assert len(frames) == count == min(25, len(t))
     rows = [int(info["Row"]) for info, _ in frames]
     assert rows[0] == 0 and rows[-1] == len(t) - 1 and rows == sorted(set(rows))
     walls = xyz.walls(h5)
     for (info, p), r in zip(frames, rows):
         assert float(info["Time"]) == t[r]
-        assert int(info["Bodies"]) == n and int(info["Walls"]) * 2 == len(walls)
+        assert int(info["Bodies"]) == n
+        if dim < 3:
+            assert int(info["Walls"]) * 2 == len(walls)
         if kind == "pool":   # pool-bernoulli's wall: two ends, species X, fixed
             assert len(walls) == 2
+        if dim == 3:         # each wall's polygon, on its plane n·p = offset
+            index = [int(x) for x in info["WallIndex"].split(",")]
+            counts = [int(x) for x in info["WallVertices"].split(",")]
+            assert int(info["Walls"]) == len(index) == len(offset) and sum(counts) == len(walls)
+            assert min(counts) >= 3 and sorted(index) == list(range(len(offset)))
+            start = n
+            for w, k in zip(index, counts):
+                poly = p["pos"][start:start + k]
+                assert np.allclose(poly @ normal[w], offset[w], rtol=0, atol=1e-13)
+                start += k
         assert np.array_equal(p["pos"][n:], walls) and set(p["species"][n:, 0]) <= {"X"}
         assert (p["fixed"][n:, 0] == 1).all() and not p["velo"][n:].any()
         p = {k: v[:n] for k, v in p.items()}
@@ -91,7 +105,7 @@ def test_cradle_plot_xyz(runs, tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["figs", "pool.h5", "pool.xyz"]
 
 
-@pytest.mark.parametrize("kind", ["chain", "pool"])
+@pytest.mark.parametrize("kind", ["chain", "pool", "spheres-walls"])
 def test_ase_reads_the_frames(runs, kind, tmp_path):
     """ASE (python3-ase), the reader OVITO users script with, reads every frame
     back: positions, velocities (its momenta over its masses), radii, time."""
@@ -113,3 +127,6 @@ def test_ase_reads_the_frames(runs, kind, tmp_path):
         assert np.array_equal(atoms.arrays["radius"][:n], radius)
         assert np.array_equal(atoms.get_positions()[n:], xyz.walls(h5))
         assert set(atoms.get_chemical_symbols()[n:]) <= {"X"}
+        if dim == 3:        # the walls' vertex counts, as ASE parses the header
+            assert atoms.info["Walls"] >= 1
+            assert np.sum(atoms.info["WallVertices"]) == len(atoms) - n
