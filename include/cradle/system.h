@@ -75,6 +75,12 @@ typedef struct {
     /** times the default sampling reached its row cap and widened its
      * intervals tenfold (CR_OUTPUT_DEFAULT_ROW_CAP; docs/model-format.md) */
     long output_widenings;
+    /** `integration.accuracy`'s energy projections of a chain's window
+     * (docs/design.md, "Global accuracy"): corrections made, corrections
+     * refused (larger than 1e-6 of the relative kinetic energy: not an
+     * integration error), and the energy they moved in all, J */
+    long projections, projections_refused;
+    double projected_energy;
 } cr_run_stats;
 
 /**

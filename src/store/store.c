@@ -1578,13 +1578,21 @@ static int write_summary(cr_store *st, const char *status, const char *error)
     const struct {
         const char *name;
         long v;
-    } c[] = {{"steps", s.steps},         {"rhs_evals", s.rhs_evals},
-             {"jac_evals", s.jac_evals}, {"root_evals", s.root_evals},
-             {"restarts", s.restarts},   {"events", s.events},
-             {"outputs", s.outputs},     {"nonlin_iters", s.nonlin_iters},
-             {"rebuilds", s.rebuilds},   {"output_widenings", s.output_widenings}};
+    } c[] = {{"steps", s.steps},
+             {"rhs_evals", s.rhs_evals},
+             {"jac_evals", s.jac_evals},
+             {"root_evals", s.root_evals},
+             {"restarts", s.restarts},
+             {"events", s.events},
+             {"outputs", s.outputs},
+             {"nonlin_iters", s.nonlin_iters},
+             {"rebuilds", s.rebuilds},
+             {"output_widenings", s.output_widenings},
+             {"energy_projections", s.projections},
+             {"energy_projections_refused", s.projections_refused}};
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
         e |= cr_h5_attr_int64(f, c[k].name, c[k].v);
+    e |= cr_h5_attr_double(f, "energy_projected", s.projected_energy);
     e |= write_kappa_clamps(st);
     char law[1024];
     if (cr_system_rigid_law(st->sys, law, sizeof law) == CR_OK)

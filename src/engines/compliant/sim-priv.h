@@ -260,13 +260,14 @@ struct cr_sim {
     /* a link or a damped contact (pair_constants): auto's BDF. Kept, not
      * scanned at every window: the scan was 29 % of a 10⁵-bead traversal */
     int stiff_pairs;
-    long projections;
-    long out_every;    /* output.every: a row at every k-th step of the window */
-    long out_max_rows; /* output.max_rows: the default rule's row cap (0: default) */
-    int out_none;      /* output.fields: none: rows at t = 0 and the end only */
-    double free_dt;    /* the default rule's free-flight interval (cr_free_flight_interval) */
-    long every_steps;  /* steps since the last every-k row */
-    int every_hit;     /* cr_sm_own_advance returned at a k-th step */
+    long projections, projections_refused;
+    double projected_energy; /* Σ |ΔE| of the projections, J */
+    long out_every;          /* output.every: a row at every k-th step of the window */
+    long out_max_rows;       /* output.max_rows: the default rule's row cap (0: default) */
+    int out_none;            /* output.fields: none: rows at t = 0 and the end only */
+    double free_dt;          /* the default rule's free-flight interval (cr_free_flight_interval) */
+    long every_steps;        /* steps since the last every-k row */
+    int every_hit;           /* cr_sm_own_advance returned at a k-th step */
     char out_where[CR_ERRMSG_LEN]; /* where the interval was given (its refusal names it) */
     cr_method method;
     cr_sim_output_fn out_fn;

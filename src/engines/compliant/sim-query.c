@@ -208,6 +208,9 @@ cr_sim_stats cr_sim_get_stats(const cr_sim *s)
     st.jac_evals = c.jac_evals;
     st.root_evals = c.root_evals + s->gevals; /* with the engine's own evaluations */
     st.nonlin_iters = c.nonlin_iters;
+    st.projections = s->projections;
+    st.projections_refused = s->projections_refused;
+    st.projected_energy = s->projected_energy;
     return st;
 }
 
