@@ -19,7 +19,8 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 KINDS = ("fit",)
-UNITS = {"velocity_after": "m/s", "contact_duration": "s", "e_cm": "1", "opening_span": "s", "peak_force": "N"}
+UNITS = {"velocity_after": "m/s", "contact_duration": "s", "e_cm": "1", "opening_span": "s", "peak_force": "N",
+         "swing_extreme": "m"}
 
 
 def _kinds_present(names):
