@@ -20,7 +20,9 @@
  *   - without the switch a pendulum run locates no swing extremes, and with it
  *     the other events of a 3-ball cradle are the same (kinds, contacts,
  *     times to 1e-9 s); no extreme is reported while its ball touches a
- *     neighbour (a collision stops the striker: ṡ passes 0 there).
+ *     neighbour (a collision stops the striker: ṡ passes 0 there);
+ *   - the model file: `output.swing_extremes: true` sets it, anything but
+ *     true or false is refused in one line naming file, line and key.
  * Under the automatic method (ERK) and BDF. Run time: about 0.3 s (debug).
  */
 #include <math.h>
@@ -196,8 +198,35 @@ static void cradle(int bdf)
     free(c[1]);
 }
 
+static void model_file(void)
+{
+    tu_case("model file");
+    int f0 = tu_failed;
+    const char *base = "name: s\nballs:\n  - {mass: 0.1, radius: 0.01, x: 0.001, pivot: 0.0}\n"
+                       "fields: {pendulum: {length: 1.0, g: 9.81}}\n"
+                       "integration: {t_end: 1.0}\noutput: {swing_extremes: %s}\n";
+    const char *values[] = {"true", "false", "yes"};
+    for (int k = 0; k < 3; k++) {
+        char text[512], msg[256] = "";
+        snprintf(text, sizeof text, base, values[k]);
+        cr_model *m = NULL;
+        int rc = cr_modelfile_parse(text, strlen(text), "s.yaml", &m, msg, sizeof msg);
+        if (k < 2)
+            CHECK(rc == CR_OK && cr_model_settings(m)->swing_extremes == (k == 0),
+                  "swing_extremes: %s read (%s)", values[k], msg);
+        else
+            CHECK(rc == CR_ERR_MODEL &&
+                      strcmp(msg, "s.yaml:6: output.swing_extremes: must be true or false") == 0,
+                  "swing_extremes: yes refused in one line (got %d, '%s')", rc, msg);
+        cr_model_destroy(m);
+    }
+    tu_case(NULL);
+    tu_summary(f0, "model file: output.swing_extremes true/false read, other values refused");
+}
+
 int main(void)
 {
+    model_file();
     decrement(0);
     decrement(1);
     nonlinear_bound();
