@@ -6,8 +6,10 @@
  *     and the energy balance T + dissipated = T₀;
  *   - a pendulum released at θ₀ = 1e-3 rad under linear drag with πγ/ω_d ≈ 0.05:
  *     the logarithmic decrement of successive swing extremes against the damped
- *     linear oscillator's πγ/ω_d (γ = b/2m, ω_d = √(g/L − γ²)); the sin θ
- *     nonlinearity shifts it by about θ₀²/16 ≈ 6e-8 relative;
+ *     linear oscillator's πγ/ω_d (γ = b/2m, ω_d = √(g/L − γ²)), extremes read
+ *     from sampled rows; the sin θ nonlinearity shifts it by 11θ₀²/96 ≈ 1.15e-7
+ *     relative (not θ₀²/16, the period's share: tests/test-swing.c derives and
+ *     checks it, on located swing-extreme events);
  *   - two equal balls under equal linear drag through a collision: total
  *     momentum P₀ e^(−bt/m) (the contact's forces cancel);
  *   - the monitor: drag's work in an episode is dissipation (field_work 0,

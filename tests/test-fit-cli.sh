@@ -115,7 +115,7 @@ refuse() { # MESSAGE DATA ARGS...
     fi
 }
 printf 'observable,time,index,value,sigma\nvelocity,2e-4,0,0.05,0.01\n' > b1.csv
-refuse "cradle: b1.csv:2:1: observable: unknown 'velocity' (velocity_after, contact_duration, e_cm, opening_span, peak_force)" b1.csv --vary contact.C
+refuse "cradle: b1.csv:2:1: observable: unknown 'velocity' (velocity_after, contact_duration, e_cm, opening_span, peak_force, swing_extreme)" b1.csv --vary contact.C
 printf 'observable,time,index,value,sigma\nvelocity_after,2e-4,7,0.05,0.01\n' > b2.csv
 refuse "cradle: b2.csv:2:3: index: the model has 3 bodies (0 to 2)" b2.csv --vary contact.C
 printf 'observable,time,index,value,sigma\ncontact_duration,2e-4,2,6e-5,1e-6\n' > b3.csv

@@ -22,13 +22,17 @@ typedef enum {
     /** a damped contact's force peaks: ḟ crosses 0 downwards while f > 0 (without a
      * damper the peak is the maximum compression; where the force only falls
      * after closing, the closing) */
-    CR_EVENT_MAX_FORCE = 6
+    CR_EVENT_MAX_FORCE = 6,
+    /** a pendulum ball's turning point: its arc velocity ṡ crosses 0 while it
+     * touches nothing (`output.swing_extremes`); `contact` holds the ball,
+     * `overlap` its arc s (m), `rate` ṡ (0), `force` and `impulse` 0 */
+    CR_EVENT_SWING_EXTREME = 7
 } cr_event_kind;
 
 /** One located event. */
 typedef struct {
     double t;           /**< time, s */
-    size_t contact;     /**< contact number */
+    size_t contact;     /**< contact number (the ball of a swing extreme) */
     cr_event_kind kind; /**< what happened */
     double overlap;     /**< δ at the event, m */
     double rate;        /**< δ̇ at the event, m/s */

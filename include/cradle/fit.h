@@ -42,10 +42,15 @@ typedef enum {
     /** the located force maximum of a contact in the episode of that contact nearest the
      * time (cr_system_locates_force_peaks: the compliant engines), N; index: the contact */
     CR_FIT_PEAK_FORCE,
+    /** a pendulum ball's turning point nearest the time: its arc s from the bottom
+     * (s = L θ), m, at a located swing-extreme event (root of ṡ = 0; the fit turns
+     * on `output.swing_extremes`); index: the body */
+    CR_FIT_SWING_EXTREME,
     CR_FIT_OBSERVABLE_COUNT
 } cr_fit_observable;
 
-/** "velocity_after", "contact_duration", "e_cm", "opening_span", "peak_force"; NULL
+/** "velocity_after", "contact_duration", "e_cm", "opening_span", "peak_force",
+ * "swing_extreme"; NULL
  * otherwise. */
 CR_EXPORT const char *cr_fit_observable_name(int kind);
 

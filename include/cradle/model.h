@@ -184,6 +184,11 @@ typedef struct {
      * into its local tolerances (rtol and atol) by the rule of docs/design.md,
      * "Global accuracy"; 0 (default): rtol and atol as given, per step */
     double accuracy;
+    /** 1: the chain engine locates each pendulum ball's swing extremes (ṡ = 0
+     * while the ball touches nothing) as `swing-extreme` events
+     * (`output.swing_extremes: true`); 0 (default): none, so the event lists
+     * of pendulum runs stay as they were */
+    int swing_extremes;
 } cr_settings;
 
 typedef struct cr_model cr_model;

@@ -1,7 +1,7 @@
 """The figure of a fit file (cradle.fitfile): data against the fitted model.
 
 One panel per observable of the data file (velocity_after, contact_duration,
-e_cm, opening_span, peak_force), the rows in file order: each measurement with its ±σ bar
+e_cm, opening_span, peak_force, swing_extreme), the rows in file order: each measurement with its ±σ bar
 and the model's value at the result beside it; under it, the residuals
 (model − value)/σ with the ±1 and ±2 bands. With a prediction (`--predict`)
 a last row of panels shows the predicted values with their propagated ±σ.
@@ -19,7 +19,8 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 KINDS = ("fit",)
-UNITS = {"velocity_after": "m/s", "contact_duration": "s", "e_cm": "1", "opening_span": "s", "peak_force": "N"}
+UNITS = {"velocity_after": "m/s", "contact_duration": "s", "e_cm": "1", "opening_span": "s", "peak_force": "N",
+         "swing_extreme": "m"}
 
 
 def _kinds_present(names):

@@ -73,7 +73,8 @@ class Settings(C.Structure):
 OutputListener = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 
 EVENT_KINDS = {"close": 0, "open": 1, "max-compression": 2, "min-compression": 3,
-               "force-release": 4, "force-reengage": 5, "max-force": 6}
+               "force-release": 4, "force-reengage": 5, "max-force": 6,
+               "swing-extreme": 7}
 
 # name: (restype, argtypes)
 _API = {

@@ -11,7 +11,7 @@
 #include "fit/fit-priv.h"
 
 static const char *const observable_names[CR_FIT_OBSERVABLE_COUNT] = {
-    "velocity_after", "contact_duration", "e_cm", "opening_span", "peak_force"};
+    "velocity_after", "contact_duration", "e_cm", "opening_span", "peak_force", "swing_extreme"};
 
 const char *cr_fit_observable_name(int kind)
 {
@@ -21,7 +21,8 @@ const char *cr_fit_observable_name(int kind)
 /* The observables that name a body or contact in the index column. */
 static int takes_index(cr_fit_observable k)
 {
-    return k == CR_FIT_VELOCITY_AFTER || k == CR_FIT_CONTACT_DURATION || k == CR_FIT_PEAK_FORCE;
+    return k == CR_FIT_VELOCITY_AFTER || k == CR_FIT_CONTACT_DURATION || k == CR_FIT_PEAK_FORCE ||
+           k == CR_FIT_SWING_EXTREME;
 }
 
 enum { COL_OBSERVABLE, COL_TIME, COL_INDEX, COL_VALUE, COL_SIGMA, COL_COUNT };
@@ -127,7 +128,7 @@ static int read_kind(csv_ctx *c, const char *s, cr_fit_observation *o)
     echo(e, sizeof e, s);
     return fail(c, c->col[COL_OBSERVABLE],
                 "observable: unknown '%s' (velocity_after, contact_duration, e_cm, "
-                "opening_span, peak_force)%s",
+                "opening_span, peak_force, swing_extreme)%s",
                 e, "");
 }
 
@@ -153,9 +154,10 @@ static int read_time_index(csv_ctx *c, char **field, cr_fit_observation *o)
     char *end;
     long v = strtol(is, &end, 10);
     if (!*is || *end || v < 0 || v > 100000000)
-        return fail(c, c->col[COL_INDEX], "index: %s needs a %s number >= 0",
-                    observable_names[o->kind],
-                    o->kind == CR_FIT_VELOCITY_AFTER ? "body" : "contact");
+        return fail(
+            c, c->col[COL_INDEX], "index: %s needs a %s number >= 0", observable_names[o->kind],
+            o->kind == CR_FIT_VELOCITY_AFTER || o->kind == CR_FIT_SWING_EXTREME ? "body"
+                                                                                : "contact");
     o->index = v;
     return CR_OK;
 }

@@ -142,6 +142,13 @@ int fit_evaluate(const cr_fit *fit, const char *text, size_t len, const char *na
     cr_model *model = model_at(fit, text, len, name, p, why, whylen);
     if (!model)
         return CR_ERR_MODEL;
+    for (size_t i = 0; i < n; i++)
+        if (obs[i].kind == CR_FIT_SWING_EXTREME) { /* located only when asked: the rows ask */
+            cr_settings set = *cr_model_settings(model);
+            set.swing_extremes = 1;
+            cr_model_set_settings(model, &set);
+            break;
+        }
     cr_system *sys = cr_system_create(model, why, whylen);
     cr_monitor *mon = sys ? cr_monitor_create(sys) : NULL;
     int rc = mon ? CR_OK : sys ? CR_ERR_NOMEM : CR_ERR_MODEL;

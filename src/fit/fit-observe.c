@@ -280,14 +280,46 @@ static int opening_span(const cr_system *sys, const cr_monitor *mon, const cr_fi
     return CR_OK;
 }
 
+/* The located turning point of ball o->index nearest the time, within half
+ * the spacing of that ball's extremes (as collisions are paired): its arc s
+ * (the event's overlap column). Turning points are events only under
+ * output.swing_extremes, which the fit sets (fit_evaluate). */
+static int swing_extreme(const cr_system *sys, const cr_fit_observation *o, double *value,
+                         char *why, size_t whylen)
+{
+    const cr_event *ev = cr_system_events(sys);
+    size_t ne = cr_system_event_count(sys), m = 0;
+    double prev = NAN, w = cr_system_get_time(sys), best = INFINITY;
+    for (size_t i = 0; ev && i < ne; i++) {
+        if (ev[i].kind != CR_EVENT_SWING_EXTREME || ev[i].contact != (size_t)o->index)
+            continue;
+        if (m++ > 0)
+            w = fmin(w, 0.5 * (ev[i].t - prev));
+        prev = ev[i].t;
+        if (fabs(ev[i].t - o->time) < best) {
+            best = fabs(ev[i].t - o->time);
+            *value = ev[i].overlap;
+        }
+    }
+    if (m == 0 || !(best <= w)) {
+        *value = NAN;
+        cr_set_msg(why, whylen,
+                   "body %ld: no swing extreme within the pairing window of t = %g s (%zu in "
+                   "the run; only pendulum balls of chains have them)",
+                   o->index, o->time, m);
+        return CR_ERR_MODEL;
+    }
+    return CR_OK;
+}
+
 int cr_fit_observe(const cr_system *sys, const cr_monitor *mon, const cr_fit_observation *obs,
                    double *value, char *why, size_t whylen)
 {
     if (!sys || !mon || !obs || !value)
         return CR_ERR_INVALID;
     *value = NAN;
-    if (obs->kind == CR_FIT_VELOCITY_AFTER && obs->index >= 0 &&
-        (size_t)obs->index >= cr_system_body_count(sys)) {
+    if ((obs->kind == CR_FIT_VELOCITY_AFTER || obs->kind == CR_FIT_SWING_EXTREME) &&
+        obs->index >= 0 && (size_t)obs->index >= cr_system_body_count(sys)) {
         cr_set_msg(why, whylen, "the model has %zu bodies (0 to %zu)", cr_system_body_count(sys),
                    cr_system_body_count(sys) - 1);
         return CR_ERR_MODEL;
@@ -303,6 +335,8 @@ int cr_fit_observe(const cr_system *sys, const cr_monitor *mon, const cr_fit_obs
         return opening_span(sys, mon, obs, value, why, whylen);
     case CR_FIT_PEAK_FORCE:
         return peak_force(sys, mon, obs, value, why, whylen);
+    case CR_FIT_SWING_EXTREME:
+        return swing_extreme(sys, obs, value, why, whylen);
     default:
         return CR_ERR_INVALID;
     }

@@ -163,7 +163,8 @@ static int parse_bodies(cr_yaml_ctx *ps, struct fy_node *n, size_t nb, cr_settin
 /* `output: none` or a mapping {interval, every, fields, bodies}. */
 int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, cr_model *model, cr_settings *s)
 {
-    static const char *const keys[] = {"interval", "every", "max_rows", "fields", "bodies", NULL};
+    static const char *const keys[] = {"interval", "every",          "max_rows", "fields",
+                                       "bodies",   "swing_extremes", NULL};
     const char *w = cr_yaml_text(out);
     if (w && strcmp(w, "none") == 0) {
         s->output_omit = CR_OUT_ALL;
@@ -193,6 +194,14 @@ int cr_modelfile_output(cr_yaml_ctx *ps, struct fy_node *out, cr_model *model, c
     if (every > 0 && s->output_interval > 0.0)
         return cr_yaml_fail(ps, cr_yaml_line(cr_yaml_child(out, "every")), "output.every",
                             "give either an interval or every k-th step, not both");
+    struct fy_node *sw = cr_yaml_child(out, "swing_extremes");
+    if (sw) {
+        const char *v = cr_yaml_text(sw);
+        if (!v || (strcmp(v, "true") != 0 && strcmp(v, "false") != 0))
+            return cr_yaml_fail(ps, cr_yaml_line(sw), "output.swing_extremes",
+                                "must be true or false");
+        s->swing_extremes = strcmp(v, "true") == 0;
+    }
     struct fy_node *f = cr_yaml_child(out, "fields"), *b = cr_yaml_child(out, "bodies");
     if (f && parse_fields(ps, f, cr_model_dimension(model), s) != CR_OK)
         return ps->rc;

@@ -517,6 +517,7 @@ static void step_phase(member *c, const cr_event *ev)
         c->phase = ev->rate > 0.0 ? PHASE_COMP : PHASE_EXP;
         break;
     case CR_EVENT_MAX_FORCE:
+    case CR_EVENT_SWING_EXTREME:
         break;
     }
     take_peak(c, ev);
@@ -947,6 +948,8 @@ static int on_output(const cr_system *sys, void *user)
 
 static int take_event(cr_monitor *m, size_t k, const cr_event *ev)
 {
+    if (ev->kind == CR_EVENT_SWING_EXTREME) /* a ball's, in free flight: no episode */
+        return CR_OK;
     if (ev->contact >= m->ccap || !m->mem_ep[ev->contact]) {
         if (ev->kind != CR_EVENT_CLOSE)
             return CR_OK;

@@ -902,18 +902,22 @@ static int write_model(cr_store *st, const cr_model *model, const char *text)
 
 _Static_assert(CR_EVENT_CLOSE == 0, "event kinds number the enum from 0");
 
-static hid_t event_kind_type(void)
+/* The kinds' enum; `swing-extreme` only in runs that locate them
+ * (output.swing_extremes), so the files of every other run stay as they were. */
+static hid_t event_kind_type(const cr_model *model)
 {
-    const char *names[CR_EVENT_MAX_FORCE + 1];
-    for (int k = 0; k <= CR_EVENT_MAX_FORCE; k++)
+    const char *names[CR_EVENT_SWING_EXTREME + 1];
+    int n = cr_model_settings(model)->swing_extremes ? CR_EVENT_SWING_EXTREME + 1
+                                                     : CR_EVENT_MAX_FORCE + 1;
+    for (int k = 0; k < n; k++)
         names[k] = cr_event_kind_name((cr_event_kind)k);
-    return cr_h5_enum(names, CR_EVENT_MAX_FORCE + 1);
+    return cr_h5_enum(names, n);
 }
 
 /* /events: an extendible table, appended at every flush so a kill keeps them. */
 static int open_events(cr_store *st)
 {
-    hid_t kind = event_kind_type();
+    hid_t kind = event_kind_type(st->model);
     if (kind < 0)
         return -1;
     const cr_h5_column f[] = {

@@ -11,7 +11,7 @@ const char *cr_event_kind_name(cr_event_kind kind)
 {
     static const char *const names[] = {"close",           "open",          "max-compression",
                                         "min-compression", "force-release", "force-reengage",
-                                        "max-force"};
+                                        "max-force",       "swing-extreme"};
     return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
 }
 

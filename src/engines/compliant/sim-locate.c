@@ -52,7 +52,7 @@ void cr_sm_roots_afresh(cr_sim *s)
     s->dky_q = -1;
     s->ncand = 0;
     clear_redo(s);
-    if (s->n_contact_roots)
+    if (s->nrf)
         roots_at(s, N_VGetArrayPointer(s->y), s->glo);
 }
 
@@ -134,7 +134,9 @@ static void cand_values_at(cr_sim *s, double tau, double *out)
     size_t kprev = CR_SM_NONE;
     for (size_t c = 0; c < s->ncand; c++) {
         size_t q = s->cand[c], k = s->rblock[q];
-        if (k != kprev) {
+        if (k >= s->n_contact_roots) { /* a swing block: ṡ */
+            gk[0] = cr_root_nonzero(taylor_vel(s, s->root_contact[k], dt));
+        } else if (k != kprev) {
             size_t p = s->root_contact[k];
             cr_sm_block_values(s, k, taylor_at(s, s->yovl[p], dt), taylor_vel(s, p, dt),
                                taylor_vel(s, p + 1, dt), read_taylor, &dt, gk);
@@ -405,7 +407,7 @@ int cr_sm_own_advance(cr_sim *s, double target, double *tret)
         s->dky_q = -1;
         s->stepped = s->y_at_tn = 1;
         s->at_tstop = flag == CV_TSTOP_RETURN;
-        if (s->n_contact_roots) {
+        if (s->nrf) {
             roots_at(s, N_VGetArrayPointer(s->y), s->ghi);
             sign_changes(s);
         }

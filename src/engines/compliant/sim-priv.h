@@ -298,6 +298,11 @@ struct cr_sim {
     size_t *roff;
     size_t *root_contact; /* pair of each block of roots: window contacts with a contact */
     size_t n_contact_roots;
+    /* Swing extremes (output.swing_extremes): after the contact blocks, one
+     * block of one function, ṡ, per window pendulum ball; root_contact holds
+     * its ball. n_root_blocks counts both kinds. */
+    int swing_on;
+    size_t n_root_blocks;
     double *mu; /* reduced mass of each pair (a wall is immovable) */
     /* Adams under a field restarts at every closing. Its history then spans
      * the integrated free flight before the contact, and the Hertz force's
@@ -511,6 +516,7 @@ int cr_sm_quad_rhs(sunrealtype t, N_Vector yv, N_Vector qdot, void *user);
 
 /* ---- sim-roots.c: root functions, quiet and waking contacts, events at a root */
 int cr_sm_release_root(const cr_sim *s, size_t c);
+int cr_sm_swing_ball(const cr_sim *s, size_t i);
 int cr_sm_peak_root(const cr_sim *s, size_t c);
 size_t cr_sm_block_size(const cr_sim *s, size_t c);
 double cr_sm_wake_margin(const cr_sim *s, size_t c, double d, double g);

@@ -168,10 +168,33 @@ void cr_sm_block_values(const cr_sim *s, size_t k, double d, double va, double v
     gk[next] = cr_root_nonzero(g4[CR_SM_R_WAKE]);
 }
 
-/* The root functions of root contact k at the window state y into gk. */
+/* Ball i has a swing-extreme root: a pendulum ball, free to move, in a run
+ * that asks for them. */
+int cr_sm_swing_ball(const cr_sim *s, size_t i)
+{
+    return s->swing_on && !s->fixed[i] && s->plength[i] > 0.0;
+}
+
+/* Ball i's swing function at the window state y: ṡ (scaled); where ṡ is 0
+ * exactly (a release from rest) the sign ṡ takes next, that of s̈: a start
+ * from rest is the given state, not a crossing to locate. */
+static double swing_function(const cr_sim *s, size_t i, const double *y)
+{
+    double v = y[s->ybody[i] + 1];
+    if (v == 0.0)
+        v = body_accel(s, i, read_vector, y);
+    return cr_root_nonzero(v);
+}
+
+/* The root functions of root block k at the window state y into gk: a
+ * contact's, or a swing block's ṡ (scaled). */
 void cr_sm_contact_block(const cr_sim *s, const double *y, size_t k, double *gk)
 {
     size_t c = s->root_contact[k];
+    if (k >= s->n_contact_roots) {
+        gk[0] = swing_function(s, c, y);
+        return;
+    }
     cr_sm_block_values(s, k, y[s->yovl[c]], cr_sm_wvel(s, y, c), cr_sm_wvel(s, y, c + 1),
                        read_vector, y, gk);
 }
@@ -186,7 +209,7 @@ void cr_sm_roots_pass(cr_sim *s, const double *y, double *g)
             s->pforce[s->wcon[j]] = pair_force_now(s, s->wcon[j], read_vector, y);
         s->pforce_on = 1;
     }
-    for (size_t k = 0; k < s->n_contact_roots; k++)
+    for (size_t k = 0; k < s->n_root_blocks; k++)
         cr_sm_contact_block(s, y, k, g + s->roff[k]);
     s->pforce_on = 0;
 }
@@ -341,6 +364,36 @@ static int peak_event(cr_sim *s, size_t c)
     return cr_sm_push_event(s, c, CR_EVENT_MAX_FORCE);
 }
 
+/* Ball i's ṡ crossed 0: a turning point, unless the ball touches a
+ * neighbour (or a wall) then: inside a collision ṡ passes 0 because of the
+ * contact force, which is no swing extreme. */
+static int swing_event(cr_sim *s, size_t i)
+{
+    if ((i > 0 && s->contact_on[i - 1] && cr_sm_ovl_now(s, i - 1) > CR_SM_ETA) ||
+        (i < s->nc && s->contact_on[i] && cr_sm_ovl_now(s, i) > CR_SM_ETA))
+        return CR_OK;
+    if (cr_event_room(&s->events, s->nev, &s->evcap) != 0)
+        return CR_ERR_NOMEM;
+    cr_event *e = &s->events[s->nev++];
+    *e = (cr_event){.t = s->t,
+                    .contact = i,
+                    .kind = CR_EVENT_SWING_EXTREME,
+                    .overlap = s->x0[i] + s->L * cr_sm_dis_now(s, i) - s->pivot[i],
+                    .rate = cr_sm_body_velocity(s, i)};
+    s->stats.events++;
+    return CR_OK;
+}
+
+/* The swing blocks' crossings (after the contacts'). */
+static int swing_roots(cr_sim *s)
+{
+    int rc = CR_OK;
+    for (size_t k = s->n_contact_roots; k < s->n_root_blocks && rc == CR_OK; k++)
+        if (s->rootsfound[s->roff[k]])
+            rc = swing_event(s, s->root_contact[k]);
+    return rc;
+}
+
 int cr_sm_handle_roots(cr_sim *s, int *restart)
 {
     /* the engine's own search (cr_sm_own_advance) left them in rootsfound */
@@ -372,5 +425,5 @@ int cr_sm_handle_roots(cr_sim *s, int *restart)
         if (r[CR_SM_R_WAKE] && rc == CR_OK)
             rc = wake_crossing(s, c, r[CR_SM_R_WAKE], restart);
     }
-    return rc;
+    return rc == CR_OK ? swing_roots(s) : rc;
 }

@@ -97,7 +97,7 @@ static void window_dissolve(cr_sim *s)
         s->Wbank += q[s->nq];
     }
     cr_sm_window_free(s);
-    s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = 0;
+    s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = s->n_root_blocks = s->nrf = 0;
 }
 
 /* ---- integration method --------------------------------------------------- */
@@ -203,7 +203,16 @@ static void window_layout(cr_sim *s, size_t n)
             }
         }
     }
+    s->n_contact_roots = nr;
+    for (size_t m = 0; m < n; m++) /* the swing extremes' blocks, after the contacts' */
+        for (size_t i = s->ilo[m]; i <= s->ihi[m]; i++)
+            if (cr_sm_swing_ball(s, i)) {
+                s->roff[nr] = nroot;
+                s->rblock[nroot++] = nr;
+                s->root_contact[nr++] = i;
+            }
     s->roff[nr] = nroot;
+    s->n_root_blocks = nr;
     s->ny = k;
     s->nq = q;
     s->nwc = nw;
@@ -211,7 +220,6 @@ static void window_layout(cr_sim *s, size_t n)
     s->stats.windows += n > 0;
     if ((long)nbw > s->stats.max_window)
         s->stats.max_window = (long)nbw;
-    s->n_contact_roots = nr;
     s->nrf = nroot;
     s->npeak = npeak;
 }
@@ -278,7 +286,7 @@ static int window_stepper(cr_sim *s, cr_method method)
         flag = attach_solver(s, method);
     if (flag == CV_MEM_FAIL)
         return CR_ERR_NOMEM;
-    if (flag == CV_SUCCESS && s->n_contact_roots > 0 && !s->own_roots) {
+    if (flag == CV_SUCCESS && s->nrf > 0 && !s->own_roots) {
         s->nroots = (int)s->nrf;
         flag = CVodeRootInit(s->stepper, s->nroots, cr_sm_roots);
     }
@@ -309,7 +317,7 @@ static int window_build(cr_sim *s, size_t n)
     for (size_t j = 0; j < s->nwc; j++)
         s->yovl[s->wcon[j]] = s->yquad[s->wcon[j]] = CR_SM_NONE;
     cr_sm_window_free(s);
-    s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = 0;
+    s->nint = s->nwc = s->nwb = s->ny = s->nq = s->n_contact_roots = s->n_root_blocks = s->nrf = 0;
     return rc;
 }
 

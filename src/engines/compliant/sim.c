@@ -182,10 +182,10 @@ static int alloc_model(cr_sim *s, size_t nb, size_t nc)
 
 /* Arrays of the root functions, CR_SM_R_PER_CONTACT at most per pair, and of
  * the event location. */
-static int alloc_roots(cr_sim *s, size_t nc)
+static int alloc_roots(cr_sim *s, size_t nb, size_t nc)
 {
-    size_t nf = CR_SM_R_PER_CONTACT * nc;
-    s->root_contact = malloc(nc * sizeof(size_t));
+    size_t nf = CR_SM_R_PER_CONTACT * nc + nb; /* nb: the swing extremes' */
+    s->root_contact = malloc((nc + nb) * sizeof(size_t));
     s->wake_level = malloc(nc * sizeof(double));
     s->quiet = calloc(nc, sizeof(int));
     s->frozen = calloc(3 * nc, sizeof(double));
@@ -201,7 +201,7 @@ static int alloc_roots(cr_sim *s, size_t nc)
     s->guide = malloc(nf);
     s->redo = malloc(nc * sizeof(size_t));
     s->redo_mark = calloc(nc, 1);
-    s->roff = malloc((nc + 1) * sizeof(size_t));
+    s->roff = malloc((nc + nb + 1) * sizeof(size_t));
     s->pforce = calloc(nc ? nc : 1, sizeof(double));
     return s->root_contact && s->wake_level && s->quiet && s->frozen && s->rootsfound &&
                    s->rblock && s->rootk && s->glo && s->ghi && s->clo && s->chi && s->cmid &&
@@ -366,7 +366,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->nb = cr_model_ball_count(model);
     s->nc = cr_model_contact_count(model);
     size_t nb = s->nb, nc = s->nc ? s->nc : 1;
-    if (alloc_model(s, nb, nc) || alloc_roots(s, nc) || alloc_window(s, nb, nc))
+    if (alloc_model(s, nb, nc) || alloc_roots(s, nb, nc) || alloc_window(s, nb, nc))
         goto nomem;
     copy_model(s, model);
     choose_scales(s);
@@ -382,6 +382,7 @@ cr_sim *cr_sim_create(const cr_model *model, char *msg, size_t msglen)
     s->out_every = set->output_every;
     s->out_max_rows = set->output_max_rows;
     s->out_none = set->output_omit == CR_OUT_ALL;
+    s->swing_on = set->swing_extremes;
     apply_accuracy(s, model);
     s->free_dt = cr_free_flight_interval(model, s->V);
     if (s->out_every > 0) /* k-th steps are counted by the engine's own search */
