@@ -62,9 +62,21 @@ EOS
     || bad "--rigid on dumbbell-wall.yaml: status $st, $(cat err.txt)"
 
 "$CRADLE" compare "$DW" > cmp.txt 2> err.txt; st=$?
-[ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "rigid bodies that rotate" err.txt \
-    && ok "compare dumbbell-wall.yaml: refused in one line, exit 3 (no point-mass verdicts)" \
-    || bad "compare dumbbell-wall.yaml: status $st, $(cat err.txt)"
+# the body-level configuration: (v_x, v_y, ω) of the one body, one contact
+[ $st -eq 0 ] && grep -q "^episode 0: .*, 3 dofs, 1 contacts," cmp.txt \
+    && ok "compare dumbbell-wall.yaml: the episode on 3 dofs (v, omega), 1 contact" \
+    || bad "compare dumbbell-wall.yaml: status $st, $(head -1 cmp.txt) $(cat err.txt)"
+
+"$CRADLE" compare dw.h5 > cmp.txt 2> err.txt; st=$?
+[ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "compare the model itself" err.txt \
+    && ok "compare dw.h5 (a run of rigid bodies): refused in one line, exit 3" \
+    || bad "compare dw.h5: status $st, $(cat err.txt)"
+
+"$CRADLE" compare "$DW" --rigid newton -o cmpr.h5 > cmp.txt 2> err.txt; st=$?
+[ $st -eq 3 ] && [ ! -e cmpr.h5 ] && [ "$(wc -l < err.txt)" -eq 1 ] \
+    && grep -q "rigid runs of bodies that rotate" err.txt \
+    && ok "compare dumbbell-wall.yaml --rigid newton: refused in one line, exit 3, no file" \
+    || bad "compare dumbbell-wall.yaml --rigid newton: status $st, $(cat err.txt)"
 
 check_bad() { # name, expected text, file body
     printf '%s' "$3" > "$1.yaml"

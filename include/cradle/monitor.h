@@ -129,6 +129,13 @@ typedef struct {
     const cr_contact_record *records; /**< info.contact_count */
     const double *normals;            /**< at joining, contact_count × dim */
     const double *vector_impulses;    /**< ∫ f n dt, contact_count × dim */
+    /** Models with rigid bodies (cr_system_rotating_body): the body-level
+     * impact configuration of cr_monitor_impact, which the comparator takes
+     * instead of the per-body arrays above; dofs = 0 and NULLs otherwise. */
+    size_t dofs;
+    const double *dof_mass;               /**< M's diagonal (m, m, J per rigid body) */
+    const double *dof_before, *dof_after; /**< u⁻ and u⁺ on those dofs */
+    const double *columns;                /**< W, contact_count × dofs (record r's column) */
 } cr_episode_data;
 
 /**

@@ -55,6 +55,7 @@ typedef struct {
     int carries;
     double T0, T1;
     double J, X0[2], V0[2], w0; /* the carrier: its body's J, centre, velocity, ω at joining */
+    double V1[2], w1;           /* and its velocity and ω at the end (snapshot) */
 } gbody;
 
 typedef struct episode {
@@ -77,7 +78,11 @@ typedef struct episode {
      * on carriers J, centre and (V, ω) at joining; the lever arms of the
      * body-level impact configuration (cr_monitor_impact) */
     long *rb;
-    double *rbJ, *rbX, *rbu;
+    double *rbJ, *rbX, *rbu, *rbu1;
+    /* and that configuration, kept for cr_monitor_episode_data: its dofs,
+     * M's diagonal, u⁻, u⁺ and W (contact_count × ndof) */
+    size_t ndof;
+    double *dmass, *du0, *du1, *dW;
     cr_contact_record *rec;
 } episode;
 
@@ -183,6 +188,11 @@ static void free_episode(episode *e)
     free(e->rbJ);
     free(e->rbX);
     free(e->rbu);
+    free(e->rbu1);
+    free(e->dmass);
+    free(e->du0);
+    free(e->du1);
+    free(e->dW);
     free(e->ub);
     free(e->ua);
     free(e->xb);
@@ -567,6 +577,17 @@ static int group_done(const cr_monitor *m, episode *e)
     return 1;
 }
 
+/* A carrier's energy, velocity and ω at the end. */
+static void rigid_end(const cr_monitor *m, gbody *g)
+{
+    cr_rotating_body b;
+    g->T1 = rigid_energy(m, g->rigid);
+    if (cr_system_rotating_body(m->sys, (size_t)g->rigid, &b) != CR_OK)
+        return;
+    memcpy(g->V1, b.v, sizeof g->V1);
+    g->w1 = b.omega;
+}
+
 /* The state the episode ends on. */
 static void snapshot(cr_monitor *m, episode *e)
 {
@@ -579,7 +600,7 @@ static void snapshot(cr_monitor *m, episode *e)
             g->x1[d] = m->x[(size_t)m->dim * g->body + (size_t)d];
         }
         if (g->rigid >= 0 && g->carries)
-            g->T1 = rigid_energy(m, g->rigid);
+            rigid_end(m, g);
     }
     for (size_t q = 0; q < e->nmem; q++) {
         cr_contact_view w;
@@ -593,6 +614,7 @@ static void snapshot(cr_monitor *m, episode *e)
 }
 
 static int finalize(cr_monitor *m, episode *e, int complete);
+static int keep_configuration(const cr_monitor *m, episode *e);
 
 /* The end rule holds: end now, or with links keep the state and wait for the
  * settling time (a later closing in the group cancels the wait). */
@@ -818,7 +840,8 @@ static int keep_rigid(episode *e)
     e->rbJ = calloc(nb, sizeof(double));
     e->rbX = calloc(2 * nb, sizeof(double));
     e->rbu = calloc(3 * nb, sizeof(double));
-    if (!e->rb || !e->rbJ || !e->rbX || !e->rbu)
+    e->rbu1 = calloc(3 * nb, sizeof(double));
+    if (!e->rb || !e->rbJ || !e->rbX || !e->rbu || !e->rbu1)
         return CR_ERR_NOMEM;
     for (size_t q = 0; q < e->nb; q++) {
         const gbody *g = &e->b[q];
@@ -829,6 +852,8 @@ static int keep_rigid(episode *e)
         memcpy(e->rbX + 2 * q, g->X0, 2 * sizeof(double));
         memcpy(e->rbu + 3 * q, g->V0, 2 * sizeof(double));
         e->rbu[3 * q + 2] = g->w0;
+        memcpy(e->rbu1 + 3 * q, g->V1, 2 * sizeof(double));
+        e->rbu1[3 * q + 2] = g->w1;
     }
     return CR_OK;
 }
@@ -901,7 +926,7 @@ static int finalize(cr_monitor *m, episode *e, int complete)
     if (build_records(m, e) != CR_OK)
         return nomem(m);
     release(m, e);
-    if (build_bodies(m, e) != CR_OK)
+    if (build_bodies(m, e) != CR_OK || (e->rb && keep_configuration(m, e) != CR_OK))
         return nomem(m);
     /* events after the state the episode ended on (a group held for the
      * settling time keeps ringing) are not the episode's */
@@ -1240,8 +1265,8 @@ int cr_monitor_episode_data(const cr_monitor *m, size_t k, cr_episode_data *d)
     const episode *e = done_episode(m, k);
     if (!e || !d)
         return CR_ERR_INVALID;
-    *d = (cr_episode_data){e->info, m->dim, e->bodies, e->mass, e->ub,
-                           e->ua,   e->rec, e->nrm,    e->vec};
+    *d = (cr_episode_data){e->info, m->dim, e->bodies, e->mass,  e->ub,  e->ua,  e->rec,
+                           e->nrm,  e->vec, e->ndof,   e->dmass, e->du0, e->du1, e->dW};
     return CR_OK;
 }
 
@@ -1337,19 +1362,20 @@ static size_t impact_dofs(const episode *e, size_t dim, size_t *dof)
 
 /* M's diagonal and u⁻: m per translation, J and ω at joining for a rigid body. */
 static void impact_mass_velocity(const episode *e, size_t dim, const size_t *dof, double *mass,
-                                 double *u)
+                                 double *u, int after)
 {
+    const double *ubody = after ? e->ua : e->ub, *urigid = after ? e->rbu1 : e->rbu;
     for (size_t q = 0; q < e->info.body_count; q++) {
         if (dof[q] == (size_t)-1)
             continue;
         int rigid = e->rb && e->rb[q] >= 0;
         for (size_t d = 0; d < dim; d++) {
             mass[dof[q] + d] = e->mass[q];
-            u[dof[q] + d] = rigid ? e->rbu[3 * q + d] : e->ub[q * dim + d];
+            u[dof[q] + d] = rigid ? urigid[3 * q + d] : ubody[q * dim + d];
         }
         if (rigid) {
             mass[dof[q] + 2] = e->rbJ[q];
-            u[dof[q] + 2] = e->rbu[3 * q + 2];
+            u[dof[q] + 2] = urigid[3 * q + 2];
         }
     }
 }
@@ -1399,7 +1425,7 @@ cr_impact *cr_monitor_impact(const cr_monitor *m, size_t k)
     cr_impact *imp = dof && mass && u && w && n ? cr_impact_create(n, nr) : NULL;
     if (!imp)
         goto done;
-    impact_mass_velocity(e, dim, dof, mass, u);
+    impact_mass_velocity(e, dim, dof, mass, u, 0);
     cr_impact_set_mass_diagonal(imp, mass);
     cr_impact_set_velocity(imp, u);
     for (size_t r = 0; r < nr; r++) {
@@ -1425,4 +1451,29 @@ static int rigid_cosines(const cr_monitor *m, size_t k, size_t nr, double *cosin
             cosines[i * nr + j] = cr_impact_kinetic_cosine(imp, i, j);
     cr_impact_destroy(imp);
     return CR_OK;
+}
+
+/* Keeps the body-level configuration of an episode with rigid bodies (after
+ * its records and bodies): what cr_monitor_episode_data hands the comparator. */
+static int keep_configuration(const cr_monitor *m, episode *e)
+{
+    size_t dim = (size_t)m->dim, nb = e->info.body_count, nr = e->info.contact_count;
+    size_t *dof = malloc((nb ? nb : 1) * sizeof(size_t));
+    if (!dof)
+        return CR_ERR_NOMEM;
+    size_t n = impact_dofs(e, dim, dof), nn = n ? n : 1;
+    e->dmass = malloc(nn * sizeof(double));
+    e->du0 = malloc(nn * sizeof(double));
+    e->du1 = malloc(nn * sizeof(double));
+    e->dW = malloc((nr ? nr : 1) * nn * sizeof(double));
+    int rc = e->dmass && e->du0 && e->du1 && e->dW ? CR_OK : CR_ERR_NOMEM;
+    if (rc == CR_OK) {
+        e->ndof = n;
+        impact_mass_velocity(e, dim, dof, e->dmass, e->du0, 0);
+        impact_mass_velocity(e, dim, dof, e->dmass, e->du1, 1);
+        for (size_t r = 0; r < nr; r++)
+            impact_column(e, dim, dof, n, r, e->dW + r * n);
+    }
+    free(dof);
+    return rc;
 }
