@@ -78,6 +78,18 @@ EOS
     && ok "compare dumbbell-wall.yaml --rigid newton: refused in one line, exit 3, no file" \
     || bad "compare dumbbell-wall.yaml --rigid newton: status $st, $(cat err.txt)"
 
+# --cases writes the body-level configuration; `cradle law` takes it. Reference:
+# Pandrea's bar (seed 004 fig. 3): M = diag(12, 12, 4), u- = (0, -10, 2)
+mkdir -p cases
+"$CRADLE" run -q -o pb.h5 --cases cases "$MODELS/pandrea-bar.yaml" 2> err.txt; st=$?
+"$CRADLE" law newton cases/episode-0000.yaml > law.txt 2>> err.txt; st2=$?
+[ $st -eq 0 ] && [ $st2 -eq 0 ] && grep -q "3 dofs, 2 contacts): ok" law.txt \
+    && grep -q "^  gamma-  -11 -9$" law.txt \
+    && grep -Fq "mass: [[12, 0, 0]," cases/episode-0000.yaml \
+    && grep -Fq "velocity: [0, -10, 2]" cases/episode-0000.yaml \
+    && ok "run --cases pandrea-bar.yaml: M = diag(12, 12, 4), u- = (0, -10, 2), gamma- = (-11, -9), cradle law takes it" ref \
+    || bad "run --cases pandrea-bar.yaml: status $st $st2, $(cat err.txt) $(head -3 law.txt)"
+
 check_bad() { # name, expected text, file body
     printf '%s' "$3" > "$1.yaml"
     "$CRADLE" run -q -o "$1.h5" "$1.yaml" 2> err.txt; st=$?
