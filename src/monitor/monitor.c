@@ -1380,7 +1380,7 @@ static void impact_mass_velocity(const episode *e, size_t dim, const size_t *dof
     }
 }
 
-/* Adds s (n, r × n) of listed body q to column w: r from its body's centre to
+/* Sets s (n, r × n) of listed body q in column w: r from its body's centre to
  * the disc's centre at joining (the normal passes through it, so the contact
  * point's lever arm gives the same r × n). */
 static void add_column(const episode *e, size_t dim, const size_t *dof, size_t q, double s,
@@ -1389,11 +1389,13 @@ static void add_column(const episode *e, size_t dim, const size_t *dof, size_t q
     size_t c = q < e->info.body_count ? carrier_of(e, q) : q;
     if (c >= e->info.body_count || dof[c] == (size_t)-1)
         return;
+    /* assigned, as before rigid bodies (a −0 stays −0): a record's two sides
+     * are two bodies, features of one body never touch */
     for (size_t d = 0; d < dim; d++)
-        w[dof[c] + d] += s * n[d];
+        w[dof[c] + d] = s * n[d];
     if (e->rb && e->rb[q] >= 0) {
         double rx = e->xb[q * dim] - e->rbX[2 * c], ry = e->xb[q * dim + 1] - e->rbX[2 * c + 1];
-        w[dof[c] + 2] += s * (rx * n[1] - ry * n[0]);
+        w[dof[c] + 2] = s * (rx * n[1] - ry * n[0]);
     }
 }
 
