@@ -62,9 +62,33 @@ EOS
     || bad "--rigid on dumbbell-wall.yaml: status $st, $(cat err.txt)"
 
 "$CRADLE" compare "$DW" > cmp.txt 2> err.txt; st=$?
-[ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "rigid bodies that rotate" err.txt \
-    && ok "compare dumbbell-wall.yaml: refused in one line, exit 3 (no point-mass verdicts)" \
-    || bad "compare dumbbell-wall.yaml: status $st, $(cat err.txt)"
+# the body-level configuration: (v_x, v_y, ω) of the one body, one contact
+[ $st -eq 0 ] && grep -q "^episode 0: .*, 3 dofs, 1 contacts," cmp.txt \
+    && ok "compare dumbbell-wall.yaml: the episode on 3 dofs (v, omega), 1 contact" \
+    || bad "compare dumbbell-wall.yaml: status $st, $(head -1 cmp.txt) $(cat err.txt)"
+
+"$CRADLE" compare dw.h5 > cmp.txt 2> err.txt; st=$?
+[ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q "compare the model itself" err.txt \
+    && ok "compare dw.h5 (a run of rigid bodies): refused in one line, exit 3" \
+    || bad "compare dw.h5: status $st, $(cat err.txt)"
+
+"$CRADLE" compare "$DW" --rigid newton -o cmpr.h5 > cmp.txt 2> err.txt; st=$?
+[ $st -eq 3 ] && [ ! -e cmpr.h5 ] && [ "$(wc -l < err.txt)" -eq 1 ] \
+    && grep -q "rigid runs of bodies that rotate" err.txt \
+    && ok "compare dumbbell-wall.yaml --rigid newton: refused in one line, exit 3, no file" \
+    || bad "compare dumbbell-wall.yaml --rigid newton: status $st, $(cat err.txt)"
+
+# --cases writes the body-level configuration; `cradle law` takes it. Reference:
+# Pandrea's bar (seed 004 fig. 3): M = diag(12, 12, 4), u- = (0, -10, 2)
+mkdir -p cases
+"$CRADLE" run -q -o pb.h5 --cases cases "$MODELS/pandrea-bar.yaml" 2> err.txt; st=$?
+"$CRADLE" law newton cases/episode-0000.yaml > law.txt 2>> err.txt; st2=$?
+[ $st -eq 0 ] && [ $st2 -eq 0 ] && grep -q "3 dofs, 2 contacts): ok" law.txt \
+    && grep -q "^  gamma-  -11 -9$" law.txt \
+    && grep -Fq "mass: [[12, 0, 0]," cases/episode-0000.yaml \
+    && grep -Fq "velocity: [0, -10, 2]" cases/episode-0000.yaml \
+    && ok "run --cases pandrea-bar.yaml: M = diag(12, 12, 4), u- = (0, -10, 2), gamma- = (-11, -9), cradle law takes it" ref \
+    || bad "run --cases pandrea-bar.yaml: status $st $st2, $(cat err.txt) $(head -3 law.txt)"
 
 check_bad() { # name, expected text, file body
     printf '%s' "$3" > "$1.yaml"

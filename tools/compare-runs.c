@@ -472,9 +472,9 @@ int compare_runs(const compare_runs_io *io, compare_runs_args *a)
     }
     if (st == 0 && cr_system_rotating_body_count(c.t.sys) > 0) {
         tools_error("%s: %s", name,
-                    "the laws are compared on impact configurations of point masses; with rigid "
-                    "bodies that rotate (clumps) they need inertia and lever arms (issue 25, item "
-                    "2): not supported yet");
+                    "rigid runs of bodies that rotate (clumps) are not supported yet (issue 25, "
+                    "item 3); `cradle compare MODEL` without --rigid compares their episodes with "
+                    "every law");
         st = EXIT_INPUT;
     }
     /* the variants' systems before the compliant run: a refusal writes nothing */

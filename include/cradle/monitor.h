@@ -129,6 +129,13 @@ typedef struct {
     const cr_contact_record *records; /**< info.contact_count */
     const double *normals;            /**< at joining, contact_count × dim */
     const double *vector_impulses;    /**< ∫ f n dt, contact_count × dim */
+    /** Models with rigid bodies (cr_system_rotating_body): the body-level
+     * impact configuration of cr_monitor_impact, which the comparator takes
+     * instead of the per-body arrays above; dofs = 0 and NULLs otherwise. */
+    size_t dofs;
+    const double *dof_mass;               /**< M's diagonal (m, m, J per rigid body) */
+    const double *dof_before, *dof_after; /**< u⁻ and u⁺ on those dofs */
+    const double *columns;                /**< W, contact_count × dofs (record r's column) */
 } cr_episode_data;
 
 /**
@@ -183,14 +190,18 @@ CR_EXPORT int cr_monitor_alpha_matrix(const cr_monitor *mon, size_t k, double *a
 /**
  * Kinetic angles of the impact configuration (001 eqs. 39–45): the cosines
  * wᵢᵀM⁻¹wⱼ / √(wᵢᵀM⁻¹wᵢ · wⱼᵀM⁻¹wⱼ) between the records' columns, records²
- * values into @p cosines.
+ * values into @p cosines; with rigid bodies on cr_monitor_impact's (M, W).
  */
 CR_EXPORT int cr_monitor_kinetic_cosines(const cr_monitor *mon, size_t k, double *cosines);
 
 /**
  * The impact configuration of episode k for the rigid laws: dim dofs per
  * moving body of the group, M diagonal, one column of W per record from the
- * normals at joining (−n on body_a, +n on body_b), u⁻. Caller destroys.
+ * normals at joining (−n on body_a, +n on body_b), u⁻. A rigid body
+ * (cr_system_rotating_body) takes 3 dofs (v_x, v_y, ω) on the first of its
+ * listed discs that joined, M = diag(m, m, J) in the lab frame, and its
+ * columns carry the lever arms (±n, ±r × n), r from its centre of mass to the
+ * disc's centre at joining; its other discs take no dofs. Caller destroys.
  */
 CR_EXPORT cr_impact *cr_monitor_impact(const cr_monitor *mon, size_t k);
 

@@ -11,7 +11,9 @@ double cr_cmp_gamma(const cmp_episode *e, size_t r, const double *u)
 {
     const cmp_column *k = &e->col[r];
     double g = 0.0;
-    for (int d = 0; d < e->dim; d++) {
+    for (size_t i = 0; k->w && i < e->info.dofs; i++)
+        g += k->w[i] * u[i];
+    for (int d = 0; d < e->dim && !k->w; d++) {
         if (k->dof_a >= 0)
             g += k->sign_a * k->n[d] * u[k->dof_a + d];
         if (k->dof_b >= 0)

@@ -173,6 +173,10 @@ static double reduced_mass(const cmp_episode *e, size_t r)
 {
     const cmp_column *k = &e->col[r];
     double inv = 0.0;
+    for (size_t i = 0; k->w && i < e->info.dofs; i++) /* wᵀM⁻¹w: with the lever arms */
+        inv += k->w[i] * k->w[i] / e->mass[i];
+    if (k->w)
+        return inv > 0.0 ? 1.0 / inv : NAN;
     if (k->dof_a >= 0)
         inv += 1.0 / e->mass[k->dof_a];
     if (k->dof_b >= 0)

@@ -14,6 +14,8 @@ typedef struct {
     long dof_a, dof_b; /* first dof of each body, −1 for a wall or fixed body */
     double sign_a;     /* −1 for a pair, +1 against a half-plane wall */
     const double *n;   /* unit normal at joining (dim values, in cmp_episode::normals) */
+    const double *w;   /* rigid bodies: the whole column of W (dofs values, in
+                          cmp_episode::columns), which replaces the above; else NULL */
 } cmp_column;
 
 /* What the comparator keeps of one episode. */
@@ -29,6 +31,7 @@ typedef struct {
     double *gamma_minus;     /* γ⁻ per record */
     double *e_newton, *e_poisson, *alpha; /* measured (eᴺ on the reference u⁺; NaN undefined) */
     double *normals;                      /* contacts × dim */
+    double *columns;                      /* rigid bodies: W, contacts × dofs; else NULL */
     cmp_column *col;
     cr_contact_params *laws;      /* per record, or NULL */
     double *stiffness, *exponent; /* LZB: K and n of each record's pair law, or NULL */

@@ -41,6 +41,7 @@ static void free_episode(cmp_episode *e)
     free(e->e_poisson);
     free(e->alpha);
     free(e->normals);
+    free(e->columns);
     free(e->col);
     free(e->laws);
     free(e->stiffness);
@@ -160,9 +161,33 @@ static int take_laws(cmp_episode *e, const cr_contact_params *laws, size_t m)
     return CR_OK;
 }
 
+/* The body-level configuration of an episode with rigid bodies, as the
+ * monitor keeps it (cr_episode_data::dofs): dofs, M's diagonal, u⁻, W. */
+static int take_body_configuration(cmp_episode *e, const cr_episode_data *ep)
+{
+    size_t n = ep->dofs, m = ep->info.contact_count, dim = (size_t)ep->dim;
+    int rc = alloc_episode(e, n, m, dim);
+    e->columns = rc == CR_OK ? malloc((m ? m : 1) * n * sizeof(double)) : NULL;
+    if (rc != CR_OK || !e->columns)
+        return CR_ERR_NOMEM;
+    memcpy(e->mass, ep->dof_mass, n * sizeof(double));
+    memcpy(e->u_minus, ep->dof_before, n * sizeof(double));
+    memcpy(e->columns, ep->columns, m * n * sizeof(double));
+    for (size_t r = 0; r < m; r++) {
+        memcpy(e->normals + r * dim, ep->normals + r * dim, dim * sizeof(double));
+        e->col[r] = (cmp_column){-1, -1, 1.0, e->normals + r * dim, e->columns + r * n};
+    }
+    e->info.dofs = n;
+    e->info.contacts = m;
+    e->dim = ep->dim;
+    return CR_OK;
+}
+
 /* Dofs, masses, u⁻ and the W columns from the episode's bodies and records. */
 static int take_configuration(cmp_episode *e, const cr_episode_data *ep)
 {
+    if (ep->dofs > 0)
+        return take_body_configuration(e, ep);
     size_t nb = ep->info.body_count, m = ep->info.contact_count, dim = (size_t)ep->dim, n = 0;
     long *dof = malloc((nb ? nb : 1) * sizeof(long));
     if (!dof)
@@ -182,7 +207,7 @@ static int take_configuration(cmp_episode *e, const cr_episode_data *ep)
         memcpy(e->normals + r * dim, ep->normals + r * dim, dim * sizeof(double));
         e->col[r] =
             (cmp_column){body_dof(ep, dof, (long)rec->body_a), body_dof(ep, dof, rec->body_b),
-                         rec->body_b < 0 ? 1.0 : -1.0, e->normals + r * dim};
+                         rec->body_b < 0 ? 1.0 : -1.0, e->normals + r * dim, NULL};
     }
     free(dof);
     e->info.dofs = n;
@@ -201,7 +226,9 @@ static void take_reference(cmp_episode *e, const cr_episode_data *ep, int fields
 {
     size_t n = e->info.dofs, dim = (size_t)ep->dim, nb = ep->info.body_count;
     size_t i = 0;
-    for (size_t q = 0; q < nb; q++)
+    if (ep->dofs > 0)
+        memcpy(e->u_ref, ep->dof_after, n * sizeof(double));
+    for (size_t q = 0; q < nb && ep->dofs == 0; q++)
         for (size_t d = 0; d < dim && !isinf(ep->mass[q]); d++)
             e->u_ref[i++] = ep->velocity_after[q * dim + d];
     if (!fields)
@@ -212,7 +239,10 @@ static void take_reference(cmp_episode *e, const cr_episode_data *ep, int fields
     for (size_t r = 0; r < e->info.contacts; r++) {
         const cmp_column *k = &e->col[r];
         const double *vi = ep->vector_impulses + r * dim;
-        for (size_t d = 0; d < dim; d++) {
+        /* a rigid body: the record's impulse along its column at joining */
+        for (size_t j = 0; k->w && j < n; j++)
+            contact[j] += k->w[j] * ep->records[r].impulse;
+        for (size_t d = 0; d < dim && !k->w; d++) {
             if (k->dof_a >= 0)
                 contact[k->dof_a + (long)d] += k->sign_a * vi[d];
             if (k->dof_b >= 0)
@@ -268,7 +298,9 @@ static int take_impact(cr_compare *c, cmp_episode *e)
     for (size_t r = 0; r < m; r++) {
         memset(w, 0, n * sizeof(double));
         const cmp_column *k = &e->col[r];
-        for (int d = 0; d < e->dim; d++) {
+        if (k->w)
+            memcpy(w, k->w, n * sizeof(double));
+        for (int d = 0; d < e->dim && !k->w; d++) {
             if (k->dof_a >= 0)
                 w[k->dof_a + d] = k->sign_a * k->n[d];
             if (k->dof_b >= 0)
@@ -311,6 +343,11 @@ static int check_episode(cr_compare *c, const cr_episode_data *ep)
         !ep->velocity_after ||
         (ep->info.contact_count && (!ep->records || !ep->normals || !ep->vector_impulses)))
         return fail(c, CR_ERR_INVALID, "an episode without its arrays");
+    if (ep->dofs && (!ep->dof_mass || !ep->dof_before || !ep->dof_after || !ep->columns))
+        return fail(c, CR_ERR_INVALID, "an episode without its body-level configuration");
+    for (size_t i = 0; i < ep->dofs; i++)
+        if (!(ep->dof_mass[i] > 0.0) || isinf(ep->dof_mass[i]))
+            return fail(c, CR_ERR_INVALID, "a dof of the episode has no positive finite mass");
     if (ep->info.contact_count == 0 || ep->info.reference_record >= ep->info.contact_count)
         return fail(c, CR_ERR_INVALID, "an episode without contact records or reference");
     for (size_t q = 0; q < ep->info.body_count; q++)

@@ -54,6 +54,8 @@ typedef struct {
     long rigid;
     int carries;
     double T0, T1;
+    double J, X0[2], V0[2], w0; /* the carrier: its body's J, centre, velocity, ω at joining */
+    double V1[2], w1;           /* and its velocity and ω at the end (snapshot) */
 } gbody;
 
 typedef struct episode {
@@ -72,6 +74,15 @@ typedef struct episode {
     size_t *bodies;
     double *mass, *ub, *ua, *xb, *xa, *vec, *nrm;
     double *Tb; /* models with rigid bodies: each body's kinetic energy before, after (2 nb) */
+    /* models with rigid bodies, per listed body: its rigid body (−1: none), and
+     * on carriers J, centre and (V, ω) at joining; the lever arms of the
+     * body-level impact configuration (cr_monitor_impact) */
+    long *rb;
+    double *rbJ, *rbX, *rbu, *rbu1;
+    /* and that configuration, kept for cr_monitor_episode_data: its dofs,
+     * M's diagonal, u⁻, u⁺ and W (contact_count × ndof) */
+    size_t ndof;
+    double *dmass, *du0, *du1, *dW;
     cr_contact_record *rec;
 } episode;
 
@@ -173,6 +184,15 @@ static void free_episode(episode *e)
     free(e->bodies);
     free(e->mass);
     free(e->Tb);
+    free(e->rb);
+    free(e->rbJ);
+    free(e->rbX);
+    free(e->rbu);
+    free(e->rbu1);
+    free(e->dmass);
+    free(e->du0);
+    free(e->du1);
+    free(e->dW);
     free(e->ub);
     free(e->ua);
     free(e->xb);
@@ -211,6 +231,10 @@ static int add_rigid(cr_monitor *m, episode *e, gbody *g)
     g->T0 = rigid_energy(m, g->rigid);
     if (cr_system_rotating_body(m->sys, (size_t)g->rigid, &b) != CR_OK)
         return CR_ERR_INVALID;
+    g->J = b.J;
+    g->w0 = b.omega;
+    memcpy(g->X0, b.x, sizeof g->X0);
+    memcpy(g->V0, b.v, sizeof g->V0);
     for (size_t j = b.first; j < b.first + b.count; j++)
         if (add_body(m, e, j) != CR_OK)
             return CR_ERR_NOMEM;
@@ -554,6 +578,17 @@ static int group_done(const cr_monitor *m, episode *e)
     return 1;
 }
 
+/* A carrier's energy, velocity and ω at the end. */
+static void rigid_end(const cr_monitor *m, gbody *g)
+{
+    cr_rotating_body b;
+    g->T1 = rigid_energy(m, g->rigid);
+    if (cr_system_rotating_body(m->sys, (size_t)g->rigid, &b) != CR_OK)
+        return;
+    memcpy(g->V1, b.v, sizeof g->V1);
+    g->w1 = b.omega;
+}
+
 /* The state the episode ends on. */
 static void snapshot(cr_monitor *m, episode *e)
 {
@@ -566,7 +601,7 @@ static void snapshot(cr_monitor *m, episode *e)
             g->x1[d] = m->x[(size_t)m->dim * g->body + (size_t)d];
         }
         if (g->rigid >= 0 && g->carries)
-            g->T1 = rigid_energy(m, g->rigid);
+            rigid_end(m, g);
     }
     for (size_t q = 0; q < e->nmem; q++) {
         cr_contact_view w;
@@ -580,6 +615,7 @@ static void snapshot(cr_monitor *m, episode *e)
 }
 
 static int finalize(cr_monitor *m, episode *e, int complete);
+static int keep_configuration(const cr_monitor *m, episode *e);
 
 /* The end rule holds: end now, or with links keep the state and wait for the
  * settling time (a later closing in the group cancels the wait). */
@@ -796,6 +832,33 @@ static double dot_u(const double *u, int dim)
     return s;
 }
 
+/* Each listed body's rigid body, and the carriers' J, centre and (V, ω) at
+ * joining (e->b sorted). */
+static int keep_rigid(episode *e)
+{
+    size_t nb = e->nb ? e->nb : 1;
+    e->rb = malloc(nb * sizeof(long));
+    e->rbJ = calloc(nb, sizeof(double));
+    e->rbX = calloc(2 * nb, sizeof(double));
+    e->rbu = calloc(3 * nb, sizeof(double));
+    e->rbu1 = calloc(3 * nb, sizeof(double));
+    if (!e->rb || !e->rbJ || !e->rbX || !e->rbu || !e->rbu1)
+        return CR_ERR_NOMEM;
+    for (size_t q = 0; q < e->nb; q++) {
+        const gbody *g = &e->b[q];
+        e->rb[q] = g->fixed ? -1 : g->rigid;
+        if (g->rigid < 0 || !g->carries)
+            continue;
+        e->rbJ[q] = g->J;
+        memcpy(e->rbX + 2 * q, g->X0, 2 * sizeof(double));
+        memcpy(e->rbu + 3 * q, g->V0, 2 * sizeof(double));
+        e->rbu[3 * q + 2] = g->w0;
+        memcpy(e->rbu1 + 3 * q, g->V1, 2 * sizeof(double));
+        e->rbu1[3 * q + 2] = g->w1;
+    }
+    return CR_OK;
+}
+
 /* Bodies (sorted), masses, u⁻ and u⁺; T⁻ and T⁺ of the moving ones. */
 static int build_bodies(cr_monitor *m, episode *e)
 {
@@ -842,7 +905,7 @@ static int build_bodies(cr_monitor *m, episode *e)
     e->info.body_count = nb;
     e->info.T_minus = T0;
     e->info.T_plus = T1;
-    return CR_OK;
+    return m->rigid ? keep_rigid(e) : CR_OK;
 }
 
 /* Frees the group's bodies and contacts for later episodes. */
@@ -864,7 +927,7 @@ static int finalize(cr_monitor *m, episode *e, int complete)
     if (build_records(m, e) != CR_OK)
         return nomem(m);
     release(m, e);
-    if (build_bodies(m, e) != CR_OK)
+    if (build_bodies(m, e) != CR_OK || (e->rb && keep_configuration(m, e) != CR_OK))
         return nomem(m);
     /* events after the state the episode ended on (a group held for the
      * settling time keeps ringing) are not the episode's */
@@ -1205,8 +1268,8 @@ int cr_monitor_episode_data(const cr_monitor *m, size_t k, cr_episode_data *d)
     const episode *e = done_episode(m, k);
     if (!e || !d)
         return CR_ERR_INVALID;
-    *d = (cr_episode_data){e->info, m->dim, e->bodies, e->mass, e->ub,
-                           e->ua,   e->rec, e->nrm,    e->vec};
+    *d = (cr_episode_data){e->info, m->dim, e->bodies, e->mass,  e->ub,  e->ua,  e->rec,
+                           e->nrm,  e->vec, e->ndof,   e->dmass, e->du0, e->du1, e->dW};
     return CR_OK;
 }
 
@@ -1258,11 +1321,15 @@ static double kinetic_product(const cr_monitor *m, const episode *e, size_t i, s
     return s;
 }
 
+static int rigid_cosines(const cr_monitor *m, size_t k, size_t nr, double *cosines);
+
 int cr_monitor_kinetic_cosines(const cr_monitor *m, size_t k, double *cosines)
 {
     const episode *e = done_episode(m, k);
     CR_CHECK(e && cosines, NULL, CR_ERR_INVALID);
     size_t n = e->info.contact_count;
+    if (e->rb) /* lever arms: from the body-level configuration */
+        return rigid_cosines(m, k, n, cosines);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++)
             cosines[i * n + j] =
@@ -1271,39 +1338,103 @@ int cr_monitor_kinetic_cosines(const cr_monitor *m, size_t k, double *cosines)
     return CR_OK;
 }
 
+/* The carrier of listed body q's rigid body (q itself for a disc or a ball). */
+static size_t carrier_of(const episode *e, size_t q)
+{
+    if (!e->rb || e->rb[q] < 0)
+        return q;
+    for (size_t p = 0; p < e->info.body_count; p++)
+        if (e->rb[p] == e->rb[q] && e->rbJ[p] > 0.0)
+            return p;
+    return q;
+}
+
+/* The impact configuration's dofs: dim per moving ball or disc, (v, ω) per
+ * rigid body on its carrier (−1: no dofs of its own). @return n. */
+static size_t impact_dofs(const episode *e, size_t dim, size_t *dof)
+{
+    size_t n = 0, nb = e->info.body_count;
+    for (size_t q = 0; q < nb; q++) {
+        int rigid = e->rb && e->rb[q] >= 0;
+        int own = !isinf(e->mass[q]) && (!rigid || carrier_of(e, q) == q);
+        dof[q] = own ? n : (size_t)-1;
+        n += own ? (rigid ? 3 : dim) : 0;
+    }
+    return n;
+}
+
+/* M's diagonal and u⁻: m per translation, J and ω at joining for a rigid body. */
+static void impact_mass_velocity(const episode *e, size_t dim, const size_t *dof, double *mass,
+                                 double *u, int after)
+{
+    const double *ubody = after ? e->ua : e->ub, *urigid = after ? e->rbu1 : e->rbu;
+    for (size_t q = 0; q < e->info.body_count; q++) {
+        if (dof[q] == (size_t)-1)
+            continue;
+        int rigid = e->rb && e->rb[q] >= 0;
+        for (size_t d = 0; d < dim; d++) {
+            mass[dof[q] + d] = e->mass[q];
+            u[dof[q] + d] = rigid ? urigid[3 * q + d] : ubody[q * dim + d];
+        }
+        if (rigid) {
+            mass[dof[q] + 2] = e->rbJ[q];
+            u[dof[q] + 2] = urigid[3 * q + 2];
+        }
+    }
+}
+
+/* Sets s (n, r × n) of listed body q in column w: r from its body's centre to
+ * the disc's centre at joining (the normal passes through it, so the contact
+ * point's lever arm gives the same r × n). */
+static void add_column(const episode *e, size_t dim, const size_t *dof, size_t q, double s,
+                       const double *n, double *w)
+{
+    size_t c = q < e->info.body_count ? carrier_of(e, q) : q;
+    if (c >= e->info.body_count || dof[c] == (size_t)-1)
+        return;
+    /* assigned, as before rigid bodies (a −0 stays −0): a record's two sides
+     * are two bodies, features of one body never touch */
+    for (size_t d = 0; d < dim; d++)
+        w[dof[c] + d] = s * n[d];
+    if (e->rb && e->rb[q] >= 0) {
+        double rx = e->xb[q * dim] - e->rbX[2 * c], ry = e->xb[q * dim + 1] - e->rbX[2 * c + 1];
+        w[dof[c] + 2] = s * (rx * n[1] - ry * n[0]);
+    }
+}
+
+/* Record r's column of W (n values). */
+static void impact_column(const episode *e, size_t dim, const size_t *dof, size_t n, size_t r,
+                          double *w)
+{
+    const cr_contact_record *rec = &e->rec[r];
+    memset(w, 0, n * sizeof(double));
+    size_t qa = find_body(e, (long)rec->body_a), qb = find_body(e, rec->body_b);
+    const double *nr = e->nrm + r * dim;
+    if (qa < e->info.body_count)
+        add_column(e, dim, dof, qa, rec->body_b < 0 ? 1.0 : -1.0, nr, w);
+    if (qb < e->info.body_count)
+        add_column(e, dim, dof, qb, 1.0, nr, w);
+}
+
 cr_impact *cr_monitor_impact(const cr_monitor *m, size_t k)
 {
     const episode *e = done_episode(m, k);
     if (!e)
         return NULL;
-    size_t dim = (size_t)m->dim, nb = e->info.body_count, nr = e->info.contact_count;
-    size_t *dof = malloc((nb ? nb : 1) * sizeof(size_t)), n = 0;
-    for (size_t q = 0; dof && q < nb; q++) {
-        dof[q] = isinf(e->mass[q]) ? (size_t)-1 : n;
-        n += isinf(e->mass[q]) ? 0 : dim;
-    }
+    size_t dim = (size_t)m->dim, nb = e->info.body_count, nr = e->info.contact_count, n = 0;
+    size_t *dof = malloc((nb ? nb : 1) * sizeof(size_t));
+    if (dof)
+        n = impact_dofs(e, dim, dof);
     double *mass = malloc((n ? n : 1) * sizeof(double)), *u = malloc((n ? n : 1) * sizeof(double));
     double *w = malloc((n ? n : 1) * sizeof(double));
     cr_impact *imp = dof && mass && u && w && n ? cr_impact_create(n, nr) : NULL;
     if (!imp)
         goto done;
-    for (size_t q = 0; q < nb; q++)
-        for (size_t d = 0; d < dim && dof[q] != (size_t)-1; d++) {
-            mass[dof[q] + d] = e->mass[q];
-            u[dof[q] + d] = e->ub[q * dim + d];
-        }
+    impact_mass_velocity(e, dim, dof, mass, u, 0);
     cr_impact_set_mass_diagonal(imp, mass);
     cr_impact_set_velocity(imp, u);
     for (size_t r = 0; r < nr; r++) {
-        const cr_contact_record *rec = &e->rec[r];
-        memset(w, 0, n * sizeof(double));
-        size_t qa = find_body(e, (long)rec->body_a), qb = find_body(e, rec->body_b);
-        for (size_t d = 0; d < dim; d++) {
-            if (qa < nb && dof[qa] != (size_t)-1)
-                w[dof[qa] + d] = (rec->body_b < 0 ? 1.0 : -1.0) * e->nrm[r * dim + d];
-            if (qb < nb && dof[qb] != (size_t)-1)
-                w[dof[qb] + d] = e->nrm[r * dim + d];
-        }
+        impact_column(e, dim, dof, n, r, w);
         cr_impact_set_gradient(imp, r, w);
     }
 done:
@@ -1312,4 +1443,42 @@ done:
     free(u);
     free(w);
     return imp;
+}
+
+/* The cosines of a model with rigid bodies from cr_monitor_impact's (M, W). */
+static int rigid_cosines(const cr_monitor *m, size_t k, size_t nr, double *cosines)
+{
+    cr_impact *imp = cr_monitor_impact(m, k);
+    if (!imp && nr > 0)
+        return CR_ERR_NOMEM;
+    for (size_t i = 0; i < nr; i++)
+        for (size_t j = 0; j < nr; j++)
+            cosines[i * nr + j] = cr_impact_kinetic_cosine(imp, i, j);
+    cr_impact_destroy(imp);
+    return CR_OK;
+}
+
+/* Keeps the body-level configuration of an episode with rigid bodies (after
+ * its records and bodies): what cr_monitor_episode_data hands the comparator. */
+static int keep_configuration(const cr_monitor *m, episode *e)
+{
+    size_t dim = (size_t)m->dim, nb = e->info.body_count, nr = e->info.contact_count;
+    size_t *dof = malloc((nb ? nb : 1) * sizeof(size_t));
+    if (!dof)
+        return CR_ERR_NOMEM;
+    size_t n = impact_dofs(e, dim, dof), nn = n ? n : 1;
+    e->dmass = malloc(nn * sizeof(double));
+    e->du0 = malloc(nn * sizeof(double));
+    e->du1 = malloc(nn * sizeof(double));
+    e->dW = malloc((nr ? nr : 1) * nn * sizeof(double));
+    int rc = e->dmass && e->du0 && e->du1 && e->dW ? CR_OK : CR_ERR_NOMEM;
+    if (rc == CR_OK) {
+        e->ndof = n;
+        impact_mass_velocity(e, dim, dof, e->dmass, e->du0, 0);
+        impact_mass_velocity(e, dim, dof, e->dmass, e->du1, 1);
+        for (size_t r = 0; r < nr; r++)
+            impact_column(e, dim, dof, n, r, e->dW + r * n);
+    }
+    free(dof);
+    return rc;
 }

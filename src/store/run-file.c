@@ -687,7 +687,8 @@ int cr_run_file_episode(cr_run_file *f, size_t k, cr_episode_data *d,
         known &= f->contact_law_known[c];
         f->laws[r] = f->contact_law[c];
     }
-    *d = (cr_episode_data){*in, f->dim, f->bodies, f->mass, f->u0, f->u1, f->rec, f->nrm, f->vec};
+    *d = (cr_episode_data){*in,    f->dim, f->bodies, f->mass, f->u0, f->u1, f->rec,
+                           f->nrm, f->vec, 0,         NULL,    NULL,  NULL,  NULL};
     if (laws)
         *laws = known ? f->laws : NULL;
     return CR_OK;
