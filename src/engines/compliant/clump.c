@@ -21,7 +21,9 @@
 #include "model/model.h"
 
 #define SB 6 /* state values per body: u₀ u₁ φ U₀ U₁ Ω */
-#define CR_CLUMPS_MAX_FEATURES 1024
+/* every feature pair is a candidate with a dense Jacobian: 100 free dumbbells
+ * (200 discs) took 2.4 s, 1000 discs minutes per call (review) */
+#define CR_CLUMPS_MAX_FEATURES 256
 #define QC 3 /* quadratures per contact: ∫ f dt, ∫ f n dt */
 #define GC 3 /* root functions per contact: δ − margin, δ̇, raw force */
 
@@ -132,6 +134,8 @@ static int rhs(sunrealtype t, N_Vector yv, N_Vector ydv, void *user)
 {
     (void)t;
     const cr_clumps *c = user;
+    if (c->stop) /* a stop request ends a long CVode call at its next evaluation */
+        return -1;
     const double *y = N_VGetArrayPointer(yv);
     double *yd = N_VGetArrayPointer(ydv);
     for (size_t b = 0; b < c->nb; b++) {
@@ -608,6 +612,8 @@ static int step_to(cr_clumps *c, double tau_out, double *tau)
 {
     int flag = CVode(c->cv, tau_out, c->y, tau, CV_NORMAL);
     c->t = *tau * c->T;
+    if (flag < 0 && c->stop) /* the state of its last step, *tau */
+        return CR_ERR_INTERRUPTED;
     if (flag < 0)
         return fail(c, "CVode", flag);
     if (CVodeGetQuad(c->cv, tau, c->yQ) < 0)
@@ -637,22 +643,25 @@ int cr_clumps_run(cr_clumps *c, double t_end)
     /* as the pool: a quarter of δ* / V, but at least a thousandth of the run */
     double dt = c->out_interval > 0.0 ? c->out_interval / c->T : fmax(0.25, (tau_end - tau) / 1000);
     double next = fmin(tau + dt, tau_end);
-    int rc = c->out && c->t == 0.0 ? c->out(c->user) : CR_OK;
+    int rc = c->out && c->t == 0.0 ? cr_listener_code(c->out(c->user)) : CR_OK;
     CVodeSetStopTime(c->cv, tau_end);
     while (rc == CR_OK && tau < tau_end) {
-        if (c->stop) {
-            c->stop = 0;
-            if (c->out)
-                c->out(c->user); /* the state where it stopped */
-            return CR_ERR_INTERRUPTED;
-        }
-        rc = step_to(c, next, &tau);
+        rc = c->stop ? CR_ERR_INTERRUPTED : step_to(c, next, &tau);
         if (rc == CR_OK && tau >= next) {
             c->outputs++;
             if (c->out)
-                rc = c->out(c->user);
+                rc = cr_listener_code(c->out(c->user));
             next = fmin(next + dt, tau_end);
         }
+    }
+    if (rc == CR_ERR_INTERRUPTED && c->stop) {
+        c->stop = 0;
+        if (c->out)
+            c->out(c->user); /* the state where it stopped */
+    }
+    if (rc == CR_ERR_INTERRUPTED || (rc != CR_OK && !c->err[0])) {
+        char reason[64];
+        return cr_run_stopped(rc, c->t, reason, sizeof reason, c->err, sizeof c->err);
     }
     return rc;
 }
