@@ -65,21 +65,26 @@ assert len(atoms) == len(bodies), (len(atoms), len(bodies))
 for a, b in zip(atoms, bodies):
     assert all(abs(a[k] - b["x"][k]) <= 1e-15 for k in range(3)) and a[3] == b["radius"], (a, b)
 pairs = walls = worst = 0
+touches = [0] * len(atoms)
 for i in range(len(atoms)):
     for j in range(i + 1, len(atoms)):
         xi, xj = atoms[i], atoms[j]
         g = math.dist(xi[:3], xj[:3]) - xi[3] - xj[3]
         eps = 1e-9 * min(xi[3], xj[3])
         pairs += abs(g) <= eps
+        if abs(g) <= eps:
+            touches[i] += 1
+            touches[j] += 1
         worst = max(worst, -g / eps)
     for w in model["walls"]:
         n, off = w["normal"], w["offset"]
         g = sum(n[k] * atoms[i][k] for k in range(3)) - off - atoms[i][3]
         walls += abs(g) <= 1e-9 * atoms[i][3]
+        touches[i] += abs(g) <= 1e-9 * atoms[i][3]
         worst = max(worst, -g / (1e-9 * atoms[i][3]))
-print(reader, len(atoms), pairs, walls, worst)
+print(reader, len(atoms), pairs, walls, worst, touches.count(0))
 PY
-    read -r rd natoms npairs nwalls worst < net.txt
+    read -r rd natoms npairs nwalls worst loose < net.txt
     grep -q "^packed $want spheres.* $npairs pairs and $nwalls wall contacts touching" "$name.txt" \
         && [ "$natoms" = "$want" ] \
         && ok "$name: $rd reads $want atoms at the packed positions; $npairs pairs + $nwalls wall contacts touch within 1e-9 r as pack reports" ref \
@@ -87,6 +92,10 @@ PY
     "$PY" -c "import sys; sys.exit(not float('$worst') <= 1.0)" \
         && ok "$name: no pair or wall overlaps beyond the geometric tolerance" ref \
         || bad "$name: overlap of $worst eps"
+    # deposited, not left hanging: every sphere rests on a sphere or a wall
+    [ "$loose" = 0 ] && [ "$npairs" -ge 1 ] \
+        && ok "$name: every sphere touches a sphere or a wall, $npairs pairs touch" \
+        || bad "$name: $loose spheres touch nothing, $npairs pairs touch"
 }
 mv pack.txt packed.txt
 check_network packed 8
@@ -177,6 +186,12 @@ fi
 "$CRADLE" pack dep.yaml -o same.yaml --lammps same.yaml > err.txt 2>&1
 [ $? -eq 2 ] && [ ! -e same.yaml ] && ok "-o and --lammps naming one file: exit 2, no file" \
     || bad "same file: $(cat err.txt)"
+"$CRADLE" pack dep.yaml -o a.yaml -o b.yaml > err.txt 2>&1
+[ $? -eq 2 ] && [ ! -e a.yaml ] && [ ! -e b.yaml ] && grep -q "pack: -o given twice" err.txt \
+    && ok "-o given twice: exit 2, no file" || bad "-o twice: $(cat err.txt)"
+"$CRADLE" pack dep.yaml -o p.yaml --ke 0 > err.txt 2>&1
+[ $? -eq 2 ] && grep -q "pack: --ke needs a positive number (got '0')" err.txt \
+    && ok "--ke 0: exit 2 naming the option" || bad "--ke 0: $(cat err.txt)"
 "$CRADLE" pack dep.yaml -o nowhere/p.yaml > err.txt 2>&1
 [ $? -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && ok "an output in a missing folder: exit 3 before any work" \
     || bad "missing folder: $(cat err.txt)"

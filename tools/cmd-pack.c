@@ -106,10 +106,16 @@ static int pack_parse(int argc, char **argv, pack_args *a)
         if (num) {
             *num = strtod(optarg, &end);
             if (end == optarg || *end || !(*num > 0.0) || !isfinite(*num)) {
-                tools_error("pack: %s needs a positive number (got '%s')", argv[optind - 1],
+                tools_error("pack: --%s needs a positive number (got '%s')",
+                            c == 'k'   ? "ke"
+                            : c == 't' ? "t-max"
+                                       : "check",
                             optarg);
                 return EXIT_USAGE;
             }
+        } else if (c == 'o' && a->out) {
+            tools_error("pack: -o given twice ('%s', '%s')", a->out, optarg);
+            return EXIT_USAGE;
         } else if (c == 'o')
             a->out = optarg;
         else if (c == 'L')
