@@ -532,14 +532,8 @@ int cr_clumps_set_tolerances(cr_clumps *c, double rtol, double atol)
 
 static int record(cr_clumps *c, size_t q, cr_event_kind kind, double delta, double rate, double f)
 {
-    if (c->nev == c->evcap) {
-        size_t cap = c->evcap ? 2 * c->evcap : 64;
-        cr_event *e = realloc(c->ev, cap * sizeof(*e));
-        if (!e)
-            return CR_ERR_NOMEM;
-        c->ev = e;
-        c->evcap = cap;
-    }
+    if (cr_event_room(&c->ev, c->nev, &c->evcap) != 0)
+        return CR_ERR_NOMEM;
     const double *Q = N_VGetArrayPointer(c->yQ);
     c->ev[c->nev++] = (cr_event){c->t, q, kind, delta, rate, f, Q[QC * q]};
     return CR_OK;
