@@ -76,7 +76,7 @@ static void traversal(const refwave *w, size_t n)
 {
     char label[64];
     snprintf(label, sizeof label, "%zu beads at accuracy %g", n, ACCURACY);
-    tu_case(label);
+    tu_case("%s", label);
     double K = hertz_k();
     double dstar = pow(0.5 * MASS * V0 * V0 / K, 0.4), T = dstar / V0;
     size_t k = (size_t)(0.9 * (double)n);
