@@ -632,7 +632,8 @@ static int grid_init(insert_grid *G, const lattice_spec *s)
     for (;;) {
         cells = 1.0;
         for (int d = 0; d < 3; d++) {
-            G->g[d] = (long)fmax(1.0, floor(s->L[d] / G->h));
+            /* clamped before the cast: a huge box over a tiny radius is inf */
+            G->g[d] = (long)fmin(fmax(1.0, floor(s->L[d] / G->h)), 1e15);
             cells *= (double)G->g[d];
         }
         if (cells <= 4.0 * (double)s->n[0] + 64.0)

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_episode(const cr_episode_data *d)
 {
     size_t nb = d->info.body_count, nr = d->info.contact_count, dim = (size_t)d->dim;
-    if (dim < 1 || dim > 2 || nb == 0 || nr == 0 || d->info.reference_record >= nr)
+    if (dim < 1 || dim > 3 || nb == 0 || nr == 0 || d->info.reference_record >= nr)
         abort();
     for (size_t q = 0; q < nb; q++) {
         if (!(d->mass[q] > 0.0) || (q && d->bodies[q] <= d->bodies[q - 1]))
