@@ -237,11 +237,25 @@ static int check_directive(cr_yaml_ctx *ps, const char *p, const char *eol, int 
  * (SIGSEGV in fy_indent_vacuum_internal) on "? a:<TAB>:" (fuzz-modelfile) and
  * on "? :" with the tabs on the next line: the whole form is refused (a guard
  * narrowed to lines holding a tab let the second through). */
+static int explicit_key_line(const char *p, const char *eol)
+{
+    while (p < eol && (*p == ' ' || *p == '\t' || (*p == '-' && p + 1 < eol && p[1] == ' ')))
+        p++;
+    return p < eol && *p == '?' && (p + 1 == eol || p[1] == ' ' || p[1] == '\t');
+}
+
+/* YAML breaks lines at a lone '\r' too ("\r\r? ::\t\t:" crashed libfyaml the
+ * same way): every '\r'-separated piece of the line is a line. */
 static int explicit_key(const char *p, const char *eol)
 {
-    while (p < eol && (*p == ' ' || (*p == '-' && p + 1 < eol && p[1] == ' ')))
-        p++;
-    return p < eol && *p == '?' && (p + 1 == eol || p[1] == ' ' || p[1] == '\t' || p[1] == '\r');
+    for (const char *q = p;;) {
+        const char *cr = memchr(q, '\r', (size_t)(eol - q)), *e = cr ? cr : eol;
+        if (explicit_key_line(q, e))
+            return 1;
+        if (!cr)
+            return 0;
+        q = cr + 1;
+    }
 }
 
 static int check_lines(cr_yaml_ctx *ps, const char *text, size_t len)
