@@ -43,6 +43,18 @@ PY=/usr/bin/python3
 status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)"/\1/p'; }
 # No temporary output file left behind in the scratch folder.
 no_temp() { ! ls ./*.tmp.* >/dev/null 2>&1; }
+# refuses_input LABEL PATTERN ARGS...: "$CRADLE" ARGS exits 3 with one line
+# matching PATTERN and writes no out.h5 (the bad-input rule of docs/errors.md)
+refuses_input() {
+    label=$1
+    pattern=$2
+    shift 2
+    rm -f out.h5
+    "$CRADLE" "$@" > out.txt 2> err.txt
+    st=$?
+    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$pattern" err.txt && [ ! -e out.h5 ] \
+        && ok "$label: exit 3, $(cat err.txt)" || bad "$label: status $st, $(cat err.txt)"
+}
 finish() {
     sort -u "$checks" | awk -v name="$1" -v raw="$passed" '
         $1 == "P" { p++; c[$2]++ }

@@ -59,16 +59,6 @@ sys.exit(not worst <= 1e-12)' && [ $st -eq 0 ] \
     && ok "sweep over the triple: v_final[3].z, e_cm = -1 to 1e-12 (momentum)" inv \
     || bad "sweep over the triple: status $st, $(cat err.txt)"
 
-refused() { # label pattern args...: one line with pattern, exit 3, no out.h5
-    label=$1
-    pattern=$2
-    shift 2
-    rm -f out.h5
-    "$CRADLE" "$@" > out.txt 2> err.txt
-    st=$?
-    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$pattern" err.txt && [ ! -e out.h5 ] \
-        && ok "$label: exit 3, $(cat err.txt)" || bad "$label: status $st, $(cat err.txt)"
-}
 # the rigid limit of an oblique strike on the touching triple: the extrapolated
 # alpha of contacts 0-1 and 0-2 against the frozen-normal run (the rigid
 # laws' geometry; docs/compare.md "The rigid limit")

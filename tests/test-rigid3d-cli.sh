@@ -80,16 +80,6 @@ err=$(closed_form "$limit" 2>&1)
     && ok "compare --rigid-limit frozen sphere-triple.yaml: u+ (K -> inf) = the closed form ($err m/s, printed to 1e-10)" ref \
     || bad "compare --rigid-limit frozen sphere-triple.yaml: u+ off the closed form by $err m/s" ref
 
-refused() { # label pattern args...: one line with pattern, exit 3, no out.h5
-    label=$1
-    pattern=$2
-    shift 2
-    rm -f out.h5
-    "$CRADLE" "$@" > out.txt 2> err.txt
-    st=$?
-    [ $st -eq 3 ] && [ "$(wc -l < err.txt)" -eq 1 ] && grep -q -- "$pattern" err.txt && [ ! -e out.h5 ] \
-        && ok "$label: exit 3, $(cat err.txt)" || bad "$label: status $st, $(cat err.txt)"
-}
 cat > stack.yaml <<'EOF'
 name: stack
 dim: 3
@@ -103,7 +93,7 @@ fields:
   gravity: [0, 0, -9.81]
 integration: {t_end: 1.0}
 EOF
-refused "run --rigid newton on a stack of spheres" "spheres 0 and 1 rest on each other" \
+refuses_input "run --rigid newton on a stack of spheres" "spheres 0 and 1 rest on each other" \
     run stack.yaml --rigid newton --restitution 0.5 -o out.h5
 cat > fixed.yaml <<'EOF'
 name: fixed
@@ -113,11 +103,11 @@ bodies:
   - {fixed: true, radius: 0.01, x: [0.05, 0, 0]}
 contact: {K: 1.0e9}
 EOF
-refused "run --rigid newton with a fixed sphere" "body 1 is fixed: rigid pools have half-space walls" \
+refuses_input "run --rigid newton with a fixed sphere" "body 1 is fixed: rigid pools have half-space walls" \
     run fixed.yaml --rigid newton -o out.h5
-refused "run --rigid calibrated on dim 3" "pools have no fixed pairs" \
+refuses_input "run --rigid calibrated on dim 3" "pools have no fixed pairs" \
     run "$TRIPLE" --rigid calibrated -o out.h5
-refused "compare --rigid calibrated on dim 3" "pools have no fixed pairs" \
+refuses_input "compare --rigid calibrated on dim 3" "pools have no fixed pairs" \
     compare "$TRIPLE" --rigid calibrated -o out.h5
 
 finish test-rigid3d-cli
