@@ -23,6 +23,11 @@ int cr_modelfile_body_in_range(cr_yaml_ctx *ps, struct fy_node *map, const char 
                                const cr_body_keys *k, double mass, double radius, const double *x,
                                const double *v, int dim);
 
+/* cr_model_add_body, its failure recorded in @p ps ("file: [where: ]reason"):
+ * the body's index, or the negative code. */
+int cr_modelfile_add_body(cr_yaml_ctx *ps, const char *where, cr_model *model, double mass,
+                          double radius, const double *x, const double *v);
+
 /* Adds the three discs of a `three_disc: {theta, tau, mass, radius, speed, gap}`
  * mapping to a dim-2 model (errors recorded in ps, with the field's line). */
 /* A body map's mass: `mass`, or `density` (m = ρ (4/3) π r³ from @p radius),

@@ -283,14 +283,9 @@ static int add_clump(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_mod
         double rs[2] = {ct * c->s[f][0] - st * c->s[f][1], st * c->s[f][0] + ct * c->s[f][1]};
         double x[3] = {k.x[0] + rs[0], k.x[1] + rs[1], 0};
         double v[3] = {k.v[0] - k.omega * rs[1], k.v[1] + k.omega * rs[0], 0};
-        int i = cr_model_add_body(model, c->mass, c->fr[f], x, v);
-        if (i < 0 || cr_modelfile_body_material(ps, map, w, model, (size_t)i)) {
-            if (i < 0) {
-                ps->rc = i;
-                cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, w, cr_strerror(i));
-            }
+        int i = cr_modelfile_add_body(ps, w, model, c->mass, c->fr[f], x, v);
+        if (i < 0 || cr_modelfile_body_material(ps, map, w, model, (size_t)i))
             return ps->rc;
-        }
     }
     if (check_clear(ps, map, w, model, k.first))
         return ps->rc;
@@ -321,12 +316,9 @@ static int add_fixed(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_mod
     size_t first = cr_model_body_count(model);
     for (size_t k = 0; k < c->nf; k++) {
         double x[3] = {x0[0] + c->s[k][0], x0[1] + c->s[k][1], 0}, v[3] = {0, 0, 0};
-        int i = cr_model_add_body(model, 1.0, c->fr[k], x, v);
-        if (i < 0) {
-            ps->rc = i;
-            cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, w, cr_strerror(i));
+        int i = cr_modelfile_add_body(ps, w, model, 1.0, c->fr[k], x, v);
+        if (i < 0)
             return i;
-        }
         cr_model_set_fixed(model, (size_t)i);
         if (cr_modelfile_body_material(ps, map, w, model, (size_t)i))
             return ps->rc;
@@ -350,12 +342,9 @@ static int add_disc(cr_yaml_ctx *ps, struct fy_node *map, const char *w, cr_mode
         vec2(ps, map, w, "x", 1, x) || vec2(ps, map, w, "v", 0, v))
         return ps->rc;
     size_t first = cr_model_body_count(model);
-    int i = cr_model_add_body(model, mass, r, x, v);
-    if (i < 0) {
-        ps->rc = i;
-        cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, w, cr_strerror(i));
+    int i = cr_modelfile_add_body(ps, w, model, mass, r, x, v);
+    if (i < 0)
         return i;
-    }
     if (cr_modelfile_body_material(ps, map, w, model, (size_t)i))
         return ps->rc;
     return check_clear(ps, map, w, model, first);

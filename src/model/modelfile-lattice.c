@@ -46,12 +46,9 @@ static int add_sphere(cr_yaml_ctx *ps, struct fy_node *map, const char *where, c
     const cr_body_keys bk = {NULL, NULL, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, NULL};
     if (cr_modelfile_body_in_range(ps, map, where, &bk, mass, radius, x, v, 3))
         return ps->rc;
-    int i = cr_model_add_body(model, mass, radius, x, v);
-    if (i < 0) {
-        ps->rc = i;
-        cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, cr_strerror(i));
+    int i = cr_modelfile_add_body(ps, NULL, model, mass, radius, x, v);
+    if (i < 0)
         return i;
-    }
     if (material)
         cr_model_set_material(model, (size_t)i, material[0], material[1]);
     return CR_OK;

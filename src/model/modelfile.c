@@ -485,6 +485,20 @@ static int body_mass_radius(cr_yaml_ctx *ps, struct fy_node *b, const char *wher
     return CR_OK;
 }
 
+int cr_modelfile_add_body(cr_yaml_ctx *ps, const char *where, cr_model *model, double mass,
+                          double radius, const double *x, const double *v)
+{
+    int i = cr_model_add_body(model, mass, radius, x, v);
+    if (i < 0) {
+        ps->rc = i;
+        if (where)
+            cr_set_msg(ps->msg, ps->msglen, "%s: %s: %s", ps->file, where, cr_strerror(i));
+        else
+            cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, cr_strerror(i));
+    }
+    return i;
+}
+
 /* An optional per-body material {E, nu}. */
 int cr_modelfile_material(cr_yaml_ctx *ps, struct fy_node *mat, int line, const char *where,
                           double *E, double *nu)
@@ -1046,12 +1060,9 @@ static int parse_disc(cr_yaml_ctx *ps, struct fy_node *b, const char *where, int
                : (cr_body_keys){"mass", "radius", {xk, xk, xk}, {"v", "v", "v"}, NULL, NULL};
     if (cr_modelfile_body_in_range(ps, b, where, &bk, mass, radius, x, v, dim))
         return ps->rc;
-    int i = cr_model_add_body(model, mass, radius, x, v);
-    if (i < 0) {
-        ps->rc = i;
-        cr_set_msg(ps->msg, ps->msglen, "%s: %s", ps->file, cr_strerror(i));
+    int i = cr_modelfile_add_body(ps, NULL, model, mass, radius, x, v);
+    if (i < 0)
         return i;
-    }
     if (fixed)
         cr_model_set_fixed(model, (size_t)i);
     return cr_modelfile_body_material(ps, b, where, model, (size_t)i);
